@@ -1,0 +1,104 @@
+"""Roles: which columns of a table are quasi-identifiers, which is sensitive, which is the class.
+
+Vocabulary of the papers (000 §3, 002 §2): the *quasi-identifiers* (QI, "public attributes") are
+what an attacker can learn about a person from other sources; the *sensitive attribute* (SA) is
+what the data publisher wants to protect; the *class attribute* is what a model predicts. In the
+papers' main setting the class is the sensitive attribute; ppdm allows them to differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ppdm.errors import DataError
+
+
+@dataclass(frozen=True)
+class Roles:
+    """Roles of a table's columns.
+
+    Parameters
+    ----------
+    quasi_identifiers:
+        Columns the attacker knows for every person (paper 000 §3: "adversaries have all the data
+        of the QI attributes").
+    sensitive:
+        The sensitive attribute, or ``None`` when the table has none.
+    class_attribute:
+        The column a learner predicts; defaults to ``sensitive``.
+    """
+
+    quasi_identifiers: tuple[str, ...]
+    sensitive: str | None = None
+    class_attribute: str | None = None
+    _extra: tuple[str, ...] = field(default=(), repr=False, compare=False)
+
+    def __init__(
+        self,
+        quasi_identifiers: Iterable[str],
+        sensitive: str | None = None,
+        class_attribute: str | None = None,
+    ) -> None:
+        qi = tuple(quasi_identifiers)
+        if isinstance(quasi_identifiers, str):
+            raise DataError(
+                f"quasi_identifiers must be a list of column names, not the string {quasi_identifiers!r}"
+            )
+        dupes = sorted({c for c in qi if qi.count(c) > 1})
+        if dupes:
+            raise DataError(f"quasi-identifier listed twice: {', '.join(dupes)}")
+        if sensitive is not None and sensitive in qi:
+            raise DataError(f"column {sensitive!r} cannot be both a quasi-identifier and sensitive")
+        object.__setattr__(self, "quasi_identifiers", qi)
+        object.__setattr__(self, "sensitive", sensitive)
+        object.__setattr__(
+            self, "class_attribute", class_attribute if class_attribute is not None else sensitive
+        )
+
+    @property
+    def columns(self) -> list[str]:
+        """Every column that has a role, QIs first, without repeats."""
+        out = list(self.quasi_identifiers)
+        for c in (self.sensitive, self.class_attribute):
+            if c is not None and c not in out:
+                out.append(c)
+        return out
+
+    def features(self, frame: pd.DataFrame) -> list[str]:
+        """The columns a learner may split on: every column except the class attribute."""
+        return [c for c in frame.columns if c != self.class_attribute]
+
+    def validate(self, frame: pd.DataFrame) -> "Roles":
+        """Check that every role names a column of ``frame``; return ``self``."""
+        check_columns(frame, self.columns)
+        return self
+
+    def replace(self, **changes: object) -> "Roles":
+        """A copy with some roles changed (``quasi_identifiers``, ``sensitive``, ``class_attribute``)."""
+        args = {
+            "quasi_identifiers": self.quasi_identifiers,
+            "sensitive": self.sensitive,
+            "class_attribute": self.class_attribute,
+        }
+        if "sensitive" in changes and "class_attribute" not in changes and self.class_attribute == self.sensitive:
+            args["class_attribute"] = None
+        args.update(changes)
+        return Roles(**args)  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "quasi_identifiers": list(self.quasi_identifiers),
+            "sensitive": self.sensitive,
+            "class_attribute": self.class_attribute,
+        }
+
+
+def check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
+    """Raise :class:`DataError` naming every column of ``columns`` that ``frame`` lacks."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        known = ", ".join(map(str, frame.columns))
+        raise DataError(f"unknown column {', '.join(map(repr, missing))} (the table has: {known})")

@@ -1,0 +1,15 @@
+"""Tree learners: one grower with pluggable criterion, count source, admissibility and builder."""
+
+from ppdm.learn.admissibility import Admissibility, AlwaysAdmissible
+from ppdm.learn.counts import CountSource, ExactCounts
+from ppdm.learn.criteria import Criterion, entropy, expected_impurity, get_criterion, gini
+from ppdm.learn.estimators import C45Classifier, ID3Classifier
+from ppdm.learn.grower import Grower, StoppingRules
+from ppdm.learn.pruning import error_based_prune
+from ppdm.learn.splitter import Candidate, SplitRules
+
+__all__ = [
+    "Admissibility", "AlwaysAdmissible", "C45Classifier", "Candidate", "CountSource", "Criterion",
+    "ExactCounts", "Grower", "ID3Classifier", "SplitRules", "StoppingRules", "entropy",
+    "error_based_prune", "expected_impurity", "get_criterion", "gini",
+]

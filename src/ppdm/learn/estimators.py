@@ -1,0 +1,218 @@
+"""scikit-learn style estimators on the grower: ``ID3Classifier`` and ``C45Classifier``.
+
+Both take a pandas DataFrame whose categorical columns (``category``, text or bool dtype) are used
+as they are, without one-hot encoding, and expose the fitted :class:`~ppdm.tree.Tree` as
+``tree_``. Parameters are stored unchanged in ``__init__``; learned state ends in ``_``. There is
+no randomness: ties between equally good splits go to the attribute listed first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from ppdm.errors import DataError, NotFittedError, PpdmError
+from ppdm.learn.counts import ExactCounts
+from ppdm.learn.criteria import get_criterion
+from ppdm.learn.encoding import EncodedTable, check_frame, encode_table
+from ppdm.learn.grower import Grower, StoppingRules
+from ppdm.learn.pruning import error_based_prune
+from ppdm.learn.splitter import SplitRules
+from ppdm.tree.model import Tree
+
+
+class _TreeClassifier(ClassifierMixin, BaseEstimator):
+    """Shared predict/score plumbing; subclasses say how to grow."""
+
+    _algorithm = "tree"
+
+    def _check_params(self) -> None:
+        if self.max_depth is not None and (not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0):
+            raise PpdmError(f"max_depth must be a non-negative integer or None, got {self.max_depth!r}")
+        if self.min_samples_leaf < 1:
+            raise PpdmError(f"min_samples_leaf must be at least 1, got {self.min_samples_leaf!r}")
+        if self.min_gain < 0:
+            raise PpdmError(f"min_gain must be non-negative, got {self.min_gain!r}")
+
+    def _encode(self, X: pd.DataFrame, y: Sequence) -> EncodedTable:
+        self._check_params()
+        table = encode_table(X, y, categorical=self.categorical or ())
+        self.feature_names_in_ = np.array([a.name for a in table.attributes], dtype=object)
+        self.n_features_in_ = len(table.attributes)
+        self.classes_ = table.classes
+        return table
+
+    def _grower(self, table: EncodedTable, **kwargs: object) -> Grower:
+        class_name = getattr(self, "_y_name", None) or "class"
+        return Grower(
+            ExactCounts(table),
+            table.attributes,
+            get_criterion(self.criterion),
+            list(table.classes),
+            class_attribute=class_name,
+            algorithm=self._algorithm,
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+    def _fitted_tree(self) -> Tree:
+        if not hasattr(self, "tree_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
+        return self.tree_
+
+    def _check_X(self, X: pd.DataFrame) -> pd.DataFrame:
+        frame = check_frame(X)
+        missing = [c for c in self.feature_names_in_ if c not in frame.columns]
+        if missing:
+            raise DataError(f"X lacks column(s) seen in fit: {', '.join(map(str, missing))}")
+        return frame
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """Predicted class of each row of ``X``."""
+        tree = self._fitted_tree()
+        return tree.predict(self._check_X(X))
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Class frequencies of each row's leaf, columns in ``classes_`` order."""
+        return self._fitted_tree().predict_proba(self._check_X(X))
+
+    def apply(self, X: pd.DataFrame) -> np.ndarray:
+        """Id of the leaf each row lands in."""
+        return self._fitted_tree().apply(self._check_X(X))
+
+    def _remember_y_name(self, y: object) -> None:
+        self._y_name = y.name if isinstance(y, pd.Series) and y.name is not None else "class"
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class ID3Classifier(_TreeClassifier):
+    """ID3: multiway splits on categorical attributes by information gain (Quinlan 1986).
+
+    The algorithm of paper 001 §4.2: a node becomes a leaf when it is pure or no attribute is
+    left; otherwise it splits on the best attribute with one branch per value of the attribute's
+    domain (an empty branch is a leaf labelled with its parent's majority class), and each
+    attribute is used at most once on a path.
+
+    Parameters
+    ----------
+    criterion: "entropy" (information gain, the default), "gini" or "gain_ratio".
+    max_depth: stop splitting at this depth (None: no limit).
+    min_samples_split: a node with fewer rows is a leaf.
+    min_samples_leaf: at least two branches of a split must hold this many rows.
+    min_gain: a split must decrease impurity by more than this.
+    categorical: columns to treat as categorical even if numeric (e.g. coded values).
+    builder: "depth-first" (ID3) or "best-first" (one queue over the whole tree).
+    max_leaf_nodes: with the best-first builder, stop at this many leaves.
+
+    Numeric columns are rejected: discretize them, declare them ``categorical`` or use
+    :class:`C45Classifier`.
+    """
+
+    _algorithm = "id3"
+
+    def __init__(
+        self,
+        criterion: str = "entropy",
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        min_gain: float = 0.0,
+        categorical: Sequence[str] | None = None,
+        builder: str = "depth-first",
+        max_leaf_nodes: int | None = None,
+    ) -> None:
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.categorical = categorical
+        self.builder = builder
+        self.max_leaf_nodes = max_leaf_nodes
+
+    def fit(self, X: pd.DataFrame, y: Sequence) -> "ID3Classifier":
+        """Grow the tree on ``X`` (categorical columns) and class labels ``y``."""
+        self._remember_y_name(y)
+        table = self._encode(X, y)
+        numeric = [a.name for a in table.attributes if not a.is_categorical]
+        if numeric:
+            raise DataError(
+                f"ID3 splits categorical attributes only; column {numeric[0]!r} is numeric "
+                "(discretize it, pass categorical=[...], or use C45Classifier)"
+            )
+        grower = self._grower(
+            table,
+            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf, min_gain=self.min_gain),
+            stopping=StoppingRules(self.max_depth, self.min_samples_split, self.max_leaf_nodes),
+            builder=self.builder,
+        )
+        self.tree_ = grower.grow()
+        return self
+
+
+class C45Classifier(_TreeClassifier):
+    """C4.5 (Quinlan 1993): gain ratio, binary thresholds on numeric attributes, pruning.
+
+    Split selection follows C4.5 release 8: among candidates whose information gain is at least
+    the average, the highest gain ratio wins; a numeric threshold is the best-gain midpoint
+    between observed values, each side holding at least ``clip(0.1·n/n_classes, min_samples_leaf,
+    25)`` rows, and its gain is charged ``log2(#thresholds)/n``. Categorical attributes split
+    multiway (used once per path), numeric ones may be split again below. After growing, the tree
+    is pruned by C4.5's pessimistic error estimate at confidence ``confidence`` by discarding
+    subtrees only (no subtree raising: paper 002 §3.3). Missing values are not handled: drop or
+    fill them first.
+
+    Parameters
+    ----------
+    confidence: C4.5's CF for error-based pruning (smaller prunes more); 0.25 by default.
+    prune: whether to prune at all.
+    min_samples_leaf: C4.5's MINOBJS (default 2): at least two branches must hold this many rows.
+    criterion, max_depth, min_samples_split, min_gain, categorical: as for :class:`ID3Classifier`.
+    """
+
+    _algorithm = "c45"
+
+    def __init__(
+        self,
+        criterion: str = "gain_ratio",
+        confidence: float = 0.25,
+        prune: bool = True,
+        max_depth: int | None = None,
+        min_samples_split: int = 4,
+        min_samples_leaf: int = 2,
+        min_gain: float = 0.0,
+        categorical: Sequence[str] | None = None,
+    ) -> None:
+        self.criterion = criterion
+        self.confidence = confidence
+        self.prune = prune
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.categorical = categorical
+
+    def fit(self, X: pd.DataFrame, y: Sequence) -> "C45Classifier":
+        """Grow and prune the tree on ``X`` (categorical and numeric columns) and labels ``y``."""
+        if not 0 < self.confidence < 1:
+            raise PpdmError(f"confidence must be in (0, 1), got {self.confidence!r}")
+        self._remember_y_name(y)
+        table = self._encode(X, y)
+        grower = self._grower(
+            table,
+            split_rules=SplitRules(self.min_samples_leaf, self.min_gain, c45_thresholds=True),
+            stopping=StoppingRules(self.max_depth, self.min_samples_split),
+            selection="c45" if get_criterion(self.criterion).ratio else "best",
+        )
+        tree = grower.grow()
+        self.unpruned_tree_ = tree
+        self.tree_ = error_based_prune(tree, self.confidence) if self.prune else tree
+        return self

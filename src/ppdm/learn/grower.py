@@ -1,0 +1,207 @@
+"""One counting-based tree grower with pluggable parts.
+
+The parts (DESIGN.md, "The grower, in one picture"):
+
+* criterion (:mod:`ppdm.learn.criteria`): information gain, gain ratio, Gini;
+* count source (:mod:`ppdm.learn.counts`): exact counts, or counts estimated from disguised data;
+* admissibility (:mod:`ppdm.learn.admissibility`): always, or k-anonymity / l-diversity of spans;
+* builder: ``"depth-first"`` (ID3, paper 001 §4.2: split a node, then recurse into its branches)
+  or ``"best-first"`` (paper 002 §3.1, Algorithm 1: one priority queue of (node, candidate, score)
+  over the whole tree, the best admissible candidate split first).
+
+A categorical attribute splits multiway and is not offered again below (ID3); a numeric attribute
+splits on a threshold and may be split again further down (C4.5).
+
+Selection (``selection``): ``"best"`` takes the highest score; ``"c45"`` is C4.5's rule for
+gain ratio: the highest ratio among candidates whose gain is at least the average gain.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ppdm.learn.admissibility import Admissibility, AlwaysAdmissible
+from ppdm.learn.counts import CountSource
+from ppdm.learn.criteria import Criterion
+from ppdm.learn.splitter import Candidate, Splitter, SplitRules
+from ppdm.tree.model import Attribute, Node, Tree
+from ppdm.tree.splits import Scalar
+
+
+@dataclass(frozen=True)
+class StoppingRules:
+    """When a node stays a leaf: depth, size, or (via :class:`SplitRules`) no good split."""
+
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    max_leaf_nodes: int | None = None
+
+
+def rank(candidates: list[Candidate], selection: str) -> list[Candidate]:
+    """Candidates best first. Ties keep the attribute order (deterministic)."""
+    if not candidates:
+        return []
+    if selection == "c45":
+        gains = np.array([c.gain for c in candidates])
+        average = gains.mean()
+        return sorted(candidates, key=lambda c: (c.gain < average - 1e-9, -c.score))
+    return sorted(candidates, key=lambda c: -c.score)
+
+
+class Grower:
+    """Grows a :class:`Tree` from a count source.
+
+    Parameters mirror the parts above; ``classes`` and ``class_attribute`` label the result;
+    ``algorithm`` names it in the tree ("id3", "c45", ...).
+    """
+
+    def __init__(
+        self,
+        source: CountSource,
+        attributes: Sequence[Attribute],
+        criterion: Criterion,
+        classes: Sequence[Scalar],
+        *,
+        split_rules: SplitRules = SplitRules(),
+        stopping: StoppingRules = StoppingRules(),
+        admissibility: Admissibility | None = None,
+        builder: Literal["depth-first", "best-first"] = "depth-first",
+        selection: Literal["best", "c45"] = "best",
+        class_attribute: str = "class",
+        algorithm: str | None = None,
+    ) -> None:
+        self.source = source
+        self.attributes = list(attributes)
+        self.criterion = criterion
+        self.classes = list(classes)
+        self.splitter = Splitter(source, criterion, self.attributes, split_rules)
+        self.stopping = stopping
+        self.admissibility: Admissibility = admissibility or AlwaysAdmissible()
+        self.builder = builder
+        self.selection = selection
+        self.class_attribute = class_attribute
+        self.algorithm = algorithm
+        self.nodes: list[Node] = []
+        self.states: list[Any] = []
+        self.available: list[tuple[str, ...]] = []
+
+    # -- nodes -------------------------------------------------------------------------------
+    def _new_node(self, state: Any, parent: int | None, available: tuple[str, ...]) -> Node:
+        counts = np.asarray(self.source.class_counts(state), dtype=float)
+        if counts.sum() > 0:
+            label = int(np.argmax(counts))
+        else:
+            label = self.nodes[parent].label if parent is not None else 0
+        depth = 0 if parent is None else self.nodes[parent].depth + 1
+        node = Node(id=len(self.nodes), parent=parent, depth=depth, label=label, counts=counts)
+        self.nodes.append(node)
+        self.states.append(state)
+        self.available.append(available)
+        return node
+
+    def _expandable(self, node: Node) -> bool:
+        counts = node.counts
+        assert counts is not None
+        if (counts > 0).sum() <= 1 or not self.available[node.id]:
+            return False
+        if counts.sum() < self.stopping.min_samples_split:
+            return False
+        return self.stopping.max_depth is None or node.depth < self.stopping.max_depth
+
+    def candidates(self, node_id: int) -> list[Candidate]:
+        """The node's candidate splits, best first."""
+        node = self.nodes[node_id]
+        if not self._expandable(node):
+            return []
+        assert node.counts is not None
+        found = self.splitter.candidates(self.states[node_id], node.counts, self.available[node_id])
+        return rank(found, self.selection)
+
+    def grouped_candidate(self, node_id: int, attribute: str, groups: Sequence[Sequence[Scalar]]) -> Candidate | None:
+        """A candidate splitting ``attribute`` into value groups at the node (for generalization)."""
+        node = self.nodes[node_id]
+        assert node.counts is not None
+        return self.splitter.grouped(self.states[node_id], node.counts, attribute, groups)
+
+    def split(self, node_id: int, candidate: Candidate) -> list[int]:
+        """Split a node by ``candidate``; returns the new children's ids."""
+        node = self.nodes[node_id]
+        node.split = candidate.split
+        node.candidates = self.available[node_id]
+        node.score = candidate.score
+        keep = self.available[node_id]
+        if self.attributes_by_name[candidate.attribute].is_categorical:
+            keep = tuple(a for a in keep if a != candidate.attribute)
+        children = [self._new_node(s, node_id, keep) for s in self.source.children(self.states[node_id], candidate.split)]
+        node.children = [c.id for c in children]
+        self.admissibility.on_split(node_id, candidate, node.children)
+        return node.children
+
+    @property
+    def attributes_by_name(self) -> dict[str, Attribute]:
+        return {a.name: a for a in self.attributes}
+
+    # -- builders ----------------------------------------------------------------------------
+    def grow(self) -> Tree:
+        """Grow the tree from the root and return it."""
+        self.nodes, self.states, self.available = [], [], []
+        self._new_node(self.source.root(), None, tuple(a.name for a in self.attributes))
+        self.admissibility.start(self)
+        if self.builder == "best-first":
+            self._grow_best_first()
+        else:
+            self._grow_depth_first()
+        return Tree(
+            self.nodes,
+            self.attributes,
+            self.classes,
+            class_attribute=self.class_attribute,
+            criterion=self.criterion.name,
+            algorithm=self.algorithm,
+        )
+
+    def _first_admissible(self, node_id: int, ranked: list[Candidate]) -> Candidate | None:
+        queue = list(ranked)
+        while queue:
+            cand = queue.pop(0)
+            if self.admissibility.admissible(node_id, cand):
+                return cand
+            queue = rank(queue + self.admissibility.alternatives(node_id, cand), self.selection)
+        return None
+
+    def _grow_depth_first(self) -> None:
+        stack = [0]
+        while stack:
+            node_id = stack.pop()
+            chosen = self._first_admissible(node_id, self.candidates(node_id))
+            if chosen is not None:
+                stack.extend(reversed(self.split(node_id, chosen)))
+
+    def _grow_best_first(self) -> None:
+        counter = itertools.count()
+        heap: list[tuple[float, int, int, Candidate]] = []
+
+        def push(node_id: int, cands: list[Candidate]) -> None:
+            for c in cands:
+                heapq.heappush(heap, (-c.score, next(counter), node_id, c))
+
+        push(0, self.candidates(0))
+        leaves = 1
+        max_leaves = self.stopping.max_leaf_nodes
+        while heap and (max_leaves is None or leaves < max_leaves):
+            _, _, node_id, cand = heapq.heappop(heap)
+            if not self.nodes[node_id].is_leaf:
+                continue
+            if not self.admissibility.admissible(node_id, cand):
+                push(node_id, self.admissibility.alternatives(node_id, cand))
+                continue
+            children = self.split(node_id, cand)
+            leaves += len(children) - 1
+            for child in children:
+                push(child, self.candidates(child))

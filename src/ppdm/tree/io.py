@@ -1,0 +1,272 @@
+"""JSON read/write of trees, with a versioned schema and validation.
+
+A malformed file gets a :class:`~ppdm.errors.TreeFormatError` naming the field at fault, e.g.
+``nodes[3].split.threshold: expected a number, got "abc"``. Trees are never pickled.
+
+Schema (version 1)::
+
+    {"format": "ppdm-tree", "version": 1,
+     "algorithm": "c45", "criterion": "gain_ratio", "disclosure": "class-counts",
+     "class_attribute": "income", "classes": ["<=50K", ">50K"],
+     "attributes": [{"name": "age", "kind": "numeric"},
+                    {"name": "sex", "kind": "categorical", "categories": ["Female", "Male"]}],
+     "nodes": [{"id": 0, "parent": null, "label": "<=50K",
+                "counts": [22654, 7508],            # class-counts disclosure only
+                "n_samples": 30162, "n_errors": 7508, # error-rates disclosure
+                "split": {"kind": "threshold", "attribute": "age", "threshold": 30.5, "default": 0}
+                      | {"kind": "categorical", "attribute": "sex",
+                         "groups": [["Female"], ["Male"]], "default": 1}
+                      | null,
+                "children": [1, 2], "candidates": ["age", "sex"], "score": 0.12}, ...]}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ppdm.errors import TreeFormatError
+from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.model import Attribute, Node, Tree
+from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
+
+FORMAT = "ppdm-tree"
+VERSION = 1
+
+
+# -- writing ----------------------------------------------------------------------------------
+def _num(x: float) -> float | int:
+    x = float(x)
+    return int(x) if x.is_integer() and abs(x) < 2**53 else x
+
+
+def _split_to_dict(split: Split) -> dict[str, Any]:
+    if isinstance(split, ThresholdSplit):
+        return {"kind": "threshold", "attribute": split.attribute, "threshold": split.threshold, "default": split.default}
+    return {
+        "kind": "categorical",
+        "attribute": split.attribute,
+        "groups": [list(map(_jsonable, g)) for g in split.groups],
+        "default": split.default,
+    }
+
+
+def _jsonable(v: Any) -> Any:
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _node_to_dict(tree: Tree, node: Node) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": node.id, "parent": node.parent, "label": _jsonable(tree.classes[node.label])}
+    if tree.disclosure.reveals_counts and node.counts is not None:
+        out["counts"] = [_num(c) for c in node.counts]
+    if tree.disclosure.reveals_rates and node.n_samples is not None:
+        out["n_samples"] = _num(node.n_samples)
+        out["n_errors"] = _num(node.n_errors or 0.0)
+    if node.split is not None:
+        out["split"] = _split_to_dict(node.split)
+        out["children"] = list(node.children)
+        out["candidates"] = list(node.candidates)
+        if node.score is not None and math.isfinite(node.score):
+            out["score"] = node.score
+    return out
+
+
+def tree_to_dict(tree: Tree) -> dict[str, Any]:
+    """The JSON-ready dictionary of ``tree`` (holding what its disclosure level reveals)."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "algorithm": tree.algorithm,
+        "criterion": tree.criterion,
+        "disclosure": tree.disclosure.value,
+        "class_attribute": tree.class_attribute,
+        "classes": [_jsonable(c) for c in tree.classes],
+        "attributes": [
+            {"name": a.name, "kind": a.kind, **({"categories": [_jsonable(c) for c in a.categories]} if a.is_categorical else {})}
+            for a in tree.attributes.values()
+        ],
+        "nodes": [_node_to_dict(tree, n) for n in tree.nodes],
+    }
+
+
+def save_tree(tree: Tree, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(tree_to_dict(tree), indent=1, allow_nan=False) + "\n")
+
+
+# -- reading ----------------------------------------------------------------------------------
+def _fail(where: str, msg: str) -> TreeFormatError:
+    return TreeFormatError(f"{where}: {msg}")
+
+
+def _get(obj: Mapping, key: str, where: str, types: type | tuple[type, ...], optional: bool = False) -> Any:
+    if key not in obj:
+        if optional:
+            return None
+        raise _fail(f"{where}.{key}" if where else key, "missing")
+    value = obj[key]
+    if optional and value is None:
+        return None
+    if isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,)):
+        raise _fail(f"{where}.{key}" if where else key, f"expected {_tname(types)}, got {json.dumps(value)}")
+    if not isinstance(value, types):
+        raise _fail(f"{where}.{key}" if where else key, f"expected {_tname(types)}, got {json.dumps(value)[:60]}")
+    return value
+
+
+def _tname(types: type | tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", list: "a list", dict: "an object"}
+    ts = types if isinstance(types, tuple) else (types,)
+    if set(ts) == {int, float}:
+        return "a number"
+    return " or ".join(names.get(t, t.__name__) for t in ts)
+
+
+def _read_attributes(data: Mapping) -> list[Attribute]:
+    attrs = []
+    for i, a in enumerate(_get(data, "attributes", "", list)):
+        where = f"attributes[{i}]"
+        if not isinstance(a, dict):
+            raise _fail(where, "expected an object")
+        name = _get(a, "name", where, str)
+        kind = _get(a, "kind", where, str)
+        if kind == "categorical":
+            cats = _get(a, "categories", where, list)
+            if len(set(map(repr, cats))) != len(cats):
+                raise _fail(f"{where}.categories", f"attribute {name!r} lists a category twice")
+            attrs.append(Attribute(name, "categorical", tuple(cats)))
+        elif kind == "numeric":
+            attrs.append(Attribute(name, "numeric"))
+        else:
+            raise _fail(f"{where}.kind", f"expected 'categorical' or 'numeric', got {kind!r}")
+    return attrs
+
+
+def _read_split(s: Any, where: str, attributes: Mapping[str, Attribute]) -> Split:
+    if not isinstance(s, dict):
+        raise _fail(where, "expected an object or null")
+    attr = _get(s, "attribute", where, str)
+    if attr not in attributes:
+        raise _fail(f"{where}.attribute", f"{attr!r} is not among the tree's attributes")
+    kind = _get(s, "kind", where, str)
+    default = _get(s, "default", where, int, optional=True) or 0
+    if kind == "threshold":
+        if attributes[attr].is_categorical:
+            raise _fail(f"{where}.kind", f"threshold split on categorical attribute {attr!r}")
+        t = _get(s, "threshold", where, (int, float))
+        return ThresholdSplit(attr, float(t), default)
+    if kind == "categorical":
+        if not attributes[attr].is_categorical:
+            raise _fail(f"{where}.kind", f"categorical split on numeric attribute {attr!r}")
+        domain = set(attributes[attr].categories)
+        groups = _get(s, "groups", where, list)
+        seen: set = set()
+        for j, g in enumerate(groups):
+            if not isinstance(g, list) or not g:
+                raise _fail(f"{where}.groups[{j}]", "expected a non-empty list of values")
+            for v in g:
+                if v not in domain:
+                    raise _fail(f"{where}.groups[{j}]", f"value {v!r} is not a category of {attr!r}")
+                if v in seen:
+                    raise _fail(f"{where}.groups[{j}]", f"value {v!r} appears in two branches")
+                seen.add(v)
+        return CategoricalSplit(attr, tuple(tuple(g) for g in groups), default)
+    raise _fail(f"{where}.kind", f"expected 'threshold' or 'categorical', got {kind!r}")
+
+
+def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribute]) -> Node:
+    where = f"nodes[{i}]"
+    if not isinstance(raw, dict):
+        raise _fail(where, "expected an object")
+    if _get(raw, "id", where, int) != i:
+        raise _fail(f"{where}.id", f"expected {i} (nodes are listed in id order)")
+    parent = _get(raw, "parent", where, int, optional=True)
+    if (i == 0) != (parent is None) or (parent is not None and not 0 <= parent < i):
+        raise _fail(f"{where}.parent", "the root has no parent; every other node's parent is listed before it")
+    label = raw.get("label")
+    if label not in classes:
+        raise _fail(f"{where}.label", f"{label!r} is not one of the classes {classes}")
+    counts = _get(raw, "counts", where, list, optional=True)
+    if counts is not None:
+        if len(counts) != len(classes) or not all(isinstance(c, (int, float)) and not isinstance(c, bool) and c >= 0 for c in counts):
+            raise _fail(f"{where}.counts", f"expected {len(classes)} non-negative numbers")
+        counts = np.asarray(counts, dtype=float)
+    n = _get(raw, "n_samples", where, (int, float), optional=True)
+    e = _get(raw, "n_errors", where, (int, float), optional=True)
+    split = raw.get("split")
+    node = Node(id=i, parent=parent, depth=0, label=classes.index(label), counts=counts, _n_samples=n, _n_errors=e)
+    if split is not None:
+        node.split = _read_split(split, f"{where}.split", attributes)
+        children = _get(raw, "children", where, list)
+        if len(children) != node.split.n_branches or not all(isinstance(c, int) and c > i for c in children):
+            raise _fail(f"{where}.children", f"expected {node.split.n_branches} node ids greater than {i}")
+        node.children = list(children)
+        node.candidates = tuple(_get(raw, "candidates", where, list, optional=True) or ())
+        node.score = _get(raw, "score", where, (int, float), optional=True)
+    return node
+
+
+def _link(nodes: list[Node]) -> None:
+    """Check parent/children agree and fill in depths."""
+    for node in nodes:
+        for c in node.children:
+            if c >= len(nodes) or nodes[c].parent != node.id:
+                raise _fail(f"nodes[{node.id}].children", f"node {c} does not name {node.id} as its parent")
+        if node.parent is not None:
+            if node.id not in nodes[node.parent].children:
+                raise _fail(f"nodes[{node.id}].parent", f"node {node.parent} does not list {node.id} as a child")
+            node.depth = nodes[node.parent].depth + 1
+
+
+def tree_from_dict(data: Mapping) -> Tree:
+    """Build a :class:`Tree` from its JSON dictionary, validating every field."""
+    if not isinstance(data, dict):
+        raise _fail("(top level)", "expected an object")
+    if data.get("format") != FORMAT:
+        raise _fail("format", f"expected {FORMAT!r}, got {data.get('format')!r}")
+    version = _get(data, "version", "", int)
+    if version != VERSION:
+        raise _fail("version", f"unsupported version {version} (this ppdm reads version {VERSION})")
+    classes = _get(data, "classes", "", list)
+    if not classes:
+        raise _fail("classes", "expected at least one class")
+    attributes = {a.name: a for a in _read_attributes(data)}
+    raw_nodes = _get(data, "nodes", "", list)
+    if not raw_nodes:
+        raise _fail("nodes", "expected at least one node")
+    nodes = [_read_node(raw, i, classes, attributes) for i, raw in enumerate(raw_nodes)]
+    _link(nodes)
+    disclosure = _get(data, "disclosure", "", str, optional=True) or "labels"
+    try:
+        level = Disclosure.parse(disclosure)
+    except Exception as exc:
+        raise _fail("disclosure", str(exc)) from None
+    return Tree(
+        nodes,
+        list(attributes.values()),
+        classes,
+        class_attribute=_get(data, "class_attribute", "", str, optional=True) or "class",
+        criterion=_get(data, "criterion", "", str, optional=True),
+        algorithm=_get(data, "algorithm", "", str, optional=True),
+        disclosure=level,
+    )
+
+
+def load_tree(path: str | Path) -> Tree:
+    p = Path(path)
+    if not p.is_file():
+        raise TreeFormatError(f"{p}: no such tree file")
+    try:
+        data = json.loads(p.read_text())
+    except json.JSONDecodeError as exc:
+        raise TreeFormatError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except UnicodeDecodeError:
+        raise TreeFormatError(f"{p}: not a text file") from None
+    try:
+        return tree_from_dict(data)
+    except TreeFormatError as exc:
+        raise TreeFormatError(f"{p}: {exc}") from None

@@ -1,0 +1,310 @@
+"""The ``Tree`` model: what a learner produces, what is published, and what attacks read.
+
+A :class:`Tree` is a list of :class:`Node` objects (node 0 is the root; a parent's id is always
+smaller than its children's), the attributes it splits on with their domains, and the class
+values. Every node keeps its training class counts (possibly estimated, hence floats) and, for
+internal nodes, the candidate attributes the learner weighed and the criterion it used: that is
+what the attacker of paper 000 §4.2 knows. The :class:`~ppdm.tree.disclosure.Disclosure` level
+says how much of the counts is published.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from ppdm.errors import DataError
+from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.splits import CategoricalSplit, Prefix, Scalar, Split, ThresholdSplit
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sklearn.tree import DecisionTreeClassifier
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """An attribute a tree may split on: categorical with its domain, or numeric."""
+
+    name: str
+    kind: Literal["categorical", "numeric"]
+    categories: tuple[Scalar, ...] = ()
+
+    @property
+    def is_categorical(self) -> bool:
+        return self.kind == "categorical"
+
+
+@dataclass
+class Node:
+    """One node of a :class:`Tree`.
+
+    ``counts`` are the per-class training counts (``None`` when not published); ``n_samples``
+    and ``n_errors`` are what an error-rate disclosure publishes and are derived from the counts
+    when those are known. ``candidates`` are the attributes the learner weighed at an internal
+    node, ``score`` the criterion's value for the chosen split.
+    """
+
+    id: int
+    parent: int | None
+    depth: int
+    label: int
+    counts: np.ndarray | None = None
+    split: Split | None = None
+    children: list[int] = field(default_factory=list)
+    candidates: tuple[str, ...] = ()
+    score: float | None = None
+    _n_samples: float | None = None
+    _n_errors: float | None = None
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.split is None
+
+    @property
+    def n_samples(self) -> float | None:
+        if self.counts is not None:
+            return float(self.counts.sum())
+        return self._n_samples
+
+    @property
+    def n_errors(self) -> float | None:
+        if self.counts is not None:
+            return float(self.counts.sum() - self.counts[self.label])
+        return self._n_errors
+
+    @property
+    def error_rate(self) -> float | None:
+        n, e = self.n_samples, self.n_errors
+        if n is None or e is None:
+            return None
+        return e / n if n > 0 else 0.0
+
+
+class Tree:
+    """A decision tree over named attributes, as learned, imported or read from JSON.
+
+    Parameters
+    ----------
+    nodes: the nodes, root first, every parent before its children.
+    attributes: the attributes the tree may split on (categorical domains included).
+    classes: the class values; ``Node.label`` and ``Node.counts`` index into them.
+    class_attribute: the name of the class column.
+    criterion: the split criterion the learner used ("entropy", "gini", "gain_ratio", ...).
+    algorithm: the learner ("id3", "c45", "sklearn", ...).
+    disclosure: how much of the counts is published (see :class:`Disclosure`).
+    """
+
+    def __init__(
+        self,
+        nodes: Sequence[Node],
+        attributes: Sequence[Attribute],
+        classes: Sequence[Scalar],
+        class_attribute: str = "class",
+        criterion: str | None = None,
+        algorithm: str | None = None,
+        disclosure: Disclosure | str = Disclosure.CLASS_COUNTS,
+    ) -> None:
+        self.nodes = list(nodes)
+        self.attributes = {a.name: a for a in attributes}
+        self.classes = tuple(classes)
+        self.class_attribute = class_attribute
+        self.criterion = criterion
+        self.algorithm = algorithm
+        self.disclosure = Disclosure.parse(disclosure)
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def root(self) -> Node:
+        return self.nodes[0]
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes)
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(1 for n in self.nodes if n.is_leaf)
+
+    @property
+    def depth(self) -> int:
+        return max(n.depth for n in self.nodes)
+
+    def leaves(self) -> list[Node]:
+        return [n for n in self.nodes if n.is_leaf]
+
+    def internal_nodes(self) -> list[Node]:
+        return [n for n in self.nodes if not n.is_leaf]
+
+    def path(self, node_id: int) -> list[tuple[Node, int]]:
+        """``(ancestor, branch taken)`` pairs from the root down to ``node_id``."""
+        out: list[tuple[Node, int]] = []
+        node = self.nodes[node_id]
+        while node.parent is not None:
+            parent = self.nodes[node.parent]
+            out.append((parent, parent.children.index(node.id)))
+            node = parent
+        return out[::-1]
+
+    def prefix(self, node_id: int) -> Prefix:
+        """The attribute prefix Λ of a node (paper 000 §4)."""
+        prefix = Prefix()
+        for parent, branch in self.path(node_id):
+            assert parent.split is not None
+            prefix = prefix.with_condition(parent.split.attribute, parent.split.condition(branch))
+        return prefix
+
+    def descendants(self, node_id: int) -> Iterator[Node]:
+        stack = list(self.nodes[node_id].children)
+        while stack:
+            node = self.nodes[stack.pop()]
+            yield node
+            stack.extend(node.children)
+
+    def domains(self) -> dict[str, tuple[Scalar, ...]]:
+        return {a.name: a.categories for a in self.attributes.values() if a.is_categorical}
+
+    # -- routing -----------------------------------------------------------------------------
+    def encode(self, X: pd.DataFrame) -> dict[str, np.ndarray]:
+        """Columns of ``X`` the tree splits on: category codes (-1 = unknown) or floats."""
+        used = {n.split.attribute for n in self.nodes if n.split is not None}
+        missing = sorted(a for a in used if a not in X.columns)
+        if missing:
+            raise DataError(f"the tree splits on column(s) missing from the data: {', '.join(missing)}")
+        out: dict[str, np.ndarray] = {}
+        for name in used:
+            attr = self.attributes[name]
+            col = X[name]
+            if attr.is_categorical:
+                out[name] = encode_categories(col, attr.categories)
+            else:
+                try:
+                    out[name] = col.to_numpy(dtype=float)
+                except (TypeError, ValueError):
+                    raise DataError(f"column {name!r} must be numeric for this tree") from None
+        return out
+
+    def apply(self, X: pd.DataFrame) -> np.ndarray:
+        """The id of the leaf each row of ``X`` lands in (vectorised over rows)."""
+        encoded = self.encode(X)
+        leaf = np.zeros(len(X), dtype=np.intp)
+        stack: list[tuple[int, np.ndarray]] = [(0, np.arange(len(X)))]
+        while stack:
+            node_id, rows = stack.pop()
+            node = self.nodes[node_id]
+            if node.is_leaf or len(rows) == 0:
+                leaf[rows] = node_id
+                continue
+            branch = self._branch(node.split, encoded[node.split.attribute][rows])  # type: ignore[union-attr]
+            order = np.argsort(branch, kind="stable")
+            bounds = np.searchsorted(branch[order], np.arange(len(node.children) + 1))
+            for b, child in enumerate(node.children):
+                stack.append((child, rows[order[bounds[b] : bounds[b + 1]]]))
+        return leaf
+
+    def _branch(self, split: Split, values: np.ndarray) -> np.ndarray:
+        if isinstance(split, ThresholdSplit):
+            return split.branch(values)
+        return split.branch(values, self.attributes[split.attribute].categories)
+
+    def leaf_labels(self) -> np.ndarray:
+        """Class index of every node (indexed by node id)."""
+        return np.array([n.label for n in self.nodes], dtype=np.intp)
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """Predicted class values for the rows of ``X``."""
+        classes = np.asarray(self.classes, dtype=object)
+        return classes[self.leaf_labels()[self.apply(X)]]
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Class frequencies of each row's leaf (one-hot on the label when counts are hidden)."""
+        return self.leaf_distributions()[self.apply(X)]
+
+    def leaf_distributions(self) -> np.ndarray:
+        """Per-node class distribution (n_nodes × n_classes); empty nodes give their label."""
+        k = len(self.classes)
+        out = np.zeros((self.n_nodes, k))
+        for node in self.nodes:
+            total = node.counts.sum() if node.counts is not None else 0.0
+            if node.counts is not None and total > 0:
+                out[node.id] = node.counts / total
+            else:
+                out[node.id, node.label] = 1.0
+        return out
+
+    # -- publishing --------------------------------------------------------------------------
+    def published(self, disclosure: Disclosure | str | None = None) -> "Tree":
+        """A copy holding only what ``disclosure`` (default: the tree's own level) reveals."""
+        level = self.disclosure if disclosure is None else Disclosure.parse(disclosure)
+        out = copy.deepcopy(self)
+        out.disclosure = level
+        if level is Disclosure.CLASS_COUNTS:
+            return out
+        for node in out.nodes:
+            n, e = node.n_samples, node.n_errors
+            node.counts = None
+            node._n_samples = n if level.reveals_rates else None
+            node._n_errors = e if level.reveals_rates else None
+        return out
+
+    # -- conversions (implemented in sibling modules) -----------------------------------------
+    def to_dict(self, disclosure: Disclosure | str | None = None) -> dict:
+        from ppdm.tree.io import tree_to_dict
+
+        return tree_to_dict(self.published(disclosure))
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "Tree":
+        from ppdm.tree.io import tree_from_dict
+
+        return tree_from_dict(data)
+
+    def save(self, path: str, disclosure: Disclosure | str | None = None) -> None:
+        """Write the tree as JSON (only what ``disclosure`` reveals)."""
+        from ppdm.tree.io import save_tree
+
+        save_tree(self.published(disclosure), path)
+
+    @classmethod
+    def load(cls, path: str) -> "Tree":
+        """Read a tree written by :meth:`save` (validated; errors name the field at fault)."""
+        from ppdm.tree.io import load_tree
+
+        return load_tree(path)
+
+    @classmethod
+    def from_sklearn(
+        cls,
+        estimator: "DecisionTreeClassifier",
+        data: pd.DataFrame,
+        feature_names: Sequence[str] | None = None,
+        **kwargs: object,
+    ) -> "Tree":
+        """Import a fitted scikit-learn tree; see :func:`ppdm.tree.sklearn.from_sklearn`."""
+        from ppdm.tree.sklearn import from_sklearn
+
+        return from_sklearn(estimator, data, feature_names=feature_names, **kwargs)  # type: ignore[arg-type]
+
+    def render(self, disclosure: Disclosure | str | None = None, max_depth: int | None = None) -> str:
+        """Text rendering in the style of the papers' figures ("> 50K (2.0/1.0)")."""
+        from ppdm.tree.render import render_tree
+
+        return render_tree(self.published(disclosure), max_depth=max_depth)
+
+    def __repr__(self) -> str:
+        return (
+            f"Tree(algorithm={self.algorithm!r}, criterion={self.criterion!r}, "
+            f"nodes={self.n_nodes}, leaves={self.n_leaves}, depth={self.depth}, "
+            f"classes={list(self.classes)!r}, disclosure={self.disclosure.value!r})"
+        )
+
+
+def encode_categories(column: pd.Series, categories: Sequence[Scalar]) -> np.ndarray:
+    """Codes of ``column``'s values in ``categories`` (-1 for values outside them or missing)."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and tuple(column.cat.categories) == tuple(categories):
+        return column.cat.codes.to_numpy(dtype=np.intp)
+    return pd.Categorical(column, categories=list(categories)).codes.astype(np.intp)

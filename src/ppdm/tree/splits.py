@@ -1,0 +1,203 @@
+"""Splits of internal nodes and the path predicates (attribute prefixes) they build.
+
+Three kinds of split, as the papers' trees need them:
+
+* :class:`CategoricalSplit` with one value per branch: the multiway split of ID3 and C4.5
+  (paper 001 §4.2, "grow a branch for each known value").
+* :class:`CategoricalSplit` with several values per branch: value groups, as produced by
+  generalizing a categorical attribute along its hierarchy (paper 002 §3.1) or by a scikit-learn
+  tree on one-hot / ordinal columns.
+* :class:`ThresholdSplit`: the binary split ``x <= t`` / ``x > t`` of C4.5 on numeric attributes.
+
+A node's *attribute prefix* (paper 000 §4: "a conjunction of attribute assignments that
+represents the path from the root") is a :class:`Prefix`: for each attribute on the path, the set
+of values or the interval the path allows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+import numpy as np
+import pandas as pd
+
+Scalar = Union[str, int, float, bool]
+
+
+def _fmt(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class CategoricalSplit:
+    """Branch ``i`` takes the rows whose value is in ``groups[i]``.
+
+    Values in no group (unseen at training time, or missing) go to branch ``default``; the
+    learners set it to the branch that held the most training rows.
+    """
+
+    attribute: str
+    groups: tuple[tuple[Scalar, ...], ...]
+    default: int = 0
+
+    kind = "categorical"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "groups", tuple(tuple(g) for g in self.groups))
+
+    @property
+    def n_branches(self) -> int:
+        return len(self.groups)
+
+    @property
+    def is_multiway(self) -> bool:
+        """One value per branch (ID3 / C4.5 style)."""
+        return all(len(g) == 1 for g in self.groups)
+
+    def lookup(self, categories: Sequence[Scalar]) -> np.ndarray:
+        """Branch of each category code; the extra last entry is for code -1 (unknown)."""
+        branch_of = {v: i for i, g in enumerate(self.groups) for v in g}
+        lut = np.full(len(categories) + 1, self.default, dtype=np.intp)
+        for code, value in enumerate(categories):
+            lut[code] = branch_of.get(value, self.default)
+        return lut
+
+    def branch(self, codes: np.ndarray, categories: Sequence[Scalar]) -> np.ndarray:
+        """Branch index for each row, given the rows' category codes (-1 = unknown)."""
+        return self.lookup(categories)[codes]
+
+    def condition(self, i: int) -> "ValueSet":
+        return ValueSet(frozenset(self.groups[i]))
+
+    def describe(self, i: int) -> str:
+        g = self.groups[i]
+        if len(g) == 1:
+            return f"{self.attribute} = {_fmt(g[0])}"
+        return f"{self.attribute} in {{{', '.join(_fmt(v) for v in g)}}}"
+
+
+@dataclass(frozen=True)
+class ThresholdSplit:
+    """Branch 0 takes ``x <= threshold``, branch 1 takes ``x > threshold``; NaN goes to ``default``."""
+
+    attribute: str
+    threshold: float
+    default: int = 0
+
+    kind = "threshold"
+    n_branches = 2
+
+    def branch(self, values: np.ndarray) -> np.ndarray:
+        out = np.where(values <= self.threshold, 0, 1).astype(np.intp)
+        if self.default != 1:
+            out[np.isnan(values)] = self.default
+        return out
+
+    def condition(self, i: int) -> "Interval":
+        return Interval(-math.inf, self.threshold) if i == 0 else Interval(self.threshold, math.inf)
+
+    def describe(self, i: int) -> str:
+        op = "<=" if i == 0 else ">"
+        return f"{self.attribute} {op} {_fmt(self.threshold)}"
+
+
+Split = Union[CategoricalSplit, ThresholdSplit]
+
+
+@dataclass(frozen=True)
+class ValueSet:
+    """The categorical values a path allows for one attribute."""
+
+    values: frozenset
+
+    def __and__(self, other: "ValueSet") -> "ValueSet":
+        return ValueSet(self.values & other.values)
+
+    def mask(self, column: pd.Series) -> np.ndarray:
+        return column.isin(self.values).to_numpy()
+
+    def describe(self, attribute: str, domain: Sequence[Scalar] | None = None) -> str:
+        vals = [v for v in domain if v in self.values] if domain is not None else sorted(self.values, key=str)
+        if len(vals) == 1:
+            return f"{attribute} = {_fmt(vals[0])}"
+        return f"{attribute} in {{{', '.join(_fmt(v) for v in vals)}}}"
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The numeric values a path allows for one attribute: ``low < x <= high``."""
+
+    low: float
+    high: float
+
+    def __and__(self, other: "Interval") -> "Interval":
+        return Interval(max(self.low, other.low), min(self.high, other.high))
+
+    def mask(self, column: pd.Series) -> np.ndarray:
+        v = column.to_numpy(dtype=float)
+        return (v > self.low) & (v <= self.high)
+
+    def describe(self, attribute: str, domain: Sequence[Scalar] | None = None) -> str:
+        if self.low == -math.inf:
+            return f"{attribute} <= {_fmt(self.high)}"
+        if self.high == math.inf:
+            return f"{attribute} > {_fmt(self.low)}"
+        return f"{_fmt(self.low)} < {attribute} <= {_fmt(self.high)}"
+
+
+Condition = Union[ValueSet, Interval]
+
+
+@dataclass(frozen=True)
+class Prefix:
+    """Attribute prefix Λ of a node (paper 000 §4): the conjunction of its path's conditions.
+
+    Conditions on the same attribute are intersected, so each attribute appears once.
+    """
+
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+
+    def __and__(self, other: "Prefix") -> "Prefix":
+        merged = dict(self.conditions)
+        for attr, cond in other.conditions.items():
+            merged[attr] = merged[attr] & cond if attr in merged else cond  # type: ignore[operator]
+        return Prefix(merged)
+
+    def with_condition(self, attribute: str, condition: Condition) -> "Prefix":
+        return self & Prefix({attribute: condition})
+
+    @property
+    def attributes(self) -> list[str]:
+        return list(self.conditions)
+
+    def mask(self, frame: pd.DataFrame) -> np.ndarray:
+        """Which rows of ``frame`` satisfy every condition (vectorised)."""
+        out = np.ones(len(frame), dtype=bool)
+        for attr, cond in self.conditions.items():
+            out &= cond.mask(frame[attr])
+        return out
+
+    def describe(self, domains: Mapping[str, Sequence[Scalar]] | None = None) -> str:
+        if not self.conditions:
+            return "(root)"
+        parts = [
+            cond.describe(attr, None if domains is None else domains.get(attr))
+            for attr, cond in self.conditions.items()
+        ]
+        return " ∧ ".join(parts)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def conditions_of(splits: Iterable[tuple[Split, int]]) -> Prefix:
+    """The prefix of the path that follows ``(split, branch)`` pairs from the root."""
+    prefix = Prefix()
+    for split, branch in splits:
+        prefix = prefix.with_condition(split.attribute, split.condition(branch))
+    return prefix

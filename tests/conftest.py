@@ -1,0 +1,65 @@
+"""Shared fixtures: the papers' toy tables and the bundled real datasets (loaded once per run)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+
+def _frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=columns)
+    return df.astype({c: "category" for c in columns})
+
+
+@pytest.fixture
+def d1() -> pd.DataFrame:
+    """Paper 000, Figure 1(a): microdata D1 (QIID column dropped)."""
+    rows = [
+        ("Masters", "USA", "Female", "<=50K"),
+        ("Masters", "USA", "Male", ">50K"),
+        ("Masters", "Canada", "Male", "<=50K"),
+        ("Masters", "Canada", "Male", "<=50K"),
+        ("Masters", "Canada", "Female", "<=50K"),
+        ("Masters", "Canada", "Female", ">50K"),
+        ("Doctorate", "Canada", "Female", ">50K"),
+        ("Doctorate", "Canada", "Female", ">50K"),
+        ("Doctorate", "USA", "Male", "<=50K"),
+        ("Doctorate", "USA", "Male", ">50K"),
+        ("Doctorate", "USA", "Female", ">50K"),
+    ]
+    return _frame(rows, ["Education", "Country", "Gender", "Salary"])
+
+
+@pytest.fixture
+def d2() -> pd.DataFrame:
+    """Paper 000, Figure 2(a): microdata D2 of Example 1."""
+    rows = [
+        ("Youth", "Doctorate", "<=50K"),
+        ("Youth", "Doctorate", "<=50K"),
+        ("Senior", "Masters", "<=50K"),
+        ("Senior", "Doctorate", ">50K"),
+        ("MiddleAge", "Masters", ">50K"),
+        ("MiddleAge", "Masters", ">50K"),
+    ]
+    return _frame(rows, ["Age", "Education", "Salary"])
+
+
+@pytest.fixture(scope="session")
+def adult_train():
+    from ppdm.datasets import load_adult
+
+    return load_adult("train")
+
+
+@pytest.fixture(scope="session")
+def adult_test():
+    from ppdm.datasets import load_adult
+
+    return load_adult("test")
+
+
+@pytest.fixture(scope="session")
+def nursery():
+    from ppdm.datasets import load_nursery
+
+    return load_nursery()
