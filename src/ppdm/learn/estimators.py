@@ -66,7 +66,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         frame = check_frame(X)
         missing = [c for c in self.feature_names_in_ if c not in frame.columns]
         if missing:
-            raise DataError(f"X lacks column(s) seen in fit: {', '.join(map(str, missing))}")
+            raise DataError(f"X lacks column(s) seen in fit: {', '.join(map(repr, missing))}")
         return frame
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

@@ -307,4 +307,5 @@ def encode_categories(column: pd.Series, categories: Sequence[Scalar]) -> np.nda
     """Codes of ``column``'s values in ``categories`` (-1 for values outside them or missing)."""
     if isinstance(column.dtype, pd.CategoricalDtype) and tuple(column.cat.categories) == tuple(categories):
         return column.cat.codes.to_numpy(dtype=np.intp)
-    return pd.Categorical(column, categories=list(categories)).codes.astype(np.intp)
+    index = pd.Index(list(categories), dtype=object)
+    return index.get_indexer(pd.Index(column.to_numpy(dtype=object), dtype=object)).astype(np.intp)

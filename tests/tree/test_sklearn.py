@@ -1,0 +1,59 @@
+"""Tree.from_sklearn agrees with scikit-learn on every Adult test row."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.preprocessing import OrdinalEncoder
+from sklearn.tree import DecisionTreeClassifier
+
+from ppdm.errors import DataError
+from ppdm.tree import CategoricalSplit, ThresholdSplit, Tree
+
+
+@pytest.fixture(scope="module")
+def adult(adult_train, adult_test):
+    train, roles = adult_train
+    test, _ = adult_test
+    features = [c for c in train.columns if c != roles.class_attribute]
+    return train[features], train[roles.class_attribute], test[features]
+
+
+@pytest.mark.parametrize("max_depth", [3, 7, None])
+def test_one_hot_import_agrees_on_every_adult_test_row(adult, max_depth, tmp_path):
+    X, y, X_test = adult
+    dummies = pd.get_dummies(X)
+    dummies_test = pd.get_dummies(X_test).reindex(columns=dummies.columns, fill_value=False)
+    est = DecisionTreeClassifier(max_depth=max_depth, random_state=0).fit(dummies, y)
+    tree = Tree.from_sklearn(est, X)
+    assert np.array_equal(tree.predict(X_test), est.predict(dummies_test))
+    assert np.array_equal(tree.apply(X_test), est.apply(dummies_test))
+    assert tree.criterion == "gini" and tree.algorithm == "sklearn"
+    # class counts are sklearn's, and the leaves add up to the training set
+    assert sum(leaf.counts.sum() for leaf in tree.leaves()) == len(X)
+    tree.save(tmp_path / "t.json")
+    assert np.array_equal(Tree.load(tmp_path / "t.json").predict(X_test), est.predict(dummies_test))
+
+
+def test_ordinal_import_agrees_on_every_adult_test_row(adult):
+    X, y, X_test = adult
+    cats = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
+    enc = OrdinalEncoder(categories=[list(X[c].cat.categories) for c in cats])
+    encoded = X.copy()
+    encoded[cats] = enc.fit_transform(X[cats])
+    encoded_test = X_test.copy()
+    encoded_test[cats] = enc.transform(X_test[cats])
+    est = DecisionTreeClassifier(max_depth=8, criterion="entropy", random_state=0).fit(encoded, y)
+    tree = Tree.from_sklearn(est, X)
+    assert np.array_equal(tree.predict(X_test), est.predict(encoded_test))
+    assert tree.criterion == "entropy"
+    kinds = {type(n.split) for n in tree.internal_nodes()}
+    assert kinds == {CategoricalSplit, ThresholdSplit}
+
+
+def test_untraceable_feature_is_named(adult):
+    X, y, _ = adult
+    est = DecisionTreeClassifier(max_depth=1).fit(pd.DataFrame({"mystery": X["age"]}), y)
+    with pytest.raises(DataError, match="'mystery'"):
+        Tree.from_sklearn(est, X)
+    with pytest.raises(DataError, match="not a fitted"):
+        Tree.from_sklearn(DecisionTreeClassifier(), X)
