@@ -27,7 +27,8 @@ from ppdm.datasets import (
 from ppdm.errors import DataError
 
 BUNDLED = Path(impl.__file__).with_name("_bundled")
-SHARED = Path("/work/shared/datasets")
+# ../shared sits beside the repository, locally and in CI
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 BANK_LOAN = SHARED / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
 
 SHA256 = {

@@ -1,0 +1,197 @@
+"""The ``ppdm`` command: a thin layer that parses arguments, calls the library and prints.
+
+Every :class:`~ppdm.errors.PpdmError` (and a missing or unreadable file) ends the command with a
+one-line ``error: ...`` on standard error and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+from ppdm.data.datasets import DATASETS, load_csv, load_dataset
+from ppdm.data.roles import Roles
+from ppdm.errors import PpdmError
+from ppdm.learn import C45Classifier, ID3Classifier
+from ppdm.tree import Disclosure, Tree
+
+console = Console()
+errors = Console(stderr=True)
+
+
+def _fail(message: str) -> None:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    sys.exit(2)
+
+
+def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn library errors into one line and exit status 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except PpdmError as exc:
+            _fail(str(exc))
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            _fail(f"{exc.strerror}: {exc.filename}")
+
+    return wrapper
+
+
+@contextmanager
+def status(message: str, quiet: bool) -> Iterator[None]:
+    """A spinner on a terminal; nothing under --quiet or when output is not a TTY."""
+    if quiet or not console.is_terminal:
+        yield
+        return
+    with console.status(message):
+        yield
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="ppdm")
+def main() -> None:
+    """ppdm: what does a published decision tree disclose, and how to publish one that discloses less."""
+
+
+# -- datasets ----------------------------------------------------------------------------------
+@main.command("datasets")
+def datasets_command() -> None:
+    """List the bundled datasets, with their licenses and citations."""
+    table = Table(title="Bundled datasets")
+    for col in ("name", "rows", "columns", "license", "citation"):
+        table.add_column(col)
+    for info in DATASETS.values():
+        table.add_row(info.name, f"{info.rows:,}", str(info.columns), info.license, f"{info.citation} {info.doi}")
+    console.print(table)
+    console.print("Bank Personal Loan data (no stated license) is not bundled: use load_bank_loan(path) or --data.")
+
+
+# -- train -------------------------------------------------------------------------------------
+def _split_list(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+def _load_training_data(
+    dataset: str | None, data: Path | None, class_attribute: str | None, test_size: float, seed: int
+) -> tuple[pd.DataFrame, pd.DataFrame | None, Roles]:
+    if (dataset is None) == (data is None):
+        raise PpdmError("give exactly one of --dataset NAME or --data FILE.csv")
+    if dataset is not None:
+        kwargs = {"class_attribute": class_attribute} if class_attribute else {}
+        frame, roles = load_dataset(dataset, **kwargs)
+        if dataset == "adult":
+            test, _ = load_dataset("adult", split="test", **kwargs)
+            return frame, test, roles
+    else:
+        if class_attribute is None:
+            raise PpdmError("--data needs --class-attribute COLUMN (the column to predict)")
+        frame, roles = load_csv(data, class_attribute=class_attribute)
+    if not 0 <= test_size < 1:
+        raise PpdmError(f"--test-size must be in [0, 1), got {test_size}")
+    if test_size == 0:
+        return frame, None, roles
+    test = frame.sample(frac=test_size, random_state=seed)
+    return frame.drop(index=test.index), test, roles
+
+
+def _features(frame: pd.DataFrame, roles: Roles, attributes: list[str] | None, algorithm: str) -> list[str]:
+    if attributes is not None:
+        unknown = [a for a in attributes if a not in frame.columns]
+        if unknown:
+            raise PpdmError(f"unknown column {unknown[0]!r} in --attributes (the table has: {', '.join(frame.columns)})")
+        if roles.class_attribute in attributes:
+            raise PpdmError(f"--attributes cannot include the class attribute {roles.class_attribute!r}")
+        return attributes
+    features = roles.features(frame)
+    if algorithm == "id3":
+        features = [c for c in features if isinstance(frame[c].dtype, pd.CategoricalDtype)]
+        if not features:
+            raise PpdmError("ID3 splits categorical attributes only and the table has none: use --algorithm c45")
+    return features
+
+
+@main.command("train")
+@click.option("--dataset", help="A bundled dataset (see `ppdm datasets`).")
+@click.option("--data", type=click.Path(path_type=Path), help="Your own CSV file instead.")
+@click.option("--class-attribute", help="Column to predict (default: the dataset's class).")
+@click.option("--attributes", help="Comma-separated columns to split on (default: every other column; categorical ones only for ID3).")
+@click.option("--algorithm", type=click.Choice(["id3", "c45"]), default="c45", show_default=True)
+@click.option("--criterion", type=click.Choice(["entropy", "gini", "gain_ratio"]), help="Split criterion (default: entropy for ID3, gain_ratio for C4.5).")
+@click.option("--max-depth", type=click.IntRange(min=0), help="Stop splitting at this depth.")
+@click.option("--min-samples-leaf", type=click.IntRange(min=1), help="At least two branches must hold this many rows.")
+@click.option("--no-prune", is_flag=True, help="C4.5: skip error-based pruning.")
+@click.option("--test-size", type=float, default=0.2, show_default=True, help="Held-out share when the data has no test split.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the held-out split.")
+@click.option("--disclosure", type=click.Choice([d.value for d in Disclosure]), default="class-counts", show_default=True, help="What the written tree reveals.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Where to write the tree (JSON).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@handles_errors
+def train_command(
+    dataset: str | None, data: Path | None, class_attribute: str | None, attributes: str | None,
+    algorithm: str, criterion: str | None, max_depth: int | None, min_samples_leaf: int | None,
+    no_prune: bool, test_size: float, seed: int, disclosure: str, out: Path, quiet: bool,
+) -> None:
+    """Train an ID3 or C4.5 tree and write it as JSON."""
+    train, test, roles = _load_training_data(dataset, data, class_attribute, test_size, seed)
+    features = _features(train, roles, _split_list(attributes), algorithm)
+    params: dict[str, Any] = {"max_depth": max_depth}
+    if criterion:
+        params["criterion"] = criterion
+    if min_samples_leaf:
+        params["min_samples_leaf"] = min_samples_leaf
+    model = ID3Classifier(**params) if algorithm == "id3" else C45Classifier(prune=not no_prune, **params)
+    y = train[roles.class_attribute]
+    started = time.perf_counter()
+    with status(f"training {algorithm} on {len(train):,} rows", quiet):
+        model.fit(train[features], y)
+    seconds = time.perf_counter() - started
+    model.tree_.class_attribute = roles.class_attribute
+    model.tree_.save(out, disclosure=disclosure)
+    if quiet:
+        return
+    tree = model.tree_
+    console.print(f"{algorithm.upper()} on {len(train):,} rows × {len(features)} attributes in {seconds:.2f} s")
+    console.print(f"  {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}, criterion {tree.criterion}")
+    console.print(f"  training accuracy {model.score(train[features], y):.4f}")
+    if test is not None:
+        console.print(f"  test accuracy     {model.score(test[features], test[roles.class_attribute]):.4f} ({len(test):,} rows)")
+    console.print(f"  wrote {out} (disclosure: {disclosure})")
+
+
+# -- show --------------------------------------------------------------------------------------
+@main.command("show")
+@click.argument("tree_file", type=click.Path(path_type=Path))
+@click.option("--disclosure", type=click.Choice([d.value for d in Disclosure]), help="Show only what this level reveals (default: what the file holds).")
+@click.option("--max-depth", type=click.IntRange(min=1), help="Abbreviate below this depth.")
+@handles_errors
+def show_command(tree_file: Path, disclosure: str | None, max_depth: int | None) -> None:
+    """Print a tree in the papers' style ("> 50K (2.0/1.0)")."""
+    tree = Tree.load(tree_file)
+    if disclosure is not None and _rank(Disclosure(disclosure)) > _rank(tree.disclosure):
+        raise PpdmError(f"{tree_file} holds only {tree.disclosure.value}; it cannot show {disclosure}")
+    console.print(
+        f"{tree.algorithm or 'tree'} predicting {tree.class_attribute!r} ({tree.criterion or 'unknown criterion'}): "
+        f"{tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}",
+        highlight=False,
+    )
+    console.print(tree.render(disclosure=disclosure, max_depth=max_depth), highlight=False, markup=False)
+
+
+def _rank(level: Disclosure) -> int:
+    return list(Disclosure).index(level)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
