@@ -11,7 +11,7 @@ says how much of the counts is published.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -169,9 +169,15 @@ class Tree:
         return {a.name: a.categories for a in self.attributes.values() if a.is_categorical}
 
     # -- routing -----------------------------------------------------------------------------
-    def encode(self, X: pd.DataFrame) -> dict[str, np.ndarray]:
-        """Columns of ``X`` the tree splits on: category codes (-1 = unknown) or floats."""
+    def encode(self, X: pd.DataFrame, strict: bool = False, columns: Iterable[str] | None = None) -> dict[str, np.ndarray]:
+        """Columns of ``X`` the tree splits on: category codes (-1 = unknown) or floats.
+
+        With ``strict``, a value outside an attribute's domain raises :class:`DataError` naming
+        the column and value (an attack must not silently route a person down a default branch).
+        """
         used = {n.split.attribute for n in self.nodes if n.split is not None}
+        if columns is not None:
+            used &= set(columns)
         missing = sorted(a for a in used if a not in X.columns)
         if missing:
             raise DataError(f"the tree splits on column(s) missing from the data: {', '.join(missing)}")
@@ -181,6 +187,8 @@ class Tree:
             col = X[name]
             if attr.is_categorical:
                 out[name] = encode_categories(col, attr.categories)
+                if strict:
+                    _check_known(col, out[name], name)
             else:
                 try:
                     out[name] = col.to_numpy(dtype=float)
@@ -199,14 +207,15 @@ class Tree:
             if node.is_leaf or len(rows) == 0:
                 leaf[rows] = node_id
                 continue
-            branch = self._branch(node.split, encoded[node.split.attribute][rows])  # type: ignore[union-attr]
+            branch = self.branch_of(node.split, encoded[node.split.attribute][rows])  # type: ignore[union-attr]
             order = np.argsort(branch, kind="stable")
             bounds = np.searchsorted(branch[order], np.arange(len(node.children) + 1))
             for b, child in enumerate(node.children):
                 stack.append((child, rows[order[bounds[b] : bounds[b + 1]]]))
         return leaf
 
-    def _branch(self, split: Split, values: np.ndarray) -> np.ndarray:
+    def branch_of(self, split: Split, values: np.ndarray) -> np.ndarray:
+        """Branch index of each value of ``split``'s attribute (codes for categorical ones)."""
         if isinstance(split, ThresholdSplit):
             return split.branch(values)
         return split.branch(values, self.attributes[split.attribute].categories)
@@ -304,8 +313,29 @@ class Tree:
 
 
 def encode_categories(column: pd.Series, categories: Sequence[Scalar]) -> np.ndarray:
-    """Codes of ``column``'s values in ``categories`` (-1 for values outside them or missing)."""
+    """Codes of ``column``'s values in ``categories`` (-1 for values outside them or missing).
+
+    Values are matched as they are; if some do not match but every value matches by its text
+    (a CSV read ``1`` where the tree has ``"1"``), the text is used.
+    """
     if isinstance(column.dtype, pd.CategoricalDtype) and tuple(column.cat.categories) == tuple(categories):
         return column.cat.codes.to_numpy(dtype=np.intp)
-    index = pd.Index(list(categories), dtype=object)
-    return index.get_indexer(pd.Index(column.to_numpy(dtype=object), dtype=object)).astype(np.intp)
+    values = column.to_numpy(dtype=object)
+    codes = pd.Index(list(categories), dtype=object).get_indexer(pd.Index(values, dtype=object))
+    unmatched = (codes < 0) & ~pd.isna(values)
+    if unmatched.any():
+        as_text = pd.Index([str(c) for c in categories], dtype=object).get_indexer(
+            pd.Index([str(v) for v in values], dtype=object)
+        )
+        if not ((as_text < 0) & ~pd.isna(values)).any():
+            codes = np.where(pd.isna(values), -1, as_text)
+    return codes.astype(np.intp)
+
+
+def _check_known(column: pd.Series, codes: np.ndarray, name: str) -> None:
+    bad = (codes < 0) & ~column.isna().to_numpy()
+    if bad.any():
+        first = int(np.flatnonzero(bad)[0])
+        raise DataError(
+            f"column {name!r}: value {column.iloc[first]!r} (row {first}) is not in the tree's domain for this attribute"
+        )

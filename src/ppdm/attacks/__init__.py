@@ -1,0 +1,12 @@
+"""Attacks on published models; each returns an :class:`AttackResult`."""
+
+from ppdm.attacks.background import background_knowledge_attack
+from ppdm.attacks.homogeneity import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack
+from ppdm.attacks.leaves import AttackError, attacker_view, published_leaf_counts
+from ppdm.attacks.result import AttackResult
+from ppdm.attacks.table import tree_as_table
+
+__all__ = [
+    "AttackError", "AttackResult", "attacker_view", "background_knowledge_attack", "homogeneity_attack",
+    "homogeneous_leaves", "published_leaf_counts", "single_record_leaves", "tree_as_table", "uniqueness_attack",
+]

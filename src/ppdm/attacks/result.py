@@ -1,0 +1,148 @@
+"""``AttackResult``: what an attack says about each QI group and each record.
+
+Every attack in ppdm returns one, so that reports and metrics treat them alike. For each QI group
+(a distinct combination of quasi-identifiers, paper 000 §3) it holds the attacker's distribution
+over the sensitive values and what caused it (*provenance*: the leaves of the group's span, or a
+constraint family); for each record, whether the attack is about it (``targets``) and whether the
+attack, by its own definition, exposes it (``exposed``). When the true sensitive values are known
+(the data publisher runs the audit on the training data) the attacker's confidence in each
+record's true value is reported too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.data.qigroups import QIGroups
+
+DEFAULT_THRESHOLDS = (0.5, 0.8, 0.9, 1.0)
+CERTAIN = 1 - 1e-9
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    return v
+
+
+@dataclass
+class AttackResult:
+    """The outcome of an attack on a published model.
+
+    Attributes
+    ----------
+    attack: the attack's name ("homogeneity", "uniqueness", "background-knowledge", "maxent", ...).
+    sensitive: the sensitive attribute; ``values`` its domain, in the columns' order.
+    groups: the attacker's table (QI groups, counts, each record's group).
+    posterior: ``(n_groups, n_values)``, the attacker's distribution over sensitive values.
+    provenance: per group, what the posterior comes from (e.g. "leaf 17").
+    targets: per record, whether the attack is about this person (e.g. not a known individual).
+    exposed: per record, whether the attack exposes the person by its own definition.
+    true_codes: per record, the index of the true sensitive value, or ``None`` if unknown.
+    details: attack-specific counts (e.g. the paper's N_ℓ and N_u).
+    """
+
+    attack: str
+    sensitive: str
+    values: tuple
+    groups: QIGroups
+    posterior: np.ndarray
+    provenance: list[str]
+    targets: np.ndarray
+    exposed: np.ndarray
+    true_codes: np.ndarray | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    # -- per group / per record --------------------------------------------------------------
+    @property
+    def certain_groups(self) -> np.ndarray:
+        """Groups whose sensitive value the attacker knows for sure."""
+        return self.posterior.max(axis=1) >= CERTAIN
+
+    def record_posterior(self) -> np.ndarray:
+        """``(n_records, n_values)``: each record's group posterior."""
+        return self.posterior[self.groups.group_of_record]
+
+    def predicted(self) -> np.ndarray:
+        """The attacker's best guess for each record (index into ``values``)."""
+        return self.posterior.argmax(axis=1)[self.groups.group_of_record]
+
+    def confidence_in_truth(self) -> np.ndarray | None:
+        """The probability the attacker gives each record's true value (``None`` if unknown)."""
+        if self.true_codes is None:
+            return None
+        return self.record_posterior()[np.arange(len(self.true_codes)), self.true_codes]
+
+    # -- summaries ---------------------------------------------------------------------------
+    def summary(self, thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> dict[str, Any]:
+        """Counts a privacy officer reads first."""
+        targets = self.targets
+        certain_records = self.certain_groups[self.groups.group_of_record] & targets
+        out: dict[str, Any] = {
+            "attack": self.attack,
+            "sensitive": self.sensitive,
+            "records": int(self.groups.n_records),
+            "targets": int(targets.sum()),
+            "qi_groups": int(self.groups.n_groups),
+            "exposed_records": int((self.exposed & targets).sum()),
+            "certain_records": int(certain_records.sum()),
+        }
+        confidence = self.confidence_in_truth()
+        if confidence is not None:
+            c = confidence[targets]
+            out["attacker_accuracy"] = float((self.predicted()[targets] == self.true_codes[targets]).mean()) if len(c) else 0.0
+            out["confidence_in_true_value"] = {
+                f">={t:g}": int((c >= t - 1e-12).sum()) for t in thresholds
+            }
+        out.update({k: _plain(v) for k, v in self.details.items()})
+        return out
+
+    def riskiest_groups(self, k: int = 10) -> pd.DataFrame:
+        """The ``k`` groups the attacker is most confident about (ties: larger groups first)."""
+        confidence = self.posterior.max(axis=1)
+        order = np.lexsort((-self.groups.counts, -confidence))[:k]
+        table = self.groups.table.iloc[order].reset_index(drop=True).copy()
+        table["records"] = self.groups.counts[order]
+        table["guess"] = [self.values[i] for i in self.posterior[order].argmax(axis=1)]
+        table["confidence"] = confidence[order]
+        table["provenance"] = [self.provenance[i] for i in order]
+        return table
+
+    # -- serialisation -----------------------------------------------------------------------
+    def to_dict(self, thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> dict[str, Any]:
+        """JSON-ready: the summary and every group's posterior."""
+        exposed_by_group = np.bincount(
+            self.groups.group_of_record, weights=(self.exposed & self.targets).astype(float), minlength=self.groups.n_groups
+        )
+        records = self.groups.table.to_dict(orient="records")
+        groups = [
+            {
+                "qi": {k: _plain(v) for k, v in rec.items()},
+                "records": int(self.groups.counts[g]),
+                "exposed_records": int(exposed_by_group[g]),
+                "posterior": [round(float(p), 12) for p in self.posterior[g]],
+                "certain": bool(self.certain_groups[g]),
+                "provenance": self.provenance[g],
+            }
+            for g, rec in enumerate(records)
+        ]
+        return {
+            "format": "ppdm-attack-result",
+            "version": 1,
+            "summary": self.summary(thresholds),
+            "quasi_identifiers": list(self.groups.quasi_identifiers),
+            "values": [_plain(v) for v in self.values],
+            "groups": groups,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
