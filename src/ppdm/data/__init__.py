@@ -1,0 +1,10 @@
+"""Tables and their roles: loaders, quasi-identifier groups, generalization hierarchies."""
+
+from ppdm.data.hierarchy import Cut, Hierarchy, adult_hierarchies, load_hierarchies, save_hierarchies
+from ppdm.data.qigroups import QIGroups, group_codes
+from ppdm.data.roles import Roles, check_columns
+
+__all__ = [
+    "Cut", "Hierarchy", "QIGroups", "Roles", "adult_hierarchies", "check_columns", "group_codes",
+    "load_hierarchies", "save_hierarchies",
+]

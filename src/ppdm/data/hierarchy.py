@@ -1,0 +1,1069 @@
+"""Generalization hierarchies: value trees for categorical attributes, nested intervals for
+numeric ones.
+
+A hierarchy tells how far a quasi-identifier can be coarsened. Paper 002 §3.1 (kADET): when a
+split on an attribute would breach k-anonymity, "if the attribute can be generalized, a new
+candidate is inserted with the generalized attribute"; paper 002 §4 reuses the taxonomy trees of
+TDS (Fung, Wang & Yu, ICDE 2005) for Adult, and TDS itself starts at the root of every hierarchy
+and specializes downward one node at a time (a *cut*, see :class:`Cut`).
+
+Two kinds of hierarchy:
+
+* ``"categorical"``: a tree whose leaves are the attribute's domain values and whose internal
+  nodes have names (``ANY`` → ``Government`` → ``Federal-gov``, ...).
+* ``"numeric"``: nested half-open intervals ``[lo, hi)`` (``lo`` may be ``-inf``, ``hi`` may be
+  ``inf``); the children of a node partition it exactly and contiguously. A node's label is its
+  interval written ``"[20, 30)"``.
+
+Depths count from the root (depth 0). Generalizing "to depth d" maps a value to its ancestor at
+depth d, or to its own leaf when its branch is shallower than d (so every depth yields a partition
+of the domain, and depth d refines depth d-1).
+
+Files (:func:`load_hierarchies`, :func:`save_hierarchies`) are JSON or YAML::
+
+    hierarchies:
+      workclass: {kind: categorical, tree: {ANY: [Private, {Government: [Federal-gov, ...]}]}}
+      age:       {kind: numeric, range: [0, inf], cuts: [[40], [20, 30, 40, 50, 60]]}
+      hours:     {kind: numeric, tree: {range: [0, inf], children: [{range: [0, 40]}, ...]}}
+
+Note that YAML 1.1 reads unquoted ``yes``/``no``/``on``/``off`` as booleans: quote such values.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+import math
+import os
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from ppdm.errors import HierarchyError
+
+__all__ = [
+    "Cut",
+    "Hierarchy",
+    "adult_hierarchies",
+    "interval_label",
+    "load_hierarchies",
+    "save_hierarchies",
+]
+
+Label = Hashable
+"""A node: a domain value or an internal node's name (categorical), an interval label (numeric)."""
+Kind = Literal["categorical", "numeric"]
+Values = pd.Series | np.ndarray | Sequence[Any]
+PathLike = str | os.PathLike[str]
+
+_KINDS: tuple[str, ...] = ("categorical", "numeric")
+_MAX_SHOWN = 5  # offending values named in an error message
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _prefixed(prefix: str) -> Iterator[None]:
+    """Re-raise a :class:`HierarchyError` with ``prefix`` (a file, attribute or field) in front."""
+    try:
+        yield
+    except HierarchyError as exc:
+        raise HierarchyError(f"{prefix}: {exc}") from None
+
+
+def _fmt_number(x: float) -> str:
+    """``20`` for 20.0, ``2.5`` for 2.5, ``inf``/``-inf`` for the unbounded ends."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
+
+
+def interval_label(lo: float, hi: float) -> str:
+    """The label of the interval ``[lo, hi)``, e.g. ``"[20, 30)"``."""
+    return f"[{_fmt_number(lo)}, {_fmt_number(hi)})"
+
+
+def _dump_number(x: float) -> int | float | str:
+    """A bound as written to dicts/files: an int when integral, ``"inf"``/``"-inf"`` strings."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return int(x) if float(x).is_integer() else float(x)
+
+
+def _parse_bound(raw: Any, unbounded: float, what: str) -> float:
+    """Read one interval bound: a number, ``null`` (unbounded), or ``"inf"``/``"-inf"``."""
+    if raw is None:
+        return unbounded
+    if isinstance(raw, bool):
+        raise HierarchyError(f"{what}: expected a number, got {raw!r}")
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in ("inf", "+inf", "infinity", "+infinity"):
+            return math.inf
+        if text in ("-inf", "-infinity"):
+            return -math.inf
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise HierarchyError(f"{what}: expected a number, null or 'inf'/'-inf', got {raw!r}") from None
+    if math.isnan(value):
+        raise HierarchyError(f"{what}: NaN is not a valid bound")
+    return value
+
+
+def _show(values: Iterable[Any]) -> str:
+    """Comma-separated reprs, NaN/None shown as 'NaN (missing)'."""
+    parts = []
+    for v in values:
+        v = v.item() if isinstance(v, np.generic) else v
+        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+            parts.append("NaN (missing)")
+        else:
+            parts.append(_fmt_number(v) if isinstance(v, float) else repr(v))
+    return ", ".join(parts)
+
+
+def _first_distinct(values: np.ndarray, limit: int = _MAX_SHOWN) -> list[Any]:
+    """The first ``limit`` distinct values of ``values``, in order of appearance."""
+    series = pd.Series(values, dtype=object)
+    series = series.where(series.notna(), np.nan)  # None, pd.NA and NaN count as one value
+    return list(pd.unique(series))[:limit]
+
+
+def _is_scalar_label(x: Any) -> bool:
+    return isinstance(x, (str, int, float, bool, np.generic)) and not (
+        isinstance(x, float) and math.isnan(x)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing the nested structures of the constructors
+# --------------------------------------------------------------------------------------------
+
+
+class _TreeBuilder:
+    """Collects ``parent → children`` while checking that no name is used twice."""
+
+    def __init__(self, root: Label) -> None:
+        self.root = root
+        self.children: dict[Label, list[Label]] = {root: []}
+        self.parent: dict[Label, Label | None] = {root: None}
+
+    def add(self, node: Label, parent: Label) -> None:
+        if node in self.parent:
+            where = "the root" if self.parent[node] is None else f"under {self.parent[node]!r}"
+            raise HierarchyError(
+                f"node {node!r} is used twice ({where} and under {parent!r}); "
+                "every name and domain value must appear exactly once"
+            )
+        self.parent[node] = parent
+        self.children[node] = []
+        self.children[parent].append(node)
+
+
+def _parse_categorical(tree: Any) -> tuple[Label, dict[Label, list[Label]]]:
+    """``{root: children}`` → (root, children); see :meth:`Hierarchy.categorical`."""
+    if not isinstance(tree, Mapping) or len(tree) != 1:
+        raise HierarchyError(
+            "a categorical tree must be a mapping with exactly one key, the root's name "
+            f"(e.g. {{'ANY': [...]}}), got {tree!r:.80}"
+        )
+    ((root, spec),) = tree.items()
+    if not isinstance(root, str):
+        raise HierarchyError(f"the root's name must be a string, got {root!r}")
+    builder = _TreeBuilder(root)
+    _parse_internal(builder, root, spec)
+    return root, builder.children
+
+
+def _parse_internal(builder: _TreeBuilder, name: Label, spec: Any) -> None:
+    """Add the children ``spec`` (a mapping or a list) of internal node ``name``."""
+    if isinstance(spec, Mapping):
+        items: list[Any] = [{k: v} for k, v in spec.items()]
+    elif isinstance(spec, (list, tuple)):
+        items = list(spec)
+    else:
+        raise HierarchyError(
+            f"internal node {name!r}: children must be a list or a mapping, got {spec!r}"
+        )
+    if not items:
+        raise HierarchyError(f"internal node {name!r} has no children")
+    for item in items:
+        _parse_item(builder, name, item)
+
+
+def _parse_item(builder: _TreeBuilder, parent: Label, item: Any) -> None:
+    """One entry of a children list: a leaf value or a ``{name: children}`` mapping."""
+    if isinstance(item, Mapping):
+        if not item:
+            raise HierarchyError(f"node {parent!r}: empty mapping among its children")
+        for child, spec in item.items():
+            if not isinstance(child, str):
+                raise HierarchyError(f"node {parent!r}: internal node names must be strings, got {child!r}")
+            builder.add(child, parent)
+            _parse_internal(builder, child, spec)
+    elif _is_scalar_label(item):
+        builder.add(item.item() if isinstance(item, np.generic) else item, parent)
+    elif isinstance(item, (list, tuple)):
+        raise HierarchyError(
+            f"node {parent!r}: a list inside a list ({item!r:.60}); write a group as {{name: [...]}}"
+        )
+    else:
+        raise HierarchyError(f"node {parent!r}: invalid leaf value {item!r}")
+
+
+def _parse_range(node: Any, where: str) -> tuple[float, float]:
+    if not isinstance(node, Mapping) or "range" not in node:
+        raise HierarchyError(f"{where}: expected a mapping with a 'range' field, got {node!r:.80}")
+    unknown = set(node) - {"range", "children"}
+    if unknown:
+        raise HierarchyError(f"{where}: unknown field(s) {sorted(map(str, unknown))}")
+    rng = node["range"]
+    if not isinstance(rng, (list, tuple)) or len(rng) != 2:
+        raise HierarchyError(f"{where}.range: expected [lo, hi], got {rng!r}")
+    return (
+        _parse_bound(rng[0], -math.inf, f"{where}.range[0]"),
+        _parse_bound(rng[1], math.inf, f"{where}.range[1]"),
+    )
+
+
+def _parse_numeric(
+    tree: Any,
+) -> tuple[Label, dict[Label, list[Label]], dict[Label, tuple[float, float]]]:
+    """``{"range": [lo, hi], "children": [...]}`` → (root, children, intervals)."""
+    intervals: dict[Label, tuple[float, float]] = {}
+    builder: _TreeBuilder | None = None
+
+    def visit(node: Any, parent: Label | None, where: str) -> None:
+        nonlocal builder
+        lo, hi = _parse_range(node, where)
+        label = interval_label(lo, hi)
+        if builder is None:
+            builder = _TreeBuilder(label)
+        else:
+            builder.add(label, parent)
+        intervals[label] = (lo, hi)
+        kids = node.get("children") or []
+        if not isinstance(kids, (list, tuple)):
+            raise HierarchyError(f"{where}.children: expected a list, got {kids!r:.60}")
+        if len(kids) == 1:
+            raise HierarchyError(
+                f"{where} ({label}): a single child cannot split it; omit 'children' for a leaf"
+            )
+        for i, kid in enumerate(kids):
+            visit(kid, label, f"{where}.children[{i}]")
+
+    visit(tree, None, "tree")
+    assert builder is not None
+    return builder.root, builder.children, intervals
+
+
+def _parse_levels(levels: Any, lower: float, upper: float) -> list[np.ndarray]:
+    """Check and sort the cut points of :meth:`Hierarchy.from_cuts`."""
+    if isinstance(levels, (str, bytes)) or not isinstance(levels, (Sequence, np.ndarray)):
+        raise HierarchyError(f"levels must be a list of lists of cut points, got {levels!r:.60}")
+    parsed: list[np.ndarray] = []
+    for d, level in enumerate(levels, start=1):
+        if isinstance(level, (str, bytes)) or not isinstance(level, (Sequence, np.ndarray)):
+            raise HierarchyError(f"level {d}: expected a list of cut points, got {level!r:.60}")
+        points = np.array([_parse_bound(p, math.nan, f"level {d}") for p in level], dtype=float)
+        points.sort()
+        _check_level(d, points, parsed[-1] if parsed else np.empty(0), lower, upper)
+        parsed.append(points)
+    return parsed
+
+
+def _check_level(d: int, points: np.ndarray, previous: np.ndarray, lower: float, upper: float) -> None:
+    outside = points[(points <= lower) | (points >= upper) | np.isnan(points)]
+    if outside.size:
+        raise HierarchyError(
+            f"level {d}: cut point(s) {_show(outside)} not strictly inside "
+            f"the root {interval_label(lower, upper)}"
+        )
+    dupes = points[1:][np.diff(points) == 0]
+    if dupes.size:
+        raise HierarchyError(f"level {d}: cut point(s) {_show(np.unique(dupes))} repeated")
+    missing = np.setdiff1d(previous, points)
+    if missing.size:
+        raise HierarchyError(
+            f"level {d} drops cut point(s) {_show(missing)} of level {d - 1}; "
+            "each level must include the previous level's cut points"
+        )
+    if points.size == previous.size:
+        raise HierarchyError(f"level {d} adds no cut point to level {d - 1}")
+
+
+def _tree_from_levels(
+    levels: list[np.ndarray], lower: float, upper: float
+) -> tuple[Label, dict[Label, list[Label]], dict[Label, tuple[float, float]]]:
+    """Nested intervals whose depth-d cut is the partition by ``levels[d-1]``.
+
+    An interval that a level leaves unsplit is a leaf: a later level may not split it (its
+    children would sit deeper than the level that creates them).
+    """
+    root = interval_label(lower, upper)
+    builder = _TreeBuilder(root)
+    intervals = {root: (lower, upper)}
+    edges, depths = np.array([lower, upper]), [0]  # the previous level's partition
+    for d, points in enumerate(levels, start=1):
+        new_edges = np.concatenate([[lower], points, [upper]])
+        new_depths = []
+        for lo, hi in zip(new_edges[:-1].tolist(), new_edges[1:].tolist()):
+            i = int(np.searchsorted(edges, lo, side="right")) - 1
+            parent = (float(edges[i]), float(edges[i + 1]))
+            if parent == (lo, hi):  # left unsplit: stays a leaf at its own depth
+                new_depths.append(depths[i])
+                continue
+            if depths[i] != d - 1:
+                raise HierarchyError(
+                    f"level {d} splits {interval_label(*parent)}, which level {depths[i] + 1} "
+                    "left unsplit; once a branch stops, later levels cannot split it"
+                )
+            label = interval_label(lo, hi)
+            builder.add(label, interval_label(*parent))
+            intervals[label] = (lo, hi)
+            new_depths.append(d)
+        edges, depths = new_edges, new_depths
+    return root, builder.children, intervals
+
+
+# --------------------------------------------------------------------------------------------
+# Hierarchy
+# --------------------------------------------------------------------------------------------
+
+
+class Hierarchy:
+    """A generalization hierarchy of one attribute (paper 002 §3.1; TDS, Fung et al. 2005).
+
+    Build one with :meth:`categorical`, :meth:`numeric`, :meth:`from_cuts`, :meth:`from_dict` or
+    :func:`load_hierarchies`. The constructor itself takes the tree as ``root`` plus a
+    ``children`` mapping (and, for numeric hierarchies, each node's ``(lo, hi)`` interval) and
+    validates it: a proper tree, every domain value a leaf exactly once, numeric children
+    contiguous, non-overlapping and covering their parent exactly. A hierarchy is immutable.
+    """
+
+    def __init__(
+        self,
+        attribute: str,
+        kind: Kind,
+        root: Label,
+        children: Mapping[Label, Sequence[Label]],
+        intervals: Mapping[Label, tuple[float, float]] | None = None,
+    ) -> None:
+        if not isinstance(attribute, str) or not attribute:
+            raise HierarchyError(f"a hierarchy's attribute must be a non-empty string, got {attribute!r}")
+        if kind not in _KINDS:
+            raise HierarchyError(f"hierarchy {attribute!r}: unknown kind {kind!r} (expected one of {_KINDS})")
+        self._attribute = attribute
+        self._kind: Kind = kind
+        with _prefixed(f"hierarchy {attribute!r}"):
+            self._intervals = self._check_intervals(root, children, intervals)
+            kids = self._ordered_children(children)
+            self._build(root, kids)
+
+    # -- construction -------------------------------------------------------------------------
+
+    def _check_intervals(
+        self,
+        root: Label,
+        children: Mapping[Label, Sequence[Label]],
+        intervals: Mapping[Label, tuple[float, float]] | None,
+    ) -> dict[Label, tuple[float, float]]:
+        if self._kind == "categorical":
+            if intervals is not None:
+                raise HierarchyError("a categorical hierarchy takes no intervals")
+            return {}
+        if intervals is None:
+            raise HierarchyError("a numeric hierarchy needs the interval of every node")
+        nodes = {root, *children, *(c for kids in children.values() for c in kids)}
+        missing = [n for n in nodes if n not in intervals]
+        if missing:
+            raise HierarchyError(f"no interval given for node(s) {_show(missing[:_MAX_SHOWN])}")
+        checked = {}
+        for node in nodes:
+            lo, hi = (float(b) for b in intervals[node])
+            if not lo < hi:
+                raise HierarchyError(
+                    f"node {node!r}: empty interval, lower bound {_fmt_number(lo)} "
+                    f"is not below upper bound {_fmt_number(hi)}"
+                )
+            checked[node] = (lo, hi)
+        return checked
+
+    def _ordered_children(self, children: Mapping[Label, Sequence[Label]]) -> dict[Label, tuple[Label, ...]]:
+        """Children as tuples; numeric children sorted and checked to partition their parent."""
+        kids = {node: tuple(c) for node, c in children.items()}
+        if self._kind == "numeric":
+            for node, c in kids.items():
+                if c:
+                    kids[node] = tuple(sorted(c, key=lambda n: self._intervals[n]))
+                    self._check_partition(node, kids[node])
+        return kids
+
+    def _check_partition(self, node: Label, kids: tuple[Label, ...]) -> None:
+        """Numeric children must cover ``node``'s interval exactly, without gap or overlap."""
+        lo, hi = self._intervals[node]
+        first, last = self._intervals[kids[0]], self._intervals[kids[-1]]
+        if first[0] != lo:
+            raise HierarchyError(
+                f"children of {node!r} start at {_fmt_number(first[0])}, "
+                f"not at its lower bound {_fmt_number(lo)}"
+            )
+        if last[1] != hi:
+            raise HierarchyError(
+                f"children of {node!r} end at {_fmt_number(last[1])}, "
+                f"not at its upper bound {_fmt_number(hi)}"
+            )
+        for a, b in zip(kids[:-1], kids[1:]):
+            end, start = self._intervals[a][1], self._intervals[b][0]
+            if end < start:
+                raise HierarchyError(f"children of {node!r} leave a gap between {a!r} and {b!r}")
+            if end > start:
+                raise HierarchyError(f"children of {node!r} overlap: {a!r} and {b!r}")
+
+    def _build(self, root: Label, kids: Mapping[Label, tuple[Label, ...]]) -> None:
+        """Pre-order walk: parents, depths, leaves in order and each node's span of leaves."""
+        self._root = root
+        self._children: dict[Label, tuple[Label, ...]] = {}
+        self._parent: dict[Label, Label | None] = {root: None}
+        self._depth: dict[Label, int] = {root: 0}
+        self._span: dict[Label, tuple[int, int]] = {}
+        leaves: list[Label] = []
+        order: list[Label] = []
+        stack: list[tuple[Label, bool]] = [(root, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                self._span[node] = (self._span[node][0], len(leaves))
+                continue
+            order.append(node)
+            self._children[node] = kids.get(node, ())
+            self._span[node] = (len(leaves), -1)
+            if not self._children[node]:
+                leaves.append(node)
+            stack.append((node, True))
+            for child in reversed(self._children[node]):
+                self._adopt(child, node)
+                stack.append((child, False))
+        unreachable = [n for n in kids if n not in self._parent]
+        if unreachable:
+            shown = _show(unreachable[:_MAX_SHOWN])
+            raise HierarchyError(f"node(s) {shown} not reachable from the root {root!r}")
+        if self._kind == "categorical" and not self._children[root]:
+            raise HierarchyError(f"the root {root!r} has no children")
+        self._order = tuple(order)
+        self._leaves = tuple(leaves)
+        self._leaf_index = pd.Index(leaves)
+        self._height = max(self._depth.values())
+        self._cut_cache: dict[int, Cut] = {}
+        if self._kind == "numeric":
+            ends = [self._intervals[leaf][0] for leaf in leaves] + [self._intervals[root][1]]
+            self._leaf_edges = np.asarray(ends, dtype=float)
+
+    def _adopt(self, child: Label, parent: Label) -> None:
+        if child in self._parent:
+            raise HierarchyError(
+                f"node {child!r} is used twice (under {self._parent[child]!r} and under {parent!r}); "
+                "every name and domain value must appear exactly once"
+            )
+        self._parent[child] = parent
+        self._depth[child] = self._depth[parent] + 1
+
+    @classmethod
+    def categorical(cls, attribute: str, tree: Mapping[Label, Any]) -> Hierarchy:
+        """A value tree from a nested structure (TDS taxonomy trees, paper 002 §4).
+
+        ``tree`` has one key, the root's name. A mapping maps internal node names to their
+        children; a list holds leaf values (the attribute's domain values) and ``{name:
+        children}`` mappings for nested groups, e.g. ``{"ANY": ["Private", {"Government":
+        ["Federal-gov", "Local-gov", "State-gov"]}]}``.
+        """
+        with _prefixed(f"hierarchy {attribute!r}"):
+            root, children = _parse_categorical(tree)
+        return cls(attribute, "categorical", root, children)
+
+    @classmethod
+    def numeric(cls, attribute: str, tree: Mapping[str, Any]) -> Hierarchy:
+        """Nested intervals from ``{"range": [lo, hi], "children": [...]}`` nodes.
+
+        Bounds are numbers, or ``null``/``"-inf"``/``"inf"`` for unbounded ends; a node without
+        ``children`` is a leaf. Children may be listed in any order.
+        """
+        with _prefixed(f"hierarchy {attribute!r}"):
+            root, children, intervals = _parse_numeric(tree)
+        return cls(attribute, "numeric", root, children, intervals)
+
+    @classmethod
+    def from_cuts(
+        cls,
+        attribute: str,
+        levels: Sequence[Sequence[float]],
+        *,
+        lower: float = -math.inf,
+        upper: float = math.inf,
+    ) -> Hierarchy:
+        """Nested intervals from increasingly fine lists of cut points.
+
+        ``levels[d-1]`` holds the interior cut points of depth d (the root is ``[lower,
+        upper)``); each level must contain the previous level's points and add at least one.
+        An interval a level leaves unsplit becomes a leaf, and a later level may not split it.
+        ``from_cuts(a, [[40], [20, 40, 60]], lower=0)`` has ``[0, inf)`` → ``[0, 40)``,
+        ``[40, inf)`` → ``[0, 20)``, ``[20, 40)``, ``[40, 60)``, ``[60, inf)``.
+        """
+        with _prefixed(f"hierarchy {attribute!r}"):
+            lo = _parse_bound(lower, -math.inf, "lower")
+            hi = _parse_bound(upper, math.inf, "upper")
+            if not lo < hi:
+                raise HierarchyError(f"lower bound {lower} is not below upper bound {upper}")
+            root, children, intervals = _tree_from_levels(_parse_levels(levels, lo, hi), lo, hi)
+        return cls(attribute, "numeric", root, children, intervals)
+
+    # -- navigation ---------------------------------------------------------------------------
+
+    @property
+    def attribute(self) -> str:
+        """The attribute (column) this hierarchy generalizes."""
+        return self._attribute
+
+    @property
+    def kind(self) -> Kind:
+        """``"categorical"`` or ``"numeric"``."""
+        return self._kind
+
+    @property
+    def root(self) -> Label:
+        """The most general node (``ANY``, or the whole range for numeric hierarchies)."""
+        return self._root
+
+    @property
+    def height(self) -> int:
+        """The largest depth of a node (0 for a hierarchy with a single node)."""
+        return self._height
+
+    @property
+    def nodes(self) -> tuple[Label, ...]:
+        """Every node, in pre-order (parents before children, siblings in order)."""
+        return self._order
+
+    def _node(self, node: Any) -> Label:
+        """``node`` itself, or the label of a ``(lo, hi)`` pair for numeric hierarchies."""
+        if self._kind == "numeric" and isinstance(node, tuple) and len(node) == 2:
+            node = interval_label(float(node[0]), float(node[1]))
+        try:
+            known = node in self._parent
+        except TypeError:
+            known = False
+        if not known:
+            raise HierarchyError(f"hierarchy {self._attribute!r} has no node {node!r}")
+        return node
+
+    def children(self, node: Label) -> tuple[Label, ...]:
+        """The children of ``node`` (empty for a leaf); numeric children in increasing order."""
+        return self._children[self._node(node)]
+
+    def parent(self, node: Label) -> Label | None:
+        """The parent of ``node``, ``None`` for the root."""
+        return self._parent[self._node(node)]
+
+    def depth(self, node: Label) -> int:
+        """The number of edges from the root to ``node``."""
+        return self._depth[self._node(node)]
+
+    def is_leaf(self, node: Label) -> bool:
+        """Whether ``node`` has no children."""
+        return not self._children[self._node(node)]
+
+    def leaves(self, node: Label | None = None) -> list[Label]:
+        """The domain values under ``node`` (default: the root), in tree order.
+
+        For numeric hierarchies these are the labels of the leaf intervals.
+        """
+        start, end = self._span[self._root if node is None else self._node(node)]
+        return list(self._leaves[start:end])
+
+    def interval(self, node: Label) -> tuple[float, float]:
+        """The ``(lo, hi)`` bounds of a numeric node's half-open interval."""
+        self._require("numeric", "interval")
+        return self._intervals[self._node(node)]
+
+    def path(self, node: Label) -> list[Label]:
+        """The nodes from the root down to ``node``."""
+        node = self._node(node)
+        path = [node]
+        while self._parent[path[-1]] is not None:
+            path.append(self._parent[path[-1]])
+        return path[::-1]
+
+    def ancestor(self, value: Any, depth: int) -> Label:
+        """The node at ``depth`` above ``value`` (its own leaf when its branch is shallower).
+
+        ``value`` is a domain value (categorical) or a number (numeric).
+        """
+        self._check_depth(depth)
+        leaf = self._leaves[int(self._leaf_positions(np.asarray([value], dtype=object))[0])]
+        path = self.path(leaf)
+        return path[min(depth, len(path) - 1)]
+
+    def _require(self, kind: Kind, what: str) -> None:
+        if self._kind != kind:
+            raise HierarchyError(
+                f"hierarchy {self._attribute!r} is {self._kind}; {what} needs a {kind} hierarchy"
+            )
+
+    def _check_depth(self, depth: int) -> None:
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+            raise HierarchyError(
+                f"hierarchy {self._attribute!r}: depth must be an integer >= 0, got {depth!r}"
+            )
+
+    # -- coverage and vectorised mapping --------------------------------------------------------
+
+    def check_covers(self, values: Values) -> None:
+        """Raise :class:`HierarchyError` naming the first values the hierarchy does not cover.
+
+        Categorical: values that are not leaves (internal names count as uncovered); numeric:
+        values outside the root interval. Missing values (NaN) are errors too.
+        """
+        self._leaf_positions(values)
+
+    def _leaf_positions(self, values: Values) -> np.ndarray:
+        """Index (into the leaves, in tree order) of each value's leaf; raises when uncovered."""
+        if self._kind == "numeric":
+            numbers = self._as_numbers(values)
+            pos = np.searchsorted(self._leaf_edges, numbers, side="right") - 1
+            bad = (pos < 0) | (pos >= len(self._leaves)) | np.isnan(numbers)
+            if bad.any():
+                self._uncovered(numbers[bad], len(numbers), f"outside {self._root}")
+            return pos
+        pos = self._categorical_positions(values)
+        bad = pos < 0
+        if bad.any():
+            self._uncovered(_values_array(values)[bad], len(pos), "not leaves of the hierarchy")
+        return pos
+
+    def _categorical_positions(self, values: Values) -> np.ndarray:
+        if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.array
+        if isinstance(values, pd.Categorical):
+            per_category = self._leaf_index.get_indexer(values.categories)
+            codes = values.codes
+            return np.where(codes >= 0, per_category[codes], -1)
+        return self._leaf_index.get_indexer(_values_array(values))
+
+    def _as_numbers(self, values: Values) -> np.ndarray:
+        """``values`` as floats; non-numeric values are an error naming them."""
+        if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+            return values.astype(float, copy=False)
+        if isinstance(values, pd.Series) and values.dtype.kind in "iuf":
+            return values.to_numpy(dtype=float, na_value=np.nan)
+        if isinstance(values, pd.Series) and isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        series = values if isinstance(values, pd.Series) else pd.Series(_values_array(values), dtype=object)
+        numbers = pd.to_numeric(series, errors="coerce")
+        bad = numbers.isna().to_numpy() & series.notna().to_numpy()
+        if bad.any():
+            raise HierarchyError(
+                f"hierarchy {self._attribute!r} is numeric; non-numeric value(s) "
+                f"{_show(_first_distinct(series.to_numpy(dtype=object)[bad]))}"
+            )
+        return numbers.to_numpy(dtype=float, na_value=np.nan)
+
+    def _uncovered(self, bad: np.ndarray, total: int, why: str) -> None:
+        """Raise naming the first distinct values of ``bad`` (``total``: how many were mapped)."""
+        shown = _first_distinct(bad, _MAX_SHOWN + 1)
+        more = ", ..." if len(shown) > _MAX_SHOWN else ""
+        shown = shown[:_MAX_SHOWN]
+        raise HierarchyError(
+            f"hierarchy {self._attribute!r} does not cover {len(bad)} of {total} value(s): "
+            f"{_show(shown)}{more} ({why})"
+        )
+
+    # -- generalization -------------------------------------------------------------------------
+
+    def cut_at_depth(self, depth: int) -> Cut:
+        """The cut of every node at ``depth`` plus the shallower leaves (a partition of the domain)."""
+        self._check_depth(depth)
+        depth = min(int(depth), self._height)
+        if depth not in self._cut_cache:
+            nodes = [n for n in self._order if self._in_depth_cut(n, depth)]
+            self._cut_cache[depth] = Cut(self, nodes)
+        return self._cut_cache[depth]
+
+    def _in_depth_cut(self, node: Label, depth: int) -> bool:
+        return self._depth[node] == depth or (self._depth[node] < depth and not self._children[node])
+
+    def generalize(self, values: Values, depth: int) -> pd.Series:
+        """Map each value to the label of its ancestor at ``depth`` (paper 002 §3.1).
+
+        Depth 0 is the root; a value whose branch is shallower than ``depth`` keeps its leaf.
+        Returns a categorical Series (categories: the cut's labels in tree order, ordered for
+        numeric hierarchies) with the input's index when ``values`` is a Series.
+        """
+        return self.cut_at_depth(depth).apply(values)
+
+    def groups_at_depth(self, depth: int) -> list[tuple[Label, list[Label]]]:
+        """The partition of the domain at ``depth``: ``(node label, leaves under it)`` pairs.
+
+        Meant for categorical hierarchies (the value groups of a generalized split, paper 002
+        §3.1); for numeric ones the "leaves" are leaf interval labels.
+        """
+        return [(node, self.leaves(node)) for node in self.cut_at_depth(depth)]
+
+    def cuts_at_depth(self, depth: int) -> np.ndarray:
+        """The interior cut points of the numeric partition at ``depth`` (empty at depth 0).
+
+        The intervals are ``[lower, c1), [c1, c2), ..., [ck, upper)`` with ``(lower, upper)`` the
+        root's interval; :attr:`Cut.boundaries` includes both ends.
+        """
+        self._require("numeric", "cuts_at_depth")
+        return self.cut_at_depth(depth).boundaries[1:-1]
+
+    # -- top-down specialization ------------------------------------------------------------------
+
+    def top_cut(self) -> Cut:
+        """The most general cut, ``{root}``, where top-down specialization starts (TDS)."""
+        return Cut(self, [self._root])
+
+    def specializations(self, cut: Cut) -> list[Label]:
+        """The nodes of ``cut`` that can be replaced by their children (non-leaves), in order."""
+        if cut.hierarchy is not self:
+            raise HierarchyError(f"the cut {cut!r} belongs to another hierarchy than {self!r}")
+        return [n for n in cut.nodes if self._children[n]]
+
+    # -- serialisation ----------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"attribute", "kind", "tree"}``; the tree in the format of :meth:`categorical` or
+        :meth:`numeric` (unbounded ends written ``"-inf"``/``"inf"``, valid JSON)."""
+        if self._kind == "categorical":
+            tree: Any = {self._root: self._dump_children(self._root)}
+        else:
+            tree = self._dump_interval(self._root)
+        return {"attribute": self._attribute, "kind": self._kind, "tree": tree}
+
+    def _dump_children(self, node: Label) -> list[Any] | dict[Label, Any]:
+        kids = self._children[node]
+        if all(self._children[k] for k in kids):
+            return {k: self._dump_children(k) for k in kids}
+        return [k if not self._children[k] else {k: self._dump_children(k)} for k in kids]
+
+    def _dump_interval(self, node: Label) -> dict[str, Any]:
+        lo, hi = self._intervals[node]
+        out: dict[str, Any] = {"range": [_dump_number(lo), _dump_number(hi)]}
+        if self._children[node]:
+            out["children"] = [self._dump_interval(k) for k in self._children[node]]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], attribute: str | None = None) -> Hierarchy:
+        """Inverse of :meth:`to_dict`; also accepts ``{"kind": "numeric", "cuts": [...],
+        "range": [lo, hi]}``. ``attribute`` is needed when ``data`` has no ``"attribute"``."""
+        return _from_spec(data, attribute, where="hierarchy")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Hierarchy):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash((self._attribute, self._kind, self._order))
+
+    def __repr__(self) -> str:
+        return (
+            f"Hierarchy({self._attribute!r}, {self._kind}, root={self._root!r}, "
+            f"height={self._height}, leaves={len(self._leaves)})"
+        )
+
+
+def _values_array(values: Values) -> np.ndarray:
+    """Any 1-d array-like as an object array (for hashing lookups and error messages)."""
+    array = np.asarray(values, dtype=object)
+    if array.ndim != 1:
+        raise HierarchyError(f"values must be one-dimensional, got an array of shape {array.shape}")
+    return array
+
+
+# --------------------------------------------------------------------------------------------
+# Cuts
+# --------------------------------------------------------------------------------------------
+
+
+class Cut:
+    """A set of hierarchy nodes that partitions the leaves (TDS, Fung et al. 2005 §3).
+
+    Top-down specialization starts from :meth:`Hierarchy.top_cut` (``{root}``) and repeatedly
+    replaces a node by its children (:meth:`specialize`). :meth:`apply` maps values to the cut
+    node containing them. Nodes are kept in tree (leaf) order; cuts are immutable and hashable.
+    """
+
+    def __init__(self, hierarchy: Hierarchy, nodes: Iterable[Label]) -> None:
+        self._hierarchy = hierarchy
+        nodes = [hierarchy._node(n) for n in nodes]
+        ordered = sorted(nodes, key=lambda n: hierarchy._span[n])
+        self._check_partition(ordered)
+        self._nodes = tuple(ordered)
+        sizes = [hierarchy._span[n][1] - hierarchy._span[n][0] for n in ordered]
+        self._leaf_to_node = np.repeat(np.arange(len(ordered)), sizes)
+        self._categories = pd.Index(list(ordered))
+        if hierarchy.kind == "numeric":
+            ends = [hierarchy._intervals[n][0] for n in ordered] + [hierarchy._intervals[ordered[-1]][1]]
+            self._boundaries = np.asarray(ends, dtype=float)
+
+    def _check_partition(self, ordered: list[Label]) -> None:
+        h = self._hierarchy
+        if not ordered:
+            raise HierarchyError(f"hierarchy {h.attribute!r}: a cut needs at least one node")
+        position = 0
+        for node in ordered:
+            start, end = h._span[node]
+            if start < position:
+                raise HierarchyError(f"hierarchy {h.attribute!r}: cut nodes overlap at {node!r}")
+            if start > position:
+                raise HierarchyError(
+                    f"hierarchy {h.attribute!r}: the cut misses leaf {h._leaves[position]!r}"
+                )
+            position = end
+        if position != len(h._leaves):
+            raise HierarchyError(f"hierarchy {h.attribute!r}: the cut misses leaf {h._leaves[position]!r}")
+
+    @property
+    def hierarchy(self) -> Hierarchy:
+        """The hierarchy whose nodes this cut holds."""
+        return self._hierarchy
+
+    @property
+    def nodes(self) -> tuple[Label, ...]:
+        """The cut's nodes in tree order (increasing intervals for numeric hierarchies)."""
+        return self._nodes
+
+    @property
+    def boundaries(self) -> np.ndarray:
+        """Numeric cuts: the ``len(cut) + 1`` interval edges, both outer bounds included."""
+        self._hierarchy._require("numeric", "boundaries")
+        return self._boundaries.copy()
+
+    def specializations(self) -> list[Label]:
+        """The nodes that can be replaced by their children (see :meth:`Hierarchy.specializations`)."""
+        return self._hierarchy.specializations(self)
+
+    def specialize(self, node: Label) -> Cut:
+        """The cut with ``node`` replaced by its children (one TDS specialization step)."""
+        h = self._hierarchy
+        node = h._node(node)
+        if node not in self._nodes:
+            raise HierarchyError(
+                f"hierarchy {h.attribute!r}: node {node!r} is not in the cut {list(self._nodes)}"
+            )
+        if not h._children[node]:
+            raise HierarchyError(
+                f"hierarchy {h.attribute!r}: node {node!r} is a leaf and cannot be specialized"
+            )
+        i = self._nodes.index(node)
+        return Cut(h, self._nodes[:i] + h._children[node] + self._nodes[i + 1 :])
+
+    def apply(self, values: Values) -> pd.Series:
+        """Map each value to the cut node containing it, as a categorical Series.
+
+        Numeric: one ``np.searchsorted`` on the cut's boundaries; categorical: values are looked
+        up once among the leaves (via the categories' codes when ``values`` is categorical) and
+        mapped through a leaf → cut-node table. Uncovered or missing values raise.
+        """
+        h = self._hierarchy
+        if h.kind == "numeric":
+            codes = self._numeric_codes(h._as_numbers(values))
+        else:
+            codes = self._leaf_to_node[h._leaf_positions(values)]
+        ordered = h.kind == "numeric"
+        categorical = pd.Categorical.from_codes(codes, categories=self._categories, ordered=ordered)
+        index = values.index if isinstance(values, pd.Series) else None
+        return pd.Series(categorical, index=index, name=h.attribute)
+
+    def _numeric_codes(self, numbers: np.ndarray) -> np.ndarray:
+        codes = np.searchsorted(self._boundaries, numbers, side="right") - 1
+        bad = (codes < 0) | (codes >= len(self._nodes)) | np.isnan(numbers)
+        if bad.any():
+            self._hierarchy._uncovered(numbers[bad], len(numbers), f"outside {self._hierarchy.root}")
+        return codes
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __iter__(self) -> Iterator[Label]:
+        return iter(self._nodes)
+
+    def __contains__(self, node: object) -> bool:
+        return node in self._nodes
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Cut):
+            return NotImplemented
+        return self._hierarchy is other._hierarchy and self._nodes == other._nodes
+
+    def __hash__(self) -> int:
+        return hash((id(self._hierarchy), self._nodes))
+
+    def __repr__(self) -> str:
+        return f"Cut({self._hierarchy.attribute!r}, {list(self._nodes)!r})"
+
+
+# --------------------------------------------------------------------------------------------
+# Dicts and files
+# --------------------------------------------------------------------------------------------
+
+_FIELDS = {"attribute", "kind", "tree", "cuts", "range"}
+
+
+def _from_spec(spec: Any, attribute: str | None, where: str) -> Hierarchy:
+    """Build a hierarchy from one ``{"kind": ..., "tree"|"cuts": ...}`` entry."""
+    if not isinstance(spec, Mapping):
+        raise HierarchyError(
+            f"{where}: expected a mapping with fields 'kind' and 'tree' or 'cuts', got {spec!r:.60}"
+        )
+    name = spec.get("attribute", attribute)
+    if attribute is not None and name != attribute:
+        raise HierarchyError(f"{where}.attribute: {name!r} does not match the entry's name {attribute!r}")
+    if not isinstance(name, str) or not name:
+        raise HierarchyError(f"{where}.attribute: missing or not a string ({name!r})")
+    unknown = sorted(str(k) for k in set(spec) - _FIELDS)
+    if unknown:
+        raise HierarchyError(f"{where}: unknown field(s) {unknown} (expected {sorted(_FIELDS)})")
+    kind = spec.get("kind")
+    if kind not in _KINDS:
+        raise HierarchyError(f"{where}.kind: unknown kind {kind!r} (expected 'categorical' or 'numeric')")
+    return _build_kind(spec, name, kind, where)
+
+
+def _build_kind(spec: Mapping[str, Any], name: str, kind: str, where: str) -> Hierarchy:
+    has_tree, has_cuts = "tree" in spec, "cuts" in spec
+    if kind == "categorical":
+        if has_cuts or "range" in spec:
+            raise HierarchyError(f"{where}: 'cuts' and 'range' are for numeric hierarchies")
+        if not has_tree:
+            raise HierarchyError(f"{where}: missing field 'tree'")
+        return Hierarchy.categorical(name, spec["tree"])
+    if has_tree == has_cuts:
+        raise HierarchyError(f"{where}: a numeric hierarchy needs exactly one of 'tree' and 'cuts'")
+    if has_tree:
+        if "range" in spec:
+            raise HierarchyError(f"{where}.range: give the range inside 'tree', not beside it")
+        return Hierarchy.numeric(name, spec["tree"])
+    lower, upper = _parse_outer_range(spec.get("range"), f"{where}.range")
+    return Hierarchy.from_cuts(name, spec["cuts"], lower=lower, upper=upper)
+
+
+def _parse_outer_range(rng: Any, where: str) -> tuple[float, float]:
+    if rng is None:
+        return -math.inf, math.inf
+    if not isinstance(rng, (list, tuple)) or len(rng) != 2:
+        raise HierarchyError(f"{where}: expected [lo, hi], got {rng!r}")
+    return _parse_bound(rng[0], -math.inf, where), _parse_bound(rng[1], math.inf, where)
+
+
+def _file_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    raise HierarchyError(
+        f"{path}: unknown hierarchy file extension {suffix!r} (expected .json, .yaml or .yml)"
+    )
+
+
+def _parse_text(text: str, fmt: str, source: str) -> Any:
+    """JSON or YAML text → data; syntax errors name the file, line and column."""
+    if fmt == "json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            at = f"line {exc.lineno}, column {exc.colno}"
+            raise HierarchyError(f"{source}: invalid JSON at {at}: {exc.msg}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise HierarchyError(f"{source}: invalid YAML{at}: {problem}") from None
+
+
+def _hierarchies_from_data(data: Any, source: str) -> dict[str, Hierarchy]:
+    if not isinstance(data, Mapping) or "hierarchies" not in data:
+        raise HierarchyError(f"{source}: the top level must be a mapping with a 'hierarchies' field")
+    entries = data["hierarchies"]
+    if not isinstance(entries, Mapping):
+        raise HierarchyError(f"{source}: 'hierarchies' must map attribute names to hierarchies")
+    out: dict[str, Hierarchy] = {}
+    for attribute, spec in entries.items():
+        where = f"hierarchies.{attribute}"
+        if not isinstance(attribute, str):
+            raise HierarchyError(f"{source}: {where}: attribute names must be strings, got {attribute!r}")
+        with _prefixed(source):
+            out[attribute] = _from_spec(spec, attribute, where)
+    return out
+
+
+def load_hierarchies(path: PathLike) -> dict[str, Hierarchy]:
+    """Read ``{"hierarchies": {attribute: spec}}`` from a ``.json``, ``.yaml`` or ``.yml`` file.
+
+    Each spec is ``{"kind": "categorical", "tree": ...}``, ``{"kind": "numeric", "tree": ...}``
+    or ``{"kind": "numeric", "cuts": [[...], ...], "range": [lo, hi]}`` (``range`` optional,
+    default unbounded). Errors name the file and, where possible, the attribute and field.
+    """
+    path = Path(path)
+    fmt = _file_format(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HierarchyError(f"{path}: hierarchy file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HierarchyError(f"{path}: cannot read hierarchy file: {exc}") from None
+    return _hierarchies_from_data(_parse_text(text, fmt, str(path)), str(path))
+
+
+def save_hierarchies(path: PathLike, hierarchies: Mapping[str, Hierarchy]) -> None:
+    """Write ``hierarchies`` (attribute → hierarchy) in the format :func:`load_hierarchies` reads."""
+    path = Path(path)
+    fmt = _file_format(path)
+    entries: dict[str, Any] = {}
+    for attribute, hierarchy in hierarchies.items():
+        if not isinstance(hierarchy, Hierarchy) or hierarchy.attribute != attribute:
+            raise HierarchyError(
+                f"{path}: entry {attribute!r} must be the Hierarchy of attribute {attribute!r}, "
+                f"got {hierarchy!r}"
+            )
+        spec = hierarchy.to_dict()
+        del spec["attribute"]
+        entries[attribute] = spec
+    data = {"hierarchies": entries}
+    if fmt == "json":
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    else:
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)
+    path.write_text(text, encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_adult() -> tuple[tuple[str, Hierarchy], ...]:
+    resource = importlib.resources.files("ppdm") / "data/_bundled/hierarchies/adult.yaml"
+    source = "ppdm/data/_bundled/hierarchies/adult.yaml"
+    data = _parse_text(resource.read_text(encoding="utf-8"), "yaml", source)
+    return tuple(_hierarchies_from_data(data, source).items())
+
+
+def adult_hierarchies() -> dict[str, Hierarchy]:
+    """The bundled hierarchies of the UCI Adult attributes (all but ``fnlwgt`` and ``income``).
+
+    Taxonomy trees in the spirit of TDS (Fung, Wang & Yu, ICDE 2005), which paper 002 §4 uses
+    for Adult; the YAML file's header documents each choice.
+    """
+    return dict(_bundled_adult())
