@@ -79,3 +79,53 @@ def test_empty_and_wrongly_typed_tables(run, tmp_path, monkeypatch):
     (tmp_path / "bad.json").write_text('{"format": "ppdm-tree", "version": "one"}')
     result = run("show", "bad.json")
     assert result.exit_code == 2 and "version: expected an integer" in result.output
+
+
+@pytest.fixture
+def nursery_files(run, tmp_path, nursery):
+    frame, _ = nursery
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    frame.iloc[[5, 6]].to_csv(tmp_path / "known.csv", index=False)
+    assert run("train", "--dataset", "nursery", "--test-size", "0", "--out", tmp_path / "tree.json", "-q").exit_code == 0
+    return tmp_path
+
+
+def test_attack_prints_summary_and_writes_result(run, nursery_files):
+    out = nursery_files / "result.json"
+    result = run("attack", "--tree", nursery_files / "tree.json", "--data", nursery_files / "train.csv", "--sensitive", "class", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "homogeneity attack on 'class'" in result.output and "exposed records" in result.output
+    data = json.loads(out.read_text())
+    assert data["format"] == "ppdm-attack-result"
+    assert len(data["groups"]) == 12960 and abs(sum(data["groups"][0]["posterior"]) - 1) < 1e-9
+    assert data["summary"]["exposed_records"] == sum(g["exposed_records"] for g in data["groups"])
+
+
+def test_attack_background_and_inversion(run, nursery_files):
+    tree, table = nursery_files / "tree.json", nursery_files / "train.csv"
+    result = run("attack", "--tree", tree, "--data", table, "--attack", "background", "--known", nursery_files / "known.csv")
+    assert result.exit_code == 0, result.output
+    assert "known individuals" in result.output
+    result = run("attack", "--tree", tree, "--data", table, "--attack", "inversion", "--sensitive", "health", "--top", "0")
+    assert result.exit_code == 0 and "inversion attack on 'health'" in result.output
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--sensitive", "health"], "must be the class"),
+        (["--attack", "background"], "needs --known"),
+        (["--attack", "inversion"], "needs --sensitive"),
+        (["--quasi-identifiers", "parents,pets"], "'pets'"),
+    ],
+)
+def test_attack_bad_input_is_one_line(run, nursery_files, extra, message):
+    result = run("attack", "--tree", nursery_files / "tree.json", "--data", nursery_files / "train.csv", *extra)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and result.output.strip().count("\n") == 0
+
+
+def test_attack_on_a_labels_only_tree(run, nursery_files, tmp_path):
+    run("train", "--dataset", "nursery", "--disclosure", "labels", "--out", tmp_path / "l.json", "-q")
+    result = run("attack", "--tree", tmp_path / "l.json", "--data", nursery_files / "train.csv")
+    assert result.exit_code == 2 and "labels only" in result.output
