@@ -142,7 +142,9 @@ def load_adult(
         15,060 test rows. If false they are kept and the missing values are ``NaN``.
     quasi_identifiers:
         QI columns; default every attribute except ``fnlwgt`` (a sampling weight, not something an
-        attacker knows about a person), the sensitive attribute and the class attribute.
+        attacker knows about a person), the sensitive attribute and the class attribute. When
+        ``education`` or ``education-num`` is sensitive, the other is left out too: each is a
+        one-to-one recoding of the other.
     sensitive:
         Sensitive attribute; default the class attribute.
     class_attribute:
@@ -159,6 +161,9 @@ def load_adult(
     if drop_missing:
         frame = frame.dropna().reset_index(drop=True)
     pool = [c for c in ADULT_COLUMNS if c != "fnlwgt"]
+    twins = {"education": "education-num", "education-num": "education"}
+    if sensitive in twins:
+        pool.remove(twins[sensitive])
     roles = _resolve_roles(
         list(frame.columns), pool, quasi_identifiers, sensitive, class_attribute, "load_adult"
     )

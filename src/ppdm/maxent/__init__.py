@@ -1,0 +1,6 @@
+"""The maximum-entropy engine: problems over P(X | Q), constraint blocks, solvers, builders."""
+
+from ppdm.maxent.problem import InfeasibleError, LinearBlock, MaxEntError, MaxEntProblem
+from ppdm.maxent.solve import Solution, conflicting_rows, solve_linear
+
+__all__ = ["InfeasibleError", "LinearBlock", "MaxEntError", "MaxEntProblem", "Solution", "conflicting_rows", "solve_linear"]

@@ -1,0 +1,126 @@
+"""Presolve for the linear maximum-entropy problem: merge look-alike groups, fix forced zeros.
+
+*Merging.* Two QI groups whose variables appear in exactly the same constraint rows with the
+same coefficients have the same optimal p(· | q) (the objective is symmetric in them). For one
+tree with leaf and SA constraints the classes of such groups are the leaves (DESIGN.md notes:
+the problem "collapses to leaves × classes"); merged groups carry the sum of their weights.
+Classes are found by hashing each group's columns with two random projections, vectorised.
+
+*Forced zeros.* An equality with non-negative coefficients whose right-hand side is 0 forces
+every variable in it to 0 (a leaf that holds no record of class x); one whose right-hand side
+equals the most its groups can put into it forces every variable below the row's maximum
+coefficient to 0 (a pure leaf: P(C | Λ) = 1). Fixing them before the dual solve keeps the
+optimum off the boundary where the dual multipliers would run to infinity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+TINY = 1e-13
+
+
+@dataclass
+class Reduced:
+    """The problem on merged classes of groups, with forced zeros and implied rows removed."""
+
+    class_of_group: np.ndarray  # (G,)
+    weights: np.ndarray  # (C,)
+    A: sp.csr_matrix  # rows kept × (C·K), coefficients on P(c, x) = W_c p(x | c)
+    b: np.ndarray
+    le: np.ndarray
+    rows: np.ndarray  # indices of the kept rows in the original stacking
+    fixed: np.ndarray  # (C, K) bool, variables forced to 0
+    n_values: int
+
+
+def merge_groups(A: sp.csr_matrix, weights: np.ndarray, n_values: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+    """Classes of groups with identical constraint columns; their weights and the merged ``A``."""
+    n_groups = len(weights)
+    if A.shape[0] == 0:
+        classes = np.zeros(n_groups, dtype=np.intp)
+        return classes, np.array([weights.sum()]), sp.csr_matrix((0, n_values))
+    rng = np.random.default_rng(seed)
+    projections = rng.standard_normal((A.shape[0], 2))
+    signature = np.asarray(A.T @ projections).reshape(n_groups, n_values * 2)
+    _, first, classes = np.unique(signature, axis=0, return_index=True, return_inverse=True)
+    classes = classes.ravel().astype(np.intp)
+    merged_weights = np.bincount(classes, weights=weights)
+    columns = (first[:, None] * n_values + np.arange(n_values)).ravel()
+    # A's columns are coefficients on P(q, x); a merged class's P(c, x) is their sum.
+    return classes, merged_weights, sp.csr_matrix(A[:, columns])
+
+
+def fix_forced_zeros(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray]:
+    """Variables forced to 0 (C, K) and the rows the fixing makes redundant (bool per row)."""
+    n_classes = len(weights)
+    fixed = np.zeros((n_classes, n_values), dtype=bool)
+    implied = np.zeros(len(b), dtype=bool)
+    coo = A.tocoo()
+    nonneg_row = np.ones(len(b), dtype=bool)
+    np.logical_and.at(nonneg_row, coo.row, coo.data >= 0)
+    candidates = ~le & nonneg_row
+    for _ in range(8):
+        live = ~fixed.ravel()[coo.col] & (coo.data > TINY)
+        r, col, val = coo.row[live], coo.col[live], coo.data[live]
+        cls = col // n_values
+        changed = _zero_rows(r, col, b, candidates & ~implied, fixed, implied)
+        changed |= _saturated_rows(r, cls, col % n_values, val, b, candidates & ~implied, weights, fixed, implied)
+        if not changed:
+            break
+    return fixed, implied
+
+
+def _zero_rows(r: np.ndarray, col: np.ndarray, b: np.ndarray, candidates: np.ndarray, fixed: np.ndarray, implied: np.ndarray) -> bool:
+    zero = candidates & (np.abs(b) <= TINY)
+    if not zero.any():
+        return False
+    hit = zero[r]
+    flat = fixed.reshape(-1)
+    flat[col[hit]] = True
+    implied |= zero
+    return True
+
+
+def _saturated_rows(
+    r: np.ndarray, cls: np.ndarray, x: np.ndarray, val: np.ndarray, b: np.ndarray,
+    candidates: np.ndarray, weights: np.ndarray, fixed: np.ndarray, implied: np.ndarray,
+) -> bool:
+    if len(r) == 0:
+        return False
+    n_values = fixed.shape[1]
+    order = np.lexsort((cls, r))
+    r, cls, x, val = r[order], cls[order], x[order], val[order]
+    pair_start = np.flatnonzero(np.r_[True, (np.diff(r) != 0) | (np.diff(cls) != 0)])
+    pair_max = np.maximum.reduceat(val, pair_start)
+    pair_row, pair_cls = r[pair_start], cls[pair_start]
+    attainable = np.bincount(pair_row, weights=pair_max * weights[pair_cls], minlength=len(b))
+    saturated = candidates & (b >= attainable - 1e-12 * np.maximum(1.0, np.abs(b))) & (attainable > TINY)
+    if not saturated.any():
+        return False
+    pair_of_entry = np.repeat(np.arange(len(pair_start)), np.diff(np.r_[pair_start, len(r)]))
+    at_max = val >= pair_max[pair_of_entry] - 1e-15
+    use_pair = saturated[pair_row]
+    pairs_per_class = np.bincount(pair_cls[use_pair], minlength=fixed.shape[0])
+    use_entry = use_pair[pair_of_entry] & at_max
+    allowed = np.zeros(fixed.size)
+    np.add.at(allowed, cls[use_entry] * n_values + x[use_entry], 1.0)
+    newly = (allowed.reshape(fixed.shape) < pairs_per_class[:, None]) & (pairs_per_class[:, None] > 0)
+    fixed |= newly
+    implied |= saturated
+    return True
+
+
+def reduce(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int) -> Reduced:
+    """Merge look-alike groups, fix forced zeros and drop the rows they make redundant."""
+    classes, merged_weights, merged = merge_groups(A, weights, n_values)
+    fixed, implied = fix_forced_zeros(merged, b, le, merged_weights, n_values)
+    keep_cols = sp.diags((~fixed.ravel()).astype(float))
+    trimmed = sp.csr_matrix(merged @ keep_cols)
+    trimmed.eliminate_zeros()
+    empty = np.diff(trimmed.indptr) == 0
+    rows = np.flatnonzero(~implied & ~empty)
+    return Reduced(classes, merged_weights, trimmed[rows], b[rows], le[rows], rows, fixed, n_values)
