@@ -26,13 +26,15 @@ from ppdm.attacks import (
     inversion_attack,
     uniqueness_attack,
 )
+from ppdm.attacks.maxent import maxent_attack
 from ppdm.data.datasets import DATASETS, load_csv, load_dataset
+from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.data.roles import Roles
 from ppdm.errors import PpdmError
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.tree import Disclosure, Tree
 
-console = Console()
+console = Console(soft_wrap=True)
 errors = Console(stderr=True)
 
 
@@ -283,6 +285,96 @@ def attack_command(
     if out is not None:
         result.save(out)
         console.print(f"wrote {out}")
+
+
+# -- audit -------------------------------------------------------------------------------------
+def _train_for_audit(
+    dataset: str, sensitive: str, quasi_identifiers: list[str] | None, algorithm: str, criterion: str | None, max_depth: int | None, quiet: bool
+) -> tuple[Tree, pd.DataFrame, list[str]]:
+    """Train the tree a publisher would publish: the sensitive attribute is the class (paper 000 §3)."""
+    frame, roles = load_dataset(dataset, sensitive=sensitive, class_attribute=sensitive)
+    features = quasi_identifiers or _features(frame, roles, None, algorithm)
+    params: dict[str, Any] = {"max_depth": max_depth}
+    if criterion:
+        params["criterion"] = criterion
+    model = ID3Classifier(**params) if algorithm == "id3" else C45Classifier(**params)
+    with status(f"training {algorithm} on {len(frame):,} rows", quiet):
+        model.fit(frame[_known_columns(frame, features)], frame[sensitive])
+    model.tree_.class_attribute = sensitive
+    return model.tree_, frame, features
+
+
+def _known_columns(frame: pd.DataFrame, columns: list[str]) -> list[str]:
+    unknown = [c for c in columns if c not in frame.columns]
+    if unknown:
+        raise PpdmError(f"unknown column {unknown[0]!r} (the table has: {', '.join(map(str, frame.columns))})")
+    return columns
+
+
+def _print_audit(result: AttackResult, top: int) -> None:
+    d = result.details
+    s = result.summary()
+    console.print(f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} QI groups")
+    rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
+    console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s, largest violation {d['max_violation']:.1e}")
+    if "overall_divergence" in d:
+        console.print(f"  overall divergence D_overall = {d['overall_divergence']:.5f} (natural log; 0 = everything disclosed)")
+    console.print(f"  records the attacker is certain about: {s['certain_records']:,}")
+    if "confidence_in_true_value" in s:
+        levels = ", ".join(f"{k} {v:,}" for k, v in s["confidence_in_true_value"].items())
+        console.print(f"  records by the attacker's confidence in their true value: {levels}")
+        console.print(f"  attacker accuracy (best guess = true value): {s['attacker_accuracy']:.4f}")
+    if top:
+        console.print(f"riskiest QI groups (top {top}):")
+        qi = list(result.groups.quasi_identifiers)
+        for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
+            values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
+            console.print(f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, {row.records} records)", highlight=False, markup=False, soft_wrap=True)
+
+
+@main.command("audit")
+@click.option("--dataset", help="A bundled dataset: train a tree on it and audit it.")
+@click.option("--tree", "tree_file", type=click.Path(path_type=Path), help="Audit this published tree (JSON) instead.")
+@click.option("--data", type=click.Path(path_type=Path), help="With --tree: the attacker's table (CSV of the training records' QIs, with the sensitive column to measure the attack).")
+@click.option("--sensitive", required=True, help="The sensitive attribute (the tree's class).")
+@click.option("--quasi-identifiers", help="Comma-separated QI columns (default: the tree's attributes).")
+@click.option("--algorithm", type=click.Choice(["id3", "c45"]), default="id3", show_default=True, help="With --dataset: the learner.")
+@click.option("--criterion", type=click.Choice(["entropy", "gini", "gain_ratio"]), help="With --dataset: the split criterion.")
+@click.option("--max-depth", type=click.IntRange(min=0), help="With --dataset: stop splitting at this depth.")
+@click.option("--publish", type=click.Choice([d.value for d in Disclosure]), default="error-rates", show_default=True, help="What the tree publishes about its leaves.")
+@click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
+@click.option("--sa", "sa_published", is_flag=True, help="The sensitive attribute's distribution is published too (SA constraints).")
+@click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), help="Write every group's posterior and the summary as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@handles_errors
+def audit_command(
+    dataset: str | None, tree_file: Path | None, data: Path | None, sensitive: str, quasi_identifiers: str | None,
+    algorithm: str, criterion: str | None, max_depth: int | None, publish: str, no_label: bool, sa_published: bool,
+    top: int, out: Path | None, quiet: bool,
+) -> None:
+    """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy, paper 000)."""
+    qis = _split_list(quasi_identifiers)
+    if dataset is not None:
+        if tree_file is not None or data is not None:
+            raise PpdmError("give either --dataset (train and audit) or --tree with --data, not both")
+        tree, table, qis = _train_for_audit(dataset, sensitive, qis, algorithm, criterion, max_depth, quiet)
+    else:
+        if tree_file is None or data is None:
+            raise PpdmError("give --dataset NAME, or --tree TREE.json with --data TABLE.csv")
+        tree, table = Tree.load(tree_file), load_csv(data)[0]
+    published = tree.published(publish) if _rank(Disclosure(publish)) <= _rank(tree.disclosure) else None
+    if published is None:
+        raise PpdmError(f"the tree holds only {tree.disclosure.value}; it cannot be published with {publish}")
+    knowledge = Knowledge(rate=True, label=not no_label, sa=sa_published)
+    with status("solving the maximum-entropy problem", quiet):
+        result = maxent_attack(published, table, qis, sensitive, knowledge)
+    if not quiet:
+        _print_audit(result, top)
+    if out is not None:
+        result.save(out)
+        if not quiet:
+            console.print(f"wrote {out}")
 
 
 def _rank(level: Disclosure) -> int:

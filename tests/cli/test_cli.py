@@ -129,3 +129,25 @@ def test_attack_on_a_labels_only_tree(run, nursery_files, tmp_path):
     run("train", "--dataset", "nursery", "--disclosure", "labels", "--out", tmp_path / "l.json", "-q")
     result = run("attack", "--tree", tmp_path / "l.json", "--data", nursery_files / "train.csv")
     assert result.exit_code == 2 and "labels only" in result.output
+
+
+def test_audit_trains_and_audits(run, tmp_path):
+    out = tmp_path / "audit.json"
+    result = run("audit", "--dataset", "nursery", "--sensitive", "class", "--max-depth", "3", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "overall divergence" in result.output and "riskiest QI groups" in result.output
+    data = json.loads(out.read_text())
+    assert data["summary"]["attack"] == "maxent" and len(data["groups"]) == 12960
+
+
+def test_audit_of_a_given_tree_and_table(run, nursery_files):
+    result = run("audit", "--tree", nursery_files / "tree.json", "--data", nursery_files / "train.csv", "--sensitive", "class", "--publish", "labels", "--top", "0")
+    assert result.exit_code == 0, result.output
+    assert "label" in result.output
+
+
+def test_audit_bad_input(run, nursery_files):
+    result = run("audit", "--dataset", "nursery", "--sensitive", "pets")
+    assert result.exit_code == 2 and "'pets'" in result.output
+    result = run("audit", "--sensitive", "class")
+    assert result.exit_code == 2 and "--dataset NAME" in result.output
