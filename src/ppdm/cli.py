@@ -225,6 +225,20 @@ def _known_rows(table: pd.DataFrame, known: Path) -> pd.DataFrame:
     return table.loc[matched.unique()]
 
 
+def _print_riskiest(result: AttackResult, top: int) -> None:
+    if not top:
+        return
+    console.print(f"riskiest QI groups (top {top}):")
+    qi = list(result.groups.quasi_identifiers)
+    for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
+        values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
+        console.print(
+            f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, "
+            f"{row.records} record{'s' if row.records != 1 else ''}, {row.provenance})",
+            highlight=False, markup=False,
+        )
+
+
 def _print_result(result: AttackResult, top: int) -> None:
     table = Table(title=f"{result.attack} attack on {result.sensitive!r}", show_header=False)
     for key, value in result.summary().items():
@@ -238,16 +252,7 @@ def _print_result(result: AttackResult, top: int) -> None:
             value = f"{value:,}"
         table.add_row(key.replace("_", " "), str(value))
     console.print(table)
-    if top:
-        console.print(f"riskiest QI groups (top {top}):")
-        qi = list(result.groups.quasi_identifiers)
-        for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
-            values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
-            console.print(
-                f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, "
-                f"{row.records} record{'s' if row.records != 1 else ''}, {row.provenance})",
-                highlight=False, markup=False, soft_wrap=True,
-            )
+    _print_riskiest(result, top)
 
 
 @main.command("attack")
@@ -324,12 +329,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
         levels = ", ".join(f"{k} {v:,}" for k, v in s["confidence_in_true_value"].items())
         console.print(f"  records by the attacker's confidence in their true value: {levels}")
         console.print(f"  attacker accuracy (best guess = true value): {s['attacker_accuracy']:.4f}")
-    if top:
-        console.print(f"riskiest QI groups (top {top}):")
-        qi = list(result.groups.quasi_identifiers)
-        for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
-            values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
-            console.print(f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, {row.records} records)", highlight=False, markup=False, soft_wrap=True)
+    _print_riskiest(result, top)
 
 
 @main.command("audit")

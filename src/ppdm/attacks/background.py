@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.leaves import AttackError, attacker_view, class_codes, published_leaf_counts, span_posterior
-from ppdm.attacks.result import AttackResult
 from ppdm.data.roles import check_columns
 from ppdm.errors import DataError
 from ppdm.tree.model import Tree
@@ -49,17 +48,7 @@ def background_knowledge_attack(
     unknown_index = ~data.index.isin(known.index)
     if unknown_index.sum() == len(data) and len(known):
         raise DataError("none of the known individuals is a row of the data (they are matched by index label)")
-    result = AttackResult(
-        attack="background-knowledge",
-        sensitive=view.sensitive,
-        values=view.values,
-        groups=view.groups,
-        posterior=posterior,
-        provenance=view.provenance(),
-        targets=unknown_index,
-        exposed=np.zeros(len(data), dtype=bool),
-        true_codes=view.true_codes,
-    )
+    result = view.result("background-knowledge", posterior, {}, targets=unknown_index)
     g = view.groups.group_of_record
     above = posterior.max(axis=1) >= threshold - 1e-12
     newly_certain = result.certain_groups & (before.max(axis=1) < 1 - 1e-9)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.leaves import attacker_view, published_leaf_counts, span_posterior
+from ppdm.attacks.leaves import AttackerView, attacker_view, published_leaf_counts, span_posterior
 from ppdm.attacks.result import AttackResult
 from ppdm.tree.model import Tree
 
@@ -43,23 +43,13 @@ def homogeneity_attack(
 ) -> AttackResult:
     """Expose everyone whose span holds one class only (paper 003 §3.1, Table 6)."""
     view = attacker_view(tree, data, quasi_identifiers, sensitive)
-    counts, _ = published_leaf_counts(tree)
-    posterior = span_posterior(view.span, counts)
     leaves, users = homogeneous_leaves(tree)
-    result = AttackResult(
-        attack="homogeneity",
-        sensitive=view.sensitive,
-        values=view.values,
-        groups=view.groups,
-        posterior=posterior,
-        provenance=view.provenance(),
-        targets=np.ones(view.groups.n_records, dtype=bool),
-        exposed=np.zeros(view.groups.n_records, dtype=bool),
-        true_codes=view.true_codes,
-        details={"homogeneous_leaves": int(len(leaves)), "homogeneous_leaf_records": users},
-    )
-    result.exposed = result.certain_groups[view.groups.group_of_record]
-    return result
+    details = {"homogeneous_leaves": int(len(leaves)), "homogeneous_leaf_records": users}
+    return view.result("homogeneity", _leaf_posterior(tree, view), details)
+
+
+def _leaf_posterior(tree: Tree, view: AttackerView) -> np.ndarray:
+    return span_posterior(view.span, published_leaf_counts(tree)[0])
 
 
 def uniqueness_attack(
@@ -67,23 +57,8 @@ def uniqueness_attack(
 ) -> AttackResult:
     """Expose people whose QI combination is unique and whose span reveals their class (§2.2.1, Table 5)."""
     view = attacker_view(tree, data, quasi_identifiers, sensitive)
-    counts, _ = published_leaf_counts(tree)
-    posterior = span_posterior(view.span, counts)
     unique = view.groups.counts == 1
-    result = AttackResult(
-        attack="uniqueness",
-        sensitive=view.sensitive,
-        values=view.values,
-        groups=view.groups,
-        posterior=posterior,
-        provenance=view.provenance(),
-        targets=np.ones(view.groups.n_records, dtype=bool),
-        exposed=np.zeros(view.groups.n_records, dtype=bool),
-        true_codes=view.true_codes,
-        details={
-            "single_record_leaves": int(len(single_record_leaves(tree))),
-            "unique_qi_records": int(unique.sum()),
-        },
-    )
+    details = {"single_record_leaves": int(len(single_record_leaves(tree))), "unique_qi_records": int(unique.sum())}
+    result = view.result("uniqueness", _leaf_posterior(tree, view), details)
     result.exposed = (unique & result.certain_groups)[view.groups.group_of_record]
     return result

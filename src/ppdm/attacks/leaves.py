@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure
@@ -61,6 +62,24 @@ class AttackerView:
     values: tuple
     true_codes: np.ndarray | None
     sensitive: str
+
+    def result(self, attack: str, posterior: np.ndarray, details: dict, targets: np.ndarray | None = None) -> AttackResult:
+        """An :class:`AttackResult` for this view; ``exposed`` = targets in groups the attacker is certain about."""
+        n = self.groups.n_records
+        result = AttackResult(
+            attack=attack,
+            sensitive=self.sensitive,
+            values=self.values,
+            groups=self.groups,
+            posterior=posterior,
+            provenance=self.provenance(),
+            targets=np.ones(n, dtype=bool) if targets is None else targets,
+            exposed=np.zeros(n, dtype=bool),
+            true_codes=self.true_codes,
+            details=details,
+        )
+        result.exposed = result.certain_groups[self.groups.group_of_record]
+        return result
 
     def provenance(self) -> list[str]:
         out = []

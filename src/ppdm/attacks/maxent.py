@@ -39,7 +39,7 @@ def maxent_attack(
         if view.true_codes is None:
             raise ValueError("SA constraints need the sensitive column in the data (its distribution is published)")
         sa = np.bincount(view.true_codes, minlength=k) / len(view.true_codes)
-    problem, leaf = tree_problem(tree, view.groups, knowledge, sa)
+    problem, _ = tree_problem(tree, view.groups, knowledge, sa)
     solution = solve_linear(problem, tol=tol)
     details: dict[str, object] = {
         "solver_seconds": round(solution.seconds, 4),
@@ -55,17 +55,4 @@ def maxent_attack(
         details["overall_divergence"] = overall_divergence(true, solution.p, view.groups.weights)
         individual = individual_divergence(true, solution.p)
         details["min_individual_divergence"] = float(individual.min())
-    result = AttackResult(
-        attack="maxent",
-        sensitive=view.sensitive,
-        values=view.values,
-        groups=view.groups,
-        posterior=solution.p,
-        provenance=[f"leaf {i}" for i in leaf],
-        targets=np.ones(view.groups.n_records, dtype=bool),
-        exposed=np.zeros(view.groups.n_records, dtype=bool),
-        true_codes=view.true_codes,
-        details=details,
-    )
-    result.exposed = result.certain_groups[view.groups.group_of_record]
-    return result
+    return view.result("maxent", solution.p, details)
