@@ -6,10 +6,12 @@ of groups, the softmax p(· | c) = softmax(−(Aᵀλ)_c), so the dual function
     D(λ) = Σ_c W_c · logsumexp_x(−(Aᵀλ)_{c,x}) + λ·b
 
 is smooth and convex, its gradient is b − A P(λ) (the constraint residuals) and its Hessian is
-A diag_c(W_c (diag p_c − p_c p_cᵀ)) Aᵀ, all sparse. It is minimised by L-BFGS-B (bounds for the
-inequality multipliers), then polished by a few projected Newton steps on the rows that are
-active, which takes the residuals from ~1e-7 to ~1e-14. No dense matrix over variables is
-formed.
+A diag_c(W_c (diag p_c − p_c p_cᵀ)) Aᵀ, all sparse. No dense matrix over variables is formed.
+
+Two generalisations serve the nonlinear solver (:mod:`ppdm.maxent.nonlinear`): a proximal term
+β·KL(P ‖ P_k) (the objective becomes entropy relative to a prior p_k at temperature τ = 1 + β:
+p = softmax((−Aᵀλ + β log p_k) / τ), D = τ Σ W lse + λ·b), and elastic rows, whose violation
+costs u per unit: in the dual their multiplier is capped at u.
 """
 
 from __future__ import annotations
@@ -37,15 +39,20 @@ class Dual:
     def __init__(self, red: Reduced) -> None:
         self.red = red
         self.AT = sp.csr_matrix(red.A.T)
-        self.mask = np.where(red.fixed, -np.inf, 0.0)
         self.n_classes, self.n_values = red.fixed.shape
+        self.offset = np.where(red.fixed, -np.inf, 0.0)
+        if red.prior is not None:
+            self.offset = self.offset + np.where(red.fixed, 0.0, red.prior)
+        self.tau = red.temperature
+        self.upper = red.upper if red.upper is not None else np.full(len(red.b), np.inf)
+        self.lower = np.where(red.le, 0.0, -np.inf)
         self.group_sum = sp.csr_matrix(
             (np.ones(self.n_classes * self.n_values), (np.arange(self.n_classes * self.n_values), np.repeat(np.arange(self.n_classes), self.n_values))),
             shape=(self.n_classes * self.n_values, self.n_classes),
         )
 
     def state(self, lam: np.ndarray) -> DualState:
-        scores = -(self.AT @ lam).reshape(self.n_classes, self.n_values) + self.mask
+        scores = (-(self.AT @ lam).reshape(self.n_classes, self.n_values) + self.offset) / self.tau
         top = scores.max(axis=1, keepdims=True)
         top = np.where(np.isfinite(top), top, 0.0)
         e = np.exp(scores - top)
@@ -54,7 +61,7 @@ class Dual:
         lse = (top + np.log(z)).ravel()
         joint = (p * self.red.weights[:, None]).ravel()
         residual = self.red.A @ joint - self.red.b
-        value = float(self.red.weights @ lse + lam @ self.red.b)
+        value = float(self.tau * (self.red.weights @ lse) + lam @ self.red.b)
         return DualState(value, p, residual)
 
     def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
@@ -62,17 +69,26 @@ class Dual:
         return s.value, -s.residual
 
     def hessian(self, p: np.ndarray, rows: np.ndarray) -> sp.csr_matrix:
-        """∇²D restricted to ``rows``: A_a (diag(W p) − Σ_c W_c p_c p_cᵀ) A_aᵀ."""
+        """∇²D restricted to ``rows``: A_a (diag(W p) − Σ_c W_c p_c p_cᵀ) A_aᵀ / τ."""
         A = self.red.A[rows]
         wp = (p * self.red.weights[:, None]).ravel()
         first = (A @ sp.diags(wp) @ A.T).tocsr()
         B = A @ sp.diags(p.ravel()) @ self.group_sum  # rows × classes: Σ_x A[r, cx] p_cx
         second = (B @ sp.diags(self.red.weights) @ B.T).tocsr()
-        return (first - second).tocsr()
+        return ((first - second) / self.tau).tocsr()
+
+    def project(self, lam: np.ndarray) -> np.ndarray:
+        return np.clip(lam, self.lower, self.upper)
 
 
 def violation(red: Reduced, residual: np.ndarray) -> np.ndarray:
     return np.where(red.le, np.maximum(residual, 0.0), np.abs(residual))
+
+
+def _elastic_violation(dual: Dual, lam: np.ndarray, residual: np.ndarray) -> np.ndarray:
+    """Violation of the optimality conditions: rows whose multiplier sits at its cap may stay violated."""
+    viol = violation(dual.red, residual)
+    return np.where(lam >= dual.upper, 0.0, viol)
 
 
 @dataclass
@@ -90,42 +106,37 @@ def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray 
     First an active-set Newton method: equality rows and the inequality rows that are violated
     or have a positive multiplier are treated as equalities, the Newton system is solved with a
     sparse factorisation and the step is damped by a backtracking line search; rows enter when
-    violated and leave when their multiplier would turn negative. On the tree problems this takes
-    tens of steps. If it stalls, L-BFGS-B with bounds takes over, then Newton polishes.
+    violated and leave when their multiplier would turn negative (or reach its cap). On the tree
+    problems this takes tens of steps. If it stalls, L-BFGS-B with bounds takes over, then
+    Newton polishes.
     """
     dual = Dual(red)
     n = len(red.b)
-    lam = np.zeros(n) if lam0 is None else lam0.copy()
+    lam = np.zeros(n) if lam0 is None else dual.project(lam0.copy())
     if n == 0:
         return DualResult(lam, dual.state(lam), 0, 0, True)
     lam, state, steps, ok = _active_set_newton(dual, lam, tol)
     if ok:
         return DualResult(lam, state, 0, steps, True)
-    bounds = [(0.0, None) if le else (None, None) for le in red.le]
+    bounds = list(zip(np.where(np.isfinite(dual.lower), dual.lower, None), np.where(np.isfinite(dual.upper), dual.upper, None)))
     res = minimize(
         dual.fun_and_grad, lam, jac=True, method="L-BFGS-B", bounds=bounds,
         options={"maxiter": max_iter, "maxcor": 20, "ftol": 1e-15, "gtol": tol * 1e-2},
     )
-    lam = res.x
-    iterations = int(res.nit)
-    lam, state, steps = _newton_polish(dual, lam, tol)
-    converged = bool(violation(red, state.residual).max(initial=0.0) <= tol)
-    return DualResult(lam, state, iterations, steps, converged)
+    lam, state, more, ok = _active_set_newton(dual, res.x, tol)
+    return DualResult(lam, state, int(res.nit), steps + more, ok or bool(_elastic_violation(dual, lam, state.residual).max(initial=0.0) <= tol))
 
 
 def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, DualState, int, bool]:
     red = dual.red
     state = dual.state(lam)
-    active = ~red.le | (lam > 0)
     for step_no in range(1, max_steps + 1):
         residual = state.residual
-        active |= red.le & (residual > tol * 1e-3)
-        # an inequality row at λ = 0 that holds with slack does not need a multiplier
-        active &= ~(red.le & (lam <= 0) & (residual < 0))
-        viol = violation(red, residual)
-        if viol.max(initial=0.0) <= tol * 1e-3:
+        if _elastic_violation(dual, lam, residual).max(initial=0.0) <= tol * 1e-3:
             return lam, state, step_no - 1, True
-        rows = np.flatnonzero(active)
+        rows = np.flatnonzero(_active(dual, lam, residual, tol))
+        if len(rows) == 0:
+            return lam, state, step_no - 1, True
         H = dual.hessian(state.p, rows)
         grad = -residual[rows]
         ridge = 1e-12 * max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300)
@@ -135,47 +146,27 @@ def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int =
             return lam, state, step_no, False
         if not np.all(np.isfinite(step)):
             return lam, state, step_no, False
-        new_lam, new_state, ok = _line_search(dual, lam, state, rows, step, grad)
+        lam, state, ok = _line_search(dual, lam, state, rows, step, grad)
         if not ok:
             return lam, state, step_no, False
-        lam, state = new_lam, new_state
-        active &= ~(red.le & (lam <= 0) & (state.residual < 0))
     return lam, state, max_steps, False
 
 
-def _newton_polish(dual: Dual, lam: np.ndarray, tol: float, max_steps: int = 30) -> tuple[np.ndarray, DualState, int]:
-    red = dual.red
-    state = dual.state(lam)
-    steps = 0
-    for steps in range(1, max_steps + 1):
-        viol = violation(red, state.residual)
-        if viol.max(initial=0.0) <= tol * 1e-3:
-            return lam, state, steps - 1
-        active = ~red.le | (lam > 0) | (state.residual > 0)
-        rows = np.flatnonzero(active)
-        H = dual.hessian(state.p, rows)
-        grad = -state.residual[rows]
-        ridge = 1e-12 * max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300)
-        try:
-            step = spla.spsolve((H + ridge * sp.identity(len(rows))).tocsc(), -grad)
-        except RuntimeError:
-            step = spla.lsqr(H, -grad, atol=1e-14, btol=1e-14)[0]
-        if not np.all(np.isfinite(step)):
-            break
-        lam, state, ok = _line_search(dual, lam, state, rows, step, grad)
-        if not ok:
-            break
-    return lam, state, steps
+def _active(dual: Dual, lam: np.ndarray, residual: np.ndarray, tol: float) -> np.ndarray:
+    """Rows in the Newton system: equalities, and inequalities off their bounds or pushing off them."""
+    le = dual.red.le
+    at_zero = le & (lam <= 0) & (residual <= tol * 1e-3)
+    at_cap = le & (lam >= dual.upper) & (residual >= 0)
+    return ~at_zero & ~at_cap
 
 
 def _line_search(dual: Dual, lam: np.ndarray, state: DualState, rows: np.ndarray, step: np.ndarray, grad: np.ndarray) -> tuple[np.ndarray, DualState, bool]:
-    red = dual.red
     t = 1.0
     slope = float(grad @ step)
     for _ in range(40):
         trial = lam.copy()
         trial[rows] += t * step
-        trial[red.le] = np.maximum(trial[red.le], 0.0)
+        trial = dual.project(trial)
         new = dual.state(trial)
         if new.value <= state.value + 1e-4 * t * min(slope, 0.0) + 1e-15 * abs(state.value):
             return trial, new, True

@@ -35,6 +35,9 @@ class Reduced:
     rows: np.ndarray  # indices of the kept rows in the original stacking
     fixed: np.ndarray  # (C, K) bool, variables forced to 0
     n_values: int
+    prior: np.ndarray | None = None  # (C, K) log-prior, for proximal steps
+    temperature: float = 1.0  # 1 + weight of the proximal term
+    upper: np.ndarray | None = None  # per row, an upper bound on the multiplier (elastic rows)
 
 
 def merge_groups(A: sp.csr_matrix, weights: np.ndarray, n_values: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
