@@ -57,3 +57,23 @@ def test_untraceable_feature_is_named(adult):
         Tree.from_sklearn(est, X)
     with pytest.raises(DataError, match="not a fitted"):
         Tree.from_sklearn(DecisionTreeClassifier(), X)
+
+
+def test_missing_values_follow_scikit_learn():
+    # Adult with its missing values kept: a missing category gives all-zero dummies, so
+    # scikit-learn sends it to the "not this value" side of every one-hot split.
+    from sklearn.model_selection import train_test_split
+
+    from ppdm.datasets import load_adult
+
+    train, roles = load_adult("train", drop_missing=False)
+    test, _ = load_adult("test", drop_missing=False)
+    frame = pd.concat([train, test], ignore_index=True)
+    features = list(roles.quasi_identifiers)
+    fit_rows, held_out = train_test_split(frame, test_size=0.2, random_state=8)
+    dummies = pd.get_dummies(fit_rows[features])
+    dummies_out = pd.get_dummies(held_out[features]).reindex(columns=dummies.columns, fill_value=False)
+    est = DecisionTreeClassifier(max_depth=7, random_state=8).fit(dummies, fit_rows["income"])
+    tree = Tree.from_sklearn(est, fit_rows[features], class_attribute="income")
+    assert held_out[features].isna().any(axis=1).sum() > 500
+    assert np.array_equal(tree.predict(held_out[features]), est.predict(dummies_out))

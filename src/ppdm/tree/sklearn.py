@@ -77,17 +77,26 @@ def _resolve(name: str, data: pd.DataFrame, domains: Mapping[str, tuple], sep: s
     )
 
 
-def _node_split(feature: _Feature, threshold: float, domains: Mapping[str, tuple], default: int) -> Split:
+def _node_split(feature: _Feature, threshold: float, domains: Mapping[str, tuple], larger: int) -> Split:
+    """The split of one scikit-learn node; ``larger`` is the branch with more training samples.
+
+    Missing or unseen values go where scikit-learn sends them: for a one-hot column, to the
+    "not this value" side (all dummies are 0); for ordinal codes, where code −1 (pandas' code for
+    a missing value) goes; for a numeric column, to the child with more samples (scikit-learn's
+    rule for features that had no missing values in training).
+    """
     if feature.kind == "numeric":
-        return ThresholdSplit(feature.attribute, float(threshold), default)
+        return ThresholdSplit(feature.attribute, float(threshold), larger)
     domain = domains[feature.attribute]
     if feature.kind == "ordinal":
         cut = min(max(int(math.floor(threshold)) + 1, 0), len(domain))
         left, right = domain[:cut], domain[cut:]
+        default = 0 if -1 <= threshold else 1
     else:
         hot_left = 1.0 <= threshold
         left = tuple(v for v in domain if (v == feature.value) == hot_left)
         right = tuple(v for v in domain if (v == feature.value) != hot_left)
+        default = 1 if hot_left else 0
     if not left or not right:
         raise DataError(f"scikit-learn threshold {threshold} on {feature.attribute!r} sends every value one way")
     return CategoricalSplit(feature.attribute, (left, right), default)
@@ -144,7 +153,6 @@ def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], cand
     counts = np.divide(value, totals, out=np.zeros_like(value), where=totals > 0) * sk.weighted_n_node_samples[:, None]
     rounded = np.round(counts)
     counts = np.where(np.abs(counts - rounded) < 1e-6, rounded, counts)
-    missing_left = getattr(sk, "missing_go_to_left", np.ones(sk.node_count, dtype=bool))
     nodes: list[Node] = []
     parent = np.full(sk.node_count, -1)
     for i in range(sk.node_count):
@@ -159,8 +167,8 @@ def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], cand
         )
         if left != -1:
             parent[left] = parent[right] = i
-            default = 0 if missing_left[i] else 1
-            node.split = _node_split(features[sk.feature[i]], sk.threshold[i], domains, default)
+            larger = 0 if sk.n_node_samples[left] >= sk.n_node_samples[right] else 1
+            node.split = _node_split(features[sk.feature[i]], sk.threshold[i], domains, larger)
             node.children = [left, right]
             node.candidates = tuple(candidates)
         nodes.append(node)
