@@ -321,7 +321,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
     s = result.summary()
     console.print(f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} QI groups")
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
-    console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s, largest violation {d['max_violation']:.1e}")
+    console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}")
     if "overall_divergence" in d:
         console.print(f"  overall divergence D_overall = {d['overall_divergence']:.5f} (natural log; 0 = everything disclosed)")
     console.print(f"  records the attacker is certain about: {s['certain_records']:,}")
@@ -344,6 +344,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option("--publish", type=click.Choice([d.value for d in Disclosure]), default="error-rates", show_default=True, help="What the tree publishes about its leaves.")
 @click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
 @click.option("--sa", "sa_published", is_flag=True, help="The sensitive attribute's distribution is published too (SA constraints).")
+@click.option("--internal", is_flag=True, help="Use the split choices too (internal-node constraints; nonconvex: a local optimum).")
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), help="Write every group's posterior and the summary as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
@@ -351,7 +352,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 def audit_command(
     dataset: str | None, tree_file: Path | None, data: Path | None, sensitive: str, quasi_identifiers: str | None,
     algorithm: str, criterion: str | None, max_depth: int | None, publish: str, no_label: bool, sa_published: bool,
-    top: int, out: Path | None, quiet: bool,
+    internal: bool, top: int, out: Path | None, quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy, paper 000)."""
     qis = _split_list(quasi_identifiers)
@@ -366,7 +367,7 @@ def audit_command(
     published = tree.published(publish) if _rank(Disclosure(publish)) <= _rank(tree.disclosure) else None
     if published is None:
         raise PpdmError(f"the tree holds only {tree.disclosure.value}; it cannot be published with {publish}")
-    knowledge = Knowledge(rate=True, label=not no_label, sa=sa_published)
+    knowledge = Knowledge(rate=True, label=not no_label, sa=sa_published, internal=internal)
     with status("solving the maximum-entropy problem", quiet):
         result = maxent_attack(published, table, qis, sensitive, knowledge)
     if not quiet:

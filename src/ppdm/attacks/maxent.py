@@ -11,6 +11,8 @@ import pandas as pd
 
 from ppdm.attacks.leaves import attacker_view
 from ppdm.attacks.result import AttackResult
+from ppdm.maxent.internal import internal_constraints
+from ppdm.maxent.nonlinear import solve_with_internal
 from ppdm.maxent.solve import solve_linear
 from ppdm.maxent.tree_constraints import Knowledge, tree_problem
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
@@ -30,7 +32,9 @@ def maxent_attack(
     ``data`` is the attacker's table (the training records' quasi-identifiers); if it holds the
     sensitive column, the result also reports the paper's individual and overall divergences
     (natural log) and the attacker's confidence in each record's true value. With
-    ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from ``data``).
+    ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from ``data``);
+    with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2), and the
+    estimate is a local optimum of a nonconvex problem (``details["status"]``).
     """
     view = attacker_view(tree, data, quasi_identifiers, sensitive)
     k = len(view.values)
@@ -39,15 +43,21 @@ def maxent_attack(
         if view.true_codes is None:
             raise ValueError("SA constraints need the sensitive column in the data (its distribution is published)")
         sa = np.bincount(view.true_codes, minlength=k) / len(view.true_codes)
-    problem, _ = tree_problem(tree, view.groups, knowledge, sa)
-    solution = solve_linear(problem, tol=tol)
+    problem, leaf = tree_problem(tree, view.groups, knowledge, sa)
+    internal = internal_constraints(tree, view.groups, leaf) if knowledge.internal else None
+    if internal is not None:
+        solution = solve_with_internal(problem, internal, tol=tol)
+    else:
+        solution = solve_linear(problem, tol=tol)
     details: dict[str, object] = {
         "solver_seconds": round(solution.seconds, 4),
         "max_violation": solution.max_violation,
         "iterations": solution.iterations,
         "newton_steps": solution.newton_steps,
         "variables": problem.n_variables,
-        "constraint_rows": {blk.name: blk.n_rows for blk in problem.blocks},
+        "constraint_rows": {blk.name: blk.n_rows for blk in problem.blocks}
+        | ({"internal": internal.n_constraints} if internal is not None else {}),
+        "status": solution.status,
         "entropy": solution.entropy,
     }
     if view.true_codes is not None:

@@ -40,18 +40,22 @@ class Reduced:
     upper: np.ndarray | None = None  # per row, an upper bound on the multiplier (elastic rows)
 
 
-def merge_groups(A: sp.csr_matrix, weights: np.ndarray, n_values: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
-    """Classes of groups with identical constraint columns; their weights and the merged ``A``."""
-    n_groups = len(weights)
+def group_classes(A: sp.csr_matrix, n_groups: int, n_values: int, seed: int = 0) -> np.ndarray:
+    """Class of each group: groups with identical columns in ``A`` share one."""
     if A.shape[0] == 0:
-        classes = np.zeros(n_groups, dtype=np.intp)
-        return classes, np.array([weights.sum()]), sp.csr_matrix((0, n_values))
+        return np.zeros(n_groups, dtype=np.intp)
     rng = np.random.default_rng(seed)
     projections = rng.standard_normal((A.shape[0], 2))
     signature = np.asarray(A.T @ projections).reshape(n_groups, n_values * 2)
-    _, first, classes = np.unique(signature, axis=0, return_index=True, return_inverse=True)
-    classes = classes.ravel().astype(np.intp)
+    return np.unique(signature, axis=0, return_inverse=True)[1].ravel().astype(np.intp)
+
+
+def merge_groups(A: sp.csr_matrix, weights: np.ndarray, n_values: int, classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+    """Classes of groups with identical constraint columns; their weights and the merged ``A``."""
+    if classes is None:
+        classes = group_classes(A, len(weights), n_values)
     merged_weights = np.bincount(classes, weights=weights)
+    first = np.unique(classes, return_index=True)[1]
     columns = (first[:, None] * n_values + np.arange(n_values)).ravel()
     # A's columns are coefficients on P(q, x); a merged class's P(c, x) is their sum.
     return classes, merged_weights, sp.csr_matrix(A[:, columns])
@@ -117,10 +121,17 @@ def _saturated_rows(
     return True
 
 
-def reduce(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int) -> Reduced:
-    """Merge look-alike groups, fix forced zeros and drop the rows they make redundant."""
-    classes, merged_weights, merged = merge_groups(A, weights, n_values)
-    fixed, implied = fix_forced_zeros(merged, b, le, merged_weights, n_values)
+def reduce(
+    A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int,
+    classes: np.ndarray | None = None, fixed: np.ndarray | None = None,
+) -> Reduced:
+    """Merge look-alike groups, fix forced zeros and drop the rows they make redundant.
+
+    ``classes`` and ``fixed`` may be given (the sequential solver keeps them across iterations).
+    """
+    classes, merged_weights, merged = merge_groups(A, weights, n_values, classes)
+    found, implied = fix_forced_zeros(merged, b, le, merged_weights, n_values)
+    fixed = found if fixed is None else (fixed | found)
     keep_cols = sp.diags((~fixed.ravel()).astype(float))
     trimmed = sp.csr_matrix(merged @ keep_cols)
     trimmed.eliminate_zeros()

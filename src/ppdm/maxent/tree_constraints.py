@@ -12,7 +12,8 @@ From a leaf with label C, n records and e errors:
   Σ_q P(q, x) = P(x) for every x but the last (the last follows from the others);
 * **QI constraints** (§4.3, Σ_x p(x | q) = 1) are built into the variables.
 
-Internal-node constraints (§4.2) are nonlinear and handled by :mod:`ppdm.maxent.internal`.
+Internal-node constraints (§4.2) are nonlinear: :mod:`ppdm.maxent.internal` builds them and
+:mod:`ppdm.maxent.nonlinear` solves with them.
 Each family can be switched off to reproduce the paper's with/without comparisons.
 """
 
@@ -38,6 +39,7 @@ class Knowledge:
     rate: bool = True
     label: bool = True
     sa: bool = False
+    internal: bool = False
 
 
 def leaf_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
