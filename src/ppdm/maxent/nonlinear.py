@@ -107,10 +107,11 @@ def solve_with_internal(
             temperature=1.0 + beta,
             upper=np.concatenate([np.full(len(base.b), np.inf), np.full(len(c), penalty)]),
         )
-        result = solve_dual(sub, tol, lam0=np.concatenate([lam_base, lam_int[rows]]))
+        result = solve_dual(sub, tol, max_iter=100, lam0=np.concatenate([lam_base, lam_int[rows]]))
         newton += result.newton_steps
         p_new = result.state.p
-        new_merit = _merit(base, internal, p_new, classes, problem.weights, penalty)
+        # a subproblem the dual solver could not finish counts as a failed step
+        new_merit = _merit(base, internal, p_new, classes, problem.weights, penalty) if result.converged else -np.inf
         scale = max(1.0, abs(merit))
         if new_merit >= merit - 1e-15 * scale:
             moved = float(np.abs(p_new - p).max())
