@@ -7,10 +7,16 @@ is there. The posterior is
 
     P(S = s | x, y) ∝ prior(s) · count(leaf(x, s), y) / n(leaf(x, s)),
 
-the white-box decision-tree attack that IBM ART implements as
-``AttributeInferenceWhiteBoxDecisionTree``, computed here for every QI group at once and
-returned as an :class:`AttackResult` (groups are the distinct combinations of the known
-attributes and the class).
+computed for every QI group at once and returned as an :class:`AttackResult` (groups are the
+distinct combinations of the known attributes and the class).
+
+This is a Bayesian reading of the white-box decision-tree attack, not IBM ART's
+``AttributeInferenceWhiteBoxDecisionTree`` rule. Both agree when exactly one candidate value
+makes the tree reproduce the known class; otherwise ART picks the value whose leaf holds the most
+training records (times the prior), even when that leaf predicts another class, while this
+posterior weighs each value by the leaf's share of the known class. ``benchmarks/README.md``
+compares the two on the same scikit-learn trees. Ties in the posterior are broken by the order of
+the attribute's categories (:meth:`AttackResult.predicted` takes the first maximum).
 """
 
 from __future__ import annotations
