@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,7 +31,7 @@ from ppdm.learn.counts import CountSource
 from ppdm.learn.criteria import Criterion
 from ppdm.learn.splitter import Candidate, Splitter, SplitRules
 from ppdm.tree.model import Attribute, Node, Tree
-from ppdm.tree.splits import Scalar
+from ppdm.tree.splits import CategoricalSplit, Scalar
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,7 @@ class Grower:
         self.nodes: list[Node] = []
         self.states: list[Any] = []
         self.available: list[tuple[str, ...]] = []
+        self._mean_gain: dict[int, float] = {}
 
     # -- nodes -------------------------------------------------------------------------------
     def _new_node(self, state: Any, parent: int | None, available: tuple[str, ...]) -> Node:
@@ -121,6 +122,8 @@ class Grower:
             return []
         assert node.counts is not None
         found = self.splitter.candidates(self.states[node_id], node.counts, self.available[node_id])
+        if found:
+            self._mean_gain[node_id] = float(np.mean([c.gain for c in found]))
         return rank(found, self.selection)
 
     def grouped_candidate(self, node_id: int, attribute: str, groups: Sequence[Sequence[Scalar]]) -> Candidate | None:
@@ -129,6 +132,13 @@ class Grower:
         assert node.counts is not None
         return self.splitter.grouped(self.states[node_id], node.counts, attribute, groups)
 
+    def threshold_candidate(self, node_id: int, attribute: str, allowed: Callable[[np.ndarray], np.ndarray]) -> Candidate | None:
+        """The best threshold split of numeric ``attribute`` among the thresholds ``allowed`` accepts
+        (a boolean mask over the candidate thresholds; paper 002 §3.3, split points that keep k)."""
+        node = self.nodes[node_id]
+        assert node.counts is not None
+        return self.splitter.threshold(self.states[node_id], node.counts, attribute, allowed)
+
     def split(self, node_id: int, candidate: Candidate) -> list[int]:
         """Split a node by ``candidate``; returns the new children's ids."""
         node = self.nodes[node_id]
@@ -136,7 +146,9 @@ class Grower:
         node.candidates = self.available[node_id]
         node.score = candidate.score
         keep = self.available[node_id]
-        if self.attributes_by_name[candidate.attribute].is_categorical:
+        split = candidate.split
+        if isinstance(split, CategoricalSplit) and split.is_multiway:
+            # a value-group split (a generalized attribute, paper 002 §3.1) may be refined below
             keep = tuple(a for a in keep if a != candidate.attribute)
         children = [self._new_node(s, node_id, keep) for s in self.source.children(self.states[node_id], candidate.split)]
         node.children = [c.id for c in children]
@@ -151,6 +163,7 @@ class Grower:
     def grow(self) -> Tree:
         """Grow the tree from the root and return it."""
         self.nodes, self.states, self.available = [], [], []
+        self._mean_gain = {}
         self._new_node(self.source.root(), None, tuple(a.name for a in self.attributes))
         self.admissibility.start(self)
         if self.builder == "best-first":
@@ -183,19 +196,26 @@ class Grower:
             if chosen is not None:
                 stack.extend(reversed(self.split(node_id, chosen)))
 
+    def _tier(self, node_id: int, candidate: Candidate) -> int:
+        """Best-first priority class: with C4.5 selection, candidates whose gain is below their
+        node's average gain come after all others (C4.5's rule, kept in the global queue)."""
+        if self.selection != "c45":
+            return 0
+        return int(candidate.gain < self._mean_gain.get(node_id, -np.inf) - 1e-9)
+
     def _grow_best_first(self) -> None:
         counter = itertools.count()
-        heap: list[tuple[float, int, int, Candidate]] = []
+        heap: list[tuple[int, float, int, int, Candidate]] = []
 
         def push(node_id: int, cands: list[Candidate]) -> None:
             for c in cands:
-                heapq.heappush(heap, (-c.score, next(counter), node_id, c))
+                heapq.heappush(heap, (self._tier(node_id, c), -c.score, next(counter), node_id, c))
 
         push(0, self.candidates(0))
         leaves = 1
         max_leaves = self.stopping.max_leaf_nodes
         while heap and (max_leaves is None or leaves < max_leaves):
-            _, _, node_id, cand = heapq.heappop(heap)
+            _, _, _, node_id, cand = heapq.heappop(heap)
             if not self.nodes[node_id].is_leaf:
                 continue
             if not self.admissibility.admissible(node_id, cand):

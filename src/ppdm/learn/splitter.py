@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -93,7 +93,14 @@ class Splitter:
             out.append(Candidate(attr.name, split, children, float(gain[i]), float(info[i]), float(score[i])))
         return out
 
-    def _thresholds(self, state: Any, parent: np.ndarray, names: Sequence[str]) -> list[Candidate]:
+    def threshold(self, state: Any, parent: np.ndarray, name: str, allowed: Callable[[np.ndarray], np.ndarray]) -> Candidate | None:
+        """The best split of numeric ``name`` among the thresholds for which ``allowed`` is true."""
+        found = self._thresholds(state, parent, [name], allowed)
+        return found[0] if found else None
+
+    def _thresholds(
+        self, state: Any, parent: np.ndarray, names: Sequence[str], allowed: Callable[[np.ndarray], np.ndarray] | None = None
+    ) -> list[Candidate]:
         """The best threshold split of each numeric attribute, all scored in one call."""
         tables = [self.source.threshold_tables(state, name) for name in names]
         sizes_t = [len(t) for t, _ in tables]
@@ -106,7 +113,10 @@ class Splitter:
         min_side = max(self.rules.min_samples_leaf, 1)
         if self.rules.c45_thresholds:
             min_side = float(np.clip(0.1 * n / len(parent), min_side, 25))
-        gain = np.where((children.sum(axis=-1) >= min_side - 1e-9).all(axis=1), gain, -np.inf)
+        ok = (children.sum(axis=-1) >= min_side - 1e-9).all(axis=1)
+        if allowed is not None:
+            ok &= np.concatenate([np.asarray(allowed(t), dtype=bool) for t, _ in tables if len(t)])
+        gain = np.where(ok, gain, -np.inf)
         out, start = [], 0
         for name, (thresholds, _), size in zip(names, tables, sizes_t):
             if size:
