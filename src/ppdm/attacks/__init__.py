@@ -11,3 +11,7 @@ __all__ = [
     "AttackError", "AttackResult", "attacker_view", "background_knowledge_attack", "homogeneity_attack",
     "homogeneous_leaves", "inversion_attack", "published_leaf_counts", "single_record_leaves", "tree_as_table", "uniqueness_attack",
 ]
+
+from ppdm.attacks.anonymity import ModelAnonymity, brute_force_spans, exposed_tuples, model_anonymity  # noqa: E402
+
+__all__ += ["ModelAnonymity", "brute_force_spans", "exposed_tuples", "model_anonymity"]

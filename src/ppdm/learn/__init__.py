@@ -13,3 +13,7 @@ __all__ = [
     "ExactCounts", "Grower", "ID3Classifier", "SplitRules", "StoppingRules", "entropy",
     "error_based_prune", "expected_impurity", "get_criterion", "gini",
 ]
+
+from ppdm.learn.kanonymity import AnonymityError, KAnonymousTreeClassifier, SpanAdmissibility, confidence_to_l  # noqa: E402
+
+__all__ += ["AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l"]
