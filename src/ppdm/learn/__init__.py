@@ -17,3 +17,6 @@ __all__ = [
 from ppdm.learn.kanonymity import AnonymityError, KAnonymousTreeClassifier, SpanAdmissibility, confidence_to_l  # noqa: E402
 
 __all__ += ["AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l"]
+from ppdm.learn.randomized import EstimatedCounts, RandomizedResponseTreeClassifier  # noqa: E402
+
+__all__ += ["EstimatedCounts", "RandomizedResponseTreeClassifier"]

@@ -1,0 +1,331 @@
+"""RR-ID3: ID3 on randomized-response data (paper 001 §4.2), as a count source for the grower.
+
+:class:`EstimatedCounts` answers the grower's questions (class counts of a node, counts by
+candidate attribute value and class) for a node described by its *path predicate*
+``A_1 = e_1 ∧ … ∧ A_p = e_p`` rather than by its rows: the rows of the true data that reach a
+node are unknown, only the disguised table is. Every count is ``n · P(E)`` for a conjunction E,
+estimated from the disguised proportions P*(E) and P*(Ē) by equations 3; the grower, criterion
+and builder are the ones plain ID3 uses.
+
+Where the estimator lives. DESIGN.md lets ``learn`` import ``data`` and ``tree`` only, so this
+module cannot import :mod:`ppdm.randomize`. The channel and its inverse (one implementation,
+shared with ``ppdm.randomize``) are in :mod:`ppdm.data.randomization`; this module only counts.
+
+Two ways of counting, same numbers:
+
+* *complement path* (paper 001's setting: scheme ``"record"``, every disguised attribute binary,
+  the class binary or undisguised): equations 3 need only the disguised records matching E and
+  those matching its complement Ē, so a node keeps both row sets, split like ID3's rows. The cost
+  of a node is that of exact ID3 on twice the rows.
+* *indicator path* (attributes with more than two values, or scheme ``"attribute"``): each path
+  attribute is collapsed to the indicator ``[A_i = e_i]`` and the node's counts are read off the
+  inverse of the channel on the (2, …, 2, values, classes) tensor of disguised counts
+  (Kronecker-structured, :func:`ppdm.data.randomization.invert`).
+
+Estimates outside [0, n] are clipped and renormalised (:func:`clip_and_renormalise`): negative
+cells become 0 and a table is rescaled to the node's estimated size, itself floored at 0. At
+θ = 1 (and θ = 0 for binary data) the estimates are the exact counts and RR-ID3 builds exactly
+plain ID3's tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ppdm.data.randomization import (
+    NotIdentifiableError,
+    Scheme,
+    check_scheme,
+    check_theta,
+    clip_and_renormalise,
+    indicator_lie,
+    invert,
+    lie_matrix,
+)
+from ppdm.errors import DataError, PpdmError
+from ppdm.learn.criteria import get_criterion
+from ppdm.learn.encoding import EncodedTable
+from ppdm.learn.estimators import _TreeClassifier
+from ppdm.learn.grower import Grower, StoppingRules
+from ppdm.learn.splitter import SplitRules
+from ppdm.tree.splits import CategoricalSplit, Split
+
+__all__ = ["EstimatedCounts", "RandomizedResponseTreeClassifier"]
+
+
+@dataclass(frozen=True)
+class PathState:
+    """A node: its path predicate ((attribute index, value code), ...) and, on the complement
+    path, the disguised rows matching the predicate (``rows``) and its complement (``comp``)."""
+
+    path: tuple[tuple[int, int], ...]
+    rows: np.ndarray | None = None
+    comp: np.ndarray | None = None
+
+
+class EstimatedCounts:
+    """Counts estimated from a disguised table (paper 001 §4.2); implements ``CountSource``.
+
+    Parameters
+    ----------
+    table: the disguised training table, encoded (categorical attributes only).
+    theta: the probability θ that a respondent told the truth.
+    disguised: names of the attributes that were disguised (default: all).
+    class_disguised: whether the class was disguised too (§4.2 covers both).
+    scheme: ``"record"`` (paper 001) or ``"attribute"``, as in :func:`ppdm.randomize.disguise`.
+    """
+
+    def __init__(
+        self,
+        table: EncodedTable,
+        theta: float,
+        disguised: Iterable[str] | None = None,
+        class_disguised: bool = True,
+        scheme: Scheme = "record",
+    ) -> None:
+        self.theta = check_theta(theta)
+        self.scheme = check_scheme(scheme)
+        numeric = [a.name for a in table.attributes if not a.is_categorical]
+        if numeric:
+            raise DataError(f"randomized-response ID3 needs categorical attributes; column {numeric[0]!r} is numeric")
+        names = [a.name for a in table.attributes]
+        chosen = set(names if disguised is None else disguised)
+        unknown = chosen - set(names)
+        if unknown:
+            raise DataError(f"disguised attribute(s) not in the table: {', '.join(sorted(map(str, unknown)))}")
+        self.n_classes = table.n_classes
+        self._index = {name: i for i, name in enumerate(names)}
+        self._k = np.array([len(a.categories) for a in table.attributes], dtype=np.intp)
+        self._disguised = np.array([name in chosen for name in names])
+        for name, k, d in zip(names, self._k, self._disguised):
+            if d and k < 2:
+                raise DataError(f"attribute {name!r} has {k} value(s) and cannot have been disguised")
+        self._v_max = int(self._k.max(initial=1))
+        self._codes = np.column_stack([table.columns[n] for n in names]).astype(np.intp)
+        self._y = table.y.astype(np.intp)
+        self._class_lie = lie_matrix(self.n_classes) if class_disguised and self.n_classes >= 2 else None
+        self._complement = self.scheme == "record" and bool((self._k[self._disguised] == 2).all()) and (
+            self._class_lie is None or self.n_classes == 2
+        )
+        if self._complement:
+            self._init_complement()
+
+    def noise_factor(self) -> float:
+        """``1/μ²``: how much noisier an estimated count is than an exact one (at worst, one axis).
+
+        μ is the smallest eigenvalue in absolute value of a disguised attribute's channel,
+        ``θ + (1 − θ)·(−1/(k − 1)) = (kθ − 1)/(k − 1)``: ``2θ − 1`` for binary attributes.
+        """
+        ks = [int(k) for k, d in zip(self._k, self._disguised) if d]
+        if self._class_lie is not None:
+            ks.append(self.n_classes)
+        if not ks:
+            return 1.0
+        mu = min(abs(k * self.theta - 1.0) / (k - 1) for k in ks)
+        if mu == 0.0:
+            raise NotIdentifiableError(f"theta = {self.theta:g} cannot be inverted for attributes with {sorted(set(ks))} values")
+        return 1.0 / mu**2
+
+    # -- the complement path (binary data, paper 001) --------------------------------------
+    def _init_complement(self) -> None:
+        if self.theta == 0.5:
+            raise NotIdentifiableError(
+                "theta = 0.5: disguised binary data carry no information about the true data, "
+                "P(E) cannot be estimated (paper 001 §3); choose theta away from 0.5"
+            )
+        flip = self._disguised & (self._k == 2)
+        self._codes_bar = np.where(flip[None, :], 1 - self._codes, self._codes)
+        self._y_bar = 1 - self._y if self._class_lie is not None else self._y
+
+    def _combine(self, n_e: np.ndarray, n_comp: np.ndarray) -> np.ndarray:
+        """Equations 3 on counts: N(E) = (θ·N*(E) − (1 − θ)·N*(Ē)) / (2θ − 1)."""
+        t = self.theta
+        if t == 1.0:
+            return n_e
+        return (t * n_e - (1.0 - t) * n_comp) / (2.0 * t - 1.0)
+
+    # -- CountSource -------------------------------------------------------------------------
+    def root(self) -> PathState:
+        if self._complement:
+            everyone = np.arange(len(self._y), dtype=np.intp)
+            return PathState((), everyone, everyone)
+        return PathState(())
+
+    def class_counts(self, state: PathState) -> np.ndarray:
+        k = self.n_classes
+        if self._complement:
+            assert state.rows is not None and state.comp is not None
+            n_e = np.bincount(self._y[state.rows], minlength=k).astype(float)
+            n_c = np.bincount(self._y_bar[state.comp], minlength=k).astype(float)
+            return clip_and_renormalise(self._combine(n_e, n_c))
+        pattern, lies = self._pattern(state.path)
+        disguised = np.bincount(pattern * k + self._y, minlength=(2 ** len(state.path)) * k)
+        tensor = disguised.reshape((2,) * len(state.path) + (k,)).astype(float)
+        estimate = invert(tensor, self.theta, lies + [self._class_lie], self.scheme)
+        return clip_and_renormalise(estimate[(1,) * len(state.path)])
+
+    def categorical_tables(self, state: PathState, attributes: Sequence[str]) -> np.ndarray:
+        cols = np.array([self._index[a] for a in attributes], dtype=np.intp)
+        if self._complement:
+            assert state.rows is not None and state.comp is not None
+            n_e = self._tables(self._codes, self._y, state.rows, cols)
+            n_c = self._tables(self._codes_bar, self._y_bar, state.comp, cols)
+            estimate = self._combine(n_e, n_c)
+        else:
+            estimate = self._indicator_tables(state.path, cols)
+        return _clip_tables(estimate)
+
+    def threshold_tables(self, state: PathState, attribute: str) -> tuple[np.ndarray, np.ndarray]:
+        raise DataError(f"randomized-response ID3 has no numeric attributes; {attribute!r} is numeric")
+
+    def children(self, state: PathState, split: Split) -> list[PathState]:
+        if not isinstance(split, CategoricalSplit) or not split.is_multiway:
+            raise PpdmError("randomized-response ID3 grows one branch per attribute value only")
+        a = self._index[split.attribute]
+        out = []
+        for v in range(split.n_branches):
+            path = state.path + ((a, v),)
+            if self._complement:
+                assert state.rows is not None and state.comp is not None
+                rows = state.rows[self._codes[state.rows, a] == v]
+                comp = state.comp[self._codes_bar[state.comp, a] == v]
+                out.append(PathState(path, rows, comp))
+            else:
+                out.append(PathState(path))
+        return out
+
+    # -- helpers -----------------------------------------------------------------------------
+    def _tables(self, codes: np.ndarray, y: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """Disguised counts by (attribute, value, class) of ``rows``: one bincount."""
+        k, v = self.n_classes, self._v_max
+        sub = codes[np.ix_(rows, cols)]
+        keys = (sub + np.arange(len(cols)) * v) * k + y[rows, None]
+        flat = np.bincount(keys.ravel(), minlength=len(cols) * v * k)
+        return flat.reshape(len(cols), v, k).astype(float)
+
+    def _pattern(self, path: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """Each disguised record's match pattern on the path (bit of axis j = [A_j = e_j])."""
+        pattern = np.zeros(len(self._y), dtype=np.intp)
+        lies: list[np.ndarray | None] = []
+        for a, e in path:
+            pattern = pattern * 2 + (self._codes[:, a] == e)
+            lies.append(indicator_lie(int(self._k[a])) if self._disguised[a] else None)
+        return pattern, lies
+
+    def _indicator_tables(self, path: tuple[tuple[int, int], ...], cols: np.ndarray) -> np.ndarray:
+        """Estimated (attribute, value, class) tables of a node, grouped by domain size."""
+        pattern, lies = self._pattern(path)
+        k, p = self.n_classes, len(path)
+        out = np.zeros((len(cols), self._v_max, k))
+        groups: dict[tuple[int, bool], list[int]] = {}
+        for i, c in enumerate(cols):
+            groups.setdefault((int(self._k[c]), bool(self._disguised[c])), []).append(i)
+        for (size, disguised), members in groups.items():
+            sub = self._codes[:, cols[members]]
+            keys = ((pattern[:, None] * len(members) + np.arange(len(members))) * size + sub) * k + self._y[:, None]
+            flat = np.bincount(keys.ravel(), minlength=(2**p) * len(members) * size * k)
+            tensor = flat.reshape((2,) * p + (len(members), size, k)).astype(float)
+            value_lie = lie_matrix(size) if disguised else None
+            estimate = invert(tensor, self.theta, lies + [None, value_lie, self._class_lie], self.scheme)
+            out[members, :size, :] = estimate[(1,) * p]
+        return out
+
+
+def _clip_tables(tables: np.ndarray) -> np.ndarray:
+    """:func:`clip_and_renormalise` of every attribute's (value, class) table at once."""
+    total = np.maximum(tables.sum(axis=(1, 2)), 0.0)
+    clipped = np.maximum(tables, 0.0)
+    mass = clipped.sum(axis=(1, 2))
+    scale = np.divide(total, mass, out=np.zeros_like(mass), where=mass > 0)
+    return clipped * scale[:, None, None]
+
+
+class RandomizedResponseTreeClassifier(_TreeClassifier):
+    """ID3 learnt from randomized-response data (paper 001 §4.2), scikit-learn API.
+
+    ``fit(X, y)`` takes the *disguised* records as collected (:func:`ppdm.randomize.disguise`)
+    and grows ID3 on counts estimated from them; prediction is ordinary (the tree is applied to
+    true records). Fitting involves no randomness: the data were randomized by the respondents.
+
+    Parameters
+    ----------
+    theta: the probability θ with which respondents told the truth (known to the collector).
+    class_disguised: whether ``y`` was disguised too (the default, as in §5).
+    disguised: the columns of ``X`` that were disguised (default: all).
+    scheme: ``"record"`` (paper 001, one coin per respondent) or ``"attribute"``.
+    effective_sizes: if true (the default), ``min_samples_split`` and ``min_samples_leaf`` count
+        *effective* records: a node needs ``min_samples_split / μ²`` estimated records, where
+        ``μ = min_i |k_i·θ − 1| / (k_i − 1)`` over the disguised attributes (``|2θ − 1|`` for
+        binary data). The variance of an estimated count is about ``1/μ²`` times that of an exact
+        one, so this many estimated records carry as much information as ``min_samples_split``
+        exact ones. Paper 001 has no such rule; without it (``False``) a tree grown on noisy
+        estimates splits down to nodes whose labels are noise (see docs/randomized_response.md).
+        At θ = 1 (and θ = 0 for binary data) μ = 1 and the rules are ID3's.
+    criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical, builder,
+    max_leaf_nodes: as for :class:`~ppdm.learn.ID3Classifier` (sizes are estimated counts).
+
+    ``noise_factor_`` is the fitted ``1/μ²``.
+    """
+
+    _algorithm = "rr-id3"
+
+    def __init__(
+        self,
+        theta: float = 0.8,
+        class_disguised: bool = True,
+        disguised: Sequence[str] | None = None,
+        scheme: str = "record",
+        effective_sizes: bool = True,
+        criterion: str = "entropy",
+        max_depth: int | None = None,
+        min_samples_split: int = 2,
+        min_samples_leaf: int = 1,
+        min_gain: float = 0.0,
+        categorical: Sequence[str] | None = None,
+        builder: str = "depth-first",
+        max_leaf_nodes: int | None = None,
+    ) -> None:
+        self.theta = theta
+        self.class_disguised = class_disguised
+        self.disguised = disguised
+        self.scheme = scheme
+        self.effective_sizes = effective_sizes
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.categorical = categorical
+        self.builder = builder
+        self.max_leaf_nodes = max_leaf_nodes
+
+    def fit(self, X: pd.DataFrame, y: Sequence) -> "RandomizedResponseTreeClassifier":
+        """Grow RR-ID3 on the disguised records ``X`` and (possibly disguised) labels ``y``."""
+        self._remember_y_name(y)
+        table = self._encode(X, y)
+        numeric = [a.name for a in table.attributes if not a.is_categorical]
+        if numeric:
+            raise DataError(
+                f"randomized-response ID3 splits categorical attributes only; column {numeric[0]!r} is numeric "
+                "(binarize it at the median or bin it before disguising: ppdm.randomize)"
+            )
+        source = EstimatedCounts(table, self.theta, self.disguised, self.class_disguised, self.scheme)  # type: ignore[arg-type]
+        self.noise_factor_ = source.noise_factor() if self.effective_sizes else 1.0
+        scale = self.noise_factor_
+        grower = Grower(
+            source,
+            table.attributes,
+            get_criterion(self.criterion),
+            list(table.classes),
+            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),  # type: ignore[arg-type]
+            stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),  # type: ignore[arg-type]
+            builder=self.builder,  # type: ignore[arg-type]
+            class_attribute=getattr(self, "_y_name", None) or "class",
+            algorithm=self._algorithm,
+        )
+        self.tree_ = grower.grow()
+        return self
