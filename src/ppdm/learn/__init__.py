@@ -20,3 +20,7 @@ __all__ += ["AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "
 from ppdm.learn.randomized import EstimatedCounts, RandomizedResponseTreeClassifier  # noqa: E402
 
 __all__ += ["EstimatedCounts", "RandomizedResponseTreeClassifier"]
+
+from ppdm.learn.tds import TDSClassifier, TopDownSpecialization  # noqa: E402
+
+__all__ += ["TDSClassifier", "TopDownSpecialization"]
