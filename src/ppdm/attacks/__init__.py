@@ -15,3 +15,7 @@ __all__ = [
 from ppdm.attacks.anonymity import ModelAnonymity, brute_force_spans, exposed_tuples, model_anonymity  # noqa: E402
 
 __all__ += ["ModelAnonymity", "brute_force_spans", "exposed_tuples", "model_anonymity"]
+
+from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack  # noqa: E402
+
+__all__ += ["most_exposed", "nar_impact", "rules_attack"]

@@ -4,3 +4,7 @@ from ppdm.maxent.problem import InfeasibleError, LinearBlock, MaxEntError, MaxEn
 from ppdm.maxent.solve import Solution, conflicting_rows, solve_linear
 
 __all__ = ["InfeasibleError", "LinearBlock", "MaxEntError", "MaxEntProblem", "Solution", "conflicting_rows", "solve_linear"]
+
+from ppdm.maxent.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem  # noqa: E402
+
+__all__ += ["RuleConstraintStats", "RuleKnowledge", "rules_problem"]
