@@ -96,7 +96,7 @@ class EstimatedCounts:
         chosen = set(names if disguised is None else disguised)
         unknown = chosen - set(names)
         if unknown:
-            raise DataError(f"disguised attribute(s) not in the table: {', '.join(sorted(map(str, unknown)))}")
+            raise DataError(f"disguised attribute(s) not in the table: {', '.join(map(repr, sorted(map(str, unknown))))}")
         self.n_classes = table.n_classes
         self._index = {name: i for i, name in enumerate(names)}
         self._k = np.array([len(a.categories) for a in table.attributes], dtype=np.intp)

@@ -53,7 +53,7 @@ def _disguised_set(df: pd.DataFrame, columns: Sequence[str] | None) -> set[str]:
     chosen = set(df.columns if columns is None else columns)
     unknown = chosen - set(df.columns)
     if unknown:
-        raise DataError(f"disguised column(s) not in the table: {', '.join(sorted(map(str, unknown)))}")
+        raise DataError(f"disguised column(s) not in the table: {', '.join(map(repr, sorted(map(str, unknown))))}")
     return chosen
 
 
