@@ -26,6 +26,10 @@ from scipy.optimize import minimize
 from ppdm.maxent.presolve import Reduced
 
 
+DAMPING = 1e-4  # Levenberg–Marquardt damping per unit of the largest residual (see _ridge)
+RADIUS = 20.0  # initial trust radius of a Newton step, in units of the multipliers (score units)
+
+
 @dataclass
 class DualState:
     value: float
@@ -128,8 +132,16 @@ def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray 
 
 
 def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, DualState, int, bool]:
-    red = dual.red
+    """Projected Newton steps inside a trust radius on the largest multiplier change.
+
+    Near a degenerate optimum (a leaf whose label rows hold with equality, a class with a value
+    whose probability tends to 0) the Newton system is nearly singular and the raw step can be
+    10⁸ long; backtracking from it costs dozens of dual evaluations. The radius starts at
+    :data:`RADIUS`, doubles after a full step that hit it and shrinks to the accepted move
+    after backtracking.
+    """
     state = dual.state(lam)
+    radius = RADIUS
     for step_no in range(1, max_steps + 1):
         residual = state.residual
         if _elastic_violation(dual, lam, residual).max(initial=0.0) <= tol * 1e-3:
@@ -139,17 +151,28 @@ def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int =
             return lam, state, step_no - 1, True
         H = dual.hessian(state.p, rows)
         grad = -residual[rows]
-        ridge = 1e-12 * max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300)
+        ridge = _ridge(H, grad)
         try:
             step = spla.spsolve((H + ridge * sp.identity(len(rows))).tocsc(), -grad)
         except RuntimeError:
             return lam, state, step_no, False
         if not np.all(np.isfinite(step)):
             return lam, state, step_no, False
-        lam, state, ok = _line_search(dual, lam, state, rows, step, grad)
-        if not ok:
+        longest = float(np.abs(step).max(initial=0.0))
+        first = min(1.0, radius / longest) if longest > 0 else 1.0
+        lam, state, t = _line_search(dual, lam, state, rows, step, grad, first)
+        if t == 0.0:
             return lam, state, step_no, False
+        radius = 2.0 * radius if t == first and first < 1.0 else max(t * longest, RADIUS * 1e-3) if t < first else radius
     return lam, state, max_steps, False
+
+
+def _ridge(H: sp.csr_matrix, grad: np.ndarray) -> float:
+    """Levenberg–Marquardt damping proportional to the gradient: vanishes at the optimum (so the
+    last steps are Newton's) but keeps the nearly singular systems of degenerate rows from
+    producing steps of 10⁸ early on."""
+    scale = max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300)
+    return scale * max(1e-12, DAMPING * float(np.abs(grad).max(initial=0.0)))
 
 
 def _active(dual: Dual, lam: np.ndarray, residual: np.ndarray, tol: float) -> np.ndarray:
@@ -160,8 +183,10 @@ def _active(dual: Dual, lam: np.ndarray, residual: np.ndarray, tol: float) -> np
     return ~at_zero & ~at_cap
 
 
-def _line_search(dual: Dual, lam: np.ndarray, state: DualState, rows: np.ndarray, step: np.ndarray, grad: np.ndarray) -> tuple[np.ndarray, DualState, bool]:
-    t = 1.0
+def _line_search(
+    dual: Dual, lam: np.ndarray, state: DualState, rows: np.ndarray, step: np.ndarray, grad: np.ndarray, t: float = 1.0
+) -> tuple[np.ndarray, DualState, float]:
+    """Backtracking (Armijo) from step length ``t``; returns the accepted length, 0 if none."""
     slope = float(grad @ step)
     for _ in range(40):
         trial = lam.copy()
@@ -169,6 +194,6 @@ def _line_search(dual: Dual, lam: np.ndarray, state: DualState, rows: np.ndarray
         trial = dual.project(trial)
         new = dual.state(trial)
         if new.value <= state.value + 1e-4 * t * min(slope, 0.0) + 1e-15 * abs(state.value):
-            return trial, new, True
+            return trial, new, t
         t *= 0.5
-    return lam, state, False
+    return lam, state, 0.0
