@@ -128,3 +128,16 @@ def test_no_worse_than_ipopt_from_the_same_start(seed, criterion):
     )
     if feasible:
         assert ours.entropy >= problem.entropy(reference) - 1e-6
+
+
+def test_stopping_early_is_reported_not_called_an_optimum():
+    problem, internal = random_instance(10, "entropy")  # needs 42 iterations to a stationary point
+    assert solve_with_internal(problem, internal, max_iter=5).status == "internal constraints violated"
+    capped = solve_with_internal(problem, internal, max_iter=20)
+    assert (capped.iterations, capped.status) == (20, "iteration limit")
+    assert internal.values(capped.p * problem.weights[:, None]).max() <= 1e-8  # feasible, usable
+    timed = solve_with_internal(problem, internal, time_limit=0.0)  # stops before its first step
+    assert timed.iterations == 1 and timed.status == "internal constraints violated"
+    full = solve_with_internal(problem, internal)
+    assert full.status == "local optimum" and full.iterations > 20
+    assert full.entropy >= capped.entropy - 1e-12  # kept steps only raise the merit

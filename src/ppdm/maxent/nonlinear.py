@@ -49,8 +49,15 @@ def solve_with_internal(
     near: float = 1e-3,
     max_kicks: int = 20,
     seed: int = 0,
+    time_limit: float | None = None,
 ) -> Solution:
-    """Maximise H(X | Q) under the problem's linear blocks and the internal-node constraints."""
+    """Maximise H(X | Q) under the problem's linear blocks and the internal-node constraints.
+
+    Stops at a stationary point (``status`` "local optimum"), or after ``max_iter`` iterations or
+    ``time_limit`` seconds with the best feasible estimate so far ("iteration limit", "time limit";
+    each kept step only raises the merit, so the estimate is usable, just not stationary), or with
+    "internal constraints violated" when no feasible point was reached.
+    """
     if internal is None or internal.n_constraints == 0:
         return solve_linear(problem, tol=tol)
     start = time.perf_counter()
@@ -74,7 +81,12 @@ def solve_with_internal(
     merit, beta = _merit(base, internal, p, classes, problem.weights, penalty), 0.1
     iterations = newton = kicks = 0
     rng = np.random.default_rng(seed)
+    converged = False
+    timed_out = False
     for iterations in range(1, max_iter + 1):
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            timed_out = True
+            break
         if beta > 1e4 and kicks < max_kicks and _worst(internal, p, classes, problem.weights) > internal_tol:
             # stuck at a point where the violated constraints are flat to first order (a symmetric
             # point such as the linear estimate often is): move to a nearby point that meets the
@@ -116,21 +128,26 @@ def solve_with_internal(
         if new_merit >= merit - 1e-15 * scale:
             moved = float(np.abs(p_new - p).max())
             gain = new_merit - merit
+            old_merit = merit
             p, merit = p_new, new_merit
             lam_base = result.lam[: len(base.b)]
             lam_int[:] = 0.0
             lam_int[rows] = result.lam[len(base.b) :]
-            beta = max(beta / 2, 1e-6)
+            predicted = _model_merit(base, p_new, c, J, joint_class, penalty) - old_merit
+            ratio = gain / predicted if predicted > 0 else 1.0
+            beta = max(beta / 3, 1e-6) if ratio > 0.75 else beta if ratio > 0.25 else beta * 2
             worst = float(internal.values(p[classes] * problem.weights[:, None]).max(initial=-np.inf))
             if _DEBUG:
                 print(f"it {iterations} beta {beta:.1e} merit {merit:.12f} moved {moved:.2e} worst {worst:.2e} newton {result.newton_steps}")
             if worst <= internal_tol and (moved < 1e-10 or gain <= rel_gain * scale):
+                converged = True
                 break
         else:
             if _DEBUG:
                 print(f"it {iterations} reject beta {beta:.1e} new merit {new_merit:.12f} < {merit:.12f}")
             worst = float(internal.values(p[classes] * problem.weights[:, None]).max(initial=-np.inf))
             if worst <= internal_tol and merit - new_merit <= rel_gain * scale:
+                converged = True
                 break  # the step only loses what rounding loses: P_k is stationary
             outside = ~working & (internal.values(p_new[classes] * problem.weights[:, None]) > -near * scale_j)
             if outside.any():
@@ -138,12 +155,20 @@ def solve_with_internal(
                 continue
             beta *= 4
             if beta > 1e12 and kicks >= max_kicks:
+                converged = True  # no step of any length gains: stationary as far as this method can tell
                 break
     p_groups = p[classes]
     joint = p_groups * problem.weights[:, None]
     internal_violation = float(np.maximum(internal.values(joint), 0.0).max(initial=0.0))
     linear_violation = float(problem.violations(p_groups).max(initial=0.0))
-    status = "local optimum" if internal_violation <= internal_tol else "internal constraints violated"
+    if internal_violation > internal_tol:
+        status = "internal constraints violated"
+    elif timed_out:
+        status = "time limit"
+    elif not converged:
+        status = "iteration limit"  # feasible, but the last steps still gained entropy
+    else:
+        status = "local optimum"
     return Solution(
         p=p_groups,
         entropy=problem.entropy(p_groups),
@@ -165,3 +190,9 @@ def _merit(red: Reduced, internal: InternalBlock, p: np.ndarray, classes: np.nda
     """H(P) − penalty · Σ_j max(0, c_j(P)), the quantity every kept step must not lower."""
     c = internal.values(p[classes] * weights[:, None])
     return _class_entropy(red, p) - penalty * float(np.maximum(c, 0.0).sum())
+
+
+def _model_merit(red: Reduced, p: np.ndarray, c: np.ndarray, J: sp.csr_matrix, joint_class: np.ndarray, penalty: float) -> float:
+    """The merit with the working set's constraints linearised at the step's start (the subproblem's model)."""
+    linear = c + J @ ((p * red.weights[:, None]).ravel() - joint_class)
+    return _class_entropy(red, p) - penalty * float(np.maximum(linear, 0.0).sum())
