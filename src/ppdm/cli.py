@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
@@ -26,7 +27,7 @@ from ppdm.attacks import (
     inversion_attack,
     uniqueness_attack,
 )
-from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack
 from ppdm.data.datasets import DATASETS, load_csv, load_dataset
 from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.data.roles import Roles
@@ -322,6 +323,8 @@ def _print_audit(result: AttackResult, top: int) -> None:
     console.print(f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} QI groups")
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
     console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}")
+    if "note" in d:
+        console.print(f"  [yellow]note:[/yellow] {d['note']}")
     if "overall_divergence" in d:
         console.print(f"  overall divergence D_overall = {d['overall_divergence']:.5f} (natural log; 0 = everything disclosed)")
     console.print(f"  records the attacker is certain about: {s['certain_records']:,}")
@@ -345,6 +348,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
 @click.option("--sa", "sa_published", is_flag=True, help="The sensitive attribute's distribution is published too (SA constraints).")
 @click.option("--internal", is_flag=True, help="Use the split choices too (internal-node constraints; nonconvex: a local optimum).")
+@click.option("--time-limit", type=click.FloatRange(min=0), help="With --internal: stop the solver after this many seconds with its best feasible estimate.")
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), help="Write every group's posterior and the summary as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
@@ -352,7 +356,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 def audit_command(
     dataset: str | None, tree_file: Path | None, data: Path | None, sensitive: str, quasi_identifiers: str | None,
     algorithm: str, criterion: str | None, max_depth: int | None, publish: str, no_label: bool, sa_published: bool,
-    internal: bool, top: int, out: Path | None, quiet: bool,
+    internal: bool, time_limit: float | None, top: int, out: Path | None, quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy, paper 000)."""
     qis = _split_list(quasi_identifiers)
@@ -369,7 +373,9 @@ def audit_command(
         raise PpdmError(f"the tree holds only {tree.disclosure.value}; it cannot be published with {publish}")
     knowledge = Knowledge(rate=True, label=not no_label, sa=sa_published, internal=internal)
     with status("solving the maximum-entropy problem", quiet):
-        result = maxent_attack(published, table, qis, sensitive, knowledge)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # printed with the summary
+            result = maxent_attack(published, table, qis, sensitive, knowledge, time_limit=time_limit)
     if not quiet:
         _print_audit(result, top)
     if out is not None:

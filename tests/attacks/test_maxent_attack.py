@@ -1,9 +1,11 @@
 """The maximum-entropy audit of paper 000 on its Example 1 and on Adult."""
 
+import warnings
+
 import numpy as np
 import pytest
 
-from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack
 from ppdm.learn import ID3Classifier
 from ppdm.maxent import MaxEntError
 from ppdm.maxent.tree_constraints import Knowledge
@@ -29,11 +31,21 @@ def test_example_1_without_internal_constraints(example1_tree, d2):
     assert result.summary()["certain_records"] == 4
 
 
-def test_labels_only_leaves_mixed_leaves_uniform(example1_tree, d2):
-    result = maxent_attack(example1_tree.published("labels"), d2)
-    # pure leaves are not certain any more: a label only says the class is the most frequent
-    assert result.posterior.max() < 1
+def test_labels_only_is_uniform_and_says_so(example1_tree, d2):
+    with pytest.warns(UninformativeKnowledgeWarning, match="learns nothing"):
+        result = maxent_attack(example1_tree.published("labels"), d2)
+    # pure leaves are not certain any more: a label only says the class is the most frequent,
+    # and the uniform estimate meets every label constraint with equality
+    assert np.allclose(result.posterior, 0.5)
     assert result.details["constraint_rows"] == {"label": 3}
+    assert "learns nothing" in result.details["note"]
+
+
+def test_informative_knowledge_gives_no_warning(example1_tree, d2):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UninformativeKnowledgeWarning)
+        result = maxent_attack(example1_tree.published("labels"), d2, knowledge=Knowledge(sa=True))
+    assert "note" not in result.details
 
 
 def test_sa_constraints_use_the_published_distribution(example1_tree, d2):

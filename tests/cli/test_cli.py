@@ -144,6 +144,16 @@ def test_audit_of_a_given_tree_and_table(run, nursery_files):
     result = run("audit", "--tree", nursery_files / "tree.json", "--data", nursery_files / "train.csv", "--sensitive", "class", "--publish", "labels", "--top", "0")
     assert result.exit_code == 0, result.output
     assert "label" in result.output
+    assert "learns nothing from this tree" in " ".join(result.output.split())  # labels only: uniform
+
+
+def test_audit_with_internal_constraints_and_a_time_limit(run, tmp_path):
+    out = tmp_path / "audit.json"
+    result = run("audit", "--dataset", "nursery", "--sensitive", "class", "--max-depth", "2", "--internal", "--time-limit", "60", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "learns nothing" not in result.output
+    details = json.loads(out.read_text())["summary"]
+    assert details["constraint_rows"]["internal"] > 0 and details["status"] in ("local optimum", "time limit")
 
 
 def test_audit_bad_input(run, nursery_files):

@@ -4,6 +4,7 @@ estimate of P(SA | QI) given everything the tree reveals, as an :class:`AttackRe
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +20,17 @@ from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.model import Tree
 
 
+UNIFORM_NOTE = (
+    "only labels are known (no error rates, class counts or SA distribution): the uniform estimate "
+    "meets every label and internal-node constraint with equality, so the maximum-entropy attacker "
+    "learns nothing from this tree; publish-level 'error-rates' or the SA distribution (--sa) make the audit informative"
+)
+
+
+class UninformativeKnowledgeWarning(UserWarning):
+    """The attacker's knowledge cannot move the maximum-entropy estimate off the uniform one."""
+
+
 def maxent_attack(
     tree: Tree,
     data: pd.DataFrame,
@@ -26,6 +38,7 @@ def maxent_attack(
     sensitive: str | None = None,
     knowledge: Knowledge = Knowledge(),
     tol: float = 1e-9,
+    time_limit: float | None = None,
 ) -> AttackResult:
     """Estimate every QI group's P(SA | q) by maximum entropy from ``tree`` (paper 000 §3–4).
 
@@ -34,7 +47,8 @@ def maxent_attack(
     (natural log) and the attacker's confidence in each record's true value. With
     ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from ``data``);
     with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2), and the
-    estimate is a local optimum of a nonconvex problem (``details["status"]``).
+    estimate is a local optimum of a nonconvex problem (``details["status"]``); ``time_limit``
+    (seconds) stops that solver early with its best feasible estimate ("time limit").
     """
     view = attacker_view(tree, data, quasi_identifiers, sensitive)
     k = len(view.values)
@@ -44,9 +58,12 @@ def maxent_attack(
             raise ValueError("SA constraints need the sensitive column in the data (its distribution is published)")
         sa = np.bincount(view.true_codes, minlength=k) / len(view.true_codes)
     problem, leaf = tree_problem(tree, view.groups, knowledge, sa)
+    uninformative = not any(blk.name in ("rate", "class-count", "sa") for blk in problem.blocks)
+    if uninformative:
+        warnings.warn(UNIFORM_NOTE, UninformativeKnowledgeWarning, stacklevel=2)
     internal = internal_constraints(tree, view.groups, leaf) if knowledge.internal else None
     if internal is not None:
-        solution = solve_with_internal(problem, internal, tol=tol)
+        solution = solve_with_internal(problem, internal, tol=tol, time_limit=time_limit)
     else:
         solution = solve_linear(problem, tol=tol)
     details: dict[str, object] = {
@@ -60,6 +77,8 @@ def maxent_attack(
         "status": solution.status,
         "entropy": solution.entropy,
     }
+    if uninformative:
+        details["note"] = UNIFORM_NOTE
     if view.true_codes is not None:
         true = view.groups.value_counts(view.true_codes, k) / view.groups.counts[:, None]
         details["overall_divergence"] = overall_divergence(true, solution.p, view.groups.weights)
