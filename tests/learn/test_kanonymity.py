@@ -246,3 +246,17 @@ def test_random_tables_every_span_holds_k_records(case, algorithm):
     brute_force_check(model, frame, public, k, ell)
     fast = model_anonymity(model.tree_, frame, public, class_public)
     assert fast.k == model.anonymity_
+
+
+def test_scikit_learn_conventions():
+    from sklearn.base import clone
+
+    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+    model = KAnonymousTreeClassifier(k=3, quasi_identifiers=["Marital Status"], algorithm="id3")
+    copy = clone(model)
+    assert copy.get_params() == model.get_params()
+    copy.fit(X, y)
+    assert list(copy.classes_) == ["bad", "good"]
+    assert copy.predict_proba(X).shape == (6, 2)
+    assert (copy.predict(X) == model.fit(X, y).predict(X)).all()
+    assert copy.score(X, y) == pytest.approx(5 / 6)
