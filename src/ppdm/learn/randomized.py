@@ -140,6 +140,13 @@ class EstimatedCounts:
         flip = self._disguised & (self._k == 2)
         self._codes_bar = np.where(flip[None, :], 1 - self._codes, self._codes)
         self._y_bar = 1 - self._y if self._class_lie is not None else self._y
+        self._keys = self._cell_keys(self._codes, self._y)
+        self._keys_bar = self._cell_keys(self._codes_bar, self._y_bar)
+
+    def _cell_keys(self, codes: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Each record's flat (attribute, value, class) cell for every attribute, for one bincount."""
+        offsets = np.arange(codes.shape[1], dtype=np.intp)[None, :] * self._v_max
+        return (offsets + codes) * self.n_classes + y[:, None]
 
     def _combine(self, n_e: np.ndarray, n_comp: np.ndarray) -> np.ndarray:
         """Equations 3 on counts: N(E) = (θ·N*(E) − (1 − θ)·N*(Ē)) / (2θ − 1)."""
@@ -172,8 +179,8 @@ class EstimatedCounts:
         cols = np.array([self._index[a] for a in attributes], dtype=np.intp)
         if self._complement:
             assert state.rows is not None and state.comp is not None
-            n_e = self._tables(self._codes, self._y, state.rows, cols)
-            n_c = self._tables(self._codes_bar, self._y_bar, state.comp, cols)
+            n_e = self._tables(self._keys, state.rows)[cols]
+            n_c = self._tables(self._keys_bar, state.comp)[cols]
             estimate = self._combine(n_e, n_c)
         else:
             estimate = self._indicator_tables(state.path, cols)
@@ -199,13 +206,11 @@ class EstimatedCounts:
         return out
 
     # -- helpers -----------------------------------------------------------------------------
-    def _tables(self, codes: np.ndarray, y: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """Disguised counts by (attribute, value, class) of ``rows``: one bincount."""
-        k, v = self.n_classes, self._v_max
-        sub = codes[np.ix_(rows, cols)]
-        keys = (sub + np.arange(len(cols)) * v) * k + y[rows, None]
-        flat = np.bincount(keys.ravel(), minlength=len(cols) * v * k)
-        return flat.reshape(len(cols), v, k).astype(float)
+    def _tables(self, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Disguised counts of ``rows`` by (attribute, value, class), every attribute: one bincount."""
+        d, v, k = keys.shape[1], self._v_max, self.n_classes
+        flat = np.bincount(keys[rows].ravel(), minlength=d * v * k)
+        return flat.reshape(d, v, k).astype(float)
 
     def _pattern(self, path: tuple[tuple[int, int], ...]) -> tuple[np.ndarray, list[np.ndarray | None]]:
         """Each disguised record's match pattern on the path (bit of axis j = [A_j = e_j])."""
