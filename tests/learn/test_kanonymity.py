@@ -162,7 +162,7 @@ def test_adult_id3_trees_are_k_anonymous_and_plain_id3_is_not(adult, plain_id3, 
     assert model_anonymity(plain_id3, frame, cats).k < k
 
 
-@pytest.mark.parametrize("k", (10, 100, 1000))
+@pytest.mark.parametrize("k", (10, 1000))
 def test_adult_id3_with_private_attributes(adult, plain_id3, k):
     frame, cats, hierarchies = adult
     public = [c for c in cats if c not in ("relationship", "race")]
@@ -223,7 +223,7 @@ def random_case(draw):
     return frame, public, k, class_public, ell
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_case(), st.sampled_from(["id3", "c45"]))
 def test_random_tables_every_span_holds_k_records(case, algorithm):
     frame, public, k, class_public, ell = case

@@ -126,11 +126,16 @@ class Grower:
             self._mean_gain[node_id] = float(np.mean([c.gain for c in found]))
         return rank(found, self.selection)
 
-    def grouped_candidate(self, node_id: int, attribute: str, groups: Sequence[Sequence[Scalar]]) -> Candidate | None:
-        """A candidate splitting ``attribute`` into value groups at the node (for generalization)."""
+    def grouped_candidate(
+        self, node_id: int, attribute: str, groups: Sequence[Sequence[Scalar]], table: np.ndarray | None = None
+    ) -> Candidate | None:
+        """A candidate splitting ``attribute`` into value groups at the node (for generalization).
+
+        ``table``: the node's class counts per value of ``attribute`` when already known.
+        """
         node = self.nodes[node_id]
         assert node.counts is not None
-        return self.splitter.grouped(self.states[node_id], node.counts, attribute, groups)
+        return self.splitter.grouped(self.states[node_id], node.counts, attribute, groups, table)
 
     def threshold_candidate(self, node_id: int, attribute: str, allowed: Callable[[np.ndarray], np.ndarray]) -> Candidate | None:
         """The best threshold split of numeric ``attribute`` among the thresholds ``allowed`` accepts

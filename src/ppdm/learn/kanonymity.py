@@ -162,6 +162,8 @@ class SpanAdmissibility:
         self.span_class: list[int | None] = []
         self.node_spans: dict[int, set[int]] = {0: set()}
         self.private_allowed: dict[int, dict[str, object]] = {0: {}}
+        self._value_tables: dict[tuple[int, str], np.ndarray] = {}
+        self._luts: dict[int, tuple[Split, np.ndarray]] = {}
         for c, rows in enumerate(groups):
             self._new_span(rows, {0}, c if self.class_public else None)
         counts = self._class_counts([r for r in self.span_rows if r is not None])
@@ -185,8 +187,11 @@ class SpanAdmissibility:
         levels = self.levels.get(name, [])
         key = _partition_key(candidate.split.groups)
         coarser = levels[levels.index(key) + 1 :] if key in levels else []
+        if candidate.split.is_multiway and len(candidate.split.groups) == len(self.attributes[name].categories):
+            self._value_tables[(node_id, name)] = candidate.children  # per-value class counts
+        table = self._value_tables.get((node_id, name))
         for groups in coarser:
-            found = self.grower.grouped_candidate(node_id, name, [list(g) for g in groups])
+            found = self.grower.grouped_candidate(node_id, name, [list(g) for g in groups], table)
             if found is not None:
                 return [found]
         return []
@@ -275,7 +280,11 @@ class SpanAdmissibility:
         values = self.table.columns[split.attribute][rows]
         if isinstance(split, ThresholdSplit):
             return split.branch(values)
-        return split.branch(values, self.attributes[split.attribute].categories)
+        cached = self._luts.get(id(split))
+        if cached is None or cached[0] is not split:
+            cached = (split, split.lookup(self.attributes[split.attribute].categories))
+            self._luts[id(split)] = cached
+        return cached[1][values]
 
     def _split_counts(self, node_id: int, split: Split) -> np.ndarray:
         """Class counts of the spans a public split would create: (spans, branches, classes)."""

@@ -138,10 +138,16 @@ class Splitter:
         split = ThresholdSplit(name, float(thresholds[best]), int(np.argmax(children[best].sum(axis=-1))))
         return Candidate(name, split, children[best], g, info, score)
 
-    def grouped(self, state: Any, parent: np.ndarray, name: str, groups: Sequence[Sequence[Scalar]]) -> Candidate | None:
-        """The split of categorical attribute ``name`` into value ``groups`` (e.g. a hierarchy level)."""
+    def grouped(
+        self, state: Any, parent: np.ndarray, name: str, groups: Sequence[Sequence[Scalar]], table: np.ndarray | None = None
+    ) -> Candidate | None:
+        """The split of categorical attribute ``name`` into value ``groups`` (e.g. a hierarchy level).
+
+        ``table``: the node's class counts per value of ``name``, if already known (not recounted).
+        """
         attr = self.attributes[name]
-        table = self.source.categorical_tables(state, [name])[0, : len(attr.categories)]
+        if table is None:
+            table = self.source.categorical_tables(state, [name])[0, : len(attr.categories)]
         index = {c: i for i, c in enumerate(attr.categories)}
         children = np.stack([table[[index[v] for v in g]].sum(axis=0) for g in groups])
         gain = self.criterion.gain(parent, children[None])
