@@ -127,8 +127,15 @@ def nar_analysis(run: Runner, s: float, c: float, k_max: int) -> dict[str, Any]:
         true = with_nar.groups.value_counts(with_nar.true_codes, 2) / with_nar.groups.counts[:, None]
         diff = np.sort(individual_divergence(true, without.posterior) - individual_divergence(true, with_nar.posterior))[::-1]
         ks = np.arange(1, min(k_max, len(diff)) + 1)
+        gain = (true * with_nar.posterior).sum(axis=1) - (true * without.posterior).sum(axis=1)
+        order = np.lexsort((np.arange(len(gain)), -gain))[:10]
         out[publish] = {
             "top10": json.loads(table.to_json(orient="records")),
+            "top10_true_value_gain": [
+                {"gain": float(gain[i]), "records": int(with_nar.groups.counts[i]), "original": true[i].tolist(),
+                 "with NAR": with_nar.posterior[i].tolist(), "without NAR": without.posterior[i].tolist()}
+                for i in order
+            ],
             "top_k_average": (np.cumsum(diff[: len(ks)]) / ks).tolist(),
             "groups_moved": int((np.abs(diff) > 1e-6).sum()),
             "largest_increase": float(-diff[-1]),
@@ -287,6 +294,12 @@ def write_markdown(path: Path, res: dict[str, Any]) -> None:
         for i, r in enumerate(part["top10"], 1):
             dist = lambda name: f"{r[f'{name} P({v[0]})']:.3f} / {r[f'{name} P({v[1]})']:.3f}"  # noqa: E731
             L.append(f"| {i} | {r['difference']:.3f} | {r['KL1 (with NAR)']:.3f} | {r['KL2 (without NAR)']:.3f} | {dist('original')} | {dist('with NAR')} | {dist('without NAR')} | {r['records']} |")
+        L += ["", "The same comparison ranked by how much more probability the estimate gives the true value (the paper's "
+              "reading of its top row, 0.762 → 0.870):", "",
+              f"| # | gain | original P({v[0]}) / P({v[1]}) | with NAR | without NAR | records |", "|---|---|---|---|---|---|"]
+        for i, r in enumerate(part["top10_true_value_gain"], 1):
+            dist = lambda p: f"{p[0]:.3f} / {p[1]:.3f}"  # noqa: E731
+            L.append(f"| {i} | {r['gain']:.3f} | {dist(r['original'])} | {dist(r['with NAR'])} | {dist(r['without NAR'])} | {r['records']} |")
         avg = part["top_k_average"]
         marks = [k for k in (1, 10, 50, 100, 200, 500) if k <= len(avg)]
         L += ["", "Figure 7(c), average of the top-K differences: " + ", ".join(f"K={k}: {avg[k - 1]:.4f}" for k in marks), ""]
