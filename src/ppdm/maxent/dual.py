@@ -50,10 +50,6 @@ class Dual:
         self.tau = red.temperature
         self.upper = red.upper if red.upper is not None else np.full(len(red.b), np.inf)
         self.lower = np.where(red.le, 0.0, -np.inf)
-        self.group_sum = sp.csr_matrix(
-            (np.ones(self.n_classes * self.n_values), (np.arange(self.n_classes * self.n_values), np.repeat(np.arange(self.n_classes), self.n_values))),
-            shape=(self.n_classes * self.n_values, self.n_classes),
-        )
 
     def state(self, lam: np.ndarray) -> DualState:
         scores = (-(self.AT @ lam).reshape(self.n_classes, self.n_values) + self.offset) / self.tau
@@ -74,12 +70,18 @@ class Dual:
 
     def hessian(self, p: np.ndarray, rows: np.ndarray) -> sp.csr_matrix:
         """∇²D restricted to ``rows``: A_a (diag(W p) − Σ_c W_c p_c p_cᵀ) A_aᵀ / τ."""
-        A = self.red.A[rows]
-        wp = (p * self.red.weights[:, None]).ravel()
-        first = (A @ sp.diags(wp) @ A.T).tocsr()
-        B = A @ sp.diags(p.ravel()) @ self.group_sum  # rows × classes: Σ_x A[r, cx] p_cx
-        second = (B @ sp.diags(self.red.weights) @ B.T).tocsr()
-        return ((first - second) / self.tau).tocsr()
+        A = self.red.A[rows] if len(rows) < self.red.A.shape[0] else self.red.A
+        A.prune()  # data and indices exactly nnz long
+        p_flat = p.ravel()
+        w_flat = np.repeat(self.red.weights, self.n_values)
+        # column scalings in place of products with diagonal matrices: O(nnz), no sparse product
+        Ap = sp.csr_matrix((A.data * p_flat[A.indices], A.indices, A.indptr), shape=A.shape)
+        first = sp.csr_matrix((Ap.data * w_flat[A.indices], A.indices, A.indptr), shape=A.shape) @ A.T
+        # B[r, c] = Σ_x A[r, cx] p_cx: the same entries, columns mapped to their class (summed)
+        B = sp.csr_matrix((Ap.data, A.indices // self.n_values, A.indptr), shape=(A.shape[0], self.n_classes))
+        B.sum_duplicates()
+        Bw = sp.csr_matrix((B.data * np.sqrt(self.red.weights)[B.indices], B.indices, B.indptr), shape=B.shape)
+        return ((first - Bw @ Bw.T) / self.tau).tocsr()
 
     def project(self, lam: np.ndarray) -> np.ndarray:
         return np.clip(lam, self.lower, self.upper)
