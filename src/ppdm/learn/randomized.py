@@ -193,17 +193,12 @@ class EstimatedCounts:
         if not isinstance(split, CategoricalSplit) or not split.is_multiway:
             raise PpdmError("randomized-response ID3 grows one branch per attribute value only")
         a = self._index[split.attribute]
-        out = []
-        for v in range(split.n_branches):
-            path = state.path + ((a, v),)
-            if self._complement:
-                assert state.rows is not None and state.comp is not None
-                rows = state.rows[self._codes[state.rows, a] == v]
-                comp = state.comp[self._codes_bar[state.comp, a] == v]
-                out.append(PathState(path, rows, comp))
-            else:
-                out.append(PathState(path))
-        return out
+        paths = [state.path + ((a, v),) for v in range(split.n_branches)]
+        if not self._complement:
+            return [PathState(path) for path in paths]
+        assert state.rows is not None and state.comp is not None
+        values, values_bar = self._codes[state.rows, a], self._codes_bar[state.comp, a]
+        return [PathState(path, state.rows[values == v], state.comp[values_bar == v]) for v, path in enumerate(paths)]
 
     # -- helpers -----------------------------------------------------------------------------
     def _tables(self, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -242,6 +237,8 @@ class EstimatedCounts:
 
 def _clip_tables(tables: np.ndarray) -> np.ndarray:
     """:func:`clip_and_renormalise` of every attribute's (value, class) table at once."""
+    if tables.size == 0 or tables.min() >= 0.0:
+        return tables
     total = np.maximum(tables.sum(axis=(1, 2)), 0.0)
     clipped = np.maximum(tables, 0.0)
     mass = clipped.sum(axis=(1, 2))

@@ -107,8 +107,9 @@ def disguise(
         lie = (rng.random(n) > theta)[:, None] & np.ones((1, len(names)), dtype=bool)
     else:
         lie = rng.random((n, len(names))) > theta
-    shift = rng.integers(1, np.maximum(sizes, 2)[None, :], size=(n, len(names))) if names else codes
-    new = np.where(lie, (codes + shift) % np.maximum(sizes, 1)[None, :], codes)
+    # a liar's value: one of the k − 1 others, uniformly (code + 1 + ⌊u·(k − 1)⌋ mod k)
+    shift = 1 + np.floor(rng.random((n, len(names))) * (sizes - 1)[None, :]).astype(np.intp)
+    new = np.where(lie, (codes + shift) % sizes[None, :], codes)
     out = df.copy()
     for j, (name, domain) in enumerate(zip(names, domains)):
         out[name] = _rebuild(df[name], domain, new[:, j])

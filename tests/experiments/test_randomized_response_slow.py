@@ -1,0 +1,58 @@
+"""End-to-end run of experiments/randomized_response.py (paper 001 §5, Figure 2), reduced.
+
+Marked slow: the default test run (``-m 'not slow'``) skips it; run it with ``pytest -m slow``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "randomized_response.py"
+
+
+def _load_script():
+    spec = importlib.util.spec_from_file_location("randomized_response_experiment", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_randomized_response_script_reproduces_figure2_shape(tmp_path):
+    script = _load_script()
+    results = script.main(
+        ["--reps", "4", "--categorical-reps", "2", "--thetas", "0.4", "0.51", "0.7", "0.8", "1.0", "--out", str(tmp_path), "--quiet"]
+    )
+    for name in ("results.json", "table.md"):
+        assert (tmp_path / name).stat().st_size > 0
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        assert (tmp_path / "figure2.png").stat().st_size > 0
+    assert json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["settings"]["reps"] == 4
+
+    binary = results["datasets"]["binary"]["configs"]
+    for config in ("paper", "effective"):
+        res = binary[config]
+        original = res["original"]["accuracy"]
+        # θ = 1 is exactly the original ID3
+        assert res["thetas"]["1.0"]["mean"] == original and res["thetas"]["1.0"]["variance"] == 0
+        # §4.3: the estimate from disguised test data is close to the true accuracy
+        for theta in ("0.7", "0.8"):
+            assert abs(res["thetas"][theta]["estimate_error_mean"]) <= 0.02
+    effective = binary["effective"]
+    original = effective["original"]["accuracy"]
+    for theta in ("0.4", "0.7", "0.8"):
+        assert effective["thetas"][theta]["mean"] >= original - 0.02
+    # near 1/2 the variance grows (Figure 2(b))
+    assert effective["thetas"]["0.51"]["variance"] > 10 * effective["thetas"]["0.8"]["variance"]
+    categorical = results["datasets"]["categorical"]["configs"]["effective"]
+    assert categorical["thetas"]["1.0"]["mean"] == categorical["original"]["accuracy"]
+    assert categorical["thetas"]["0.8"]["mean"] >= categorical["original"]["accuracy"] - 0.02
