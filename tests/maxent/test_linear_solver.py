@@ -65,6 +65,7 @@ def test_agrees_with_clarabel_on_random_instances(seed):
     assert abs(ours.entropy - problem.entropy(reference)) <= 1e-6
     assert ours.max_violation <= 1e-7
     assert problem.violations(ours.p).max(initial=0) <= 1e-7
+    assert ours.kkt_residual <= 1e-7  # feasibility, λ ≥ 0 and complementary slackness
     assert np.allclose(ours.p.sum(axis=1), 1)
 
 

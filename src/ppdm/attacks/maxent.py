@@ -69,6 +69,7 @@ def maxent_attack(
     details: dict[str, object] = {
         "solver_seconds": round(solution.seconds, 4),
         "max_violation": solution.max_violation,
+        "kkt_residual": solution.kkt_residual,
         "iterations": solution.iterations,
         "newton_steps": solution.newton_steps,
         "variables": problem.n_variables,

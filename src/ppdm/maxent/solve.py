@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from ppdm.maxent.dual import solve_dual
-from ppdm.maxent.presolve import reduce
+from ppdm.maxent.presolve import Reduced, reduce
 from ppdm.maxent.problem import InfeasibleError, MaxEntProblem
 
 
@@ -35,6 +35,7 @@ class Solution:
     n_rows: int
     status: str = "optimal"
     dual: np.ndarray | None = None
+    kkt_residual: float = float("nan")  # see kkt_residual(); NaN where not computed
 
 
 def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000) -> Solution:
@@ -52,6 +53,7 @@ def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000
         _raise_infeasible(problem, f"the best solution found still violates a constraint by {worst:.2e}")
     lam = np.zeros(len(b))
     lam[red.rows] = result.lam
+    kkt = kkt_residual(red, result.lam, result.state.residual, worst)
     return Solution(
         p=p,
         entropy=problem.entropy(p),
@@ -63,7 +65,20 @@ def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000
         n_rows=len(b),
         status="optimal" if worst <= tol else "inaccurate",
         dual=lam,
+        kkt_residual=kkt,
     )
+
+
+def kkt_residual(red: Reduced, lam: np.ndarray, residual: np.ndarray, primal: float) -> float:
+    """The largest violation of the KKT conditions at the dual solver's answer.
+
+    Stationarity holds by construction (p is the softmax of the dual scores), so what is left is
+    primal feasibility (``primal``, the largest row violation), dual feasibility (λ ≥ 0 on
+    inequality rows) and complementary slackness |λ_r · (A P − b)_r| on inequality rows.
+    """
+    dual_infeasible = float(np.maximum(-lam[red.le], 0.0).max(initial=0.0))
+    slackness = float(np.abs(lam[red.le] * residual[red.le]).max(initial=0.0))
+    return max(primal, dual_infeasible, slackness)
 
 
 # -- infeasibility ------------------------------------------------------------------------------
