@@ -289,9 +289,10 @@ def _nar_rows(
     g, x = np.nonzero(g_rows >= 0)
     bound = np.maximum(rules.min_support * n_total, rules.min_confidence * n_itemset[itemset])
     b = strictly_below(bound, n_total, strict)
-    lhs = np.asarray(items.describe(subset, first[itemset]), dtype=object)
+    named, which = np.unique(itemset, return_inverse=True)
+    lhs = np.asarray(items.describe(subset, first[named]), dtype=object)[which]
     rhs = np.asarray([f" => {rules.sensitive}={v})" for v in rules.values], dtype=object)[value]
-    names = list("NAR(" + lhs + rhs)
+    names = ["NAR(" + a + b for a, b in zip(lhs.tolist(), rhs.tolist())]
     return g_rows[g, x], groups[g] * k + x, b, names
 
 
