@@ -260,3 +260,22 @@ def test_scikit_learn_conventions():
     assert copy.predict_proba(X).shape == (6, 2)
     assert (copy.predict(X) == model.fit(X, y).predict(X)).all()
     assert copy.score(X, y) == pytest.approx(5 / 6)
+
+
+def test_c45_moves_a_breaching_split_point_to_one_that_keeps_k():
+    # the best threshold (x <= 16.5) leaves 3 records on its right; with k = 5 kADET-C4.5 takes
+    # the best threshold that leaves at least 5 on each side (x <= 14.5), paper 002 §3.3.
+    x = np.arange(20, dtype=float)
+    X, y = pd.DataFrame({"x": x}), pd.Series(np.where(x >= 17, "hi", "lo"))
+    free = KAnonymousTreeClassifier(k=1, algorithm="c45", prune=False, min_samples_leaf=1).fit(X, y)
+    assert free.tree_.root.split.threshold == 16.5
+    model = KAnonymousTreeClassifier(k=5, algorithm="c45", prune=False, min_samples_leaf=1).fit(X, y)
+    assert model.tree_.root.split.threshold == 14.5
+    assert model.anonymity_ == 5
+    brute_force_check(model, X.assign(y=y), ["x"], 5)
+
+
+def test_l_diversity_needs_a_private_class():
+    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+    with pytest.raises(PpdmError, match="private class"):
+        KAnonymousTreeClassifier(k=1, l_diversity=1.2, class_public=True).fit(X, y)
