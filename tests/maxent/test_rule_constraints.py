@@ -177,12 +177,12 @@ def test_adult_nar_counts_match_the_paper(adult_rules):
 
 def test_pruned_and_unpruned_constraints_give_the_same_solution(adult_rules):
     frame, _ = adult_rules
-    sample = frame.sample(2000, random_state=0)
-    rules = mine_rules(sample, QIS[:6], "income", 0.1, 0.6)
-    groups = QIGroups.from_frame(sample, QIS[:6])
+    sample = frame.sample(3000, random_state=0)  # 1,535 QI groups, 222,618 NAR rows unpruned, 403 pruned
+    rules = mine_rules(sample, QIS, "income", 0.1, 0.6)
+    groups = QIGroups.from_frame(sample, QIS)
     pruned, ps = rules_problem(rules, groups, RuleKnowledge(prune=True))
     full, fs = rules_problem(rules, groups, RuleKnowledge(prune=False))
-    assert ps.nar_patterns == fs.nar_generated and ps.nar_generated < fs.nar_generated / 20
+    assert ps.nar_patterns == fs.nar_generated and ps.nar_generated < fs.nar_generated / 100
     a, b = solve_linear(pruned), solve_linear(full)
     assert np.abs(a.p - b.p).max() < 1e-6
     assert full.violations(a.p).max() < 1e-8  # every pruned row holds at the pruned solution
