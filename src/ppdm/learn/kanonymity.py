@@ -164,6 +164,9 @@ class SpanAdmissibility:
         self.private_allowed: dict[int, dict[str, object]] = {0: {}}
         self._value_tables: dict[tuple[int, str], np.ndarray] = {}
         self._luts: dict[int, tuple[Split, np.ndarray]] = {}
+        self._version: dict[int, int] = {}
+        self._onehots: dict[int, np.ndarray] = {}
+        self._verified: dict[int, tuple[Candidate, int]] = {}
         for c, rows in enumerate(groups):
             self._new_span(rows, {0}, c if self.class_public else None)
         counts = self._class_counts([r for r in self.span_rows if r is not None])
@@ -174,6 +177,9 @@ class SpanAdmissibility:
         """Whether the split keeps every span k-anonymous / ℓ-diverse (procedure BREACH)."""
         if candidate.attribute not in self.public:
             return True
+        verified = self._verified.pop(id(candidate), None)
+        if verified is not None and verified[0] is candidate and verified[1] == self._version.get(node_id, 0):
+            return True  # checked when proposed, and no span of the node has changed since
         return not self._violates(self._split_counts(node_id, candidate.split)).any()
 
     def alternatives(self, node_id: int, candidate: Candidate) -> list[Candidate]:
@@ -190,11 +196,37 @@ class SpanAdmissibility:
         if candidate.split.is_multiway and len(candidate.split.groups) == len(self.attributes[name].categories):
             self._value_tables[(node_id, name)] = candidate.children  # per-value class counts
         table = self._value_tables.get((node_id, name))
+        value_counts = self._value_span_counts(node_id, name) if self.log_l is None else None
         for groups in coarser:
+            if value_counts is not None and self._violates(self._grouped_counts(name, groups, value_counts)).any():
+                continue  # would be refused when popped: k-breaches never heal (spans only shrink)
             found = self.grower.grouped_candidate(node_id, name, [list(g) for g in groups], table)
             if found is not None:
+                if value_counts is not None:
+                    self._verified[id(found)] = (found, self._version.get(node_id, 0))
                 return [found]
         return []
+
+    def _value_span_counts(self, node_id: int, name: str) -> np.ndarray:
+        """Class counts of the node's spans by value of categorical ``name``: (spans, values, classes)."""
+        spans = sorted(self.node_spans[node_id])
+        rows = [self.span_rows[s] for s in spans]
+        every = np.concatenate(rows)  # type: ignore[arg-type]
+        local = np.repeat(np.arange(len(spans)), [len(r) for r in rows])  # type: ignore[arg-type]
+        v, k = len(self.attributes[name].categories), self.table.n_classes
+        key = (local * v + self.table.columns[name][every]) * k + self.table.y[every]
+        return np.bincount(key, minlength=len(spans) * v * k).reshape(len(spans), v, k)
+
+    def _grouped_counts(self, name: str, groups: tuple[tuple[object, ...], ...], value_counts: np.ndarray) -> np.ndarray:
+        """``value_counts`` summed over each value group: (spans, groups, classes)."""
+        onehot = self._onehots.get(id(groups))
+        if onehot is None:
+            index = {c: i for i, c in enumerate(self.attributes[name].categories)}
+            onehot = np.zeros((len(index), len(groups)))
+            for j, g in enumerate(groups):
+                onehot[[index[v] for v in g], j] = 1.0
+            self._onehots[id(groups)] = onehot
+        return np.einsum("svk,vg->sgk", value_counts, onehot)
 
     def on_split(self, node_id: int, candidate: Candidate, child_ids: list[int]) -> None:
         """Update bins and spans after the split (procedure SPLIT)."""
@@ -212,6 +244,8 @@ class SpanAdmissibility:
             assert rows is not None
             branch = self._branch(split, rows)
             others = self.span_leaves[s] - {node_id}
+            for leaf in others:  # the populations of these leaves' spans change
+                self._version[leaf] = self._version.get(leaf, 0) + 1
             self._kill_span(s)
             order = np.argsort(branch, kind="stable")
             bounds = np.searchsorted(branch[order], np.arange(len(child_ids) + 1))
