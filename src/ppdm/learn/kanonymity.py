@@ -29,7 +29,10 @@ Decisions where the paper leaves room (also in ``docs/kanonymity.md``):
   level whose split is not allowed (e.g. one non-empty branch) passes on to the next one. A
   node split on a value group may be split again below on a finer level of the same attribute
   (different generalizations for different groups of records, §4.1). An attribute without a
-  hierarchy is not generalized.
+  hierarchy is not generalized. With k-anonymity alone, levels that already breach when a
+  refused split is retried are passed over at once: spans only shrink as the tree grows, so a
+  k-breach never heals and such a level would only be refused again when popped (the tree is
+  the same; the ℓ-diverse variant proposes every level as Algorithm 1 does).
 * **Numeric attributes** (C4.5, §3.3): a refused threshold is replaced by the best threshold
   among those that keep every new span admissible (all of them are checked in one vectorised
   pass). Numeric hierarchies are therefore not needed by kADET.
