@@ -186,3 +186,25 @@ def test_pruned_and_unpruned_constraints_give_the_same_solution(adult_rules):
     a, b = solve_linear(pruned), solve_linear(full)
     assert np.abs(a.p - b.p).max() < 1e-6
     assert full.violations(a.p).max() < 1e-8  # every pruned row holds at the pruned solution
+
+
+# -- random tables: the truth satisfies every row, pruning never changes the answer -----------------
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_random_tables_truth_is_feasible_and_pruning_is_exact(seed):
+    rng = np.random.default_rng(seed)
+    n = 80
+    frame = pd.DataFrame({"a": rng.choice(list("xyz"), n, p=[0.5, 0.3, 0.2]), "b": rng.choice(list("pq"), n),
+                          "c": rng.choice(list("uvw"), n, p=[0.6, 0.3, 0.1]), "d": rng.choice(list("mn"), n, p=[0.7, 0.3])})
+    frame["s"] = np.where((frame.a == "x") & (rng.random(n) < 0.7), "hi", rng.choice(["hi", "lo", "mid"], n))
+    s, c = [(0.05, 0.5), (0.1, 0.4), (0.03, 0.7), (0.15, 0.6)][seed]
+    rules = mine_rules(frame, list("abcd"), "s", s, c)
+    groups = QIGroups.from_frame(frame, list("abcd"))
+    true = groups.value_counts(pd.Categorical(frame["s"], categories=rules.values).codes, 3) / groups.counts[:, None]
+    for publish in ("exact", "thresholds"):
+        published = rules.published(publish)
+        pruned, ps = rules_problem(published, groups, RuleKnowledge(prune=True))
+        full, fs = rules_problem(published, groups, RuleKnowledge(prune=False))
+        assert full.violations(true).max() <= 1e-12  # every AR and NAR row holds for the real data
+        assert ps.nar_patterns == fs.nar_generated and ps.nar_generated + ps.nar_pruned == fs.nar_generated
+        a, b = solve_linear(pruned), solve_linear(full)
+        assert np.abs(a.p - b.p).max() < 1e-6
