@@ -38,7 +38,7 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
-from ppdm.rules.items import ItemCodes, RulesError, at_least, itemsets_present, subsets_by_level
+from ppdm.rules.items import ItemCodes, RulesError, at_least, count_itemsets, first_group, itemsets_present, subsets_by_level
 from ppdm.rules.ruleset import RuleSet
 
 Strictness = Literal["integer", "closed"]
@@ -162,8 +162,7 @@ def _exact_counts(rules: RuleSet, n_itemset: np.ndarray, n_total: int, strict: S
         i = int(bad[0])
         raise RulesError(f"rules[{i}].support: {rules.rules[i].support:g} exceeds P(antecedent) = {n_itemset[i] / n_total:.4g} in the attacker's table")
     conf = np.array([np.nan if r.confidence is None else r.confidence for r in rules.rules])
-    off = np.abs(conf * n_itemset - counts) > 0.5 + 0.005 * n_itemset
-    bad = np.flatnonzero(np.nan_to_num(off, nan=0).astype(bool) & ~np.isnan(conf))
+    bad = np.flatnonzero(np.abs(conf * n_itemset - counts) > 0.5 + 0.005 * n_itemset)  # NaN (unpublished) compares False
     if len(bad):
         i = int(bad[0])
         raise RulesError(f"rules[{i}].confidence: {conf[i]:g} does not match support {rules.rules[i].support:g} on the {n_itemset[i]:g} records its antecedent matches")
@@ -206,7 +205,7 @@ def nar_block(rules: RuleSet, items: ItemCodes, strict: Strictness = "integer", 
             if mask is not None and not mask.any():
                 continue
             keys, index, n_itemset = itemsets_present(items, subset, mask)
-            first = _first_group(index, len(keys))
+            first = first_group(index, len(keys))
             is_rule = _is_published(published.get(subset), keys, k)
             nar = ~is_rule
             parent_dead = _parent_dead(items, subset, seen, first, len(keys), k) if prune else np.zeros_like(nar)
@@ -230,14 +229,6 @@ def nar_block(rules: RuleSet, items: ItemCodes, strict: Strictness = "integer", 
     stats.nar_generated = n_rows
     stats.nar_variables = int(A.nnz)
     return LinearBlock("NAR", A, b, "le", names), stats
-
-
-def _first_group(index: np.ndarray, n: int) -> np.ndarray:
-    """A representative group of each itemset (the first in table order)."""
-    where = np.flatnonzero(index >= 0)
-    first = np.zeros(n, dtype=np.intp)
-    first[index[where][::-1]] = where[::-1]
-    return first
 
 
 def _is_published(keys_by_value: list[np.ndarray] | None, keys: np.ndarray, k: int) -> np.ndarray:
@@ -309,8 +300,7 @@ def sa_block(n_groups: int, values: Sequence[Any], distribution: np.ndarray) -> 
 
 def count_unpublished_patterns(rules: RuleSet, items: ItemCodes) -> int:
     """How many NAR patterns there are without pruning: every present itemset × value, minus rules."""
-    total = sum(len(np.unique(items.keys(s))) for _, level in subsets_by_level(items.n_attributes) for s in level)
-    return total * len(rules.values) - len(rules.rules)
+    return count_itemsets(items) * len(rules.values) - len(rules.rules)
 
 
 def rules_problem(

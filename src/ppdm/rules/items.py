@@ -143,6 +143,15 @@ def itemsets_present(items: ItemCodes, subset: Sequence[int], mask: np.ndarray |
     return unique, index, n
 
 
+def first_group(index: np.ndarray, n: int) -> np.ndarray:
+    """A representative group of each of ``n`` itemsets (the first in table order); ``index`` as
+    returned by :func:`itemsets_present`."""
+    where = np.flatnonzero(index >= 0)
+    first = np.zeros(n, dtype=np.intp)
+    first[index[where][::-1]] = where[::-1]
+    return first
+
+
 def count_itemsets(items: ItemCodes) -> int:
     """How many distinct itemsets (every non-empty attribute subset) occur in the table."""
     return sum(len(np.unique(items.keys(s))) for _, level in subsets_by_level(items.n_attributes) for s in level)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
-from ppdm.rules.items import ItemCodes, RulesError, at_least, itemsets_present, subsets_by_level
+from ppdm.rules.items import ItemCodes, RulesError, at_least, first_group, itemsets_present, subsets_by_level
 from ppdm.rules.ruleset import Rule, RuleSet
 
 
@@ -88,11 +88,8 @@ def _apriori(items: ItemCodes, by_value: np.ndarray, s: float, c: float, max_len
             keys, index, n = itemsets_present(items, subset, mask)
             where = index >= 0
             nx = np.stack([np.bincount(index[where], weights=by_value[where, x], minlength=len(keys)) for x in range(k_values)], axis=1)
-            allowed = np.ones_like(nx, dtype=bool)
-            first = np.zeros(len(keys), dtype=np.intp)
-            first[index[where][::-1]] = np.flatnonzero(where)[::-1]
-            if candidate is not None:
-                allowed = candidate[first]
+            first = first_group(index, len(keys))
+            allowed = np.ones_like(nx, dtype=bool) if candidate is None else candidate[first]
             freq = allowed & at_least(nx, s * n_total)
             frequent[subset] = (keys, freq)
             found |= bool(freq.any())

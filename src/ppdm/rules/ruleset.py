@@ -48,8 +48,8 @@ class Rule:
 
     def describe(self, sensitive: str) -> str:
         lhs = " & ".join(f"{a}={v}" for a, v in self.antecedent)
-        stats = "" if self.support is None else f" (support {self.support:.4g}, confidence {self.confidence:.4g})" if self.confidence is not None else f" (support {self.support:.4g})"
-        return f"{lhs} => {sensitive}={self.consequent}{stats}"
+        stats = [f"{name} {value:.4g}" for name, value in (("support", self.support), ("confidence", self.confidence)) if value is not None]
+        return f"{lhs} => {sensitive}={self.consequent}" + (f" ({', '.join(stats)})" if stats else "")
 
 
 @dataclass
