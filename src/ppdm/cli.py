@@ -442,7 +442,7 @@ def _print_individuals(table: pd.DataFrame, qis: list[str], values: tuple, title
 @click.option("--quasi-identifiers", help="Comma-separated QI columns (default: the table's categorical quasi-identifiers).")
 @click.option("--support", type=click.FloatRange(0, 1), help="Minimum support s (when mining).")
 @click.option("--confidence", type=click.FloatRange(0, 1), help="Minimum confidence c (when mining).")
-@click.option("--publish", type=click.Choice(["exact", "thresholds"]), default="exact", show_default=True, help="Publish each rule's support and confidence, or only the thresholds.")
+@click.option("--publish", type=click.Choice(["exact", "thresholds"]), help="Publish each rule's support and confidence, or only the thresholds (default: exact when mining, the file's with --rules).")
 @click.option("--no-nar", is_flag=True, help="Ignore what unpublished patterns reveal (no NAR constraints).")
 @click.option("--no-prune", is_flag=True, help="Keep every NAR constraint (no Theorem 3 pruning).")
 @click.option("--sa", "sa_published", is_flag=True, help="The sensitive attribute's distribution is published too.")
@@ -454,7 +454,7 @@ def _print_individuals(table: pd.DataFrame, qis: list[str], values: tuple, title
 @handles_errors
 def audit_rules_command(
     dataset: str | None, data: Path | None, rules_file: Path | None, sensitive: str, quasi_identifiers: str | None,
-    support: float | None, confidence: float | None, publish: str, no_nar: bool, no_prune: bool, sa_published: bool,
+    support: float | None, confidence: float | None, publish: str | None, no_nar: bool, no_prune: bool, sa_published: bool,
     strict: str, top: int, out: Path | None, rules_out: Path | None, quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from published association rules (maximum entropy, paper 004)."""
@@ -476,7 +476,7 @@ def audit_rules_command(
         qis = _known_columns(frame, _split_list(quasi_identifiers) or _categorical_qis(frame, roles, sensitive))
         with status(f"mining rules on {len(frame):,} records", quiet):
             rules = mine_rules(frame, qis, sensitive, support, confidence)
-    rules = rules.published(publish)  # type: ignore[arg-type]
+    rules = rules.published(publish or rules.publish)  # type: ignore[arg-type]
     if rules_out is not None:
         rules.save(rules_out)
     knowledge = RuleKnowledge(nar=not no_nar, prune=not no_prune, sa=sa_published, strict=strict)  # type: ignore[arg-type]

@@ -54,11 +54,12 @@ def test_example2_from_a_csv_and_a_rules_file(run, example2_csv, tmp_path):
     third = next(g for g in groups if g["qi"]["Education"] == "Masters")
     assert third["posterior"][1] == pytest.approx(1.0, abs=1e-6) and third["certain"]  # 50K−
     closed = run("audit-rules", "--data", example2_csv, "--sensitive", "Salary", "--rules", rules, "--strict", "closed",
-                 "--publish", "thresholds", "--out", tmp_path / "b.json")
+                 "--out", tmp_path / "b.json")  # the file says thresholds only
+    assert "thresholds values" in closed.output
     assert closed.exit_code == 0, closed.output
     third = next(g for g in json.loads((tmp_path / "b.json").read_text())["groups"] if g["qi"]["Education"] == "Masters")
     assert third["posterior"][1] == pytest.approx(0.5, abs=1e-6)
-    no_nar = run("audit-rules", "--data", example2_csv, "--sensitive", "Salary", "--rules", rules, "--no-nar", "--publish", "thresholds")
+    no_nar = run("audit-rules", "--data", example2_csv, "--sensitive", "Salary", "--rules", rules, "--no-nar")
     assert no_nar.exit_code == 0 and "smallest individual divergence" in no_nar.output and "NAR constraints:" not in no_nar.output
 
 
@@ -73,6 +74,14 @@ def test_example2_from_a_csv_and_a_rules_file(run, example2_csv, tmp_path):
 def test_bad_input_is_one_line_with_status_2(run, example2_csv, args, message):
     result = CliRunner().invoke(main, ["audit-rules", "--data", str(example2_csv), *args])
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+def test_exact_values_cannot_be_published_from_a_thresholds_only_file(run, example2_csv, tmp_path):
+    rules = tmp_path / "rules.json"
+    run("audit-rules", "--data", example2_csv, "--sensitive", "Salary", "--support", "0.6", "--confidence", "0.9",
+        "--publish", "thresholds", "--rules-out", rules, "--quiet")
+    result = CliRunner().invoke(main, ["audit-rules", "--data", str(example2_csv), "--sensitive", "Salary", "--rules", str(rules), "--publish", "exact"])
+    assert result.exit_code == 2 and "rules[0].support" in result.output
 
 
 def test_invalid_rules_file_names_the_field(example2_csv, tmp_path):
