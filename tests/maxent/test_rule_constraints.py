@@ -208,3 +208,13 @@ def test_random_tables_truth_is_feasible_and_pruning_is_exact(seed):
         assert ps.nar_patterns == fs.nar_generated and ps.nar_generated + ps.nar_pruned == fs.nar_generated
         a, b = solve_linear(pruned), solve_linear(full)
         assert np.abs(a.p - b.p).max() < 1e-6
+
+
+def test_sa_constraints_alone_also_reveal_the_third_person():
+    """§V-D, equation 9: if P(50K+) = 2/3 is published with the rule, the two doctorates already
+    account for all of it, with or without NAR constraints."""
+    with_sa = rules_attack(example2(), figure2(), RuleKnowledge(nar=False, sa=True))
+    assert posterior_of(with_sa, Education="Masters") < 1e-6
+    assert [blk.name for blk in rules_problem(example2(), QIGroups.from_frame(figure2(), ["Education", "Gender"]), RuleKnowledge(nar=False, sa=True), np.array([2 / 3, 1 / 3]))[0].blocks] == ["AR", "SA"]
+    with pytest.raises(RulesError, match="distribution"):
+        rules_problem(example2(), QIGroups.from_frame(figure2(), ["Education", "Gender"]), RuleKnowledge(sa=True))
