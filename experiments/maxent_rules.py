@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Reproduce paper 004 (*Quantifying privacy disclosure of published association rules by maximum
-entropy*), §VI and Figures 5–8, with ppdm.
+"""Reproduce paper 004 (what published association rules disclose, quantified by maximum
+entropy), §VI and Figures 5–8, with ppdm.
 
 Setting (§VI): Adult ``adult.data`` without missing values (30,162 records), the 8 categorical
 quasi-identifiers of Figure 4 (7,722 distinct QI values), Salary (``income``) sensitive. Rules
