@@ -38,7 +38,6 @@ def test_kanonymity_script_reproduces_the_papers_findings_on_a_reduced_grid(tmp_
         summary = results["summary"][algorithm]
         assert summary["all_audited_k_ok"]  # every kADET tree's spans hold >= k records
         assert summary["mean_points_below_tds"] > 0  # kADET beats TDS on average (paper §4.1)
-        assert summary["max_fit_seconds"] < 10
         root = results["confidence"][algorithm]["0.75"]
         assert not root["feasible"]  # below 75.1 % no tree exists (§4.2)
         capped = results["confidence"][algorithm]["0.85"]
