@@ -11,24 +11,13 @@ from __future__ import annotations
 
 import argparse
 import platform
-import statistics
-import time
-from collections.abc import Callable
 
 import pandas as pd
 
+from bench_learn import median_seconds  # the same timing as the learner benchmark
 from ppdm.data.hierarchy import adult_hierarchies
 from ppdm.datasets import load_adult
 from ppdm.learn import C45Classifier, ID3Classifier, KAnonymousTreeClassifier
-
-
-def median_seconds(fit: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fit()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

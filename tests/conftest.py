@@ -63,3 +63,17 @@ def nursery():
     from ppdm.datasets import load_nursery
 
     return load_nursery()
+
+
+@pytest.fixture
+def mortgage() -> pd.DataFrame:
+    """Paper 002, Table 1: the mortgage example (Marital Status public; Sports Car, Loan Risk private)."""
+    rows = [
+        ("Lisa", "Unmarried", "Yes", "good"),
+        ("John", "Married", "Yes", "good"),
+        ("Ben", "Married", "No", "bad"),
+        ("Laura", "Married", "No", "bad"),
+        ("Robert", "Unmarried", "Yes", "bad"),
+        ("Anna", "Unmarried", "No", "bad"),
+    ]
+    return pd.DataFrame(rows, columns=["Name", "Marital Status", "Sports Car", "Loan Risk"])

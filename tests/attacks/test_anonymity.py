@@ -15,19 +15,6 @@ from ppdm.errors import DataError
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.tree import Tree
 
-TABLE1 = pd.DataFrame(
-    [
-        ("Lisa", "Unmarried", "Yes", "good"),
-        ("John", "Married", "Yes", "good"),
-        ("Ben", "Married", "No", "bad"),
-        ("Laura", "Married", "No", "bad"),
-        ("Robert", "Unmarried", "Yes", "bad"),
-        ("Anna", "Unmarried", "No", "bad"),
-    ],
-    columns=["Name", "Marital Status", "Sports Car", "Loan Risk"],
-)
-
-
 def partition(keys) -> set[frozenset[int]]:
     """The partition of record indices induced by per-record keys."""
     groups: dict[object, set[int]] = {}
@@ -46,13 +33,13 @@ def check_against_brute_force(tree: Tree, data: pd.DataFrame, public: list[str],
     assert fast.k == populations.min()
 
 
-def test_table1_tree_has_the_two_spans_of_figure_1():
+def test_table1_tree_has_the_two_spans_of_figure_1(mortgage):
     # Figure 1: Sports Car (private) at the root, Marital Status (public) under "Yes".
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
-    data = TABLE1.drop(columns="Name")
+    data = mortgage.drop(columns="Name")
     result = model_anonymity(tree, data, Roles(["Marital Status"], sensitive="Loan Risk"))
-    names = TABLE1["Name"].to_numpy()
+    names = mortgage["Name"].to_numpy()
     groups = {frozenset(names[result.span_of == s]) for s in range(len(result.spans))}
     assert groups == {frozenset({"John", "Ben", "Laura"}), frozenset({"Lisa", "Robert", "Anna"})}
     no_leaf = [n.id for n in tree.leaves() if tree.prefix(n.id).describe() == "Sports Car = No"][0]
@@ -63,10 +50,10 @@ def test_table1_tree_has_the_two_spans_of_figure_1():
     assert exposed_tuples(tree, data, ["Marital Status"]) == 0.0
 
 
-def test_everything_public_means_spans_are_leaves_and_a_public_class_splits_them():
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+def test_everything_public_means_spans_are_leaves_and_a_public_class_splits_them(mortgage):
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
-    data = TABLE1.drop(columns="Name")
+    data = mortgage.drop(columns="Name")
     result = model_anonymity(tree, data, ["Marital Status", "Sports Car"])
     np.testing.assert_array_equal(result.span_of, pd.factorize(tree.apply(data))[0])
     public_class = model_anonymity(tree, data, ["Marital Status", "Sports Car"], class_public=True)
@@ -114,11 +101,11 @@ def test_model_anonymity_reads_imported_scikit_learn_trees(adult_train):
     check_against_brute_force(tree, sample, ["age", "hours-per-week"])
 
 
-def test_missing_public_column_is_named():
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+def test_missing_public_column_is_named(mortgage):
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
     with pytest.raises(DataError, match="Marital Status"):
-        model_anonymity(tree, TABLE1.drop(columns=["Marital Status"]), ["Marital Status"])
+        model_anonymity(tree, mortgage.drop(columns=["Marital Status"]), ["Marital Status"])
 
 
 @st.composite

@@ -24,19 +24,6 @@ from ppdm.learn.kanonymity import AnonymityError, KAnonymousTreeClassifier, conf
 
 K_GRID = (10, 50, 100, 500, 1000)
 
-TABLE1 = pd.DataFrame(
-    [
-        ("Lisa", "Unmarried", "Yes", "good"),
-        ("John", "Married", "Yes", "good"),
-        ("Ben", "Married", "No", "bad"),
-        ("Laura", "Married", "No", "bad"),
-        ("Robert", "Unmarried", "Yes", "bad"),
-        ("Anna", "Unmarried", "No", "bad"),
-    ],
-    columns=["Name", "Marital Status", "Sports Car", "Loan Risk"],
-)
-
-
 def partition(keys) -> set[frozenset[int]]:
     groups: dict[object, set[int]] = {}
     for i, key in enumerate(keys):
@@ -61,8 +48,8 @@ def brute_force_check(model: KAnonymousTreeClassifier, data: pd.DataFrame, publi
 # -- paper 002, Table 1 and Figure 1 ----------------------------------------------------------
 
 
-def test_table1_yields_the_tree_and_spans_of_figure_1():
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+def test_table1_yields_the_tree_and_spans_of_figure_1(mortgage):
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     model = KAnonymousTreeClassifier(k=3, quasi_identifiers=["Marital Status"]).fit(X, y)
     tree = model.tree_
     paths = {tree.prefix(n.id).describe(): n.counts.tolist() for n in tree.leaves()}
@@ -73,7 +60,7 @@ def test_table1_yields_the_tree_and_spans_of_figure_1():
         "Sports Car = Yes ∧ Marital Status = Unmarried": [1.0, 1.0],  # l_Unmarried
     }
     leaf = {tree.prefix(n.id).describe().split(" ∧ ")[-1]: n.id for n in tree.leaves()}
-    names = TABLE1["Name"].to_numpy()
+    names = mortgage["Name"].to_numpy()
     spans = {
         frozenset(tree.nodes[i].id for i in leaves): frozenset(names[model.spans_.span_of == s])
         for s, leaves in enumerate(model.spans_.leaves)
@@ -84,17 +71,17 @@ def test_table1_yields_the_tree_and_spans_of_figure_1():
         frozenset({leaf["Marital Status = Unmarried"], leaf["Sports Car = No"]}): frozenset({"Lisa", "Robert", "Anna"}),
     }
     assert model.anonymity_ == 3
-    brute_force_check(model, TABLE1.drop(columns="Name"), ["Marital Status"], 3)
+    brute_force_check(model, mortgage.drop(columns="Name"), ["Marital Status"], 3)
 
 
-def test_table1_at_k4_refuses_the_marital_status_split():
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+def test_table1_at_k4_refuses_the_marital_status_split(mortgage):
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     model = KAnonymousTreeClassifier(k=4, quasi_identifiers=["Marital Status"]).fit(X, y)
     assert [n.split.attribute for n in model.tree_.internal_nodes()] == ["Sports Car"]
     assert model.anonymity_ == 6
     # plain ID3 grows the Figure 1 tree, which is 3- but not 4-anonymous
     plain = ID3Classifier().fit(X, y).tree_
-    assert model_anonymity(plain, TABLE1, ["Marital Status"]).k == 3
+    assert model_anonymity(plain, mortgage, ["Marital Status"]).k == 3
 
 
 def test_a_breach_is_retried_one_level_up_the_hierarchy():
@@ -114,16 +101,16 @@ def test_a_breach_is_retried_one_level_up_the_hierarchy():
     brute_force_check(model, data, ["status"], 3)
 
 
-def test_root_breach_raises_naming_the_requirement():
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+def test_root_breach_raises_naming_the_requirement(mortgage):
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     with pytest.raises(AnonymityError, match="k = 7"):
         KAnonymousTreeClassifier(k=7).fit(X, y)
     with pytest.raises(AnonymityError, match="ℓ-diverse"):
         KAnonymousTreeClassifier(k=1, max_confidence=0.6).fit(X, y)  # 4 of 6 are bad: 66.7 %
 
 
-def test_bad_parameters_are_named():
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+def test_bad_parameters_are_named(mortgage):
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     with pytest.raises(DataError, match="'Zip'"):
         KAnonymousTreeClassifier(k=2, quasi_identifiers=["Zip"]).fit(X, y)
     with pytest.raises(PpdmError, match="k must be"):
@@ -248,10 +235,10 @@ def test_random_tables_every_span_holds_k_records(case, algorithm):
     assert fast.k == model.anonymity_
 
 
-def test_scikit_learn_conventions():
+def test_scikit_learn_conventions(mortgage):
     from sklearn.base import clone
 
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     model = KAnonymousTreeClassifier(k=3, quasi_identifiers=["Marital Status"], algorithm="id3")
     copy = clone(model)
     assert copy.get_params() == model.get_params()
@@ -275,7 +262,7 @@ def test_c45_moves_a_breaching_split_point_to_one_that_keeps_k():
     brute_force_check(model, X.assign(y=y), ["x"], 5)
 
 
-def test_l_diversity_needs_a_private_class():
-    X, y = TABLE1[["Marital Status", "Sports Car"]], TABLE1["Loan Risk"]
+def test_l_diversity_needs_a_private_class(mortgage):
+    X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     with pytest.raises(PpdmError, match="private class"):
         KAnonymousTreeClassifier(k=1, l_diversity=1.2, class_public=True).fit(X, y)
