@@ -118,7 +118,10 @@ class EstimatedCounts:
         """``1/μ²``: how much noisier an estimated count is than an exact one (at worst, one axis).
 
         μ is the smallest eigenvalue in absolute value of a disguised attribute's channel,
-        ``θ + (1 − θ)·(−1/(k − 1)) = (kθ − 1)/(k − 1)``: ``2θ − 1`` for binary attributes.
+        ``θ + (1 − θ)·(−1/(k − 1)) = (kθ − 1)/(k − 1)``: ``2θ − 1`` for binary attributes. Under
+        the record scheme with binary attributes that is the smallest eigenvalue of the channel
+        on any node's tensor; under the attribute scheme eigenvalues multiply along a path, so
+        deep nodes are noisier than this factor says.
         """
         ks = [int(k) for k, d in zip(self._k, self._disguised) if d]
         if self._class_lie is not None:
