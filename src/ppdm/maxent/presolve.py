@@ -96,6 +96,8 @@ def _saturated_rows(
     r: np.ndarray, cls: np.ndarray, x: np.ndarray, val: np.ndarray, b: np.ndarray,
     candidates: np.ndarray, weights: np.ndarray, fixed: np.ndarray, implied: np.ndarray,
 ) -> bool:
+    mine = candidates[r]  # only candidate rows can saturate: skip the others' entries before sorting
+    r, cls, x, val = r[mine], cls[mine], x[mine], val[mine]
     if len(r) == 0:
         return False
     n_values = fixed.shape[1]
