@@ -60,11 +60,13 @@ __all__ = ["EstimatedCounts", "RandomizedResponseTreeClassifier"]
 @dataclass(frozen=True)
 class PathState:
     """A node: its path predicate ((attribute index, value code), ...) and, on the complement
-    path, the disguised rows matching the predicate (``rows``) and its complement (``comp``)."""
+    path, the disguised rows matching the predicate (``rows``) and its complement (``comp``),
+    and the node's unclipped class-count estimate when its parent's tables already gave it."""
 
     path: tuple[tuple[int, int], ...]
     rows: np.ndarray | None = None
     comp: np.ndarray | None = None
+    counts: np.ndarray | None = None
 
 
 class EstimatedCounts:
@@ -111,6 +113,7 @@ class EstimatedCounts:
         self._complement = self.scheme == "record" and bool((self._k[self._disguised] == 2).all()) and (
             self._class_lie is None or self.n_classes == 2
         )
+        self._last: tuple[PathState | None, np.ndarray] = (None, np.zeros(0))
         if self._complement:
             self._init_complement()
 
@@ -169,6 +172,8 @@ class EstimatedCounts:
         k = self.n_classes
         if self._complement:
             assert state.rows is not None and state.comp is not None
+            if state.counts is not None:
+                return clip_and_renormalise(state.counts)
             n_e = np.bincount(self._y[state.rows], minlength=k).astype(float)
             n_c = np.bincount(self._y_bar[state.comp], minlength=k).astype(float)
             return clip_and_renormalise(self._combine(n_e, n_c))
@@ -182,9 +187,9 @@ class EstimatedCounts:
         cols = np.array([self._index[a] for a in attributes], dtype=np.intp)
         if self._complement:
             assert state.rows is not None and state.comp is not None
-            n_e = self._tables(self._keys, state.rows)[cols]
-            n_c = self._tables(self._keys_bar, state.comp)[cols]
-            estimate = self._combine(n_e, n_c)
+            every = self._combine(self._tables(self._keys, state.rows), self._tables(self._keys_bar, state.comp))
+            self._last = (state, every)  # the depth-first builder splits this node next
+            estimate = every[cols]
         else:
             estimate = self._indicator_tables(state.path, cols)
         return _clip_tables(estimate)
@@ -193,15 +198,20 @@ class EstimatedCounts:
         raise DataError(f"randomized-response ID3 has no numeric attributes; {attribute!r} is numeric")
 
     def children(self, state: PathState, split: Split) -> list[PathState]:
-        if not isinstance(split, CategoricalSplit) or not split.is_multiway:
+        a = self._index.get(split.attribute, -1)
+        if not isinstance(split, CategoricalSplit) or a < 0 or split.n_branches != self._k[a]:
             raise PpdmError("randomized-response ID3 grows one branch per attribute value only")
-        a = self._index[split.attribute]
         paths = [state.path + ((a, v),) for v in range(split.n_branches)]
         if not self._complement:
             return [PathState(path) for path in paths]
         assert state.rows is not None and state.comp is not None
         values, values_bar = self._codes[state.rows, a], self._codes_bar[state.comp, a]
-        return [PathState(path, state.rows[values == v], state.comp[values_bar == v]) for v, path in enumerate(paths)]
+        # a child's class counts are a row of the parent's (attribute, value, class) estimate
+        known = self._last[1][a] if self._last[0] is state else [None] * len(paths)
+        return [
+            PathState(path, state.rows[values == v], state.comp[values_bar == v], known[v])
+            for v, path in enumerate(paths)
+        ]
 
     # -- helpers -----------------------------------------------------------------------------
     def _tables(self, keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
