@@ -11,6 +11,7 @@ from ppdm.datasets import load_adult
 from ppdm.errors import DataError, PpdmError
 from ppdm.learn import EstimatedCounts, ExactCounts, ID3Classifier, RandomizedResponseTreeClassifier
 from ppdm.learn.encoding import encode_table
+from ppdm.learn.randomized import PathState
 from ppdm.randomize import MedianBinarizer, NotIdentifiableError, complement, disguise
 from ppdm.tree.splits import CategoricalSplit
 
@@ -141,3 +142,18 @@ def test_bad_input_is_reported(adult_binary):
         RandomizedResponseTreeClassifier(theta=1.2).fit(X, y)
     with pytest.raises(PpdmError, match="scheme"):
         RandomizedResponseTreeClassifier(theta=0.7, scheme="other").fit(X, y)
+
+
+def test_child_counts_read_off_the_parent_tables_equal_counting_again(adult_binary):
+    g = disguise(adult_binary.iloc[:3000], 0.6, random_state=1)
+    table = encode_table(*_xy(g))
+    source = EstimatedCounts(table, 0.6)
+    names = [a.name for a in table.attributes]
+    root = source.root()
+    source.categorical_tables(root, names)
+    attr = table.attributes[3]
+    split = CategoricalSplit(attr.name, tuple((c,) for c in attr.categories))
+    for child in source.children(root, split):
+        assert child.counts is not None
+        recounted = PathState(child.path, child.rows, child.comp)
+        assert np.array_equal(source.class_counts(child), source.class_counts(recounted))
