@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ def _load_script():
     spec = importlib.util.spec_from_file_location("randomized_response_experiment", SCRIPT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # the script's dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
