@@ -27,7 +27,7 @@ SA values are also published").
 
 Run from the repository root::
 
-    PYTHONPATH=src python experiments/maxent_tree.py                 # ~10 min on 2 cores
+    PYTHONPATH=src python experiments/maxent_tree.py                 # 5-25 min on 2 cores, with load
     PYTHONPATH=src python experiments/maxent_tree.py --quick         # < 1 min, small trees only
 
 Writes ``results.json``, ``results.md`` and the PNGs into ``--out`` (default
@@ -929,12 +929,13 @@ def write_figures(out: Path, res: dict[str, Any]) -> list[str]:
             wo, w = find(runs, key, "error-rates", False, False), find(runs, key, "error-rates", False, True)
             ax.bar(i - 0.2, wo["overall_divergence"], width=0.38, color=colors[crit], alpha=0.45, label="without internal" if i == 0 else None)
             ax.bar(i + 0.2, w["overall_divergence_finite_part"], width=0.38, color=colors[crit], label="with internal" if i == 0 else None)
-            if w["status"] != "local optimum" or w["infinite_groups"]:
-                ax.annotate(w["status"] if w["status"] != "local optimum" else "∞", (i + 0.2, w["overall_divergence_finite_part"]), ha="center", va="bottom", fontsize=7)
+            notes = ([] if w["status"] in STATIONARY else ["violated" if w["status"] == VIOLATED else w["status"]]) + (["∞"] if w["infinite_groups"] else [])
+            if notes:
+                ax.annotate(", ".join(notes), (i + 0.2, w["overall_divergence_finite_part"]), ha="center", va="bottom", fontsize=7)
         ax.set_xticks(range(len(paper_keys)), [f"{TITLE[trees[k]['criterion']]}\n{trees[k]['constraints']['rate']} rate rows" for k in paper_keys])
         ax.set_title("paper-sized trees, without SA constraints")
         ax.set_ylabel("overall divergence (nats)")
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="lower left")
         ax.grid(alpha=0.3, axis="y")
     for ax, sa in zip(axes, (False, True)):
         for crit in CRITERIA:
@@ -1078,7 +1079,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-paper-sized", dest="paper_sized", action="store_false", help="skip the two paper-sized trees")
     parser.add_argument(
         "--no-paper-ig-internal", dest="paper_ig_internal", action="store_false",
-        help="skip the internal constraints on the paper-sized IG tree (the longest solve, ~6–8 min)",
+        help="skip the internal constraints on the paper-sized IG tree (the longest solve: 3–22 min, depending on the machine's load)",
     )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes; default min(2, CPUs)")
     parser.add_argument("--redraw", action="store_true", help="only rewrite results.md and the PNGs from --out/results.json")
