@@ -41,6 +41,12 @@ def test_theta_one_half_is_not_identifiable_and_the_error_is_a_ppdm_error():
     with pytest.raises(NotIdentifiableError):
         invert(np.ones(3), 1 / 3, [lie_matrix(3)])
     assert np.allclose(invert(apply_channel(np.array([1.0, 2.0, 3.0]), 0.5, [lie_matrix(3)]), 0.5, [lie_matrix(3)]), [1, 2, 3])
+    # record scheme: a combination of attributes can be singular below 1/2 (0.1 + 0.9·(−1/3)(−1/3)(−1) = 0)
+    lies = [lie_matrix(4), lie_matrix(4), lie_matrix(2)]
+    with pytest.raises(NotIdentifiableError, match="0.1"):
+        invert(np.ones((4, 4, 2)), 0.1, lies)
+    x = np.random.default_rng(0).random((4, 4, 2))
+    assert np.allclose(invert(apply_channel(x, 0.1, lies, "attribute"), 0.1, lies, "attribute"), x)
 
 
 @settings(max_examples=40, deadline=None)

@@ -32,8 +32,12 @@ every disguised attribute is binary and the scheme is ``"record"``, ``⊗L_i`` i
 ``x ↦ x̄`` and ``M⁻¹ x = (θ·x − (1 − θ)·x̄)/(2θ − 1)``: equations 3 cell by cell, computed
 exactly (θ = 1 and θ = 0 return the true counts bit for bit).
 
-Not identifiable: if an eigenvalue is zero (θ = 1/2 for binary data; θ = 1/k for one k-valued
-attribute) :class:`NotIdentifiableError` is raised, naming θ.
+Not identifiable: if an eigenvalue is zero :class:`NotIdentifiableError` is raised, naming θ.
+Each attribute's ``L_i`` has eigenvalues 1 and ``−1/(k_i − 1)``, so under the record scheme that
+happens when ``θ/(1 − θ) = −∏_{i∈S} (−1/(k_i − 1))`` for some set S of the tensor's attributes:
+θ = 1/2 for binary data, θ = 1/k for one k-valued attribute, and for several multi-valued
+attributes some other θ < 1/2 (e.g. θ = 0.1 for two 4-valued attributes and a binary one). For
+θ > 1/2 the channel is always invertible.
 
 To estimate a node of a tree (a conjunction ``A_1 = e_1 ∧ … ∧ A_p = e_p``) without a tensor over
 the whole domain of the path attributes, each path attribute is collapsed to the indicator
@@ -186,7 +190,8 @@ def _invert_spectral(x: np.ndarray, theta: float, lies: Sequence[np.ndarray | No
         raise NotIdentifiableError(
             f"theta = {theta:g} makes the randomization matrix singular for attributes with "
             f"{[x.shape[i] for i, e in enumerate(eigen) if e is not None]} values: the true counts "
-            "cannot be estimated (theta = 1/k for a k-valued attribute; 0.5 for binary data)"
+            "cannot be estimated (e.g. theta = 1/k for a k-valued attribute, 0.5 for binary data; "
+            "every theta > 0.5 is invertible)"
         )
     y = y / mu
     for axis, e in enumerate(eigen):
