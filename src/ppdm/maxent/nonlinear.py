@@ -6,8 +6,11 @@ solves the resulting *linear* maximum-entropy problem with a proximal term β·K
 trust region that keeps the linearisation honest) by the same dual Newton solver as the linear
 problems (:mod:`ppdm.maxent.dual`). The linearised rows are elastic (a violation costs
 ``penalty`` per unit, so every subproblem is feasible). A step is kept when it does not lower the
-merit H(P) − penalty · Σ_j max(0, c_j(P)); otherwise β grows fourfold and the step is retried;
-after a kept step β halves. The method stops when every internal constraint holds within
+merit H(P) − penalty · Σ_j max(0, c_j(P)); otherwise β grows fourfold and the step is retried.
+After a kept step β shrinks, stays or grows as the merit's actual gain compares with the gain the
+linearised model predicted (a trust-region ratio test). When kept steps stop reducing the worst
+violation, the penalty grows tenfold (up to ``max_penalty``): near p = 0 the entropy's slope
+exceeds any fixed penalty. The method stops when every internal constraint holds within
 ``internal_tol`` and a step changes the merit by less than ``rel_gain`` (relative): P is then
 stationary to that precision.
 
@@ -30,6 +33,7 @@ from ppdm.maxent.solve import Solution, solve_linear
 
 
 _DEBUG = False
+STALL = 8  # kept steps in a row without reducing the worst violation by 1% before the penalty grows
 
 
 def _class_entropy(red: Reduced, p: np.ndarray) -> float:
@@ -45,6 +49,7 @@ def solve_with_internal(
     internal_tol: float = 1e-8,
     max_iter: int = 300,
     penalty: float = 1e3,
+    max_penalty: float = 1e5,
     rel_gain: float = 1e-12,
     near: float = 1e-3,
     max_kicks: int = 20,
@@ -82,6 +87,7 @@ def solve_with_internal(
     iterations = newton = kicks = 0
     rng = np.random.default_rng(seed)
     converged = False
+    stalled, stall_ref = 0, np.inf
     timed_out = False
     for iterations in range(1, max_iter + 1):
         if time_limit is not None and time.perf_counter() - start > time_limit:
@@ -142,6 +148,13 @@ def solve_with_internal(
             if worst <= internal_tol and (moved < 1e-10 or gain <= rel_gain * scale):
                 converged = True
                 break
+            stalled = stalled + 1 if worst > internal_tol and worst > 0.99 * stall_ref else 0
+            stall_ref = worst if stalled == 0 else stall_ref
+            if stalled >= STALL and penalty < max_penalty:
+                # the entropy gained by the violation outweighs the penalty (its slope grows
+                # without bound as a probability nears 0): the exact penalty is too small
+                penalty, stalled = min(penalty * 10, max_penalty), 0
+                merit = _merit(base, internal, p, classes, problem.weights, penalty)
         else:
             if _DEBUG:
                 print(f"it {iterations} reject beta {beta:.1e} new merit {new_merit:.12f} < {merit:.12f}")
