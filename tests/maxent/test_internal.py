@@ -141,3 +141,13 @@ def test_stopping_early_is_reported_not_called_an_optimum():
     full = solve_with_internal(problem, internal)
     assert full.status == "local optimum" and full.iterations > 20
     assert full.entropy >= capped.entropy - 1e-12  # kept steps only raise the merit
+
+
+@pytest.mark.parametrize("seed", [6, 10])
+def test_a_penalty_too_small_for_feasibility_is_raised(seed):
+    problem, internal = random_instance(seed, "gini")
+    fixed = solve_with_internal(problem, internal, penalty=0.01, max_penalty=0.01)
+    assert fixed.status == "internal constraints violated"  # violating pays at this price
+    grown = solve_with_internal(problem, internal, penalty=0.01)
+    assert grown.status == "local optimum"
+    assert internal.values(grown.p * problem.weights[:, None]).max() <= 1e-8
