@@ -5,26 +5,14 @@ Marked slow: the default test run (``-m 'not slow'``) skips it; run it with ``py
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "attacks_pruning.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("attacks_pruning_experiment", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.mark.slow
-def test_attacks_pruning_script_writes_outputs_and_method2_keeps_accuracy(tmp_path):
-    script = _load_script()
+def test_attacks_pruning_script_writes_outputs_and_method2_keeps_accuracy(tmp_path, load_experiment):
+    script = load_experiment("attacks_pruning")
     results = script.main(["--repeats", "1", "--depths", "3", "7", "--out", str(tmp_path)])
 
     for name in ("results.json", "tables.md"):

@@ -5,26 +5,14 @@ Marked slow: the default test run (``-m 'not slow'``) skips it; run it with ``py
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "kanonymity.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("kanonymity_experiment", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.mark.slow
-def test_kanonymity_script_reproduces_the_papers_findings_on_a_reduced_grid(tmp_path):
-    script = _load_script()
+def test_kanonymity_script_reproduces_the_papers_findings_on_a_reduced_grid(tmp_path, load_experiment):
+    script = load_experiment("kanonymity")
     results = script.main(["--ks", "10", "100", "1000", "--confidences", "0.9", "0.85", "0.75", "--out", str(tmp_path), "--quiet"])
 
     for name in ("results.json", "tables.md"):

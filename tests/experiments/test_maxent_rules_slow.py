@@ -5,31 +5,12 @@ Marked slow: the default test run (``-m 'not slow'``) skips it; run it with ``py
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "maxent_rules.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("maxent_rules_experiment", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[spec.name]
-        raise
-    return module
 
 
 @pytest.mark.slow
-def test_maxent_rules_script_reproduces_the_papers_trends(tmp_path):
-    res = _load_script().main(["--quick", "--quiet", "--out", str(tmp_path)])
+def test_maxent_rules_script_reproduces_the_papers_trends(tmp_path, load_experiment):
+    res = load_experiment("maxent_rules").main(["--quick", "--quiet", "--out", str(tmp_path)])
     for name in ("results.json", "results.md"):
         assert (tmp_path / name).stat().st_size > 0
     try:

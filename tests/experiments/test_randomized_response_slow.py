@@ -5,28 +5,14 @@ Marked slow: the default test run (``-m 'not slow'``) skips it; run it with ``py
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "randomized_response.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("randomized_response_experiment", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # the script's dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.mark.slow
-def test_randomized_response_script_reproduces_figure2_shape(tmp_path):
-    script = _load_script()
+def test_randomized_response_script_reproduces_figure2_shape(tmp_path, load_experiment):
+    script = load_experiment("randomized_response")
     results = script.main(
         ["--reps", "4", "--categorical-reps", "2", "--thetas", "0.4", "0.51", "0.7", "0.8", "1.0", "--out", str(tmp_path), "--quiet"]
     )
