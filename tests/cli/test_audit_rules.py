@@ -10,16 +10,6 @@ from ppdm.cli import main
 
 
 @pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
-
-
-@pytest.fixture
 def example2_csv(tmp_path):
     """Paper 004 Figure 2."""
     path = tmp_path / "d.csv"

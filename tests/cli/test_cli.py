@@ -3,19 +3,6 @@
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from ppdm.cli import main
-
-
-@pytest.fixture
-def run():
-    runner = CliRunner()
-
-    def invoke(*args):
-        return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-    return invoke
 
 
 def test_datasets_lists_bundled_data_with_license(run):
