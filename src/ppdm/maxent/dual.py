@@ -106,22 +106,22 @@ class DualResult:
     converged: bool
 
 
-def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None) -> DualResult:
+def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200) -> DualResult:
     """Minimise D(λ) to a largest constraint violation of ``tol`` (absolute, on P(q, x) scale).
 
     First an active-set Newton method: equality rows and the inequality rows that are violated
     or have a positive multiplier are treated as equalities, the Newton system is solved with a
     sparse factorisation and the step is damped by a backtracking line search; rows enter when
     violated and leave when their multiplier would turn negative (or reach its cap). On the tree
-    problems this takes tens of steps. If it stalls, L-BFGS-B with bounds takes over, then
-    Newton polishes.
+    problems this takes tens of steps. If it stalls (``max_newton`` steps), L-BFGS-B with bounds
+    takes over (``max_iter`` iterations), then Newton polishes.
     """
     dual = Dual(red)
     n = len(red.b)
     lam = np.zeros(n) if lam0 is None else dual.project(lam0.copy())
     if n == 0:
         return DualResult(lam, dual.state(lam), 0, 0, True)
-    lam, state, steps, ok = _active_set_newton(dual, lam, tol)
+    lam, state, steps, ok = _active_set_newton(dual, lam, tol, max_newton)
     if ok:
         return DualResult(lam, state, 0, steps, True)
     bounds = list(zip(np.where(np.isfinite(dual.lower), dual.lower, None), np.where(np.isfinite(dual.upper), dual.upper, None)))
@@ -129,7 +129,7 @@ def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray 
         dual.fun_and_grad, lam, jac=True, method="L-BFGS-B", bounds=bounds,
         options={"maxiter": max_iter, "maxcor": 20, "ftol": 1e-15, "gtol": tol * 1e-2},
     )
-    lam, state, more, ok = _active_set_newton(dual, res.x, tol)
+    lam, state, more, ok = _active_set_newton(dual, res.x, tol, max_newton)
     return DualResult(lam, state, int(res.nit), steps + more, ok or bool(_elastic_violation(dual, lam, state.residual).max(initial=0.0) <= tol))
 
 

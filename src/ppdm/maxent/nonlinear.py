@@ -33,6 +33,7 @@ from ppdm.maxent.solve import Solution, solve_linear
 
 
 _DEBUG = False
+SUB_NEWTON = 50  # Newton steps per subproblem before it counts as failed (the step is then retried shorter)
 STALL = 8  # kept steps in a row without reducing the worst violation by 1% before the penalty grows
 
 
@@ -125,7 +126,7 @@ def solve_with_internal(
             temperature=1.0 + beta,
             upper=np.concatenate([np.full(len(base.b), np.inf), np.full(len(c), penalty)]),
         )
-        result = solve_dual(sub, tol, max_iter=100, lam0=np.concatenate([lam_base, lam_int[rows]]))
+        result = solve_dual(sub, tol, max_iter=100, lam0=np.concatenate([lam_base, lam_int[rows]]), max_newton=SUB_NEWTON)
         newton += result.newton_steps
         p_new = result.state.p
         # a subproblem the dual solver could not finish counts as a failed step
