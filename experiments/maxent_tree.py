@@ -1079,7 +1079,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--no-paper-sized", dest="paper_sized", action="store_false", help="skip the two paper-sized trees")
     parser.add_argument(
         "--no-paper-ig-internal", dest="paper_ig_internal", action="store_false",
-        help="skip the internal constraints on the paper-sized IG tree (the longest solve: 3–22 min, depending on the machine's load)",
+        help="skip the internal constraints on the paper-sized IG tree (the longest solve: about 3 min on a quiet machine)",
     )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes; default min(2, CPUs)")
     parser.add_argument("--redraw", action="store_true", help="only rewrite results.md and the PNGs from --out/results.json")
