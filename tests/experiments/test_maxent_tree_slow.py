@@ -5,33 +5,15 @@ Marked slow: the default test run (``-m 'not slow'``) skips it; run it with ``py
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "maxent_tree.py"
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location("maxent_tree_experiment", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # the script's dataclasses look their module up there
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[spec.name]
-        raise
-    return module
-
 
 @pytest.mark.slow
-def test_maxent_tree_script_writes_outputs_and_error_rates_lower_the_divergence(tmp_path):
-    script = _load_script()
+def test_maxent_tree_script_writes_outputs_and_error_rates_lower_the_divergence(tmp_path, load_experiment):
+    script = load_experiment("maxent_tree")
     results = script.main(["--quick", "--jobs", "1", "--out", str(tmp_path)])
 
     for name in ("results.json", "results.md"):
