@@ -77,3 +77,15 @@ def mortgage() -> pd.DataFrame:
         ("Anna", "Unmarried", "No", "bad"),
     ]
     return pd.DataFrame(rows, columns=["Name", "Marital Status", "Sports Car", "Loan Risk"])
+
+
+@pytest.fixture
+def salary_d() -> pd.DataFrame:
+    """Paper 004, Figure 1(a): the data set D of Example 1 (Education, Gender quasi-identifiers; Salary sensitive)."""
+    rows = [
+        ("Doctorate", "Male", "50K-"), ("Masters", "Female", "50K-"), ("Doctorate", "Female", "50K+"),
+        ("Bachelors", "Male", "50K-"), ("Masters", "Female", "50K+"), ("Doctorate", "Male", "50K+"),
+        ("Masters", "Female", "50K+"), ("Doctorate", "Female", "50K+"), ("Masters", "Female", "50K+"),
+        ("Doctorate", "Female", "50K+"), ("Masters", "Female", "50K+"), ("Doctorate", "Female", "50K+"),
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=["Education", "Gender", "Salary"])

@@ -15,16 +15,6 @@ VALUES = ("50K+", "50K-")
 QIS = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country", "education"]
 
 
-def figure1() -> pd.DataFrame:
-    rows = [
-        ("Doctorate", "Male", "50K-"), ("Masters", "Female", "50K-"), ("Doctorate", "Female", "50K+"),
-        ("Bachelors", "Male", "50K-"), ("Masters", "Female", "50K+"), ("Doctorate", "Male", "50K+"),
-        ("Masters", "Female", "50K+"), ("Doctorate", "Female", "50K+"), ("Masters", "Female", "50K+"),
-        ("Doctorate", "Female", "50K+"), ("Masters", "Female", "50K+"), ("Doctorate", "Female", "50K+"),
-    ]  # fmt: skip
-    return pd.DataFrame(rows, columns=["Education", "Gender", "Salary"])
-
-
 def figure2() -> pd.DataFrame:
     rows = [("Doctorate", "Female", "50K+"), ("Doctorate", "Male", "50K+"), ("Masters", "Female", "50K-")]
     return pd.DataFrame(rows, columns=["Education", "Gender", "Salary"])
@@ -49,9 +39,9 @@ def posterior_of(result, **qi):
 
 # -- Example 1 ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("publish", ["exact", "thresholds"])
-def test_example1_male_doctorates_earn_50k_plus_with_probability_one_half(publish):
+def test_example1_male_doctorates_earn_50k_plus_with_probability_one_half(publish, salary_d):
     """§I-A: rules 1 and 2 together: only one of the two male doctorates earns 50K+ (P_md = 0.5)."""
-    result = rules_attack(figure1b(publish), figure1(), RuleKnowledge(nar=False))
+    result = rules_attack(figure1b(publish), salary_d, RuleKnowledge(nar=False))
     assert posterior_of(result, Education="Doctorate", Gender="Male") == pytest.approx(0.5, abs=1e-7)
     assert posterior_of(result, Education="Doctorate", Gender="Female") == pytest.approx(1.0, abs=1e-7)
     # rule 3: P(Gender=Female, 50K+) = 0.67 -> the five female masters hold 4 of the 8 (exact) / at least 4
@@ -59,10 +49,10 @@ def test_example1_male_doctorates_earn_50k_plus_with_probability_one_half(publis
     assert posterior_of(result, Education="Bachelors", Gender="Male") == pytest.approx(0.5, abs=1e-7)
 
 
-def test_example1_single_rule_bounds_are_the_papers_inequalities():
+def test_example1_single_rule_bounds_are_the_papers_inequalities(salary_d):
     """§I-A with thresholds only: P(Female, 50K+) >= 0.3 and P(50K+ | Female) >= 0.8, one AR row."""
     rules = rules_from_items("Salary", VALUES, ["Education", "Gender"], 0.3, 0.8, [({"Gender": "Female"}, "50K+", None, None)], "thresholds", 12, False)
-    groups = QIGroups.from_frame(figure1(), ["Education", "Gender"])
+    groups = QIGroups.from_frame(salary_d, ["Education", "Gender"])
     problem, _ = rules_problem(rules, groups, RuleKnowledge(nar=False, strict="closed"))
     (block,) = problem.blocks
     assert block.sense == "le" and block.b[0] == pytest.approx(-max(0.3, 0.8 * 9 / 12))
@@ -70,17 +60,17 @@ def test_example1_single_rule_bounds_are_the_papers_inequalities():
     assert sorted(block.A.indices) == sorted(female_plus) and set(block.A.data) == {-1.0}  # Theorem 1 expansion
 
 
-def test_example1_figure1b_as_the_complete_rule_set_contradicts_its_data():
+def test_example1_figure1b_as_the_complete_rule_set_contradicts_its_data(salary_d):
     """Read as complete, Figure 1(b) says Masters => 50K+ failed a threshold, but it qualifies (4/12, 0.8)."""
     complete = figure1b().__class__(**{**figure1b().__dict__, "complete": True})
     with pytest.raises(InfeasibleError) as info:
-        rules_attack(complete, figure1(), RuleKnowledge(nar=True))
+        rules_attack(complete, salary_d, RuleKnowledge(nar=True))
     assert any("Education=Masters" in row and "NAR" in row for row in info.value.conflict)
 
 
-def test_example1_with_the_complete_mined_rules_and_nar():
-    rules = mine_rules(figure1(), ["Education", "Gender"], "Salary", 0.3, 0.8, values=VALUES)
-    result = rules_attack(rules, figure1(), RuleKnowledge(nar=True))
+def test_example1_with_the_complete_mined_rules_and_nar(salary_d):
+    rules = mine_rules(salary_d, ["Education", "Gender"], "Salary", 0.3, 0.8, values=VALUES)
+    result = rules_attack(rules, salary_d, RuleKnowledge(nar=True))
     assert posterior_of(result, Education="Doctorate", Gender="Male") == pytest.approx(0.5, abs=1e-6)
     # every group is estimated exactly but the lone male bachelor (50K−, estimated 1/2): D = log(2) / 12
     assert result.details["overall_divergence"] == pytest.approx(np.log(2) / 12, abs=1e-6)
@@ -140,15 +130,15 @@ def test_strict_bounds_on_whole_records():
     assert strictly_below(np.array([3.6]), n, "closed") * n == pytest.approx([3.6])
 
 
-def test_exact_supports_must_fit_the_table():
+def test_exact_supports_must_fit_the_table(salary_d):
     bad = rules_from_items("Salary", VALUES, ["Education", "Gender"], 0.3, 0.8, [({"Education": "Bachelors"}, "50K-", 0.5, 1.0)], n_records=12, complete=False)
     with pytest.raises(RulesError, match=r"rules\[0\]\.support"):
-        rules_attack(bad, figure1(), RuleKnowledge(nar=False))
+        rules_attack(bad, salary_d, RuleKnowledge(nar=False))
     unknown = rules_from_items("Salary", VALUES, ["Education", "Gender"], 0.3, 0.8, [({"Education": "PhD"}, "50K-", 0.5, 1.0)], n_records=12, complete=False)
     with pytest.raises(RulesError, match=r"rules\[0\].*matches no one"):
-        rules_attack(unknown, figure1(), RuleKnowledge(nar=False))
+        rules_attack(unknown, salary_d, RuleKnowledge(nar=False))
     with pytest.raises(RulesError, match="complete rule set"):
-        rules_attack(figure1b(), figure1(), RuleKnowledge(nar=True))
+        rules_attack(figure1b(), salary_d, RuleKnowledge(nar=True))
 
 
 # -- Theorem 3 on Adult ---------------------------------------------------------------------------

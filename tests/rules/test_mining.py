@@ -12,23 +12,12 @@ from ppdm.rules import RulesError, mine_rules
 VALUES = ("50K+", "50K-")
 
 
-def figure1() -> pd.DataFrame:
-    """Paper 004, Figure 1(a): the data set D of Example 1."""
-    rows = [
-        ("Doctorate", "Male", "50K-"), ("Masters", "Female", "50K-"), ("Doctorate", "Female", "50K+"),
-        ("Bachelors", "Male", "50K-"), ("Masters", "Female", "50K+"), ("Doctorate", "Male", "50K+"),
-        ("Masters", "Female", "50K+"), ("Doctorate", "Female", "50K+"), ("Masters", "Female", "50K+"),
-        ("Doctorate", "Female", "50K+"), ("Masters", "Female", "50K+"), ("Doctorate", "Female", "50K+"),
-    ]  # fmt: skip
-    return pd.DataFrame(rows, columns=["Education", "Gender", "Salary"])
-
-
 def as_table(rules) -> dict:
     return {(r.antecedent, r.consequent): (round(r.support, 2), round(r.confidence, 2)) for r in rules.rules}
 
 
-def test_figure1_rules_with_the_papers_support_and_confidence():
-    rules = mine_rules(figure1(), ["Education", "Gender"], "Salary", 0.3, 0.8, values=VALUES)
+def test_figure1_rules_with_the_papers_support_and_confidence(salary_d):
+    rules = mine_rules(salary_d, ["Education", "Gender"], "Salary", 0.3, 0.8, values=VALUES)
     got = as_table(rules)
     # the three rules of Figure 1(b), with its rounded values
     assert got[((("Education", "Doctorate"),), "50K+")] == (0.42, 0.83)
@@ -66,9 +55,9 @@ def test_apriori_equals_brute_force_on_random_tables(seed):
         assert {(r.antecedent, r.consequent) for r in rules.rules} == brute_force(frame, list("abcd"), "s", s, c)
 
 
-def test_thresholds_are_inclusive():
+def test_thresholds_are_inclusive(salary_d):
     # Masters => 50K+ has confidence exactly 0.8 and support exactly 4/12
-    rules = mine_rules(figure1(), ["Education", "Gender"], "Salary", 4 / 12, 0.8, values=VALUES)
+    rules = mine_rules(salary_d, ["Education", "Gender"], "Salary", 4 / 12, 0.8, values=VALUES)
     assert ((("Education", "Masters"),), "50K+") in {(r.antecedent, r.consequent) for r in rules.rules}
 
 
@@ -86,8 +75,8 @@ def test_adult_rule_counts_and_the_papers_example_rule(adult_train):
     assert abs(len(mine_rules(frame, qis, "income", 0.02, 0.6)) - 1337) < 20
 
 
-def test_bad_input_names_the_culprit():
-    frame = figure1()
+def test_bad_input_names_the_culprit(salary_d):
+    frame = salary_d
     with pytest.raises(DataError, match="Salry"):
         mine_rules(frame, ["Education"], "Salry", 0.3, 0.8)
     with pytest.raises(RulesError, match="min_support"):
