@@ -46,7 +46,7 @@ except ImportError:  # pragma: no cover
 from ppdm.attacks import model_anonymity  # noqa: E402
 from ppdm.data.hierarchy import adult_hierarchies  # noqa: E402
 from ppdm.datasets import load_adult  # noqa: E402
-from ppdm.learn import C45Classifier, ID3Classifier, KAnonymousTreeClassifier, TDSClassifier  # noqa: E402
+from ppdm.learn import C45Classifier, ID3Classifier, KAnonymousTreeClassifier, TDSClassifier, confidence_to_l  # noqa: E402
 from ppdm.learn.kanonymity import AnonymityError  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "kanonymity"
@@ -222,8 +222,6 @@ def tables(results: dict[str, Any]) -> str:
             "| confidence limit | ℓ | error % | leaves | audited max confidence | audited ℓ |",
             "|---:|---:|---:|---:|---:|---:|",
         ]
-        from ppdm.learn import confidence_to_l
-
         for c, r in results["confidence"][algorithm].items():
             ell = confidence_to_l(float(c))
             if not r["feasible"]:
