@@ -165,8 +165,18 @@ def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int =
         lam, state, t = _line_search(dual, lam, state, rows, step, grad, first)
         if t == 0.0:
             return lam, state, step_no, False
-        radius = 2.0 * radius if t == first and first < 1.0 else max(t * longest, RADIUS * 1e-3) if t < first else radius
+        radius = _next_radius(radius, first, t, longest)
     return lam, state, max_steps, False
+
+
+def _next_radius(radius: float, first: float, t: float, longest: float) -> float:
+    """Double the radius after a full step that the radius cut short; shrink it to the accepted
+    move after backtracking; otherwise keep it."""
+    if t < first:
+        return max(t * longest, RADIUS * 1e-3)
+    if first < 1.0:
+        return 2.0 * radius
+    return radius
 
 
 def _ridge(H: sp.csr_matrix, grad: np.ndarray) -> float:
