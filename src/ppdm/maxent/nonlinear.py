@@ -142,8 +142,8 @@ def solve_with_internal(
             lam_int[rows] = result.lam[len(base.b) :]
             predicted = _model_merit(base, p_new, c, J, joint_class, penalty) - old_merit
             ratio = gain / predicted if predicted > 0 else 1.0
-            beta = max(beta / 3, 1e-6) if ratio > 0.75 else beta if ratio > 0.25 else beta * 2
-            worst = float(internal.values(p[classes] * problem.weights[:, None]).max(initial=-np.inf))
+            beta = _next_beta(beta, ratio)
+            worst = _worst(internal, p, classes, problem.weights)
             if _DEBUG:
                 print(f"it {iterations} beta {beta:.1e} merit {merit:.12f} moved {moved:.2e} worst {worst:.2e} newton {result.newton_steps}")
             if worst <= internal_tol and (moved < 1e-10 or gain <= rel_gain * scale):
@@ -159,7 +159,7 @@ def solve_with_internal(
         else:
             if _DEBUG:
                 print(f"it {iterations} reject beta {beta:.1e} new merit {new_merit:.12f} < {merit:.12f}")
-            worst = float(internal.values(p[classes] * problem.weights[:, None]).max(initial=-np.inf))
+            worst = _worst(internal, p, classes, problem.weights)
             if worst <= internal_tol and merit - new_merit <= rel_gain * scale:
                 converged = True
                 break  # the step only loses what rounding loses: P_k is stationary
@@ -194,6 +194,16 @@ def solve_with_internal(
         n_rows=len(b) + internal.n_constraints,
         status=status,
     )
+
+
+def _next_beta(beta: float, ratio: float) -> float:
+    """The proximal weight after a kept step: a third when the linearised model predicted the
+    merit's gain well (ratio > 0.75), unchanged when fairly (> 0.25), doubled when poorly."""
+    if ratio > 0.75:
+        return max(beta / 3, 1e-6)
+    if ratio > 0.25:
+        return beta
+    return beta * 2
 
 
 def _worst(internal: InternalBlock, p: np.ndarray, classes: np.ndarray, weights: np.ndarray) -> float:
