@@ -317,6 +317,17 @@ def _known_columns(frame: pd.DataFrame, columns: list[str]) -> list[str]:
     return columns
 
 
+def _print_disclosure(details: dict, summary: dict) -> None:
+    """The lines every maximum-entropy audit prints: divergence, certainty, confidence, accuracy."""
+    if "overall_divergence" in details:
+        console.print(f"  overall divergence D_overall = {details['overall_divergence']:.5f} (natural log; 0 = everything disclosed)", highlight=False)
+    console.print(f"  records the attacker is certain about: {summary['certain_records']:,}", highlight=False)
+    if "confidence_in_true_value" in summary:
+        levels = ", ".join(f"{k} {v:,}" for k, v in summary["confidence_in_true_value"].items())
+        console.print(f"  records by the attacker's confidence in their true value: {levels}", highlight=False)
+        console.print(f"  attacker accuracy (best guess = true value): {summary['attacker_accuracy']:.4f}", highlight=False)
+
+
 def _print_audit(result: AttackResult, top: int) -> None:
     d = result.details
     s = result.summary()
@@ -325,13 +336,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
     console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}")
     if "note" in d:
         console.print(f"  [yellow]note:[/yellow] {d['note']}")
-    if "overall_divergence" in d:
-        console.print(f"  overall divergence D_overall = {d['overall_divergence']:.5f} (natural log; 0 = everything disclosed)")
-    console.print(f"  records the attacker is certain about: {s['certain_records']:,}")
-    if "confidence_in_true_value" in s:
-        levels = ", ".join(f"{k} {v:,}" for k, v in s["confidence_in_true_value"].items())
-        console.print(f"  records by the attacker's confidence in their true value: {levels}")
-        console.print(f"  attacker accuracy (best guess = true value): {s['attacker_accuracy']:.4f}")
+    _print_disclosure(d, s)
     _print_riskiest(result, top)
 
 
@@ -408,13 +413,7 @@ def _print_rules_audit(result: AttackResult) -> None:
             f"{d['nar_pruned']:,} pruned (Theorem 3); {d['nar_variables']:,} variables", highlight=False,
         )
     console.print(f"  generated in {d['generation_seconds']:.2f} s, solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}", highlight=False)
-    if "overall_divergence" in d:
-        console.print(f"  overall divergence D_overall = {d['overall_divergence']:.5f} (natural log; 0 = everything disclosed)", highlight=False)
-    console.print(f"  records the attacker is certain about: {s['certain_records']:,}", highlight=False)
-    if "confidence_in_true_value" in s:
-        levels = ", ".join(f"{k} {v:,}" for k, v in s["confidence_in_true_value"].items())
-        console.print(f"  records by the attacker's confidence in their true value: {levels}", highlight=False)
-        console.print(f"  attacker accuracy (best guess = true value): {s['attacker_accuracy']:.4f}", highlight=False)
+    _print_disclosure(d, s)
 
 
 def _print_individuals(table: pd.DataFrame, qis: list[str], values: tuple, title: str) -> None:
