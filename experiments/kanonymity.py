@@ -130,7 +130,7 @@ def kadet_run(data: dict[str, Any], algorithm: str, cols: list[str], k: int = 1,
         "k_audited": audit.k,
         "l_audited": audit.l_diversity,
         "max_confidence_audited": float((counts.max(axis=1) / counts.sum(axis=1)).max()),
-        "exposed_percent": 100.0 * float(audit.exposed.mean()),
+        "exposed_percent": 100.0 * audit.exposed_share,
     }
 
 

@@ -12,9 +12,9 @@ __all__ = [
     "homogeneous_leaves", "inversion_attack", "published_leaf_counts", "single_record_leaves", "tree_as_table", "uniqueness_attack",
 ]
 
-from ppdm.attacks.anonymity import ModelAnonymity, brute_force_spans, exposed_tuples, model_anonymity  # noqa: E402
+from ppdm.attacks.anonymity import exposed_tuples, model_anonymity  # noqa: E402
 
-__all__ += ["ModelAnonymity", "brute_force_spans", "exposed_tuples", "model_anonymity"]
+__all__ += ["exposed_tuples", "model_anonymity"]
 
 from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack  # noqa: E402
 

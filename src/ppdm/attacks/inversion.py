@@ -8,7 +8,9 @@ is there. The posterior is
     P(S = s | x, y) ∝ prior(s) · count(leaf(x, s), y) / n(leaf(x, s)),
 
 computed for every QI group at once and returned as an :class:`AttackResult` (groups are the
-distinct combinations of the known attributes and the class).
+distinct combinations of the known attributes and the class). If the tree also splits on an
+attribute the attacker lacks, ``leaf(x, s)`` is every leaf the path-consistent routing
+(:func:`ppdm.tree.routing.reachable_leaves`) reaches, and the counts are summed over them.
 
 This is a Bayesian reading of the white-box decision-tree attack, not IBM ART's
 ``AttributeInferenceWhiteBoxDecisionTree`` rule. Both agree when exactly one candidate value
@@ -31,6 +33,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
 from ppdm.tree.model import Tree, encode_categories
+from ppdm.tree.routing import reachable_leaves
 
 
 def inversion_attack(
@@ -59,11 +62,12 @@ def inversion_attack(
     counts, _ = published_leaf_counts(tree)
     y = class_codes(tree, groups.table[tree.class_attribute], tree.class_attribute)
     likelihood = np.zeros((groups.n_groups, len(values)))
+    rows = np.arange(groups.n_groups)
     for j, value in enumerate(values):
         trial = groups.table.drop(columns=[tree.class_attribute]).assign(**{sensitive: value})
-        leaf = tree.apply(trial)
-        n = counts[leaf].sum(axis=1)
-        likelihood[:, j] = np.divide(counts[leaf, y], n, out=np.zeros(len(n)), where=n > 0)
+        reached = np.asarray(reachable_leaves(tree, trial, known=[*quasi_identifiers, sensitive]) @ counts)
+        n = reached.sum(axis=1)
+        likelihood[:, j] = np.divide(reached[rows, y], n, out=np.zeros(len(n)), where=n > 0)
     prior = _priors(values, priors)
     score = likelihood * prior
     total = score.sum(axis=1, keepdims=True)

@@ -3,7 +3,10 @@
 The attacker of paper 003 §3.1 holds the published tree (with its per-leaf class counts, or the
 error rates from which they follow for two classes) and the quasi-identifiers of the training
 records. Routing each QI group through the tree gives its *span*: one leaf when every split
-attribute is a quasi-identifier, several when the tree splits on attributes the attacker lacks.
+attribute is a quasi-identifier, several when the tree splits on attributes the attacker lacks
+(only those compatible with the path's earlier conditions on the same attribute: the one routing
+of :func:`ppdm.tree.routing.reachable_leaves`, which model k-anonymity and the maximum-entropy
+audit use too).
 """
 
 from __future__ import annotations

@@ -36,8 +36,10 @@ Decisions where the paper leaves room (also in ``docs/kanonymity.md``):
 * **Numeric attributes** (C4.5, §3.3): a refused threshold is replaced by the best threshold
   among those that keep every new span admissible (all of them are checked in one vectorised
   pass). Numeric hierarchies are therefore not needed by kADET.
-* **Private numeric attributes** are varied over the whole real line (``reachable`` children are
-  those compatible with the path's earlier conditions on the same attribute).
+* **Private attributes** are varied over the whole real line (numeric) or the domain
+  (categorical); a private split only reaches the children compatible with the path's earlier
+  conditions on the same attribute, narrowed by :func:`ppdm.tree.routing.narrow`, the step the
+  path-consistent routing of any tree (:func:`ppdm.tree.routing.reachable_leaves`) takes too.
 * **Ties** go to the candidate generated first: the attribute listed first in ``X``.
 * The queue orders candidates by gain (ID3) or by C4.5's rule (gain ratio among the candidates
   whose gain is at least their node's average gain first).
@@ -52,7 +54,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -67,13 +68,15 @@ from ppdm.learn.grower import StoppingRules
 from ppdm.learn.pruning import error_based_prune
 from ppdm.learn.splitter import Candidate, SplitRules
 from ppdm.tree.model import Tree
-from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
+from ppdm.tree.routing import Possible, narrow
+from ppdm.tree.spans import Spans
+from ppdm.tree.splits import Split, ThresholdSplit
 
 if TYPE_CHECKING:  # pragma: no cover
     from ppdm.learn.grower import Grower
 
 __all__ = [
-    "AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "Spans", "confidence_to_l",
+    "AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l",
 ]
 
 
@@ -90,36 +93,6 @@ def confidence_to_l(confidence: float) -> float:
     if not 0.5 <= confidence < 1:
         raise PpdmError(f"max_confidence must be in [0.5, 1), got {confidence!r}")
     return float(2.0 ** entropy(np.array([confidence, 1 - confidence])))
-
-
-@dataclass
-class Spans:
-    """The spans of a tree on its training records (paper 002 §2).
-
-    ``leaves[s]``: the leaf ids of span ``s``; ``span_class[s]``: its class index when the class is
-    public, else ``None``; ``span_of``: per training record, its span; ``population``: per span.
-    """
-
-    leaves: list[tuple[int, ...]]
-    span_class: list[int | None]
-    span_of: np.ndarray
-    population: np.ndarray
-    class_counts: np.ndarray
-
-    @property
-    def k(self) -> int:
-        return int(self.population.min())
-
-    @property
-    def l_diversity(self) -> float:
-        """2^(smallest class entropy of a span, bits)."""
-        return float(2.0 ** entropy(self.class_counts).min())
-
-    @property
-    def exposed(self) -> float:
-        """Share of records whose span is class-homogeneous (§4.2, Figure 6)."""
-        homogeneous = (self.class_counts > 0).sum(axis=1) <= 1
-        return float(homogeneous[self.span_of].mean())
 
 
 class SpanAdmissibility:
@@ -164,7 +137,7 @@ class SpanAdmissibility:
         self.span_leaves: list[set[int]] = []
         self.span_class: list[int | None] = []
         self.node_spans: dict[int, set[int]] = {0: set()}
-        self.private_allowed: dict[int, dict[str, object]] = {0: {}}
+        self.private_allowed: dict[int, dict[str, Possible]] = {0: {}}
         self._value_tables: dict[tuple[int, str], np.ndarray] = {}
         self._luts: dict[int, tuple[Split, np.ndarray]] = {}
         self._version: dict[int, int] = {}
@@ -276,7 +249,7 @@ class SpanAdmissibility:
         allowed = self.private_allowed[node_id]
         reachable = []
         for b, child in enumerate(child_ids):
-            narrowed = _narrow(split, b, allowed.get(split.attribute), self.attributes[split.attribute].categories)
+            narrowed = narrow(split, b, allowed.get(split.attribute), self.attributes[split.attribute].categories)
             self.private_allowed[child] = {**allowed, split.attribute: narrowed} if narrowed is not None else allowed
             if narrowed is not None:
                 reachable.append(child)
@@ -294,7 +267,7 @@ class SpanAdmissibility:
         counts = self._class_counts([self.span_rows[s] for s in live])  # type: ignore[misc]
         return Spans(
             [tuple(sorted(self.span_leaves[s])) for s in live],
-            [self.span_class[s] for s in live],
+            np.array([self.span_class[s] for s in live], dtype=np.intp) if self.class_public else None,
             index[self.row_span],
             counts.sum(axis=1).astype(np.intp),
             counts,
@@ -362,17 +335,6 @@ class SpanAdmissibility:
         )
 
 
-def _narrow(split: Split, branch: int, allowed: object, categories: Sequence[object]) -> object | None:
-    """The private values still possible after taking ``branch`` (``None``: unreachable)."""
-    if isinstance(split, ThresholdSplit):
-        low, high = allowed if allowed is not None else (-math.inf, math.inf)  # type: ignore[misc]
-        low, high = (low, min(high, split.threshold)) if branch == 0 else (max(low, split.threshold), high)
-        return (low, high) if low < high else None
-    goes = split.lookup(categories)[: len(categories)] == branch
-    mask = goes if allowed is None else goes & allowed  # type: ignore[operator]
-    return mask if mask.any() else None
-
-
 def _partition_key(groups: Sequence[Sequence[object]]) -> tuple[tuple[object, ...], ...]:
     return tuple(tuple(g) for g in groups if len(g))
 
@@ -411,7 +373,9 @@ def _leaf_map(grown: Tree, pruned: Tree) -> dict[int, int]:
 
 def remap_spans(spans: Spans, leaf_map: Mapping[int, int]) -> Spans:
     """The spans after discarding subtrees: each span's leaves mapped, equal spans merged."""
-    keys = [(tuple(sorted({leaf_map[leaf] for leaf in leaves})), c) for leaves, c in zip(spans.leaves, spans.span_class)]
+    assert spans.class_counts is not None  # the learner always knows its records' classes
+    classes = [None] * len(spans.leaves) if spans.span_class is None else [int(c) for c in spans.span_class]
+    keys = [(tuple(sorted({leaf_map[leaf] for leaf in leaves})), c) for leaves, c in zip(spans.leaves, classes)]
     unique = list(dict.fromkeys(keys))
     index = {key: i for i, key in enumerate(unique)}
     new_of_old = np.array([index[key] for key in keys], dtype=np.intp)
@@ -419,7 +383,7 @@ def remap_spans(spans: Spans, leaf_map: Mapping[int, int]) -> Spans:
     np.add.at(counts, new_of_old, spans.class_counts)
     return Spans(
         [key[0] for key in unique],
-        [key[1] for key in unique],
+        None if spans.span_class is None else np.array([key[1] for key in unique], dtype=np.intp),
         new_of_old[spans.span_of],
         counts.sum(axis=1).astype(np.intp),
         counts,
@@ -451,9 +415,9 @@ class KAnonymousTreeClassifier(_TreeClassifier):
     min_samples_leaf, min_gain, max_depth, categorical: as for :class:`~ppdm.learn.C45Classifier`
         (``min_samples_leaf`` defaults to 1 for ID3 and 2 for C4.5).
 
-    Fitted attributes: ``tree_``, ``spans_`` (:class:`Spans` of the training records), ``anonymity_``
-    (the smallest span population), ``l_diversity_``, ``exposed_`` (share of records whose span is
-    class-homogeneous), ``unpruned_tree_`` (C4.5).
+    Fitted attributes: ``tree_``, ``spans_`` (:class:`~ppdm.tree.spans.Spans` of the training
+    records), ``anonymity_`` (the smallest span population), ``l_diversity_``, ``exposed_share_``
+    (share of records whose span is class-homogeneous), ``unpruned_tree_`` (C4.5).
     """
 
     def __init__(
@@ -563,5 +527,5 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         self.spans_ = spans
         self.anonymity_ = spans.k
         self.l_diversity_ = spans.l_diversity
-        self.exposed_ = spans.exposed
+        self.exposed_share_ = spans.exposed_share
         return self
