@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack
+from ppdm.attacks.maxent import maxent_attack
+from ppdm.errors import DataError, MaxEntError, UninformativeKnowledgeWarning
 from ppdm.learn import ID3Classifier
-from ppdm.maxent import MaxEntError
 from ppdm.maxent.tree_constraints import Knowledge
 
 
@@ -52,6 +52,11 @@ def test_sa_constraints_use_the_published_distribution(example1_tree, d2):
     result = maxent_attack(example1_tree.published("labels"), d2, knowledge=Knowledge(sa=True))
     joint = (result.posterior * result.groups.weights[:, None]).sum(axis=0)
     assert np.allclose(joint, [0.5, 0.5])
+
+
+def test_sa_constraints_without_the_sensitive_column_are_refused(example1_tree, d2):
+    with pytest.raises(DataError, match="'Salary'"):
+        maxent_attack(example1_tree, d2.drop(columns="Salary"), knowledge=Knowledge(sa=True))
 
 
 def test_split_on_an_unknown_attribute_is_refused(example1_tree, d2):

@@ -25,10 +25,11 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ppdm.errors import InfeasibleError
 from ppdm.maxent.dual import solve_dual
 from ppdm.maxent.internal import InternalBlock
 from ppdm.maxent.presolve import Reduced, group_classes, reduce
-from ppdm.maxent.problem import InfeasibleError, MaxEntProblem
+from ppdm.maxent.problem import MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
 
 
