@@ -44,8 +44,8 @@ except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
 from ppdm.attacks import model_anonymity  # noqa: E402
+from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.hierarchy import adult_hierarchies  # noqa: E402
-from ppdm.datasets import load_adult  # noqa: E402
 from ppdm.errors import AnonymityError  # noqa: E402
 from ppdm.learn import C45Classifier, ID3Classifier, KAnonymousTreeClassifier, TDSClassifier, confidence_to_l  # noqa: E402
 

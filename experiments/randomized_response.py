@@ -55,7 +55,7 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.datasets import load_adult  # noqa: E402
+from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.errors import NotIdentifiableError  # noqa: E402
 from ppdm.learn import ID3Classifier, RandomizedResponseTreeClassifier  # noqa: E402
 from ppdm.randomize import MedianBinarizer, disguise, estimate_accuracy, ldp_epsilon  # noqa: E402

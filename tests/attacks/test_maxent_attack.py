@@ -65,7 +65,7 @@ def test_split_on_an_unknown_attribute_is_refused(example1_tree, d2):
 
 
 def test_adult_education_audit_is_consistent(adult_train):
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     frame, roles = load_adult("train", sensitive="education", class_attribute="education")
     qi = [c for c in roles.quasi_identifiers if frame[c].dtype == "category"]

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from ppdm.datasets import load_adult
+from ppdm.data.datasets import load_adult
 from ppdm.errors import DataError, NotIdentifiableError, PpdmError
 from ppdm.learn import EstimatedCounts, ExactCounts, ID3Classifier, RandomizedResponseTreeClassifier
 from ppdm.learn.encoding import encode_table
