@@ -46,7 +46,7 @@ import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack, inversion_attack
-from ppdm.datasets import load_adult, load_nursery
+from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.tree import Tree
 
 try:

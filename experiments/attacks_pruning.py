@@ -56,7 +56,7 @@ except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
 from ppdm.attacks import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack  # noqa: E402
-from ppdm.datasets import load_adult, load_bank_loan, load_nursery  # noqa: E402
+from ppdm.data.datasets import load_adult, load_bank_loan, load_nursery  # noqa: E402
 from ppdm.defend import collapse_small_children, remove_small_leaves  # noqa: E402
 from ppdm.tree import Tree  # noqa: E402
 

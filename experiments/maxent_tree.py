@@ -63,9 +63,10 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack  # noqa: E402
+from ppdm.attacks.maxent import maxent_attack  # noqa: E402
+from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.qigroups import QIGroups  # noqa: E402
-from ppdm.datasets import load_adult  # noqa: E402
+from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
 from ppdm.learn import ID3Classifier  # noqa: E402
 from ppdm.maxent.internal import internal_constraints  # noqa: E402
 from ppdm.maxent.nonlinear import solve_with_internal  # noqa: E402

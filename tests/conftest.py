@@ -51,21 +51,21 @@ def d2() -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def adult_train():
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     return load_adult("train")
 
 
 @pytest.fixture(scope="session")
 def adult_test():
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     return load_adult("test")
 
 
 @pytest.fixture(scope="session")
 def nursery():
-    from ppdm.datasets import load_nursery
+    from ppdm.data.datasets import load_nursery
 
     return load_nursery()
 

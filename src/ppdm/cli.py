@@ -27,11 +27,11 @@ from ppdm.attacks import (
     inversion_attack,
     uniqueness_attack,
 )
-from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack
+from ppdm.attacks.maxent import maxent_attack
 from ppdm.data.datasets import DATASETS, load_csv, load_dataset
 from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.data.roles import Roles
-from ppdm.errors import PpdmError
+from ppdm.errors import PpdmError, UninformativeKnowledgeWarning
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.tree import Disclosure, Tree
 

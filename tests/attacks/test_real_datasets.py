@@ -10,7 +10,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack
-from ppdm.datasets import load_bank_loan
+from ppdm.data.datasets import load_bank_loan
 from ppdm.tree import Tree
 
 BANK_LOAN = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"

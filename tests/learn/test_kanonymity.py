@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from ppdm.attacks.anonymity import model_anonymity
 from ppdm.data.hierarchy import Hierarchy, adult_hierarchies
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import AnonymityError, DataError, PpdmError
 from ppdm.learn import ID3Classifier
 from ppdm.learn.criteria import entropy
-from ppdm.learn.kanonymity import AnonymityError, KAnonymousTreeClassifier, confidence_to_l
+from ppdm.learn.kanonymity import KAnonymousTreeClassifier, confidence_to_l
 
 K_GRID = (10, 50, 100, 500, 1000)
 

@@ -64,7 +64,7 @@ def test_missing_values_follow_scikit_learn():
     # scikit-learn sends it to the "not this value" side of every one-hot split.
     from sklearn.model_selection import train_test_split
 
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     train, roles = load_adult("train", drop_missing=False)
     test, _ = load_adult("test", drop_missing=False)

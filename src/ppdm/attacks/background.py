@@ -18,9 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.leaves import AttackError, attacker_view, class_codes, published_leaf_counts, span_posterior
+from ppdm.attacks.leaves import attacker_view, class_codes, published_leaf_counts, span_posterior
 from ppdm.data.roles import check_columns
-from ppdm.errors import DataError
+from ppdm.errors import AttackError, DataError
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves
 

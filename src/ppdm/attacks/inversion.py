@@ -28,10 +28,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.leaves import AttackError, class_codes, published_leaf_counts
+from ppdm.attacks.leaves import class_codes, published_leaf_counts
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError
+from ppdm.errors import AttackError, DataError
 from ppdm.tree.model import Tree, encode_categories
 from ppdm.tree.routing import reachable_leaves
 

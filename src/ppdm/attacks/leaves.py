@@ -20,14 +20,10 @@ import scipy.sparse as sp
 
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import AttackError, DataError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves
-
-
-class AttackError(PpdmError):
-    """The published model does not reveal what an attack needs."""
 
 
 def published_leaf_counts(tree: Tree) -> tuple[np.ndarray, bool]:

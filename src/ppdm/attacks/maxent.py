@@ -12,6 +12,7 @@ import pandas as pd
 
 from ppdm.attacks.leaves import attacker_view
 from ppdm.attacks.result import AttackResult
+from ppdm.errors import DataError, UninformativeKnowledgeWarning
 from ppdm.maxent.internal import internal_constraints
 from ppdm.maxent.nonlinear import solve_with_internal
 from ppdm.maxent.solve import solve_linear
@@ -25,10 +26,6 @@ UNIFORM_NOTE = (
     "meets every label and internal-node constraint with equality, so the maximum-entropy attacker "
     "learns nothing from this tree; publish-level 'error-rates' or the SA distribution (--sa) make the audit informative"
 )
-
-
-class UninformativeKnowledgeWarning(UserWarning):
-    """The attacker's knowledge cannot move the maximum-entropy estimate off the uniform one."""
 
 
 def maxent_attack(
@@ -55,7 +52,7 @@ def maxent_attack(
     sa = None
     if knowledge.sa:
         if view.true_codes is None:
-            raise ValueError("SA constraints need the sensitive column in the data (its distribution is published)")
+            raise DataError(f"SA constraints need the sensitive column {view.sensitive!r} in the data (its distribution is published)")
         sa = np.bincount(view.true_codes, minlength=k) / len(view.true_codes)
     problem, leaf = tree_problem(tree, view.groups, knowledge, sa)
     uninformative = not any(blk.name in ("rate", "class-count", "sa") for blk in problem.blocks)

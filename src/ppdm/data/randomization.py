@@ -52,15 +52,11 @@ from typing import Literal
 
 import numpy as np
 
-from ppdm.errors import PpdmError
+from ppdm.errors import NotIdentifiableError, PpdmError
 
 Scheme = Literal["record", "attribute"]
 SCHEMES: tuple[str, ...] = ("record", "attribute")
 _EIG_TOL = 1e-9
-
-
-class NotIdentifiableError(PpdmError, ValueError):
-    """The randomization cannot be inverted (e.g. θ = 0.5 for binary data, paper 001 §3)."""
 
 
 def check_theta(theta: float) -> float:

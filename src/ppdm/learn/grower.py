@@ -160,10 +160,6 @@ class Grower:
         self.admissibility.on_split(node_id, candidate, node.children)
         return node.children
 
-    @property
-    def attributes_by_name(self) -> dict[str, Attribute]:
-        return {a.name: a for a in self.attributes}
-
     # -- builders ----------------------------------------------------------------------------
     def grow(self) -> Tree:
         """Grow the tree from the root and return it."""

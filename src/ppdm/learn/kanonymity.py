@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.hierarchy import Hierarchy
-from ppdm.errors import DataError, HierarchyError, PpdmError
+from ppdm.errors import AnonymityError, DataError, HierarchyError, PpdmError
 from ppdm.learn.criteria import entropy
 from ppdm.learn.encoding import EncodedTable
 from ppdm.learn.estimators import _TreeClassifier
@@ -76,12 +76,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ppdm.learn.grower import Grower
 
 __all__ = [
-    "AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l",
+    "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l",
 ]
-
-
-class AnonymityError(PpdmError, ValueError):
-    """The training table itself breaches the requirement (Algorithm 1 line 9 returns nil)."""
 
 
 def confidence_to_l(confidence: float) -> float:

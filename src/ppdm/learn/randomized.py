@@ -37,7 +37,6 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.randomization import (
-    NotIdentifiableError,
     Scheme,
     check_scheme,
     check_theta,
@@ -46,7 +45,7 @@ from ppdm.data.randomization import (
     invert,
     lie_matrix,
 )
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import DataError, NotIdentifiableError, PpdmError
 from ppdm.learn.criteria import get_criterion
 from ppdm.learn.encoding import EncodedTable
 from ppdm.learn.estimators import _TreeClassifier

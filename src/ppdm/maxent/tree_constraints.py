@@ -25,8 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError
-from ppdm.maxent.problem import LinearBlock, MaxEntError, MaxEntProblem
+from ppdm.errors import DataError, MaxEntError
+from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves

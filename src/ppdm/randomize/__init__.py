@@ -13,7 +13,6 @@ count source in :mod:`ppdm.learn.randomized`); the learner is
 """
 
 from ppdm.data.randomization import (
-    NotIdentifiableError,
     apply_channel,
     clip_and_renormalise,
     indicator_lie,
@@ -34,7 +33,7 @@ from ppdm.randomize.privacy import (
 from ppdm.randomize.response import complement, disguise
 
 __all__ = [
-    "MedianBinarizer", "NotIdentifiableError", "QuantileBinner", "apply_channel", "bin_numeric",
+    "MedianBinarizer", "QuantileBinner", "apply_channel", "bin_numeric",
     "binarize_at_median", "channel_matrix", "clip_and_renormalise", "complement", "disguise",
     "estimate_accuracy", "estimate_conjunction", "estimate_proportion", "estimate_table",
     "indicator_lie", "invert", "ldp_epsilon", "lie_matrix", "posterior", "posterior_confidence",

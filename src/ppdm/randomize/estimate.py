@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.randomization import (
-    NotIdentifiableError,
     Scheme,
     check_theta,
     clip_and_renormalise,
@@ -31,7 +30,7 @@ from ppdm.data.randomization import (
     invert,
     lie_matrix,
 )
-from ppdm.errors import DataError
+from ppdm.errors import DataError, NotIdentifiableError
 from ppdm.randomize.response import column_codes, column_domain
 
 __all__ = ["estimate_conjunction", "estimate_proportion", "estimate_table"]

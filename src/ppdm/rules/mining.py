@@ -18,7 +18,8 @@ import pandas as pd
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
-from ppdm.rules.items import ItemCodes, RulesError, at_least, first_group, itemsets_present, subsets_by_level
+from ppdm.errors import RulesError
+from ppdm.rules.items import ItemCodes, at_least, first_group, itemsets_present, subsets_by_level
 from ppdm.rules.ruleset import Rule, RuleSet
 
 

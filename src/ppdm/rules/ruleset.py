@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from ppdm.rules.items import RulesError
+from ppdm.errors import RulesError
 
 Publish = Literal["exact", "thresholds"]
 FORMAT = "ppdm-rules"
