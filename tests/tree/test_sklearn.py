@@ -1,4 +1,4 @@
-"""Tree.from_sklearn agrees with scikit-learn on every Adult test row."""
+"""tree_from_sklearn agrees with scikit-learn on every Adult test row."""
 
 import numpy as np
 import pandas as pd
@@ -7,7 +7,7 @@ from sklearn.preprocessing import OrdinalEncoder
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.errors import DataError
-from ppdm.tree import CategoricalSplit, ThresholdSplit, Tree
+from ppdm.tree import CategoricalSplit, ThresholdSplit, load_tree, save_tree, tree_from_sklearn
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +24,14 @@ def test_one_hot_import_agrees_on_every_adult_test_row(adult, max_depth, tmp_pat
     dummies = pd.get_dummies(X)
     dummies_test = pd.get_dummies(X_test).reindex(columns=dummies.columns, fill_value=False)
     est = DecisionTreeClassifier(max_depth=max_depth, random_state=0).fit(dummies, y)
-    tree = Tree.from_sklearn(est, X)
+    tree = tree_from_sklearn(est, X)
     assert np.array_equal(tree.predict(X_test), est.predict(dummies_test))
     assert np.array_equal(tree.apply(X_test), est.apply(dummies_test))
     assert tree.criterion == "gini" and tree.algorithm == "sklearn"
     # class counts are sklearn's, and the leaves add up to the training set
     assert sum(leaf.counts.sum() for leaf in tree.leaves()) == len(X)
-    tree.save(tmp_path / "t.json")
-    assert np.array_equal(Tree.load(tmp_path / "t.json").predict(X_test), est.predict(dummies_test))
+    save_tree(tree, tmp_path / "t.json")
+    assert np.array_equal(load_tree(tmp_path / "t.json").predict(X_test), est.predict(dummies_test))
 
 
 def test_ordinal_import_agrees_on_every_adult_test_row(adult):
@@ -43,7 +43,7 @@ def test_ordinal_import_agrees_on_every_adult_test_row(adult):
     encoded_test = X_test.copy()
     encoded_test[cats] = enc.transform(X_test[cats])
     est = DecisionTreeClassifier(max_depth=8, criterion="entropy", random_state=0).fit(encoded, y)
-    tree = Tree.from_sklearn(est, X)
+    tree = tree_from_sklearn(est, X)
     assert np.array_equal(tree.predict(X_test), est.predict(encoded_test))
     assert tree.criterion == "entropy"
     kinds = {type(n.split) for n in tree.internal_nodes()}
@@ -54,9 +54,9 @@ def test_untraceable_feature_is_named(adult):
     X, y, _ = adult
     est = DecisionTreeClassifier(max_depth=1).fit(pd.DataFrame({"mystery": X["age"]}), y)
     with pytest.raises(DataError, match="'mystery'"):
-        Tree.from_sklearn(est, X)
+        tree_from_sklearn(est, X)
     with pytest.raises(DataError, match="not a fitted"):
-        Tree.from_sklearn(DecisionTreeClassifier(), X)
+        tree_from_sklearn(DecisionTreeClassifier(), X)
 
 
 def test_missing_values_follow_scikit_learn():
@@ -74,6 +74,6 @@ def test_missing_values_follow_scikit_learn():
     dummies = pd.get_dummies(fit_rows[features])
     dummies_out = pd.get_dummies(held_out[features]).reindex(columns=dummies.columns, fill_value=False)
     est = DecisionTreeClassifier(max_depth=7, random_state=8).fit(dummies, fit_rows["income"])
-    tree = Tree.from_sklearn(est, fit_rows[features], class_attribute="income")
+    tree = tree_from_sklearn(est, fit_rows[features], class_attribute="income")
     assert held_out[features].isna().any(axis=1).sum() > 500
     assert np.array_equal(tree.predict(held_out[features]), est.predict(dummies_out))

@@ -102,7 +102,7 @@ def _node_split(feature: _Feature, threshold: float, domains: Mapping[str, tuple
     return CategoricalSplit(feature.attribute, (left, right), default)
 
 
-def from_sklearn(
+def tree_from_sklearn(
     estimator: Any,
     data: pd.DataFrame,
     feature_names: Sequence[str] | None = None,
