@@ -73,6 +73,7 @@ from ppdm.maxent.nonlinear import solve_with_internal  # noqa: E402
 from ppdm.maxent.solve import solve_linear  # noqa: E402
 from ppdm.maxent.tree_constraints import Knowledge, tree_problem  # noqa: E402
 from ppdm.metrics import individual_divergence, overall_divergence, top_k_individuals  # noqa: E402
+from ppdm.tree import render_tree  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "maxent_tree"
 CRITERIA = ("gini", "entropy")
@@ -357,7 +358,7 @@ def example1() -> dict[str, Any]:
     sb_consistent = senior(0.815)
     rate_residual = lambda p: float(problem.violations(p).max(initial=0.0))  # noqa: E731
     return {
-        "tree": tree.render(disclosure="error-rates"),
+        "tree": render_tree(tree, disclosure="error-rates"),
         "internal_constraints": internal.names,
         "SO": row(None),
         "SA_ppdm": row(lin.p) | {"status": lin.status},

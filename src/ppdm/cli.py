@@ -33,7 +33,7 @@ from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.data.roles import Roles
 from ppdm.errors import PpdmError, UninformativeKnowledgeWarning
 from ppdm.learn import C45Classifier, ID3Classifier
-from ppdm.tree import Disclosure, Tree
+from ppdm.tree import Disclosure, Tree, load_tree, render_tree, save_tree
 
 console = Console(soft_wrap=True)
 errors = Console(stderr=True)
@@ -168,7 +168,7 @@ def train_command(
         model.fit(train[features], y)
     seconds = time.perf_counter() - started
     model.tree_.class_attribute = roles.class_attribute
-    model.tree_.save(out, disclosure=disclosure)
+    save_tree(model.tree_, out, disclosure=disclosure)
     if quiet:
         return
     tree = model.tree_
@@ -188,7 +188,7 @@ def train_command(
 @handles_errors
 def show_command(tree_file: Path, disclosure: str | None, max_depth: int | None) -> None:
     """Print a tree in the papers' style ("> 50K (2.0/1.0)")."""
-    tree = Tree.load(tree_file)
+    tree = load_tree(tree_file)
     if disclosure is not None and _rank(Disclosure(disclosure)) > _rank(tree.disclosure):
         raise PpdmError(f"{tree_file} holds only {tree.disclosure.value}; it cannot show {disclosure}")
     console.print(
@@ -196,7 +196,7 @@ def show_command(tree_file: Path, disclosure: str | None, max_depth: int | None)
         f"{tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}",
         highlight=False,
     )
-    console.print(tree.render(disclosure=disclosure, max_depth=max_depth), highlight=False, markup=False)
+    console.print(render_tree(tree, disclosure=disclosure, max_depth=max_depth), highlight=False, markup=False)
 
 
 # -- attack ------------------------------------------------------------------------------------
@@ -273,7 +273,7 @@ def attack_command(
     quasi_identifiers: str | None, known: Path | None, threshold: float, top: int, out: Path | None,
 ) -> None:
     """Attack a published tree with the attacker's table (paper 003) and summarise who is exposed."""
-    tree = Tree.load(tree_file)
+    tree = load_tree(tree_file)
     table = _attacker_table(dataset, data)
     qis = _split_list(quasi_identifiers)
     if kind == "inversion":
@@ -372,7 +372,7 @@ def audit_command(
     else:
         if tree_file is None or data is None:
             raise PpdmError("give --dataset NAME, or --tree TREE.json with --data TABLE.csv")
-        tree, table = Tree.load(tree_file), load_csv(data)[0]
+        tree, table = load_tree(tree_file), load_csv(data)[0]
     published = tree.published(publish) if _rank(Disclosure(publish)) <= _rank(tree.disclosure) else None
     if published is None:
         raise PpdmError(f"the tree holds only {tree.disclosure.value}; it cannot be published with {publish}")

@@ -16,6 +16,7 @@ __all__ = [
     "HierarchyError",
     "InfeasibleError",
     "MaxEntError",
+    "ModelImportError",
     "NotFittedError",
     "NotIdentifiableError",
     "PpdmError",
@@ -48,6 +49,11 @@ class TreeFormatError(PpdmError, ValueError):
 
 class NotFittedError(PpdmError, AttributeError):
     """An estimator was used before ``fit``."""
+
+
+class ModelImportError(DataError):
+    """A fitted model from another library cannot be imported faithfully (not a classifier, an
+    input column not traceable to the data, or an imported tree that routes rows differently)."""
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from ppdm.attacks.anonymity import exposed_tuples, model_anonymity
 from ppdm.data.roles import Roles
 from ppdm.errors import DataError
 from ppdm.learn import C45Classifier, ID3Classifier
-from ppdm.tree import Tree
+from ppdm.tree import Tree, tree_from_sklearn
 
 def partition(keys) -> set[frozenset[int]]:
     """The partition of record indices induced by per-record keys."""
@@ -103,7 +103,7 @@ def test_model_anonymity_reads_imported_scikit_learn_trees(adult_train, check_ag
     sample = frame.sample(2000, random_state=1).reset_index(drop=True)
     cols = ["age", "education-num", "hours-per-week", "capital-gain"]
     est = DecisionTreeClassifier(max_depth=4, random_state=0).fit(sample[cols], sample["income"])
-    tree = Tree.from_sklearn(est, sample[cols].assign(income=sample["income"]))
+    tree = tree_from_sklearn(est, sample[cols].assign(income=sample["income"]))
     check_against_brute_force(tree, sample, ["age", "hours-per-week"])
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.leaves import attacker_view, class_codes, published_leaf_counts, span_posterior
+from ppdm.attacks.result import AttackResult
 from ppdm.data.roles import check_columns
 from ppdm.errors import AttackError, DataError
 from ppdm.tree.model import Tree

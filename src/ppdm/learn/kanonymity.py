@@ -53,14 +53,14 @@ Decisions where the paper leaves room (also in ``docs/kanonymity.md``):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ppdm.data.hierarchy import Hierarchy
 from ppdm.errors import AnonymityError, DataError, HierarchyError, PpdmError
+from ppdm.learn.admissibility import GroupedProposal, Proposal, ThresholdProposal
 from ppdm.learn.criteria import entropy
 from ppdm.learn.encoding import EncodedTable
 from ppdm.learn.estimators import _TreeClassifier
@@ -70,10 +70,7 @@ from ppdm.learn.splitter import Candidate, SplitRules
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import Possible, narrow
 from ppdm.tree.spans import Spans
-from ppdm.tree.splits import Split, ThresholdSplit
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ppdm.learn.grower import Grower
+from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
 
 __all__ = [
     "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l",
@@ -122,9 +119,8 @@ class SpanAdmissibility:
         }
 
     # -- Admissibility protocol -------------------------------------------------------------
-    def start(self, grower: "Grower") -> None:
+    def start(self) -> None:
         """Initial bins and spans (Algorithm 1 lines 4–9); raises if they already breach."""
-        self.grower = grower
         y = self.table.y
         n = self.table.n_rows
         self.row_span = np.zeros(n, dtype=np.intp) if not self.class_public else y.copy()
@@ -138,7 +134,7 @@ class SpanAdmissibility:
         self._luts: dict[int, tuple[Split, np.ndarray]] = {}
         self._version: dict[int, int] = {}
         self._onehots: dict[int, np.ndarray] = {}
-        self._verified: dict[int, tuple[Candidate, int]] = {}
+        self._verified: dict[tuple[int, str, tuple[tuple[object, ...], ...]], int] = {}
         for c, rows in enumerate(groups):
             self._new_span(rows, {0}, c if self.class_public else None)
         counts = self._class_counts([r for r in self.span_rows if r is not None])
@@ -149,19 +145,21 @@ class SpanAdmissibility:
         """Whether the split keeps every span k-anonymous / ℓ-diverse (procedure BREACH)."""
         if candidate.attribute not in self.public:
             return True
-        verified = self._verified.pop(id(candidate), None)
-        if verified is not None and verified[0] is candidate and verified[1] == self._version.get(node_id, 0):
-            return True  # checked when proposed, and no span of the node has changed since
+        split = candidate.split
+        if isinstance(split, CategoricalSplit):
+            verified = self._verified.pop((node_id, candidate.attribute, split.groups), None)
+            if verified is not None and verified == self._version.get(node_id, 0):
+                return True  # checked when proposed, and no span of the node has changed since
         return not self._violates(self._split_counts(node_id, candidate.split)).any()
 
-    def alternatives(self, node_id: int, candidate: Candidate) -> list[Candidate]:
-        """The split one level up the hierarchy, or the best threshold that keeps k (§3.1, §3.3)."""
+    def alternatives(self, node_id: int, candidate: Candidate) -> Iterator[Proposal]:
+        """The split one level up the hierarchy (then the next), or the best threshold that keeps k (§3.1, §3.3)."""
         name = candidate.attribute
         if name not in self.public:
-            return []
+            return
         if isinstance(candidate.split, ThresholdSplit):
-            found = self.grower.threshold_candidate(node_id, name, lambda t: self._allowed_thresholds(node_id, name, t))
-            return [found] if found is not None else []
+            yield ThresholdProposal(name, lambda t: self._allowed_thresholds(node_id, name, t))
+            return
         levels = self.levels.get(name, [])
         key = _partition_key(candidate.split.groups)
         coarser = levels[levels.index(key) + 1 :] if key in levels else []
@@ -172,12 +170,9 @@ class SpanAdmissibility:
         for groups in coarser:
             if value_counts is not None and self._violates(self._grouped_counts(name, groups, value_counts)).any():
                 continue  # would be refused when popped: k-breaches never heal (spans only shrink)
-            found = self.grower.grouped_candidate(node_id, name, [list(g) for g in groups], table)
-            if found is not None:
-                if value_counts is not None:
-                    self._verified[id(found)] = (found, self._version.get(node_id, 0))
-                return [found]
-        return []
+            if value_counts is not None:
+                self._verified[(node_id, name, groups)] = self._version.get(node_id, 0)
+            yield GroupedProposal(name, groups, table)
 
     def _value_span_counts(self, node_id: int, name: str) -> np.ndarray:
         """Class counts of the node's spans by value of categorical ``name``: (spans, values, classes)."""

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ppdm.data.hierarchy import Cut, Hierarchy, interval_label
+from ppdm.data.hierarchy import Cut, Hierarchy
 from ppdm.errors import AnonymityError, DataError, NotFittedError, PpdmError
 from ppdm.learn.criteria import entropy
 from ppdm.learn.encoding import _encode_classes, check_frame, is_categorical

@@ -1,10 +1,10 @@
 """The randomized-response channel of paper 001 and its inverse on count tensors.
 
 This module describes *how disguised data were collected* (paper 001 §4.1) and how true counts
-are estimated from disguised ones (§4.2, equations 3). It lives in :mod:`ppdm.data` because both
-:mod:`ppdm.randomize` (the respondent side, accuracy estimation, privacy) and
-:mod:`ppdm.learn` (the estimated count source of RR-ID3) need it, and DESIGN.md lets ``learn``
-import ``data`` and ``tree`` only: one implementation of the estimator, no copy.
+are estimated from disguised ones (§4.2, equations 3). The rest of :mod:`ppdm.randomize` (the
+respondent side, accuracy estimation, privacy) and :mod:`ppdm.learn` (the estimated count source
+of RR-ID3, a row below in DESIGN.md's layer table) share it: one implementation of the
+estimator, no copy.
 
 The channel
 -----------
