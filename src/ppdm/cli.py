@@ -523,6 +523,7 @@ def audit_rules_command(
     """What an attacker infers about everyone's sensitive value from published association rules (maximum entropy, paper 004)."""
     import json
 
+    from ppdm.attacks.result import result_json
     from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack
     from ppdm.data.datasets import load_csv, load_dataset
     from ppdm.maxent.rule_constraints import RuleKnowledge
@@ -562,7 +563,7 @@ def audit_rules_command(
             _print_riskiest(result, top)
     if out is not None:
         payload = result.to_dict() | {"top_individuals": [] if table is None else json.loads(table.to_json(orient="records"))}
-        out.write_text(json.dumps(payload, indent=1, default=str) + "\n")
+        out.write_text(result_json(payload))
     if not quiet:
         for path in (rules_out, out):
             if path is not None:

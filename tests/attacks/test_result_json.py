@@ -1,9 +1,12 @@
 """AttackResult.to_dict: linear in the groups, and each group's rows in the attacker's table."""
 
+import json
+
 import numpy as np
 import pandas as pd
 
 from ppdm.attacks import AttackResult
+from ppdm.attacks.result import result_json
 from ppdm.data.qigroups import QIGroups
 
 
@@ -33,3 +36,15 @@ def test_per_group_columns_are_computed_once(monkeypatch):
     frame = pd.DataFrame({"a": np.arange(2000) % 500, "b": np.arange(2000) % 7})
     data = _result(frame, ["a", "b"]).to_dict()
     assert len(data["groups"]) == 2000 and len(calls) <= 2  # once for the groups, once for the summary
+
+
+def test_the_json_text_has_one_line_per_group_and_reads_back(tmp_path):
+    frame = pd.DataFrame({"a": ["x", "y", None, "x"], "b": [1.5, 2.0, 3.0, np.nan]})
+    result = _result(frame, ["a", "b"])
+    result.save(tmp_path / "r.json")
+    text = (tmp_path / "r.json").read_text()
+    data = result.to_dict()
+    assert json.loads(text) == data and data["groups"][2]["qi"] == {"a": None, "b": 3.0}
+    lines = text.splitlines()
+    assert [json.loads(line.rstrip(",")) for line in lines if line.startswith('  {"qi"')] == data["groups"]
+    assert json.loads(result_json({"groups": [], "extra": [{"x": 1}]})) == {"groups": [], "extra": [{"x": 1}]}

@@ -129,7 +129,7 @@ class AttackResult:
         n = self.groups.n_groups
         exposed = np.bincount(self.groups.group_of_record, weights=(self.exposed & self.targets), minlength=n)
         columns = zip(
-            self.groups.table.to_dict(orient="records"),
+            _records(self.groups.table),
             self.groups.counts.tolist(),
             exposed.astype(np.int64).tolist(),
             self.posterior.tolist(),
@@ -139,7 +139,7 @@ class AttackResult:
         )
         groups = [
             {
-                "qi": {k: _plain(v) for k, v in qi.items()},
+                "qi": qi,
                 "records": records,
                 "exposed_records": n_exposed,
                 "posterior": [round(p, 12) for p in posterior],
@@ -165,4 +165,27 @@ class AttackResult:
         return [order[start:end] for start, end in zip([0, *ends[:-1]], ends)]
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
+        Path(path).write_text(result_json(self.to_dict()))
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``table`` as dicts of plain Python values (missing values as ``None``)."""
+    names = [str(c) for c in table.columns]
+    if not names:
+        return [{} for _ in range(len(table))]
+    columns = [[_plain(v) for v in table[c].tolist()] for c in table.columns]
+    return [dict(zip(names, values)) for values in zip(*columns)]
+
+
+def result_json(payload: dict[str, Any]) -> str:
+    """The JSON text of :meth:`AttackResult.to_dict` (plus any extra keys): indented, but one line
+    per group, which keeps a file of thousands of groups readable and lets json's C encoder write
+    it (an indented dump goes through its pure-Python encoder, several times slower)."""
+    parts = []
+    for key, value in payload.items():
+        if key == "groups" and value:
+            text = "[\n" + ",\n".join("  " + json.dumps(group, default=str) for group in value) + "\n ]"
+        else:
+            text = json.dumps(value, indent=1, default=str).replace("\n", "\n ")
+        parts.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
