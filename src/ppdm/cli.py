@@ -4,9 +4,9 @@ Every :class:`~ppdm.errors.PpdmError` (and a missing or unreadable file) ends th
 one-line ``error: ...`` on standard error and exit status 2, never a traceback. Error texts and
 data are printed literally (no console markup), so ``[1, 2]`` in a message stays ``[1, 2]``.
 
-The module imports only click, rich and the standard library at start, so ``ppdm --help``
-answers at once; each command imports the parts of the library it uses (numpy, pandas, scipy and
-scikit-learn take seconds to load).
+The module imports only click and the standard library at start, so ``ppdm --help`` answers at
+once; each command imports the parts of the library (numpy, pandas, scipy and scikit-learn take
+seconds to load) and of rich that it uses.
 """
 
 from __future__ import annotations
@@ -22,21 +22,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from ppdm.errors import PpdmError
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import Console
 
     from ppdm.attacks import AttackResult
     from ppdm.data.roles import Roles
     from ppdm.tree import Tree
 
-console = Console(soft_wrap=True, markup=False)
-errors = Console(stderr=True, markup=False)
+
+class LazyConsole:
+    """A rich ``Console`` made on first use: ``ppdm --help`` never loads rich."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._settings)
+        return getattr(self._console, name)
+
+
+console = LazyConsole(soft_wrap=True, markup=False)
+errors = LazyConsole(stderr=True, markup=False)
 
 DISCLOSURES = ("labels", "error-rates", "class-counts")
 """The values of :class:`ppdm.tree.Disclosure`, least revealing first (spelled out here so that
@@ -44,6 +58,8 @@ building the options does not import the library; a test keeps the two equal).""
 
 
 def _fail(message: str) -> None:
+    from rich.text import Text
+
     errors.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True)
     sys.exit(2)
 
@@ -112,6 +128,8 @@ def main() -> None:
 @main.command("datasets")
 def datasets_command() -> None:
     """List the bundled datasets, with their licenses and citations."""
+    from rich.table import Table
+
     from ppdm.data.datasets import DATASETS
 
     table = Table(title="Bundled datasets")
@@ -289,6 +307,8 @@ def _print_riskiest(result: AttackResult, top: int) -> None:
 
 
 def _print_result(result: AttackResult, top: int) -> None:
+    from rich.table import Table
+
     table = Table(title=f"{result.attack} attack on {result.sensitive!r}", show_header=False)
     for key, value in result.summary().items():
         if key in ("attack", "sensitive"):
@@ -390,6 +410,8 @@ def _print_audit(result: AttackResult, top: int) -> None:
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
     console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}")
     if "note" in d:
+        from rich.text import Text
+
         console.print(Text.assemble("  ", ("note:", "yellow"), f" {d['note']}"))
     _print_disclosure(d, s)
     _print_riskiest(result, top)

@@ -13,7 +13,7 @@ import ppdm.data.datasets
 from ppdm.cli import DISCLOSURES, main
 from ppdm.tree import Disclosure
 
-HEAVY = ("numpy", "pandas", "scipy", "sklearn", "ppdm.tree", "ppdm.attacks", "ppdm.learn", "ppdm.maxent")
+HEAVY = ("numpy", "pandas", "scipy", "sklearn", "rich", "ppdm.tree", "ppdm.attacks", "ppdm.learn", "ppdm.maxent")
 
 
 def _one_line_error(result, message):
