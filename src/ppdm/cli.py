@@ -211,9 +211,9 @@ def train_command(
     no_prune: bool, test_size: float, seed: int, disclosure: str, out: Path, quiet: bool,
 ) -> None:
     """Train an ID3 or C4.5 tree and write it as JSON."""
+    check_outputs(out)
     from ppdm.learn import C45Classifier, ID3Classifier
 
-    check_outputs(out)
     train, test, roles = _load_training_data(dataset, data, class_attribute, test_size, seed)
     features = _features(train, roles, _split_list(attributes), algorithm)
     params: dict[str, Any] = {"max_depth": max_depth}
@@ -341,10 +341,10 @@ def attack_command(
     quasi_identifiers: str | None, known: Path | None, threshold: float, top: int, out: Path | None,
 ) -> None:
     """Attack a published tree with the attacker's table (paper 003) and summarise who is exposed."""
+    check_outputs(out)
     from ppdm.attacks import background_knowledge_attack, homogeneity_attack, inversion_attack, uniqueness_attack
     from ppdm.tree import Tree
 
-    check_outputs(out)
     tree = Tree.load(tree_file)
     table = _attacker_table(dataset, data)
     qis = _split_list(quasi_identifiers)
@@ -441,12 +441,12 @@ def audit_command(
     internal: bool, time_limit: float | None, top: int, out: Path | None, quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy, paper 000)."""
+    check_outputs(out)
     from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack
     from ppdm.data.datasets import load_csv
     from ppdm.maxent.tree_constraints import Knowledge
     from ppdm.tree import Disclosure, Tree
 
-    check_outputs(out)
     qis = _split_list(quasi_identifiers)
     if dataset is not None:
         if tree_file is not None or data is not None:
@@ -543,6 +543,7 @@ def audit_rules_command(
     strict: str, top: int, out: Path | None, rules_out: Path | None, quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from published association rules (maximum entropy, paper 004)."""
+    check_outputs(out, rules_out)
     import json
 
     from ppdm.attacks.result import result_json
@@ -551,7 +552,6 @@ def audit_rules_command(
     from ppdm.maxent.rule_constraints import RuleKnowledge
     from ppdm.rules import RuleSet, mine_rules
 
-    check_outputs(out, rules_out)
     if (dataset is None) == (data is None):
         raise PpdmError("give exactly one of --dataset NAME or --data FILE.csv (the records the rules come from)")
     frame, roles = load_dataset(dataset, sensitive=sensitive) if dataset is not None else load_csv(data, sensitive=sensitive)  # type: ignore[arg-type]
