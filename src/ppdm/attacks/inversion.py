@@ -46,8 +46,8 @@ def inversion_attack(
     """Infer the categorical input ``sensitive`` from the other attributes, the class and the tree.
 
     ``quasi_identifiers`` default to the tree's other attributes present in ``data``; the class
-    column of ``data`` is known to the attacker. ``priors`` (value → probability) default to
-    uniform over the attribute's domain.
+    column of ``data`` is known to the attacker (listing it among them changes nothing).
+    ``priors`` (value → probability) default to uniform over the attribute's domain.
     """
     attribute = tree.attributes.get(sensitive)
     if attribute is None or not attribute.is_categorical:
@@ -57,7 +57,7 @@ def inversion_attack(
     values = attribute.categories
     if quasi_identifiers is None:
         quasi_identifiers = [a for a in tree.attributes if a != sensitive and a in data.columns]
-    known = [*quasi_identifiers, tree.class_attribute]
+    known = list(dict.fromkeys([*quasi_identifiers, tree.class_attribute]))  # the class is known anyway
     groups = QIGroups.from_frame(data, known)
     counts, _ = published_leaf_counts(tree)
     y = class_codes(tree, groups.table[tree.class_attribute], tree.class_attribute)

@@ -79,6 +79,8 @@ def load_csv(
         ``numeric``; a line has too many fields; a forced-numeric value does not parse.
     """
     path = Path(path)
+    if path.is_dir():
+        raise DataError(f"{path}: is a directory, not a CSV file")
     if not path.is_file():
         raise DataError(f"{path}: file not found")
     sep = sep if sep is not None else _sniff_separator(path)

@@ -27,7 +27,7 @@ def sensitive_codes(column: pd.Series, values: Sequence[Any] | None = None) -> t
     """Codes of the sensitive column in ``values`` (default: its sorted distinct values)."""
     name = column.name
     if column.isna().any():
-        raise RulesError(f"sensitive column {name!r} has missing values at row(s) {list(np.flatnonzero(column.isna().to_numpy())[:5])}")
+        raise RulesError(f"sensitive column {name!r} has missing values at row(s) {np.flatnonzero(column.isna().to_numpy())[:5].tolist()}")
     if values is None:
         cat = pd.Categorical(column)
         values = tuple(cat.categories)

@@ -262,6 +262,8 @@ def tree_from_dict(data: Mapping) -> Tree:
 def load_tree(path: str | Path) -> Tree:
     """Read a tree written by :func:`save_tree` (validated; errors name the file and the field at fault)."""
     p = Path(path)
+    if p.is_dir():
+        raise TreeFormatError(f"{p}: is a directory, not a tree file")
     if not p.is_file():
         raise TreeFormatError(f"{p}: no such tree file")
     try:
