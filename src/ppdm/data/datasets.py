@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -185,17 +186,7 @@ def load_nursery(
     ``"1"``, ``"2"``, ``"3"``, ``"more"``. Default roles: the 8 attributes are the QIs and
     ``"class"`` is both the sensitive and the class attribute.
     """
-    frame = pd.read_csv(
-        _bundled_file("nursery.data.gz"),
-        compression="gzip",
-        header=None,
-        names=list(NURSERY_COLUMNS),
-        sep=",",
-        dtype=str,
-        keep_default_na=False,
-        na_values=[],
-        engine="c",
-    )
+    frame = _read_uci(_bundled_file("nursery.data.gz"), NURSERY_COLUMNS, dtype=str, na_values=[])
     for column in NURSERY_COLUMNS:
         frame[column] = sorted_categorical(frame[column])
     roles = resolve_roles(
@@ -213,23 +204,22 @@ def _bundled_file(name: str) -> Path:
     return path
 
 
+def _read_uci(path: Path, columns: Sequence[str], **options: Any) -> pd.DataFrame:
+    """Parse a bundled UCI file (gzipped, comma-separated, no header) into ``columns``.
+
+    pandas' default missing-value markers are off: only the ``na_values`` given in ``options``
+    are missing. The other ``options`` (``dtype``, ``skiprows``, ...) go to :func:`pandas.read_csv`.
+    """
+    return pd.read_csv(
+        path, compression="gzip", header=None, names=list(columns), sep=",", keep_default_na=False, engine="c", **options
+    )
+
+
 def _read_adult(path: Path, skiprows: int) -> pd.DataFrame:
     """Parse one Adult file (comma-plus-space separated, no header, ``?`` for missing)."""
     dtype: dict[str, str] = {c: "int64" for c in _ADULT_NUMERIC}
     dtype.update({c: "category" for c in _ADULT_CATEGORIES})
-    frame = pd.read_csv(
-        path,
-        compression="gzip",
-        header=None,
-        names=list(ADULT_COLUMNS),
-        sep=",",
-        skipinitialspace=True,
-        skiprows=skiprows,
-        na_values=["?"],
-        keep_default_na=False,
-        dtype=dtype,
-        engine="c",
-    )
+    frame = _read_uci(path, ADULT_COLUMNS, skipinitialspace=True, skiprows=skiprows, na_values=["?"], dtype=dtype)
     for column, categories in _ADULT_CATEGORIES.items():
         strip = _strip_period if column == "income" else None
         frame[column] = _fixed_categorical(frame[column], categories, column, path.name, strip)

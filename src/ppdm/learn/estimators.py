@@ -15,7 +15,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ppdm.errors import DataError, NotFittedError, PpdmError
-from ppdm.learn.counts import ExactCounts
+from ppdm.learn.counts import CountSource, ExactCounts
 from ppdm.learn.criteria import get_criterion
 from ppdm.learn.encoding import EncodedTable, check_frame, encode_table
 from ppdm.learn.grower import Grower, StoppingRules
@@ -28,6 +28,23 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared predict/score plumbing; subclasses say how to grow."""
 
     _algorithm = "tree"
+
+    def __init__(
+        self,
+        criterion: str,
+        max_depth: int | None,
+        min_samples_split: int,
+        min_samples_leaf: int,
+        min_gain: float,
+        categorical: Sequence[str] | None,
+    ) -> None:
+        """Store the parameters every grower reads (unchecked, as scikit-learn asks: fit checks them)."""
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_gain = min_gain
+        self.categorical = categorical
 
     def _check_params(self) -> None:
         if self.max_depth is not None and (not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0):
@@ -45,10 +62,18 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = table.classes
         return table
 
-    def _grower(self, table: EncodedTable, **kwargs: object) -> Grower:
+    @staticmethod
+    def _require_categorical(table: EncodedTable, learner: str, remedy: str) -> None:
+        """Reject a table with a numeric column: ``learner`` splits categorical attributes only."""
+        numeric = [a.name for a in table.attributes if not a.is_categorical]
+        if numeric:
+            raise DataError(f"{learner} splits categorical attributes only; column {numeric[0]!r} is numeric ({remedy})")
+
+    def _grower(self, table: EncodedTable, source: CountSource | None = None, **kwargs: object) -> Grower:
+        """The grower over ``source`` (default: the exact counts of ``table``) with this estimator's criterion."""
         class_name = getattr(self, "_y_name", None) or "class"
         return Grower(
-            ExactCounts(table),
+            ExactCounts(table) if source is None else source,
             table.attributes,
             get_criterion(self.criterion),
             list(table.classes),
@@ -117,6 +142,8 @@ class ID3Classifier(_TreeClassifier):
     """
 
     _algorithm = "id3"
+    _learner = "ID3"
+    _numeric_remedy = "discretize it, pass categorical=[...], or use C45Classifier"
 
     def __init__(
         self,
@@ -129,12 +156,7 @@ class ID3Classifier(_TreeClassifier):
         builder: str = "depth-first",
         max_leaf_nodes: int | None = None,
     ) -> None:
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_gain = min_gain
-        self.categorical = categorical
+        super().__init__(criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical)
         self.builder = builder
         self.max_leaf_nodes = max_leaf_nodes
 
@@ -142,20 +164,21 @@ class ID3Classifier(_TreeClassifier):
         """Grow the tree on ``X`` (categorical columns) and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)
-        numeric = [a.name for a in table.attributes if not a.is_categorical]
-        if numeric:
-            raise DataError(
-                f"ID3 splits categorical attributes only; column {numeric[0]!r} is numeric "
-                "(discretize it, pass categorical=[...], or use C45Classifier)"
-            )
+        self._require_categorical(table, self._learner, self._numeric_remedy)
+        source, scale = self._count_source(table)
         grower = self._grower(
             table,
-            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf, min_gain=self.min_gain),
-            stopping=StoppingRules(self.max_depth, self.min_samples_split, self.max_leaf_nodes),
+            source,
+            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),  # type: ignore[arg-type]
+            stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),  # type: ignore[arg-type]
             builder=self.builder,
         )
         self.tree_ = grower.grow()
         return self
+
+    def _count_source(self, table: EncodedTable) -> tuple[CountSource, float]:
+        """Where the grower's counts come from, and the factor on ``min_samples_*``: exact counts, 1."""
+        return ExactCounts(table), 1
 
 
 class C45Classifier(_TreeClassifier):
@@ -191,14 +214,9 @@ class C45Classifier(_TreeClassifier):
         min_gain: float = 0.0,
         categorical: Sequence[str] | None = None,
     ) -> None:
-        self.criterion = criterion
+        super().__init__(criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical)
         self.confidence = confidence
         self.prune = prune
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_gain = min_gain
-        self.categorical = categorical
 
     def fit(self, X: pd.DataFrame, y: Sequence) -> "C45Classifier":
         """Grow and prune the tree on ``X`` (categorical and numeric columns) and labels ``y``."""

@@ -491,9 +491,7 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         self._remember_y_name(y)
         table = self._encode(X, y)
         if self.algorithm == "id3":
-            numeric = [a.name for a in table.attributes if not a.is_categorical]
-            if numeric:
-                raise DataError(f"kADET-ID3 splits categorical attributes only; column {numeric[0]!r} is numeric (use algorithm='c45')")
+            self._require_categorical(table, "kADET-ID3", "use algorithm='c45'")
         ell = self._ell()
         if ell is not None and self.class_public:
             raise PpdmError("ℓ-diversity of the class needs a private class (class_public=False)")

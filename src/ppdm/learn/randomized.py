@@ -34,14 +34,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from ppdm.errors import DataError, NotIdentifiableError, PpdmError
-from ppdm.learn.criteria import get_criterion
+from ppdm.learn.counts import CountSource
 from ppdm.learn.encoding import EncodedTable
-from ppdm.learn.estimators import _TreeClassifier
-from ppdm.learn.grower import Grower, StoppingRules
-from ppdm.learn.splitter import SplitRules
+from ppdm.learn.estimators import ID3Classifier
 from ppdm.randomize.channel import (
     Scheme,
     check_scheme,
@@ -258,7 +255,7 @@ def _clip_tables(tables: np.ndarray) -> np.ndarray:
     return clipped * scale[:, None, None]
 
 
-class RandomizedResponseTreeClassifier(_TreeClassifier):
+class RandomizedResponseTreeClassifier(ID3Classifier):
     """ID3 learnt from randomized-response data (paper 001 §4.2), scikit-learn API.
 
     ``fit(X, y)`` takes the *disguised* records as collected (:func:`ppdm.randomize.disguise`)
@@ -286,6 +283,8 @@ class RandomizedResponseTreeClassifier(_TreeClassifier):
     """
 
     _algorithm = "rr-id3"
+    _learner = "randomized-response ID3"
+    _numeric_remedy = "binarize it at the median or bin it before disguising: ppdm.randomize"
 
     def __init__(
         self,
@@ -303,43 +302,17 @@ class RandomizedResponseTreeClassifier(_TreeClassifier):
         builder: str = "depth-first",
         max_leaf_nodes: int | None = None,
     ) -> None:
+        super().__init__(
+            criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical, builder, max_leaf_nodes
+        )
         self.theta = theta
         self.class_disguised = class_disguised
         self.disguised = disguised
         self.scheme = scheme
         self.effective_sizes = effective_sizes
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_gain = min_gain
-        self.categorical = categorical
-        self.builder = builder
-        self.max_leaf_nodes = max_leaf_nodes
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "RandomizedResponseTreeClassifier":
-        """Grow RR-ID3 on the disguised records ``X`` and (possibly disguised) labels ``y``."""
-        self._remember_y_name(y)
-        table = self._encode(X, y)
-        numeric = [a.name for a in table.attributes if not a.is_categorical]
-        if numeric:
-            raise DataError(
-                f"randomized-response ID3 splits categorical attributes only; column {numeric[0]!r} is numeric "
-                "(binarize it at the median or bin it before disguising: ppdm.randomize)"
-            )
+    def _count_source(self, table: EncodedTable) -> tuple[CountSource, float]:
+        """Counts estimated from the disguised table, and ``noise_factor_`` (fitted here) on the sizes."""
         source = EstimatedCounts(table, self.theta, self.disguised, self.class_disguised, self.scheme)  # type: ignore[arg-type]
         self.noise_factor_ = source.noise_factor() if self.effective_sizes else 1.0
-        scale = self.noise_factor_
-        grower = Grower(
-            source,
-            table.attributes,
-            get_criterion(self.criterion),
-            list(table.classes),
-            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),  # type: ignore[arg-type]
-            stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),  # type: ignore[arg-type]
-            builder=self.builder,  # type: ignore[arg-type]
-            class_attribute=getattr(self, "_y_name", None) or "class",
-            algorithm=self._algorithm,
-        )
-        self.tree_ = grower.grow()
-        return self
+        return source, self.noise_factor_

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Self
 
 import numpy as np
 import pandas as pd
@@ -74,12 +75,33 @@ def _span(values: tuple) -> str:
     return str(values[0]) if len(values) == 1 else f"{values[0]}..{values[-1]}"
 
 
-class MedianBinarizer:
+class _Discretizer:
+    """What both discretizers share: ``transform`` refuses to run before ``fit``, and ``fit_transform``."""
+
+    _fitted: str  # the attribute ``fit`` learns
+
+    def fit(self, df: pd.DataFrame) -> Self:
+        raise NotImplementedError
+
+    def transform(self, df: pd.DataFrame) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def fit_transform(self, df: pd.DataFrame) -> pd.DataFrame:
+        return self.fit(df).transform(df)
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, self._fitted):
+            raise NotFittedError(f"{type(self).__name__} is not fitted yet: call fit(df) first")
+
+
+class MedianBinarizer(_Discretizer):
     """Binarize attributes at the median (paper 001 §5.1), fitted on training data.
 
     ``columns``: the attributes to binarize (default: all). ``fit`` learns the cuts (``cuts_``),
     ``transform`` returns a copy whose binarized columns are categorical with two values.
     """
+
+    _fitted = "cuts_"
 
     def __init__(self, columns: Sequence[str] | None = None) -> None:
         self.columns = columns
@@ -96,8 +118,7 @@ class MedianBinarizer:
         return self
 
     def transform(self, df: pd.DataFrame) -> pd.DataFrame:
-        if not hasattr(self, "cuts_"):
-            raise NotFittedError("MedianBinarizer is not fitted yet: call fit(df) first")
+        self._check_fitted()
         out = df.copy()
         for name, cut in self.cuts_.items():
             if name not in df.columns:
@@ -107,9 +128,6 @@ class MedianBinarizer:
             high = self._high(df[name], cut, name)
             out[name] = pd.Categorical.from_codes(high.astype(np.int8), categories=list(cut.labels))
         return out
-
-    def fit_transform(self, df: pd.DataFrame) -> pd.DataFrame:
-        return self.fit(df).transform(df)
 
     @staticmethod
     def _high(column: pd.Series, cut: _Cut, name: str) -> np.ndarray:
@@ -126,12 +144,14 @@ def binarize_at_median(df: pd.DataFrame, columns: Sequence[str] | None = None) -
     return MedianBinarizer(columns).fit_transform(df)
 
 
-class QuantileBinner:
+class QuantileBinner(_Discretizer):
     """Discretize numeric attributes into (at most) ``n_bins`` quantile bins, fitted on training data.
 
     Edges are the training quantiles (duplicates merged); test values beyond them fall in the
     first or last bin. Bins are categorical values labelled by their interval.
     """
+
+    _fitted = "edges_"
 
     def __init__(self, columns: Sequence[str] | None = None, n_bins: int = 4) -> None:
         self.columns = columns
@@ -152,8 +172,7 @@ class QuantileBinner:
         return self
 
     def transform(self, df: pd.DataFrame) -> pd.DataFrame:
-        if not hasattr(self, "edges_"):
-            raise NotFittedError("QuantileBinner is not fitted yet: call fit(df) first")
+        self._check_fitted()
         out = df.copy()
         for c, edges in self.edges_.items():
             x = df[c].to_numpy(dtype=float)
@@ -162,9 +181,6 @@ class QuantileBinner:
             labels = [f"({_fmt(lo)}, {_fmt(hi)}]" for lo, hi in zip(bounds[:-1], bounds[1:])]
             out[c] = pd.Categorical.from_codes(codes, categories=labels)
         return out
-
-    def fit_transform(self, df: pd.DataFrame) -> pd.DataFrame:
-        return self.fit(df).transform(df)
 
 
 def bin_numeric(df: pd.DataFrame, columns: Sequence[str] | None = None, n_bins: int = 4) -> pd.DataFrame:

@@ -33,6 +33,13 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+def _membership(attribute: str, values: Sequence[Scalar]) -> str:
+    """``attribute = v`` for one value, ``attribute in {v1, v2, ...}`` for several, in the given order."""
+    if len(values) == 1:
+        return f"{attribute} = {_fmt(values[0])}"
+    return f"{attribute} in {{{', '.join(_fmt(v) for v in values)}}}"
+
+
 @dataclass(frozen=True)
 class CategoricalSplit:
     """Branch ``i`` takes the rows whose value is in ``groups[i]``.
@@ -75,10 +82,7 @@ class CategoricalSplit:
         return ValueSet(frozenset(self.groups[i]))
 
     def describe(self, i: int) -> str:
-        g = self.groups[i]
-        if len(g) == 1:
-            return f"{self.attribute} = {_fmt(g[0])}"
-        return f"{self.attribute} in {{{', '.join(_fmt(v) for v in g)}}}"
+        return _membership(self.attribute, self.groups[i])
 
 
 @dataclass(frozen=True)
@@ -123,9 +127,7 @@ class ValueSet:
 
     def describe(self, attribute: str, domain: Sequence[Scalar] | None = None) -> str:
         vals = [v for v in domain if v in self.values] if domain is not None else sorted(self.values, key=str)
-        if len(vals) == 1:
-            return f"{attribute} = {_fmt(vals[0])}"
-        return f"{attribute} in {{{', '.join(_fmt(v) for v in vals)}}}"
+        return _membership(attribute, vals)
 
 
 @dataclass(frozen=True)
