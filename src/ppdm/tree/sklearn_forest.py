@@ -28,6 +28,7 @@ import pandas as pd
 from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
+from ppdm.tree.model import Tree
 from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, tree_from_sklearn, trace_features
 
 
@@ -79,8 +80,9 @@ def forest_from_sklearn(
         )  # fmt: skip
         for est in estimator.estimators_
     ]
-    for tree in trees:  # a forest's trees are fitted on class indices
-        tree.classes = tuple(classes)
+    for i, tree in enumerate(trees):
+        tree.classes = tuple(classes)  # a forest's trees are fitted on class indices
+        _check_whole(i, tree)
     multiplicities = bootstrap_multiplicities(estimator)
     kind = "random-forest" if isinstance(estimator, RandomForestClassifier) else "extra-trees"
     forest = Forest(
@@ -162,6 +164,14 @@ def _n_bootstrap(estimator: Any, n: int) -> int:
     if isinstance(m, (int, np.integer)):
         return int(m)
     return max(round(n * m), 1)
+
+
+def _check_whole(i: int, tree: Tree) -> None:
+    if any(n.counts is not None and not np.allclose(n.counts, np.round(n.counts), rtol=0, atol=1e-6) for n in tree.nodes):
+        raise ModelImportError(
+            f"tree {i}: its class counts are not whole numbers: its rows were weighted (class_weight or "
+            "sample_weight), so its class counts are not row counts"
+        )
 
 
 def _check_draw(i: int, sk: Any, m: np.ndarray, bootstrap: bool) -> None:
