@@ -54,22 +54,22 @@ def verify_counts(forest: Forest, data: pd.DataFrame, labels: np.ndarray | None 
             continue
         use = labels if labels is not None and "class-counts" in known else None
         rows, by_class = routed_counts(tree, leaves[:, i], weights, use)
-        for node in tree.nodes:
-            claimed, here = node.n_samples, rows[node.id]
-            wrong = claimed is not None and abs(claimed - here) > 1e-6
-            if by_class is not None and node.counts is not None:
-                wrong |= bool(np.abs(node.counts - by_class[node.id]).max() > 1e-6)
-            if wrong:
-                raise ModelImportError(_message(forest, i, node.id, claimed, here))
+        claimed = np.array([np.nan if n.n_samples is None else n.n_samples for n in tree.nodes])
+        wrong = np.abs(claimed - rows) > 1e-6  # NaN (not claimed) compares False
+        if by_class is not None:
+            wrong |= (np.abs(np.stack([n.counts for n in tree.nodes]) - by_class) > 1e-6).any(axis=1)  # type: ignore[misc]
+        if wrong.any():
+            first = int(np.flatnonzero(wrong)[0])
+            raise ModelImportError(_message(forest, i, first, float(claimed[first]), float(rows[first])))
         checked += 1
     return checked
 
 
-def _message(forest: Forest, i: int, node_id: int, claimed: float | None, here: float) -> str:
+def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float) -> str:
     tree = forest.trees[i]
     parent = tree.nodes[node_id].parent
     where = "" if parent is None else f"column {tree.nodes[parent].split.attribute!r} (split of node {parent}): "  # type: ignore[union-attr]
-    classes = " with other class counts" if claimed is not None and abs(claimed - here) <= 1e-6 else ""
+    classes = " with other class counts" if abs(claimed - here) <= 1e-6 else ""
     return (
         f"tree {i}, {where}the model records {claimed:g} training row(s) at node {node_id}, "
         f"the imported tree routes {here:g} there{classes}; pass the training rows in the order the "

@@ -17,8 +17,12 @@ Schema (version 1)::
      "trees": [{"algorithm": "xgboost", "criterion": null, "disclosure": "class-counts",
                 "known": ["class-counts", "cover", "leaf-values", "sample-counts"],
                 "output": 0,                                # additive forests only
-                "multiplicities": [1, 0, 2, ...] | null,    # per training row, when known
+                "multiplicities": "1020113..." | [1, 0, 2, ...] | null,
                 "nodes": [...]}, ...]}                      # as in ppdm-tree
+
+``multiplicities`` hold one number per training row (in the order the model was fitted on):
+a string of base-36 digits (``0``–``9``, ``a``–``z``; what is written when every multiplicity is
+below 36), or a list of non-negative integers; ``null`` when unknown.
 """
 
 from __future__ import annotations
@@ -72,8 +76,7 @@ def _tree_to_dict(forest: Forest, i: int) -> dict[str, Any]:
     }
     if forest.combine == "additive":
         out["output"] = int(forest.outputs[i])
-    m = forest.multiplicities[i]
-    out["multiplicities"] = None if m is None else [int(v) for v in m]
+    out["multiplicities"] = _write_multiplicities(forest.multiplicities[i])
     nodes = []
     for node in tree.nodes:
         d = _node_to_dict(tree, node)
@@ -82,6 +85,20 @@ def _tree_to_dict(forest: Forest, i: int) -> dict[str, Any]:
         nodes.append(d)
     out["nodes"] = nodes
     return out
+
+
+_DIGITS = np.frombuffer(b"0123456789abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)
+_VALUE_OF = np.full(256, -1, dtype=np.int64)
+_VALUE_OF[_DIGITS] = np.arange(36)
+
+
+def _write_multiplicities(m: np.ndarray | None) -> str | list[int] | None:
+    """One base-36 digit per row when every multiplicity has one, else a list (``None``: unknown)."""
+    if m is None:
+        return None
+    if len(m) == 0 or m.max() < 36:
+        return _DIGITS[m].tobytes().decode("ascii")
+    return [int(v) for v in m]
 
 
 def save_forest(forest: Forest, path: str | Path) -> None:
@@ -189,10 +206,15 @@ def _known(raw: Mapping, where: str) -> frozenset[str]:
 
 
 def _multiplicities(raw: Mapping, where: str) -> np.ndarray | None:
-    m = _get(raw, "multiplicities", where, list, optional=True)
+    m = _get(raw, "multiplicities", where, (str, list), optional=True)
     if m is None:
         return None
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in m):
+    if isinstance(m, str):
+        values = _VALUE_OF[np.frombuffer(m.encode("utf-8"), dtype=np.uint8)]
+        if len(values) != len(m) or (values < 0).any():
+            raise _fail(f"{where}.multiplicities", "expected base-36 digits 0-9, a-z (one per training row)")
+        return values
+    if not all(type(v) is int and v >= 0 for v in m):
         raise _fail(f"{where}.multiplicities", "expected a list of non-negative integers (one per training row) or null")
     return np.asarray(m, dtype=np.int64)
 

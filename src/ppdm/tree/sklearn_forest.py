@@ -167,7 +167,8 @@ def _n_bootstrap(estimator: Any, n: int) -> int:
 
 
 def _check_whole(i: int, tree: Tree) -> None:
-    if any(n.counts is not None and not np.allclose(n.counts, np.round(n.counts), rtol=0, atol=1e-6) for n in tree.nodes):
+    counts = np.stack([n.counts for n in tree.nodes])  # type: ignore[misc]
+    if np.abs(counts - np.round(counts)).max() > 1e-6:
         raise ModelImportError(
             f"tree {i}: its class counts are not whole numbers: its rows were weighted (class_weight or "
             "sample_weight), so its class counts are not row counts"
