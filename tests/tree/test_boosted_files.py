@@ -4,7 +4,6 @@ and no need for either library to read a file."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path

@@ -103,7 +103,7 @@ def test_json_round_trip_keeps_every_prediction_and_claim(which, nursery_vote, s
     assert forest_to_dict(back) == forest_to_dict(forest)
     assert np.array_equal(back.predict_proba(X), forest.predict_proba(X))
     assert back.known == forest.known and back.combine == which
-    assert all(np.array_equal(a, b) for a, b in zip(back.multiplicities, forest.multiplicities))
+    assert all(np.array_equal(a, b) for a, b in zip(back.multiplicities, forest.multiplicities, strict=True))
 
 
 def test_boosted_tree_nodes_keep_values_and_covers_and_old_tree_files_still_load(sklearn_forests, tmp_path, d1):

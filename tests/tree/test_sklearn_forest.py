@@ -34,7 +34,7 @@ def test_multiplicities_reproduce_every_nodes_weighted_count(adult, max_samples)
     # for a tree, weighted by their multiplicities, must give every node's weighted count
     X, D, y = adult
     est = RandomForestClassifier(5, max_depth=6, max_samples=max_samples, random_state=3).fit(D, y)
-    for est_tree, m in zip(est.estimators_, bootstrap_multiplicities(est)):
+    for est_tree, m in zip(est.estimators_, bootstrap_multiplicities(est), strict=True):
         sk = est_tree.tree_
         path = est_tree.decision_path(D.to_numpy(dtype=np.float32))
         assert np.allclose(path.T @ m, sk.weighted_n_node_samples)

@@ -29,7 +29,7 @@ from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
-from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, tree_from_sklearn, trace_features
+from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, trace_features, tree_from_sklearn
 
 
 def forest_from_sklearn(

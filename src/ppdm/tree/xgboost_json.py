@@ -183,7 +183,7 @@ def _flat(t: Mapping, i: int) -> FlatTree:
     right = np.asarray(t["right_children"], dtype=np.intp)
     cond = np.asarray(t["split_conditions"], dtype=float)
     inner = left >= 0
-    threshold = np.array([below_float32(c) if is_inner else np.nan for c, is_inner in zip(cond, inner)])
+    threshold = np.array([below_float32(c) if is_inner else np.nan for c, is_inner in zip(cond, inner, strict=True)])
     return FlatTree(
         left, right, np.asarray(t["split_indices"], dtype=np.intp), threshold,
         np.asarray(t["default_left"], dtype=bool), value=np.where(inner, np.nan, cond),
