@@ -17,7 +17,13 @@ Schema (version 1)::
                       | {"kind": "categorical", "attribute": "sex",
                          "groups": [["Female"], ["Male"]], "default": 1}
                       | null,
-                "children": [1, 2], "candidates": ["age", "sex"], "score": 0.12}, ...]}
+                "children": [1, 2], "candidates": ["age", "sex"], "score": 0.12,
+                "value": -0.31, "cover": 1841.5}, ...]}     # trees of boosted forests only
+
+``value`` (a leaf's additive score) and ``cover`` (the node's sum of hessians) are optional and
+only written for trees of a boosted :class:`~ppdm.tree.forest.Forest` (``ppdm-forest`` files,
+:mod:`ppdm.tree.forest_io`); files without them read as before, and a reader that ignores them
+still gets the tree's structure, labels and counts.
 """
 
 from __future__ import annotations
@@ -73,6 +79,10 @@ def _node_to_dict(tree: Tree, node: Node) -> dict[str, Any]:
         out["candidates"] = list(node.candidates)
         if node.score is not None and math.isfinite(node.score):
             out["score"] = node.score
+    if node.value is not None:
+        out["value"] = float(node.value)
+    if node.cover is not None:
+        out["cover"] = float(node.cover)
     return out
 
 
@@ -202,6 +212,10 @@ def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribu
     e = _get(raw, "n_errors", where, (int, float), optional=True)
     split = raw.get("split")
     node = Node(id=i, parent=parent, depth=0, label=classes.index(label), counts=counts, _n_samples=n, _n_errors=e)
+    node.value = _finite(raw, "value", where)
+    node.cover = _finite(raw, "cover", where)
+    if node.cover is not None and node.cover < 0:
+        raise _fail(f"{where}.cover", f"expected a non-negative number, got {node.cover}")
     if split is not None:
         node.split = _read_split(split, f"{where}.split", attributes)
         children = _get(raw, "children", where, list)
@@ -211,6 +225,14 @@ def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribu
         node.candidates = tuple(_get(raw, "candidates", where, list, optional=True) or ())
         node.score = _get(raw, "score", where, (int, float), optional=True)
     return node
+
+
+def _finite(raw: Mapping, key: str, where: str) -> float | None:
+    """An optional finite number of a node (``value``, ``cover``)."""
+    x = _get(raw, key, where, (int, float), optional=True)
+    if x is not None and not math.isfinite(x):
+        raise _fail(f"{where}.{key}", f"expected a finite number, got {x}")
+    return None if x is None else float(x)
 
 
 def _link(nodes: list[Node]) -> None:

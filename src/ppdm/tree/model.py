@@ -15,7 +15,7 @@ modules, which import this one (never the other way round).
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -48,6 +48,11 @@ class Node:
     and ``n_errors`` are what an error-rate disclosure publishes and are derived from the counts
     when those are known. ``candidates`` are the attributes the learner weighed at an internal
     node, ``score`` the criterion's value for the chosen split.
+
+    Trees of a boosted :class:`~ppdm.tree.forest.Forest` also carry ``value``, the score a leaf
+    adds to its class's raw prediction, and ``cover``, the sum of the training rows' hessians at
+    the node (XGBoost, LightGBM); such a node may know ``n_samples`` without class counts
+    (``n_errors`` is then ``None``).
     """
 
     id: int
@@ -61,6 +66,8 @@ class Node:
     score: float | None = None
     _n_samples: float | None = None
     _n_errors: float | None = None
+    value: float | None = None
+    cover: float | None = None
 
     @property
     def is_leaf(self) -> bool:
@@ -199,9 +206,12 @@ class Tree:
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """The id of the leaf each row of ``X`` lands in (vectorised over rows)."""
-        encoded = self.encode(X)
-        leaf = np.zeros(len(X), dtype=np.intp)
-        stack: list[tuple[int, np.ndarray]] = [(0, np.arange(len(X)))]
+        return self.apply_encoded(self.encode(X), len(X))
+
+    def apply_encoded(self, encoded: Mapping[str, np.ndarray], n_rows: int) -> np.ndarray:
+        """:meth:`apply` on columns already encoded as :meth:`encode` gives them."""
+        leaf = np.zeros(n_rows, dtype=np.intp)
+        stack: list[tuple[int, np.ndarray]] = [(0, np.arange(n_rows))]
         while stack:
             node_id, rows = stack.pop()
             node = self.nodes[node_id]

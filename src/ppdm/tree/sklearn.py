@@ -88,21 +88,24 @@ def _resolve(name: str, data: pd.DataFrame, domains: Mapping[str, tuple], sep: s
     )
 
 
-def _node_split(feature: _Feature, threshold: float, domains: Mapping[str, tuple], larger: int) -> Split:
+def _node_split(
+    feature: _Feature, threshold: float, domains: Mapping[str, tuple], larger: int, missing: int | None = None
+) -> Split:
     """The split of one scikit-learn node; ``larger`` is the branch with more training samples.
 
     Missing or unseen values go where scikit-learn sends them: for a one-hot column, to the
     "not this value" side (all dummies are 0); for ordinal codes, where code −1 (pandas' code for
     a missing value) goes; for a numeric column, to the child with more samples (scikit-learn's
-    rule for features that had no missing values in training).
+    rule for features that had no missing values in training). ``missing``, when given, is the
+    branch a missing numeric value or ordinal code takes instead (boosting libraries record it).
     """
     if feature.kind == "numeric":
-        return ThresholdSplit(feature.attribute, float(threshold), larger)
+        return ThresholdSplit(feature.attribute, float(threshold), larger if missing is None else missing)
     domain = domains[feature.attribute]
     if feature.kind == "ordinal":
         cut = min(max(int(math.floor(threshold)) + 1, 0), len(domain))
         left, right = domain[:cut], domain[cut:]
-        default = 0 if -1 <= threshold else 1
+        default = (0 if -1 <= threshold else 1) if missing is None else missing
     else:
         hot_left = 1.0 <= threshold
         left = tuple(v for v in domain if (v == feature.value) == hot_left)
@@ -146,14 +149,8 @@ def tree_from_sklearn(
         feature_names = list(estimator.feature_names_in_)
     if len(feature_names) != sk.n_features:
         raise ModelImportError(f"{len(feature_names)} feature names given, the estimator has {sk.n_features} features")
-    domains = {c: _domain(data[c]) for c in data.columns if not _is_numeric(data[c])}
-    for col, cats in (ordinal_categories or {}).items():
-        domains[col] = tuple(_plain(c) for c in cats)
-    features = [_resolve(str(f), data, domains, prefix_sep) for f in feature_names]
-    used = list(dict.fromkeys(f.attribute for f in features))
-    attributes = [
-        Attribute(a, "categorical", domains[a]) if a in domains else Attribute(a, "numeric") for a in used
-    ]
+    features, domains, attributes = trace_features(data, feature_names, prefix_sep, ordinal_categories)
+    used = [a.name for a in attributes]
     classes = [_plain(c) for c in estimator.classes_]
     name = _class_attribute(class_attribute, y, data, classes, used)
     tree = Tree(
@@ -168,6 +165,25 @@ def tree_from_sklearn(
     if verify or (verify is None and _training_rows(sk, tree, data, labels)):
         _check_routing(tree, sk, data, labels, {f.attribute: f.kind for f in features}, ordinal_categories or {})
     return tree
+
+
+def trace_features(
+    data: pd.DataFrame,
+    feature_names: Sequence[str],
+    prefix_sep: str = "_",
+    ordinal_categories: Mapping[str, Sequence] | None = None,
+) -> tuple[list[_Feature], dict[str, tuple], list[Attribute]]:
+    """What each encoded input column means in ``data``'s attributes (see the module docstring):
+    the features in order, the categorical domains, and the attributes the features use."""
+    domains = {c: _domain(data[c]) for c in data.columns if not _is_numeric(data[c])}
+    for col, cats in (ordinal_categories or {}).items():
+        domains[col] = tuple(_plain(c) for c in cats)
+    features = [_resolve(str(f), data, domains, prefix_sep) for f in feature_names]
+    used = list(dict.fromkeys(f.attribute for f in features))
+    attributes = [
+        Attribute(a, "categorical", domains[a]) if a in domains else Attribute(a, "numeric") for a in used
+    ]
+    return features, domains, attributes
 
 
 def _fitted_tree(estimator: Any) -> Any:

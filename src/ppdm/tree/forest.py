@@ -1,0 +1,286 @@
+"""The ``Forest`` model: an ordered list of :class:`Tree` objects and how their predictions combine.
+
+Publishers rarely release one tree: they release a random forest or gradient-boosted trees, and
+what those reveal about each leaf's training rows is what paper 003 §3.1 audits for one tree
+(Ferry et al., *Trained Random Forests Completely Reveal your Dataset*, ICML 2024, rebuild a whole
+training set from a scikit-learn forest's per-leaf counts). A forest combines its trees one of
+three ways:
+
+* ``"vote"``: every tree votes for its leaf's label; the probabilities are the vote shares.
+* ``"mean-proba"``: the trees' leaf class frequencies are averaged (scikit-learn's random forests
+  and extra trees).
+* ``"additive"``: each class's raw score is ``base_score`` plus the leaf values of the trees
+  that add to it (``outputs[i]`` is tree ``i``'s class index), through a ``link``: ``"logistic"``
+  (binary log-loss: one score, P(``classes[1]``) = σ(score)) or ``"softmax"`` (one score per
+  class). Leaf values already include the learning rate (gradient boosting: scikit-learn,
+  XGBoost, LightGBM).
+
+What each tree publishes is its :class:`Disclosure` (what its labels and class counts reveal, as
+for a single tree) and ``known[i]``, the per-node quantities its file holds, derived from what
+its nodes carry (:data:`QUANTITIES`):
+
+* ``"labels"``: each node's label is its training rows' majority class (never in an additive
+  forest: there a label is a placeholder, the majority class where class counts are known,
+  else the class the leaf's score favours);
+* ``"error-rates"``: rows and misclassified rows per node; ``"class-counts"``: per-class rows;
+* ``"sample-counts"``: rows per node without their classes (``Node.n_samples``);
+* ``"cover"``: the sum of the rows' hessians per node (``Node.cover``);
+* ``"leaf-values"``: each leaf's additive score (``Node.value``).
+
+Rows are counted with their multiplicity: ``multiplicities[i]`` (when known) holds, for each
+training row in the order the model was fitted on, how many times tree ``i`` drew it (bootstrap
+counts; 1 for every row when the tree saw each row once; 0/1 under row subsampling); ``None``
+when unknown. The importers say in ``docs/ensembles.md`` which counts are exact for which library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.errors import DataError, PpdmError
+from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.model import Attribute, Tree, encode_categories
+
+COMBINES = ("vote", "mean-proba", "additive")
+LINKS = ("logistic", "softmax")
+QUANTITIES = ("labels", "error-rates", "class-counts", "sample-counts", "cover", "leaf-values")
+
+
+class Forest:
+    """An ordered list of trees over the same classes, and how their predictions combine.
+
+    Parameters
+    ----------
+    trees: the trees, in the library's order (boosting rounds first, then classes).
+    combine: ``"vote"``, ``"mean-proba"`` or ``"additive"`` (see the module docstring).
+    link: ``"logistic"`` or ``"softmax"``; additive forests only.
+    base_score: the raw score each class starts from (one number for ``"logistic"``, one per
+        class for ``"softmax"``; default zeros); additive forests only.
+    outputs: the class whose score tree ``i`` adds to (default 0 for every tree: ``"logistic"``).
+    multiplicities: per tree, each training row's multiplicity (non-negative integers, one per
+        training row, the same rows for every tree) or ``None`` when unknown.
+    algorithm: the library and model (``"sklearn-random-forest"``, ``"xgboost"``, ...).
+    params: training parameters the counts were derived with (learning rate, regularization, ...).
+    """
+
+    def __init__(
+        self,
+        trees: Sequence[Tree],
+        combine: str,
+        *,
+        link: str | None = None,
+        base_score: Sequence[float] | np.ndarray | None = None,
+        outputs: Sequence[int] | np.ndarray | None = None,
+        multiplicities: Sequence[np.ndarray | None] | None = None,
+        algorithm: str | None = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.trees = list(trees)
+        if not self.trees:
+            raise PpdmError("a forest needs at least one tree")
+        if combine not in COMBINES:
+            raise PpdmError(f"unknown combine {combine!r} (choose one of: {', '.join(COMBINES)})")
+        self.combine = combine
+        self.classes = self.trees[0].classes
+        self.class_attribute = self.trees[0].class_attribute
+        self.attributes = _shared_attributes(self.trees)
+        self.link, self.base_score, self.outputs = _additive_parts(self, link, base_score, outputs)
+        self.multiplicities = _multiplicities(multiplicities, len(self.trees))
+        self.algorithm = algorithm
+        self.params = dict(params or {})
+        self.known = [_known(tree, combine == "additive") for tree in self.trees]
+        if combine == "additive":
+            _check_leaf_values(self.trees)
+
+    # -- structure ---------------------------------------------------------------------------
+    @property
+    def n_trees(self) -> int:
+        return len(self.trees)
+
+    @property
+    def n_outputs(self) -> int:
+        """Raw scores per row of an additive forest (1 for ``"logistic"``)."""
+        return len(self.base_score)
+
+    @property
+    def n_records(self) -> int | None:
+        """The number of training rows the multiplicities count, when any are known."""
+        sizes = {len(m) for m in self.multiplicities if m is not None}
+        return sizes.pop() if sizes else None
+
+    def __len__(self) -> int:
+        return len(self.trees)
+
+    def __getitem__(self, i: int) -> Tree:
+        return self.trees[i]
+
+    def publishes(self, i: int) -> tuple[Disclosure, frozenset[str]]:
+        """What tree ``i`` publishes: its disclosure level and its known per-node quantities."""
+        return self.trees[i].disclosure, self.known[i]
+
+    # -- routing and prediction ----------------------------------------------------------------
+    def encode(self, X: pd.DataFrame) -> dict[str, np.ndarray]:
+        """The columns of ``X`` any tree splits on, encoded once for every tree (see :meth:`Tree.encode`)."""
+        used = {n.split.attribute for t in self.trees for n in t.nodes if n.split is not None}
+        missing = sorted(a for a in used if a not in X.columns)
+        if missing:
+            raise DataError(f"the forest splits on column(s) missing from the data: {', '.join(missing)}")
+        out: dict[str, np.ndarray] = {}
+        for name in used:
+            attr = self.attributes[name]
+            if attr.is_categorical:
+                out[name] = encode_categories(X[name], attr.categories)
+                continue
+            try:
+                out[name] = X[name].to_numpy(dtype=float)
+            except (TypeError, ValueError):
+                raise DataError(f"column {name!r} must be numeric for this forest") from None
+        return out
+
+    def apply(self, X: pd.DataFrame) -> np.ndarray:
+        """The leaf each row of ``X`` lands in, per tree (rows × trees)."""
+        encoded = self.encode(X)
+        out = np.empty((len(X), self.n_trees), dtype=np.intp)
+        for i, tree in enumerate(self.trees):
+            out[:, i] = tree.apply_encoded(encoded, len(X))
+        return out
+
+    def decision_function(self, X: pd.DataFrame) -> np.ndarray:
+        """Raw scores of an additive forest (rows × :attr:`n_outputs`), before the link."""
+        if self.combine != "additive":
+            raise PpdmError(f"a {self.combine!r} forest has no raw scores")
+        leaves = self.apply(X)
+        raw = np.tile(self.base_score, (len(X), 1))
+        for i, tree in enumerate(self.trees):
+            raw[:, self.outputs[i]] += leaf_values(tree)[leaves[:, i]]
+        return raw
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Class probabilities of the rows of ``X`` (rows × classes), as the source library computes them."""
+        if self.combine == "additive":
+            return _through_link(self.decision_function(X), self.link)
+        leaves = self.apply(X)
+        k = len(self.classes)
+        total = np.zeros((len(X), k))
+        for i, tree in enumerate(self.trees):
+            if self.combine == "vote":
+                total[np.arange(len(X)), tree.leaf_labels()[leaves[:, i]]] += 1.0
+            else:
+                total += tree.leaf_distributions()[leaves[:, i]]
+        return total / self.n_trees
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """Predicted class values (ties go to the first class, as in scikit-learn)."""
+        classes = np.asarray(self.classes, dtype=object)
+        if self.combine == "additive" and self.link == "logistic":
+            return classes[(self.decision_function(X)[:, 0] > 0).astype(np.intp)]
+        return classes[np.argmax(self.predict_proba(X), axis=1)]
+
+    def __repr__(self) -> str:
+        depth = max(t.depth for t in self.trees)
+        return (
+            f"Forest(algorithm={self.algorithm!r}, combine={self.combine!r}, link={self.link!r}, "
+            f"trees={self.n_trees}, max_depth={depth}, classes={list(self.classes)!r})"
+        )
+
+
+def leaf_values(tree: Tree) -> np.ndarray:
+    """Each node's ``value`` (0 where a node has none), indexed by node id."""
+    return np.array([0.0 if n.value is None else n.value for n in tree.nodes])
+
+
+def _through_link(raw: np.ndarray, link: str | None) -> np.ndarray:
+    if link == "logistic":
+        p = 1.0 / (1.0 + np.exp(-raw[:, 0]))
+        return np.column_stack([1.0 - p, p])
+    shifted = np.exp(raw - raw.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)
+
+
+def _shared_attributes(trees: Sequence[Tree]) -> dict[str, Attribute]:
+    """The attributes of every tree; trees must agree on classes, class column and domains."""
+    first = trees[0]
+    out: dict[str, Attribute] = {}
+    for i, tree in enumerate(trees):
+        if tree.classes != first.classes:
+            raise PpdmError(f"tree {i} has the classes {list(tree.classes)!r}, tree 0 has {list(first.classes)!r}")
+        if tree.class_attribute != first.class_attribute:
+            raise PpdmError(f"tree {i} predicts {tree.class_attribute!r}, tree 0 predicts {first.class_attribute!r}")
+        for name, attr in tree.attributes.items():
+            if out.setdefault(name, attr) != attr:
+                raise PpdmError(f"tree {i}: attribute {name!r} has another kind or domain than in an earlier tree")
+    return out
+
+
+def _additive_parts(
+    forest: Forest, link: str | None, base_score: Any, outputs: Any
+) -> tuple[str | None, np.ndarray, np.ndarray]:
+    """Checked ``link``, ``base_score`` and ``outputs`` of ``forest`` (empty unless additive)."""
+    if forest.combine != "additive":
+        if link is not None or base_score is not None or outputs is not None:
+            raise PpdmError(f"link, base_score and outputs belong to additive forests, not {forest.combine!r}")
+        return None, np.zeros(0), np.zeros(0, dtype=np.intp)
+    if link not in LINKS:
+        raise PpdmError(f"an additive forest needs a link ({', '.join(LINKS)}), got {link!r}")
+    k = len(forest.classes)
+    n_out = 1 if link == "logistic" else k
+    if link == "logistic" and k != 2:
+        raise PpdmError(f"the logistic link needs 2 classes, the trees have {k}")
+    base = np.zeros(n_out) if base_score is None else np.asarray(base_score, dtype=float).ravel()
+    if base.shape != (n_out,) or not np.isfinite(base).all():
+        raise PpdmError(f"base_score must hold {n_out} finite number(s), got {base.tolist()}")
+    out = np.zeros(len(forest.trees), dtype=np.intp) if outputs is None else np.asarray(outputs)
+    if out.shape != (len(forest.trees),) or not np.issubdtype(out.dtype, np.integer) or ((out < 0) | (out >= n_out)).any():
+        raise PpdmError(f"outputs must give each of the {len(forest.trees)} trees a score index below {n_out}")
+    return link, base, out.astype(np.intp)
+
+
+def _multiplicities(given: Sequence[np.ndarray | None] | None, n_trees: int) -> list[np.ndarray | None]:
+    if given is None:
+        return [None] * n_trees
+    out = list(given)
+    if len(out) != n_trees:
+        raise PpdmError(f"{len(out)} multiplicity arrays for {n_trees} trees")
+    sizes = set()
+    for i, m in enumerate(out):
+        if m is None:
+            continue
+        arr = np.asarray(m)
+        if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) or (arr < 0).any():
+            raise PpdmError(f"multiplicities of tree {i}: expected one non-negative integer per training row")
+        out[i] = arr.astype(np.int64)
+        sizes.add(len(arr))
+    if len(sizes) > 1:
+        raise PpdmError(f"the trees' multiplicities count different numbers of training rows: {sorted(sizes)}")
+    return out
+
+
+def _known(tree: Tree, additive: bool) -> frozenset[str]:
+    """The quantities every node of ``tree`` carries and its disclosure publishes."""
+    nodes = tree.nodes
+    out = set()
+    if not additive:
+        out.add("labels")
+    if tree.disclosure is Disclosure.CLASS_COUNTS and all(n.counts is not None for n in nodes):
+        out.add("class-counts")
+    if tree.disclosure is Disclosure.ERROR_RATES and all(n.n_samples is not None and n.n_errors is not None for n in nodes):
+        out.add("error-rates")
+    if all(n.n_samples is not None for n in nodes) and (additive or out & {"class-counts", "error-rates"}):
+        out.add("sample-counts")
+    if all(n.cover is not None for n in nodes):
+        out.add("cover")
+    if all(n.value is not None for n in nodes if n.is_leaf):
+        out.add("leaf-values")
+    return frozenset(out)
+
+
+def _check_leaf_values(trees: Sequence[Tree]) -> None:
+    for i, tree in enumerate(trees):
+        for node in tree.leaves():
+            if node.value is None or not np.isfinite(node.value):
+                raise PpdmError(f"tree {i}, leaf {node.id}: an additive forest needs a finite value at every leaf")
+

@@ -1,0 +1,86 @@
+"""Route training rows through every tree of a :class:`Forest` and compare with what it claims.
+
+An importer claims per-node row counts and class counts (``Forest.known``). Given the training
+rows (in the order the model was fitted on) and, optionally, their classes, :func:`routed_counts`
+counts what reaches each node, each row weighted by the tree's multiplicity, and
+:func:`verify_counts` raises :class:`ModelImportError` at the first node whose claim differs:
+a wrong split conversion, wrong bootstrap multiplicities, or rows that are not the training rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ppdm.errors import ModelImportError
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree
+
+
+def weights_of(forest: Forest, i: int, n_rows: int) -> np.ndarray | None:
+    """Tree ``i``'s multiplicity of each of ``n_rows`` training rows: the known ones, else 1 for
+    every row when the tree's root holds exactly ``n_rows`` rows; ``None`` when unknown."""
+    m = forest.multiplicities[i]
+    if m is not None:
+        return m if len(m) == n_rows else None
+    root = forest.trees[i].root.n_samples
+    return np.ones(n_rows, dtype=np.int64) if root is not None and round(root) == n_rows else None
+
+
+def routed_counts(
+    tree: Tree, leaves: np.ndarray, weights: np.ndarray, labels: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Weighted rows reaching each node of ``tree`` (rows land in ``leaves``), and per class
+    (nodes × classes) when ``labels`` (class indices, -1 unknown) are given."""
+    rows = _subtree_sums(tree, np.bincount(leaves, weights=weights, minlength=tree.n_nodes)[:, None])[:, 0]
+    if labels is None:
+        return rows, None
+    k = len(tree.classes)
+    ok = labels >= 0
+    keys = leaves[ok] * k + labels[ok]
+    by_class = np.bincount(keys, weights=weights[ok], minlength=tree.n_nodes * k).reshape(-1, k)
+    return rows, _subtree_sums(tree, by_class)
+
+
+def verify_counts(forest: Forest, data: pd.DataFrame, labels: np.ndarray | None = None) -> int:
+    """Raise :class:`ModelImportError` unless ``data``'s rows reach every node of every tree in the
+    numbers (and, with ``labels``, the class counts) the forest claims; the number of trees checked."""
+    leaves = forest.apply(data)
+    checked = 0
+    for i, tree in enumerate(forest.trees):
+        weights = weights_of(forest, i, len(data))
+        known = forest.known[i]
+        if weights is None or not known & {"sample-counts", "class-counts"}:
+            continue
+        use = labels if labels is not None and "class-counts" in known else None
+        rows, by_class = routed_counts(tree, leaves[:, i], weights, use)
+        claimed = np.array([np.nan if n.n_samples is None else n.n_samples for n in tree.nodes])
+        wrong = np.abs(claimed - rows) > 1e-6  # NaN (not claimed) compares False
+        if by_class is not None:
+            wrong |= (np.abs(np.stack([n.counts for n in tree.nodes]) - by_class) > 1e-6).any(axis=1)  # type: ignore[misc]
+        if wrong.any():
+            first = int(np.flatnonzero(wrong)[0])
+            raise ModelImportError(_message(forest, i, first, float(claimed[first]), float(rows[first])))
+        checked += 1
+    return checked
+
+
+def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float) -> str:
+    tree = forest.trees[i]
+    parent = tree.nodes[node_id].parent
+    where = "" if parent is None else f"column {tree.nodes[parent].split.attribute!r} (split of node {parent}): "  # type: ignore[union-attr]
+    classes = " with other class counts" if abs(claimed - here) <= 1e-6 else ""
+    return (
+        f"tree {i}, {where}the model records {claimed:g} training row(s) at node {node_id}, "
+        f"the imported tree routes {here:g} there{classes}; pass the training rows in the order the "
+        "model was fitted on, or verify=False"
+    )
+
+
+def _subtree_sums(tree: Tree, at_node: np.ndarray) -> np.ndarray:
+    """Per-node totals over each node's subtree (children have larger ids than their parent)."""
+    out = at_node.astype(float)
+    for node in reversed(tree.nodes):
+        if node.parent is not None:
+            out[node.parent] += out[node.id]
+    return out

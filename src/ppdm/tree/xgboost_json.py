@@ -1,0 +1,285 @@
+"""Import XGBoost models from XGBoost's own JSON model format (``booster.save_model("m.json")``,
+``booster.save_raw(raw_format="json")``); nothing is unpickled, and xgboost itself is not needed.
+
+Per tree the file holds, for every node, ``sum_hessian`` (the cover: the sum of the training
+rows' hessians), ``base_weights`` (a node's weight ``−G/(H+λ)``; at leaves times the learning
+rate η) and the split: input column ``split_indices``, threshold ``split_conditions`` (at leaves
+the leaf value) and ``default_left`` (where a missing value goes). The model also stores the
+base score and the objective.
+
+Splits: XGBoost sends ``x < c`` left, comparing float32 copies of the data; ppdm's
+:class:`~ppdm.tree.splits.ThresholdSplit` sends ``x <= t`` left in float64, so ``t`` is the
+largest float64 whose float32 rounding is below ``c`` (:func:`~ppdm.tree.boosting.below_float32`):
+the same side for every value.
+
+Counts (Chen & Guestrin 2016, eq. 5; see :mod:`ppdm.tree.boosting`): in the first round every row
+has the base score's probability, so a node's cover is ``n · h0`` with ``h0 = p0(1 − p0)``
+(``binary:logistic``) or ``2 p0k (1 − p0k)`` (``multi:softprob``, class ``k``): the first round's
+trees give each node's number of rows. For ``binary:logistic`` the first tree's leaf values
+``w = −η G / (H + λ)`` then give ``G = n p0 − n1``, the positives, given λ and η: read from the
+training configuration (``booster.save_config()``; taken from a live booster), or else solved
+from the tree itself (internal nodes' unscaled weights add up: ``G_parent = G_left + G_right``).
+Counts are claimed only when they come out whole. Later rounds publish covers and leaf values.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.errors import ModelImportError
+from ppdm.tree.boosting import FlatTree, below_float32, build_tree, counts_from_gradients, expit, resolve_classes, softmax, whole
+from ppdm.tree.forest import Forest
+from ppdm.tree.forest_check import verify_counts
+from ppdm.tree.sklearn import trace_features
+
+_OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
+
+
+def forest_from_xgboost(
+    model: Any,
+    data: pd.DataFrame,
+    feature_names: Sequence[str] | None = None,
+    *,
+    config: Any = None,
+    y: pd.Series | Sequence | None = None,
+    classes: Sequence[Any] | None = None,
+    prefix_sep: str = "_",
+    ordinal_categories: Mapping[str, Sequence] | None = None,
+    class_attribute: str | None = None,
+    verify: bool | None = None,
+) -> Forest:
+    """Convert an XGBoost classifier into an additive :class:`Forest` over ``data``'s columns.
+
+    ``model``: a JSON model file's path, its text or bytes, its parsed dictionary, or a live
+    ``xgboost.Booster`` / ``XGBClassifier`` (read through ``save_raw(raw_format="json")``).
+    ``config``: the training configuration (``booster.save_config()``: a path, text or
+    dictionary; read from a live booster), for λ, η and the row subsampling. ``feature_names``:
+    the input columns in order (default: the names stored in the model). ``classes``: the class
+    values, ``classes[i]`` being the class XGBoost calls ``i`` (default: the class column's
+    categories, else its sorted values). Other arguments as for
+    :func:`~ppdm.tree.sklearn.tree_from_sklearn`; input columns are traced back to ``data``'s
+    attributes the same way (numeric, ordinal codes, one-hot). ``verify``: route ``data``'s rows
+    through every tree whose row counts are known and check them (default: when ``data`` has as
+    many rows as the first tree saw).
+    """
+    doc, live_config = _model_json(model)
+    config = _config(config) if config is not None else live_config
+    learner = _field(doc, "learner", dict, "")
+    objective = _field(_field(learner, "objective", dict, "learner"), "name", str, "learner.objective")
+    if objective not in _OBJECTIVES:
+        raise ModelImportError(f"XGBoost objective {objective!r} is not a classifier ppdm imports ({', '.join(_OBJECTIVES)})")
+    booster = _field(learner, "gradient_booster", dict, "learner")
+    if booster.get("name") != "gbtree":
+        raise ModelImportError(f"XGBoost booster {booster.get('name')!r}: only 'gbtree' models are imported")
+    raw_trees = _field(_field(booster, "model", dict, "learner.gradient_booster"), "trees", list, "learner.gradient_booster.model")
+    info = list(booster["model"].get("tree_info", [0] * len(raw_trees)))
+    k = max(int(_field(learner["learner_model_param"], "num_class", str, "learner.learner_model_param")), 1)
+    base = _base_margin(learner["learner_model_param"]["base_score"], objective, k)
+    names = list(feature_names) if feature_names is not None else list(learner.get("feature_names") or [])
+    n_features = int(learner["learner_model_param"]["num_feature"])
+    if len(names) != n_features:
+        raise ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known")
+    features, domains, attributes = trace_features(data, names, prefix_sep, ordinal_categories)
+    n_classes = 2 if objective == "binary:logistic" else k
+    name, class_values, codes = resolve_classes(data, y, class_attribute, classes, n_classes, [a.name for a in attributes])
+    flats = [_flat(t, i) for i, t in enumerate(raw_trees)]
+    params = _train_params(config)
+    first_round = _first_round(booster["model"], len(flats))
+    _derive_counts(flats, info, first_round, base, objective, learner, params)
+    logistic = objective == "binary:logistic"
+    trees = [
+        build_tree(f, features, domains, attributes, class_values, name, "xgboost", info[i], logistic)
+        for i, f in enumerate(flats)
+    ]
+    forest = Forest(
+        trees, "additive", link="logistic" if logistic else "softmax", base_score=base, outputs=info,
+        multiplicities=_multiplicities(flats, params), algorithm="xgboost", params=params,
+    )  # fmt: skip
+    root = trees[0].root.n_samples
+    if verify or (verify is None and root is not None and round(root) == len(data)):
+        verify_counts(forest, data, codes)
+    return forest
+
+
+# -- reading the model -------------------------------------------------------------------------
+def _model_json(model: Any) -> tuple[dict, dict | None]:
+    """The model's JSON document, and the training configuration when the model is live."""
+    if isinstance(model, Mapping):
+        return dict(model), None
+    if isinstance(model, (bytes, bytearray, str, Path)):
+        return _parse(model, "model"), None
+    booster = model.get_booster() if hasattr(model, "get_booster") else model
+    if not hasattr(booster, "save_raw"):
+        raise ModelImportError(f"cannot read an XGBoost model from a {type(model).__name__}")
+    return json.loads(bytes(booster.save_raw(raw_format="json"))), json.loads(booster.save_config())
+
+
+def _config(config: Any) -> dict:
+    return dict(config) if isinstance(config, Mapping) else _parse(config, "config")
+
+
+def _parse(source: Any, what: str) -> dict:
+    """A JSON document from bytes, JSON text, or a file path; errors name the file."""
+    where = what
+    if isinstance(source, (bytes, bytearray)):
+        text = bytes(source)
+    elif isinstance(source, str) and source.lstrip().startswith("{"):
+        text = source.encode()
+    else:
+        path = Path(source)
+        where = str(path)
+        if not path.is_file():
+            raise ModelImportError(f"{path}: no such XGBoost {what} file")
+        text = path.read_bytes()
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise ModelImportError(
+            f"{where}: not JSON (save the {what} as JSON: booster.save_model('model.json') or save_raw(raw_format='json'))"
+        ) from None
+    if not isinstance(doc, dict):
+        raise ModelImportError(f"{where}: expected a JSON object")
+    return doc
+
+
+def _field(obj: Mapping, key: str, kind: type, where: str) -> Any:
+    value = obj.get(key) if isinstance(obj, Mapping) else None
+    if not isinstance(value, kind):
+        raise ModelImportError(f"XGBoost model: {where + '.' if where else ''}{key} is missing or malformed")
+    return value
+
+
+def _numbers(text: str) -> np.ndarray:
+    """XGBoost's number lists: ``"[2.4892248E-1]"``, ``"[1E0,2E0]"`` or a plain ``"0.5"``."""
+    return np.array([float(v) for v in str(text).strip("[]").split(",")])
+
+
+def _base_margin(text: str, objective: str, k: int) -> np.ndarray:
+    """The raw score every row starts from: the logit of ``base_score`` for binary:logistic, the
+    stored margins (one per class) for the multiclass objectives."""
+    values = _numbers(text)
+    if objective == "binary:logistic":
+        p = float(values[0])
+        return np.array([np.log(p / (1.0 - p))])
+    return np.broadcast_to(values, (k,)).astype(float) if len(values) in (1, k) else values
+
+
+def _flat(t: Mapping, i: int) -> FlatTree:
+    where = f"tree {i}"
+    if int(t.get("tree_param", {}).get("size_leaf_vector", "1") or 1) > 1:
+        raise ModelImportError(f"XGBoost {where}: multi-output trees (vector leaves) are not imported")
+    if any(int(s) != 0 for s in t.get("split_type", [])):
+        raise ModelImportError(
+            f"XGBoost {where}: categorical splits (enable_categorical) are not imported; "
+            "encode the categorical columns (one-hot or ordinal codes) before fitting"
+        )
+    left = np.asarray(t["left_children"], dtype=np.intp)
+    right = np.asarray(t["right_children"], dtype=np.intp)
+    cond = np.asarray(t["split_conditions"], dtype=float)
+    inner = left >= 0
+    threshold = np.array([below_float32(c) if is_inner else np.nan for c, is_inner in zip(cond, inner, strict=True)])
+    return FlatTree(
+        left, right, np.asarray(t["split_indices"], dtype=np.intp), threshold,
+        np.asarray(t["default_left"], dtype=bool), value=np.where(inner, np.nan, cond),
+        cover=np.asarray(t["sum_hessian"], dtype=float),
+        n_samples=None,
+    )  # fmt: skip
+
+
+def _first_round(model: Mapping, n_trees: int) -> int:
+    """How many trees the first boosting round grew."""
+    indptr = model.get("iteration_indptr")
+    if isinstance(indptr, list) and len(indptr) > 1:
+        return int(indptr[1])
+    return n_trees
+
+
+def _train_params(config: Mapping | None) -> dict[str, Any]:
+    """η, λ, α, max_delta_step and the row subsampling from a training configuration."""
+    if not config:
+        return {}
+    try:
+        tp = config["learner"]["gradient_booster"]["tree_train_param"]
+        return {
+            "learning_rate": float(tp["eta"]),
+            "reg_lambda": float(tp["lambda"]),
+            "reg_alpha": float(tp["alpha"]),
+            "max_delta_step": float(tp["max_delta_step"]),
+            "subsample": float(tp["subsample"]),
+            "sampling_method": str(tp.get("sampling_method", "uniform")),
+        }
+    except (KeyError, TypeError, ValueError):
+        raise ModelImportError("XGBoost config: learner.gradient_booster.tree_train_param is missing or malformed") from None
+
+
+# -- what the statistics reveal ----------------------------------------------------------------
+def _derive_counts(
+    flats: list[FlatTree], info: list[int], first_round: int, base: np.ndarray, objective: str,
+    learner: Mapping, params: dict[str, Any],
+) -> None:  # fmt: skip
+    """Row counts of the first round's trees (cover / h0) and, for binary:logistic, the first
+    tree's class counts (see the module docstring)."""
+    p = expit(base) if objective == "binary:logistic" else softmax(base)
+    for i in range(min(first_round, len(flats))):
+        pk = float(p[info[i]] if len(p) > 1 else p[0])
+        h0 = pk * (1 - pk) * (1.0 if objective == "binary:logistic" else 2.0)
+        flats[i].n_samples = whole(flats[i].cover / h0)  # type: ignore[operator]
+    first = flats[0]
+    weight = float(learner["objective"].get("reg_loss_param", {}).get("scale_pos_weight", "1"))
+    if objective != "binary:logistic" or first_round != 1 or first.n_samples is None or weight != 1.0:
+        return
+    if params.get("reg_alpha", 0.0) != 0.0 or params.get("max_delta_step", 0.0) != 0.0:
+        return
+    solved = (params["reg_lambda"], params["learning_rate"]) if "reg_lambda" in params else _solve_lambda_eta(first, learner)
+    if solved is None:
+        return
+    lam, eta = solved
+    params.setdefault("reg_lambda", lam)
+    params.setdefault("learning_rate", eta)
+    gradient = -first.value * (first.cover + lam) / eta  # type: ignore[operator]
+    first.counts = counts_from_gradients(first, first.n_samples, gradient, float(p[0]))
+
+
+def _solve_lambda_eta(first: FlatTree, learner: Mapping) -> tuple[float, float] | None:
+    """λ and η from the first tree's weights alone: a parent's gradient sum is its children's.
+
+    With ``g(c) = w_c (H_c + λ)`` (times ``1/η`` at leaves), ``g(parent) = g(left) + g(right)``:
+    parents of two internal nodes give λ (least squares), then parents of leaves give 1/η.
+    """
+    weights = np.asarray(learner["gradient_booster"]["model"]["trees"][0]["base_weights"], dtype=float)
+    H, leaf, L, R = first.cover, first.is_leaf, first.left, first.right
+    inner = np.flatnonzero(~leaf)
+    both = inner[~leaf[L[inner]] & ~leaf[R[inner]]]
+    if len(both) == 0:
+        return None
+    a = weights[both] - weights[L[both]] - weights[R[both]]
+    b = weights[L[both]] * H[L[both]] + weights[R[both]] * H[R[both]] - weights[both] * H[both]  # type: ignore[index]
+    if not np.any(a):
+        return None
+    lam = float(a @ b / (a @ a))
+    g = weights * (H + lam)  # type: ignore[operator]
+    at_leaves = np.zeros(len(weights))
+    rest = g[inner].copy()
+    for side in (L, R):
+        child = side[inner]
+        at_leaves[inner] += np.where(leaf[child], g[child], 0.0)
+        rest -= np.where(leaf[child], 0.0, g[child])
+    use = at_leaves[inner] != 0
+    if lam < 0 or not use.any():
+        return None
+    inverse_eta = float(at_leaves[inner][use] @ rest[use] / (at_leaves[inner][use] @ at_leaves[inner][use]))
+    return (lam, 1.0 / inverse_eta) if inverse_eta > 0 else None
+
+
+def _multiplicities(flats: list[FlatTree], params: Mapping[str, Any]) -> list[np.ndarray | None] | None:
+    """Each row once in every tree when the configuration says rows were not subsampled."""
+    n = flats[0].n_samples
+    if n is None or params.get("subsample") != 1.0:
+        return None
+    return [np.ones(int(n[0]), dtype=np.int64)] * len(flats)

@@ -1,0 +1,107 @@
+"""scikit-learn forests: bootstrap multiplicities as scikit-learn redraws them, counts that are
+row counts, first-tree class counts of gradient boosting, and clear refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.ensemble import (
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from threadpoolctl import threadpool_limits
+
+from ppdm.errors import ModelImportError
+from ppdm.tree import forest_from_sklearn
+from ppdm.tree.sklearn_forest import bootstrap_multiplicities
+
+
+@pytest.fixture(scope="module")
+def adult(adult_split):
+    """A 6,000-row sample of Adult's training rows: enough for every case, fast to fit."""
+    rows = np.random.default_rng(5).choice(len(adult_split.X), 6000, replace=False)
+    X = adult_split.X.iloc[rows].reset_index(drop=True)
+    D = adult_split.D.iloc[rows].reset_index(drop=True)
+    y = adult_split.y.iloc[rows].reset_index(drop=True)
+    return X, D, y
+
+
+@pytest.mark.parametrize("max_samples", [None, 0.3, 2500])
+def test_multiplicities_reproduce_every_nodes_weighted_count(adult, max_samples):
+    # scikit-learn's own routing and its per-node weighted counts are the oracle: the rows drawn
+    # for a tree, weighted by their multiplicities, must give every node's weighted count
+    X, D, y = adult
+    est = RandomForestClassifier(5, max_depth=6, max_samples=max_samples, random_state=3).fit(D, y)
+    for est_tree, m in zip(est.estimators_, bootstrap_multiplicities(est), strict=True):
+        sk = est_tree.tree_
+        path = est_tree.decision_path(D.to_numpy(dtype=np.float32))
+        assert np.allclose(path.T @ m, sk.weighted_n_node_samples)
+        assert np.array_equal(path.T @ (m > 0), sk.n_node_samples)
+    assert m.sum() == {None: len(X), 0.3: 1800, 2500: 2500}[max_samples]
+
+
+def test_class_weights_are_refused_unless_they_only_steer_the_draw(adult, claims_hold):
+    X, D, y = adult
+    # scikit-learn 1.9 draws the bootstrap with the class weights as probabilities: counts stay row counts
+    est = RandomForestClassifier(4, max_depth=5, class_weight="balanced", random_state=0).fit(D, y)
+    forest = forest_from_sklearn(est, X, y=y)
+    assert claims_hold(forest, X, y.cat.codes.to_numpy()) == (4, 4)
+    for weights in ("balanced_subsample", "balanced"):
+        est = RandomForestClassifier(3, max_depth=3, class_weight=weights, bootstrap=weights == "balanced_subsample", random_state=0)
+        with pytest.raises(ModelImportError, match=r"^tree 0: .* its rows were weighted \(class_weight or sample_weight\)"):
+            forest_from_sklearn(est.fit(D, y), X, y=y)
+
+
+def test_the_check_names_the_split_that_routes_rows_elsewhere(adult):
+    X, D, y = adult
+    est = RandomForestClassifier(3, max_depth=4, random_state=0).fit(D, y)
+    shuffled = X.sample(frac=1.0, random_state=0).reset_index(drop=True)  # not the fitted order
+    with pytest.raises(ModelImportError, match=r"^tree 0, column '[^']+' \(split of node \d+\): the model records"):
+        forest_from_sklearn(est, shuffled, y=y)
+    forest_from_sklearn(est, shuffled, y=y, verify=False)
+
+
+def test_gradient_boosting_first_tree_reveals_its_class_counts(adult):
+    # value = Σ(y − p0) / Σ p0(1 − p0) per leaf, p0 the prior: n1 = n (p0 + value p0 (1 − p0))
+    X, D, y = adult
+    est = GradientBoostingClassifier(n_estimators=3, max_depth=3, random_state=0).fit(D, y)
+    forest = forest_from_sklearn(est, X, y=y)
+    first = forest.trees[0]
+    leaves = est.estimators_[0, 0].apply(D.to_numpy(dtype=np.float32))
+    positives = np.bincount(leaves, weights=(y == ">50K").to_numpy(dtype=float), minlength=first.n_nodes)
+    for node in first.leaves():
+        assert node.counts[1] == positives[node.id]
+    assert forest.known[0] >= {"class-counts", "sample-counts", "leaf-values"}
+    assert "class-counts" not in forest.known[1]
+    assert forest.multiplicities[0] is not None and (forest.multiplicities[0] == 1).all()
+
+
+def test_subsampled_boosting_counts_in_bag_rows_with_unknown_multiplicities(adult):
+    X, D, y = adult
+    est = GradientBoostingClassifier(n_estimators=3, max_depth=3, subsample=0.5, random_state=0).fit(D, y)
+    forest = forest_from_sklearn(est, X, y=y)
+    assert forest.multiplicities == [None] * 3
+    first = forest.trees[0]
+    assert first.root.n_samples == 3000 and first.root.counts.sum() == 3000  # in-bag rows, whole class counts
+    with threadpool_limits(1):
+        hist = HistGradientBoostingClassifier(max_iter=3, early_stopping=True, validation_fraction=0.2, random_state=0)
+        forest = forest_from_sklearn(hist.fit(D, y), X, y=y)
+    assert forest.multiplicities == [None] * forest.n_trees
+    assert forest.trees[0].root.n_samples == 4800
+
+
+def test_unsupported_models_are_refused_with_their_reason(adult):
+    X, D, y = adult
+    with pytest.raises(ModelImportError, match="RandomForestRegressor: expected a fitted RandomForestClassifier"):
+        forest_from_sklearn(RandomForestRegressor(2).fit(D, (y == ">50K").astype(float)), X)
+    with pytest.raises(ModelImportError, match="is not fitted"):
+        forest_from_sklearn(RandomForestClassifier(), X)
+    with pytest.raises(ModelImportError, match="loss='exponential': only the log-loss"):
+        forest_from_sklearn(GradientBoostingClassifier(n_estimators=2, loss="exponential").fit(D, y), X, y=y)
+    native = X[["age", "sex"]]
+    with threadpool_limits(1):
+        hist = HistGradientBoostingClassifier(max_iter=2, categorical_features="from_dtype").fit(native, y)
+    with pytest.raises(ModelImportError, match="categorical features: encode them"):
+        forest_from_sklearn(hist, X, y=y)
