@@ -25,3 +25,11 @@ class TreeFormatError(PpdmError, ValueError):
 
 class NotFittedError(PpdmError, AttributeError):
     """An estimator was used before ``fit``."""
+
+
+class MaxEntError(PpdmError):
+    """A maximum-entropy problem is malformed or cannot be solved."""
+
+
+class UninformativeKnowledgeWarning(UserWarning):
+    """The attacker's knowledge cannot move the maximum-entropy estimate off the uniform one."""

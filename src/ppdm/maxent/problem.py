@@ -21,11 +21,7 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
-from ppdm.errors import PpdmError
-
-
-class MaxEntError(PpdmError):
-    """A maximum-entropy problem is malformed or cannot be solved."""
+from ppdm.errors import MaxEntError
 
 
 class InfeasibleError(MaxEntError):

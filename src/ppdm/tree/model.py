@@ -198,9 +198,12 @@ class Tree:
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """The id of the leaf each row of ``X`` lands in (vectorised over rows)."""
-        encoded = self.encode(X)
-        leaf = np.zeros(len(X), dtype=np.intp)
-        stack: list[tuple[int, np.ndarray]] = [(0, np.arange(len(X)))]
+        return self.apply_encoded(self.encode(X), len(X))
+
+    def apply_encoded(self, encoded: Mapping[str, np.ndarray], n_rows: int) -> np.ndarray:
+        """:meth:`apply` on columns already encoded as :meth:`encode` gives them."""
+        leaf = np.zeros(n_rows, dtype=np.intp)
+        stack: list[tuple[int, np.ndarray]] = [(0, np.arange(n_rows))]
         while stack:
             node_id, rows = stack.pop()
             node = self.nodes[node_id]
