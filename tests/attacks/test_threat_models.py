@@ -76,7 +76,7 @@ def test_truth_satisfies_every_row_on_adult(adult_small, publish):
     for threat in settings_for(frame, "income", ["marital-status", "sex"], known):
         worst, audit = truth_violation(tree, frame, threat, Knowledge(sa=threat.sa_published))
         assert worst <= 1e-9, (threat, worst)
-        assert audit.problem.n_variables == audit.table.groups.n_groups * audit.table.domain.size
+        assert audit.problem.n_variables == audit.table.groups.n_groups * audit.table.n_slots
 
 
 @pytest.mark.parametrize("publish", ["class-counts", "error-rates"])
@@ -152,19 +152,23 @@ def test_truth_is_feasible_on_random_tables(case):
 
 
 def cvxpy_estimate(audit) -> np.ndarray:
-    """Maximum entropy of P(u | q) over the same rows, solved by cvxpy + Clarabel."""
+    """Maximum entropy over the cells u (slots weighted by their base measure), by cvxpy + Clarabel."""
     cp = pytest.importorskip("cvxpy")
     problem = audit.problem
     A, b, le, _ = problem.stacked()
     G, K = problem.n_groups, problem.n_values
     w = problem.weights
-    P = cp.Variable(G * K, nonneg=True)  # the joint P(q, u); H(Q, U) = H(Q) + H(U | Q), H(Q) fixed
-    cons = [cp.reshape(P, (G, K), order="C").sum(axis=1) == w]
+    log_base = np.zeros((G, K)) if problem.log_base is None else problem.log_base
+    possible = np.isfinite(log_base).ravel()
+    P = cp.Variable(G * K, nonneg=True)  # the joint P(q, slot); H(Q, U) = H(Q) + H(U | Q), H(Q) fixed
+    cons = [cp.reshape(P, (G, K), order="C").sum(axis=1) == w, P[np.flatnonzero(~possible)] == 0] if (~possible).any() else [cp.reshape(P, (G, K), order="C").sum(axis=1) == w]
     if (~le).any():
         cons.append(A[~le] @ P == b[~le])
     if le.any():
         cons.append(A[le] @ P <= b[le])
-    cp.Problem(cp.Maximize(cp.sum(cp.entr(P))), cons).solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    idx = np.flatnonzero(possible)
+    objective = cp.sum(cp.entr(P[idx])) + cp.sum(cp.multiply(P[idx], log_base.ravel()[idx]))
+    cp.Problem(cp.Maximize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
     joint = np.maximum(np.asarray(P.value).reshape(G, K), 0)
     return joint / joint.sum(axis=1, keepdims=True)
 
@@ -172,7 +176,7 @@ def cvxpy_estimate(audit) -> np.ndarray:
 def _agree(tree, frame, threat, knowledge=Knowledge()):
     resolved = threat.resolve(frame, tree.class_attribute)
     audit = audit_problem(tree, frame, resolved, knowledge)
-    reference = audit.table.domain.sensitive_marginal(cvxpy_estimate(audit))
+    reference = audit.table.sensitive_marginal(cvxpy_estimate(audit))
     ours = maxent_attack(tree, frame, threat=threat, knowledge=knowledge)
     assert np.abs(ours.posterior - reference).max() <= 1e-5
 
@@ -241,9 +245,45 @@ def test_numeric_unknowns_are_the_tree_intervals(adult_small):
     assert names == ["income", "age", "hours-per-week"] or names == ["income", "hours-per-week", "age"]
     age = next(c for c in table.domain.components if c.name == "age")
     assert age.size == len(age.thresholds) + 1
-    # every (group, cell) lands in a leaf, and the records' true cells route where they really go
-    true_leaf = table.leaf[table.groups.group_of_record, table.true_cells]
-    assert np.array_equal(true_leaf, tree.apply(frame))
+    # every record's slot is the leaf its own values reach, with its class
+    g, s = table.groups.group_of_record, table.true_slot
+    assert np.array_equal(table.leaf[g, s], tree.apply(frame))
+    assert np.array_equal(table.klass[g, s], pd.Index(tree.classes).get_indexer(frame["income"]))
+    # a slot holds as many cells as its leaf's path allows of the unknown split attributes
+    cells = np.exp(table.log_base[table.valid]).round().astype(int)
+    assert cells.min() >= 1 and cells.max() <= age.size * next(c.size for c in table.domain.components if c.name == "hours-per-week")
+
+
+def test_slots_agree_with_enumerating_every_cell(adult_small):
+    """Reference: enumerate every cell u of every group, route it, and count cells per slot."""
+    import itertools
+
+    frame, _ = adult_small
+    frame = frame.head(300)
+    tree = _sklearn_tree(frame, ["age", "hours-per-week", "sex", "race"], "income", 4)
+    table = attacker_table(tree, frame, ["sex"], "race")
+    comps = table.domain.components
+    reps = []
+    for c in comps:
+        if c.is_numeric:
+            t = c.thresholds
+            reps.append(list(t) + [t[-1] + 1] if len(t) else [0.0])
+        else:
+            reps.append(list(c.cells))
+    classes = list(tree.classes)
+    for g in range(table.groups.n_groups):
+        counted: dict[tuple, int] = {}
+        for combo in itertools.product(*reps):
+            row = dict(zip([c.name for c in comps], combo))
+            row["sex"] = table.groups.table["sex"].iloc[g]
+            leaf = int(tree.apply(pd.DataFrame([row]).astype({"sex": frame["sex"].dtype}))[0])
+            key = (leaf, classes.index(row["income"]), list(comps[0].cells).index(row["race"]))
+            counted[key] = counted.get(key, 0) + 1
+        ours = {
+            (int(table.leaf[g, j]), int(table.klass[g, j]), int(table.sens[g, j])): int(round(np.exp(table.log_base[g, j])))
+            for j in np.flatnonzero(table.valid[g])
+        }
+        assert ours == counted
 
 
 def test_too_many_unknowns_are_refused_before_allocating(adult_small, monkeypatch):
@@ -251,7 +291,7 @@ def test_too_many_unknowns_are_refused_before_allocating(adult_small, monkeypatc
 
     frame, _ = adult_small
     tree = _sklearn_tree(frame, ["age", "hours-per-week", "education"], "income", 8)
-    monkeypatch.setattr(unknowns, "MAX_VARIABLES", 1000)
+    monkeypatch.setattr(unknowns, "MAX_VARIABLES", 10)
     with pytest.raises(MaxEntError, match="coarsen 'age'|coarsen 'hours-per-week'|coarsen 'education'"):
         attacker_table(tree, frame, ["sex"], "income")
 

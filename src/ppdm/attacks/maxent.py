@@ -65,7 +65,7 @@ def maxent_attack(
     all of this at once (and overrides ``quasi_identifiers``, ``sensitive`` and ``knowledge.sa``).
 
     With ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from
-    ``data``); with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2,
+    ``data``; the default for a sensitive input, see :class:`~ppdm.attacks.threat.ThreatModel`); with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2,
     paper 000's setting only), and the estimate is a local optimum of a nonconvex problem
     (``details["status"]``); ``time_limit`` (seconds) stops that solver early.
     """
@@ -76,7 +76,7 @@ def maxent_attack(
     if uninformative:
         warnings.warn(UNIFORM_NOTE, UninformativeKnowledgeWarning, stacklevel=2)
     solution, n_internal = _solve(audit.tree, table, problem, audit.knowledge, tol, time_limit)
-    posterior = table.domain.sensitive_marginal(solution.p)
+    posterior = table.sensitive_marginal(solution.p)
     details = _details(problem, solution, n_internal, table, threat, audit.tree, audit.coverage)
     if uninformative:
         details["note"] = UNIFORM_NOTE
@@ -116,7 +116,7 @@ def _threat(tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | N
         sensitive = sensitive or tree.class_attribute
         if quasi_identifiers is None:
             quasi_identifiers = [a for a in tree.attributes if a in data.columns and a != sensitive]
-        threat = ThreatModel(sensitive=sensitive, known=tuple(quasi_identifiers), sa_published=knowledge.sa)
+        threat = ThreatModel(sensitive=sensitive, known=tuple(quasi_identifiers), sa_published=knowledge.sa or None)
     return threat.resolve(data, tree.class_attribute)
 
 
@@ -139,7 +139,7 @@ def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel) -> AttackerTable
     key = np.full(len(data), -1)
     key[list(threat.known_individuals)] = np.arange(len(threat.known_individuals))
     table = attacker_table(tree, data.assign(**{_KNOWN_KEY: key}), [*known, _KNOWN_KEY], threat.sensitive)  # type: ignore[arg-type]
-    if table.true_cells is None:
+    if table.true_slot is None:
         raise DataError("known individuals need their full records in the data (every unknown column)")
     groups = table.groups
     table.groups = QIGroups(tuple(known), groups.table.drop(columns=_KNOWN_KEY), groups.counts, groups.group_of_record)
@@ -161,11 +161,11 @@ def counts_coverage(tree: Tree, n_records: int) -> Coverage:
 
 
 def _sa_distribution(table: AttackerTable) -> np.ndarray:
-    if table.true_cells is None:
+    if table.true_slot is None:
         raise DataError("SA constraints need the sensitive column in the data (its distribution is published)")
     joint = table.truth()
     assert joint is not None
-    return table.domain.sensitive_marginal(joint).sum(axis=0)
+    return table.sensitive_marginal(joint).sum(axis=0)
 
 
 def _add_known_individuals(problem: MaxEntProblem, table: AttackerTable) -> None:
@@ -175,8 +175,8 @@ def _add_known_individuals(problem: MaxEntProblem, table: AttackerTable) -> None
     groups = np.flatnonzero(table.known_group)
     first_record = np.zeros(table.groups.n_groups, dtype=np.intp)
     first_record[table.groups.group_of_record[::-1]] = np.arange(table.groups.n_records)[::-1]
-    cells = table.true_cells[first_record[groups]]  # type: ignore[index]
-    cols = groups * table.domain.size + cells
+    slots = table.true_slot[first_record[groups]]  # type: ignore[index]
+    cols = groups * table.n_slots + slots
     A = sp.csr_matrix((np.ones(len(groups)), (np.arange(len(groups)), cols)), shape=(len(groups), problem.n_variables))
     names = [f"known individual (row {int(first_record[g])})" for g in groups]
     problem.add(LinearBlock("known-individual", A, table.groups.weights[groups], "eq", names))
@@ -228,8 +228,8 @@ def _details(problem: MaxEntProblem, solution: Solution, n_internal: int | None,
     }
     joint = table.truth()
     if joint is not None:
-        true = table.domain.sensitive_marginal(joint / table.groups.weights[:, None])
-        posterior = table.domain.sensitive_marginal(solution.p)
+        true = table.sensitive_marginal(joint / table.groups.weights[:, None])
+        posterior = table.sensitive_marginal(solution.p)
         details["overall_divergence"] = overall_divergence(true, posterior, table.groups.weights)
         details["min_individual_divergence"] = float(individual_divergence(true, posterior).min())
     return details
@@ -240,17 +240,14 @@ def _result(table: AttackerTable, threat: ThreatModel, posterior: np.ndarray, de
     targets = np.ones(groups.n_records, dtype=bool)
     if table.known_group is not None:
         targets = ~table.known_group[groups.group_of_record]
-    true_codes = None
-    if table.true_cells is not None:
-        per_rest = table.domain.size // table.domain.sensitive.size
-        true_codes = table.true_cells // per_rest
+    true_codes = table.true_sensitive()
     result = AttackResult(
         attack="maxent",
         sensitive=str(threat.sensitive),
         values=tuple(table.domain.sensitive.cells),
         groups=groups,
         posterior=posterior,
-        provenance=leaf_provenance(table.leaf),
+        provenance=leaf_provenance(table.leaf, table.valid),
         targets=targets,
         exposed=np.zeros(groups.n_records, dtype=bool),
         true_codes=true_codes,
@@ -260,11 +257,12 @@ def _result(table: AttackerTable, threat: ThreatModel, posterior: np.ndarray, de
     return result
 
 
-def leaf_provenance(leaf: np.ndarray) -> list[str]:
-    """Per group, the leaves its cells land in ("leaf 4", "leaves 3, 7")."""
-    patterns, inverse = np.unique(np.sort(leaf, axis=1), axis=0, return_inverse=True)
+def leaf_provenance(leaf: np.ndarray, valid: np.ndarray) -> list[str]:
+    """Per group, the leaves its slots land in ("leaf 4", "leaves 3, 7")."""
+    patterns, inverse = np.unique(np.sort(np.where(valid, leaf, -1), axis=1), axis=0, return_inverse=True)
     text = []
     for row in patterns:
+        row = row[row >= 0]
         ids = row[np.r_[True, row[1:] != row[:-1]]]
         text.append(("leaf " if len(ids) == 1 else "leaves ") + ", ".join(map(str, ids)))
     return [text[i] for i in inverse.ravel()]

@@ -9,7 +9,10 @@ every part is a choice:
 * ``sensitive``: the column the attack is about (the class or an input of the model);
 * ``publish``: what of the model is audited (default: exactly what the file holds — class
   counts, error rates or labels); a user may audit *less* than the file holds, never more;
-* ``sa_published``: whether the sensitive attribute's distribution is published (paper 000 §4.3);
+* ``sa_published``: whether the sensitive attribute's distribution is known to the attacker (paper
+  000 §4.3). Default: yes for a sensitive input (a demographic attribute's distribution is in every
+  census table, and an estimate without it can fall below the prior's own majority guess, which
+  would understate the risk), no for the class (paper 000's default; published counts reveal it);
 * ``known_individuals``: rows whose full record the attacker already has (background knowledge of
   paper 003 §3.2): they are no longer targets, and what they contribute to the published counts is
   subtracted from what the attacker has to explain.
@@ -76,7 +79,7 @@ class ThreatModel:
     sensitive: str | None = None
     known: tuple[str, ...] | None = None
     publish: Disclosure | None = None
-    sa_published: bool = False
+    sa_published: bool | None = None
     known_individuals: tuple[int, ...] = ()
     preset: str | None = None
     quasi_identifiers: tuple[str, ...] = field(default=(), compare=False)
@@ -111,7 +114,8 @@ class ThreatModel:
         bad = [i for i in self.known_individuals if not 0 <= i < n]
         if bad:
             raise DataError(f"known individual row {bad[0]} is outside the table's {n:,} rows")
-        return replace(self, sensitive=sensitive, known=tuple(dict.fromkeys(known)), _class=class_attribute)
+        sa = self.sa_published if self.sa_published is not None else sensitive != class_attribute
+        return replace(self, sensitive=sensitive, known=tuple(dict.fromkeys(known)), sa_published=sa, _class=class_attribute)
 
     def _preset_known(self, data: pd.DataFrame, sensitive: str, class_attribute: str) -> tuple[str, ...]:
         preset = self.preset or "paper"
@@ -168,8 +172,8 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
     known = spec.get("known")
     if known is not None and (isinstance(known, (str, bytes)) or not isinstance(known, Sequence)):
         raise PpdmError(f"{where}: 'known' must be a list of column names")
-    sa = spec.get("sa_published", False)
-    if not isinstance(sa, bool):
+    sa = spec.get("sa_published")
+    if sa is not None and not isinstance(sa, bool):
         raise PpdmError(f"{where}: 'sa_published' must be true or false, got {sa!r}")
     individuals = spec.get("known_individuals", []) or []
     if not isinstance(individuals, Sequence) or not all(isinstance(i, int) and not isinstance(i, bool) for i in individuals):

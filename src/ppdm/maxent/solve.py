@@ -42,7 +42,7 @@ def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000
     """Maximise H(X | Q) subject to the problem's linear blocks; ``tol`` bounds every row's violation."""
     start = time.perf_counter()
     A, b, le, names = problem.stacked()
-    red = reduce(A, b, le, problem.weights, problem.n_values)
+    red = reduce(A, b, le, problem.weights, problem.n_values, log_base=problem.log_base)
     if red.fixed.all(axis=1).any():
         _raise_infeasible(problem, "every sensitive value of some group is forced to 0")
     result = solve_dual(red, tol, max_iter)
@@ -82,7 +82,9 @@ def kkt_residual(red: Reduced, lam: np.ndarray, residual: np.ndarray, primal: fl
 
 
 # -- infeasibility ------------------------------------------------------------------------------
-def _elastic_lp(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int, rows: np.ndarray) -> tuple[bool, np.ndarray]:
+def _elastic_lp(
+    A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int, rows: np.ndarray, impossible: np.ndarray | None = None,
+) -> tuple[bool, np.ndarray]:
     """Minimise total slack of ``rows`` with P(q, ·) summing to w_q; return (feasible, slack per row)."""
     n_var = len(weights) * n_values
     sub = A[rows]
@@ -100,7 +102,8 @@ def _elastic_lp(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.nda
     b_ub = b[rows][is_le]
     cost = np.concatenate([np.zeros(n_var), np.ones(m), np.where(is_le, 0.0, 1.0)])
     upper_minus = np.where(is_le, 0.0, None)
-    bounds = [(0, None)] * (n_var + m) + [(0, u) for u in upper_minus]
+    cap = [(0, None)] * n_var if impossible is None else [(0, 0 if x else None) for x in impossible.ravel()]
+    bounds = cap + [(0, None)] * m + [(0, u) for u in upper_minus]
     res = linprog(cost, A_ub=A_ub if A_ub.shape[0] else None, b_ub=b_ub if A_ub.shape[0] else None, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
     if res.status != 0:
         return False, np.ones(m)
@@ -112,7 +115,7 @@ def conflicting_rows(problem: MaxEntProblem, limit: int = 200) -> list[str]:
     """A small set of rows that cannot hold together (names), by elastic LP and deletion filter."""
     A, b, le, names = problem.stacked()
     all_rows = np.arange(len(b))
-    feasible, slack = _elastic_lp(A, b, le, problem.weights, problem.n_values, all_rows)
+    feasible, slack = _elastic_lp(A, b, le, problem.weights, problem.n_values, all_rows, problem.impossible)
     if feasible:
         return []
     suspects = all_rows[slack > 1e-10]
@@ -122,7 +125,7 @@ def conflicting_rows(problem: MaxEntProblem, limit: int = 200) -> list[str]:
     keep = list(candidate)
     for r in list(candidate):
         trial = np.array([k for k in keep if k != r])
-        if len(trial) and not _elastic_lp(A, b, le, problem.weights, problem.n_values, trial)[0]:
+        if len(trial) and not _elastic_lp(A, b, le, problem.weights, problem.n_values, trial, problem.impossible)[0]:
             keep = list(trial)
     return [names[i] for i in keep]
 
@@ -133,7 +136,7 @@ def _grow_until_infeasible(problem: MaxEntProblem, A: sp.csr_matrix, b: np.ndarr
     by_column = sp.csc_matrix(A)
     candidate = np.unique(rows)
     while len(candidate) <= limit:
-        if not _elastic_lp(A, b, le, problem.weights, k, candidate)[0]:
+        if not _elastic_lp(A, b, le, problem.weights, k, candidate, problem.impossible)[0]:
             return candidate
         groups = np.unique(A[candidate].indices // k)
         columns = (groups[:, None] * k + np.arange(k)).ravel()

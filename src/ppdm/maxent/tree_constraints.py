@@ -40,7 +40,7 @@ import scipy.sparse as sp
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
-from ppdm.maxent.unknowns import AttackerTable, Component, UnknownDomain, class_of_cells, route_cells
+from ppdm.maxent.unknowns import AttackerTable, Component, UnknownDomain, build_slots
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Tree
 
@@ -69,8 +69,8 @@ def paper_table(tree: Tree, groups: QIGroups) -> AttackerTable:
             "declare them unknown through a threat model (ppdm.attacks.maxent_attack) instead"
         )
     domain = UnknownDomain((Component(tree.class_attribute, "sensitive", tuple(tree.classes), in_tree=False),))
-    leaf = route_cells(tree, groups, domain)
-    return AttackerTable(groups, domain, leaf, class_of_cells(tree, groups, domain), None, False, tree.class_attribute)
+    leaf, klass, sens, valid, _ = build_slots(tree, groups, domain, class_known=False)
+    return AttackerTable(groups, domain, leaf, klass, sens, valid, None, None, False, tree.class_attribute)
 
 
 def leaf_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
@@ -96,12 +96,19 @@ def table_problem(
 ) -> MaxEntProblem:
     """The maximum-entropy problem over P(u | q) for ``tree`` under ``table``'s threat model."""
     rows = _LeafRows(tree, table, coverage)
-    problem = MaxEntProblem(table.groups.weights, table.domain.size)
+    problem = MaxEntProblem(table.groups.weights, table.n_slots, log_base=_log_base(table))
     for block in rows.blocks(knowledge):
         problem.add(block)
     if knowledge.sa:
         problem.add(_sa_block(table, sa_distribution))
     return problem
+
+
+def _log_base(table: AttackerTable) -> np.ndarray | None:
+    """The base measure of the slots (log cells per slot; -inf on padding), or None if uniform."""
+    if table.log_base is not None:
+        return table.log_base
+    return None if table.valid.all() else np.where(table.valid, 0.0, -np.inf)
 
 
 class _LeafRows:
@@ -113,15 +120,17 @@ class _LeafRows:
         self.coverage = coverage
         self.k = len(tree.classes)
         self.n_total = table.groups.n_records
-        self.leaf = table.leaf.ravel()
-        self.klass = table.klass.ravel()
-        self.cols = np.arange(self.leaf.size)
+        possible = table.valid if table.log_base is None else table.valid & np.isfinite(table.log_base)
+        self.n_var = table.leaf.size
+        self.cols = np.flatnonzero(possible.ravel())
+        self.leaf = table.leaf.ravel()[self.cols]
+        self.klass = table.klass.ravel()[self.cols]
         self.leaves = np.unique(self.leaf)  # reachable leaves, in id order
         self.row_of_leaf = np.full(tree.n_nodes, -1)
         self.row_of_leaf[self.leaves] = np.arange(len(self.leaves))
         self.label = tree.leaf_labels()
         self.weights = table.groups.weights
-        self.n_cells = table.domain.size
+        self.slots_per_group = possible.sum(axis=1)
         self._check_unreached()
 
     def _check_unreached(self) -> None:
@@ -156,7 +165,7 @@ class _LeafRows:
         return -A, -b, "le"
 
     def _block(self, name: str, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_rows: int, b: np.ndarray, names: list[str]) -> LinearBlock:
-        A = sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, self.leaf.size))
+        A = sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, self.n_var))
         A, b, sense = self._sense(A, b)
         return LinearBlock(name, A, b, sense, names)
 
@@ -198,7 +207,7 @@ class _LeafRows:
         rows = np.concatenate([plus_rows, minus_rows])
         cols = np.concatenate([self.cols[other], minus_cols])
         vals = np.concatenate([np.ones(len(plus_rows)), -np.ones(len(minus_rows))])
-        A = sp.csr_matrix((vals, (rows, cols)), shape=(len(self.leaves) * (k - 1), self.leaf.size))
+        A = sp.csr_matrix((vals, (rows, cols)), shape=(len(self.leaves) * (k - 1), self.n_var))
         names = [
             f"label(leaf {i}: P({self.tree.classes[self.label[i]]}) >= P({self.tree.classes[w]}))"
             for i in self.leaves for w in range(k) if w != self.label[i]
@@ -207,7 +216,7 @@ class _LeafRows:
 
     def _informative(self, block: LinearBlock) -> LinearBlock:
         """Drop the rows the groups alone decide, after checking them against the groups."""
-        constant, value = decided_rows(block.A, self.weights, self.n_cells)
+        constant, value = decided_rows(block.A, self.weights, self.slots_per_group)
         if not constant.any():
             return block
         slack = value[constant] - block.b[constant]
@@ -223,42 +232,41 @@ class _LeafRows:
         return LinearBlock(block.name, block.A[keep], block.b[keep], block.sense, [block.row_names[i] for i in keep])
 
 
-def decided_rows(A: sp.csr_matrix, weights: np.ndarray, n_cells: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of ``A`` (over P(q, u)) whose value the groups' weights alone decide, and that value.
+def decided_rows(A: sp.csr_matrix, weights: np.ndarray, slots_per_group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``A`` (over P(q, slot)) whose value the groups' weights alone decide, and that value.
 
-    A row is decided when, for every group it touches, it holds every cell of the group with one
-    and the same coefficient a: its value is then Σ a · P(q) whatever p(u | q) is.
+    A row is decided when, for every group it touches, it holds every possible slot of the group
+    with one and the same coefficient a: its value is then Σ a · P(q) whatever p(· | q) is.
     """
     coo = A.tocoo()
     n_groups = len(weights)
+    width = A.shape[1] // max(n_groups, 1)
     if coo.nnz == 0:
         return np.ones(A.shape[0], dtype=bool), np.zeros(A.shape[0])
-    key = coo.row.astype(np.int64) * n_groups + coo.col // n_cells
+    group = coo.col // width
+    key = coo.row.astype(np.int64) * n_groups + group
     order = np.argsort(key, kind="stable")
     key, vals = key[order], coo.data[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     count = np.diff(np.r_[starts, len(key)])
     lo, hi = np.minimum.reduceat(vals, starts), np.maximum.reduceat(vals, starts)
-    pair_row = key[starts] // n_groups
-    pair_ok = (count == n_cells) & (lo == hi)
+    pair_row, pair_group = key[starts] // n_groups, key[starts] % n_groups
+    pair_ok = (count == slots_per_group[pair_group]) & (lo == hi)
     bad_rows = np.zeros(A.shape[0], dtype=bool)
     bad_rows[pair_row[~pair_ok]] = True
-    value = np.bincount(pair_row, weights=lo * weights[key[starts] % n_groups], minlength=A.shape[0])
+    value = np.bincount(pair_row, weights=lo * weights[pair_group], minlength=A.shape[0])
     return ~bad_rows, value
 
 
 def _sa_block(table: AttackerTable, sa_distribution: np.ndarray | None) -> LinearBlock:
-    """Σ_q Σ_{u: sensitive(u) = x} P(q, u) = P(x) for every sensitive value x but the last."""
+    """Σ_q Σ_{slots with sensitive value x} P(q, slot) = P(x) for every sensitive value x but the last."""
     sensitive = table.domain.sensitive
     k = sensitive.size
     if sa_distribution is None or len(sa_distribution) != k:
         raise MaxEntError(f"SA constraints need the distribution of the {k} sensitive values")
-    per_value = table.domain.size // k
-    x_of_cell = np.arange(table.domain.size) // per_value
-    n_groups = table.groups.n_groups
-    cols = np.arange(n_groups * table.domain.size)
-    x = np.tile(x_of_cell, n_groups)
+    cols = np.flatnonzero(table.valid.ravel())
+    x = table.sens.ravel()[cols]
     keep = x < k - 1
-    A = sp.csr_matrix((np.ones(int(keep.sum())), (x[keep], cols[keep])), shape=(k - 1, len(cols)))
+    A = sp.csr_matrix((np.ones(int(keep.sum())), (x[keep], cols[keep])), shape=(k - 1, table.leaf.size))
     names = [f"sa(P({c}))" for c in sensitive.cells[:-1]]
     return LinearBlock("sa", A, np.asarray(sa_distribution, dtype=float)[:-1], "eq", names)

@@ -1,8 +1,8 @@
-"""The attacker's unknowns: what a record holds that the attacker does not know, cell by cell.
+"""The attacker's unknowns: what a record holds that the attacker does not know, slot by slot.
 
 Paper 000 §3 lets the attacker know every quasi-identifier and estimate P(X | Q) of the class X.
 A general threat model splits a record into the part q the attacker knows (any columns, the class
-among them or not) and the part u the model uses that the attacker does not know:
+among them or not) and the part u the model uses that they do not know:
 
 * the sensitive attribute (always: it is what the attack is about);
 * the class, when it is unknown and not itself the sensitive attribute;
@@ -12,9 +12,17 @@ u ranges over the product of these *components*. A categorical component takes t
 (the sensitive column's own values when the tree does not use it); a numeric one takes the
 intervals that the tree's own thresholds on it cut (``x <= t_1``, ``t_1 < x <= t_2``, ...): values
 inside one interval route every record identically, so the attacker cannot and need not tell them
-apart. Each (q, u) then routes to exactly one leaf and has one class, which is all the constraint
-builders of :mod:`ppdm.maxent.tree_constraints` need. Paper 000's setting is the special case
-u = class = sensitive.
+apart. The maximum-entropy estimate is over this product, P(u | q).
+
+What a leaf publishes depends on u only through three things: the leaf (q, u) lands in, its class
+and its sensitive value. So the cells u of a group that agree on these are merged into one *slot*
+(leaf, sensitive value, class) holding ``m`` cells, the product over the other unknown split
+attributes of how many of their cells the leaf's path allows (paper 000's objective over the
+cells becomes entropy relative to the base measure m over the slots: the same optimum, with far
+fewer variables). A group's slots are its reachable leaves (path-consistent: an attribute split
+twice on a path only reaches what both splits allow) times the sensitive values and classes each
+leaf allows. Paper 000's setting is the special case u = class = sensitive: one leaf per group and
+one slot per class.
 """
 
 from __future__ import annotations
@@ -26,14 +34,15 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
 from ppdm.tree.model import Tree, encode_categories
-from ppdm.tree.splits import ThresholdSplit
+from ppdm.tree.splits import Interval, ThresholdSplit, ValueSet
 
-#: The most variables (QI groups × cells of u) an audit builds before refusing.
-MAX_VARIABLES = 20_000_000
+#: The most slots (known-value groups × slots per group, padded) an audit builds before refusing.
+MAX_VARIABLES = 30_000_000
 
 #: A sensitive column that the tree does not use, with more distinct values than this, must be binned.
 MAX_SENSITIVE_VALUES = 200
@@ -45,7 +54,7 @@ class Component:
 
     ``role`` says why it is unknown; ``cells`` are the values shown to a user (a category, or an
     interval such as ``"30 < age <= 40"``); ``thresholds`` (numeric components) are the sorted cut
-    points; ``in_tree`` whether the tree splits on it (only those take part in routing).
+    points; ``in_tree`` whether the tree splits on it.
     """
 
     name: str
@@ -82,50 +91,35 @@ class Component:
             )
         return codes
 
-    def routing_values(self) -> np.ndarray:
-        """A value per cell that routes like every value of the cell (what ``Tree.encode`` gives)."""
-        if not self.is_numeric:
-            return np.arange(self.size, dtype=np.intp)
+    def allowed(self, condition: Interval | ValueSet | None) -> np.ndarray:
+        """The cells a path condition on this attribute allows (boolean per cell)."""
+        if condition is None:
+            return np.ones(self.size, dtype=bool)
+        if isinstance(condition, ValueSet):
+            return np.array([c in condition.values for c in self.cells], dtype=bool)
         t = self.thresholds
         assert t is not None
-        last = t[-1] + max(1.0, abs(t[-1])) if len(t) else 0.0
-        return np.append(t, last).astype(float)
+        # cell j is (t_{j-1}, t_j]; it lies in (low, high] when low <= t_{j-1} and t_j <= high
+        upper = np.append(t, math.inf)
+        lower = np.insert(t, 0, -math.inf)
+        return (lower >= condition.low) & (upper <= condition.high)
 
 
 @dataclass
 class UnknownDomain:
-    """The product of the unknown components; cell ``u`` is a mixed-radix index, the first
-    component (the sensitive attribute) varying slowest."""
+    """The unknown components: the sensitive attribute first, then the class (when unknown), then
+    the unknown split attributes."""
 
     components: tuple[Component, ...]
-
-    @property
-    def sizes(self) -> tuple[int, ...]:
-        return tuple(c.size for c in self.components)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self.sizes)
 
     @property
     def sensitive(self) -> Component:
         return self.components[0]
 
-    def component_codes(self) -> np.ndarray:
-        """``(size, n_components)``: each cell's code in every component."""
-        grids = np.indices(self.sizes).reshape(len(self.components), -1)
-        return grids.T.astype(np.intp)
-
-    def encode(self, frame: pd.DataFrame) -> np.ndarray:
-        """The cell of every row of ``frame`` (which must hold every component's column)."""
-        u = np.zeros(len(frame), dtype=np.intp)
-        for comp in self.components:
-            u = u * comp.size + comp.codes(frame[comp.name])
-        return u
-
-    def sensitive_marginal(self, p: np.ndarray) -> np.ndarray:
-        """``(groups, sensitive values)`` from ``(groups, cells)``: sum over the other components."""
-        return p.reshape(p.shape[0], self.sensitive.size, -1).sum(axis=2)
+    @property
+    def size(self) -> int:
+        """The number of cells u (the product of the components' sizes)."""
+        return math.prod(c.size for c in self.components)
 
     def describe(self) -> str:
         return " × ".join(f"{c.name} ({c.size})" for c in self.components)
@@ -133,23 +127,30 @@ class UnknownDomain:
 
 @dataclass
 class AttackerTable:
-    """The attacker's table under a threat model: groups of known values, cells of unknowns, and
-    where each (group, cell) lands in the tree.
+    """The attacker's table under a threat model: groups of known values and their slots.
 
-    ``leaf[q, u]`` is the leaf (group q, cell u) routes to; ``klass[q, u]`` its class index;
-    ``true_cells`` each record's true cell when the data holds every unknown column (``None``
-    otherwise). ``class_known`` says whether the class is among the known columns;
-    ``known_group`` marks the groups that are single individuals the attacker fully knows.
+    Arrays ``(groups, slots)``: ``leaf`` the leaf a slot lands in, ``klass`` its class index,
+    ``sens`` its sensitive cell, ``log_base`` the log of how many cells of u it holds (``None``:
+    one each; ``-inf`` on padding, where ``valid`` is false). ``true_slot`` is each record's slot
+    when the data holds every unknown column (``None`` otherwise); ``known_group`` marks the
+    groups that are single individuals the attacker fully knows.
     """
 
     groups: QIGroups
     domain: UnknownDomain
     leaf: np.ndarray
     klass: np.ndarray
-    true_cells: np.ndarray | None
+    sens: np.ndarray
+    valid: np.ndarray
+    log_base: np.ndarray | None
+    true_slot: np.ndarray | None
     class_known: bool
     class_attribute: str
-    known_group: np.ndarray | None = None  # per group, whether it is one fully known individual
+    known_group: np.ndarray | None = None
+
+    @property
+    def n_slots(self) -> int:
+        return self.leaf.shape[1]
 
     @property
     def is_paper_setting(self) -> bool:
@@ -157,12 +158,26 @@ class AttackerTable:
         return len(self.domain.components) == 1 and self.domain.sensitive.name == self.class_attribute
 
     def truth(self) -> np.ndarray | None:
-        """The real joint distribution P(q, u) of the records (groups × cells), if known."""
-        if self.true_cells is None:
+        """The real joint distribution P(q, slot) of the records (groups × slots), if known."""
+        if self.true_slot is None:
             return None
-        g, n = self.groups.n_groups, self.domain.size
-        keys = self.groups.group_of_record * n + self.true_cells
+        g, n = self.groups.n_groups, self.n_slots
+        keys = self.groups.group_of_record * n + self.true_slot
         return np.bincount(keys, minlength=g * n).reshape(g, n) / self.groups.n_records
+
+    def sensitive_marginal(self, p: np.ndarray) -> np.ndarray:
+        """``(groups, sensitive values)`` from ``(groups, slots)``."""
+        n_values = self.domain.sensitive.size
+        g = np.repeat(np.arange(p.shape[0]), p.shape[1]).reshape(p.shape)
+        keys = (g * n_values + np.maximum(self.sens, 0))[self.valid]
+        out = np.bincount(keys, weights=p[self.valid], minlength=p.shape[0] * n_values)
+        return out.reshape(p.shape[0], n_values)
+
+    def true_sensitive(self) -> np.ndarray | None:
+        """Each record's true sensitive cell."""
+        if self.true_slot is None:
+            return None
+        return self.sens[self.groups.group_of_record, self.true_slot]
 
 
 def split_attributes(tree: Tree) -> list[str]:
@@ -228,36 +243,63 @@ def unknown_domain(tree: Tree, data: pd.DataFrame | None, known: Sequence[str], 
         raise DataError(f"the sensitive column {sensitive!r} cannot also be a known column")
     components = [sensitive_component(tree, data, sensitive)]
     if tree.class_attribute != sensitive and tree.class_attribute not in known_set:
-        components.append(Component(tree.class_attribute, "class", tuple(tree.classes)))
+        components.append(Component(tree.class_attribute, "class", tuple(tree.classes), in_tree=False))
     for name in split_attributes(tree):
         if name not in known_set and name != sensitive:
             components.append(_tree_component(tree, name, "split"))
     return UnknownDomain(tuple(components))
 
 
-def _check_size(domain: UnknownDomain, n_groups: int) -> None:
-    n_var = n_groups * domain.size
-    if n_var <= MAX_VARIABLES:
-        return
-    widest = sorted(domain.components[1:], key=lambda c: -c.size)
-    hint = ", ".join(f"{c.name!r} ({c.size} cells)" for c in widest[:3]) or "the known columns"
-    raise MaxEntError(
-        f"the attacker's unknowns {domain.describe()} over {n_groups:,} known-value groups make "
-        f"{n_var:,} variables (at most {MAX_VARIABLES:,}): coarsen {hint}, or declare more columns known"
-    )
+# -- what each leaf allows -------------------------------------------------------------------------
 
 
-def route_cells(tree: Tree, groups: QIGroups, domain: UnknownDomain) -> np.ndarray:
-    """``(groups, cells)``: the leaf every (known group, unknown cell) lands in."""
-    n_groups, n_cells = groups.n_groups, domain.size
-    known_split = [a for a in split_attributes(tree) if a in groups.quasi_identifiers]
-    encoded = {name: np.repeat(col, n_cells) for name, col in tree.encode(groups.table, strict=True, columns=known_split).items()}
-    codes = domain.component_codes()
-    for j, comp in enumerate(domain.components):
-        if comp.in_tree and comp.role != "class":
-            encoded[comp.name] = np.tile(comp.routing_values()[codes[:, j]], n_groups)
+@dataclass
+class _LeafCells:
+    """Per leaf: the sensitive cells its path allows and the log of how many cells of the other
+    unknown split attributes it holds."""
+
+    leaves: np.ndarray
+    sensitive: list[np.ndarray]
+    log_mult: np.ndarray
+
+
+def _leaf_cells(tree: Tree, domain: UnknownDomain) -> _LeafCells:
+    leaves = np.array([n.id for n in tree.leaves()], dtype=np.intp)
+    sens: list[np.ndarray] = []
+    log_mult = np.zeros(len(leaves))
+    others = [c for c in domain.components[1:] if c.role == "split"]
+    for i, leaf in enumerate(leaves):
+        conditions = tree.prefix(int(leaf)).conditions
+        s = domain.sensitive
+        sens.append(np.flatnonzero(s.allowed(conditions.get(s.name)) if s.in_tree else np.ones(s.size, dtype=bool)))
+        counts = [int(c.allowed(conditions.get(c.name)).sum()) for c in others]
+        log_mult[i] = -math.inf if 0 in counts else float(np.sum(np.log(counts))) if counts else 0.0
+    return _LeafCells(leaves, sens, log_mult)
+
+
+def reachable(tree: Tree, groups: QIGroups, known_split: Sequence[str]) -> sp.csr_matrix:
+    """Groups × leaves, 1 where the group's known values meet every condition of the leaf's path
+    on a known attribute (so some values of its unknowns reach the leaf: path-consistent)."""
+    encoded = tree.encode(groups.table, strict=True, columns=known_split)
     _check_routable(tree, groups, encoded, known_split)
-    return tree.apply_encoded(encoded, n_groups * n_cells).reshape(n_groups, n_cells)
+    rows, cols = [], []
+    for node in tree.leaves():
+        ok = np.ones(groups.n_groups, dtype=bool)
+        for attr, cond in tree.prefix(node.id).conditions.items():
+            if attr not in encoded:
+                continue
+            values = encoded[attr]
+            if isinstance(cond, Interval):
+                ok &= (values > cond.low) & (values <= cond.high)
+            else:
+                categories = tree.attributes[attr].categories
+                allowed = np.array([c in cond.values for c in categories] + [False])
+                ok &= allowed[values]
+        hit = np.flatnonzero(ok)
+        rows.append(hit)
+        cols.append(np.full(len(hit), node.id))
+    r, c = np.concatenate(rows), np.concatenate(cols)
+    return sp.csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=(groups.n_groups, tree.n_nodes))
 
 
 def _check_routable(tree: Tree, groups: QIGroups, encoded: dict[str, np.ndarray], known_split: Sequence[str]) -> None:
@@ -266,17 +308,14 @@ def _check_routable(tree: Tree, groups: QIGroups, encoded: dict[str, np.ndarray]
         values = encoded[name]
         missing = values < 0 if tree.attributes[name].is_categorical else np.isnan(values)
         if missing.any():
-            first = int(np.flatnonzero(groups.table[name].isna().to_numpy())[0])
+            first = int(np.flatnonzero(missing)[0])
             raise DataError(f"column {name!r}: a missing value (group {first}) cannot be routed through the tree; drop or fill it")
 
 
-def class_of_cells(tree: Tree, groups: QIGroups, domain: UnknownDomain) -> np.ndarray:
-    """``(groups, cells)``: the class index of every (group, cell)."""
-    codes = domain.component_codes()
-    n_groups = groups.n_groups
-    for j, comp in enumerate(domain.components):
-        if comp.name == tree.class_attribute:
-            return np.broadcast_to(codes[:, j], (n_groups, domain.size)).copy()
+# -- slots ------------------------------------------------------------------------------------------
+
+
+def _class_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
     known = encode_categories(groups.table[tree.class_attribute], tree.classes)
     if (known < 0).any():
         first = int(np.flatnonzero(known < 0)[0])
@@ -284,15 +323,96 @@ def class_of_cells(tree: Tree, groups: QIGroups, domain: UnknownDomain) -> np.nd
             f"column {tree.class_attribute!r}: value {groups.table[tree.class_attribute].iloc[first]!r} "
             f"is not one of the tree's classes {list(tree.classes)}"
         )
-    return np.repeat(known[:, None], domain.size, axis=1)
+    return known
+
+
+def _size_error(domain: UnknownDomain, n_groups: int, n_slots: int) -> MaxEntError:
+    widest = sorted(domain.components[1:], key=lambda c: -c.size)
+    hint = ", ".join(f"{c.name!r} ({c.size} cells)" for c in widest[:3]) or "the sensitive column"
+    return MaxEntError(
+        f"the attacker's unknowns {domain.describe()} over {n_groups:,} known-value groups make "
+        f"{n_slots:,} variables (at most {MAX_VARIABLES:,}): coarsen {hint}, or declare more columns known"
+    )
+
+
+def build_slots(tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known: bool) -> tuple[np.ndarray, ...]:
+    """``leaf, klass, sens, valid, log_base`` arrays (groups × slots) for every reachable slot."""
+    known_split = [a for a in split_attributes(tree) if a in groups.quasi_identifiers]
+    reach = reachable(tree, groups, known_split).tocoo()
+    order = np.lexsort((reach.col, reach.row))
+    pg, pl = reach.row[order].astype(np.intp), reach.col[order].astype(np.intp)
+    cells = _leaf_cells(tree, domain)
+    index = np.full(tree.n_nodes, -1)
+    index[cells.leaves] = np.arange(len(cells.leaves))
+    n_s = np.array([len(s) for s in cells.sensitive])[index[pl]]
+    k = len(tree.classes)
+    class_is_sensitive = domain.sensitive.name == tree.class_attribute
+    n_c = 1 if (class_known or class_is_sensitive) else k
+    per_pair = n_s * n_c
+    per_group = np.bincount(pg, weights=per_pair, minlength=groups.n_groups).astype(np.intp)
+    width = int(per_group.max(initial=0))
+    if groups.n_groups * width > MAX_VARIABLES:
+        raise _size_error(domain, groups.n_groups, groups.n_groups * width)
+    total = int(per_pair.sum())
+    pair = np.repeat(np.arange(len(pg)), per_pair)
+    pair_start = np.cumsum(per_pair) - per_pair
+    offset = np.arange(total) - pair_start[pair]
+    flat_s = np.concatenate(cells.sensitive) if cells.sensitive else np.zeros(0, dtype=np.intp)
+    s_start = (np.cumsum([len(s) for s in cells.sensitive]) - [len(s) for s in cells.sensitive])[index[pl]]
+    sens = flat_s[s_start[pair] + offset // n_c]
+    if class_is_sensitive:
+        klass = sens
+    elif class_known:
+        klass = _class_of_groups(tree, groups)[pg[pair]]
+    else:
+        klass = offset % n_c
+    group_start = np.cumsum(per_group) - per_group
+    g = pg[pair]
+    col = np.arange(total) - group_start[g]
+    shape = (groups.n_groups, width)
+    out = [np.full(shape, -1, dtype=np.intp) for _ in range(3)]
+    for arr, vals in zip(out, (pl[pair], klass, sens)):
+        arr[g, col] = vals
+    valid = np.zeros(shape, dtype=bool)
+    valid[g, col] = True
+    log_base = np.full(shape, -math.inf)
+    log_base[g, col] = cells.log_mult[index[pl[pair]]]
+    return out[0], out[1], out[2], valid, log_base
+
+
+def _true_slots(tree: Tree, data: pd.DataFrame, table_arrays: tuple[np.ndarray, ...], groups: QIGroups, domain: UnknownDomain) -> np.ndarray:
+    """Each record's slot: the leaf its full values reach, its class and its sensitive cell."""
+    leaf, klass, sens, valid, _ = table_arrays
+    k, n_s = len(tree.classes), domain.sensitive.size
+    rec_leaf = tree.apply(data)
+    rec_class = encode_categories(data[tree.class_attribute], tree.classes)
+    rec_sens = domain.sensitive.codes(data[domain.sensitive.name])
+    if (rec_class < 0).any():
+        first = int(np.flatnonzero(rec_class < 0)[0])
+        raise DataError(f"column {tree.class_attribute!r}: value {data[tree.class_attribute].iloc[first]!r} (row {first}) is not one of the tree's classes")
+
+    def key(g: np.ndarray, l: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+        return ((g.astype(np.int64) * tree.n_nodes + l) * k + c) * n_s + s
+
+    gi, si = np.nonzero(valid)
+    slot_keys = key(gi, leaf[gi, si], klass[gi, si], sens[gi, si])
+    order = np.argsort(slot_keys)
+    wanted = key(groups.group_of_record, rec_leaf, rec_class, rec_sens)
+    pos = np.searchsorted(slot_keys[order], wanted)
+    pos = np.minimum(pos, len(order) - 1)
+    found = slot_keys[order][pos] == wanted
+    if not found.all():  # pragma: no cover - a record always reaches its own leaf
+        first = int(np.flatnonzero(~found)[0])
+        raise DataError(f"row {first}: its own values reach no slot of its group (please report this)")
+    return si[order][pos]
 
 
 def attacker_table(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str) -> AttackerTable:
-    """Group ``data`` by the ``known`` columns and route every (group, cell of u) through ``tree``.
+    """Group ``data`` by the ``known`` columns and enumerate every group's slots in ``tree``.
 
     ``known`` may hold any columns of ``data`` (the class among them or not); split attributes
-    outside it, the sensitive attribute and an unknown class become the cells u. The true cell of
-    each record is kept when ``data`` holds every unknown column.
+    outside it, the sensitive attribute and an unknown class are the attacker's unknowns. Each
+    record's true slot is kept when ``data`` holds every unknown column.
     """
     known = list(known)
     missing = [c for c in known if c not in data.columns]
@@ -300,9 +420,10 @@ def attacker_table(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensiti
         raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
     domain = unknown_domain(tree, data, known, sensitive)
     groups = QIGroups.from_frame(data, known)
-    _check_size(domain, groups.n_groups)
-    leaf = route_cells(tree, groups, domain)
-    klass = class_of_cells(tree, groups, domain)
+    class_known = tree.class_attribute in known
+    arrays = build_slots(tree, groups, domain, class_known)
     has_truth = all(c.name in data.columns for c in domain.components)
-    true_cells = domain.encode(data) if has_truth else None
-    return AttackerTable(groups, domain, leaf, klass, true_cells, tree.class_attribute in known, tree.class_attribute)
+    true_slot = _true_slots(tree, data, arrays, groups, domain) if has_truth else None
+    leaf, klass, sens, valid, log_base = arrays
+    uniform = bool(np.all(log_base[valid] == 0.0)) and bool(valid.all())
+    return AttackerTable(groups, domain, leaf, klass, sens, valid, None if uniform else log_base, true_slot, class_known, tree.class_attribute)
