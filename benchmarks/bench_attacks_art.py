@@ -5,7 +5,7 @@ Run: ``python benchmarks/bench_attacks_art.py [--datasets nursery adult] [--dept
 
 For each dataset and ``max_depth`` one scikit-learn ``DecisionTreeClassifier(random_state=0)`` is
 fitted on the training rows (categorical columns as ordinal codes in category order, numeric
-columns as they are), imported once into ppdm with ``Tree.from_sklearn``, and attacked by
+columns as they are), imported once into ppdm with ``tree_from_sklearn``, and attacked by
 
 * ART ``AttributeInferenceWhiteBoxDecisionTree`` (``ScikitlearnDecisionTreeClassifier`` wrapper,
   the attacked column as its ordinal code, ``values`` = the codes, ``y`` = the true class index);
@@ -21,7 +21,7 @@ is the share of rows for which exactly one candidate value makes the tree predic
 where ART's guess is a value under which the tree predicts a class other than the known one (its
 fallback ignores ``y``); ``p-tie`` the share where ppdm's posterior has a tie at the top (ppdm
 then takes the first value in category order, ART the value with the most populous leaf). Times
-are wall seconds of one call each (ppdm's include ``Tree.from_sklearn``), in the same process.
+are wall seconds of one call each (ppdm's include ``tree_from_sklearn``), in the same process.
 
 ART 1.20.1 rejects ``attack_feature`` equal to the last column index (its check is
 ``attack_feature >= x.shape[1]`` on the reduced ``x``), so when an attacked attribute is the
@@ -46,8 +46,8 @@ import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack, inversion_attack
-from ppdm.datasets import load_adult, load_nursery
-from ppdm.tree import Tree
+from ppdm.data.datasets import load_adult, load_nursery
+from ppdm.tree import tree_from_sklearn
 
 try:
     with warnings.catch_warnings():
@@ -167,7 +167,7 @@ def main() -> None:
         for d in depths:
             est = DecisionTreeClassifier(max_depth=d, random_state=0).fit(X, df[cls])
             y_index = pd.Index(est.classes_).get_indexer(df[cls])
-            tree, t_import = timed(lambda: Tree.from_sklearn(est, df[features], feature_names=features, class_attribute=cls))
+            tree, t_import = timed(lambda: tree_from_sklearn(est, df[features], feature_names=features, class_attribute=cls))
             if not (tree.apply(df[features]) == est.apply(X)).all():
                 failures.append(f"{name} depth {depth_label(d)}: ppdm routes some rows to other leaves than scikit-learn")
 
@@ -199,7 +199,7 @@ def main() -> None:
                     return np.asarray(attack.infer(x_known, values=values, priors=list(priors)), dtype=float)
 
                 def run_ppdm():
-                    t = Tree.from_sklearn(est, df[features], feature_names=features, class_attribute=cls)
+                    t = tree_from_sklearn(est, df[features], feature_names=features, class_attribute=cls)
                     return inversion_attack(t, df, s, priors=dict(zip(categories, priors)))
 
                 try:

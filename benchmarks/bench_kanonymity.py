@@ -15,8 +15,8 @@ import platform
 import pandas as pd
 
 from bench_learn import median_seconds  # the same timing as the learner benchmark
+from ppdm.data.datasets import load_adult
 from ppdm.data.hierarchy import adult_hierarchies
-from ppdm.datasets import load_adult
 from ppdm.learn import C45Classifier, ID3Classifier, KAnonymousTreeClassifier
 
 

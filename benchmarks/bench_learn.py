@@ -18,7 +18,7 @@ import pandas as pd
 import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
-from ppdm.datasets import load_adult
+from ppdm.data.datasets import load_adult
 from ppdm.learn import C45Classifier, ID3Classifier
 
 

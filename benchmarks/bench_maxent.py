@@ -83,8 +83,8 @@ N_VALUES = 16
 # -- the instance ---------------------------------------------------------------------------------
 def build_instance(depth: int | None, with_internal: bool) -> dict:
     """The paper-000 Adult problem for an ID3 Gini tree of ``max_depth`` = ``depth``."""
+    from ppdm.data.datasets import load_adult
     from ppdm.data.qigroups import QIGroups
-    from ppdm.datasets import load_adult
     from ppdm.learn import ID3Classifier
     from ppdm.maxent.internal import internal_constraints
     from ppdm.maxent.tree_constraints import Knowledge, tree_problem

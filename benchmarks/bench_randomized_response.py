@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from ppdm.datasets import load_adult
+from ppdm.data.datasets import load_adult
 from ppdm.learn import RandomizedResponseTreeClassifier
 from ppdm.randomize import MedianBinarizer, disguise
 

@@ -45,8 +45,8 @@ def _status_mb(field: str) -> float:
 
 def worker(support: float, confidence: float, mode: str, publish: str, repeats: int) -> dict:
     """One setting, in this (fresh) process."""
+    from ppdm.data.datasets import load_adult
     from ppdm.data.qigroups import QIGroups
-    from ppdm.datasets import load_adult
     from ppdm.maxent import solve_linear
     from ppdm.maxent.rule_constraints import RuleKnowledge, rules_problem
     from ppdm.metrics.divergence import overall_divergence

@@ -56,9 +56,9 @@ except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
 from ppdm.attacks import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack  # noqa: E402
-from ppdm.datasets import load_adult, load_bank_loan, load_nursery  # noqa: E402
+from ppdm.data.datasets import load_adult, load_bank_loan, load_nursery  # noqa: E402
 from ppdm.defend import collapse_small_children, remove_small_leaves  # noqa: E402
-from ppdm.tree import Tree  # noqa: E402
+from ppdm.tree import Tree, tree_from_sklearn  # noqa: E402
 
 DEFAULT_LOAN = REPO.parent / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
 DEFAULT_OUT = REPO / "docs" / "attacks_pruning"
@@ -258,7 +258,7 @@ def run_repetition(
     out: dict[str, Any] = {"seed": seed, "depths": {}, "pruning": {}}
     for depth in sorted(set(depths) | {prune_depth}):
         est = DecisionTreeClassifier(max_depth=depth, random_state=seed).fit(D_train, y_train)
-        tree = Tree.from_sklearn(est, X_train, class_attribute=class_attribute, **sk_kwargs)
+        tree = tree_from_sklearn(est, X_train, class_attribute=class_attribute, **sk_kwargs)
         metrics = tree_metrics(tree, X_test, y_test_values)
         sk_pred = est.predict(D_test)
         pp_pred = tree.predict(X_test)
@@ -359,7 +359,7 @@ def write_tables(path: Path, results: dict[str, Any]) -> None:
         f"Command: `{settings['command']}`  ",
         f"Repetitions: {settings['repeats']} (seeds {settings['seeds'][0]}–{settings['seeds'][-1]}): "
         "80/20 `train_test_split(X, y, test_size=0.2, random_state=seed)`, "
-        "`DecisionTreeClassifier(max_depth=d, random_state=seed)`, imported with `Tree.from_sklearn`.  ",
+        "`DecisionTreeClassifier(max_depth=d, random_state=seed)`, imported with `tree_from_sklearn`.  ",
         f"Runtime: **{results['runtime_seconds']['total']:.1f} s** wall clock for everything "
         f"({per_dataset}) on {settings['cpu_count']} CPU(s); Python {settings['python']}, "
         f"scikit-learn {settings['sklearn']}, pandas {settings['pandas']}, numpy {settings['numpy']}.",

@@ -44,10 +44,10 @@ except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
 from ppdm.attacks import model_anonymity  # noqa: E402
+from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.hierarchy import adult_hierarchies  # noqa: E402
-from ppdm.datasets import load_adult  # noqa: E402
+from ppdm.errors import AnonymityError  # noqa: E402
 from ppdm.learn import C45Classifier, ID3Classifier, KAnonymousTreeClassifier, TDSClassifier, confidence_to_l  # noqa: E402
-from ppdm.learn.kanonymity import AnonymityError  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "kanonymity"
 K_GRID = (2, 5, 10, 25, 50, 75, 100, 150, 200, 250, 500, 750, 1000)
@@ -130,7 +130,7 @@ def kadet_run(data: dict[str, Any], algorithm: str, cols: list[str], k: int = 1,
         "k_audited": audit.k,
         "l_audited": audit.l_diversity,
         "max_confidence_audited": float((counts.max(axis=1) / counts.sum(axis=1)).max()),
-        "exposed_percent": 100.0 * float(audit.exposed.mean()),
+        "exposed_percent": 100.0 * audit.exposed_share,
     }
 
 

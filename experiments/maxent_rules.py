@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.rules import nar_impact, rules_attack
-from ppdm.datasets import load_adult
+from ppdm.data.datasets import load_adult
 from ppdm.maxent.rule_constraints import RuleKnowledge
 from ppdm.metrics.divergence import individual_divergence
 from ppdm.rules import RuleSet, mine_rules

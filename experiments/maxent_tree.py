@@ -63,15 +63,17 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack  # noqa: E402
+from ppdm.attacks.maxent import maxent_attack  # noqa: E402
+from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.qigroups import QIGroups  # noqa: E402
-from ppdm.datasets import load_adult  # noqa: E402
+from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
 from ppdm.learn import ID3Classifier  # noqa: E402
 from ppdm.maxent.internal import internal_constraints  # noqa: E402
 from ppdm.maxent.nonlinear import solve_with_internal  # noqa: E402
 from ppdm.maxent.solve import solve_linear  # noqa: E402
 from ppdm.maxent.tree_constraints import Knowledge, tree_problem  # noqa: E402
 from ppdm.metrics import individual_divergence, overall_divergence, top_k_individuals  # noqa: E402
+from ppdm.tree import render_tree  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "maxent_tree"
 CRITERIA = ("gini", "entropy")
@@ -356,7 +358,7 @@ def example1() -> dict[str, Any]:
     sb_consistent = senior(0.815)
     rate_residual = lambda p: float(problem.violations(p).max(initial=0.0))  # noqa: E731
     return {
-        "tree": tree.render(disclosure="error-rates"),
+        "tree": render_tree(tree, disclosure="error-rates"),
         "internal_constraints": internal.names,
         "SO": row(None),
         "SA_ppdm": row(lin.p) | {"status": lin.status},

@@ -55,9 +55,10 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.datasets import load_adult  # noqa: E402
+from ppdm.data.datasets import load_adult  # noqa: E402
+from ppdm.errors import NotIdentifiableError  # noqa: E402
 from ppdm.learn import ID3Classifier, RandomizedResponseTreeClassifier  # noqa: E402
-from ppdm.randomize import MedianBinarizer, NotIdentifiableError, disguise, estimate_accuracy, ldp_epsilon  # noqa: E402
+from ppdm.randomize import MedianBinarizer, disguise, estimate_accuracy, ldp_epsilon  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "randomized_response"
 THETAS = (0.1, 0.2, 0.3, 0.4, 0.45, 0.51, 0.55, 0.6, 0.7, 0.8, 0.9, 1.0)

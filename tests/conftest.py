@@ -1,6 +1,11 @@
-"""Shared fixtures: the papers' toy tables and the bundled real datasets (loaded once per run)."""
+"""Shared fixtures: the papers' toy tables, the bundled real datasets (loaded once per run) and
+the brute-force references of ``tests/oracles.py``."""
 
 from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -46,21 +51,21 @@ def d2() -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def adult_train():
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     return load_adult("train")
 
 
 @pytest.fixture(scope="session")
 def adult_test():
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     return load_adult("test")
 
 
 @pytest.fixture(scope="session")
 def nursery():
-    from ppdm.datasets import load_nursery
+    from ppdm.data.datasets import load_nursery
 
     return load_nursery()
 
@@ -89,3 +94,13 @@ def salary_d() -> pd.DataFrame:
         ("Doctorate", "Female", "50K+"), ("Masters", "Female", "50K+"), ("Doctorate", "Female", "50K+"),
     ]  # fmt: skip
     return pd.DataFrame(rows, columns=["Education", "Gender", "Salary"])
+
+
+@pytest.fixture(scope="session")
+def brute_force_spans() -> Callable:
+    """The brute-force span reference of ``tests/oracles.py`` (every private value enumerated)."""
+    spec = importlib.util.spec_from_file_location("ppdm_test_oracles", Path(__file__).parent / "oracles.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.brute_force_spans

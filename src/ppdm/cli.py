@@ -1,11 +1,17 @@
 """The ``ppdm`` command: a thin layer that parses arguments, calls the library and prints.
 
 Every :class:`~ppdm.errors.PpdmError` (and a missing or unreadable file) ends the command with a
-one-line ``error: ...`` on standard error and exit status 2, never a traceback.
+one-line ``error: ...`` on standard error and exit status 2, never a traceback. Error texts and
+data are printed literally (no console markup), so ``[1, 2]`` in a message stays ``[1, 2]``.
+
+The module imports only click and the standard library at start, so ``ppdm --help`` answers at
+once; each command imports the parts of the library (numpy, pandas, scipy and scikit-learn take
+seconds to load) and of rich that it uses.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 import warnings
@@ -13,34 +19,48 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import pandas as pd
-from rich.console import Console
-from rich.table import Table
 
-from ppdm.attacks import (
-    AttackResult,
-    background_knowledge_attack,
-    homogeneity_attack,
-    inversion_attack,
-    uniqueness_attack,
-)
-from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack
-from ppdm.data.datasets import DATASETS, load_csv, load_dataset
-from ppdm.maxent.tree_constraints import Knowledge
-from ppdm.data.roles import Roles
 from ppdm.errors import PpdmError
-from ppdm.learn import C45Classifier, ID3Classifier
-from ppdm.tree import Disclosure, Tree
 
-console = Console(soft_wrap=True)
-errors = Console(stderr=True)
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import Console
+
+    from ppdm.attacks import AttackResult
+    from ppdm.data.roles import Roles
+    from ppdm.tree import Tree
+
+
+class LazyConsole:
+    """A rich ``Console`` made on first use: ``ppdm --help`` never loads rich."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._settings)
+        return getattr(self._console, name)
+
+
+console = LazyConsole(soft_wrap=True, markup=False)
+errors = LazyConsole(stderr=True, markup=False)
+
+DISCLOSURES = ("labels", "error-rates", "class-counts")
+"""The values of :class:`ppdm.tree.Disclosure`, least revealing first (spelled out here so that
+building the options does not import the library; a test keeps the two equal)."""
 
 
 def _fail(message: str) -> None:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    from rich.text import Text
+
+    errors.print(Text.assemble(("error:", "bold red"), " ", message), highlight=False, soft_wrap=True)
     sys.exit(2)
 
 
@@ -59,6 +79,21 @@ def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def check_outputs(*paths: Path | None) -> None:
+    """Refuse, before any work, an output file that cannot be written (its folder is missing)."""
+    for path in paths:
+        if path is None:
+            continue
+        folder = path.parent
+        if path.is_dir():
+            raise PpdmError(f"{path}: is a directory; give a file name to write")
+        if not folder.is_dir():
+            what = "is not a directory" if folder.exists() else "does not exist"
+            raise PpdmError(f"{path}: cannot write it, the directory {folder} {what}")
+        if not os.access(folder, os.W_OK):
+            raise PpdmError(f"{path}: cannot write it, the directory {folder} is not writable")
+
+
 @contextmanager
 def status(message: str, quiet: bool) -> Iterator[None]:
     """A spinner on a terminal; nothing under --quiet or when output is not a TTY."""
@@ -69,7 +104,21 @@ def status(message: str, quiet: bool) -> Iterator[None]:
         yield
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineHelpCommand(click.Command):
+    """A command whose whole first docstring paragraph is its line in ``ppdm --help`` (click cuts
+    it at about 45 characters otherwise)."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        if self.short_help:
+            return super().get_short_help_str(limit)
+        return " ".join((self.help or "").split("\n\n")[0].split())
+
+
+class CommandGroup(click.Group):
+    command_class = OneLineHelpCommand
+
+
+@click.group(cls=CommandGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120})
 @click.version_option(package_name="ppdm")
 def main() -> None:
     """ppdm: what does a published decision tree disclose, and how to publish one that discloses less."""
@@ -79,6 +128,10 @@ def main() -> None:
 @main.command("datasets")
 def datasets_command() -> None:
     """List the bundled datasets, with their licenses and citations."""
+    from rich.table import Table
+
+    from ppdm.data.datasets import DATASETS
+
     table = Table(title="Bundled datasets")
     for col in ("name", "rows", "columns", "license", "citation"):
         table.add_column(col)
@@ -96,6 +149,8 @@ def _split_list(value: str | None) -> list[str] | None:
 def _load_training_data(
     dataset: str | None, data: Path | None, class_attribute: str | None, test_size: float, seed: int
 ) -> tuple[pd.DataFrame, pd.DataFrame | None, Roles]:
+    from ppdm.data.datasets import load_csv, load_dataset
+
     if (dataset is None) == (data is None):
         raise PpdmError("give exactly one of --dataset NAME or --data FILE.csv")
     if dataset is not None:
@@ -117,6 +172,8 @@ def _load_training_data(
 
 
 def _features(frame: pd.DataFrame, roles: Roles, attributes: list[str] | None, algorithm: str) -> list[str]:
+    import pandas as pd
+
     if attributes is not None:
         unknown = [a for a in attributes if a not in frame.columns]
         if unknown:
@@ -144,7 +201,7 @@ def _features(frame: pd.DataFrame, roles: Roles, attributes: list[str] | None, a
 @click.option("--no-prune", is_flag=True, help="C4.5: skip error-based pruning.")
 @click.option("--test-size", type=float, default=0.2, show_default=True, help="Held-out share when the data has no test split.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the held-out split.")
-@click.option("--disclosure", type=click.Choice([d.value for d in Disclosure]), default="class-counts", show_default=True, help="What the written tree reveals.")
+@click.option("--disclosure", type=click.Choice(DISCLOSURES), default="class-counts", show_default=True, help="What the written tree reveals.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Where to write the tree (JSON).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @handles_errors
@@ -154,6 +211,10 @@ def train_command(
     no_prune: bool, test_size: float, seed: int, disclosure: str, out: Path, quiet: bool,
 ) -> None:
     """Train an ID3 or C4.5 tree and write it as JSON."""
+    check_outputs(out)
+    from ppdm.learn import C45Classifier, ID3Classifier
+    from ppdm.tree import save_tree
+
     train, test, roles = _load_training_data(dataset, data, class_attribute, test_size, seed)
     features = _features(train, roles, _split_list(attributes), algorithm)
     params: dict[str, Any] = {"max_depth": max_depth}
@@ -168,7 +229,7 @@ def train_command(
         model.fit(train[features], y)
     seconds = time.perf_counter() - started
     model.tree_.class_attribute = roles.class_attribute
-    model.tree_.save(out, disclosure=disclosure)
+    save_tree(model.tree_, out, disclosure=disclosure)
     if quiet:
         return
     tree = model.tree_
@@ -183,12 +244,14 @@ def train_command(
 # -- show --------------------------------------------------------------------------------------
 @main.command("show")
 @click.argument("tree_file", type=click.Path(path_type=Path))
-@click.option("--disclosure", type=click.Choice([d.value for d in Disclosure]), help="Show only what this level reveals (default: what the file holds).")
+@click.option("--disclosure", type=click.Choice(DISCLOSURES), help="Show only what this level reveals (default: what the file holds).")
 @click.option("--max-depth", type=click.IntRange(min=1), help="Abbreviate below this depth.")
 @handles_errors
 def show_command(tree_file: Path, disclosure: str | None, max_depth: int | None) -> None:
     """Print a tree in the papers' style ("> 50K (2.0/1.0)")."""
-    tree = Tree.load(tree_file)
+    from ppdm.tree import Disclosure, load_tree, render_tree
+
+    tree = load_tree(tree_file)
     if disclosure is not None and _rank(Disclosure(disclosure)) > _rank(tree.disclosure):
         raise PpdmError(f"{tree_file} holds only {tree.disclosure.value}; it cannot show {disclosure}")
     console.print(
@@ -196,7 +259,7 @@ def show_command(tree_file: Path, disclosure: str | None, max_depth: int | None)
         f"{tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}",
         highlight=False,
     )
-    console.print(tree.render(disclosure=disclosure, max_depth=max_depth), highlight=False, markup=False)
+    console.print(render_tree(tree, disclosure=disclosure, max_depth=max_depth), highlight=False, markup=False)
 
 
 # -- attack ------------------------------------------------------------------------------------
@@ -204,6 +267,8 @@ ATTACKS = ("homogeneity", "uniqueness", "background", "inversion")
 
 
 def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
+    from ppdm.data.datasets import load_csv, load_dataset
+
     if (dataset is None) == (data is None):
         raise PpdmError("give exactly one of --dataset NAME or --data FILE.csv (the attacker's table)")
     if dataset is not None:
@@ -213,6 +278,8 @@ def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
 
 def _known_rows(table: pd.DataFrame, known: Path) -> pd.DataFrame:
     """Rows of ``table`` equal to the rows of the CSV ``known`` (on the columns both have)."""
+    from ppdm.data.datasets import load_csv
+
     people = load_csv(known)[0]
     shared = [c for c in people.columns if c in table.columns]
     if not shared:
@@ -241,6 +308,8 @@ def _print_riskiest(result: AttackResult, top: int) -> None:
 
 
 def _print_result(result: AttackResult, top: int) -> None:
+    from rich.table import Table
+
     table = Table(title=f"{result.attack} attack on {result.sensitive!r}", show_header=False)
     for key, value in result.summary().items():
         if key in ("attack", "sensitive"):
@@ -273,7 +342,11 @@ def attack_command(
     quasi_identifiers: str | None, known: Path | None, threshold: float, top: int, out: Path | None,
 ) -> None:
     """Attack a published tree with the attacker's table (paper 003) and summarise who is exposed."""
-    tree = Tree.load(tree_file)
+    check_outputs(out)
+    from ppdm.attacks import background_knowledge_attack, homogeneity_attack, inversion_attack, uniqueness_attack
+    from ppdm.tree import load_tree
+
+    tree = load_tree(tree_file)
     table = _attacker_table(dataset, data)
     qis = _split_list(quasi_identifiers)
     if kind == "inversion":
@@ -298,6 +371,9 @@ def _train_for_audit(
     dataset: str, sensitive: str, quasi_identifiers: list[str] | None, algorithm: str, criterion: str | None, max_depth: int | None, quiet: bool
 ) -> tuple[Tree, pd.DataFrame, list[str]]:
     """Train the tree a publisher would publish: the sensitive attribute is the class (paper 000 §3)."""
+    from ppdm.data.datasets import load_dataset
+    from ppdm.learn import C45Classifier, ID3Classifier
+
     frame, roles = load_dataset(dataset, sensitive=sensitive, class_attribute=sensitive)
     features = quasi_identifiers or _features(frame, roles, None, algorithm)
     params: dict[str, Any] = {"max_depth": max_depth}
@@ -335,7 +411,9 @@ def _print_audit(result: AttackResult, top: int) -> None:
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
     console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}")
     if "note" in d:
-        console.print(f"  [yellow]note:[/yellow] {d['note']}")
+        from rich.text import Text
+
+        console.print(Text.assemble("  ", ("note:", "yellow"), f" {d['note']}"))
     _print_disclosure(d, s)
     _print_riskiest(result, top)
 
@@ -349,7 +427,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option("--algorithm", type=click.Choice(["id3", "c45"]), default="id3", show_default=True, help="With --dataset: the learner.")
 @click.option("--criterion", type=click.Choice(["entropy", "gini", "gain_ratio"]), help="With --dataset: the split criterion.")
 @click.option("--max-depth", type=click.IntRange(min=0), help="With --dataset: stop splitting at this depth.")
-@click.option("--publish", type=click.Choice([d.value for d in Disclosure]), default="error-rates", show_default=True, help="What the tree publishes about its leaves.")
+@click.option("--publish", type=click.Choice(DISCLOSURES), default="error-rates", show_default=True, help="What the tree publishes about its leaves.")
 @click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
 @click.option("--sa", "sa_published", is_flag=True, help="The sensitive attribute's distribution is published too (SA constraints).")
 @click.option("--internal", is_flag=True, help="Use the split choices too (internal-node constraints; nonconvex: a local optimum).")
@@ -364,6 +442,13 @@ def audit_command(
     internal: bool, time_limit: float | None, top: int, out: Path | None, quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy, paper 000)."""
+    check_outputs(out)
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.data.datasets import load_csv
+    from ppdm.errors import UninformativeKnowledgeWarning
+    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.tree import Disclosure, load_tree
+
     qis = _split_list(quasi_identifiers)
     if dataset is not None:
         if tree_file is not None or data is not None:
@@ -372,7 +457,7 @@ def audit_command(
     else:
         if tree_file is None or data is None:
             raise PpdmError("give --dataset NAME, or --tree TREE.json with --data TABLE.csv")
-        tree, table = Tree.load(tree_file), load_csv(data)[0]
+        tree, table = load_tree(tree_file), load_csv(data)[0]
     published = tree.published(publish) if _rank(Disclosure(publish)) <= _rank(tree.disclosure) else None
     if published is None:
         raise PpdmError(f"the tree holds only {tree.disclosure.value}; it cannot be published with {publish}")
@@ -389,13 +474,16 @@ def audit_command(
             console.print(f"wrote {out}")
 
 
-def _rank(level: Disclosure) -> int:
-    return list(Disclosure).index(level)
+def _rank(level: str) -> int:
+    """How much a disclosure level reveals (a ``Disclosure`` or its value)."""
+    return DISCLOSURES.index(level)
 
 
 # -- audit-rules --------------------------------------------------------------------------------
 def _categorical_qis(frame: pd.DataFrame, roles: Roles, sensitive: str) -> list[str]:
     """Default QIs for rules: the table's categorical quasi-identifiers (Adult: paper 004 Figure 4)."""
+    import pandas as pd
+
     return [c for c in roles.quasi_identifiers if c != sensitive and not pd.api.types.is_numeric_dtype(frame[c])]
 
 
@@ -457,9 +545,12 @@ def audit_rules_command(
     strict: str, top: int, out: Path | None, rules_out: Path | None, quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from published association rules (maximum entropy, paper 004)."""
+    check_outputs(out, rules_out)
     import json
 
+    from ppdm.attacks.result import result_json
     from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack
+    from ppdm.data.datasets import load_csv, load_dataset
     from ppdm.maxent.rule_constraints import RuleKnowledge
     from ppdm.rules import RuleSet, mine_rules
 
@@ -496,7 +587,7 @@ def audit_rules_command(
             _print_riskiest(result, top)
     if out is not None:
         payload = result.to_dict() | {"top_individuals": [] if table is None else json.loads(table.to_json(orient="records"))}
-        out.write_text(json.dumps(payload, indent=1, default=str) + "\n")
+        out.write_text(result_json(payload))
     if not quiet:
         for path in (rules_out, out):
             if path is not None:

@@ -1,14 +1,38 @@
-"""Errors ppdm raises on bad input.
+"""Errors ppdm raises on bad input, and the warnings it issues.
 
 Every error names the column, value, field or file line at fault, so that the CLI can print it
-as one line and exit with status 2.
+as one line and exit with status 2. Every ppdm error class lives here; the modules that raise
+them import them from this one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+__all__ = [
+    "AnonymityError",
+    "AttackError",
+    "DataError",
+    "HierarchyError",
+    "InfeasibleError",
+    "MaxEntError",
+    "ModelImportError",
+    "NotFittedError",
+    "NotIdentifiableError",
+    "PpdmError",
+    "RulesError",
+    "TreeFormatError",
+    "UninformativeKnowledgeWarning",
+]
+
 
 class PpdmError(Exception):
     """Base class of every error ppdm raises deliberately."""
+
+
+# --------------------------------------------------------------------------------------------
+# Data, hierarchies, trees
+# --------------------------------------------------------------------------------------------
 
 
 class DataError(PpdmError, ValueError):
@@ -27,8 +51,52 @@ class NotFittedError(PpdmError, AttributeError):
     """An estimator was used before ``fit``."""
 
 
+class ModelImportError(DataError):
+    """A fitted model from another library cannot be imported faithfully (not a classifier, an
+    input column not traceable to the data, or an imported tree that routes rows differently)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Randomization, learning, rules
+# --------------------------------------------------------------------------------------------
+
+
+class NotIdentifiableError(PpdmError, ValueError):
+    """The randomization cannot be inverted (e.g. θ = 0.5 for binary data, paper 001 §3)."""
+
+
+class AnonymityError(PpdmError, ValueError):
+    """The training table itself breaches the requirement (Algorithm 1 line 9 returns nil)."""
+
+
+class RulesError(PpdmError, ValueError):
+    """Association rules, their thresholds or their JSON are unusable; the message names the field."""
+
+
+# --------------------------------------------------------------------------------------------
+# Maximum entropy and attacks
+# --------------------------------------------------------------------------------------------
+
+
 class MaxEntError(PpdmError):
     """A maximum-entropy problem is malformed or cannot be solved."""
+
+
+class InfeasibleError(MaxEntError):
+    """The constraints contradict each other; ``conflict`` names a small conflicting set."""
+
+    def __init__(self, message: str, conflict: Sequence[str]) -> None:
+        super().__init__(message)
+        self.conflict = list(conflict)
+
+
+class AttackError(PpdmError):
+    """The published model does not reveal what an attack needs."""
+
+
+# --------------------------------------------------------------------------------------------
+# ppdm warnings
+# --------------------------------------------------------------------------------------------
 
 
 class UninformativeKnowledgeWarning(UserWarning):

@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
-from ppdm.attacks.anonymity import brute_force_spans, exposed_tuples, model_anonymity
+from ppdm.attacks.anonymity import exposed_tuples, model_anonymity
 from ppdm.data.roles import Roles
 from ppdm.errors import DataError
 from ppdm.learn import C45Classifier, ID3Classifier
-from ppdm.tree import Tree
+from ppdm.tree import Tree, tree_from_sklearn
 
 def partition(keys) -> set[frozenset[int]]:
     """The partition of record indices induced by per-record keys."""
@@ -23,34 +23,40 @@ def partition(keys) -> set[frozenset[int]]:
     return {frozenset(g) for g in groups.values()}
 
 
-def check_against_brute_force(tree: Tree, data: pd.DataFrame, public: list[str], class_public: bool | None = None) -> None:
-    fast = model_anonymity(tree, data, public, class_public)
-    keys, populations = brute_force_spans(tree, data, public, class_public)
-    assert partition(fast.span_of) == partition(keys)
-    np.testing.assert_array_equal(fast.record_population, populations)
-    for i in range(len(data)):
-        assert fast.spans[fast.span_of[i]] == keys[i][0]
-    assert fast.k == populations.min()
+@pytest.fixture(scope="module")
+def check_against_brute_force(brute_force_spans):
+    """``check(tree, data, public, class_public)``: the fast spans equal the brute-force ones."""
+
+    def check(tree: Tree, data: pd.DataFrame, public: list[str], class_public: bool | None = None) -> None:
+        fast = model_anonymity(tree, data, public, class_public)
+        keys, populations = brute_force_spans(tree, data, public, class_public)
+        assert partition(fast.span_of) == partition(keys)
+        np.testing.assert_array_equal(fast.record_population, populations)
+        for i in range(len(data)):
+            assert fast.leaves[fast.span_of[i]] == keys[i][0]
+        assert fast.k == populations.min()
+
+    return check
 
 
-def test_table1_tree_has_the_two_spans_of_figure_1(mortgage):
+def test_table1_tree_has_the_two_spans_of_figure_1(mortgage, check_against_brute_force):
     # Figure 1: Sports Car (private) at the root, Marital Status (public) under "Yes".
     X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
     data = mortgage.drop(columns="Name")
     result = model_anonymity(tree, data, Roles(["Marital Status"], sensitive="Loan Risk"))
     names = mortgage["Name"].to_numpy()
-    groups = {frozenset(names[result.span_of == s]) for s in range(len(result.spans))}
+    groups = {frozenset(names[result.span_of == s]) for s in range(len(result.leaves))}
     assert groups == {frozenset({"John", "Ben", "Laura"}), frozenset({"Lisa", "Robert", "Anna"})}
     no_leaf = [n.id for n in tree.leaves() if tree.prefix(n.id).describe() == "Sports Car = No"][0]
-    assert all(no_leaf in span and len(span) == 2 for span in result.spans)
+    assert all(no_leaf in span and len(span) == 2 for span in result.leaves)
     assert result.k == 3
     check_against_brute_force(tree, data, ["Marital Status"])
     # Anna's span holds 2 bad and 1 good record: not class-homogeneous, nobody is exposed.
     assert exposed_tuples(tree, data, ["Marital Status"]) == 0.0
 
 
-def test_everything_public_means_spans_are_leaves_and_a_public_class_splits_them(mortgage):
+def test_everything_public_means_spans_are_leaves_and_a_public_class_splits_them(mortgage, check_against_brute_force):
     X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
     data = mortgage.drop(columns="Name")
@@ -61,7 +67,7 @@ def test_everything_public_means_spans_are_leaves_and_a_public_class_splits_them
     check_against_brute_force(tree, data, ["Marital Status", "Sports Car"], class_public=True)
 
 
-def test_private_attribute_split_twice_on_a_path_is_routed_consistently():
+def test_private_attribute_split_twice_on_a_path_is_routed_consistently(check_against_brute_force):
     # c (private) splits into {u, v} | {w}, then {u, v} again into u | v | w: the last branch
     # ("w" under "{u, v}") is unreachable, whatever the person's private value.
     from ppdm.tree import Attribute, CategoricalSplit, Node
@@ -80,7 +86,7 @@ def test_private_attribute_split_twice_on_a_path_is_routed_consistently():
     tree = Tree(nodes, attrs, ["p", "q"], class_attribute="y")
     data = pd.DataFrame({"c": list("uvwuvw"), "g": list("mmmfff"), "y": list("pqpqpq")})
     result = model_anonymity(tree, data, ["g"])
-    assert sorted(result.spans) == [(3, 4, 6), (3, 4, 7)]
+    assert sorted(result.leaves) == [(3, 4, 6), (3, 4, 7)]
     check_against_brute_force(tree, data, ["g"])
     # with a numeric private attribute split twice the same way
     rng = np.random.default_rng(0)
@@ -92,12 +98,12 @@ def test_private_attribute_split_twice_on_a_path_is_routed_consistently():
         check_against_brute_force(tree, frame, public)
 
 
-def test_model_anonymity_reads_imported_scikit_learn_trees(adult_train):
+def test_model_anonymity_reads_imported_scikit_learn_trees(adult_train, check_against_brute_force):
     frame, _ = adult_train
     sample = frame.sample(2000, random_state=1).reset_index(drop=True)
     cols = ["age", "education-num", "hours-per-week", "capital-gain"]
     est = DecisionTreeClassifier(max_depth=4, random_state=0).fit(sample[cols], sample["income"])
-    tree = Tree.from_sklearn(est, sample[cols].assign(income=sample["income"]))
+    tree = tree_from_sklearn(est, sample[cols].assign(income=sample["income"]))
     check_against_brute_force(tree, sample, ["age", "hours-per-week"])
 
 
@@ -127,7 +133,7 @@ def random_table(draw):
 
 @settings(max_examples=40, deadline=None)
 @given(random_table())
-def test_fast_spans_equal_brute_force_on_random_tables(case):
+def test_fast_spans_equal_brute_force_on_random_tables(check_against_brute_force, case):
     frame, public, class_public = case
     X, y = frame.drop(columns="y"), frame["y"]
     if y.nunique() < 2:

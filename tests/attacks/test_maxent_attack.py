@@ -5,9 +5,9 @@ import warnings
 import numpy as np
 import pytest
 
-from ppdm.attacks.maxent import UninformativeKnowledgeWarning, maxent_attack
+from ppdm.attacks.maxent import maxent_attack
+from ppdm.errors import DataError, UninformativeKnowledgeWarning
 from ppdm.learn import ID3Classifier
-from ppdm.maxent import MaxEntError
 from ppdm.maxent.tree_constraints import Knowledge
 
 
@@ -54,8 +54,13 @@ def test_sa_constraints_use_the_published_distribution(example1_tree, d2):
     assert np.allclose(joint, [0.5, 0.5])
 
 
+def test_sa_constraints_without_the_sensitive_column_are_refused(example1_tree, d2):
+    with pytest.raises(DataError, match="'Salary'"):
+        maxent_attack(example1_tree, d2.drop(columns="Salary"), knowledge=Knowledge(sa=True))
+
+
 def test_adult_education_audit_is_consistent(adult_train):
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     frame, roles = load_adult("train", sensitive="education", class_attribute="education")
     qi = [c for c in roles.quasi_identifiers if frame[c].dtype == "category"]

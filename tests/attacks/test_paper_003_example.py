@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 
 from ppdm.attacks import (
-    AttackError,
     background_knowledge_attack,
     homogeneity_attack,
     homogeneous_leaves,
@@ -13,6 +12,7 @@ from ppdm.attacks import (
     tree_as_table,
     uniqueness_attack,
 )
+from ppdm.errors import AttackError
 from ppdm.tree import Node, ThresholdSplit, Tree
 from ppdm.tree.model import Attribute
 

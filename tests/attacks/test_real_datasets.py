@@ -10,8 +10,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack
-from ppdm.datasets import load_bank_loan
-from ppdm.tree import Tree
+from ppdm.data.datasets import load_bank_loan
+from ppdm.tree import tree_from_sklearn
 
 BANK_LOAN = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
 
@@ -34,7 +34,7 @@ def test_counts_from_tree_match_training_data(name, depth, adult_train, nursery)
     train, _ = train_test_split(frame, test_size=0.2, random_state=depth)
     X = train[features]
     est = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(pd.get_dummies(X), train[roles.class_attribute])
-    tree = Tree.from_sklearn(est, X, class_attribute=roles.class_attribute)
+    tree = tree_from_sklearn(est, X, class_attribute=roles.class_attribute)
     published = tree.published("class-counts")
 
     # direct count: route the training rows, look at their true classes

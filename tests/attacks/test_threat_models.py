@@ -55,14 +55,14 @@ def adult_small():
 
 
 def _sklearn_tree(frame, features, target, depth):
-    from ppdm.tree import Tree
+    from ppdm.tree import tree_from_sklearn
 
     X = frame[features].copy()
     for c in features:
         if isinstance(X[c].dtype, pd.CategoricalDtype):
             X[c] = X[c].cat.codes
     est = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, frame[target])
-    return Tree.from_sklearn(est, frame[features], class_attribute=target)
+    return tree_from_sklearn(est, frame[features], class_attribute=target)
 
 
 @pytest.mark.parametrize("publish", PUBLISH)

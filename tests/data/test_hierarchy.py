@@ -508,3 +508,14 @@ def test_random_categorical_groups_partition_and_refine(shape: object) -> None:
             for label, vs in groups:
                 assert len({previous[v] for v in vs}) == 1
         previous = owner
+
+
+def test_a_parsed_spec_builds_the_same_hierarchy_as_the_constructors(work: Hierarchy, age: Hierarchy) -> None:
+    from ppdm.data.hierarchy.spec import categorical_spec, cuts_spec, parse_entry
+
+    assert Hierarchy.from_spec(categorical_spec("work", WORK_TREE)) == work
+    assert Hierarchy.from_spec(cuts_spec("age", [[40], [20, 40, 60]], lower=0)) == age
+    parsed = parse_entry({"kind": "numeric", "cuts": [[40], [20, 40, 60]], "range": [0, None]}, "age", "hierarchies.age")
+    assert parsed.kind == "numeric" and parsed.root == "[0, inf)" and Hierarchy.from_spec(parsed) == age
+    with pytest.raises(HierarchyError, match=r"^hierarchies\.age\.kind: unknown kind 'ordinal'"):
+        parse_entry({"kind": "ordinal"}, "age", "hierarchies.age")

@@ -10,13 +10,13 @@ from ppdm.attacks import homogeneous_leaves
 from ppdm.defend import collapse_small_children, remove_small_leaves
 from ppdm.errors import PpdmError
 from ppdm.learn import ID3Classifier
-from ppdm.tree import Tree
+from ppdm.tree import tree_from_dict, tree_from_sklearn, tree_to_dict
 
 PAPER_GRID = [5, 10, 20, 30, 40, 50]
 
 
 def assert_valid(tree, X):
-    back = Tree.from_dict(tree.to_dict())  # the JSON validator checks parents, children, splits
+    back = tree_from_dict(tree_to_dict(tree))  # the JSON validator checks parents, children, splits
     assert back.n_nodes == tree.n_nodes
     for node in tree.internal_nodes():
         assert len(node.children) == node.split.n_branches >= 2
@@ -33,7 +33,7 @@ def adult_depth7(adult_train):
     train, test = train_test_split(frame, test_size=0.2, random_state=0)
     dummies = pd.get_dummies(train[features])
     est = DecisionTreeClassifier(max_depth=7, random_state=0).fit(dummies, train["income"])
-    tree = Tree.from_sklearn(est, train[features], class_attribute="income")
+    tree = tree_from_sklearn(est, train[features], class_attribute="income")
     return tree, train[features], test[features], test["income"].to_numpy()
 
 

@@ -1,8 +1,7 @@
 """kADET (paper 002 §3, §4.2): Table 1 / Figure 1, Adult over the paper's k grid, random tables.
 
-Every tree kADET returns is checked with the brute-force span reference of
-``ppdm.attacks.anonymity`` (enumerate the private values of every record), not with the
-learner's own bookkeeping.
+Every tree kADET returns is checked with the brute-force span reference of ``tests/oracles.py``
+(enumerate the private values of every record), not with the learner's own bookkeeping.
 """
 
 from __future__ import annotations
@@ -15,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdm.attacks.anonymity import brute_force_spans, model_anonymity
+from ppdm.attacks.anonymity import model_anonymity
 from ppdm.data.hierarchy import Hierarchy, adult_hierarchies
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import AnonymityError, DataError, PpdmError
 from ppdm.learn import ID3Classifier
 from ppdm.learn.criteria import entropy
-from ppdm.learn.kanonymity import AnonymityError, KAnonymousTreeClassifier, confidence_to_l
+from ppdm.learn.kanonymity import KAnonymousTreeClassifier, confidence_to_l
 
 K_GRID = (10, 50, 100, 500, 1000)
 
@@ -31,24 +30,30 @@ def partition(keys) -> set[frozenset[int]]:
     return {frozenset(g) for g in groups.values()}
 
 
-def brute_force_check(model: KAnonymousTreeClassifier, data: pd.DataFrame, public: list[str], k: int, ell: float | None = None):
-    """The reference confirms every span holds >= k records (and class entropy >= log2 ℓ)."""
-    keys, populations = brute_force_spans(model.tree_, data, public, model.class_public)
-    assert populations.min() >= k
-    assert partition(keys) == partition(model.spans_.span_of)  # the learner tracked the true spans
-    assert model.anonymity_ == populations.min()
-    if ell is not None:
-        y = data[model.tree_.class_attribute].to_numpy()
-        for group in partition(keys):
-            counts = pd.Series(y[list(group)]).value_counts().to_numpy()
-            assert entropy(counts) >= math.log2(ell) - 1e-9
-    return populations
+@pytest.fixture(scope="module")
+def brute_force_check(brute_force_spans):
+    """``check(model, data, public, k, ell)``: the reference confirms every span holds >= k records
+    (and class entropy >= log2 ℓ); returns its span populations."""
+
+    def check(model: KAnonymousTreeClassifier, data: pd.DataFrame, public: list[str], k: int, ell: float | None = None):
+        keys, populations = brute_force_spans(model.tree_, data, public, model.class_public)
+        assert populations.min() >= k
+        assert partition(keys) == partition(model.spans_.span_of)  # the learner tracked the true spans
+        assert model.anonymity_ == populations.min()
+        if ell is not None:
+            y = data[model.tree_.class_attribute].to_numpy()
+            for group in partition(keys):
+                counts = pd.Series(y[list(group)]).value_counts().to_numpy()
+                assert entropy(counts) >= math.log2(ell) - 1e-9
+        return populations
+
+    return check
 
 
 # -- paper 002, Table 1 and Figure 1 ----------------------------------------------------------
 
 
-def test_table1_yields_the_tree_and_spans_of_figure_1(mortgage):
+def test_table1_yields_the_tree_and_spans_of_figure_1(mortgage, brute_force_check):
     X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     model = KAnonymousTreeClassifier(k=3, quasi_identifiers=["Marital Status"]).fit(X, y)
     tree = model.tree_
@@ -84,7 +89,7 @@ def test_table1_at_k4_refuses_the_marital_status_split(mortgage):
     assert model_anonymity(plain, mortgage, ["Marital Status"]).k == 3
 
 
-def test_a_breach_is_retried_one_level_up_the_hierarchy():
+def test_a_breach_is_retried_one_level_up_the_hierarchy(brute_force_check):
     # "Married" alone holds 2 records: the multiway split breaches k = 3, the grouped one does not.
     data = pd.DataFrame(
         {
@@ -141,7 +146,7 @@ def plain_id3(adult):
 
 
 @pytest.mark.parametrize("k", K_GRID)
-def test_adult_id3_trees_are_k_anonymous_and_plain_id3_is_not(adult, plain_id3, k):
+def test_adult_id3_trees_are_k_anonymous_and_plain_id3_is_not(adult, plain_id3, k, brute_force_check):
     frame, cats, hierarchies = adult
     model = KAnonymousTreeClassifier(k=k, quasi_identifiers=cats, hierarchies=hierarchies).fit(frame[cats], frame["income"])
     brute_force_check(model, frame, cats, k)
@@ -150,7 +155,7 @@ def test_adult_id3_trees_are_k_anonymous_and_plain_id3_is_not(adult, plain_id3, 
 
 
 @pytest.mark.parametrize("k", (10, 1000))
-def test_adult_id3_with_private_attributes(adult, plain_id3, k):
+def test_adult_id3_with_private_attributes(adult, plain_id3, k, brute_force_check):
     frame, cats, hierarchies = adult
     public = [c for c in cats if c not in ("relationship", "race")]
     model = KAnonymousTreeClassifier(k=k, quasi_identifiers=public, hierarchies=hierarchies).fit(frame[cats], frame["income"])
@@ -160,7 +165,7 @@ def test_adult_id3_with_private_attributes(adult, plain_id3, k):
 
 
 @pytest.mark.parametrize("k", K_GRID)
-def test_adult_c45_trees_are_k_anonymous(adult, k):
+def test_adult_c45_trees_are_k_anonymous(adult, k, brute_force_spans):
     frame, _, hierarchies = adult
     X = frame.drop(columns="income")
     model = KAnonymousTreeClassifier(k=k, hierarchies=hierarchies, algorithm="c45").fit(X, frame["income"])
@@ -174,7 +179,7 @@ def test_adult_c45_trees_are_k_anonymous(adult, k):
 
 
 @pytest.mark.parametrize("confidence", (0.8, 0.9))
-def test_adult_l_diverse_trees_cap_the_attackers_confidence(adult, confidence):
+def test_adult_l_diverse_trees_cap_the_attackers_confidence(adult, confidence, brute_force_check):
     frame, cats, hierarchies = adult
     model = KAnonymousTreeClassifier(k=1, quasi_identifiers=cats, hierarchies=hierarchies, max_confidence=confidence)
     model.fit(frame[cats], frame["income"])
@@ -212,7 +217,7 @@ def random_case(draw):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_case(), st.sampled_from(["id3", "c45"]))
-def test_random_tables_every_span_holds_k_records(case, algorithm):
+def test_random_tables_every_span_holds_k_records(brute_force_check, case, algorithm):
     frame, public, k, class_public, ell = case
     X, y = frame.drop(columns="y"), frame["y"]
     if algorithm == "id3":
@@ -249,7 +254,7 @@ def test_scikit_learn_conventions(mortgage):
     assert copy.score(X, y) == pytest.approx(5 / 6)
 
 
-def test_c45_moves_a_breaching_split_point_to_one_that_keeps_k():
+def test_c45_moves_a_breaching_split_point_to_one_that_keeps_k(brute_force_check):
     # the best threshold (x <= 16.5) leaves 3 records on its right; with k = 5 kADET-C4.5 takes
     # the best threshold that leaves at least 5 on each side (x <= 14.5), paper 002 §3.3.
     x = np.arange(20, dtype=float)

@@ -1,6 +1,8 @@
 import pytest
 
-from ppdm.learn.pruning import added_errors
+from ppdm.errors import DataError
+from ppdm.learn import ID3Classifier
+from ppdm.learn.pruning import added_errors, error_based_prune
 
 
 @pytest.mark.parametrize(
@@ -26,3 +28,10 @@ def test_pessimistic_error_with_errors_uses_normal_approximation():
 
 def test_empty_leaf_adds_no_error():
     assert added_errors(0, 0, 0.25) == 0.0
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5])
+def test_confidence_outside_the_open_unit_interval_is_refused(d2, confidence):
+    tree = ID3Classifier().fit(d2[["Age", "Education"]], d2["Salary"]).tree_
+    with pytest.raises(DataError, match="confidence"):
+        error_based_prune(tree, confidence)

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from ppdm.datasets import load_adult
-from ppdm.errors import DataError, PpdmError
+from ppdm.data.datasets import load_adult
+from ppdm.errors import DataError, NotIdentifiableError, PpdmError
 from ppdm.learn import EstimatedCounts, ExactCounts, ID3Classifier, RandomizedResponseTreeClassifier
 from ppdm.learn.encoding import encode_table
 from ppdm.learn.randomized import PathState
-from ppdm.randomize import MedianBinarizer, NotIdentifiableError, complement, disguise
+from ppdm.randomize import MedianBinarizer, complement, disguise
 from ppdm.tree.splits import CategoricalSplit
 
 CATEGORICAL = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]

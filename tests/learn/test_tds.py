@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from ppdm.attacks.anonymity import model_anonymity
 from ppdm.data.hierarchy import Hierarchy, adult_hierarchies
-from ppdm.errors import DataError
+from ppdm.errors import AnonymityError, DataError
 from ppdm.learn.criteria import entropy
-from ppdm.learn.kanonymity import AnonymityError, KAnonymousTreeClassifier
+from ppdm.learn.kanonymity import KAnonymousTreeClassifier
 from ppdm.learn.tds import TDSClassifier, TopDownSpecialization
 
 H_A = Hierarchy.categorical("A", {"ANY": [{"a12": ["a1", "a2"]}, "a3"]})

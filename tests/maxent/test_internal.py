@@ -10,7 +10,7 @@ from ppdm.learn import ID3Classifier
 from ppdm.maxent.internal import internal_constraints
 from ppdm.maxent.nonlinear import solve_with_internal
 from ppdm.maxent.solve import solve_linear
-from ppdm.maxent.tree_constraints import Knowledge, tree_problem
+from ppdm.maxent.tree_constraints import tree_problem
 
 
 def h(p):

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ppdm.maxent import InfeasibleError, LinearBlock, MaxEntProblem, solve_linear
+from ppdm.errors import InfeasibleError
+from ppdm.maxent import LinearBlock, MaxEntProblem, solve_linear
 
 cp = pytest.importorskip("cvxpy")
 

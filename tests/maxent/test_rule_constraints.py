@@ -7,9 +7,10 @@ import pytest
 
 from ppdm.attacks.rules import rules_attack
 from ppdm.data.qigroups import QIGroups
-from ppdm.maxent import InfeasibleError, LinearBlock, solve_linear
+from ppdm.errors import InfeasibleError, RulesError
+from ppdm.maxent import LinearBlock, solve_linear
 from ppdm.maxent.rule_constraints import RuleKnowledge, at_least_bound, rules_problem, strictly_below
-from ppdm.rules import RulesError, mine_rules, rules_from_items
+from ppdm.rules import mine_rules, rules_from_items
 
 VALUES = ("50K+", "50K-")
 QIS = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country", "education"]

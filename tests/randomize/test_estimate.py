@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ppdm.errors import PpdmError
+from ppdm.errors import NotIdentifiableError, PpdmError
 from ppdm.randomize import (
-    NotIdentifiableError,
     apply_channel,
     clip_and_renormalise,
     disguise,

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.errors import DataError
-from ppdm.rules import RulesError, mine_rules
+from ppdm.errors import DataError, RulesError
+from ppdm.rules import mine_rules
 
 VALUES = ("50K+", "50K-")
 

@@ -5,7 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from ppdm.rules import RuleSet, RulesError, mine_rules, rules_from_items
+from ppdm.errors import RulesError
+from ppdm.rules import RuleSet, mine_rules, rules_from_items
 
 
 def small() -> RuleSet:

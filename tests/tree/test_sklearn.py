@@ -1,13 +1,13 @@
-"""Tree.from_sklearn agrees with scikit-learn on every Adult test row."""
+"""tree_from_sklearn agrees with scikit-learn on every Adult test row, and says so when it cannot."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.preprocessing import OrdinalEncoder
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from ppdm.errors import DataError
-from ppdm.tree import CategoricalSplit, ThresholdSplit, Tree
+from ppdm.errors import DataError, ModelImportError
+from ppdm.tree import CategoricalSplit, ThresholdSplit, load_tree, save_tree, tree_from_sklearn
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +24,14 @@ def test_one_hot_import_agrees_on_every_adult_test_row(adult, max_depth, tmp_pat
     dummies = pd.get_dummies(X)
     dummies_test = pd.get_dummies(X_test).reindex(columns=dummies.columns, fill_value=False)
     est = DecisionTreeClassifier(max_depth=max_depth, random_state=0).fit(dummies, y)
-    tree = Tree.from_sklearn(est, X)
+    tree = tree_from_sklearn(est, X, y=y)
     assert np.array_equal(tree.predict(X_test), est.predict(dummies_test))
     assert np.array_equal(tree.apply(X_test), est.apply(dummies_test))
     assert tree.criterion == "gini" and tree.algorithm == "sklearn"
     # class counts are sklearn's, and the leaves add up to the training set
     assert sum(leaf.counts.sum() for leaf in tree.leaves()) == len(X)
-    tree.save(tmp_path / "t.json")
-    assert np.array_equal(Tree.load(tmp_path / "t.json").predict(X_test), est.predict(dummies_test))
+    save_tree(tree, tmp_path / "t.json")
+    assert np.array_equal(load_tree(tmp_path / "t.json").predict(X_test), est.predict(dummies_test))
 
 
 def test_ordinal_import_agrees_on_every_adult_test_row(adult):
@@ -43,7 +43,7 @@ def test_ordinal_import_agrees_on_every_adult_test_row(adult):
     encoded_test = X_test.copy()
     encoded_test[cats] = enc.transform(X_test[cats])
     est = DecisionTreeClassifier(max_depth=8, criterion="entropy", random_state=0).fit(encoded, y)
-    tree = Tree.from_sklearn(est, X)
+    tree = tree_from_sklearn(est, X, y=y)
     assert np.array_equal(tree.predict(X_test), est.predict(encoded_test))
     assert tree.criterion == "entropy"
     kinds = {type(n.split) for n in tree.internal_nodes()}
@@ -54,9 +54,9 @@ def test_untraceable_feature_is_named(adult):
     X, y, _ = adult
     est = DecisionTreeClassifier(max_depth=1).fit(pd.DataFrame({"mystery": X["age"]}), y)
     with pytest.raises(DataError, match="'mystery'"):
-        Tree.from_sklearn(est, X)
+        tree_from_sklearn(est, X)
     with pytest.raises(DataError, match="not a fitted"):
-        Tree.from_sklearn(DecisionTreeClassifier(), X)
+        tree_from_sklearn(DecisionTreeClassifier(), X)
 
 
 def test_missing_values_follow_scikit_learn():
@@ -64,7 +64,7 @@ def test_missing_values_follow_scikit_learn():
     # scikit-learn sends it to the "not this value" side of every one-hot split.
     from sklearn.model_selection import train_test_split
 
-    from ppdm.datasets import load_adult
+    from ppdm.data.datasets import load_adult
 
     train, roles = load_adult("train", drop_missing=False)
     test, _ = load_adult("test", drop_missing=False)
@@ -74,6 +74,62 @@ def test_missing_values_follow_scikit_learn():
     dummies = pd.get_dummies(fit_rows[features])
     dummies_out = pd.get_dummies(held_out[features]).reindex(columns=dummies.columns, fill_value=False)
     est = DecisionTreeClassifier(max_depth=7, random_state=8).fit(dummies, fit_rows["income"])
-    tree = Tree.from_sklearn(est, fit_rows[features], class_attribute="income")
+    tree = tree_from_sklearn(est, fit_rows[features], class_attribute="income")
     assert held_out[features].isna().any(axis=1).sum() > 500
     assert np.array_equal(tree.predict(held_out[features]), est.predict(dummies_out))
+
+
+def test_a_regression_tree_is_refused_with_a_clear_error(adult):
+    X, y, _ = adult
+    est = DecisionTreeRegressor(max_depth=2).fit(X[["age"]], (y == ">50K").astype(float))
+    with pytest.raises(ModelImportError, match=r"^DecisionTreeRegressor predicts numbers, not classes: only decision tree classifiers"):
+        tree_from_sklearn(est, X, class_attribute="income")
+
+
+def test_ordinal_codes_in_an_order_of_ones_own_are_caught_on_the_training_rows(adult):
+    # OrdinalEncoder with a custom category order: the import cannot see the order; given the
+    # training rows it sees that they do not reach the nodes scikit-learn recorded.
+    X, y, X_test = adult
+    cats = [c for c in X.columns if isinstance(X[c].dtype, pd.CategoricalDtype)]
+    order = {c: list(X[c].cat.categories)[::-1] for c in cats}
+    enc = OrdinalEncoder(categories=[order[c] for c in cats])
+    encoded, encoded_test = X.copy(), X_test.copy()
+    encoded[cats] = enc.fit_transform(X[cats])
+    encoded_test[cats] = enc.transform(X_test[cats])
+    est = DecisionTreeClassifier(max_depth=8, random_state=0).fit(encoded, y)
+    with pytest.raises(ModelImportError) as err:
+        tree_from_sklearn(est, X, y=y)
+    message = str(err.value)
+    assert "\n" not in message
+    column = message.split("'")[1]
+    assert message.startswith(f"column {column!r} (split of node ") and column in cats
+    assert f"pass ordinal_categories={{{column!r}: " in message
+    # the check was right: imported without the order, the tree disagrees with scikit-learn
+    unchecked = tree_from_sklearn(est, X, y=y, verify=False)
+    assert (unchecked.predict(X) != est.predict(encoded)).any()
+    tree = tree_from_sklearn(est, X, y=y, ordinal_categories=order)
+    assert np.array_equal(tree.predict(X_test), est.predict(encoded_test))
+
+
+def test_the_check_needs_the_training_rows(adult):
+    X, y, X_test = adult
+    dummies = pd.get_dummies(X)
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(dummies, y)
+    tree_from_sklearn(est, X_test, class_attribute="income")  # other rows: imported, not checked
+    with pytest.raises(ModelImportError, match=r"^the data are not the estimator's training rows \(15060 rows here, 30162 in training"):
+        tree_from_sklearn(est, X_test, class_attribute="income", verify=True)
+    with pytest.raises(ModelImportError, match="y holds 3 class values but the data have 30162 rows"):
+        tree_from_sklearn(est, X, y=y[:3])
+
+
+def test_the_class_attribute_is_inferred_or_asked_for():
+    X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "zip": ["a", "b", "a", "b"]})
+    y = pd.Series(["no", "no", "yes", "yes"], name="rich")
+    est = DecisionTreeClassifier().fit(X[["age"]], y)
+    assert tree_from_sklearn(est, X, y=y).class_attribute == "rich"
+    assert tree_from_sklearn(est, X.assign(label=y.to_numpy())).class_attribute == "label"
+    assert tree_from_sklearn(est, X, y=y, class_attribute="wealth").class_attribute == "wealth"
+    with pytest.raises(ModelImportError, match=r"^pass class_attribute \(or y as a named Series\): the estimator's classes are \['no', 'yes'\] and no column"):
+        tree_from_sklearn(est, X)
+    with pytest.raises(ModelImportError, match=r"columns \['a', 'b'\] all hold them"):
+        tree_from_sklearn(est, X.assign(a=y.to_numpy(), b=y.to_numpy()))

@@ -3,18 +3,18 @@
 from ppdm.attacks.background import background_knowledge_attack
 from ppdm.attacks.homogeneity import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack
 from ppdm.attacks.inversion import inversion_attack
-from ppdm.attacks.leaves import AttackError, attacker_view, published_leaf_counts
+from ppdm.attacks.leaves import attacker_view, published_leaf_counts
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.table import tree_as_table
 
 __all__ = [
-    "AttackError", "AttackResult", "attacker_view", "background_knowledge_attack", "homogeneity_attack",
+    "AttackResult", "attacker_view", "background_knowledge_attack", "homogeneity_attack",
     "homogeneous_leaves", "inversion_attack", "published_leaf_counts", "single_record_leaves", "tree_as_table", "uniqueness_attack",
 ]
 
-from ppdm.attacks.anonymity import ModelAnonymity, brute_force_spans, exposed_tuples, model_anonymity  # noqa: E402
+from ppdm.attacks.anonymity import exposed_tuples, model_anonymity  # noqa: E402
 
-__all__ += ["ModelAnonymity", "brute_force_spans", "exposed_tuples", "model_anonymity"]
+__all__ += ["exposed_tuples", "model_anonymity"]
 
 from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack  # noqa: E402
 

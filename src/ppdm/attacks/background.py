@@ -18,10 +18,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.leaves import AttackError, attacker_view, class_codes, published_leaf_counts, span_posterior
+from ppdm.attacks.leaves import attacker_view, class_codes, published_leaf_counts, span_posterior
+from ppdm.attacks.result import AttackResult
 from ppdm.data.roles import check_columns
-from ppdm.errors import DataError
+from ppdm.errors import AttackError, DataError
 from ppdm.tree.model import Tree
+from ppdm.tree.routing import reachable_leaves
 
 
 def background_knowledge_attack(
@@ -65,8 +67,7 @@ def background_knowledge_attack(
 def _known_counts(tree: Tree, known: pd.DataFrame, sensitive: str) -> np.ndarray:
     split_attributes = sorted({n.split.attribute for n in tree.nodes if n.split is not None})
     check_columns(known, split_attributes + [sensitive])
-    tree.encode(known, strict=True)
-    leaf = tree.apply(known) if len(known) else np.zeros(0, dtype=np.intp)
+    leaf = reachable_leaves(tree, known, known=split_attributes).indices  # one leaf per full record
     codes = class_codes(tree, known[sensitive], sensitive)
     out = np.zeros((tree.n_nodes, len(tree.classes)))
     np.add.at(out, (leaf, codes), 1.0)

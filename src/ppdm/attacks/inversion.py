@@ -8,7 +8,9 @@ is there. The posterior is
     P(S = s | x, y) ∝ prior(s) · count(leaf(x, s), y) / n(leaf(x, s)),
 
 computed for every QI group at once and returned as an :class:`AttackResult` (groups are the
-distinct combinations of the known attributes and the class).
+distinct combinations of the known attributes and the class). If the tree also splits on an
+attribute the attacker lacks, ``leaf(x, s)`` is every leaf the path-consistent routing
+(:func:`ppdm.tree.routing.reachable_leaves`) reaches, and the counts are summed over them.
 
 This is a Bayesian reading of the white-box decision-tree attack, not IBM ART's
 ``AttributeInferenceWhiteBoxDecisionTree`` rule. Both agree when exactly one candidate value
@@ -26,11 +28,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.leaves import AttackError, class_codes, published_leaf_counts
+from ppdm.attacks.leaves import class_codes, published_leaf_counts
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError
+from ppdm.errors import AttackError, DataError
 from ppdm.tree.model import Tree, encode_categories
+from ppdm.tree.routing import reachable_leaves
 
 
 def inversion_attack(
@@ -43,8 +46,8 @@ def inversion_attack(
     """Infer the categorical input ``sensitive`` from the other attributes, the class and the tree.
 
     ``quasi_identifiers`` default to the tree's other attributes present in ``data``; the class
-    column of ``data`` is known to the attacker. ``priors`` (value → probability) default to
-    uniform over the attribute's domain.
+    column of ``data`` is known to the attacker (listing it among them changes nothing).
+    ``priors`` (value → probability) default to uniform over the attribute's domain.
     """
     attribute = tree.attributes.get(sensitive)
     if attribute is None or not attribute.is_categorical:
@@ -54,16 +57,17 @@ def inversion_attack(
     values = attribute.categories
     if quasi_identifiers is None:
         quasi_identifiers = [a for a in tree.attributes if a != sensitive and a in data.columns]
-    known = [*quasi_identifiers, tree.class_attribute]
+    known = list(dict.fromkeys([*quasi_identifiers, tree.class_attribute]))  # the class is known anyway
     groups = QIGroups.from_frame(data, known)
     counts, _ = published_leaf_counts(tree)
     y = class_codes(tree, groups.table[tree.class_attribute], tree.class_attribute)
     likelihood = np.zeros((groups.n_groups, len(values)))
+    rows = np.arange(groups.n_groups)
     for j, value in enumerate(values):
         trial = groups.table.drop(columns=[tree.class_attribute]).assign(**{sensitive: value})
-        leaf = tree.apply(trial)
-        n = counts[leaf].sum(axis=1)
-        likelihood[:, j] = np.divide(counts[leaf, y], n, out=np.zeros(len(n)), where=n > 0)
+        reached = np.asarray(reachable_leaves(tree, trial, known=[*quasi_identifiers, sensitive]) @ counts)
+        n = reached.sum(axis=1)
+        likelihood[:, j] = np.divide(reached[rows, y], n, out=np.zeros(len(n)), where=n > 0)
     prior = _priors(values, priors)
     score = likelihood * prior
     total = score.sum(axis=1, keepdims=True)

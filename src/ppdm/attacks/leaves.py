@@ -3,7 +3,10 @@
 The attacker of paper 003 §3.1 holds the published tree (with its per-leaf class counts, or the
 error rates from which they follow for two classes) and the quasi-identifiers of the training
 records. Routing each QI group through the tree gives its *span*: one leaf when every split
-attribute is a quasi-identifier, several when the tree splits on attributes the attacker lacks.
+attribute is a quasi-identifier, several when the tree splits on attributes the attacker lacks
+(only those compatible with the path's earlier conditions on the same attribute: the one routing
+of :func:`ppdm.tree.routing.reachable_leaves`, which model k-anonymity and the maximum-entropy
+audit use too).
 """
 
 from __future__ import annotations
@@ -17,14 +20,10 @@ import scipy.sparse as sp
 
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import AttackError, DataError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves
-
-
-class AttackError(PpdmError):
-    """The published model does not reveal what an attack needs."""
 
 
 def published_leaf_counts(tree: Tree) -> tuple[np.ndarray, bool]:

@@ -162,7 +162,9 @@ def counts_coverage(tree: Tree, n_records: int) -> Coverage:
 
 def _sa_distribution(table: AttackerTable) -> np.ndarray:
     if table.true_slot is None:
-        raise DataError("SA constraints need the sensitive column in the data (its distribution is published)")
+        raise DataError(
+            f"SA constraints need the sensitive column {table.domain.sensitive.name!r} in the data (its distribution is published)"
+        )
     joint = table.truth()
     assert joint is not None
     return table.sensitive_marginal(joint).sum(axis=0)

@@ -119,21 +119,35 @@ class AttackResult:
 
     # -- serialisation -----------------------------------------------------------------------
     def to_dict(self, thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> dict[str, Any]:
-        """JSON-ready: the summary and every group's posterior."""
-        exposed_by_group = np.bincount(
-            self.groups.group_of_record, weights=(self.exposed & self.targets).astype(float), minlength=self.groups.n_groups
+        """JSON-ready: the summary and, for every group, its QI values, records, posterior and
+        ``rows``: the positions (from 0) of its records in the attacker's table. For a table read
+        with ``load_csv`` these are its data rows in file order (header excluded), so results
+        join back to the user's CSV.
+
+        Linear in the number of groups and records: every per-group column is computed once.
+        """
+        n = self.groups.n_groups
+        exposed = np.bincount(self.groups.group_of_record, weights=(self.exposed & self.targets), minlength=n)
+        columns = zip(
+            _records(self.groups.table),
+            self.groups.counts.tolist(),
+            exposed.astype(np.int64).tolist(),
+            self.posterior.tolist(),
+            self.certain_groups.tolist(),
+            self.provenance,
+            self.group_rows(),
         )
-        records = self.groups.table.to_dict(orient="records")
         groups = [
             {
-                "qi": {k: _plain(v) for k, v in rec.items()},
-                "records": int(self.groups.counts[g]),
-                "exposed_records": int(exposed_by_group[g]),
-                "posterior": [round(float(p), 12) for p in self.posterior[g]],
-                "certain": bool(self.certain_groups[g]),
-                "provenance": self.provenance[g],
+                "qi": qi,
+                "records": records,
+                "exposed_records": n_exposed,
+                "posterior": [round(p, 12) for p in posterior],
+                "certain": certain,
+                "provenance": provenance,
+                "rows": rows,
             }
-            for g, rec in enumerate(records)
+            for qi, records, n_exposed, posterior, certain, provenance, rows in columns
         ]
         return {
             "format": "ppdm-attack-result",
@@ -144,5 +158,34 @@ class AttackResult:
             "groups": groups,
         }
 
+    def group_rows(self) -> list[list[int]]:
+        """Per group, the positions of its records in the attacker's table (ascending)."""
+        order = np.argsort(self.groups.group_of_record, kind="stable").tolist()
+        ends = np.cumsum(self.groups.counts).tolist()
+        return [order[start:end] for start, end in zip([0, *ends[:-1]], ends)]
+
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1, default=str) + "\n")
+        Path(path).write_text(result_json(self.to_dict()))
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows of ``table`` as dicts of plain Python values (missing values as ``None``)."""
+    names = [str(c) for c in table.columns]
+    if not names:
+        return [{} for _ in range(len(table))]
+    columns = [[_plain(v) for v in table[c].tolist()] for c in table.columns]
+    return [dict(zip(names, values)) for values in zip(*columns)]
+
+
+def result_json(payload: dict[str, Any]) -> str:
+    """The JSON text of :meth:`AttackResult.to_dict` (plus any extra keys): indented, but one line
+    per group, which keeps a file of thousands of groups readable and lets json's C encoder write
+    it (an indented dump goes through its pure-Python encoder, several times slower)."""
+    parts = []
+    for key, value in payload.items():
+        if key == "groups" and value:
+            text = "[\n" + ",\n".join("  " + json.dumps(group, default=str) for group in value) + "\n ]"
+        else:
+            text = json.dumps(value, indent=1, default=str).replace("\n", "\n ")
+        parts.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"

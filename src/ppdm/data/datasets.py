@@ -1,6 +1,7 @@
 """Dataset loaders: the bundled UCI Adult and Nursery tables, the Bank Personal Loan table, and
-a user's own CSV file.
+a user's own CSV file (:func:`load_csv`, defined in :mod:`ppdm.data.tables`).
 
+This is the public import path of every loader: ``from ppdm.data.datasets import load_adult``.
 Every loader returns ``(frame, roles)``:
 
 - ``frame`` is a :class:`pandas.DataFrame` with a fresh ``RangeIndex`` and rows in file order.
@@ -20,18 +21,23 @@ network access. The Bank Personal Loan table has no stated license and is not bu
 
 from __future__ import annotations
 
-import csv
-import os
-import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
-from ppdm.data.roles import Roles
+from ppdm.data.tables import (
+    Loaded,
+    PathLike,
+    load_csv,
+    parse_numeric,
+    read_header,
+    read_table,
+    resolve_roles,
+    sorted_categorical,
+)
 from ppdm.errors import DataError
 
 __all__ = [
@@ -45,9 +51,6 @@ __all__ = [
 ]
 
 _BUNDLED = Path(__file__).with_name("_bundled")
-
-PathLike = str | os.PathLike[str]
-Loaded = tuple[pd.DataFrame, Roles]
 
 # --------------------------------------------------------------------------------------------
 # Column lists
@@ -164,7 +167,7 @@ def load_adult(
     twins = {"education": "education-num", "education-num": "education"}
     if sensitive in twins:
         pool.remove(twins[sensitive])
-    roles = _resolve_roles(
+    roles = resolve_roles(
         list(frame.columns), pool, quasi_identifiers, sensitive, class_attribute, "load_adult"
     )
     return frame, roles
@@ -194,8 +197,8 @@ def load_nursery(
         engine="c",
     )
     for column in NURSERY_COLUMNS:
-        frame[column] = _sorted_categorical(frame[column])
-    roles = _resolve_roles(
+        frame[column] = sorted_categorical(frame[column])
+    roles = resolve_roles(
         list(frame.columns), list(NURSERY_COLUMNS), quasi_identifiers, sensitive,
         class_attribute, "load_nursery",
     )  # fmt: skip
@@ -300,297 +303,23 @@ def load_bank_loan(
         raise DataError(f"{path}: file not found; {_BANK_LOAN_HINT}")
     source = str(path)
     sep = ","
-    columns = _read_header(path, sep)
+    columns = read_header(path, sep)
     missing = [c for c in BANK_LOAN_COLUMNS if c not in columns]
     if missing:
         raise DataError(
             f"{source}: not the Bank Personal Loan Modelling file: it lacks the column(s) "
             f"{', '.join(map(repr, missing))} (its columns are: {', '.join(columns)})"
         )
-    frame = _read_csv(path, sep, na_values=("",), dtype=dict.fromkeys(columns, str))
+    frame = read_table(path, sep, na_values=("",), dtype=dict.fromkeys(columns, str))
     for column in columns:
-        frame[column] = _to_numeric(frame[column], column, path, sep)
+        frame[column] = parse_numeric(frame[column], column, path, sep)
         if column in _BANK_LOAN_CATEGORICAL:
-            frame[column] = _sorted_categorical(frame[column])
+            frame[column] = sorted_categorical(frame[column])
     pool = [c for c in columns if c != "ID"]
-    roles = _resolve_roles(
+    roles = resolve_roles(
         columns, pool, quasi_identifiers, sensitive, class_attribute, "load_bank_loan"
     )
     return frame, roles
-
-
-# --------------------------------------------------------------------------------------------
-# A user's own CSV file
-# --------------------------------------------------------------------------------------------
-
-
-def load_csv(
-    path: PathLike,
-    quasi_identifiers: Sequence[str] | None = None,
-    sensitive: str | None = None,
-    class_attribute: str | None = None,
-    categorical: Sequence[str] | None = None,
-    numeric: Sequence[str] | None = None,
-    drop_missing: bool = False,
-    na_values: Iterable[str] = ("", "?", "NA"),
-    sep: str | None = None,
-) -> Loaded:
-    """Load a user's own table from a delimited text file with a header line.
-
-    Parameters
-    ----------
-    path:
-        The file (UTF-8, an optional BOM is ignored). Blank lines are skipped; spaces after a
-        separator are ignored.
-    quasi_identifiers:
-        QI columns; default every column except the sensitive and class attributes.
-    sensitive:
-        Sensitive attribute; default the class attribute (``None`` if neither is given).
-    class_attribute:
-        Class attribute; default the sensitive attribute.
-    categorical:
-        Columns forced to be categorical even if they look numeric (e.g. ZIP codes). Their
-        categories are the file's text, so ``"02139"`` keeps its leading zero.
-    numeric:
-        Columns forced to be numeric: a value that does not parse as a number raises
-        :class:`DataError` naming the column, the value and the file line (header = line 1).
-    drop_missing:
-        If false (default) missing values stay ``NaN`` and no row is dropped. If true, rows with
-        a missing value are dropped and a :class:`UserWarning` says how many and in which
-        columns.
-    na_values:
-        Field texts that mean "missing".
-    sep:
-        Field separator; by default the one of ``,`` ``;`` tab ``|`` that occurs most often in
-        the header line (``,`` if none does).
-
-    Other columns are inferred: numbers stay numeric (``int64``, or ``float64`` for fractions
-    or missing values), text and booleans become categorical (sorted categories).
-
-    Raises
-    ------
-    DataError
-        The file is missing, empty or has no data rows; the header repeats a name or has an
-        empty one; an argument names an unknown column; a column is both ``categorical`` and
-        ``numeric``; a line has too many fields; a forced-numeric value does not parse.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    sep = sep if sep is not None else _sniff_separator(path)
-    columns = _read_header(path, sep)
-    categorical = _column_list(categorical, "categorical")
-    numeric = _column_list(numeric, "numeric")
-    for argument, names in (("categorical", categorical), ("numeric", numeric)):
-        _check_known(names, columns, argument, str(path))
-    both = [c for c in categorical if c in numeric]
-    if both:
-        raise DataError(
-            f"{path}: column(s) {', '.join(map(repr, both))} listed both as categorical and numeric"
-        )
-    na_values = [na_values] if isinstance(na_values, str) else list(na_values)
-    dtype = dict.fromkeys(categorical + numeric, str)
-    frame = _read_csv(path, sep, na_values, dtype)
-    if list(frame.columns) != columns:
-        raise DataError(f"{path}: cannot read the header line consistently (got {columns})")
-    for column in numeric:
-        frame[column] = _to_numeric(frame[column], column, path, sep)
-    if drop_missing:
-        frame = _drop_missing(frame, str(path))
-    for column in frame.columns:
-        if column in categorical or not _is_number(frame[column]):
-            frame[column] = _sorted_categorical(frame[column])
-    roles = _resolve_roles(
-        columns, columns, quasi_identifiers, sensitive, class_attribute, str(path)
-    )
-    return frame, roles
-
-
-def _sniff_separator(path: Path) -> str:
-    """The candidate separator occurring most often in the first non-blank line."""
-    line = _first_line(path)
-    candidates = (",", ";", "\t", "|")
-    counts = [line.count(c) for c in candidates]
-    return candidates[int(np.argmax(counts))] if max(counts) > 0 else ","
-
-
-def _first_line(path: Path) -> str:
-    """The first non-blank line of a text file; :class:`DataError` if there is none."""
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as handle:
-            for line in handle:
-                if line.strip():
-                    return line
-    except UnicodeDecodeError as error:
-        raise DataError(f"{path}: not UTF-8 text ({error})") from None
-    raise DataError(f"{path} is empty: it has no data rows")
-
-
-def _read_header(path: Path, sep: str) -> list[str]:
-    """The column names of the header line, checked for empty and repeated names."""
-    line = _first_line(path)
-    if len(sep) == 1:
-        names = next(csv.reader([line], delimiter=sep, skipinitialspace=True))
-    else:
-        names = [n.lstrip(" ") for n in line.rstrip("\r\n").split(sep)]
-    names = [n.rstrip("\r\n") for n in names]
-    empty = [i + 1 for i, n in enumerate(names) if not n.strip()]
-    if empty:
-        raise DataError(f"{path}, line 1: column {empty[0]} has no name in the header")
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise DataError(
-            f"{path}, line 1: duplicate column name(s) in the header: "
-            f"{', '.join(map(repr, repeated))}"
-        )
-    return names
-
-
-def _read_csv(
-    path: Path, sep: str, na_values: Iterable[str], dtype: dict[str, type]
-) -> pd.DataFrame:
-    """Parse the whole file with pandas; parser failures become :class:`DataError`."""
-    try:
-        frame = pd.read_csv(
-            path,
-            sep=sep,
-            encoding="utf-8-sig",
-            skipinitialspace=True,
-            index_col=False,
-            keep_default_na=False,
-            na_values=list(na_values),
-            dtype=dtype,
-            low_memory=False,
-        )
-    except pd.errors.EmptyDataError:
-        raise DataError(f"{path} is empty: it has no data rows") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as error:
-        raise DataError(f"{path}: cannot parse the file: {error}") from None
-    if frame.empty:
-        raise DataError(f"{path} has a header but no data rows")
-    return frame
-
-
-def _to_numeric(series: pd.Series, column: str, path: Path, sep: str) -> pd.Series:
-    """Parse a text column as numbers; the first unparsable value raises :class:`DataError`."""
-    parsed = pd.to_numeric(series, errors="coerce")
-    bad = np.flatnonzero((parsed.isna() & series.notna()).to_numpy())
-    if bad.size:
-        row = int(bad[0])
-        line = _file_line(path, sep, row)
-        where = f"line {line}" if line is not None else f"data row {row + 1}"
-        raise DataError(
-            f"{path}, {where}: column {column!r} must be numeric, "
-            f"but has the value {series.iloc[row]!r}"
-        )
-    return parsed
-
-
-def _file_line(path: Path, sep: str, row: int) -> int | None:
-    """The 1-based file line where data row ``row`` (0-based) starts; the header is line 1.
-
-    Mirrors pandas: blank lines are skipped, a quoted field may span lines. Only used to
-    report an error, so it rescans the file.
-    """
-    if len(sep) != 1:
-        return None
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter=sep, skipinitialspace=True)
-        previous_end, data_row, header_seen = 0, -1, False
-        for record in reader:
-            start, previous_end = previous_end + 1, reader.line_num
-            if record in ([], [""]):
-                continue
-            if not header_seen:
-                header_seen = True
-                continue
-            data_row += 1
-            if data_row == row:
-                return start
-    return None
-
-
-def _drop_missing(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    """Drop rows with a missing value, with a :class:`UserWarning` saying how many and where."""
-    missing = frame.isna()
-    has_missing = missing.any(axis=1).to_numpy()
-    dropped = int(has_missing.sum())
-    if dropped == 0:
-        return frame
-    if dropped == len(frame):
-        raise DataError(f"{source}: every row has a missing value; no data rows are left")
-    per_column = missing.sum()
-    detail = ", ".join(f"{c} ({int(n)})" for c, n in per_column.items() if n)
-    warnings.warn(
-        f"{source}: dropped {dropped} of {len(frame)} rows with missing values "
-        f"(missing values per column: {detail})",
-        UserWarning,
-        stacklevel=3,
-    )
-    return frame.loc[~has_missing].reset_index(drop=True)
-
-
-# --------------------------------------------------------------------------------------------
-# Shared helpers
-# --------------------------------------------------------------------------------------------
-
-
-def _is_number(series: pd.Series) -> bool:
-    """True for int/float columns (booleans count as categorical)."""
-    return is_numeric_dtype(series) and not is_bool_dtype(series)
-
-
-def _sorted_categorical(series: pd.Series) -> pd.Series:
-    """``series`` as an unordered categorical whose categories are its sorted values."""
-    categories = sorted(series.dropna().unique().tolist())
-    return series.astype(pd.CategoricalDtype(categories, ordered=False))
-
-
-def _column_list(names: Sequence[str] | None, argument: str) -> list[str]:
-    """An argument naming columns as a list; a bare string is an error, not a list of letters."""
-    if names is None:
-        return []
-    if isinstance(names, str):
-        raise DataError(f"{argument} must be a list of column names, not the string {names!r}")
-    return list(names)
-
-
-def _check_known(names: Iterable[str], columns: Sequence[str], argument: str, source: str) -> None:
-    """Raise :class:`DataError` if ``names`` (from ``argument``) has a column not in ``columns``."""
-    unknown = [n for n in names if n not in columns]
-    if unknown:
-        raise DataError(
-            f"{source}: {argument} names unknown column(s) {', '.join(map(repr, unknown))} "
-            f"(the columns are: {', '.join(columns)})"
-        )
-
-
-def _resolve_roles(
-    columns: Sequence[str],
-    pool: Sequence[str],
-    quasi_identifiers: Sequence[str] | None,
-    sensitive: str | None,
-    class_attribute: str | None,
-    source: str,
-) -> Roles:
-    """Roles from the arguments, with defaults.
-
-    ``sensitive`` defaults to ``class_attribute``; the default QIs are the columns of ``pool``
-    other than the sensitive and class attributes. Every named column must be in ``columns``.
-    """
-    qis = None
-    if quasi_identifiers is not None:
-        qis = _column_list(quasi_identifiers, "quasi_identifiers")
-    for argument, name in (("sensitive", sensitive), ("class_attribute", class_attribute)):
-        if name is not None:
-            _check_known([name], columns, argument, source)
-    if qis is not None:
-        _check_known(qis, columns, "quasi_identifiers", source)
-    if sensitive is None:
-        sensitive = class_attribute
-    if qis is None:
-        qis = [c for c in pool if c not in (sensitive, class_attribute)]
-    return Roles(qis, sensitive=sensitive, class_attribute=class_attribute)
 
 
 # --------------------------------------------------------------------------------------------

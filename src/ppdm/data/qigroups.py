@@ -66,7 +66,3 @@ class QIGroups:
         """Counts of each value of a coded column per group, shape ``(n_groups, n_values)``."""
         keys = self.group_of_record * n_values + np.asarray(codes, dtype=np.intp)
         return np.bincount(keys, minlength=self.n_groups * n_values).reshape(self.n_groups, n_values).astype(float)
-
-    def unique_groups(self) -> np.ndarray:
-        """Groups that hold a single record (their QI combination identifies one person)."""
-        return np.flatnonzero(self.counts == 1)

@@ -71,11 +71,6 @@ class Roles:
         """The columns a learner may split on: every column except the class attribute."""
         return [c for c in frame.columns if c != self.class_attribute]
 
-    def validate(self, frame: pd.DataFrame) -> "Roles":
-        """Check that every role names a column of ``frame``; return ``self``."""
-        check_columns(frame, self.columns)
-        return self
-
     def replace(self, **changes: object) -> "Roles":
         """A copy with some roles changed (``quasi_identifiers``, ``sensitive``, ``class_attribute``)."""
         args = {

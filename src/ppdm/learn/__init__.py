@@ -1,6 +1,6 @@
 """Tree learners: one grower with pluggable criterion, count source, admissibility and builder."""
 
-from ppdm.learn.admissibility import Admissibility, AlwaysAdmissible
+from ppdm.learn.admissibility import Admissibility, AlwaysAdmissible, GroupedProposal, Proposal, ThresholdProposal
 from ppdm.learn.counts import CountSource, ExactCounts
 from ppdm.learn.criteria import Criterion, entropy, expected_impurity, get_criterion, gini
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
@@ -10,13 +10,14 @@ from ppdm.learn.splitter import Candidate, SplitRules
 
 __all__ = [
     "Admissibility", "AlwaysAdmissible", "C45Classifier", "Candidate", "CountSource", "Criterion",
-    "ExactCounts", "Grower", "ID3Classifier", "SplitRules", "StoppingRules", "entropy",
+    "ExactCounts", "GroupedProposal", "Grower", "ID3Classifier", "Proposal", "SplitRules", "StoppingRules",
+    "ThresholdProposal", "entropy",
     "error_based_prune", "expected_impurity", "get_criterion", "gini",
 ]
 
-from ppdm.learn.kanonymity import AnonymityError, KAnonymousTreeClassifier, SpanAdmissibility, confidence_to_l  # noqa: E402
+from ppdm.learn.kanonymity import KAnonymousTreeClassifier, SpanAdmissibility, confidence_to_l  # noqa: E402
 
-__all__ += ["AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l"]
+__all__ += ["KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l"]
 from ppdm.learn.randomized import EstimatedCounts, RandomizedResponseTreeClassifier  # noqa: E402
 
 __all__ += ["EstimatedCounts", "RandomizedResponseTreeClassifier"]

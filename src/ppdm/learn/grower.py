@@ -5,6 +5,7 @@ The parts (DESIGN.md, "The grower, in one picture"):
 * criterion (:mod:`ppdm.learn.criteria`): information gain, gain ratio, Gini;
 * count source (:mod:`ppdm.learn.counts`): exact counts, or counts estimated from disguised data;
 * admissibility (:mod:`ppdm.learn.admissibility`): always, or k-anonymity / l-diversity of spans;
+  a refused split's alternatives come back as proposals, which the grower scores;
 * builder: ``"depth-first"`` (ID3, paper 001 §4.2: split a node, then recurse into its branches)
   or ``"best-first"`` (paper 002 §3.1, Algorithm 1: one priority queue of (node, candidate, score)
   over the whole tree, the best admissible candidate split first).
@@ -26,7 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ppdm.learn.admissibility import Admissibility, AlwaysAdmissible
+from ppdm.learn.admissibility import Admissibility, AlwaysAdmissible, GroupedProposal, Proposal
 from ppdm.learn.counts import CountSource
 from ppdm.learn.criteria import Criterion
 from ppdm.learn.splitter import Candidate, Splitter, SplitRules
@@ -144,6 +145,20 @@ class Grower:
         assert node.counts is not None
         return self.splitter.threshold(self.states[node_id], node.counts, attribute, allowed)
 
+    def score(self, node_id: int, proposal: Proposal) -> Candidate | None:
+        """The candidate an admissibility's proposal makes at the node (``None``: the split rules refuse it)."""
+        if isinstance(proposal, GroupedProposal):
+            return self.grouped_candidate(node_id, proposal.attribute, proposal.groups, proposal.table)
+        return self.threshold_candidate(node_id, proposal.attribute, proposal.allowed)
+
+    def alternatives(self, node_id: int, candidate: Candidate) -> list[Candidate]:
+        """The first of the admissibility's proposals for a refused ``candidate`` that scores, if any."""
+        for proposal in self.admissibility.alternatives(node_id, candidate):
+            found = self.score(node_id, proposal)
+            if found is not None:
+                return [found]
+        return []
+
     def split(self, node_id: int, candidate: Candidate) -> list[int]:
         """Split a node by ``candidate``; returns the new children's ids."""
         node = self.nodes[node_id]
@@ -160,17 +175,13 @@ class Grower:
         self.admissibility.on_split(node_id, candidate, node.children)
         return node.children
 
-    @property
-    def attributes_by_name(self) -> dict[str, Attribute]:
-        return {a.name: a for a in self.attributes}
-
     # -- builders ----------------------------------------------------------------------------
     def grow(self) -> Tree:
         """Grow the tree from the root and return it."""
         self.nodes, self.states, self.available = [], [], []
         self._mean_gain = {}
         self._new_node(self.source.root(), None, tuple(a.name for a in self.attributes))
-        self.admissibility.start(self)
+        self.admissibility.start()
         if self.builder == "best-first":
             self._grow_best_first()
         else:
@@ -190,7 +201,7 @@ class Grower:
             cand = queue.pop(0)
             if self.admissibility.admissible(node_id, cand):
                 return cand
-            queue = rank(queue + self.admissibility.alternatives(node_id, cand), self.selection)
+            queue = rank(queue + self.alternatives(node_id, cand), self.selection)
         return None
 
     def _grow_depth_first(self) -> None:
@@ -224,7 +235,7 @@ class Grower:
             if not self.nodes[node_id].is_leaf:
                 continue
             if not self.admissibility.admissible(node_id, cand):
-                push(node_id, self.admissibility.alternatives(node_id, cand))
+                push(node_id, self.alternatives(node_id, cand))
                 continue
             children = self.split(node_id, cand)
             leaves += len(children) - 1

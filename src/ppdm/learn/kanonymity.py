@@ -36,8 +36,10 @@ Decisions where the paper leaves room (also in ``docs/kanonymity.md``):
 * **Numeric attributes** (C4.5, §3.3): a refused threshold is replaced by the best threshold
   among those that keep every new span admissible (all of them are checked in one vectorised
   pass). Numeric hierarchies are therefore not needed by kADET.
-* **Private numeric attributes** are varied over the whole real line (``reachable`` children are
-  those compatible with the path's earlier conditions on the same attribute).
+* **Private attributes** are varied over the whole real line (numeric) or the domain
+  (categorical); a private split only reaches the children compatible with the path's earlier
+  conditions on the same attribute, narrowed by :func:`ppdm.tree.routing.narrow`, the step the
+  path-consistent routing of any tree (:func:`ppdm.tree.routing.reachable_leaves`) takes too.
 * **Ties** go to the candidate generated first: the attribute listed first in ``X``.
 * The queue orders candidates by gain (ID3) or by C4.5's rule (gain ratio among the candidates
   whose gain is at least their node's average gain first).
@@ -51,15 +53,14 @@ Decisions where the paper leaves room (also in ``docs/kanonymity.md``):
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ppdm.data.hierarchy import Hierarchy
-from ppdm.errors import DataError, HierarchyError, PpdmError
+from ppdm.errors import AnonymityError, DataError, HierarchyError, PpdmError
+from ppdm.learn.admissibility import GroupedProposal, Proposal, ThresholdProposal
 from ppdm.learn.criteria import entropy
 from ppdm.learn.encoding import EncodedTable
 from ppdm.learn.estimators import _TreeClassifier
@@ -67,18 +68,13 @@ from ppdm.learn.grower import StoppingRules
 from ppdm.learn.pruning import error_based_prune
 from ppdm.learn.splitter import Candidate, SplitRules
 from ppdm.tree.model import Tree
+from ppdm.tree.routing import Possible, narrow
+from ppdm.tree.spans import Spans
 from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ppdm.learn.grower import Grower
-
 __all__ = [
-    "AnonymityError", "KAnonymousTreeClassifier", "SpanAdmissibility", "Spans", "confidence_to_l",
+    "KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l",
 ]
-
-
-class AnonymityError(PpdmError, ValueError):
-    """The training table itself breaches the requirement (Algorithm 1 line 9 returns nil)."""
 
 
 def confidence_to_l(confidence: float) -> float:
@@ -90,36 +86,6 @@ def confidence_to_l(confidence: float) -> float:
     if not 0.5 <= confidence < 1:
         raise PpdmError(f"max_confidence must be in [0.5, 1), got {confidence!r}")
     return float(2.0 ** entropy(np.array([confidence, 1 - confidence])))
-
-
-@dataclass
-class Spans:
-    """The spans of a tree on its training records (paper 002 §2).
-
-    ``leaves[s]``: the leaf ids of span ``s``; ``span_class[s]``: its class index when the class is
-    public, else ``None``; ``span_of``: per training record, its span; ``population``: per span.
-    """
-
-    leaves: list[tuple[int, ...]]
-    span_class: list[int | None]
-    span_of: np.ndarray
-    population: np.ndarray
-    class_counts: np.ndarray
-
-    @property
-    def k(self) -> int:
-        return int(self.population.min())
-
-    @property
-    def l_diversity(self) -> float:
-        """2^(smallest class entropy of a span, bits)."""
-        return float(2.0 ** entropy(self.class_counts).min())
-
-    @property
-    def exposed(self) -> float:
-        """Share of records whose span is class-homogeneous (§4.2, Figure 6)."""
-        homogeneous = (self.class_counts > 0).sum(axis=1) <= 1
-        return float(homogeneous[self.span_of].mean())
 
 
 class SpanAdmissibility:
@@ -153,9 +119,8 @@ class SpanAdmissibility:
         }
 
     # -- Admissibility protocol -------------------------------------------------------------
-    def start(self, grower: "Grower") -> None:
+    def start(self) -> None:
         """Initial bins and spans (Algorithm 1 lines 4–9); raises if they already breach."""
-        self.grower = grower
         y = self.table.y
         n = self.table.n_rows
         self.row_span = np.zeros(n, dtype=np.intp) if not self.class_public else y.copy()
@@ -164,12 +129,12 @@ class SpanAdmissibility:
         self.span_leaves: list[set[int]] = []
         self.span_class: list[int | None] = []
         self.node_spans: dict[int, set[int]] = {0: set()}
-        self.private_allowed: dict[int, dict[str, object]] = {0: {}}
+        self.private_allowed: dict[int, dict[str, Possible]] = {0: {}}
         self._value_tables: dict[tuple[int, str], np.ndarray] = {}
         self._luts: dict[int, tuple[Split, np.ndarray]] = {}
         self._version: dict[int, int] = {}
         self._onehots: dict[int, np.ndarray] = {}
-        self._verified: dict[int, tuple[Candidate, int]] = {}
+        self._verified: dict[tuple[int, str, tuple[tuple[object, ...], ...]], int] = {}
         for c, rows in enumerate(groups):
             self._new_span(rows, {0}, c if self.class_public else None)
         counts = self._class_counts([r for r in self.span_rows if r is not None])
@@ -180,19 +145,21 @@ class SpanAdmissibility:
         """Whether the split keeps every span k-anonymous / ℓ-diverse (procedure BREACH)."""
         if candidate.attribute not in self.public:
             return True
-        verified = self._verified.pop(id(candidate), None)
-        if verified is not None and verified[0] is candidate and verified[1] == self._version.get(node_id, 0):
-            return True  # checked when proposed, and no span of the node has changed since
+        split = candidate.split
+        if isinstance(split, CategoricalSplit):
+            verified = self._verified.pop((node_id, candidate.attribute, split.groups), None)
+            if verified is not None and verified == self._version.get(node_id, 0):
+                return True  # checked when proposed, and no span of the node has changed since
         return not self._violates(self._split_counts(node_id, candidate.split)).any()
 
-    def alternatives(self, node_id: int, candidate: Candidate) -> list[Candidate]:
-        """The split one level up the hierarchy, or the best threshold that keeps k (§3.1, §3.3)."""
+    def alternatives(self, node_id: int, candidate: Candidate) -> Iterator[Proposal]:
+        """The split one level up the hierarchy (then the next), or the best threshold that keeps k (§3.1, §3.3)."""
         name = candidate.attribute
         if name not in self.public:
-            return []
+            return
         if isinstance(candidate.split, ThresholdSplit):
-            found = self.grower.threshold_candidate(node_id, name, lambda t: self._allowed_thresholds(node_id, name, t))
-            return [found] if found is not None else []
+            yield ThresholdProposal(name, lambda t: self._allowed_thresholds(node_id, name, t))
+            return
         levels = self.levels.get(name, [])
         key = _partition_key(candidate.split.groups)
         coarser = levels[levels.index(key) + 1 :] if key in levels else []
@@ -203,12 +170,9 @@ class SpanAdmissibility:
         for groups in coarser:
             if value_counts is not None and self._violates(self._grouped_counts(name, groups, value_counts)).any():
                 continue  # would be refused when popped: k-breaches never heal (spans only shrink)
-            found = self.grower.grouped_candidate(node_id, name, [list(g) for g in groups], table)
-            if found is not None:
-                if value_counts is not None:
-                    self._verified[id(found)] = (found, self._version.get(node_id, 0))
-                return [found]
-        return []
+            if value_counts is not None:
+                self._verified[(node_id, name, groups)] = self._version.get(node_id, 0)
+            yield GroupedProposal(name, groups, table)
 
     def _value_span_counts(self, node_id: int, name: str) -> np.ndarray:
         """Class counts of the node's spans by value of categorical ``name``: (spans, values, classes)."""
@@ -276,7 +240,7 @@ class SpanAdmissibility:
         allowed = self.private_allowed[node_id]
         reachable = []
         for b, child in enumerate(child_ids):
-            narrowed = _narrow(split, b, allowed.get(split.attribute), self.attributes[split.attribute].categories)
+            narrowed = narrow(split, b, allowed.get(split.attribute), self.attributes[split.attribute].categories)
             self.private_allowed[child] = {**allowed, split.attribute: narrowed} if narrowed is not None else allowed
             if narrowed is not None:
                 reachable.append(child)
@@ -294,7 +258,7 @@ class SpanAdmissibility:
         counts = self._class_counts([self.span_rows[s] for s in live])  # type: ignore[misc]
         return Spans(
             [tuple(sorted(self.span_leaves[s])) for s in live],
-            [self.span_class[s] for s in live],
+            np.array([self.span_class[s] for s in live], dtype=np.intp) if self.class_public else None,
             index[self.row_span],
             counts.sum(axis=1).astype(np.intp),
             counts,
@@ -362,17 +326,6 @@ class SpanAdmissibility:
         )
 
 
-def _narrow(split: Split, branch: int, allowed: object, categories: Sequence[object]) -> object | None:
-    """The private values still possible after taking ``branch`` (``None``: unreachable)."""
-    if isinstance(split, ThresholdSplit):
-        low, high = allowed if allowed is not None else (-math.inf, math.inf)  # type: ignore[misc]
-        low, high = (low, min(high, split.threshold)) if branch == 0 else (max(low, split.threshold), high)
-        return (low, high) if low < high else None
-    goes = split.lookup(categories)[: len(categories)] == branch
-    mask = goes if allowed is None else goes & allowed  # type: ignore[operator]
-    return mask if mask.any() else None
-
-
 def _partition_key(groups: Sequence[Sequence[object]]) -> tuple[tuple[object, ...], ...]:
     return tuple(tuple(g) for g in groups if len(g))
 
@@ -411,7 +364,9 @@ def _leaf_map(grown: Tree, pruned: Tree) -> dict[int, int]:
 
 def remap_spans(spans: Spans, leaf_map: Mapping[int, int]) -> Spans:
     """The spans after discarding subtrees: each span's leaves mapped, equal spans merged."""
-    keys = [(tuple(sorted({leaf_map[leaf] for leaf in leaves})), c) for leaves, c in zip(spans.leaves, spans.span_class)]
+    assert spans.class_counts is not None  # the learner always knows its records' classes
+    classes = [None] * len(spans.leaves) if spans.span_class is None else [int(c) for c in spans.span_class]
+    keys = [(tuple(sorted({leaf_map[leaf] for leaf in leaves})), c) for leaves, c in zip(spans.leaves, classes)]
     unique = list(dict.fromkeys(keys))
     index = {key: i for i, key in enumerate(unique)}
     new_of_old = np.array([index[key] for key in keys], dtype=np.intp)
@@ -419,7 +374,7 @@ def remap_spans(spans: Spans, leaf_map: Mapping[int, int]) -> Spans:
     np.add.at(counts, new_of_old, spans.class_counts)
     return Spans(
         [key[0] for key in unique],
-        [key[1] for key in unique],
+        None if spans.span_class is None else np.array([key[1] for key in unique], dtype=np.intp),
         new_of_old[spans.span_of],
         counts.sum(axis=1).astype(np.intp),
         counts,
@@ -451,9 +406,9 @@ class KAnonymousTreeClassifier(_TreeClassifier):
     min_samples_leaf, min_gain, max_depth, categorical: as for :class:`~ppdm.learn.C45Classifier`
         (``min_samples_leaf`` defaults to 1 for ID3 and 2 for C4.5).
 
-    Fitted attributes: ``tree_``, ``spans_`` (:class:`Spans` of the training records), ``anonymity_``
-    (the smallest span population), ``l_diversity_``, ``exposed_`` (share of records whose span is
-    class-homogeneous), ``unpruned_tree_`` (C4.5).
+    Fitted attributes: ``tree_``, ``spans_`` (:class:`~ppdm.tree.spans.Spans` of the training
+    records), ``anonymity_`` (the smallest span population), ``l_diversity_``, ``exposed_share_``
+    (share of records whose span is class-homogeneous), ``unpruned_tree_`` (C4.5).
     """
 
     def __init__(
@@ -563,5 +518,5 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         self.spans_ = spans
         self.anonymity_ = spans.k
         self.l_diversity_ = spans.l_diversity
-        self.exposed_ = spans.exposed
+        self.exposed_share_ = spans.exposed_share
         return self

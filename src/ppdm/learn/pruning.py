@@ -18,6 +18,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import norm
 
+from ppdm.errors import DataError
 from ppdm.tree.edit import collapse
 from ppdm.tree.model import Tree
 
@@ -46,7 +47,7 @@ def _z_squared(confidence: float) -> float:
 def error_based_prune(tree: Tree, confidence: float = 0.25) -> Tree:
     """Prune ``tree`` bottom-up by C4.5's pessimistic error estimate; returns a new tree."""
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+        raise DataError(f"error_based_prune: confidence must be in (0, 1), got {confidence!r}")
     estimate = np.zeros(tree.n_nodes)
     prune: list[int] = []
     for node in reversed(tree.nodes):

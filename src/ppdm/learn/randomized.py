@@ -7,9 +7,9 @@ node are unknown, only the disguised table is. Every count is ``n · P(E)`` for 
 estimated from the disguised proportions P*(E) and P*(Ē) by equations 3; the grower, criterion
 and builder are the ones plain ID3 uses.
 
-Where the estimator lives. DESIGN.md lets ``learn`` import ``data`` and ``tree`` only, so this
-module cannot import :mod:`ppdm.randomize`. The channel and its inverse (one implementation,
-shared with ``ppdm.randomize``) are in :mod:`ppdm.data.randomization`; this module only counts.
+Where the estimator lives. The channel and its inverse (one implementation, shared with the
+rest of ``ppdm.randomize``) are in :mod:`ppdm.randomize.channel`, a row above ``learn`` in
+DESIGN.md's layer table; this module only counts.
 
 Two ways of counting, same numbers:
 
@@ -20,7 +20,7 @@ Two ways of counting, same numbers:
 * *indicator path* (attributes with more than two values, or scheme ``"attribute"``): each path
   attribute is collapsed to the indicator ``[A_i = e_i]`` and the node's counts are read off the
   inverse of the channel on the (2, …, 2, values, classes) tensor of disguised counts
-  (Kronecker-structured, :func:`ppdm.data.randomization.invert`).
+  (Kronecker-structured, :func:`ppdm.randomize.channel.invert`).
 
 Estimates outside [0, n] are clipped and renormalised (:func:`clip_and_renormalise`): negative
 cells become 0 and a table is rescaled to the node's estimated size, itself floored at 0. At
@@ -36,8 +36,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ppdm.data.randomization import (
-    NotIdentifiableError,
+from ppdm.errors import DataError, NotIdentifiableError, PpdmError
+from ppdm.learn.criteria import get_criterion
+from ppdm.learn.encoding import EncodedTable
+from ppdm.learn.estimators import _TreeClassifier
+from ppdm.learn.grower import Grower, StoppingRules
+from ppdm.learn.splitter import SplitRules
+from ppdm.randomize.channel import (
     Scheme,
     check_scheme,
     check_theta,
@@ -46,12 +51,6 @@ from ppdm.data.randomization import (
     invert,
     lie_matrix,
 )
-from ppdm.errors import DataError, PpdmError
-from ppdm.learn.criteria import get_criterion
-from ppdm.learn.encoding import EncodedTable
-from ppdm.learn.estimators import _TreeClassifier
-from ppdm.learn.grower import Grower, StoppingRules
-from ppdm.learn.splitter import SplitRules
 from ppdm.tree.splits import CategoricalSplit, Split
 
 __all__ = ["EstimatedCounts", "RandomizedResponseTreeClassifier"]

@@ -41,12 +41,11 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from ppdm.data.hierarchy import Cut, Hierarchy, interval_label
-from ppdm.errors import DataError, NotFittedError, PpdmError
+from ppdm.data.hierarchy import Cut, Hierarchy
+from ppdm.errors import AnonymityError, DataError, NotFittedError, PpdmError
 from ppdm.learn.criteria import entropy
 from ppdm.learn.encoding import _encode_classes, check_frame, is_categorical
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
-from ppdm.learn.kanonymity import AnonymityError
 from ppdm.tree.model import Tree
 
 __all__ = ["TDSClassifier", "TopDownSpecialization"]

@@ -1,9 +1,9 @@
 """The maximum-entropy engine: problems over P(X | Q), constraint blocks, solvers, builders."""
 
-from ppdm.maxent.problem import InfeasibleError, LinearBlock, MaxEntError, MaxEntProblem
+from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solve import Solution, conflicting_rows, solve_linear
 
-__all__ = ["InfeasibleError", "LinearBlock", "MaxEntError", "MaxEntProblem", "Solution", "conflicting_rows", "solve_linear"]
+__all__ = ["LinearBlock", "MaxEntProblem", "Solution", "conflicting_rows", "solve_linear"]
 
 from ppdm.maxent.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem  # noqa: E402
 

@@ -33,7 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
-from ppdm.maxent.problem import MaxEntError
+from ppdm.errors import MaxEntError
 from ppdm.tree.model import Tree, encode_categories
 from ppdm.tree.splits import CategoricalSplit
 

@@ -22,25 +22,90 @@ optimum (the problem is nonconvex) and is reported as such.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
-from ppdm.maxent.dual import solve_dual
+from ppdm.errors import InfeasibleError
+from ppdm.maxent.dual import DualResult, solve_dual
 from ppdm.maxent.internal import InternalBlock
 from ppdm.maxent.presolve import Reduced, group_classes, reduce
-from ppdm.maxent.problem import InfeasibleError, MaxEntProblem
+from ppdm.maxent.problem import MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
 
 
-_DEBUG = False
 SUB_NEWTON = 50  # Newton steps per subproblem before it counts as failed (the step is then retried shorter)
 STALL = 8  # kept steps in a row without reducing the worst violation by 1% before the penalty grows
 
 
-def _class_entropy(red: Reduced, p: np.ndarray) -> float:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
-    return float(-(red.weights * terms.sum(axis=1)).sum())
+@dataclass(frozen=True)
+class _Settings:
+    """The tolerances and limits of :func:`solve_with_internal` the steps below read."""
+
+    tol: float
+    internal_tol: float
+    max_penalty: float
+    rel_gain: float
+    near: float
+    max_kicks: int
+
+
+@dataclass(frozen=True)
+class _Merged:
+    """The problem as the iterations see it: QI groups merged into classes once, the linear rows
+    presolved (``base``), and the columns of one representative group per class."""
+
+    problem: MaxEntProblem
+    internal: InternalBlock
+    base: Reduced
+    classes: np.ndarray  # class of each QI group
+    rep_columns: np.ndarray  # joint columns of each class's representative group
+    keep: sp.dia_matrix  # zeroes the Jacobian's columns of variables forced to 0
+    node_scale: np.ndarray  # per internal constraint, the mass of its node (scale of "near")
+    n_rows: int  # linear rows of the original problem
+
+    def joint(self, p: np.ndarray) -> np.ndarray:
+        """P(q, x) of every QI group from the per-class estimate ``p``."""
+        return p[self.classes] * self.problem.weights[:, None]
+
+    def merit(self, p: np.ndarray, penalty: float) -> float:
+        """H(P) − penalty · Σ_j max(0, c_j(P)) at the per-class estimate ``p``."""
+        return _merit(self.base, self.internal, p, self.classes, self.problem.weights, penalty)
+
+    def worst(self, p: np.ndarray) -> float:
+        """The largest internal constraint value c_j(P) (> 0: violated)."""
+        return _worst(self.internal, p, self.classes, self.problem.weights)
+
+
+@dataclass
+class _Iterate:
+    """The estimate and what the method carries from one iteration to the next."""
+
+    p: np.ndarray  # (classes, values) estimate
+    lam_base: np.ndarray  # multipliers of the linear rows (warm start)
+    lam_int: np.ndarray  # multipliers of the linearised internal rows (warm start)
+    working: np.ndarray  # internal constraints in the working set
+    merit: float
+    beta: float  # weight of the proximal term β·KL(P ‖ P_k)
+    penalty: float  # price of a unit of internal violation
+    kicks: int = 0
+    newton: int = 0
+    stalled: int = 0  # kept steps in a row without reducing the worst violation by 1%
+    stall_ref: float = np.inf  # the worst violation when the stall began
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One linearised subproblem, solved: its working rows, their linearisation at P_k
+    (``c + J (P − P_k)``, with ``joint_class`` = P_k), and the merit at its solution."""
+
+    rows: np.ndarray
+    c: np.ndarray
+    J: sp.csr_matrix
+    joint_class: np.ndarray
+    result: DualResult
+    merit: float  # -inf when the dual solver could not finish the subproblem
 
 
 def solve_with_internal(
@@ -67,133 +132,202 @@ def solve_with_internal(
     if internal is None or internal.n_constraints == 0:
         return solve_linear(problem, tol=tol)
     start = time.perf_counter()
-    A, b, le, _ = problem.stacked()
-    k = problem.n_values
-    g = problem.n_groups
-    structure = sp.vstack([A, sp.kron(internal.parts, sp.identity(k))], format="csr")
-    classes = group_classes(structure, g, k)
-    base = reduce(A, b, le, problem.weights, k, classes)
-    if base.fixed.all(axis=1).any():
-        raise InfeasibleError("the constraints force every sensitive value of some group to 0", [])
-    first = solve_dual(base, tol)
-    rep = np.unique(classes, return_index=True)[1]
-    rep_columns = (rep[:, None] * k + np.arange(k)).ravel()
-    keep = sp.diags((~base.fixed.ravel()).astype(float))
-
-    p, lam_base = first.state.p, first.lam
-    lam_int = np.zeros(internal.n_constraints)
-    scale_j = internal.node_weight if internal.node_weight is not None else np.ones(internal.n_constraints)
-    working = np.zeros(internal.n_constraints, dtype=bool)
-    merit, beta = _merit(base, internal, p, classes, problem.weights, penalty), 0.1
-    iterations = newton = kicks = 0
+    settings = _Settings(tol, internal_tol, max_penalty, rel_gain, near, max_kicks)
+    merged = _merge(problem, internal)
+    it = _start(merged, tol, penalty)
     rng = np.random.default_rng(seed)
-    converged = False
-    stalled, stall_ref = 0, np.inf
-    timed_out = False
+    iterations, converged, timed_out = 0, False, False
     for iterations in range(1, max_iter + 1):
         if time_limit is not None and time.perf_counter() - start > time_limit:
             timed_out = True
             break
-        if beta > 1e4 and kicks < max_kicks and _worst(internal, p, classes, problem.weights) > internal_tol:
-            # stuck at a point where the violated constraints are flat to first order (a symmetric
-            # point such as the linear estimate often is): move to a nearby point that meets the
-            # linear constraints, with the symmetry broken, and go on from there
-            kicks += 1
-            noise = rng.normal(size=p.shape) * 0.1 * kicks
-            kicked = Reduced(**{**base.__dict__, "prior": np.log(np.maximum(p, 1e-300)) + noise})
-            p = solve_dual(kicked, tol, lam0=lam_base).state.p
-            merit, beta = _merit(base, internal, p, classes, problem.weights, penalty), 0.1
-        joint = p[classes] * problem.weights[:, None]
-        c_all = internal.values(joint)
-        # the working set: constraints near their bound (relative to their node's mass), and
-        # every one that has been near it before; the merit still checks them all
-        working |= c_all >= -near * scale_j
-        rows = np.flatnonzero(working)
-        c = c_all[rows]
-        J = sp.csr_matrix(internal.jacobian(joint, rows)[:, rep_columns] @ keep)
-        J.eliminate_zeros()
-        joint_class = (p * base.weights[:, None]).ravel()
-        sub = Reduced(
-            class_of_group=classes,
-            weights=base.weights,
-            A=sp.vstack([base.A, J], format="csr"),
-            b=np.concatenate([base.b, J @ joint_class - c]),
-            le=np.concatenate([base.le, np.ones(len(c), dtype=bool)]),
-            rows=np.arange(len(base.b) + len(c)),
-            fixed=base.fixed,
-            n_values=k,
-            prior=np.log(np.where(base.fixed, 1.0, np.maximum(p, 1e-300))) * beta,
-            temperature=1.0 + beta,
-            upper=np.concatenate([np.full(len(base.b), np.inf), np.full(len(c), penalty)]),
-        )
-        result = solve_dual(sub, tol, max_iter=100, lam0=np.concatenate([lam_base, lam_int[rows]]), max_newton=SUB_NEWTON)
-        newton += result.newton_steps
-        p_new = result.state.p
-        # a subproblem the dual solver could not finish counts as a failed step
-        new_merit = _merit(base, internal, p_new, classes, problem.weights, penalty) if result.converged else -np.inf
-        scale = max(1.0, abs(merit))
-        if new_merit >= merit - 1e-15 * scale:
-            moved = float(np.abs(p_new - p).max())
-            gain = new_merit - merit
-            old_merit = merit
-            p, merit = p_new, new_merit
-            lam_base = result.lam[: len(base.b)]
-            lam_int[:] = 0.0
-            lam_int[rows] = result.lam[len(base.b) :]
-            predicted = _model_merit(base, p_new, c, J, joint_class, penalty) - old_merit
-            ratio = gain / predicted if predicted > 0 else 1.0
-            beta = _next_beta(beta, ratio)
-            worst = _worst(internal, p, classes, problem.weights)
-            if _DEBUG:
-                print(f"it {iterations} beta {beta:.1e} merit {merit:.12f} moved {moved:.2e} worst {worst:.2e} newton {result.newton_steps}")
-            if worst <= internal_tol and (moved < 1e-10 or gain <= rel_gain * scale):
-                converged = True
-                break
-            stalled = stalled + 1 if worst > internal_tol and worst > 0.99 * stall_ref else 0
-            stall_ref = worst if stalled == 0 else stall_ref
-            if stalled >= STALL and penalty < max_penalty:
-                # the entropy gained by the violation outweighs the penalty (its slope grows
-                # without bound as a probability nears 0): the exact penalty is too small
-                penalty, stalled = min(penalty * 10, max_penalty), 0
-                merit = _merit(base, internal, p, classes, problem.weights, penalty)
+        if it.beta > 1e4 and it.kicks < max_kicks and merged.worst(it.p) > internal_tol:
+            _kick(merged, it, rng, tol)
+        step = _linearised_step(merged, it, settings)
+        it.newton += step.result.newton_steps
+        if step.merit >= it.merit - 1e-15 * max(1.0, abs(it.merit)):
+            converged = _keep(merged, it, step, settings)
         else:
-            if _DEBUG:
-                print(f"it {iterations} reject beta {beta:.1e} new merit {new_merit:.12f} < {merit:.12f}")
-            worst = _worst(internal, p, classes, problem.weights)
-            if worst <= internal_tol and merit - new_merit <= rel_gain * scale:
-                converged = True
-                break  # the step only loses what rounding loses: P_k is stationary
-            outside = ~working & (internal.values(p_new[classes] * problem.weights[:, None]) > -near * scale_j)
-            if outside.any():
-                working |= outside  # the step ran into constraints it did not see: retry with them
-                continue
-            beta *= 4
-            if beta > 1e12 and kicks >= max_kicks:
-                converged = True  # no step of any length gains: stationary as far as this method can tell
-                break
-    p_groups = p[classes]
-    joint = p_groups * problem.weights[:, None]
-    internal_violation = float(np.maximum(internal.values(joint), 0.0).max(initial=0.0))
-    linear_violation = float(problem.violations(p_groups).max(initial=0.0))
-    if internal_violation > internal_tol:
-        status = "internal constraints violated"
-    elif timed_out:
-        status = "time limit"
-    elif not converged:
-        status = "iteration limit"  # feasible, but the last steps still gained entropy
-    else:
-        status = "local optimum"
+            converged = _reject(merged, it, step, settings)
+        if converged:
+            break
+    return _solution(merged, it, iterations, converged, timed_out, settings, start)
+
+
+def _merge(problem: MaxEntProblem, internal: InternalBlock) -> _Merged:
+    """Merge the QI groups that lie in the same leaf and the same branch of every candidate split
+    (their estimates are equal at every step) and presolve the linear rows, once."""
+    A, b, le, _ = problem.stacked()
+    k = problem.n_values
+    structure = sp.vstack([A, sp.kron(internal.parts, sp.identity(k))], format="csr")
+    classes = group_classes(structure, problem.n_groups, k)
+    base = reduce(A, b, le, problem.weights, k, classes)
+    if base.fixed.all(axis=1).any():
+        raise InfeasibleError("the constraints force every sensitive value of some group to 0", [])
+    rep = np.unique(classes, return_index=True)[1]
+    rep_columns = (rep[:, None] * k + np.arange(k)).ravel()
+    keep = sp.diags((~base.fixed.ravel()).astype(float))
+    node_scale = internal.node_weight if internal.node_weight is not None else np.ones(internal.n_constraints)
+    return _Merged(problem, internal, base, classes, rep_columns, keep, node_scale, len(b))
+
+
+def _start(merged: _Merged, tol: float, penalty: float) -> _Iterate:
+    """Start from the estimate under the linear blocks alone, with an empty working set."""
+    first = solve_dual(merged.base, tol)
+    n = merged.internal.n_constraints
+    p = first.state.p
+    return _Iterate(
+        p=p, lam_base=first.lam, lam_int=np.zeros(n), working=np.zeros(n, dtype=bool),
+        merit=merged.merit(p, penalty), beta=0.1, penalty=penalty,
+    )  # fmt: skip
+
+
+def _kick(merged: _Merged, it: _Iterate, rng: np.random.Generator, tol: float) -> None:
+    """Leave a point where the violated constraints are flat to first order.
+
+    A symmetric point such as the linear estimate often is one: move to a nearby point that meets
+    the linear constraints, with the symmetry broken, and go on from there.
+    """
+    it.kicks += 1
+    noise = rng.normal(size=it.p.shape) * 0.1 * it.kicks
+    kicked = Reduced(**{**merged.base.__dict__, "prior": np.log(np.maximum(it.p, 1e-300)) + noise})
+    it.p = solve_dual(kicked, tol, lam0=it.lam_base).state.p
+    it.merit, it.beta = merged.merit(it.p, it.penalty), 0.1
+
+
+def _linearised_step(merged: _Merged, it: _Iterate, settings: _Settings) -> _Step:
+    """Linearise the working set's constraints at P_k and solve the proximal subproblem.
+
+    The working set: constraints near their bound (relative to their node's mass), and every one
+    that has been near it before; the merit still checks them all.
+    """
+    joint = merged.joint(it.p)
+    c_all = merged.internal.values(joint)
+    it.working |= c_all >= -settings.near * merged.node_scale
+    rows = np.flatnonzero(it.working)
+    c = c_all[rows]
+    J = sp.csr_matrix(merged.internal.jacobian(joint, rows)[:, merged.rep_columns] @ merged.keep)
+    J.eliminate_zeros()
+    joint_class = (it.p * merged.base.weights[:, None]).ravel()
+    sub = _subproblem(merged.base, it, c, J, joint_class)
+    lam0 = np.concatenate([it.lam_base, it.lam_int[rows]])
+    result = solve_dual(sub, settings.tol, max_iter=100, lam0=lam0, max_newton=SUB_NEWTON)
+    # a subproblem the dual solver could not finish counts as a failed step
+    merit = merged.merit(result.state.p, it.penalty) if result.converged else -np.inf
+    return _Step(rows, c, J, joint_class, result, merit)
+
+
+def _subproblem(base: Reduced, it: _Iterate, c: np.ndarray, J: sp.csr_matrix, joint_class: np.ndarray) -> Reduced:
+    """The linear blocks plus the elastic rows ``J P ≤ J P_k − c`` (a violation costs
+    ``penalty`` per unit), with the proximal term β·KL(P ‖ P_k)."""
+    n_base = len(base.b)
+    return Reduced(
+        class_of_group=base.class_of_group,
+        weights=base.weights,
+        A=sp.vstack([base.A, J], format="csr"),
+        b=np.concatenate([base.b, J @ joint_class - c]),
+        le=np.concatenate([base.le, np.ones(len(c), dtype=bool)]),
+        rows=np.arange(n_base + len(c)),
+        fixed=base.fixed,
+        n_values=base.n_values,
+        prior=np.log(np.where(base.fixed, 1.0, np.maximum(it.p, 1e-300))) * it.beta,
+        temperature=1.0 + it.beta,
+        upper=np.concatenate([np.full(n_base, np.inf), np.full(len(c), it.penalty)]),
+    )
+
+
+def _keep(merged: _Merged, it: _Iterate, step: _Step, settings: _Settings) -> bool:
+    """Take a step that does not lower the merit; True when P is then stationary.
+
+    β follows the trust-region ratio of the merit's actual gain to the gain the linearised model
+    predicted; the penalty grows when the worst violation stalls.
+    """
+    p_new = step.result.state.p
+    scale = max(1.0, abs(it.merit))
+    moved = float(np.abs(p_new - it.p).max())
+    gain = step.merit - it.merit
+    old_merit = it.merit
+    it.p, it.merit = p_new, step.merit
+    n_base = len(merged.base.b)
+    it.lam_base = step.result.lam[:n_base]
+    it.lam_int[:] = 0.0
+    it.lam_int[step.rows] = step.result.lam[n_base:]
+    predicted = _model_merit(merged.base, p_new, step.c, step.J, step.joint_class, it.penalty) - old_merit
+    ratio = gain / predicted if predicted > 0 else 1.0
+    it.beta = _next_beta(it.beta, ratio)
+    worst = merged.worst(it.p)
+    if worst <= settings.internal_tol and (moved < 1e-10 or gain <= settings.rel_gain * scale):
+        return True
+    _watch_stall(merged, it, worst, settings)
+    return False
+
+
+def _watch_stall(merged: _Merged, it: _Iterate, worst: float, settings: _Settings) -> None:
+    """Grow the penalty tenfold (up to ``max_penalty``) after :data:`STALL` kept steps in a row
+    that did not reduce the worst violation by 1%."""
+    it.stalled = it.stalled + 1 if worst > settings.internal_tol and worst > 0.99 * it.stall_ref else 0
+    it.stall_ref = worst if it.stalled == 0 else it.stall_ref
+    if it.stalled >= STALL and it.penalty < settings.max_penalty:
+        # the entropy gained by the violation outweighs the penalty (its slope grows
+        # without bound as a probability nears 0): the exact penalty is too small
+        it.penalty, it.stalled = min(it.penalty * 10, settings.max_penalty), 0
+        it.merit = merged.merit(it.p, it.penalty)
+
+
+def _reject(merged: _Merged, it: _Iterate, step: _Step, settings: _Settings) -> bool:
+    """Refuse a step that lowers the merit; True when P_k is stationary after all.
+
+    A step that ran into constraints outside the working set is retried with them; otherwise it
+    is retried shorter (β grows fourfold).
+    """
+    worst = merged.worst(it.p)
+    if worst <= settings.internal_tol and it.merit - step.merit <= settings.rel_gain * max(1.0, abs(it.merit)):
+        return True  # the step only loses what rounding loses: P_k is stationary
+    reached = merged.internal.values(merged.joint(step.result.state.p)) > -settings.near * merged.node_scale
+    outside = ~it.working & reached
+    if outside.any():
+        it.working |= outside
+        return False
+    it.beta *= 4
+    # no step of any length gains: stationary as far as this method can tell
+    return it.beta > 1e12 and it.kicks >= settings.max_kicks
+
+
+def _solution(
+    merged: _Merged, it: _Iterate, iterations: int, converged: bool, timed_out: bool, settings: _Settings, start: float
+) -> Solution:
+    """The estimate per QI group, with what the method measured about it and how it stopped."""
+    p_groups = it.p[merged.classes]
+    internal_violation = float(np.maximum(merged.internal.values(merged.joint(it.p)), 0.0).max(initial=0.0))
+    linear_violation = float(merged.problem.violations(p_groups).max(initial=0.0))
     return Solution(
         p=p_groups,
-        entropy=problem.entropy(p_groups),
+        entropy=merged.problem.entropy(p_groups),
         max_violation=max(linear_violation, internal_violation),
         iterations=iterations,
-        newton_steps=newton,
+        newton_steps=it.newton,
         seconds=time.perf_counter() - start,
-        n_classes=len(base.weights),
-        n_rows=len(b) + internal.n_constraints,
-        status=status,
+        n_classes=len(merged.base.weights),
+        n_rows=merged.n_rows + merged.internal.n_constraints,
+        status=_status(internal_violation > settings.internal_tol, timed_out, converged),
     )
+
+
+def _status(violated: bool, timed_out: bool, converged: bool) -> str:
+    """How the method stopped, most serious first."""
+    if violated:
+        return "internal constraints violated"
+    if timed_out:
+        return "time limit"
+    if not converged:
+        return "iteration limit"  # feasible, but the last steps still gained entropy
+    return "local optimum"
+
+
+def _class_entropy(red: Reduced, p: np.ndarray) -> float:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
+    return float(-(red.weights * terms.sum(axis=1)).sum())
 
 
 def _next_beta(beta: float, ratio: float) -> float:

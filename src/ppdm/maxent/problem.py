@@ -14,7 +14,6 @@ constraints in conflict.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,14 +21,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.errors import MaxEntError
-
-
-class InfeasibleError(MaxEntError):
-    """The constraints contradict each other; ``conflict`` names a small conflicting set."""
-
-    def __init__(self, message: str, conflict: Sequence[str]) -> None:
-        super().__init__(message)
-        self.conflict = list(conflict)
 
 
 @dataclass

@@ -3,7 +3,7 @@
 :func:`solve_linear` presolves (merged groups, forced zeros), minimises the dual
 (:mod:`ppdm.maxent.dual`), expands the answer back to every QI group and checks it against the
 *original* rows: the reported ``max_violation`` is measured, not assumed. If the constraints
-cannot all hold, :class:`~ppdm.maxent.problem.InfeasibleError` names a small conflicting set,
+cannot all hold, :class:`~ppdm.errors.InfeasibleError` names a small conflicting set,
 found by an elastic linear program (HiGHS) and a deletion filter.
 """
 
@@ -16,9 +16,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from ppdm.errors import InfeasibleError
 from ppdm.maxent.dual import solve_dual
 from ppdm.maxent.presolve import Reduced, reduce
-from ppdm.maxent.problem import InfeasibleError, MaxEntProblem
+from ppdm.maxent.problem import MaxEntProblem
 
 
 @dataclass

@@ -7,20 +7,19 @@
 * :func:`posterior_confidence`, :func:`ldp_epsilon` (§5.3): what θ protects;
 * :class:`MedianBinarizer`, :class:`QuantileBinner` (§5.1): discretize before disguising.
 
-The channel and its inverse live in :mod:`ppdm.data.randomization` (shared with the RR-ID3
+The channel and its inverse live in :mod:`ppdm.randomize.channel` (shared with the RR-ID3
 count source in :mod:`ppdm.learn.randomized`); the learner is
 :class:`ppdm.learn.RandomizedResponseTreeClassifier`.
 """
 
-from ppdm.data.randomization import (
-    NotIdentifiableError,
+from ppdm.randomize.accuracy import estimate_accuracy
+from ppdm.randomize.channel import (
     apply_channel,
     clip_and_renormalise,
     indicator_lie,
     invert,
     lie_matrix,
 )
-from ppdm.randomize.accuracy import estimate_accuracy
 from ppdm.randomize.estimate import estimate_conjunction, estimate_proportion, estimate_table
 from ppdm.randomize.preprocess import MedianBinarizer, QuantileBinner, bin_numeric, binarize_at_median
 from ppdm.randomize.privacy import (
@@ -34,7 +33,7 @@ from ppdm.randomize.privacy import (
 from ppdm.randomize.response import complement, disguise
 
 __all__ = [
-    "MedianBinarizer", "NotIdentifiableError", "QuantileBinner", "apply_channel", "bin_numeric",
+    "MedianBinarizer", "QuantileBinner", "apply_channel", "bin_numeric",
     "binarize_at_median", "channel_matrix", "clip_and_renormalise", "complement", "disguise",
     "estimate_accuracy", "estimate_conjunction", "estimate_proportion", "estimate_table",
     "indicator_lie", "invert", "ldp_epsilon", "lie_matrix", "posterior", "posterior_confidence",

@@ -25,18 +25,16 @@ is unbiased but not bounded; it is clipped to [0, 1].
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from ppdm.data.randomization import Scheme, check_scheme, indicator_lie
 from ppdm.errors import DataError
+from ppdm.randomize.channel import Scheme, check_scheme, indicator_lie
 from ppdm.randomize.estimate import estimate_proportion, proportion_from_indicators
 from ppdm.randomize.response import column_domain, complement
-
-if TYPE_CHECKING:  # type hints only: ``randomize`` imports nothing above ``data`` at run time (DESIGN.md)
-    from ppdm.tree.model import Tree
+from ppdm.tree.model import Tree
+from ppdm.tree.splits import Condition, ValueSet
 
 _NEVER = object()
 
@@ -127,17 +125,17 @@ def _by_leaves(tree: Tree, test: pd.DataFrame, theta: float, chosen: set[str], s
     return total
 
 
-def _indicator(test: pd.DataFrame, name: str, condition: object, chosen: set[str]) -> tuple[np.ndarray | None, object]:
+def _indicator(test: pd.DataFrame, name: str, condition: Condition, chosen: set[str]) -> tuple[np.ndarray | None, object]:
     """A leaf condition's reported indicator and its lie matrix.
 
     ``(None, None)`` if the condition holds for every value of the domain, ``(None, _NEVER)``
     if for none.
     """
     column = test[name]
-    hit = condition.mask(column)  # type: ignore[attr-defined]
+    hit = condition.mask(column)
     if name not in chosen:
         return hit, None
-    if not hasattr(condition, "values"):
+    if not isinstance(condition, ValueSet):
         raise DataError(f"column {name!r} is disguised but the tree splits it numerically")
     domain = column_domain(column, name)
     size = len(condition.values & set(domain))

@@ -6,11 +6,11 @@
   straight from a disguised table, binary or multi-valued attributes.
 * :func:`estimate_table`: the estimated joint distribution of some attributes (every cell at
   once), by inverting the per-attribute randomization matrices along each axis of the count
-  tensor (:func:`ppdm.data.randomization.invert`): the multi-valued extension paper 001 §6 asks
+  tensor (:func:`ppdm.randomize.channel.invert`): the multi-valued extension paper 001 §6 asks
   for, never forming a matrix over all cells.
 
 Estimates can fall outside [0, 1] (sampling noise, amplified by ``1/|2θ − 1|``). By default they
-are clipped and renormalised (:func:`ppdm.data.randomization.clip_and_renormalise`): negative
+are clipped and renormalised (:func:`ppdm.randomize.channel.clip_and_renormalise`): negative
 proportions become 0 and a table is rescaled to sum to 1, a single P(E) is clipped to [0, 1];
 ``clip=False`` returns the unbiased linear estimate.
 """
@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.data.randomization import (
-    NotIdentifiableError,
+from ppdm.errors import DataError, NotIdentifiableError
+from ppdm.randomize.channel import (
     Scheme,
     check_theta,
     clip_and_renormalise,
@@ -31,7 +31,6 @@ from ppdm.data.randomization import (
     invert,
     lie_matrix,
 )
-from ppdm.errors import DataError
 from ppdm.randomize.response import column_codes, column_domain
 
 __all__ = ["estimate_conjunction", "estimate_proportion", "estimate_table"]
@@ -69,7 +68,7 @@ def estimate_conjunction(
 
     ``columns`` are the attributes that were disguised (default: all columns of ``disguised``);
     the others enter E as they are. Each attribute of E is collapsed to its indicator, whose
-    channel is :func:`~ppdm.data.randomization.indicator_lie`, and the (2, …, 2) tensor of
+    channel is :func:`~ppdm.randomize.channel.indicator_lie`, and the (2, …, 2) tensor of
     disguised counts is inverted: for binary attributes and the record scheme this is exactly
     equations 3 with Ē the conjunction of the complements.
     """

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ppdm.data.randomization import check_scheme, check_theta
 from ppdm.errors import PpdmError
+from ppdm.randomize.channel import check_scheme, check_theta
 
 __all__ = ["channel_matrix", "ldp_epsilon", "posterior", "posterior_confidence", "record_ldp_epsilon", "record_posterior"]
 

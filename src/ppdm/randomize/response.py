@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.data.randomization import Scheme, check_scheme, check_theta
 from ppdm.errors import DataError
+from ppdm.randomize.channel import Scheme, check_scheme, check_theta
 
 __all__ = ["column_domain", "column_codes", "complement", "disguise"]
 

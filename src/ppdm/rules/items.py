@@ -20,11 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import PpdmError
-
-
-class RulesError(PpdmError, ValueError):
-    """Association rules, their thresholds or their JSON are unusable; the message names the field."""
+from ppdm.errors import RulesError
 
 
 def at_least(count: np.ndarray | float, bound: np.ndarray | float) -> np.ndarray:

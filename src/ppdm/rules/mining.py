@@ -18,7 +18,8 @@ import pandas as pd
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
-from ppdm.rules.items import ItemCodes, RulesError, at_least, first_group, itemsets_present, subsets_by_level
+from ppdm.errors import RulesError
+from ppdm.rules.items import ItemCodes, at_least, first_group, itemsets_present, subsets_by_level
 from ppdm.rules.ruleset import Rule, RuleSet
 
 
@@ -26,7 +27,7 @@ def sensitive_codes(column: pd.Series, values: Sequence[Any] | None = None) -> t
     """Codes of the sensitive column in ``values`` (default: its sorted distinct values)."""
     name = column.name
     if column.isna().any():
-        raise RulesError(f"sensitive column {name!r} has missing values at row(s) {list(np.flatnonzero(column.isna().to_numpy())[:5])}")
+        raise RulesError(f"sensitive column {name!r} has missing values at row(s) {np.flatnonzero(column.isna().to_numpy())[:5].tolist()}")
     if values is None:
         cat = pd.Categorical(column)
         values = tuple(cat.categories)

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from ppdm.rules.items import RulesError
+from ppdm.errors import RulesError
 
 Publish = Literal["exact", "thresholds"]
 FORMAT = "ppdm-rules"
@@ -117,8 +117,14 @@ class RuleSet:
 
     @classmethod
     def load(cls, path: str | Path) -> "RuleSet":
+        if Path(path).is_dir():
+            raise RulesError(f"{path}: is a directory, not a rules file")
         try:
-            data = json.loads(Path(path).read_text())
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise RulesError(f"{path}: no such rules file") from None
+        except UnicodeDecodeError:
+            raise RulesError(f"{path}: not a text file (a rule set is JSON, format {FORMAT!r})") from None
         except json.JSONDecodeError as exc:
             raise RulesError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
         try:

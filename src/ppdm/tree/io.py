@@ -76,8 +76,10 @@ def _node_to_dict(tree: Tree, node: Node) -> dict[str, Any]:
     return out
 
 
-def tree_to_dict(tree: Tree) -> dict[str, Any]:
-    """The JSON-ready dictionary of ``tree`` (holding what its disclosure level reveals)."""
+def tree_to_dict(tree: Tree, disclosure: Disclosure | str | None = None) -> dict[str, Any]:
+    """The JSON-ready dictionary of ``tree``, holding only what ``disclosure`` reveals
+    (default: the tree's own level; see :meth:`Tree.published`)."""
+    tree = tree.published(disclosure)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -94,8 +96,9 @@ def tree_to_dict(tree: Tree) -> dict[str, Any]:
     }
 
 
-def save_tree(tree: Tree, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(tree_to_dict(tree), indent=1, allow_nan=False) + "\n")
+def save_tree(tree: Tree, path: str | Path, disclosure: Disclosure | str | None = None) -> None:
+    """Write ``tree`` to ``path`` as JSON, holding only what ``disclosure`` reveals (default: the tree's own level)."""
+    Path(path).write_text(json.dumps(tree_to_dict(tree, disclosure), indent=1, allow_nan=False) + "\n")
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -257,7 +260,10 @@ def tree_from_dict(data: Mapping) -> Tree:
 
 
 def load_tree(path: str | Path) -> Tree:
+    """Read a tree written by :func:`save_tree` (validated; errors name the file and the field at fault)."""
     p = Path(path)
+    if p.is_dir():
+        raise TreeFormatError(f"{p}: is a directory, not a tree file")
     if not p.is_file():
         raise TreeFormatError(f"{p}: no such tree file")
     try:

@@ -6,6 +6,10 @@ values. Every node keeps its training class counts (possibly estimated, hence fl
 internal nodes, the candidate attributes the learner weighed and the criterion it used: that is
 what the attacker of paper 000 §4.2 knows. The :class:`~ppdm.tree.disclosure.Disclosure` level
 says how much of the counts is published.
+
+Reading and writing JSON (:mod:`ppdm.tree.io`), rendering (:mod:`ppdm.tree.render`) and
+importing scikit-learn trees (:mod:`ppdm.tree.sklearn`) are functions on a ``Tree`` in those
+modules, which import this one (never the other way round).
 """
 
 from __future__ import annotations
@@ -13,17 +17,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from ppdm.errors import DataError
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.splits import CategoricalSplit, Prefix, Scalar, Split, ThresholdSplit
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sklearn.tree import DecisionTreeClassifier
+from ppdm.tree.splits import Prefix, Scalar, Split, ThresholdSplit
 
 
 @dataclass(frozen=True)
@@ -262,50 +263,6 @@ class Tree:
             node._n_samples = n if level.reveals_rates else None
             node._n_errors = e if level.reveals_rates else None
         return out
-
-    # -- conversions (implemented in sibling modules) -----------------------------------------
-    def to_dict(self, disclosure: Disclosure | str | None = None) -> dict:
-        from ppdm.tree.io import tree_to_dict
-
-        return tree_to_dict(self.published(disclosure))
-
-    @classmethod
-    def from_dict(cls, data: Mapping) -> "Tree":
-        from ppdm.tree.io import tree_from_dict
-
-        return tree_from_dict(data)
-
-    def save(self, path: str, disclosure: Disclosure | str | None = None) -> None:
-        """Write the tree as JSON (only what ``disclosure`` reveals)."""
-        from ppdm.tree.io import save_tree
-
-        save_tree(self.published(disclosure), path)
-
-    @classmethod
-    def load(cls, path: str) -> "Tree":
-        """Read a tree written by :meth:`save` (validated; errors name the field at fault)."""
-        from ppdm.tree.io import load_tree
-
-        return load_tree(path)
-
-    @classmethod
-    def from_sklearn(
-        cls,
-        estimator: "DecisionTreeClassifier",
-        data: pd.DataFrame,
-        feature_names: Sequence[str] | None = None,
-        **kwargs: object,
-    ) -> "Tree":
-        """Import a fitted scikit-learn tree; see :func:`ppdm.tree.sklearn.from_sklearn`."""
-        from ppdm.tree.sklearn import from_sklearn
-
-        return from_sklearn(estimator, data, feature_names=feature_names, **kwargs)  # type: ignore[arg-type]
-
-    def render(self, disclosure: Disclosure | str | None = None, max_depth: int | None = None) -> str:
-        """Text rendering in the style of the papers' figures ("> 50K (2.0/1.0)")."""
-        from ppdm.tree.render import render_tree
-
-        return render_tree(self.published(disclosure), max_depth=max_depth)
 
     def __repr__(self) -> str:
         return (

@@ -10,6 +10,7 @@ counts when those are.
 
 from __future__ import annotations
 
+from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Node, Tree
 
 
@@ -24,8 +25,10 @@ def _leaf_text(tree: Tree, node: Node) -> str:
     return text
 
 
-def render_tree(tree: Tree, max_depth: int | None = None) -> str:
-    """Render ``tree`` (already reduced to what it publishes) as indented text."""
+def render_tree(tree: Tree, disclosure: Disclosure | str | None = None, max_depth: int | None = None) -> str:
+    """Render ``tree`` as indented text, showing only what ``disclosure`` reveals (default: the
+    tree's own level); subtrees below ``max_depth`` are summarised by their node count."""
+    tree = tree.published(disclosure)
     root = tree.root
     if root.is_leaf:
         return ": " + _leaf_text(tree, root)

@@ -15,6 +15,17 @@ to an attribute of the original table ``data``:
 Node ids, structure, labels and class counts are kept as scikit-learn has them. Thresholds are
 compared in float64; scikit-learn compares float32 copies of the inputs, which only differs for
 values that float32 cannot represent exactly.
+
+What the import cannot see, it checks or asks for (errors are :class:`ModelImportError`):
+
+* ordinal codes in an order of the user's own (an ``OrdinalEncoder`` with ``categories=``) look
+  like any other codes. When ``data`` holds the training rows, they are routed through the
+  imported tree and every node must receive as many rows (and, with the classes known, the same
+  class counts) as scikit-learn recorded when training; the first split that disagrees is named
+  with its column.
+* the class column's name is not in a scikit-learn tree: it is taken from ``y`` or from the one
+  column of ``data`` holding the estimator's classes, and must be given otherwise;
+* regression trees have no classes to audit and are refused.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import DataError
+from ppdm.errors import ModelImportError
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
 
@@ -71,7 +82,7 @@ def _resolve(name: str, data: pd.DataFrame, domains: Mapping[str, tuple], sep: s
                 return _Feature(col, "onehot", value)
     if "__" in name:
         return _resolve(name.split("__", 1)[1], data, domains, sep)
-    raise DataError(
+    raise ModelImportError(
         f"cannot trace scikit-learn feature {name!r} to a column of the data "
         f"(expected a column name or '<column>{sep}<value>' for a one-hot column)"
     )
@@ -98,36 +109,43 @@ def _node_split(feature: _Feature, threshold: float, domains: Mapping[str, tuple
         right = tuple(v for v in domain if (v == feature.value) != hot_left)
         default = 1 if hot_left else 0
     if not left or not right:
-        raise DataError(f"scikit-learn threshold {threshold} on {feature.attribute!r} sends every value one way")
+        raise ModelImportError(f"scikit-learn threshold {threshold} on {feature.attribute!r} sends every value one way")
     return CategoricalSplit(feature.attribute, (left, right), default)
 
 
-def from_sklearn(
+def tree_from_sklearn(
     estimator: Any,
     data: pd.DataFrame,
     feature_names: Sequence[str] | None = None,
     *,
+    y: pd.Series | Sequence | None = None,
     prefix_sep: str = "_",
     ordinal_categories: Mapping[str, Sequence] | None = None,
-    class_attribute: str = "class",
+    class_attribute: str | None = None,
+    verify: bool | None = None,
 ) -> Tree:
     """Convert a fitted ``DecisionTreeClassifier`` into a :class:`Tree` over ``data``'s columns.
 
     ``data`` is the unencoded table (its columns give the attributes' kinds and domains; the
-    training table itself is fine). ``feature_names`` are the estimator's input columns in order
-    (default: ``estimator.feature_names_in_``, set when it was fitted on a DataFrame).
+    training table itself is best). ``feature_names`` are the estimator's input columns in order
+    (default: ``estimator.feature_names_in_``, set when it was fitted on a DataFrame). ``y``: the
+    class of each row of ``data`` (optional). ``class_attribute``: the class column's name;
+    by default ``y``'s name, else the one column of ``data`` (not an input of the estimator)
+    whose values are the estimator's classes; a :class:`ModelImportError` asks for it otherwise.
+
+    ``verify``: whether to check that ``data``'s rows reach every node in the numbers (and, when
+    their classes are known, with the class counts) scikit-learn recorded in training; ``None``
+    (default) checks when ``data`` holds as many rows, of the same classes, as the estimator was
+    trained on. A disagreement (e.g. ordinal codes that do not follow the order assumed above)
+    raises :class:`ModelImportError` naming the first node and the column whose split differs.
     """
-    sk = getattr(estimator, "tree_", None)
-    if sk is None:
-        raise DataError("the estimator is not a fitted scikit-learn decision tree (no tree_)")
-    if getattr(estimator, "n_outputs_", 1) != 1:
-        raise DataError("only single-output scikit-learn trees can be imported")
+    sk = _fitted_tree(estimator)
     if feature_names is None:
         if not hasattr(estimator, "feature_names_in_"):
-            raise DataError("pass feature_names: the estimator was not fitted on a DataFrame")
+            raise ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame")
         feature_names = list(estimator.feature_names_in_)
     if len(feature_names) != sk.n_features:
-        raise DataError(f"{len(feature_names)} feature names given, the estimator has {sk.n_features} features")
+        raise ModelImportError(f"{len(feature_names)} feature names given, the estimator has {sk.n_features} features")
     domains = {c: _domain(data[c]) for c in data.columns if not _is_numeric(data[c])}
     for col, cats in (ordinal_categories or {}).items():
         domains[col] = tuple(_plain(c) for c in cats)
@@ -136,15 +154,156 @@ def from_sklearn(
     attributes = [
         Attribute(a, "categorical", domains[a]) if a in domains else Attribute(a, "numeric") for a in used
     ]
-    nodes = _nodes(sk, features, domains, used)
-    return Tree(
-        nodes,
+    classes = [_plain(c) for c in estimator.classes_]
+    name = _class_attribute(class_attribute, y, data, classes, used)
+    tree = Tree(
+        _nodes(sk, features, domains, used),
         attributes,
-        [_plain(c) for c in estimator.classes_],
-        class_attribute=class_attribute,
+        classes,
+        class_attribute=name,
         criterion=_CRITERIA.get(getattr(estimator, "criterion", ""), getattr(estimator, "criterion", None)),
         algorithm="sklearn",
     )
+    labels = _labels(y, data, name)
+    if verify or (verify is None and _training_rows(sk, tree, data, labels)):
+        _check_routing(tree, sk, data, labels, {f.attribute: f.kind for f in features}, ordinal_categories or {})
+    return tree
+
+
+def _fitted_tree(estimator: Any) -> Any:
+    """scikit-learn's tree structure of a fitted single-output classification tree."""
+    sk = getattr(estimator, "tree_", None)
+    if sk is None:
+        raise ModelImportError("the estimator is not a fitted scikit-learn decision tree (no tree_)")
+    if not hasattr(estimator, "classes_"):
+        raise ModelImportError(
+            f"{type(estimator).__name__} predicts numbers, not classes: only decision tree classifiers can be imported"
+        )
+    if getattr(estimator, "n_outputs_", 1) != 1:
+        raise ModelImportError("only single-output scikit-learn trees can be imported")
+    return sk
+
+
+def _class_attribute(given: str | None, y: Any, data: pd.DataFrame, classes: Sequence, features: Sequence[str]) -> str:
+    """The class column's name: given, ``y``'s name, or the one column of ``data`` holding the classes."""
+    if given is not None:
+        return given
+    if getattr(y, "name", None) is not None:
+        return str(y.name)
+    found = [str(c) for c in data.columns if c not in features and _holds_classes(data[c], classes)]
+    if len(found) == 1:
+        return found[0]
+    where = f"columns {found} all hold them" if found else "no column of the data holds them"
+    raise ModelImportError(
+        f"pass class_attribute (or y as a named Series): the estimator's classes are {classes!r} and {where}"
+    )
+
+
+def _holds_classes(column: pd.Series, classes: Sequence) -> bool:
+    """Whether ``column`` has values and every one of them is a class."""
+    values = {_plain(v) for v in pd.unique(column.dropna())}
+    return bool(values) and values <= set(classes)
+
+
+def _labels(y: Any, data: pd.DataFrame, name: str) -> np.ndarray | None:
+    """The class of each row of ``data``, when known (``y``, or ``data``'s class column)."""
+    if y is None:
+        return data[name].to_numpy(dtype=object) if name in data.columns else None
+    labels = np.asarray(y, dtype=object)
+    if labels.ndim != 1 or len(labels) != len(data):
+        raise ModelImportError(f"y holds {labels.size} class values but the data have {len(data)} rows")
+    return labels
+
+
+def _class_codes(tree: Tree, labels: np.ndarray) -> np.ndarray:
+    return pd.Index(list(tree.classes), dtype=object).get_indexer(pd.Index(labels, dtype=object))
+
+
+def _training_rows(sk: Any, tree: Tree, data: pd.DataFrame, labels: np.ndarray | None) -> bool:
+    """Whether ``data`` looks like the estimator's training rows: as many, and of the same classes."""
+    if len(data) != int(sk.n_node_samples[0]):
+        return False
+    if labels is None or not _unweighted(sk):
+        return True
+    codes = _class_codes(tree, labels)
+    root = tree.root.counts
+    return bool((codes >= 0).all() and root is not None and np.array_equal(np.bincount(codes, minlength=len(tree.classes)), root))
+
+
+def _unweighted(sk: Any) -> bool:
+    return bool(np.allclose(sk.weighted_n_node_samples, sk.n_node_samples))
+
+
+def _check_routing(
+    tree: Tree, sk: Any, data: pd.DataFrame, labels: np.ndarray | None, kinds: Mapping[str, str], orders: Mapping[str, Sequence]
+) -> None:
+    """Raise :class:`ModelImportError` unless ``data``'s rows reach every node of ``tree`` in the
+    numbers (and, when their classes are known, with the class counts) scikit-learn recorded.
+
+    Node ids are scikit-learn's, so the parent of the first node (lowest id) in disagreement
+    agrees: its split is the one the import got wrong, and its column is named.
+    """
+    found = _first_disagreement(tree, sk, data, labels)
+    if found is None:
+        return
+    node_id, here = found
+    parent = tree.nodes[node_id].parent
+    if parent is None:
+        raise ModelImportError(
+            f"the data are not the estimator's training rows ({here} rows here, {int(sk.n_node_samples[0])} in "
+            "training, or other classes): pass those rows to check the import, or verify=False"
+        )
+    column = tree.nodes[parent].split.attribute  # type: ignore[union-attr]
+    if kinds[column] == "ordinal":
+        hint = (
+            f"if the encoder's codes do not follow {_order_note(column, data, orders)}, "
+            f"pass ordinal_categories={{{column!r}: <its categories in code order>}}"
+        )
+    else:
+        hint = "if the data are not the estimator's training rows, pass verify=False"
+    sent = int(sk.n_node_samples[node_id])
+    classes = " with other classes" if sent == here else ""
+    raise ModelImportError(
+        f"column {column!r} (split of node {parent}): scikit-learn sent {sent} training row(s) to node {node_id}, "
+        f"the imported tree sends {here}{classes}; {hint}"
+    )
+
+
+def _first_disagreement(tree: Tree, sk: Any, data: pd.DataFrame, labels: np.ndarray | None) -> tuple[int, int] | None:
+    """The first node whose row count (or class counts) over ``data`` differs from scikit-learn's
+    record, and its row count here; ``None`` if every node agrees."""
+    leaf = tree.apply(data)
+    rows = _subtree_sums(tree, np.bincount(leaf, minlength=tree.n_nodes)[:, None].astype(float))[:, 0]
+    wrong = rows != sk.n_node_samples
+    if labels is not None and _unweighted(sk):
+        codes = _class_codes(tree, labels)
+        k = len(tree.classes)
+        keys = leaf[codes >= 0] * k + codes[codes >= 0]
+        by_class = _subtree_sums(tree, np.bincount(keys, minlength=tree.n_nodes * k).reshape(-1, k).astype(float))
+        recorded = np.stack([n.counts for n in tree.nodes])  # type: ignore[misc]
+        wrong |= (np.abs(by_class - recorded) > 1e-6).any(axis=1)
+    if not wrong.any():
+        return None
+    first = int(np.flatnonzero(wrong)[0])
+    return first, int(rows[first])
+
+
+def _order_note(column: str, data: pd.DataFrame, orders: Mapping[str, Sequence]) -> str:
+    """Which order of ``column``'s values the import took its ordinal codes to follow."""
+    if column in orders:
+        return "the order given in ordinal_categories"
+    if isinstance(data[column].dtype, pd.CategoricalDtype):
+        return "the column's category order"
+    return "the column's sorted values"
+
+
+def _subtree_sums(tree: Tree, at_node: np.ndarray) -> np.ndarray:
+    """Per-node totals over each node's subtree (children have larger ids than their parent)."""
+    out = at_node.copy()
+    for node in reversed(tree.nodes):
+        if node.parent is not None:
+            out[node.parent] += out[node.id]
+    return out
 
 
 def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], candidates: list[str]) -> list[Node]:

@@ -19,333 +19,48 @@ Depths count from the root (depth 0). Generalizing "to depth d" maps a value to 
 depth d, or to its own leaf when its branch is shallower than d (so every depth yields a partition
 of the domain, and depth d refines depth d-1).
 
-Files (:func:`load_hierarchies`, :func:`save_hierarchies`) are JSON or YAML::
-
-    hierarchies:
-      workclass: {kind: categorical, tree: {ANY: [Private, {Government: [Federal-gov, ...]}]}}
-      age:       {kind: numeric, range: [0, inf], cuts: [[40], [20, 30, 40, 50, 60]]}
-      hours:     {kind: numeric, tree: {range: [0, inf], children: [{range: [0, 40]}, ...]}}
-
-Note that YAML 1.1 reads unquoted ``yes``/``no``/``on``/``off`` as booleans: quote such values.
+The nested structures the constructors read are parsed in :mod:`ppdm.data.hierarchy.spec`;
+files in :mod:`ppdm.data.hierarchy.files`.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib.resources
-import json
 import math
-import os
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from ppdm.data.hierarchy.spec import (
+    KINDS,
+    MAX_SHOWN,
+    HierarchySpec,
+    Kind,
+    Label,
+    categorical_spec,
+    cuts_spec,
+    dump_number,
+    first_distinct,
+    format_number,
+    interval_label,
+    numeric_spec,
+    parse_entry,
+    prefixed,
+    show_values,
+)
 from ppdm.errors import HierarchyError
 
-__all__ = [
-    "Cut",
-    "Hierarchy",
-    "adult_hierarchies",
-    "interval_label",
-    "load_hierarchies",
-    "save_hierarchies",
-]
+__all__ = ["Cut", "Hierarchy"]
 
-Label = Hashable
-"""A node: a domain value or an internal node's name (categorical), an interval label (numeric)."""
-Kind = Literal["categorical", "numeric"]
 Values = pd.Series | np.ndarray | Sequence[Any]
-PathLike = str | os.PathLike[str]
-
-_KINDS: tuple[str, ...] = ("categorical", "numeric")
-_MAX_SHOWN = 5  # offending values named in an error message
-
-
-# --------------------------------------------------------------------------------------------
-# Small helpers
-# --------------------------------------------------------------------------------------------
-
-
-@contextmanager
-def _prefixed(prefix: str) -> Iterator[None]:
-    """Re-raise a :class:`HierarchyError` with ``prefix`` (a file, attribute or field) in front."""
-    try:
-        yield
-    except HierarchyError as exc:
-        raise HierarchyError(f"{prefix}: {exc}") from None
-
-
-def _fmt_number(x: float) -> str:
-    """``20`` for 20.0, ``2.5`` for 2.5, ``inf``/``-inf`` for the unbounded ends."""
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return str(int(x)) if float(x).is_integer() else repr(float(x))
-
-
-def interval_label(lo: float, hi: float) -> str:
-    """The label of the interval ``[lo, hi)``, e.g. ``"[20, 30)"``."""
-    return f"[{_fmt_number(lo)}, {_fmt_number(hi)})"
-
-
-def _dump_number(x: float) -> int | float | str:
-    """A bound as written to dicts/files: an int when integral, ``"inf"``/``"-inf"`` strings."""
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return int(x) if float(x).is_integer() else float(x)
-
-
-def _parse_bound(raw: Any, unbounded: float, what: str) -> float:
-    """Read one interval bound: a number, ``null`` (unbounded), or ``"inf"``/``"-inf"``."""
-    if raw is None:
-        return unbounded
-    if isinstance(raw, bool):
-        raise HierarchyError(f"{what}: expected a number, got {raw!r}")
-    if isinstance(raw, str):
-        text = raw.strip().lower()
-        if text in ("inf", "+inf", "infinity", "+infinity"):
-            return math.inf
-        if text in ("-inf", "-infinity"):
-            return -math.inf
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        raise HierarchyError(f"{what}: expected a number, null or 'inf'/'-inf', got {raw!r}") from None
-    if math.isnan(value):
-        raise HierarchyError(f"{what}: NaN is not a valid bound")
-    return value
-
-
-def _show(values: Iterable[Any]) -> str:
-    """Comma-separated reprs, NaN/None shown as 'NaN (missing)'."""
-    parts = []
-    for v in values:
-        v = v.item() if isinstance(v, np.generic) else v
-        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-            parts.append("NaN (missing)")
-        else:
-            parts.append(_fmt_number(v) if isinstance(v, float) else repr(v))
-    return ", ".join(parts)
-
-
-def _first_distinct(values: np.ndarray, limit: int = _MAX_SHOWN) -> list[Any]:
-    """The first ``limit`` distinct values of ``values``, in order of appearance."""
-    series = pd.Series(values, dtype=object)
-    series = series.where(series.notna(), np.nan)  # None, pd.NA and NaN count as one value
-    return list(pd.unique(series))[:limit]
-
-
-def _is_scalar_label(x: Any) -> bool:
-    return isinstance(x, (str, int, float, bool, np.generic)) and not (
-        isinstance(x, float) and math.isnan(x)
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Parsing the nested structures of the constructors
-# --------------------------------------------------------------------------------------------
-
-
-class _TreeBuilder:
-    """Collects ``parent → children`` while checking that no name is used twice."""
-
-    def __init__(self, root: Label) -> None:
-        self.root = root
-        self.children: dict[Label, list[Label]] = {root: []}
-        self.parent: dict[Label, Label | None] = {root: None}
-
-    def add(self, node: Label, parent: Label) -> None:
-        if node in self.parent:
-            where = "the root" if self.parent[node] is None else f"under {self.parent[node]!r}"
-            raise HierarchyError(
-                f"node {node!r} is used twice ({where} and under {parent!r}); "
-                "every name and domain value must appear exactly once"
-            )
-        self.parent[node] = parent
-        self.children[node] = []
-        self.children[parent].append(node)
-
-
-def _parse_categorical(tree: Any) -> tuple[Label, dict[Label, list[Label]]]:
-    """``{root: children}`` → (root, children); see :meth:`Hierarchy.categorical`."""
-    if not isinstance(tree, Mapping) or len(tree) != 1:
-        raise HierarchyError(
-            "a categorical tree must be a mapping with exactly one key, the root's name "
-            f"(e.g. {{'ANY': [...]}}), got {tree!r:.80}"
-        )
-    ((root, spec),) = tree.items()
-    if not isinstance(root, str):
-        raise HierarchyError(f"the root's name must be a string, got {root!r}")
-    builder = _TreeBuilder(root)
-    _parse_internal(builder, root, spec)
-    return root, builder.children
-
-
-def _parse_internal(builder: _TreeBuilder, name: Label, spec: Any) -> None:
-    """Add the children ``spec`` (a mapping or a list) of internal node ``name``."""
-    if isinstance(spec, Mapping):
-        items: list[Any] = [{k: v} for k, v in spec.items()]
-    elif isinstance(spec, (list, tuple)):
-        items = list(spec)
-    else:
-        raise HierarchyError(
-            f"internal node {name!r}: children must be a list or a mapping, got {spec!r}"
-        )
-    if not items:
-        raise HierarchyError(f"internal node {name!r} has no children")
-    for item in items:
-        _parse_item(builder, name, item)
-
-
-def _parse_item(builder: _TreeBuilder, parent: Label, item: Any) -> None:
-    """One entry of a children list: a leaf value or a ``{name: children}`` mapping."""
-    if isinstance(item, Mapping):
-        if not item:
-            raise HierarchyError(f"node {parent!r}: empty mapping among its children")
-        for child, spec in item.items():
-            if not isinstance(child, str):
-                raise HierarchyError(f"node {parent!r}: internal node names must be strings, got {child!r}")
-            builder.add(child, parent)
-            _parse_internal(builder, child, spec)
-    elif _is_scalar_label(item):
-        builder.add(item.item() if isinstance(item, np.generic) else item, parent)
-    elif isinstance(item, (list, tuple)):
-        raise HierarchyError(
-            f"node {parent!r}: a list inside a list ({item!r:.60}); write a group as {{name: [...]}}"
-        )
-    else:
-        raise HierarchyError(f"node {parent!r}: invalid leaf value {item!r}")
-
-
-def _parse_range(node: Any, where: str) -> tuple[float, float]:
-    if not isinstance(node, Mapping) or "range" not in node:
-        raise HierarchyError(f"{where}: expected a mapping with a 'range' field, got {node!r:.80}")
-    unknown = set(node) - {"range", "children"}
-    if unknown:
-        raise HierarchyError(f"{where}: unknown field(s) {sorted(map(str, unknown))}")
-    rng = node["range"]
-    if not isinstance(rng, (list, tuple)) or len(rng) != 2:
-        raise HierarchyError(f"{where}.range: expected [lo, hi], got {rng!r}")
-    return (
-        _parse_bound(rng[0], -math.inf, f"{where}.range[0]"),
-        _parse_bound(rng[1], math.inf, f"{where}.range[1]"),
-    )
-
-
-def _parse_numeric(
-    tree: Any,
-) -> tuple[Label, dict[Label, list[Label]], dict[Label, tuple[float, float]]]:
-    """``{"range": [lo, hi], "children": [...]}`` → (root, children, intervals)."""
-    intervals: dict[Label, tuple[float, float]] = {}
-    builder: _TreeBuilder | None = None
-
-    def visit(node: Any, parent: Label | None, where: str) -> None:
-        nonlocal builder
-        lo, hi = _parse_range(node, where)
-        label = interval_label(lo, hi)
-        if builder is None:
-            builder = _TreeBuilder(label)
-        else:
-            builder.add(label, parent)
-        intervals[label] = (lo, hi)
-        kids = node.get("children") or []
-        if not isinstance(kids, (list, tuple)):
-            raise HierarchyError(f"{where}.children: expected a list, got {kids!r:.60}")
-        if len(kids) == 1:
-            raise HierarchyError(
-                f"{where} ({label}): a single child cannot split it; omit 'children' for a leaf"
-            )
-        for i, kid in enumerate(kids):
-            visit(kid, label, f"{where}.children[{i}]")
-
-    visit(tree, None, "tree")
-    assert builder is not None
-    return builder.root, builder.children, intervals
-
-
-def _parse_levels(levels: Any, lower: float, upper: float) -> list[np.ndarray]:
-    """Check and sort the cut points of :meth:`Hierarchy.from_cuts`."""
-    if isinstance(levels, (str, bytes)) or not isinstance(levels, (Sequence, np.ndarray)):
-        raise HierarchyError(f"levels must be a list of lists of cut points, got {levels!r:.60}")
-    parsed: list[np.ndarray] = []
-    for d, level in enumerate(levels, start=1):
-        if isinstance(level, (str, bytes)) or not isinstance(level, (Sequence, np.ndarray)):
-            raise HierarchyError(f"level {d}: expected a list of cut points, got {level!r:.60}")
-        points = np.array([_parse_bound(p, math.nan, f"level {d}") for p in level], dtype=float)
-        points.sort()
-        _check_level(d, points, parsed[-1] if parsed else np.empty(0), lower, upper)
-        parsed.append(points)
-    return parsed
-
-
-def _check_level(d: int, points: np.ndarray, previous: np.ndarray, lower: float, upper: float) -> None:
-    outside = points[(points <= lower) | (points >= upper) | np.isnan(points)]
-    if outside.size:
-        raise HierarchyError(
-            f"level {d}: cut point(s) {_show(outside)} not strictly inside "
-            f"the root {interval_label(lower, upper)}"
-        )
-    dupes = points[1:][np.diff(points) == 0]
-    if dupes.size:
-        raise HierarchyError(f"level {d}: cut point(s) {_show(np.unique(dupes))} repeated")
-    missing = np.setdiff1d(previous, points)
-    if missing.size:
-        raise HierarchyError(
-            f"level {d} drops cut point(s) {_show(missing)} of level {d - 1}; "
-            "each level must include the previous level's cut points"
-        )
-    if points.size == previous.size:
-        raise HierarchyError(f"level {d} adds no cut point to level {d - 1}")
-
-
-def _tree_from_levels(
-    levels: list[np.ndarray], lower: float, upper: float
-) -> tuple[Label, dict[Label, list[Label]], dict[Label, tuple[float, float]]]:
-    """Nested intervals whose depth-d cut is the partition by ``levels[d-1]``.
-
-    An interval that a level leaves unsplit is a leaf: a later level may not split it (its
-    children would sit deeper than the level that creates them).
-    """
-    root = interval_label(lower, upper)
-    builder = _TreeBuilder(root)
-    intervals = {root: (lower, upper)}
-    edges, depths = np.array([lower, upper]), [0]  # the previous level's partition
-    for d, points in enumerate(levels, start=1):
-        new_edges = np.concatenate([[lower], points, [upper]])
-        new_depths = []
-        for lo, hi in zip(new_edges[:-1].tolist(), new_edges[1:].tolist()):
-            i = int(np.searchsorted(edges, lo, side="right")) - 1
-            parent = (float(edges[i]), float(edges[i + 1]))
-            if parent == (lo, hi):  # left unsplit: stays a leaf at its own depth
-                new_depths.append(depths[i])
-                continue
-            if depths[i] != d - 1:
-                raise HierarchyError(
-                    f"level {d} splits {interval_label(*parent)}, which level {depths[i] + 1} "
-                    "left unsplit; once a branch stops, later levels cannot split it"
-                )
-            label = interval_label(lo, hi)
-            builder.add(label, interval_label(*parent))
-            intervals[label] = (lo, hi)
-            new_depths.append(d)
-        edges, depths = new_edges, new_depths
-    return root, builder.children, intervals
-
-
-# --------------------------------------------------------------------------------------------
-# Hierarchy
-# --------------------------------------------------------------------------------------------
 
 
 class Hierarchy:
     """A generalization hierarchy of one attribute (paper 002 §3.1; TDS, Fung et al. 2005).
 
     Build one with :meth:`categorical`, :meth:`numeric`, :meth:`from_cuts`, :meth:`from_dict` or
-    :func:`load_hierarchies`. The constructor itself takes the tree as ``root`` plus a
+    :func:`~ppdm.data.hierarchy.load_hierarchies`. The constructor itself takes the tree as ``root`` plus a
     ``children`` mapping (and, for numeric hierarchies, each node's ``(lo, hi)`` interval) and
     validates it: a proper tree, every domain value a leaf exactly once, numeric children
     contiguous, non-overlapping and covering their parent exactly. A hierarchy is immutable.
@@ -361,11 +76,11 @@ class Hierarchy:
     ) -> None:
         if not isinstance(attribute, str) or not attribute:
             raise HierarchyError(f"a hierarchy's attribute must be a non-empty string, got {attribute!r}")
-        if kind not in _KINDS:
-            raise HierarchyError(f"hierarchy {attribute!r}: unknown kind {kind!r} (expected one of {_KINDS})")
+        if kind not in KINDS:
+            raise HierarchyError(f"hierarchy {attribute!r}: unknown kind {kind!r} (expected one of {KINDS})")
         self._attribute = attribute
         self._kind: Kind = kind
-        with _prefixed(f"hierarchy {attribute!r}"):
+        with prefixed(f"hierarchy {attribute!r}"):
             self._intervals = self._check_intervals(root, children, intervals)
             kids = self._ordered_children(children)
             self._build(root, kids)
@@ -387,14 +102,14 @@ class Hierarchy:
         nodes = {root, *children, *(c for kids in children.values() for c in kids)}
         missing = [n for n in nodes if n not in intervals]
         if missing:
-            raise HierarchyError(f"no interval given for node(s) {_show(missing[:_MAX_SHOWN])}")
+            raise HierarchyError(f"no interval given for node(s) {show_values(missing[:MAX_SHOWN])}")
         checked = {}
         for node in nodes:
             lo, hi = (float(b) for b in intervals[node])
             if not lo < hi:
                 raise HierarchyError(
-                    f"node {node!r}: empty interval, lower bound {_fmt_number(lo)} "
-                    f"is not below upper bound {_fmt_number(hi)}"
+                    f"node {node!r}: empty interval, lower bound {format_number(lo)} "
+                    f"is not below upper bound {format_number(hi)}"
                 )
             checked[node] = (lo, hi)
         return checked
@@ -415,13 +130,13 @@ class Hierarchy:
         first, last = self._intervals[kids[0]], self._intervals[kids[-1]]
         if first[0] != lo:
             raise HierarchyError(
-                f"children of {node!r} start at {_fmt_number(first[0])}, "
-                f"not at its lower bound {_fmt_number(lo)}"
+                f"children of {node!r} start at {format_number(first[0])}, "
+                f"not at its lower bound {format_number(lo)}"
             )
         if last[1] != hi:
             raise HierarchyError(
-                f"children of {node!r} end at {_fmt_number(last[1])}, "
-                f"not at its upper bound {_fmt_number(hi)}"
+                f"children of {node!r} end at {format_number(last[1])}, "
+                f"not at its upper bound {format_number(hi)}"
             )
         for a, b in zip(kids[:-1], kids[1:]):
             end, start = self._intervals[a][1], self._intervals[b][0]
@@ -431,8 +146,22 @@ class Hierarchy:
                 raise HierarchyError(f"children of {node!r} overlap: {a!r} and {b!r}")
 
     def _build(self, root: Label, kids: Mapping[Label, tuple[Label, ...]]) -> None:
-        """Pre-order walk: parents, depths, leaves in order and each node's span of leaves."""
+        """Walk the tree from the root, check that it spans every node, and index its leaves."""
         self._root = root
+        order, leaves = self._walk(root, kids)
+        self._check_spans_all(root, kids)
+        self._order = tuple(order)
+        self._leaves = tuple(leaves)
+        self._leaf_index = pd.Index(leaves)
+        self._height = max(self._depth.values())
+        self._cut_cache: dict[int, Cut] = {}
+        if self._kind == "numeric":
+            ends = [self._intervals[leaf][0] for leaf in leaves] + [self._intervals[root][1]]
+            self._leaf_edges = np.asarray(ends, dtype=float)
+
+    def _walk(self, root: Label, kids: Mapping[Label, tuple[Label, ...]]) -> tuple[list[Label], list[Label]]:
+        """Pre-order walk: parents, depths and each node's span of leaves; returns the nodes in
+        pre-order and the leaves in tree order."""
         self._children: dict[Label, tuple[Label, ...]] = {}
         self._parent: dict[Label, Label | None] = {root: None}
         self._depth: dict[Label, int] = {root: 0}
@@ -454,20 +183,16 @@ class Hierarchy:
             for child in reversed(self._children[node]):
                 self._adopt(child, node)
                 stack.append((child, False))
+        return order, leaves
+
+    def _check_spans_all(self, root: Label, kids: Mapping[Label, tuple[Label, ...]]) -> None:
+        """Every node given children must hang under the root; a value tree needs a child."""
         unreachable = [n for n in kids if n not in self._parent]
         if unreachable:
-            shown = _show(unreachable[:_MAX_SHOWN])
+            shown = show_values(unreachable[:MAX_SHOWN])
             raise HierarchyError(f"node(s) {shown} not reachable from the root {root!r}")
         if self._kind == "categorical" and not self._children[root]:
             raise HierarchyError(f"the root {root!r} has no children")
-        self._order = tuple(order)
-        self._leaves = tuple(leaves)
-        self._leaf_index = pd.Index(leaves)
-        self._height = max(self._depth.values())
-        self._cut_cache: dict[int, Cut] = {}
-        if self._kind == "numeric":
-            ends = [self._intervals[leaf][0] for leaf in leaves] + [self._intervals[root][1]]
-            self._leaf_edges = np.asarray(ends, dtype=float)
 
     def _adopt(self, child: Label, parent: Label) -> None:
         if child in self._parent:
@@ -487,9 +212,7 @@ class Hierarchy:
         children}`` mappings for nested groups, e.g. ``{"ANY": ["Private", {"Government":
         ["Federal-gov", "Local-gov", "State-gov"]}]}``.
         """
-        with _prefixed(f"hierarchy {attribute!r}"):
-            root, children = _parse_categorical(tree)
-        return cls(attribute, "categorical", root, children)
+        return cls.from_spec(categorical_spec(attribute, tree))
 
     @classmethod
     def numeric(cls, attribute: str, tree: Mapping[str, Any]) -> Hierarchy:
@@ -498,9 +221,7 @@ class Hierarchy:
         Bounds are numbers, or ``null``/``"-inf"``/``"inf"`` for unbounded ends; a node without
         ``children`` is a leaf. Children may be listed in any order.
         """
-        with _prefixed(f"hierarchy {attribute!r}"):
-            root, children, intervals = _parse_numeric(tree)
-        return cls(attribute, "numeric", root, children, intervals)
+        return cls.from_spec(numeric_spec(attribute, tree))
 
     @classmethod
     def from_cuts(
@@ -519,13 +240,12 @@ class Hierarchy:
         ``from_cuts(a, [[40], [20, 40, 60]], lower=0)`` has ``[0, inf)`` → ``[0, 40)``,
         ``[40, inf)`` → ``[0, 20)``, ``[20, 40)``, ``[40, 60)``, ``[60, inf)``.
         """
-        with _prefixed(f"hierarchy {attribute!r}"):
-            lo = _parse_bound(lower, -math.inf, "lower")
-            hi = _parse_bound(upper, math.inf, "upper")
-            if not lo < hi:
-                raise HierarchyError(f"lower bound {lower} is not below upper bound {upper}")
-            root, children, intervals = _tree_from_levels(_parse_levels(levels, lo, hi), lo, hi)
-        return cls(attribute, "numeric", root, children, intervals)
+        return cls.from_spec(cuts_spec(attribute, levels, lower=lower, upper=upper))
+
+    @classmethod
+    def from_spec(cls, spec: HierarchySpec) -> Hierarchy:
+        """The hierarchy a parsed spec describes (see :mod:`ppdm.data.hierarchy.spec`)."""
+        return cls(spec.attribute, spec.kind, spec.root, spec.children, spec.intervals)
 
     # -- navigation ---------------------------------------------------------------------------
 
@@ -673,18 +393,18 @@ class Hierarchy:
         if bad.any():
             raise HierarchyError(
                 f"hierarchy {self._attribute!r} is numeric; non-numeric value(s) "
-                f"{_show(_first_distinct(series.to_numpy(dtype=object)[bad]))}"
+                f"{show_values(first_distinct(series.to_numpy(dtype=object)[bad]))}"
             )
         return numbers.to_numpy(dtype=float, na_value=np.nan)
 
     def _uncovered(self, bad: np.ndarray, total: int, why: str) -> None:
         """Raise naming the first distinct values of ``bad`` (``total``: how many were mapped)."""
-        shown = _first_distinct(bad, _MAX_SHOWN + 1)
-        more = ", ..." if len(shown) > _MAX_SHOWN else ""
-        shown = shown[:_MAX_SHOWN]
+        shown = first_distinct(bad, MAX_SHOWN + 1)
+        more = ", ..." if len(shown) > MAX_SHOWN else ""
+        shown = shown[:MAX_SHOWN]
         raise HierarchyError(
             f"hierarchy {self._attribute!r} does not cover {len(bad)} of {total} value(s): "
-            f"{_show(shown)}{more} ({why})"
+            f"{show_values(shown)}{more} ({why})"
         )
 
     # -- generalization -------------------------------------------------------------------------
@@ -758,7 +478,7 @@ class Hierarchy:
 
     def _dump_interval(self, node: Label) -> dict[str, Any]:
         lo, hi = self._intervals[node]
-        out: dict[str, Any] = {"range": [_dump_number(lo), _dump_number(hi)]}
+        out: dict[str, Any] = {"range": [dump_number(lo), dump_number(hi)]}
         if self._children[node]:
             out["children"] = [self._dump_interval(k) for k in self._children[node]]
         return out
@@ -767,7 +487,7 @@ class Hierarchy:
     def from_dict(cls, data: Mapping[str, Any], attribute: str | None = None) -> Hierarchy:
         """Inverse of :meth:`to_dict`; also accepts ``{"kind": "numeric", "cuts": [...],
         "range": [lo, hi]}``. ``attribute`` is needed when ``data`` has no ``"attribute"``."""
-        return _from_spec(data, attribute, where="hierarchy")
+        return cls.from_spec(parse_entry(data, attribute, where="hierarchy"))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Hierarchy):
@@ -913,157 +633,3 @@ class Cut:
 
     def __repr__(self) -> str:
         return f"Cut({self._hierarchy.attribute!r}, {list(self._nodes)!r})"
-
-
-# --------------------------------------------------------------------------------------------
-# Dicts and files
-# --------------------------------------------------------------------------------------------
-
-_FIELDS = {"attribute", "kind", "tree", "cuts", "range"}
-
-
-def _from_spec(spec: Any, attribute: str | None, where: str) -> Hierarchy:
-    """Build a hierarchy from one ``{"kind": ..., "tree"|"cuts": ...}`` entry."""
-    if not isinstance(spec, Mapping):
-        raise HierarchyError(
-            f"{where}: expected a mapping with fields 'kind' and 'tree' or 'cuts', got {spec!r:.60}"
-        )
-    name = spec.get("attribute", attribute)
-    if attribute is not None and name != attribute:
-        raise HierarchyError(f"{where}.attribute: {name!r} does not match the entry's name {attribute!r}")
-    if not isinstance(name, str) or not name:
-        raise HierarchyError(f"{where}.attribute: missing or not a string ({name!r})")
-    unknown = sorted(str(k) for k in set(spec) - _FIELDS)
-    if unknown:
-        raise HierarchyError(f"{where}: unknown field(s) {unknown} (expected {sorted(_FIELDS)})")
-    kind = spec.get("kind")
-    if kind not in _KINDS:
-        raise HierarchyError(f"{where}.kind: unknown kind {kind!r} (expected 'categorical' or 'numeric')")
-    return _build_kind(spec, name, kind, where)
-
-
-def _build_kind(spec: Mapping[str, Any], name: str, kind: str, where: str) -> Hierarchy:
-    has_tree, has_cuts = "tree" in spec, "cuts" in spec
-    if kind == "categorical":
-        if has_cuts or "range" in spec:
-            raise HierarchyError(f"{where}: 'cuts' and 'range' are for numeric hierarchies")
-        if not has_tree:
-            raise HierarchyError(f"{where}: missing field 'tree'")
-        return Hierarchy.categorical(name, spec["tree"])
-    if has_tree == has_cuts:
-        raise HierarchyError(f"{where}: a numeric hierarchy needs exactly one of 'tree' and 'cuts'")
-    if has_tree:
-        if "range" in spec:
-            raise HierarchyError(f"{where}.range: give the range inside 'tree', not beside it")
-        return Hierarchy.numeric(name, spec["tree"])
-    lower, upper = _parse_outer_range(spec.get("range"), f"{where}.range")
-    return Hierarchy.from_cuts(name, spec["cuts"], lower=lower, upper=upper)
-
-
-def _parse_outer_range(rng: Any, where: str) -> tuple[float, float]:
-    if rng is None:
-        return -math.inf, math.inf
-    if not isinstance(rng, (list, tuple)) or len(rng) != 2:
-        raise HierarchyError(f"{where}: expected [lo, hi], got {rng!r}")
-    return _parse_bound(rng[0], -math.inf, where), _parse_bound(rng[1], math.inf, where)
-
-
-def _file_format(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix == ".json":
-        return "json"
-    if suffix in (".yaml", ".yml"):
-        return "yaml"
-    raise HierarchyError(
-        f"{path}: unknown hierarchy file extension {suffix!r} (expected .json, .yaml or .yml)"
-    )
-
-
-def _parse_text(text: str, fmt: str, source: str) -> Any:
-    """JSON or YAML text → data; syntax errors name the file, line and column."""
-    if fmt == "json":
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            at = f"line {exc.lineno}, column {exc.colno}"
-            raise HierarchyError(f"{source}: invalid JSON at {at}: {exc.msg}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise HierarchyError(f"{source}: invalid YAML{at}: {problem}") from None
-
-
-def _hierarchies_from_data(data: Any, source: str) -> dict[str, Hierarchy]:
-    if not isinstance(data, Mapping) or "hierarchies" not in data:
-        raise HierarchyError(f"{source}: the top level must be a mapping with a 'hierarchies' field")
-    entries = data["hierarchies"]
-    if not isinstance(entries, Mapping):
-        raise HierarchyError(f"{source}: 'hierarchies' must map attribute names to hierarchies")
-    out: dict[str, Hierarchy] = {}
-    for attribute, spec in entries.items():
-        where = f"hierarchies.{attribute}"
-        if not isinstance(attribute, str):
-            raise HierarchyError(f"{source}: {where}: attribute names must be strings, got {attribute!r}")
-        with _prefixed(source):
-            out[attribute] = _from_spec(spec, attribute, where)
-    return out
-
-
-def load_hierarchies(path: PathLike) -> dict[str, Hierarchy]:
-    """Read ``{"hierarchies": {attribute: spec}}`` from a ``.json``, ``.yaml`` or ``.yml`` file.
-
-    Each spec is ``{"kind": "categorical", "tree": ...}``, ``{"kind": "numeric", "tree": ...}``
-    or ``{"kind": "numeric", "cuts": [[...], ...], "range": [lo, hi]}`` (``range`` optional,
-    default unbounded). Errors name the file and, where possible, the attribute and field.
-    """
-    path = Path(path)
-    fmt = _file_format(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HierarchyError(f"{path}: hierarchy file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HierarchyError(f"{path}: cannot read hierarchy file: {exc}") from None
-    return _hierarchies_from_data(_parse_text(text, fmt, str(path)), str(path))
-
-
-def save_hierarchies(path: PathLike, hierarchies: Mapping[str, Hierarchy]) -> None:
-    """Write ``hierarchies`` (attribute → hierarchy) in the format :func:`load_hierarchies` reads."""
-    path = Path(path)
-    fmt = _file_format(path)
-    entries: dict[str, Any] = {}
-    for attribute, hierarchy in hierarchies.items():
-        if not isinstance(hierarchy, Hierarchy) or hierarchy.attribute != attribute:
-            raise HierarchyError(
-                f"{path}: entry {attribute!r} must be the Hierarchy of attribute {attribute!r}, "
-                f"got {hierarchy!r}"
-            )
-        spec = hierarchy.to_dict()
-        del spec["attribute"]
-        entries[attribute] = spec
-    data = {"hierarchies": entries}
-    if fmt == "json":
-        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    else:
-        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)
-    path.write_text(text, encoding="utf-8")
-
-
-@functools.lru_cache(maxsize=1)
-def _bundled_adult() -> tuple[tuple[str, Hierarchy], ...]:
-    resource = importlib.resources.files("ppdm") / "data/_bundled/hierarchies/adult.yaml"
-    source = "ppdm/data/_bundled/hierarchies/adult.yaml"
-    data = _parse_text(resource.read_text(encoding="utf-8"), "yaml", source)
-    return tuple(_hierarchies_from_data(data, source).items())
-
-
-def adult_hierarchies() -> dict[str, Hierarchy]:
-    """The bundled hierarchies of the UCI Adult attributes (all but ``fnlwgt`` and ``income``).
-
-    Taxonomy trees in the spirit of TDS (Fung, Wang & Yu, ICDE 2005), which paper 002 §4 uses
-    for Adult; the YAML file's header documents each choice.
-    """
-    return dict(_bundled_adult())

@@ -1,10 +1,10 @@
 """The randomized-response channel of paper 001 and its inverse on count tensors.
 
 This module describes *how disguised data were collected* (paper 001 §4.1) and how true counts
-are estimated from disguised ones (§4.2, equations 3). It lives in :mod:`ppdm.data` because both
-:mod:`ppdm.randomize` (the respondent side, accuracy estimation, privacy) and
-:mod:`ppdm.learn` (the estimated count source of RR-ID3) need it, and DESIGN.md lets ``learn``
-import ``data`` and ``tree`` only: one implementation of the estimator, no copy.
+are estimated from disguised ones (§4.2, equations 3). The rest of :mod:`ppdm.randomize` (the
+respondent side, accuracy estimation, privacy) and :mod:`ppdm.learn` (the estimated count source
+of RR-ID3, a row below in DESIGN.md's layer table) share it: one implementation of the
+estimator, no copy.
 
 The channel
 -----------
@@ -52,15 +52,11 @@ from typing import Literal
 
 import numpy as np
 
-from ppdm.errors import PpdmError
+from ppdm.errors import NotIdentifiableError, PpdmError
 
 Scheme = Literal["record", "attribute"]
 SCHEMES: tuple[str, ...] = ("record", "attribute")
 _EIG_TOL = 1e-9
-
-
-class NotIdentifiableError(PpdmError, ValueError):
-    """The randomization cannot be inverted (e.g. θ = 0.5 for binary data, paper 001 §3)."""
 
 
 def check_theta(theta: float) -> float:

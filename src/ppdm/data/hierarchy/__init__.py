@@ -1,0 +1,11 @@
+"""Generalization hierarchies (paper 002 §3.1, §4; TDS): the model (:class:`Hierarchy`,
+:class:`Cut`) in :mod:`~ppdm.data.hierarchy.model`, the parser of the nested structures that
+describe one in :mod:`~ppdm.data.hierarchy.spec`, JSON/YAML files and the bundled Adult
+hierarchies in :mod:`~ppdm.data.hierarchy.files`.
+"""
+
+from ppdm.data.hierarchy.files import adult_hierarchies, load_hierarchies, save_hierarchies
+from ppdm.data.hierarchy.model import Cut, Hierarchy
+from ppdm.data.hierarchy.spec import interval_label
+
+__all__ = ["Cut", "Hierarchy", "adult_hierarchies", "interval_label", "load_hierarchies", "save_hierarchies"]

@@ -1,0 +1,134 @@
+"""Hierarchy files: :func:`load_hierarchies` and :func:`save_hierarchies` (JSON or YAML), and
+the hierarchies bundled for the UCI Adult attributes (:func:`adult_hierarchies`).
+
+A file maps attribute names to entries in the format of :func:`ppdm.data.hierarchy.spec.parse_entry`::
+
+    hierarchies:
+      workclass: {kind: categorical, tree: {ANY: [Private, {Government: [Federal-gov, ...]}]}}
+      age:       {kind: numeric, range: [0, inf], cuts: [[40], [20, 30, 40, 50, 60]]}
+      hours:     {kind: numeric, tree: {range: [0, inf], children: [{range: [0, 40]}, ...]}}
+
+Note that YAML 1.1 reads unquoted ``yes``/``no``/``on``/``off`` as booleans: quote such values.
+Errors name the file and, where possible, its line and column, the attribute and the field.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.resources
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ppdm.data.hierarchy.model import Hierarchy
+from ppdm.data.hierarchy.spec import parse_entry, prefixed
+from ppdm.errors import HierarchyError
+
+__all__ = ["adult_hierarchies", "load_hierarchies", "save_hierarchies"]
+
+PathLike = str | os.PathLike[str]
+
+
+def _file_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".json":
+        return "json"
+    if suffix in (".yaml", ".yml"):
+        return "yaml"
+    raise HierarchyError(
+        f"{path}: unknown hierarchy file extension {suffix!r} (expected .json, .yaml or .yml)"
+    )
+
+
+def _parse_text(text: str, fmt: str, source: str) -> Any:
+    """JSON or YAML text → data; syntax errors name the file, line and column."""
+    if fmt == "json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            at = f"line {exc.lineno}, column {exc.colno}"
+            raise HierarchyError(f"{source}: invalid JSON at {at}: {exc.msg}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise HierarchyError(f"{source}: invalid YAML{at}: {problem}") from None
+
+
+def _hierarchies_from_data(data: Any, source: str) -> dict[str, Hierarchy]:
+    if not isinstance(data, Mapping) or "hierarchies" not in data:
+        raise HierarchyError(f"{source}: the top level must be a mapping with a 'hierarchies' field")
+    entries = data["hierarchies"]
+    if not isinstance(entries, Mapping):
+        raise HierarchyError(f"{source}: 'hierarchies' must map attribute names to hierarchies")
+    out: dict[str, Hierarchy] = {}
+    for attribute, spec in entries.items():
+        where = f"hierarchies.{attribute}"
+        if not isinstance(attribute, str):
+            raise HierarchyError(f"{source}: {where}: attribute names must be strings, got {attribute!r}")
+        with prefixed(source):
+            out[attribute] = Hierarchy.from_spec(parse_entry(spec, attribute, where))
+    return out
+
+
+def load_hierarchies(path: PathLike) -> dict[str, Hierarchy]:
+    """Read ``{"hierarchies": {attribute: spec}}`` from a ``.json``, ``.yaml`` or ``.yml`` file.
+
+    Each spec is ``{"kind": "categorical", "tree": ...}``, ``{"kind": "numeric", "tree": ...}``
+    or ``{"kind": "numeric", "cuts": [[...], ...], "range": [lo, hi]}`` (``range`` optional,
+    default unbounded). Errors name the file and, where possible, the attribute and field.
+    """
+    path = Path(path)
+    fmt = _file_format(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise HierarchyError(f"{path}: hierarchy file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HierarchyError(f"{path}: cannot read hierarchy file: {exc}") from None
+    return _hierarchies_from_data(_parse_text(text, fmt, str(path)), str(path))
+
+
+def save_hierarchies(path: PathLike, hierarchies: Mapping[str, Hierarchy]) -> None:
+    """Write ``hierarchies`` (attribute → hierarchy) in the format :func:`load_hierarchies` reads."""
+    path = Path(path)
+    fmt = _file_format(path)
+    entries: dict[str, Any] = {}
+    for attribute, hierarchy in hierarchies.items():
+        if not isinstance(hierarchy, Hierarchy) or hierarchy.attribute != attribute:
+            raise HierarchyError(
+                f"{path}: entry {attribute!r} must be the Hierarchy of attribute {attribute!r}, "
+                f"got {hierarchy!r}"
+            )
+        spec = hierarchy.to_dict()
+        del spec["attribute"]
+        entries[attribute] = spec
+    data = {"hierarchies": entries}
+    if fmt == "json":
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    else:
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)
+    path.write_text(text, encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _bundled_adult() -> tuple[tuple[str, Hierarchy], ...]:
+    resource = importlib.resources.files("ppdm") / "data/_bundled/hierarchies/adult.yaml"
+    source = "ppdm/data/_bundled/hierarchies/adult.yaml"
+    data = _parse_text(resource.read_text(encoding="utf-8"), "yaml", source)
+    return tuple(_hierarchies_from_data(data, source).items())
+
+
+def adult_hierarchies() -> dict[str, Hierarchy]:
+    """The bundled hierarchies of the UCI Adult attributes (all but ``fnlwgt`` and ``income``).
+
+    Taxonomy trees in the spirit of TDS (Fung, Wang & Yu, ICDE 2005), which paper 002 §4 uses
+    for Adult; the YAML file's header documents each choice.
+    """
+    return dict(_bundled_adult())

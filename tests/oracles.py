@@ -1,0 +1,65 @@
+"""Deliberately simple references the fast code is tested against (loaded by ``tests/conftest.py``).
+
+:func:`brute_force_spans` is the reference for model k-anonymity (paper 002 §2): it enumerates
+every combination of private values for every record and routes it with :meth:`Tree.apply`, so
+it shares no code with the path-consistent routing of ``ppdm.tree.routing``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ppdm.data.roles import Roles
+from ppdm.tree.model import Tree
+from ppdm.tree.splits import ThresholdSplit
+
+
+def _private_choices(tree: Tree, attribute: str) -> list[object]:
+    """Values that reach every region of a private attribute: its domain, or one number per
+    interval between the tree's thresholds on it."""
+    attr = tree.attributes[attribute]
+    if attr.is_categorical:
+        return list(attr.categories)
+    cuts = sorted({n.split.threshold for n in tree.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == attribute})
+    if not cuts:
+        return [0.0]
+    inner = [(a + b) / 2 for a, b in zip(cuts, cuts[1:])]
+    return [cuts[0] - 1.0, *cuts, *inner, cuts[-1] + 1.0]
+
+
+def brute_force_spans(
+    tree: Tree,
+    data: pd.DataFrame,
+    roles: Roles | Sequence[str],
+    class_public: bool | None = None,
+) -> tuple[list[tuple], np.ndarray]:
+    """Reference for :func:`ppdm.attacks.anonymity.model_anonymity`: enumerate every combination
+    of private values.
+
+    For each combination, every record's private columns are overwritten with it and the record
+    is routed by :meth:`Tree.apply`; a record's span is the set of leaves it reached (with its
+    class when the class is public). Returns each record's span key and each record's span
+    population. Exponential in the number of private attributes.
+    """
+    public = list(roles.quasi_identifiers if isinstance(roles, Roles) else roles)
+    split_attributes = sorted({n.split.attribute for n in tree.nodes if n.split is not None})
+    private = [a for a in split_attributes if a not in public]
+    n = len(data)
+    reached: list[set[int]] = [set() for _ in range(n)]
+    base = data.reset_index(drop=True).copy()
+    for combo in itertools.product(*[_private_choices(tree, a) for a in private]):
+        frame = base.copy()
+        for attribute, value in zip(private, combo):
+            frame[attribute] = value
+        for i, leaf in enumerate(tree.apply(frame)):
+            reached[i].add(int(leaf))
+    is_public = tree.class_attribute in public if class_public is None else bool(class_public)
+    labels = list(base[tree.class_attribute]) if is_public else [None] * n
+    keys = [(tuple(sorted(s)), label) for s, label in zip(reached, labels)]
+    sizes = Counter(keys)
+    return keys, np.array([sizes[key] for key in keys])
