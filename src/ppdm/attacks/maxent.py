@@ -80,7 +80,10 @@ def maxent_attack(
     details = _details(problem, solution, n_internal, table, threat, audit.tree, audit.coverage)
     if uninformative:
         details["note"] = UNIFORM_NOTE
-    return _result(table, threat, posterior, details)
+    result = _result(table, threat, posterior, details)
+    if pd.api.types.is_integer_dtype(data.index):
+        result.row_ids = data.index.to_numpy()
+    return result
 
 
 @dataclass

@@ -147,6 +147,13 @@ class ThreatModel:
         preset = f"threat model{f' {self.preset!r}' if self.preset else ''}: "
         return preset + "; ".join(p for p in parts if p)
 
+    def to_spec(self) -> dict[str, object]:
+        """The declared fields (what :class:`ThreatModel` takes), unresolved."""
+        return {
+            "sensitive": self.sensitive, "known": self.known, "publish": self.publish, "sa_published": self.sa_published,
+            "known_individuals": self.known_individuals, "preset": self.preset,
+        }
+
     def to_dict(self) -> dict[str, object]:
         return {
             "preset": self.preset,

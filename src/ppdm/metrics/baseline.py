@@ -54,11 +54,6 @@ def prior_distribution(true_codes: np.ndarray, n_values: int) -> np.ndarray:
     return counts / counts.sum() if counts.sum() else np.full(n_values, 1.0 / n_values)
 
 
-def _rate(hits: int, n: int) -> dict[str, Any]:
-    lo, hi = wilson_interval(hits, n)
-    return {"rate": hits / n if n else 0.0, "ci95": [round(lo, 6), round(hi, 6)]}
-
-
 def disclosure_summary(
     posterior: np.ndarray,
     true_codes: np.ndarray,
@@ -68,43 +63,45 @@ def disclosure_summary(
 ) -> dict[str, Any]:
     """The attack against the prior on the target records.
 
-    ``posterior``: ``(records, values)`` the attacker's distribution for each target record;
-    ``true_codes``: each record's true value; ``prior``: P(x).
+    ``posterior``: ``(records, values)``, the attacker's distribution for each target record;
+    ``true_codes``: each record's true value; ``prior``: P(x). Keys: the attacker's accuracy with
+    its Wilson interval; ``baseline`` (the prior, its majority guess and that guess's accuracy);
+    ``lift`` over it; per threshold the people held at that confidence in their true value
+    (``confidence_in_true_value``), those the prior alone holds there (``prior_alone``) and those
+    beyond it (``beyond_prior``); certain guesses split into ``certain_right`` and ``certain_wrong``.
     """
     n = len(true_codes)
-    rows = np.arange(n)
-    confidence = posterior[rows, true_codes]
-    guess = posterior.argmax(axis=1) if n else np.zeros(0, dtype=np.intp)
-    right = guess == true_codes
+    confidence = posterior[np.arange(n), true_codes]
+    right = posterior.argmax(axis=1) == true_codes if n else np.zeros(0, dtype=bool)
     majority = int(np.argmax(prior))
-    base_right = true_codes == majority
-    prior_conf = prior[true_codes]
+    prior_confidence = prior[true_codes]
     certain = is_certain(posterior.max(axis=1)) if n else np.zeros(0, dtype=bool)
-    accuracy = float(right.mean()) if n else 0.0
-    baseline = float(base_right.mean()) if n else 0.0
+    accuracy, baseline = _share(right), _share(true_codes == majority)
     out: dict[str, Any] = {
         "attacker_accuracy": accuracy,
-        "attacker_accuracy_ci95": _rate(int(right.sum()), n)["ci95"],
+        "attacker_accuracy_ci95": list(wilson_interval(int(right.sum()), n)),
         "baseline": {
-            "prior": {str(v): round(float(p), 6) for v, p in zip(values, prior)},
+            "prior": {str(v): float(p) for v, p in zip(values, prior)},
             "majority_guess": str(values[majority]),
             "accuracy": baseline,
-            "accuracy_ci95": _rate(int(base_right.sum()), n)["ci95"],
-            "mean_confidence_in_true_value": float(prior_conf.mean()) if n else 0.0,
+            "accuracy_ci95": list(wilson_interval(int((true_codes == majority).sum()), n)),
+            "mean_confidence_in_true_value": float(prior_confidence.mean()) if n else 0.0,
         },
         "lift": {"difference": accuracy - baseline, "ratio": accuracy / baseline if baseline > 0 else None},
         "mean_confidence_in_true_value": float(confidence.mean()) if n else 0.0,
         "certain_right": int((certain & right).sum()),
         "certain_wrong": int((certain & ~right).sum()),
         "confidence_in_true_value": {},
+        "prior_alone": {},
+        "beyond_prior": {},
     }
     for t in thresholds:
-        attack = at_least(confidence, t)
-        by_prior = at_least(prior_conf, t)
-        out["confidence_in_true_value"][f">={t:g}"] = {
-            "people": int(attack.sum()),
-            "share_ci95": _rate(int(attack.sum()), n)["ci95"],
-            "prior_alone": int(by_prior.sum()),
-            "beyond_prior": int((attack & ~by_prior).sum()),
-        }
+        key, attack, alone = f">={t:g}", at_least(confidence, t), at_least(prior_confidence, t)
+        out["confidence_in_true_value"][key] = int(attack.sum())
+        out["prior_alone"][key] = int(alone.sum())
+        out["beyond_prior"][key] = int((attack & ~alone).sum())
     return out
+
+
+def _share(mask: np.ndarray) -> float:
+    return float(mask.mean()) if len(mask) else 0.0
