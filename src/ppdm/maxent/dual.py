@@ -111,7 +111,7 @@ class Dual:
         Ap = sp.csr_matrix((A.data * p_flat[A.indices], A.indices, A.indptr), shape=A.shape)
         first = sp.csr_matrix((Ap.data * w_flat[A.indices], A.indices, A.indptr), shape=A.shape) @ A.T
         # B[r, c] = Σ_x A[r, cx] p_cx: the same entries, columns mapped to their class (summed)
-        B = sp.csr_matrix((Ap.data, A.indices // self.n_values, A.indptr), shape=(A.shape[0], self.n_classes))
+        B = sp.csr_matrix((Ap.data, A.indices // self.n_values, A.indptr.copy()), shape=(A.shape[0], self.n_classes))
         B.sum_duplicates()
         Bw = sp.csr_matrix((B.data * np.sqrt(self.red.weights)[B.indices], B.indices, B.indptr), shape=B.shape)
         return ((first - Bw @ Bw.T) / self.tau).tocsr()
