@@ -214,13 +214,16 @@ def _active_set_newton(dual: DualFunction, lam: np.ndarray, tol: float, max_step
 
 
 def _newton_step(H: sp.spmatrix | np.ndarray, ridge: float, grad: np.ndarray) -> np.ndarray:
-    """Solve (H + ridge·I) step = −grad: a sparse factorisation, or LAPACK's symmetric solver
-    for a dense Hessian."""
+    """Solve (H + ridge·I) step = −grad: a sparse factorisation, or for a dense Hessian Cholesky
+    (LU when rounding leaves the damped matrix not quite positive definite)."""
     if sp.issparse(H):
         return spla.spsolve((H + ridge * sp.identity(len(grad))).tocsc(), -grad)
     damped = np.array(H, dtype=float)
     damped[np.diag_indices_from(damped)] += ridge
-    return sla.solve(damped, -grad, assume_a="sym", check_finite=False)
+    try:
+        return sla.cho_solve(sla.cho_factor(damped, check_finite=False), -grad, check_finite=False)
+    except np.linalg.LinAlgError:
+        return sla.lu_solve(sla.lu_factor(damped, check_finite=False), -grad, check_finite=False)
 
 
 def _next_radius(radius: float, first: float, t: float, longest: float) -> float:
