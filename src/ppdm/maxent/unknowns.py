@@ -166,6 +166,11 @@ class AttackerTable:
             return None
         return self.sens[self.groups.group_of_record, self.true_slot]
 
+    def true_marginal(self) -> np.ndarray | None:
+        """``(groups, sensitive values)``: the records' own distribution of the sensitive cell per group."""
+        joint = self.truth()
+        return None if joint is None else self.sensitive_marginal(joint / self.groups.weights[:, None])
+
 
 def split_attributes(tree: Tree) -> list[str]:
     """The attributes the tree splits on, in order of first appearance."""
@@ -341,7 +346,8 @@ def _check_routable(tree: Tree, groups: QIGroups, encoded: dict[str, np.ndarray]
 # -- slots ------------------------------------------------------------------------------------------
 
 
-def _class_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
+def class_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
+    """Each group's class index (the class is one of the known columns)."""
     known = encode_categories(groups.table[tree.class_attribute], tree.classes)
     if (known < 0).any():
         first = int(np.flatnonzero(known < 0)[0])
@@ -387,7 +393,7 @@ def build_slots(tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known
     if class_is_sensitive:
         klass = sens
     elif class_known:
-        klass = _class_of_groups(tree, groups)[pg[pair]]
+        klass = class_of_groups(tree, groups)[pg[pair]]
     else:
         klass = offset % n_c
     group_start = np.cumsum(per_group) - per_group
