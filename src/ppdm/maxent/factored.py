@@ -37,7 +37,7 @@ from threadpoolctl import threadpool_limits
 from ppdm.errors import MaxEntError
 from ppdm.maxent.dual import minimize_dual
 from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
-from ppdm.maxent.factored_presolve import reduce_factored
+from ppdm.maxent.factored_presolve import reduce_by, reduce_factored
 from ppdm.maxent.problem import InfeasibleError, LinearBlock, MaxEntProblem
 from ppdm.maxent.solve import kkt_residual_of
 
@@ -225,16 +225,13 @@ def _decided(cells: Cells, A: sp.csr_matrix, weights: np.ndarray, live: np.ndarr
     access = sp.csr_matrix(cells.access, dtype=float)
     n_cells = np.diff(access.indptr)
     # a group that takes more cells than the row touches cannot lie wholly inside it
-    widest = np.zeros(cells.n_cells, dtype=np.intp)
-    np.maximum.at(widest, access.indices, np.repeat(n_cells, n_cells))
+    widest = reduce_by(np.maximum, access.indices, np.repeat(n_cells, n_cells), cells.n_cells, 0)
     used = widest[pair_cell] > 0
     uniform = (count == size[pair_cell]) & (hi - lo <= SAME * np.abs(hi))
     bad = np.zeros(n_rows, dtype=bool)
     bad[pair_row[~uniform & used]] = True
     touched_cells = np.bincount(pair_row[used], minlength=n_rows)
-    too_wide = np.zeros(n_rows, dtype=np.intp)
-    np.maximum.at(too_wide, pair_row, widest[pair_cell])
-    bad |= too_wide > touched_cells
+    bad |= reduce_by(np.maximum, pair_row, widest[pair_cell], n_rows, 0) > touched_cells
     ok = uniform & used & ~bad[pair_row]
     # per (group, row) among the rows left: the group's cells the row holds, all with one coefficient?
     shape = (n_rows, cells.n_cells)

@@ -111,9 +111,9 @@ def reduce_factored(problem: "FactoredProblem") -> FactoredReduced:
     pinned_types = np.bincount(pinned[~free], weights=problem.weights[~free], minlength=problem.n_types).astype(float)
     b = b - A @ pinned_types
     state = _State(problem, cells, free)
-    nonneg = np.ones(len(b), dtype=bool)
     coo = A.tocoo()
-    np.logical_and.at(nonneg, coo.row, coo.data >= 0)
+    nonneg = np.ones(len(b), dtype=bool)
+    nonneg[coo.row[coo.data < 0]] = False
     candidates = ~le & nonneg
     implied = np.zeros(len(b), dtype=bool)
     for _ in range(ROUNDS):
@@ -183,10 +183,8 @@ def _saturated_rows(
     r, t, v = _live_entries(A, rows, state.alive)
     if len(r) == 0:
         return False
-    top = np.zeros(len(b))
-    low = np.full(len(b), np.inf)
-    np.maximum.at(top, r, v)
-    np.minimum.at(low, r, v)
+    top = reduce_by(np.maximum, r, v, len(b), 0.0)
+    low = reduce_by(np.minimum, r, v, len(b), np.inf)
     single = (top - low <= 1e-12 * top) & (top > 0)
     keep = single[r]
     r, t = r[keep], t[keep]
@@ -233,6 +231,17 @@ def _exclude_untouched(sat: np.ndarray, touch: sp.csr_matrix, reached: sp.csr_ma
     g = state.pair_group[out]
     state.pair_alive[out] = False
     state.excluded_by[out] = sat[by_group.indices[by_group.indptr[g]]]  # one saturated row of the group
+
+
+def reduce_by(ufunc: np.ufunc, keys: np.ndarray, values: np.ndarray, n: int, fill: float) -> np.ndarray:
+    """``ufunc.reduce`` of ``values`` per key in 0..n−1 (``fill`` where a key has none), by sorting."""
+    out = np.full(n, fill, dtype=np.result_type(values, type(fill)))
+    if len(keys):
+        order = np.argsort(keys, kind="stable")
+        k = keys[order]
+        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        out[k[starts]] = ufunc.reduceat(values[order], starts)
+    return out
 
 
 def _lookup(M: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
