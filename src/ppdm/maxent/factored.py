@@ -67,7 +67,7 @@ class FactoredProblem:
     log_base: np.ndarray | None = None
     blocks: list[LinearBlock] = field(default_factory=list)
     pinned: np.ndarray | None = None
-    _cells: "Cells | None" = field(default=None, init=False, repr=False, compare=False)
+    _cells: Cells | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.weights = np.asarray(self.weights, dtype=float).ravel()
@@ -109,7 +109,7 @@ class FactoredProblem:
         """Log base measure per type (0 when none was given)."""
         return np.zeros(self.n_types) if self.log_base is None else self.log_base
 
-    def add(self, block: LinearBlock) -> "FactoredProblem":
+    def add(self, block: LinearBlock) -> FactoredProblem:
         if block.A.shape[1] != self.n_types:
             raise MaxEntError(f"block {block.name!r} has {block.A.shape[1]} columns, the problem {self.n_types} types")
         self.blocks.append(block)
@@ -130,7 +130,7 @@ class FactoredProblem:
         r = A @ types - b
         return np.where(le, np.maximum(r, 0.0), np.abs(r))
 
-    def cells(self) -> "Cells":
+    def cells(self) -> Cells:
         """The cells (block, tag) and which of them every group may take (:class:`Cells`; built
         once: the groups, their reach and the types are not to change after construction)."""
         if self._cells is None:
@@ -181,7 +181,7 @@ class Cells:
         return len(self.cell_block)
 
     @classmethod
-    def of(cls, problem: FactoredProblem) -> "Cells":
+    def of(cls, problem: FactoredProblem) -> Cells:
         n_tags = int(problem.type_tag.max(initial=-1)) + 1
         key = problem.type_block.astype(np.int64) * max(n_tags, 1) + problem.type_tag
         keys, cell_of_type = np.unique(key, return_inverse=True)

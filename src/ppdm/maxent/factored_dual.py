@@ -111,7 +111,7 @@ def _scale_columns(A: sp.csr_matrix, v: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix((A.data * v[A.indices], A.indices, A.indptr), shape=A.shape)
 
 
-def entropy_and_marginal(problem: "FactoredProblem", red: FactoredReduced, dual: FactoredDual, state: FactoredState) -> tuple[float, np.ndarray]:
+def entropy_and_marginal(problem: FactoredProblem, red: FactoredReduced, dual: FactoredDual, state: FactoredState) -> tuple[float, np.ndarray]:
     """The entropy relative to the base measure and P(label | q) per original group."""
     n_labels = problem.n_labels
     within, share = state.within, state.share

@@ -74,7 +74,7 @@ class FactoredReduced:
 class _State:
     """Which types are alive, which (group, cell) pairs remain, which rows are implied, and why."""
 
-    def __init__(self, problem: "FactoredProblem", cells: "Cells", free: np.ndarray) -> None:
+    def __init__(self, problem: FactoredProblem, cells: Cells, free: np.ndarray) -> None:
         self.cells = cells
         self.alive = np.isfinite(problem.base)
         access = cells.access[np.flatnonzero(free)].tocoo()
@@ -102,7 +102,7 @@ class _State:
         return True
 
 
-def reduce_factored(problem: "FactoredProblem") -> FactoredReduced:
+def reduce_factored(problem: FactoredProblem) -> FactoredReduced:
     """Pinned groups out, forced zeros fixed, implied and empty rows dropped, look-alike groups merged."""
     A, b, le, names = problem.stacked()
     cells = problem.cells()
@@ -275,7 +275,7 @@ def _check_every_group_has_a_type(access: sp.csr_matrix, free: np.ndarray, state
 
 
 def _assemble(
-    problem: "FactoredProblem", cells: "Cells", A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, implied: np.ndarray,
+    problem: FactoredProblem, cells: Cells, A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, implied: np.ndarray,
     access: sp.csr_matrix, free: np.ndarray, alive: np.ndarray, pinned_types: np.ndarray,
 ) -> FactoredReduced:
     used_cell = np.asarray(access.sum(axis=0)).ravel() > 0
