@@ -9,9 +9,11 @@ and w(t | C) = e^{s_t} / g_C. Then
     ∇²D = A diag(P) Aᵀ − Σ_q W_q (A p_q)(A p_q)ᵀ,  A p_q = Σ_C π(C | q) y_C,  y_C = A w(· | C),
 
 where ρ_C = Σ_q W_q π(C | q) is the mass of cell C: everything is a reduction over the types, the
-cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per evaluation. The
-Hessian is formed densely on up to :data:`DENSE_ROWS` rows (B = Π Y, groups × rows, then BᵀWB by
-BLAS) and sparsely beyond. The class implements :class:`ppdm.maxent.dual.DualFunction`.
+cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per evaluation. In the
+Hessian the second term is Yᵀ K Y with K = Πᵀ W Π (cells × cells, Π the groups' π(C | q)), or
+BᵀWB with B = Π Y (groups × rows) when the rows are fewer than the cells: one dense product of
+the smaller size by BLAS. It is formed densely on up to :data:`DENSE_ROWS` rows and sparsely
+beyond. The class implements :class:`ppdm.maxent.dual.DualFunction`.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Newton systems on at most this many rows are formed as dense arrays.
 DENSE_ROWS = 3000
 
-#: Entries of the dense groups × rows block formed at once when forming the Hessian.
+#: Entries of a sparse matrix turned dense at once when forming a Gram matrix for the Hessian.
 CHUNK = 4_000_000
 
 
@@ -86,24 +88,34 @@ class FactoredDual:
         return s.value, -s.residual
 
     def hessian(self, state: FactoredState, rows: np.ndarray) -> np.ndarray | sp.csr_matrix:
-        """∇²D on ``rows``: A_a diag(P) A_aᵀ − Bᵀ W B with B = Π Y (groups × rows)."""
+        """∇²D on ``rows``: A_a diag(P) A_aᵀ − Yᵀ K Y with K = Πᵀ W Π (cells × cells), or the
+        same second term as BᵀWB with B = Π Y (groups × rows) when there are fewer rows than cells."""
         A = self.red.A[rows] if len(rows) < self.red.A.shape[0] else self.red.A
         first = _scale_columns(A, state.P) @ A.T
-        Y = sp.csr_matrix(_scale_columns(A, state.within) @ self.one_hot).T  # cells × rows
+        Yt = sp.csr_matrix(_scale_columns(A, state.within) @ self.one_hot)  # rows × cells: A w(· | C)
         access = self.red.access
         Pi = sp.csr_matrix((state.share * np.sqrt(self.pair_weight), access.indices, access.indptr), shape=access.shape)
-        Bw = sp.csr_matrix(Pi @ Y)  # √W_q (A p_q)ᵀ per group
         if len(rows) > DENSE_ROWS:
-            return sp.csr_matrix(first - Bw.T @ Bw)
-        H = first.toarray()
-        step = max(1, CHUNK // max(len(rows), 1))
-        for lo in range(0, Bw.shape[0], step):
-            block = Bw[lo : lo + step].toarray()
-            H -= block.T @ block
-        return H
+            return sp.csr_matrix(first - Yt @ sp.csr_matrix(Pi.T @ Pi) @ Yt.T)
+        if self.red.n_cells <= len(rows):
+            YK = Yt @ _gram(Pi)  # rows × cells, dense
+            second = np.asarray(Yt @ YK.T)
+        else:
+            second = _gram(sp.csr_matrix(Pi @ Yt.T))
+        return first.toarray() - second
 
     def project(self, lam: np.ndarray) -> np.ndarray:
         return np.clip(lam, self.lower, self.upper)
+
+
+def _gram(M: sp.csr_matrix) -> np.ndarray:
+    """Mᵀ M as a dense array, from dense blocks of :data:`CHUNK` entries of ``M`` at a time."""
+    out = np.zeros((M.shape[1], M.shape[1]))
+    step = max(1, CHUNK // max(M.shape[1], 1))
+    for lo in range(0, M.shape[0], step):
+        block = M[lo : lo + step].toarray()
+        out += block.T @ block
+    return out
 
 
 def _scale_columns(A: sp.csr_matrix, v: np.ndarray) -> sp.csr_matrix:
