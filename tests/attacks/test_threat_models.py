@@ -27,7 +27,7 @@ PUBLISH = ["class-counts", "error-rates", "labels"]
 
 def truth_violation(tree, data, threat, knowledge=Knowledge()):
     """Largest violation (in records) of any row built, by the table's own joint distribution."""
-    audit = audit_problem(tree, data, threat.resolve(data, tree.class_attribute), knowledge, check=False)
+    audit = audit_problem(tree, data, threat.resolve(data, tree.class_attribute), knowledge, check=False, factored=False)
     table = audit.table
     p = table.truth() / table.groups.weights[:, None]
     return float(audit.problem.violations(p).max(initial=0.0)), audit
@@ -175,7 +175,7 @@ def cvxpy_estimate(audit) -> np.ndarray:
 
 def _agree(tree, frame, threat, knowledge=Knowledge()):
     resolved = threat.resolve(frame, tree.class_attribute)
-    audit = audit_problem(tree, frame, resolved, knowledge)
+    audit = audit_problem(tree, frame, resolved, knowledge, factored=False)
     reference = audit.table.sensitive_marginal(cvxpy_estimate(audit))
     ours = maxent_attack(tree, frame, threat=threat, knowledge=knowledge)
     assert np.abs(ours.posterior - reference).max() <= 1e-5

@@ -4,6 +4,11 @@ The attacker's best unbiased estimate of P(u | q) given everything the tree reve
 what the attacker knows of a record and u what the model uses that they do not know
 (:mod:`ppdm.maxent.unknowns`); their belief about the sensitive attribute is its marginal. Paper
 000's setting (every split attribute known, the class sensitive) is the special case u = class.
+
+Outside paper 000's setting the problem is laid out in factored form (groups reach leaves, the
+rows see only the slot types: :mod:`ppdm.maxent.factored`), which costs time and memory in the
+number of (group, leaf) pairs rather than (group, slot) pairs; ``factored=False`` keeps the
+explicit slot form, the reference the factored one is tested against.
 """
 
 from __future__ import annotations
@@ -20,12 +25,14 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
+from ppdm.maxent.attacker_types import AttackerTypes, attacker_types
+from ppdm.maxent.factored import FactoredProblem, FactoredSolution, solve_factored
 from ppdm.maxent.internal import internal_constraints
 from ppdm.maxent.nonlinear import solve_with_internal
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
-from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem
-from ppdm.maxent.unknowns import AttackerTable, attacker_table
+from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem, type_problem
+from ppdm.maxent.unknowns import AttackerTable, attacker_table, split_attributes
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Tree
@@ -54,6 +61,7 @@ def maxent_attack(
     time_limit: float | None = None,
     *,
     threat: ThreatModel | None = None,
+    factored: bool | None = None,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
@@ -67,17 +75,17 @@ def maxent_attack(
     With ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from
     ``data``; the default for a sensitive input, see :class:`~ppdm.attacks.threat.ThreatModel`); with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2,
     paper 000's setting only), and the estimate is a local optimum of a nonconvex problem
-    (``details["status"]``); ``time_limit`` (seconds) stops that solver early.
+    (``details["status"]``); ``time_limit`` (seconds) stops that solver early. ``factored``: see
+    :func:`audit_problem`.
     """
     threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
-    audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published))
+    audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published), factored=factored)
     problem, table = audit.problem, audit.table
     uninformative = not any(blk.name in ("rate", "class-count", "sa", "size") for blk in problem.blocks)
     if uninformative:
         warnings.warn(UNIFORM_NOTE, UninformativeKnowledgeWarning, stacklevel=2)
-    solution, n_internal = _solve(audit.tree, table, problem, audit.knowledge, tol, time_limit)
-    posterior = table.sensitive_marginal(solution.p)
-    details = _details(problem, solution, n_internal, table, threat, audit.tree, audit.coverage)
+    solution, posterior, n_internal = _solve(audit, tol, time_limit)
+    details = _details(audit, solution, posterior, n_internal)
     if uninformative:
         details["note"] = UNIFORM_NOTE
     result = _result(table, threat, posterior, details)
@@ -91,19 +99,34 @@ class AuditProblem:
     """Everything an audit solves: the tree as audited, the attacker's table and the rows."""
 
     tree: Tree
-    table: AttackerTable
-    problem: MaxEntProblem
+    table: AttackerTable | AttackerTypes
+    problem: MaxEntProblem | FactoredProblem
     threat: ThreatModel
     knowledge: Knowledge
     coverage: Coverage
 
+    @property
+    def factored(self) -> bool:
+        return isinstance(self.problem, FactoredProblem)
 
-def audit_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge = Knowledge(), check: bool = True) -> AuditProblem:
+
+def audit_problem(
+    tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge = Knowledge(), check: bool = True,
+    factored: bool | None = None,
+) -> AuditProblem:
     """The attacker's table and every linear row of the audit for a resolved ``threat``.
 
     With ``check`` (default) the table's own records must satisfy every row (:func:`check_truth`).
+    ``factored``: lay the problem out over slot types (an :class:`AttackerTypes` and a
+    :class:`FactoredProblem`) or over explicit slots (an :class:`AttackerTable` and a
+    :class:`MaxEntProblem`). Default: factored, except in paper 000's setting and with
+    internal-node constraints, which keep the explicit form.
     """
     tree = _published(tree, threat.publish)
+    if factored is None:
+        factored = not knowledge.internal and not is_paper_setting(tree, threat)
+    if factored:
+        return _factored_audit(tree, data, threat, knowledge, check)
     table = _table(tree, data, threat)
     coverage = counts_coverage(tree, table.groups.n_records)
     sa = _sa_distribution(table) if knowledge.sa else None
@@ -112,6 +135,25 @@ def audit_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge
     if check:
         check_truth(problem, table)
     return AuditProblem(tree, table, problem, threat, knowledge, coverage)
+
+
+def is_paper_setting(tree: Tree, threat: ThreatModel) -> bool:
+    """Paper 000's setting: the class is sensitive and the attacker knows every split attribute."""
+    return threat.sensitive == tree.class_attribute and set(split_attributes(tree)) <= set(threat.known or ())
+
+
+def _factored_audit(tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge, check: bool) -> AuditProblem:
+    types = _table(tree, data, threat, attacker_types)
+    coverage = counts_coverage(tree, types.groups.n_records)
+    sa = None
+    if knowledge.sa:
+        sa = types.sensitive_distribution()
+        if sa is None:
+            raise DataError("SA constraints need the sensitive column in the data (its distribution is published)")
+    problem = type_problem(tree, types, knowledge, sa, coverage)
+    if check:
+        check_truth(problem, types)
+    return AuditProblem(tree, types, problem, threat, knowledge, coverage)
 
 
 def _threat(tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, knowledge: Knowledge, threat: ThreatModel | None) -> ThreatModel:
@@ -134,15 +176,16 @@ def _published(tree: Tree, publish: Disclosure | None) -> Tree:
     return tree.published(publish)
 
 
-def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel) -> AttackerTable:
-    """The attacker's table; each fully known individual becomes a group of its own."""
+def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel, build=attacker_table):  # type: ignore[no-untyped-def]
+    """The attacker's table (``build``: :func:`attacker_table` or :func:`attacker_types`); each
+    fully known individual becomes a group of its own."""
     known = list(threat.known or ())
     if not threat.known_individuals:
-        return attacker_table(tree, data, known, threat.sensitive)  # type: ignore[arg-type]
+        return build(tree, data, known, threat.sensitive)
     key = np.full(len(data), -1)
     key[list(threat.known_individuals)] = np.arange(len(threat.known_individuals))
-    table = attacker_table(tree, data.assign(**{_KNOWN_KEY: key}), [*known, _KNOWN_KEY], threat.sensitive)  # type: ignore[arg-type]
-    if table.true_slot is None:
+    table = build(tree, data.assign(**{_KNOWN_KEY: key}), [*known, _KNOWN_KEY], threat.sensitive)
+    if table.true_sensitive() is None:
         raise DataError("known individuals need their full records in the data (every unknown column)")
     groups = table.groups
     table.groups = QIGroups(tuple(known), groups.table.drop(columns=_KNOWN_KEY), groups.counts, groups.group_of_record)
@@ -187,12 +230,15 @@ def _add_known_individuals(problem: MaxEntProblem, table: AttackerTable) -> None
     problem.add(LinearBlock("known-individual", A, table.groups.weights[groups], "eq", names))
 
 
-def check_truth(problem: MaxEntProblem, table: AttackerTable) -> None:
-    """The real records must satisfy every row built: otherwise the table is not the training data."""
+def check_truth(problem: MaxEntProblem | FactoredProblem, table: AttackerTable | AttackerTypes) -> None:
+    """The real records must satisfy every row built: otherwise the table is not the training data.
+
+    Explicit slots: the records' P(q, slot); factored: their type counts P(t).
+    """
     joint = table.truth()
     if joint is None:
         return
-    p = joint / table.groups.weights[:, None]
+    p = joint if isinstance(problem, FactoredProblem) else joint / table.groups.weights[:, None]
     violation = problem.violations(p) * table.groups.n_records
     if violation.max(initial=0.0) > TRUTH_TOLERANCE:
         _, _, _, names = problem.stacked()
@@ -203,7 +249,20 @@ def check_truth(problem: MaxEntProblem, table: AttackerTable) -> None:
         )
 
 
-def _solve(tree: Tree, table: AttackerTable, problem: MaxEntProblem, knowledge: Knowledge, tol: float, time_limit: float | None) -> tuple[Solution, int | None]:
+def _solve(audit: AuditProblem, tol: float, time_limit: float | None) -> tuple[Solution | FactoredSolution, np.ndarray, int | None]:
+    """The solution, the posterior P(sensitive | q) per group, and the number of internal-node rows."""
+    problem, table = audit.problem, audit.table
+    if isinstance(problem, FactoredProblem):
+        if audit.knowledge.internal:
+            raise MaxEntError("internal-node constraints need the explicit form (factored=False) in paper 000's setting")
+        solution = solve_factored(problem, tol=tol)
+        return solution, solution.marginal, None
+    assert isinstance(table, AttackerTable)
+    explicit, n_internal = _solve_explicit(audit.tree, table, problem, audit.knowledge, tol, time_limit)
+    return explicit, table.sensitive_marginal(explicit.p), n_internal
+
+
+def _solve_explicit(tree: Tree, table: AttackerTable, problem: MaxEntProblem, knowledge: Knowledge, tol: float, time_limit: float | None) -> tuple[Solution, int | None]:
     if not knowledge.internal:
         return solve_linear(problem, tol=tol), None
     if not table.is_paper_setting:
@@ -216,31 +275,33 @@ def _solve(tree: Tree, table: AttackerTable, problem: MaxEntProblem, knowledge: 
     return solve_with_internal(problem, internal, tol=tol, time_limit=time_limit), internal.n_constraints
 
 
-def _details(problem: MaxEntProblem, solution: Solution, n_internal: int | None, table: AttackerTable, threat: ThreatModel, tree: Tree, coverage: Coverage) -> dict[str, object]:
+def _details(audit: AuditProblem, solution: Solution | FactoredSolution, posterior: np.ndarray, n_internal: int | None) -> dict[str, object]:
+    problem, table, threat, tree = audit.problem, audit.table, audit.threat, audit.tree
     details: dict[str, object] = {
         "threat_model": threat.describe(tree.disclosure),
         "unknowns": table.domain.describe(),
-        "coverage": coverage,
+        "coverage": audit.coverage,
         "solver_seconds": round(solution.seconds, 4),
         "max_violation": solution.max_violation,
         "kkt_residual": solution.kkt_residual,
         "iterations": solution.iterations,
         "newton_steps": solution.newton_steps,
-        "variables": problem.n_variables,
+        "variables": problem.n_slots if isinstance(problem, FactoredProblem) else problem.n_variables,
         "constraint_rows": {blk.name: blk.n_rows for blk in problem.blocks} | ({"internal": n_internal} if n_internal is not None else {}),
         "status": solution.status,
         "entropy": solution.entropy,
+        "form": "factored" if isinstance(problem, FactoredProblem) else "slots",
     }
-    joint = table.truth()
-    if joint is not None:
-        true = table.sensitive_marginal(joint / table.groups.weights[:, None])
-        posterior = table.sensitive_marginal(solution.p)
+    if isinstance(problem, FactoredProblem):
+        details["types"] = problem.n_types
+    true = table.true_marginal()
+    if true is not None:
         details["overall_divergence"] = overall_divergence(true, posterior, table.groups.weights)
         details["min_individual_divergence"] = float(individual_divergence(true, posterior).min())
     return details
 
 
-def _result(table: AttackerTable, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object]) -> AttackResult:
+def _result(table: AttackerTable | AttackerTypes, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object]) -> AttackResult:
     groups = table.groups
     targets = np.ones(groups.n_records, dtype=bool)
     if table.known_group is not None:
@@ -252,7 +313,7 @@ def _result(table: AttackerTable, threat: ThreatModel, posterior: np.ndarray, de
         values=tuple(table.domain.sensitive.cells),
         groups=groups,
         posterior=posterior,
-        provenance=leaf_provenance(table.leaf, table.valid),
+        provenance=table.provenance() if isinstance(table, AttackerTypes) else leaf_provenance(table.leaf, table.valid),
         targets=targets,
         exposed=np.zeros(groups.n_records, dtype=bool),
         true_codes=true_codes,

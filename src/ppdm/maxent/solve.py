@@ -77,8 +77,13 @@ def kkt_residual(red: Reduced, lam: np.ndarray, residual: np.ndarray, primal: fl
     primal feasibility (``primal``, the largest row violation), dual feasibility (λ ≥ 0 on
     inequality rows) and complementary slackness |λ_r · (A P − b)_r| on inequality rows.
     """
-    dual_infeasible = float(np.maximum(-lam[red.le], 0.0).max(initial=0.0))
-    slackness = float(np.abs(lam[red.le] * residual[red.le]).max(initial=0.0))
+    return kkt_residual_of(red.le, lam, residual, primal)
+
+
+def kkt_residual_of(le: np.ndarray, lam: np.ndarray, residual: np.ndarray, primal: float) -> float:
+    """:func:`kkt_residual` for rows whose inequalities are ``le``."""
+    dual_infeasible = float(np.maximum(-lam[le], 0.0).max(initial=0.0))
+    slackness = float(np.abs(lam[le] * residual[le]).max(initial=0.0))
     return max(primal, dual_infeasible, slackness)
 
 

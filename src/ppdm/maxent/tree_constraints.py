@@ -31,6 +31,7 @@ Each family can be switched off to reproduce the paper's with/without comparison
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -39,6 +40,8 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
+from ppdm.maxent.attacker_types import AttackerTypes
+from ppdm.maxent.factored import FactoredProblem
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.unknowns import AttackerTable, Component, UnknownDomain, build_slots
 from ppdm.tree.disclosure import Disclosure
@@ -95,12 +98,30 @@ def table_problem(
     coverage: Coverage = "exact",
 ) -> MaxEntProblem:
     """The maximum-entropy problem over P(u | q) for ``tree`` under ``table``'s threat model."""
-    rows = _LeafRows(tree, table, coverage)
+    rows = _LeafRows.of_slots(tree, table, coverage)
     problem = MaxEntProblem(table.groups.weights, table.n_slots, log_base=_log_base(table))
     for block in rows.blocks(knowledge):
         problem.add(block)
     if knowledge.sa:
         problem.add(_sa_block(table, sa_distribution))
+    return problem
+
+
+def type_problem(
+    tree: Tree,
+    types: AttackerTypes,
+    knowledge: Knowledge = Knowledge(),
+    sa_distribution: np.ndarray | None = None,
+    coverage: Coverage = "exact",
+) -> FactoredProblem:
+    """:func:`table_problem` in factored form: the same rows, over the types of ``types``."""
+    problem = types.problem()
+    n = types.n_types
+    rows = _LeafRows(tree, np.arange(n), types.type_leaf, types.type_class, n, types.groups.n_records, coverage, problem.decided_rows)
+    for block in rows.blocks(knowledge):
+        problem.add(block)
+    if knowledge.sa:
+        problem.add(_sa_rows(types.type_sens, np.arange(n), n, types.domain.sensitive, sa_distribution))
     return problem
 
 
@@ -112,29 +133,45 @@ def _log_base(table: AttackerTable) -> np.ndarray | None:
 
 
 class _LeafRows:
-    """The leaf rows of one tree: which (group, cell) variables fall in which leaf and class."""
+    """The leaf rows of one tree over some variables: the leaf and class each variable falls in.
 
-    def __init__(self, tree: Tree, table: AttackerTable, coverage: Coverage) -> None:
+    The variables are the slots P(q, slot) of an :class:`AttackerTable` (:meth:`of_slots`) or the
+    types P(t) of an :class:`AttackerTypes` (:func:`type_problem`); ``decide`` finds the rows the
+    groups' weights alone decide (:func:`decided_rows`).
+    """
+
+    def __init__(
+        self, tree: Tree, cols: np.ndarray, leaf: np.ndarray, klass: np.ndarray, n_var: int, n_total: int,
+        coverage: Coverage, decide: Callable[[sp.csr_matrix], tuple[np.ndarray, np.ndarray]],
+    ) -> None:
         self.tree = tree
-        self.table = table
         self.coverage = coverage
         self.k = len(tree.classes)
-        self.n_total = table.groups.n_records
-        possible = table.valid if table.log_base is None else table.valid & np.isfinite(table.log_base)
-        self.n_var = table.leaf.size
-        self.cols = np.flatnonzero(possible.ravel())
-        self.leaf = table.leaf.ravel()[self.cols]
-        self.klass = table.klass.ravel()[self.cols]
+        self.n_total = n_total
+        self.n_var = n_var
+        self.cols = cols
+        self.leaf = leaf
+        self.klass = klass
         self.leaves = np.unique(self.leaf)  # reachable leaves, in id order
         self.row_of_leaf = np.full(tree.n_nodes, -1)
         self.row_of_leaf[self.leaves] = np.arange(len(self.leaves))
         self.label = tree.leaf_labels()
-        self.weights = table.groups.weights
-        self.slots_per_group = possible.sum(axis=1)
+        self.decide = decide
         self._check_unreached()
 
+    @classmethod
+    def of_slots(cls, tree: Tree, table: AttackerTable, coverage: Coverage) -> "_LeafRows":
+        possible = table.valid if table.log_base is None else table.valid & np.isfinite(table.log_base)
+        cols = np.flatnonzero(possible.ravel())
+        weights, slots_per_group = table.groups.weights, possible.sum(axis=1)
+        return cls(
+            tree, cols, table.leaf.ravel()[cols], table.klass.ravel()[cols], table.leaf.size, table.groups.n_records,
+            coverage, lambda A: decided_rows(A, weights, slots_per_group),
+        )
+
     def _check_unreached(self) -> None:
-        unreached = [n for n in self.tree.leaves() if n.id not in set(self.leaves.tolist()) and (n.n_samples or 0) > 0]
+        reached = set(self.leaves.tolist())
+        unreached = [n for n in self.tree.leaves() if n.id not in reached and (n.n_samples or 0) > 0]
         if unreached and self.coverage != "superset":
             n = unreached[0]
             raise DataError(
@@ -216,7 +253,7 @@ class _LeafRows:
 
     def _informative(self, block: LinearBlock) -> LinearBlock:
         """Drop the rows the groups alone decide, after checking them against the groups."""
-        constant, value = decided_rows(block.A, self.weights, self.slots_per_group)
+        constant, value = self.decide(block.A)
         if not constant.any():
             return block
         slack = value[constant] - block.b[constant]
@@ -260,13 +297,16 @@ def decided_rows(A: sp.csr_matrix, weights: np.ndarray, slots_per_group: np.ndar
 
 def _sa_block(table: AttackerTable, sa_distribution: np.ndarray | None) -> LinearBlock:
     """Σ_q Σ_{slots with sensitive value x} P(q, slot) = P(x) for every sensitive value x but the last."""
-    sensitive = table.domain.sensitive
+    cols = np.flatnonzero(table.valid.ravel())
+    return _sa_rows(table.sens.ravel()[cols], cols, table.leaf.size, table.domain.sensitive, sa_distribution)
+
+
+def _sa_rows(x: np.ndarray, cols: np.ndarray, n_var: int, sensitive: Component, sa_distribution: np.ndarray | None) -> LinearBlock:
+    """The SA rows over variables ``cols`` of sensitive cells ``x``."""
     k = sensitive.size
     if sa_distribution is None or len(sa_distribution) != k:
         raise MaxEntError(f"SA constraints need the distribution of the {k} sensitive values")
-    cols = np.flatnonzero(table.valid.ravel())
-    x = table.sens.ravel()[cols]
     keep = x < k - 1
-    A = sp.csr_matrix((np.ones(int(keep.sum())), (x[keep], cols[keep])), shape=(k - 1, table.leaf.size))
+    A = sp.csr_matrix((np.ones(int(keep.sum())), (x[keep], cols[keep])), shape=(k - 1, n_var))
     names = [f"sa(P({c}))" for c in sensitive.cells[:-1]]
     return LinearBlock("sa", A, np.asarray(sa_distribution, dtype=float)[:-1], "eq", names)

@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
 from ppdm.tree.model import Tree, encode_categories
-from ppdm.tree.splits import Interval, ThresholdSplit, ValueSet
+from ppdm.tree.splits import Split, ThresholdSplit
 
 #: The most slots (known-value groups × slots per group, padded) an audit builds before refusing.
 MAX_VARIABLES = 30_000_000
@@ -90,19 +90,6 @@ class Component:
                 f"{', ...' if self.size > 8 else ''})"
             )
         return codes
-
-    def allowed(self, condition: Interval | ValueSet | None) -> np.ndarray:
-        """The cells a path condition on this attribute allows (boolean per cell)."""
-        if condition is None:
-            return np.ones(self.size, dtype=bool)
-        if isinstance(condition, ValueSet):
-            return np.array([c in condition.values for c in self.cells], dtype=bool)
-        t = self.thresholds
-        assert t is not None
-        # cell j is (t_{j-1}, t_j]; it lies in (low, high] when low <= t_{j-1} and t_j <= high
-        upper = np.append(t, math.inf)
-        lower = np.insert(t, 0, -math.inf)
-        return (lower >= condition.low) & (upper <= condition.high)
 
 
 @dataclass
@@ -179,6 +166,11 @@ class AttackerTable:
             return None
         return self.sens[self.groups.group_of_record, self.true_slot]
 
+    def true_marginal(self) -> np.ndarray | None:
+        """``(groups, sensitive values)``: the records' own distribution of the sensitive cell per group."""
+        joint = self.truth()
+        return None if joint is None else self.sensitive_marginal(joint / self.groups.weights[:, None])
+
 
 def split_attributes(tree: Tree) -> list[str]:
     """The attributes the tree splits on, in order of first appearance."""
@@ -250,56 +242,95 @@ def unknown_domain(tree: Tree, data: pd.DataFrame | None, known: Sequence[str], 
     return UnknownDomain(tuple(components))
 
 
-# -- what each leaf allows -------------------------------------------------------------------------
+# -- what each group reaches -----------------------------------------------------------------------
 
 
 @dataclass
-class _LeafCells:
-    """Per leaf: the sensitive cells its path allows and the log of how many cells of the other
-    unknown split attributes it holds."""
+class LeafReach:
+    """What the groups can reach in the tree, found in one traversal.
 
+    ``reach`` (groups × tree nodes, 0/1): the leaves each group's known values reach for some
+    values of its unknowns (path-consistent: an attribute split twice on a path only reaches what
+    both splits allow). ``leaves``: the leaves some group reaches (ascending ids); per leaf, the
+    sensitive cells its path allows and the log of how many cells of the other unknown split
+    attributes it holds (``log_mult``).
+    """
+
+    reach: sp.csr_matrix
     leaves: np.ndarray
     sensitive: list[np.ndarray]
     log_mult: np.ndarray
 
-
-def _leaf_cells(tree: Tree, domain: UnknownDomain) -> _LeafCells:
-    leaves = np.array([n.id for n in tree.leaves()], dtype=np.intp)
-    sens: list[np.ndarray] = []
-    log_mult = np.zeros(len(leaves))
-    others = [c for c in domain.components[1:] if c.role == "split"]
-    for i, leaf in enumerate(leaves):
-        conditions = tree.prefix(int(leaf)).conditions
-        s = domain.sensitive
-        sens.append(np.flatnonzero(s.allowed(conditions.get(s.name)) if s.in_tree else np.ones(s.size, dtype=bool)))
-        counts = [int(c.allowed(conditions.get(c.name)).sum()) for c in others]
-        log_mult[i] = -math.inf if 0 in counts else float(np.sum(np.log(counts))) if counts else 0.0
-    return _LeafCells(leaves, sens, log_mult)
+    def position(self, n_nodes: int) -> np.ndarray:
+        """Index of each node id in ``leaves`` (-1 for nodes no group reaches)."""
+        index = np.full(n_nodes, -1, dtype=np.intp)
+        index[self.leaves] = np.arange(len(self.leaves))
+        return index
 
 
-def reachable(tree: Tree, groups: QIGroups, known_split: Sequence[str]) -> sp.csr_matrix:
-    """Groups × leaves, 1 where the group's known values meet every condition of the leaf's path
-    on a known attribute (so some values of its unknowns reach the leaf: path-consistent)."""
+def leaf_reach(tree: Tree, groups: QIGroups, domain: UnknownDomain) -> LeafReach:
+    """Send the groups down the tree: known splits route them, unknown ones narrow the unknowns."""
+    known_split = [a for a in split_attributes(tree) if a in groups.quasi_identifiers]
     encoded = tree.encode(groups.table, strict=True, columns=known_split)
     _check_routable(tree, groups, encoded, known_split)
-    rows, cols = [], []
-    for node in tree.leaves():
-        ok = np.ones(groups.n_groups, dtype=bool)
-        for attr, cond in tree.prefix(node.id).conditions.items():
-            if attr not in encoded:
-                continue
-            values = encoded[attr]
-            if isinstance(cond, Interval):
-                ok &= (values > cond.low) & (values <= cond.high)
-            else:
-                categories = tree.attributes[attr].categories
-                allowed = np.array([c in cond.values for c in categories] + [False])
-                ok &= allowed[values]
-        hit = np.flatnonzero(ok)
-        rows.append(hit)
-        cols.append(np.full(len(hit), node.id))
-    r, c = np.concatenate(rows), np.concatenate(cols)
-    return sp.csr_matrix((np.ones(len(r), dtype=np.int8), (r, c)), shape=(groups.n_groups, tree.n_nodes))
+    unknown = {c.name: c for c in domain.components if c.role != "class" and c.in_tree}
+    found = sorted(route_unknowns(tree, encoded, groups.n_groups, unknown), key=lambda hit: hit[0])
+    leaves = np.array([leaf for leaf, _, _ in found], dtype=np.intp)
+    rows = np.concatenate([r for _, r, _ in found]) if found else np.zeros(0, dtype=np.intp)
+    cols = np.repeat(leaves, [len(r) for _, r, _ in found]) if found else np.zeros(0, dtype=np.intp)
+    reach = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(groups.n_groups, tree.n_nodes))
+    s = domain.sensitive
+    everything = np.arange(s.size)
+    sensitive = [np.flatnonzero(masks[s.name]) if s.name in masks else everything for _, _, masks in found]
+    others = [c.name for c in domain.components[1:] if c.role == "split"]
+    log_mult = np.array([float(sum(math.log(masks[n].sum()) for n in others)) for _, _, masks in found])
+    return LeafReach(reach, leaves, sensitive, log_mult)
+
+
+def route_unknowns(
+    tree: Tree, encoded: dict[str, np.ndarray], n_groups: int, unknown: dict[str, Component],
+) -> list[tuple[int, np.ndarray, dict[str, np.ndarray]]]:
+    """``(leaf, groups, cells)`` for every leaf some group reaches: the groups (index array) whose
+    known values lead there and, per unknown attribute, the cells the path allows (boolean mask).
+
+    Groups are sent down known splits as index arrays; an unknown split sends them down every
+    branch whose narrowed cells are not empty.
+    """
+    out: list[tuple[int, np.ndarray, dict[str, np.ndarray]]] = []
+    start = {name: np.ones(c.size, dtype=bool) for name, c in unknown.items()}
+    stack: list[tuple[int, np.ndarray, dict[str, np.ndarray]]] = [(0, np.arange(n_groups), start)]
+    while stack:
+        node_id, rows, masks = stack.pop()
+        node = tree.nodes[node_id]
+        if len(rows) == 0:
+            continue
+        if node.split is None:
+            out.append((node_id, rows, masks))
+            continue
+        name = node.split.attribute
+        if name in unknown:
+            narrowed = narrow(tree, node.split, unknown[name], masks[name])
+            stack.extend((child, rows, {**masks, name: m}) for child, m in zip(node.children, narrowed) if m.any())
+            continue
+        branch = tree.branch_of(node.split, encoded[name][rows])
+        order = np.argsort(branch, kind="stable")
+        bounds = np.searchsorted(branch[order], np.arange(len(node.children) + 1))
+        stack.extend((child, rows[order[bounds[b] : bounds[b + 1]]], masks) for b, child in enumerate(node.children))
+    return out
+
+
+def narrow(tree: Tree, split: Split, component: Component, allowed: np.ndarray) -> list[np.ndarray]:
+    """Per branch of ``split``, the cells of its (unknown) attribute still allowed.
+
+    A numeric cell lies wholly on one side of every threshold of the tree; a category goes where
+    :meth:`CategoricalSplit.lookup` sends it (values in no group go to the default branch).
+    """
+    if isinstance(split, ThresholdSplit):
+        assert component.thresholds is not None
+        left = np.arange(component.size) <= np.searchsorted(component.thresholds, split.threshold)
+        return [allowed & left, allowed & ~left]
+    branch = split.lookup(tree.attributes[split.attribute].categories)[:-1]
+    return [allowed & (branch == b) for b in range(split.n_branches)]
 
 
 def _check_routable(tree: Tree, groups: QIGroups, encoded: dict[str, np.ndarray], known_split: Sequence[str]) -> None:
@@ -315,7 +346,8 @@ def _check_routable(tree: Tree, groups: QIGroups, encoded: dict[str, np.ndarray]
 # -- slots ------------------------------------------------------------------------------------------
 
 
-def _class_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
+def class_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
+    """Each group's class index (the class is one of the known columns)."""
     known = encode_categories(groups.table[tree.class_attribute], tree.classes)
     if (known < 0).any():
         first = int(np.flatnonzero(known < 0)[0])
@@ -337,14 +369,12 @@ def _size_error(domain: UnknownDomain, n_groups: int, n_slots: int) -> MaxEntErr
 
 def build_slots(tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known: bool) -> tuple[np.ndarray, ...]:
     """``leaf, klass, sens, valid, log_base`` arrays (groups × slots) for every reachable slot."""
-    known_split = [a for a in split_attributes(tree) if a in groups.quasi_identifiers]
-    reach = reachable(tree, groups, known_split).tocoo()
+    cells = leaf_reach(tree, groups, domain)
+    reach = cells.reach.tocoo()
     order = np.lexsort((reach.col, reach.row))
     pg, pl = reach.row[order].astype(np.intp), reach.col[order].astype(np.intp)
-    cells = _leaf_cells(tree, domain)
-    index = np.full(tree.n_nodes, -1)
-    index[cells.leaves] = np.arange(len(cells.leaves))
-    n_s = np.array([len(s) for s in cells.sensitive])[index[pl]]
+    index = cells.position(tree.n_nodes)
+    n_s = np.array([len(s) for s in cells.sensitive], dtype=np.intp)[index[pl]]
     k = len(tree.classes)
     class_is_sensitive = domain.sensitive.name == tree.class_attribute
     n_c = 1 if (class_known or class_is_sensitive) else k
@@ -363,7 +393,7 @@ def build_slots(tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known
     if class_is_sensitive:
         klass = sens
     elif class_known:
-        klass = _class_of_groups(tree, groups)[pg[pair]]
+        klass = class_of_groups(tree, groups)[pg[pair]]
     else:
         klass = offset % n_c
     group_start = np.cumsum(per_group) - per_group
