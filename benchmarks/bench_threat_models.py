@@ -8,7 +8,7 @@ Trees (all 30,162 training rows, class ``income``):
 
 * ``c45``: ppdm's ``C45Classifier()`` on every other column;
 * ``sk10``: scikit-learn's ``DecisionTreeClassifier(max_depth=10, random_state=0)`` on the columns
-  ordinal-coded (categories by their codes), imported with ``Tree.from_sklearn``.
+  ordinal-coded (categories by their codes), imported with ``tree_from_sklearn``.
 
 Threat models: ``ThreatModel(sensitive="marital-status", preset="census")`` (the attacker knows
 age, sex, race, native-country and education, not the class; the sensitive distribution is
@@ -54,7 +54,7 @@ def trees() -> dict:
 
     from ppdm.data.datasets import load_adult
     from ppdm.learn import C45Classifier
-    from ppdm.tree import Tree
+    from ppdm.tree import tree_from_sklearn
 
     df, _ = load_adult("train")
     c45 = C45Classifier().fit(df.drop(columns="income"), df["income"]).tree_
@@ -64,7 +64,7 @@ def trees() -> dict:
         df[c].cat.codes.to_numpy(float) if isinstance(df[c].dtype, pd.CategoricalDtype) else df[c].to_numpy(float) for c in features
     ])
     est = DecisionTreeClassifier(max_depth=10, random_state=0).fit(codes, df["income"])
-    sk10 = Tree.from_sklearn(est, df[features], feature_names=features, class_attribute="income")
+    sk10 = tree_from_sklearn(est, df[features], feature_names=features, class_attribute="income")
     return {"c45": c45, "sk10": sk10}
 
 

@@ -15,9 +15,9 @@ from ppdm.attacks.maxent import audit_problem, maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError
+from ppdm.errors import DataError, InfeasibleError
 from ppdm.learn import C45Classifier, ID3Classifier
-from ppdm.maxent import InfeasibleError, LinearBlock, solve_linear
+from ppdm.maxent import LinearBlock, solve_linear
 from ppdm.maxent.dual import Dual
 from ppdm.maxent.factored import FactoredProblem, expand, solve_factored
 from ppdm.maxent.factored_dual import FactoredDual
@@ -25,6 +25,7 @@ from ppdm.maxent.factored_presolve import reduce_factored
 from ppdm.maxent.presolve import reduce
 from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.maxent.unknowns import leaf_reach, unknown_domain
+from ppdm.tree import tree_from_sklearn
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, ThresholdSplit
 
@@ -299,7 +300,7 @@ def _sklearn_tree(frame, features, target, depth):
         if isinstance(X[c].dtype, pd.CategoricalDtype):
             X[c] = X[c].cat.codes
     est = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, frame[target])
-    return Tree.from_sklearn(est, frame[features], class_attribute=target)
+    return tree_from_sklearn(est, frame[features], class_attribute=target)
 
 
 def _same_audit(tree, frame, threat, knowledge=Knowledge()):

@@ -20,8 +20,13 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
-from ppdm.maxent.factored import FactoredProblem
-from ppdm.maxent.unknowns import UnknownDomain, class_of_groups, leaf_reach, unknown_domain
+from ppdm.maxent.factored_problem import FactoredProblem
+from ppdm.maxent.unknowns import (
+    UnknownDomain,
+    class_of_groups,
+    leaf_reach,
+    unknown_domain,
+)
 from ppdm.tree.model import Tree, encode_categories
 
 

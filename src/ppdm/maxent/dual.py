@@ -32,7 +32,6 @@ from scipy.optimize import minimize
 
 from ppdm.maxent.presolve import Reduced
 
-
 DAMPING = 1e-4  # Levenberg–Marquardt damping per unit of the largest residual (see _ridge)
 RADIUS = 20.0  # initial trust radius of a Newton step, in units of the multipliers (score units)
 

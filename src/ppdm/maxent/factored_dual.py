@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from ppdm.maxent.factored_presolve import FactoredReduced
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ppdm.maxent.factored import FactoredProblem
+    from ppdm.maxent.factored_problem import FactoredProblem
 
 #: Newton systems on at most this many rows are formed as dense arrays.
 DENSE_ROWS = 3000

@@ -23,16 +23,13 @@ is symmetric in them); their weights add up.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
+from ppdm.errors import InfeasibleError
+from ppdm.maxent.factored_problem import Cells, FactoredProblem, reduce_by
 from ppdm.maxent.presolve import TINY
-from ppdm.maxent.problem import InfeasibleError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ppdm.maxent.factored import Cells, FactoredProblem
 
 #: Rounds of the presolve rules (each round can only remove types or cells).
 ROUNDS = 20
@@ -231,17 +228,6 @@ def _exclude_untouched(sat: np.ndarray, touch: sp.csr_matrix, reached: sp.csr_ma
     g = state.pair_group[out]
     state.pair_alive[out] = False
     state.excluded_by[out] = sat[by_group.indices[by_group.indptr[g]]]  # one saturated row of the group
-
-
-def reduce_by(ufunc: np.ufunc, keys: np.ndarray, values: np.ndarray, n: int, fill: float) -> np.ndarray:
-    """``ufunc.reduce`` of ``values`` per key in 0..n−1 (``fill`` where a key has none), by sorting."""
-    out = np.full(n, fill, dtype=np.result_type(values, type(fill)))
-    if len(keys):
-        order = np.argsort(keys, kind="stable")
-        k = keys[order]
-        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-        out[k[starts]] = ufunc.reduceat(values[order], starts)
-    return out
 
 
 def _lookup(M: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:

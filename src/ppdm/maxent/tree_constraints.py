@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.attacker_types import AttackerTypes
-from ppdm.maxent.factored import FactoredProblem
+from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.unknowns import AttackerTable, Component, UnknownDomain, build_slots
 from ppdm.tree.disclosure import Disclosure
