@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import pickle
 import platform
 import statistics
 import subprocess
@@ -120,7 +119,9 @@ def clarabel_worker(tree_file: str, case: str, time_limit: float, out: str) -> N
     from ppdm.maxent.tree_constraints import Knowledge
 
     df, _ = load_adult("train")
-    tree = pickle.loads(Path(tree_file).read_bytes())
+    from ppdm.tree import load_tree
+
+    tree = load_tree(tree_file)
     resolved = threat(case, df).resolve(df, "income")
     audit = audit_problem(tree, df, resolved, Knowledge(sa=bool(resolved.sa_published)), factored=False)
     problem, table = audit.problem, audit.table
@@ -176,8 +177,10 @@ def _cap_memory(gb: float) -> None:
 
 def run_clarabel(tree, case: str, time_limit: float, wall: float, memory: float, ours: np.ndarray) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        tree_file, out = os.path.join(tmp, "tree.pkl"), os.path.join(tmp, "result.json")
-        Path(tree_file).write_bytes(pickle.dumps(tree))
+        from ppdm.tree import save_tree
+
+        tree_file, out = os.path.join(tmp, "tree.json"), os.path.join(tmp, "result.json")
+        save_tree(tree, tree_file)
         cmd = [sys.executable, __file__, "--worker", tree_file, case, str(time_limit), out]
         start = time.perf_counter()
         try:
