@@ -17,6 +17,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -311,18 +312,49 @@ def _print_result(result: AttackResult, top: int) -> None:
     from rich.table import Table
 
     table = Table(title=f"{result.attack} attack on {result.sensitive!r}", show_header=False)
-    for key, value in result.summary().items():
-        if key in ("attack", "sensitive"):
+    summary = result.summary()
+    for key, value in summary.items():
+        if key in ("attack", "sensitive") or key in BASELINE_KEYS or isinstance(value, (dict, list)):
             continue
-        if isinstance(value, dict):
-            value = ", ".join(f"{k}: {v:,}" for k, v in value.items())
-        elif isinstance(value, float):
+        if isinstance(value, float):
             value = f"{value:.4f}" if not value.is_integer() else f"{int(value):,}"
         elif isinstance(value, int):
             value = f"{value:,}"
         table.add_row(key.replace("_", " "), str(value))
     console.print(table)
+    _print_against_baseline(summary)
     _print_riskiest(result, top)
+
+
+BASELINE_KEYS = (
+    "attacker_accuracy", "attacker_accuracy_ci95", "baseline", "lift", "mean_confidence_in_true_value",
+    "certain_right", "certain_wrong", "confidence_in_true_value", "prior_alone", "beyond_prior",
+)
+
+
+def _print_against_baseline(summary: dict) -> None:
+    """The attack's accuracy and exposure next to what the prior alone gives."""
+    certain = summary["certain_records"]
+    if "baseline" not in summary:
+        console.print(f"  people the attacker is certain about: {certain:,} (true values unknown: accuracy not measured)", highlight=False)
+        return
+    base, lift = summary["baseline"], summary["lift"]
+    lo, hi = summary["attacker_accuracy_ci95"]
+    ratio = f", x{lift['ratio']:.2f}" if lift["ratio"] is not None else ""
+    console.print(
+        f"  attacker accuracy {summary['attacker_accuracy']:.4f} (95% CI {lo:.4f}-{hi:.4f}) against {base['accuracy']:.4f} "
+        f"for the prior alone (always guessing {base['majority_guess']!r}): lift {lift['difference']:+.4f}{ratio}",
+        highlight=False,
+    )
+    console.print(
+        f"  certain guesses: {certain:,} people ({summary['certain_right']:,} right, {summary['certain_wrong']:,} wrong; "
+        "a wrong certain guess is not an exposure)",
+        highlight=False,
+    )
+    levels = ", ".join(f"{k} {v:,} (prior alone {summary['prior_alone'][k]:,})" for k, v in summary["confidence_in_true_value"].items())
+    console.print(f"  people by the attacker's confidence in their true value: {levels}", highlight=False)
+    beyond = ", ".join(f"{k} {v:,}" for k, v in summary["beyond_prior"].items())
+    console.print(f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}", highlight=False)
 
 
 @main.command("attack")
@@ -368,22 +400,24 @@ def attack_command(
 
 # -- audit -------------------------------------------------------------------------------------
 def _train_for_audit(
-    dataset: str, sensitive: str, quasi_identifiers: list[str] | None, algorithm: str, criterion: str | None, max_depth: int | None, quiet: bool
+    dataset: str, sensitive: str, class_attribute: str | None, algorithm: str, criterion: str | None, max_depth: int | None, quiet: bool
 ) -> tuple[Tree, pd.DataFrame, list[str]]:
-    """Train the tree a publisher would publish: the sensitive attribute is the class (paper 000 §3)."""
+    """Train the tree a publisher would publish: by default the sensitive attribute is the class
+    (paper 000 §3); ``class_attribute`` trains another class, the sensitive column then an input."""
     from ppdm.data.datasets import load_dataset
     from ppdm.learn import C45Classifier, ID3Classifier
 
-    frame, roles = load_dataset(dataset, sensitive=sensitive, class_attribute=sensitive)
-    features = quasi_identifiers or _features(frame, roles, None, algorithm)
+    target = class_attribute or sensitive
+    frame, roles = load_dataset(dataset, sensitive=sensitive, class_attribute=target)
+    features = _features(frame, roles, None, algorithm)
     params: dict[str, Any] = {"max_depth": max_depth}
     if criterion:
         params["criterion"] = criterion
     model = ID3Classifier(**params) if algorithm == "id3" else C45Classifier(**params)
     with status(f"training {algorithm} on {len(frame):,} rows", quiet):
-        model.fit(frame[_known_columns(frame, features)], frame[sensitive])
-    model.tree_.class_attribute = sensitive
-    return model.tree_, frame, features
+        model.fit(frame[_known_columns(frame, features)], frame[target])
+    model.tree_.class_attribute = target
+    return model.tree_, frame, [f for f in features if f != sensitive]
 
 
 def _known_columns(frame: pd.DataFrame, columns: list[str]) -> list[str]:
@@ -394,20 +428,22 @@ def _known_columns(frame: pd.DataFrame, columns: list[str]) -> list[str]:
 
 
 def _print_disclosure(details: dict, summary: dict) -> None:
-    """The lines every maximum-entropy audit prints: divergence, certainty, confidence, accuracy."""
+    """The lines every maximum-entropy audit prints: divergence, then the attack against the prior."""
     if "overall_divergence" in details:
         console.print(f"  overall divergence D_overall = {details['overall_divergence']:.5f} (natural log; 0 = everything disclosed)", highlight=False)
-    console.print(f"  records the attacker is certain about: {summary['certain_records']:,}", highlight=False)
-    if "confidence_in_true_value" in summary:
-        levels = ", ".join(f"{k} {v:,}" for k, v in summary["confidence_in_true_value"].items())
-        console.print(f"  records by the attacker's confidence in their true value: {levels}", highlight=False)
-        console.print(f"  attacker accuracy (best guess = true value): {summary['attacker_accuracy']:.4f}", highlight=False)
+    _print_against_baseline(summary)
 
 
 def _print_audit(result: AttackResult, top: int) -> None:
     d = result.details
     s = result.summary()
-    console.print(f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} QI groups")
+    console.print(d.get("threat_model", ""), highlight=False)
+    dropped = f" ({d['dropped_rows']:,} rows with missing values left out)" if d.get("dropped_rows") else ""
+    console.print(
+        f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} groups "
+        f"of known values{dropped}; unknowns: {d.get('unknowns', '')}",
+        highlight=False,
+    )
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
     console.print(f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}")
     if "note" in d:
@@ -421,15 +457,22 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @main.command("audit")
 @click.option("--dataset", help="A bundled dataset: train a tree on it and audit it.")
 @click.option("--tree", "tree_file", type=click.Path(path_type=Path), help="Audit this published tree (JSON) instead.")
-@click.option("--data", type=click.Path(path_type=Path), help="With --tree: the attacker's table (CSV of the training records' QIs, with the sensitive column to measure the attack).")
-@click.option("--sensitive", required=True, help="The sensitive attribute (the tree's class).")
-@click.option("--quasi-identifiers", help="Comma-separated QI columns (default: the tree's attributes).")
+@click.option("--data", type=click.Path(path_type=Path), help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack.")
+@click.option("--sensitive", help="The sensitive column: the tree's class or any input (default: from --threat, else the class).")
+@click.option("--known", "known", help="Comma-separated columns the attacker knows (list the class to make it known).")
+@click.option("--quasi-identifiers", "known_alias", help="Same as --known.", hidden=True)
+@click.option("--class-known", is_flag=True, help="The attacker also knows each record's class.")
+@click.option("--preset", type=click.Choice(["census", "insider", "paper", "nothing"]), help="A named attacker (see docs/threat_models.md); --known overrides it.")
+@click.option("--threat", "threat_file", type=click.Path(path_type=Path), help="The threat model as a YAML file; the flags above override its keys.")
+@click.option("--known-individuals", help="Comma-separated rows (0 = first data row) whose full records the attacker has.")
+@click.option("--class", "class_attribute", help="With --dataset: the class the trained tree predicts (default: the sensitive column).")
 @click.option("--algorithm", type=click.Choice(["id3", "c45"]), default="id3", show_default=True, help="With --dataset: the learner.")
 @click.option("--criterion", type=click.Choice(["entropy", "gini", "gain_ratio"]), help="With --dataset: the split criterion.")
 @click.option("--max-depth", type=click.IntRange(min=0), help="With --dataset: stop splitting at this depth.")
-@click.option("--publish", type=click.Choice(DISCLOSURES), default="error-rates", show_default=True, help="What the tree publishes about its leaves.")
+@click.option("--publish", type=click.Choice(DISCLOSURES), help="Audit less than the tree holds (default: what the file holds; error-rates with --dataset).")
+@click.option("--sa/--no-sa", "sa_published", default=None, help="Whether the sensitive column's distribution is known (default: yes for an input, no for the class).")
+@click.option("--missing", type=click.Choice(["error", "drop", "as-value"]), default="error", show_default=True, help="Missing values in the columns the audit reads.")
 @click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
-@click.option("--sa", "sa_published", is_flag=True, help="The sensitive attribute's distribution is published too (SA constraints).")
 @click.option("--internal", is_flag=True, help="Use the split choices too (internal-node constraints; nonconvex: a local optimum).")
 @click.option("--time-limit", type=click.FloatRange(min=0), help="With --internal: stop the solver after this many seconds with its best feasible estimate.")
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
@@ -437,41 +480,114 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @handles_errors
 def audit_command(
-    dataset: str | None, tree_file: Path | None, data: Path | None, sensitive: str, quasi_identifiers: str | None,
-    algorithm: str, criterion: str | None, max_depth: int | None, publish: str, no_label: bool, sa_published: bool,
-    internal: bool, time_limit: float | None, top: int, out: Path | None, quiet: bool,
+    dataset: str | None, tree_file: Path | None, data: Path | None, sensitive: str | None, known: str | None,
+    known_alias: str | None, class_known: bool, preset: str | None, threat_file: Path | None, known_individuals: str | None,
+    class_attribute: str | None, algorithm: str, criterion: str | None, max_depth: int | None, publish: str | None,
+    sa_published: bool | None, missing: str, no_label: bool, internal: bool, time_limit: float | None, top: int,
+    out: Path | None, quiet: bool,
 ) -> None:
-    """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy, paper 000)."""
+    """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy)."""
     check_outputs(out)
     from ppdm.attacks.maxent import maxent_attack
-    from ppdm.data.datasets import load_csv
     from ppdm.errors import UninformativeKnowledgeWarning
     from ppdm.maxent.tree_constraints import Knowledge
-    from ppdm.tree import Disclosure, load_tree
 
-    qis = _split_list(quasi_identifiers)
+    threat = _threat_from_options(threat_file, sensitive, known or known_alias, preset, publish, sa_published, known_individuals)
     if dataset is not None:
         if tree_file is not None or data is not None:
             raise PpdmError("give either --dataset (train and audit) or --tree with --data, not both")
-        tree, table, qis = _train_for_audit(dataset, sensitive, qis, algorithm, criterion, max_depth, quiet)
+        if threat.sensitive is None:
+            raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
+        tree, table, features = _train_for_audit(dataset, threat.sensitive, class_attribute, algorithm, criterion, max_depth, quiet)
+        threat = _default_known(threat, features)
+        if threat.publish is None:
+            threat = replace(threat, publish="error-rates")
     else:
         if tree_file is None or data is None:
             raise PpdmError("give --dataset NAME, or --tree TREE.json with --data TABLE.csv")
-        tree, table = load_tree(tree_file), load_csv(data)[0]
-    published = tree.published(publish) if _rank(Disclosure(publish)) <= _rank(tree.disclosure) else None
-    if published is None:
-        raise PpdmError(f"the tree holds only {tree.disclosure.value}; it cannot be published with {publish}")
-    knowledge = Knowledge(rate=True, label=not no_label, sa=sa_published, internal=internal)
+        tree, table = _tree_and_table(tree_file, data)
+    if class_known:
+        threat = _with_class_known(threat, tree, table)
+    table, dropped = _missing(table, tree, threat, missing)
+    knowledge = Knowledge(rate=True, label=not no_label, internal=internal)
     with status("solving the maximum-entropy problem", quiet):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # printed with the summary
-            result = maxent_attack(published, table, qis, sensitive, knowledge, time_limit=time_limit)
+            result = maxent_attack(tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat)
+    if dropped:
+        result.details["dropped_rows"] = dropped
     if not quiet:
         _print_audit(result, top)
     if out is not None:
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
+
+
+def _threat_from_options(
+    threat_file: Path | None, sensitive: str | None, known: str | None, preset: str | None, publish: str | None,
+    sa_published: bool | None, known_individuals: str | None,
+) -> Any:
+    """The threat model of a file, with the flags given on the command line taking precedence."""
+    from ppdm.attacks.threat import ThreatModel, load_threat
+
+    threat = load_threat(threat_file) if threat_file is not None else ThreatModel()
+    changes: dict[str, Any] = {}
+    if sensitive is not None:
+        changes["sensitive"] = sensitive
+    if known is not None:
+        changes["known"] = tuple(_split_list(known) or ())
+    if preset is not None:
+        changes["preset"] = preset
+        if known is None:
+            changes["known"] = None  # the preset says who is known
+    if publish is not None:
+        changes["publish"] = publish
+    if sa_published is not None:
+        changes["sa_published"] = sa_published
+    if known_individuals is not None:
+        changes["known_individuals"] = tuple(_row_numbers(known_individuals))
+    return ThreatModel(**{**threat.to_spec(), **changes})
+
+
+def _row_numbers(text: str) -> list[int]:
+    rows = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        if not part.isdigit():
+            raise PpdmError(f"--known-individuals: {part!r} is not a row number (0 = the first data row)")
+        rows.append(int(part))
+    return rows
+
+
+def _default_known(threat: Any, features: list[str]) -> Any:
+    """With --dataset and no declared attacker, the attacker knows the features (paper 000)."""
+    if threat.known is None and threat.preset is None:
+        return replace(threat, known=tuple(features))
+    return threat
+
+
+def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
+    resolved = threat.resolve(table, tree.class_attribute)
+    if tree.class_attribute == resolved.sensitive:
+        raise PpdmError(f"--class-known: the class {tree.class_attribute!r} is the sensitive column")
+    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
+
+
+def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:
+    from ppdm.data.datasets import load_csv
+    from ppdm.tree import load_tree
+
+    return load_tree(tree_file), load_csv(data)[0]
+
+
+def _missing(table: pd.DataFrame, tree: Tree, threat: Any, policy: str) -> tuple[pd.DataFrame, int]:
+    """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
+    from ppdm.data.missing import handle_missing
+
+    resolved = threat.resolve(table, tree.class_attribute)
+    split = [n.split.attribute for n in tree.nodes if n.split is not None]
+    columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
+    return handle_missing(table, columns, policy)  # type: ignore[arg-type]
 
 
 def _rank(level: str) -> int:

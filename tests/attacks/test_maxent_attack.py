@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ppdm.attacks.maxent import maxent_attack
-from ppdm.errors import DataError, MaxEntError, UninformativeKnowledgeWarning
+from ppdm.errors import DataError, UninformativeKnowledgeWarning
 from ppdm.learn import ID3Classifier
 from ppdm.maxent.tree_constraints import Knowledge
 
@@ -57,11 +57,6 @@ def test_sa_constraints_use_the_published_distribution(example1_tree, d2):
 def test_sa_constraints_without_the_sensitive_column_are_refused(example1_tree, d2):
     with pytest.raises(DataError, match="'Salary'"):
         maxent_attack(example1_tree, d2.drop(columns="Salary"), knowledge=Knowledge(sa=True))
-
-
-def test_split_on_an_unknown_attribute_is_refused(example1_tree, d2):
-    with pytest.raises(MaxEntError, match="'Age'"):
-        maxent_attack(example1_tree, d2, quasi_identifiers=["Education"])
 
 
 def test_adult_education_audit_is_consistent(adult_train):

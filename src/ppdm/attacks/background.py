@@ -22,6 +22,7 @@ from ppdm.attacks.leaves import attacker_view, class_codes, published_leaf_count
 from ppdm.attacks.result import AttackResult
 from ppdm.data.roles import check_columns
 from ppdm.errors import AttackError, DataError
+from ppdm.metrics.baseline import at_least, is_certain
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves
 
@@ -52,8 +53,8 @@ def background_knowledge_attack(
         raise DataError("none of the known individuals is a row of the data (they are matched by index label)")
     result = view.result("background-knowledge", posterior, {}, targets=unknown_index)
     g = view.groups.group_of_record
-    above = posterior.max(axis=1) >= threshold - 1e-12
-    newly_certain = result.certain_groups & (before.max(axis=1) < 1 - 1e-9)
+    above = at_least(posterior.max(axis=1), threshold)
+    newly_certain = result.certain_groups & ~is_certain(before.max(axis=1))
     result.exposed = above[g]
     result.details = {
         "known_individuals": int(len(known)),

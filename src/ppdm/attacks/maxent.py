@@ -1,31 +1,54 @@
-"""The maximum-entropy attack on a published tree (paper 000): the attacker's best unbiased
-estimate of P(SA | QI) given everything the tree reveals, as an :class:`AttackResult`.
+"""The maximum-entropy attack on a published tree (paper 000), under any threat model.
+
+The attacker's best unbiased estimate of P(u | q) given everything the tree reveals, where q is
+what the attacker knows of a record and u what the model uses that they do not know
+(:mod:`ppdm.maxent.unknowns`); their belief about the sensitive attribute is its marginal. Paper
+000's setting (every split attribute known, the class sensitive) is the special case u = class.
+
+Outside paper 000's setting the problem is laid out in factored form (groups reach leaves, the
+rows see only the slot types: :mod:`ppdm.maxent.factored`), which costs time and memory in the
+number of (group, leaf) pairs rather than (group, slot) pairs; ``factored=False`` keeps the
+explicit slot form, the reference the factored one is tested against.
 """
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
-from ppdm.attacks.leaves import attacker_view
 from ppdm.attacks.result import AttackResult
-from ppdm.errors import DataError, UninformativeKnowledgeWarning
+from ppdm.attacks.threat import ThreatModel
+from ppdm.data.qigroups import QIGroups
+from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
+from ppdm.maxent.attacker_types import AttackerTypes, attacker_types
+from ppdm.maxent.factored import FactoredProblem, FactoredSolution, solve_factored
 from ppdm.maxent.internal import internal_constraints
 from ppdm.maxent.nonlinear import solve_with_internal
-from ppdm.maxent.solve import solve_linear
-from ppdm.maxent.tree_constraints import Knowledge, tree_problem
+from ppdm.maxent.problem import LinearBlock, MaxEntProblem
+from ppdm.maxent.solve import Solution, solve_linear
+from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem, type_problem
+from ppdm.maxent.unknowns import AttackerTable, attacker_table, split_attributes
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
+from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Tree
-
 
 UNIFORM_NOTE = (
     "only labels are known (no error rates, class counts or SA distribution): the uniform estimate "
     "meets every label and internal-node constraint with equality, so the maximum-entropy attacker "
     "learns nothing from this tree; publish-level 'error-rates' or the SA distribution (--sa) make the audit informative"
 )
+
+_LEVEL = {Disclosure.LABELS: 0, Disclosure.ERROR_RATES: 1, Disclosure.CLASS_COUNTS: 2}
+
+_KNOWN_KEY = "__ppdm_known_individual__"
+
+#: Records by which the true table may miss a published count before the audit refuses it.
+TRUTH_TOLERANCE = 1e-6
 
 
 def maxent_attack(
@@ -36,50 +59,276 @@ def maxent_attack(
     knowledge: Knowledge = Knowledge(),
     tol: float = 1e-9,
     time_limit: float | None = None,
+    *,
+    threat: ThreatModel | None = None,
+    factored: bool | None = None,
 ) -> AttackResult:
-    """Estimate every QI group's P(SA | q) by maximum entropy from ``tree`` (paper 000 §3–4).
+    """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
-    ``data`` is the attacker's table (the training records' quasi-identifiers); if it holds the
-    sensitive column, the result also reports the paper's individual and overall divergences
-    (natural log) and the attacker's confidence in each record's true value. With
-    ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from ``data``);
-    with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2), and the
-    estimate is a local optimum of a nonconvex problem (``details["status"]``); ``time_limit``
-    (seconds) stops that solver early with its best feasible estimate ("time limit").
+    ``data``: the training records as the attacker's table; it must hold the ``quasi_identifiers``
+    (the columns the attacker knows: any columns, the class among them or not; default: the tree's
+    attributes in ``data`` but the sensitive one) and, to measure the attack, the sensitive column.
+    ``sensitive``: any column (default: the class). Split attributes outside the known columns, an
+    unknown class and the sensitive attribute become the attacker's unknowns. ``threat`` declares
+    all of this at once (and overrides ``quasi_identifiers``, ``sensitive`` and ``knowledge.sa``).
+
+    With ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from
+    ``data``; the default for a sensitive input, see :class:`~ppdm.attacks.threat.ThreatModel`); with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2,
+    paper 000's setting only), and the estimate is a local optimum of a nonconvex problem
+    (``details["status"]``); ``time_limit`` (seconds) stops that solver early. ``factored``: see
+    :func:`audit_problem`.
     """
-    view = attacker_view(tree, data, quasi_identifiers, sensitive)
-    k = len(view.values)
-    sa = None
-    if knowledge.sa:
-        if view.true_codes is None:
-            raise DataError(f"SA constraints need the sensitive column {view.sensitive!r} in the data (its distribution is published)")
-        sa = np.bincount(view.true_codes, minlength=k) / len(view.true_codes)
-    problem, leaf = tree_problem(tree, view.groups, knowledge, sa)
-    uninformative = not any(blk.name in ("rate", "class-count", "sa") for blk in problem.blocks)
+    threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
+    audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published), factored=factored)
+    problem, table = audit.problem, audit.table
+    uninformative = not any(blk.name in ("rate", "class-count", "sa", "size") for blk in problem.blocks)
     if uninformative:
         warnings.warn(UNIFORM_NOTE, UninformativeKnowledgeWarning, stacklevel=2)
-    internal = internal_constraints(tree, view.groups, leaf) if knowledge.internal else None
-    if internal is not None:
-        solution = solve_with_internal(problem, internal, tol=tol, time_limit=time_limit)
-    else:
-        solution = solve_linear(problem, tol=tol)
+    solution, posterior, n_internal = _solve(audit, tol, time_limit)
+    details = _details(audit, solution, posterior, n_internal)
+    if uninformative:
+        details["note"] = UNIFORM_NOTE
+    result = _result(table, threat, posterior, details)
+    if pd.api.types.is_integer_dtype(data.index):
+        result.row_ids = data.index.to_numpy()
+    return result
+
+
+@dataclass
+class AuditProblem:
+    """Everything an audit solves: the tree as audited, the attacker's table and the rows."""
+
+    tree: Tree
+    table: AttackerTable | AttackerTypes
+    problem: MaxEntProblem | FactoredProblem
+    threat: ThreatModel
+    knowledge: Knowledge
+    coverage: Coverage
+
+    @property
+    def factored(self) -> bool:
+        return isinstance(self.problem, FactoredProblem)
+
+
+def audit_problem(
+    tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge = Knowledge(), check: bool = True,
+    factored: bool | None = None,
+) -> AuditProblem:
+    """The attacker's table and every linear row of the audit for a resolved ``threat``.
+
+    With ``check`` (default) the table's own records must satisfy every row (:func:`check_truth`).
+    ``factored``: lay the problem out over slot types (an :class:`AttackerTypes` and a
+    :class:`FactoredProblem`) or over explicit slots (an :class:`AttackerTable` and a
+    :class:`MaxEntProblem`). Default: factored, except in paper 000's setting and with
+    internal-node constraints, which keep the explicit form.
+    """
+    tree = _published(tree, threat.publish)
+    if factored is None:
+        factored = not knowledge.internal and not is_paper_setting(tree, threat)
+    if factored:
+        return _factored_audit(tree, data, threat, knowledge, check)
+    table = _table(tree, data, threat)
+    coverage = counts_coverage(tree, table.groups.n_records)
+    sa = _sa_distribution(table) if knowledge.sa else None
+    problem = table_problem(tree, table, knowledge, sa, coverage)
+    _add_known_individuals(problem, table)
+    if check:
+        check_truth(problem, table)
+    return AuditProblem(tree, table, problem, threat, knowledge, coverage)
+
+
+def is_paper_setting(tree: Tree, threat: ThreatModel) -> bool:
+    """Paper 000's setting: the class is sensitive and the attacker knows every split attribute."""
+    return threat.sensitive == tree.class_attribute and set(split_attributes(tree)) <= set(threat.known or ())
+
+
+def _factored_audit(tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge, check: bool) -> AuditProblem:
+    types = _table(tree, data, threat, attacker_types)
+    coverage = counts_coverage(tree, types.groups.n_records)
+    sa = None
+    if knowledge.sa:
+        sa = types.sensitive_distribution()
+        if sa is None:
+            raise DataError("SA constraints need the sensitive column in the data (its distribution is published)")
+    problem = type_problem(tree, types, knowledge, sa, coverage)
+    if check:
+        check_truth(problem, types)
+    return AuditProblem(tree, types, problem, threat, knowledge, coverage)
+
+
+def _threat(tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, knowledge: Knowledge, threat: ThreatModel | None) -> ThreatModel:
+    if threat is None:
+        sensitive = sensitive or tree.class_attribute
+        if quasi_identifiers is None:
+            quasi_identifiers = [a for a in tree.attributes if a in data.columns and a != sensitive]
+        threat = ThreatModel(sensitive=sensitive, known=tuple(quasi_identifiers), sa_published=knowledge.sa or None)
+    return threat.resolve(data, tree.class_attribute)
+
+
+def _published(tree: Tree, publish: Disclosure | None) -> Tree:
+    """The tree as audited: what the file holds, or less when the threat model says so."""
+    if publish is None or publish is tree.disclosure:
+        return tree
+    if _LEVEL[publish] > _LEVEL[tree.disclosure]:
+        raise PpdmError(
+            f"the model publishes {tree.disclosure.value} only: it cannot be audited as publishing {publish.value}"
+        )
+    return tree.published(publish)
+
+
+def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel, build=attacker_table):  # type: ignore[no-untyped-def]
+    """The attacker's table (``build``: :func:`attacker_table` or :func:`attacker_types`); each
+    fully known individual becomes a group of its own."""
+    known = list(threat.known or ())
+    if not threat.known_individuals:
+        return build(tree, data, known, threat.sensitive)
+    key = np.full(len(data), -1)
+    key[list(threat.known_individuals)] = np.arange(len(threat.known_individuals))
+    table = build(tree, data.assign(**{_KNOWN_KEY: key}), [*known, _KNOWN_KEY], threat.sensitive)
+    if table.true_sensitive() is None:
+        raise DataError("known individuals need their full records in the data (every unknown column)")
+    groups = table.groups
+    table.groups = QIGroups(tuple(known), groups.table.drop(columns=_KNOWN_KEY), groups.counts, groups.group_of_record)
+    table.known_group = groups.table[_KNOWN_KEY].to_numpy() >= 0
+    return table
+
+
+def counts_coverage(tree: Tree, n_records: int) -> Coverage:
+    """Whether the published counts are over the table's records, a subset or a superset of them.
+
+    The root's published size against the table's: fewer after pruning Method 1 (records of removed
+    leaves are deleted from the counts), more when the table lacks training rows (dropped for
+    missing values). Labels alone publish no size: taken as exact.
+    """
+    n = tree.root.n_samples
+    if n is None or abs(n - n_records) <= TRUTH_TOLERANCE:
+        return "exact"
+    return "subset" if n < n_records else "superset"
+
+
+def _sa_distribution(table: AttackerTable) -> np.ndarray:
+    if table.true_slot is None:
+        raise DataError(
+            f"SA constraints need the sensitive column {table.domain.sensitive.name!r} in the data (its distribution is published)"
+        )
+    joint = table.truth()
+    assert joint is not None
+    return table.sensitive_marginal(joint).sum(axis=0)
+
+
+def _add_known_individuals(problem: MaxEntProblem, table: AttackerTable) -> None:
+    """P(q, u_true) = P(q) for every fully known individual's own group."""
+    if table.known_group is None or not table.known_group.any():
+        return
+    groups = np.flatnonzero(table.known_group)
+    first_record = np.zeros(table.groups.n_groups, dtype=np.intp)
+    first_record[table.groups.group_of_record[::-1]] = np.arange(table.groups.n_records)[::-1]
+    slots = table.true_slot[first_record[groups]]  # type: ignore[index]
+    cols = groups * table.n_slots + slots
+    A = sp.csr_matrix((np.ones(len(groups)), (np.arange(len(groups)), cols)), shape=(len(groups), problem.n_variables))
+    names = [f"known individual (row {int(first_record[g])})" for g in groups]
+    problem.add(LinearBlock("known-individual", A, table.groups.weights[groups], "eq", names))
+
+
+def check_truth(problem: MaxEntProblem | FactoredProblem, table: AttackerTable | AttackerTypes) -> None:
+    """The real records must satisfy every row built: otherwise the table is not the training data.
+
+    Explicit slots: the records' P(q, slot); factored: their type counts P(t).
+    """
+    joint = table.truth()
+    if joint is None:
+        return
+    p = joint if isinstance(problem, FactoredProblem) else joint / table.groups.weights[:, None]
+    violation = problem.violations(p) * table.groups.n_records
+    if violation.max(initial=0.0) > TRUTH_TOLERANCE:
+        _, _, _, names = problem.stacked()
+        r = int(np.argmax(violation))
+        raise DataError(
+            f"the table contradicts what the model publishes: {names[r]} is off by {violation[r]:g} "
+            "records on the table's own values (audit the model against the records it was trained on)"
+        )
+
+
+def _solve(audit: AuditProblem, tol: float, time_limit: float | None) -> tuple[Solution | FactoredSolution, np.ndarray, int | None]:
+    """The solution, the posterior P(sensitive | q) per group, and the number of internal-node rows."""
+    problem, table = audit.problem, audit.table
+    if isinstance(problem, FactoredProblem):
+        if audit.knowledge.internal:
+            raise MaxEntError("internal-node constraints need the explicit form (factored=False) in paper 000's setting")
+        solution = solve_factored(problem, tol=tol)
+        return solution, solution.marginal, None
+    assert isinstance(table, AttackerTable)
+    explicit, n_internal = _solve_explicit(audit.tree, table, problem, audit.knowledge, tol, time_limit)
+    return explicit, table.sensitive_marginal(explicit.p), n_internal
+
+
+def _solve_explicit(tree: Tree, table: AttackerTable, problem: MaxEntProblem, knowledge: Knowledge, tol: float, time_limit: float | None) -> tuple[Solution, int | None]:
+    if not knowledge.internal:
+        return solve_linear(problem, tol=tol), None
+    if not table.is_paper_setting:
+        raise MaxEntError(
+            "internal-node constraints need paper 000's setting: every split attribute known and the class sensitive"
+        )
+    internal = internal_constraints(tree, table.groups, table.leaf[:, 0])
+    if internal is None:
+        return solve_linear(problem, tol=tol), 0
+    return solve_with_internal(problem, internal, tol=tol, time_limit=time_limit), internal.n_constraints
+
+
+def _details(audit: AuditProblem, solution: Solution | FactoredSolution, posterior: np.ndarray, n_internal: int | None) -> dict[str, object]:
+    problem, table, threat, tree = audit.problem, audit.table, audit.threat, audit.tree
     details: dict[str, object] = {
+        "threat_model": threat.describe(tree.disclosure),
+        "unknowns": table.domain.describe(),
+        "coverage": audit.coverage,
         "solver_seconds": round(solution.seconds, 4),
         "max_violation": solution.max_violation,
         "kkt_residual": solution.kkt_residual,
         "iterations": solution.iterations,
         "newton_steps": solution.newton_steps,
-        "variables": problem.n_variables,
-        "constraint_rows": {blk.name: blk.n_rows for blk in problem.blocks}
-        | ({"internal": internal.n_constraints} if internal is not None else {}),
+        "variables": problem.n_slots if isinstance(problem, FactoredProblem) else problem.n_variables,
+        "constraint_rows": {blk.name: blk.n_rows for blk in problem.blocks} | ({"internal": n_internal} if n_internal is not None else {}),
         "status": solution.status,
         "entropy": solution.entropy,
+        "form": "factored" if isinstance(problem, FactoredProblem) else "slots",
     }
-    if uninformative:
-        details["note"] = UNIFORM_NOTE
-    if view.true_codes is not None:
-        true = view.groups.value_counts(view.true_codes, k) / view.groups.counts[:, None]
-        details["overall_divergence"] = overall_divergence(true, solution.p, view.groups.weights)
-        individual = individual_divergence(true, solution.p)
-        details["min_individual_divergence"] = float(individual.min())
-    return view.result("maxent", solution.p, details)
+    if isinstance(problem, FactoredProblem):
+        details["types"] = problem.n_types
+    true = table.true_marginal()
+    if true is not None:
+        details["overall_divergence"] = overall_divergence(true, posterior, table.groups.weights)
+        details["min_individual_divergence"] = float(individual_divergence(true, posterior).min())
+    return details
+
+
+def _result(table: AttackerTable | AttackerTypes, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object]) -> AttackResult:
+    groups = table.groups
+    targets = np.ones(groups.n_records, dtype=bool)
+    if table.known_group is not None:
+        targets = ~table.known_group[groups.group_of_record]
+    true_codes = table.true_sensitive()
+    result = AttackResult(
+        attack="maxent",
+        sensitive=str(threat.sensitive),
+        values=tuple(table.domain.sensitive.cells),
+        groups=groups,
+        posterior=posterior,
+        provenance=table.provenance() if isinstance(table, AttackerTypes) else leaf_provenance(table.leaf, table.valid),
+        targets=targets,
+        exposed=np.zeros(groups.n_records, dtype=bool),
+        true_codes=true_codes,
+        details=details,
+    )
+    result.exposed = result.certain_groups[groups.group_of_record]
+    return result
+
+
+def leaf_provenance(leaf: np.ndarray, valid: np.ndarray) -> list[str]:
+    """Per group, the leaves its slots land in ("leaf 4", "leaves 3, 7")."""
+    patterns, inverse = np.unique(np.sort(np.where(valid, leaf, -1), axis=1), axis=0, return_inverse=True)
+    text = []
+    for row in patterns:
+        row = row[row >= 0]
+        ids = row[np.r_[True, row[1:] != row[:-1]]]
+        text.append(("leaf " if len(ids) == 1 else "leaves ") + ", ".join(map(str, ids)))
+    return [text[i] for i in inverse.ravel()]

@@ -21,9 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.qigroups import QIGroups
-
-DEFAULT_THRESHOLDS = (0.5, 0.8, 0.9, 1.0)
-CERTAIN = 1 - 1e-9
+from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, disclosure_summary, is_certain, prior_distribution
 
 
 def _plain(v: Any) -> Any:
@@ -49,6 +47,8 @@ class AttackResult:
     exposed: per record, whether the attack exposes the person by its own definition.
     true_codes: per record, the index of the true sensitive value, or ``None`` if unknown.
     details: attack-specific counts (e.g. the paper's N_ℓ and N_u).
+    row_ids: per record, its row number in the user's table (default: its position); rows
+        left out (missing values) keep the numbers of the file.
     """
 
     attack: str
@@ -61,12 +61,13 @@ class AttackResult:
     exposed: np.ndarray
     true_codes: np.ndarray | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    row_ids: np.ndarray | None = None
 
     # -- per group / per record --------------------------------------------------------------
     @property
     def certain_groups(self) -> np.ndarray:
-        """Groups whose sensitive value the attacker knows for sure."""
-        return self.posterior.max(axis=1) >= CERTAIN
+        """Groups whose sensitive value the attacker holds for sure (one tolerance: metrics.baseline)."""
+        return is_certain(self.posterior.max(axis=1))
 
     def record_posterior(self) -> np.ndarray:
         """``(n_records, n_values)``: each record's group posterior."""
@@ -83,8 +84,24 @@ class AttackResult:
         return self.record_posterior()[np.arange(len(self.true_codes)), self.true_codes]
 
     # -- summaries ---------------------------------------------------------------------------
+    def exposed_right(self) -> np.ndarray:
+        """Per record: exposed by the attack's definition and, when the truth is known, rightly so.
+
+        A certain guess that is wrong is a failure of the attack, never an exposure.
+        """
+        if self.true_codes is None:
+            return self.exposed
+        return self.exposed & (self.predicted() == self.true_codes)
+
     def summary(self, thresholds: Sequence[float] = DEFAULT_THRESHOLDS) -> dict[str, Any]:
-        """Counts a privacy officer reads first."""
+        """Counts a privacy officer reads first, each next to what the prior alone gives.
+
+        With the true values known: the attacker's accuracy with its 95 % Wilson interval, the
+        majority-guess baseline and the lift over it, people by confidence in their true value
+        (and those beyond what the prior alone gives), certain guesses split into right and wrong
+        (:func:`ppdm.metrics.baseline.disclosure_summary`). ``exposed_records`` counts right
+        exposures only; ``exposed_wrong`` the people an attack claims but gets wrong.
+        """
         targets = self.targets
         certain_records = self.certain_groups[self.groups.group_of_record] & targets
         out: dict[str, Any] = {
@@ -93,16 +110,13 @@ class AttackResult:
             "records": int(self.groups.n_records),
             "targets": int(targets.sum()),
             "qi_groups": int(self.groups.n_groups),
-            "exposed_records": int((self.exposed & targets).sum()),
+            "exposed_records": int((self.exposed_right() & targets).sum()),
             "certain_records": int(certain_records.sum()),
         }
-        confidence = self.confidence_in_truth()
-        if confidence is not None:
-            c = confidence[targets]
-            out["attacker_accuracy"] = float((self.predicted()[targets] == self.true_codes[targets]).mean()) if len(c) else 0.0
-            out["confidence_in_true_value"] = {
-                f">={t:g}": int((c >= t - 1e-12).sum()) for t in thresholds
-            }
+        if self.true_codes is not None:
+            out["exposed_wrong"] = int((self.exposed & ~self.exposed_right() & targets).sum())
+            prior = prior_distribution(self.true_codes, len(self.values))
+            out.update(disclosure_summary(self.record_posterior()[targets], self.true_codes[targets], prior, self.values, thresholds))
         out.update({k: _plain(v) for k, v in self.details.items()})
         return out
 
@@ -127,7 +141,7 @@ class AttackResult:
         Linear in the number of groups and records: every per-group column is computed once.
         """
         n = self.groups.n_groups
-        exposed = np.bincount(self.groups.group_of_record, weights=(self.exposed & self.targets), minlength=n)
+        exposed = np.bincount(self.groups.group_of_record, weights=(self.exposed_right() & self.targets), minlength=n)
         columns = zip(
             _records(self.groups.table),
             self.groups.counts.tolist(),
@@ -159,10 +173,12 @@ class AttackResult:
         }
 
     def group_rows(self) -> list[list[int]]:
-        """Per group, the positions of its records in the attacker's table (ascending)."""
-        order = np.argsort(self.groups.group_of_record, kind="stable").tolist()
+        """Per group, the row numbers of its records (positions, or ``row_ids`` when set; ascending)."""
+        order = np.argsort(self.groups.group_of_record, kind="stable")
+        ids = order if self.row_ids is None else np.asarray(self.row_ids)[order]
         ends = np.cumsum(self.groups.counts).tolist()
-        return [order[start:end] for start, end in zip([0, *ends[:-1]], ends)]
+        ids_list = ids.tolist()
+        return [ids_list[start:end] for start, end in zip([0, *ends[:-1]], ends)]
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(result_json(self.to_dict()))

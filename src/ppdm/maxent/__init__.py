@@ -5,6 +5,10 @@ from ppdm.maxent.solve import Solution, conflicting_rows, solve_linear
 
 __all__ = ["LinearBlock", "MaxEntProblem", "Solution", "conflicting_rows", "solve_linear"]
 
-from ppdm.maxent.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem  # noqa: E402
+from ppdm.maxent.rule_constraints import (  # noqa: E402
+    RuleConstraintStats,
+    RuleKnowledge,
+    rules_problem,
+)
 
 __all__ += ["RuleConstraintStats", "RuleKnowledge", "rules_problem"]

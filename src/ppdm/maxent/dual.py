@@ -12,19 +12,25 @@ Two generalisations serve the nonlinear solver (:mod:`ppdm.maxent.nonlinear`): a
 β·KL(P ‖ P_k) (the objective becomes entropy relative to a prior p_k at temperature τ = 1 + β:
 p = softmax((−Aᵀλ + β log p_k) / τ), D = τ Σ W lse + λ·b), and elastic rows, whose violation
 costs u per unit: in the dual their multiplier is capped at u.
+
+The Newton driver (:func:`minimize_dual`) works against a small protocol, :class:`DualFunction`
+(a state at λ with the value and the residuals, the Hessian on a set of rows, the projection on
+the multipliers' bounds), so that duals of the same problem family laid out differently (the
+factored problems of :mod:`ppdm.maxent.factored`) share it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.optimize import minimize
 
 from ppdm.maxent.presolve import Reduced
-
 
 DAMPING = 1e-4  # Levenberg–Marquardt damping per unit of the largest residual (see _ridge)
 RADIUS = 20.0  # initial trust radius of a Newton step, in units of the multipliers (score units)
@@ -35,6 +41,31 @@ class DualState:
     value: float
     p: np.ndarray  # (C, K)
     residual: np.ndarray  # A P − b per row
+
+
+class DualStateLike(Protocol):
+    """What the Newton driver reads of a dual state: the value D(λ) and the residuals A P − b."""
+
+    value: float
+    residual: np.ndarray
+
+
+class DualFunction(Protocol):
+    """A convex dual D(λ) over constraint rows: ``le`` marks inequality rows (λ ≥ ``lower``),
+    ``upper`` caps the multipliers (elastic rows); :meth:`hessian` returns ∇²D on ``rows`` as a
+    sparse matrix or a dense array."""
+
+    le: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def state(self, lam: np.ndarray) -> DualStateLike: ...
+
+    def hessian(self, state: DualStateLike, rows: np.ndarray) -> sp.spmatrix | np.ndarray: ...
+
+    def project(self, lam: np.ndarray) -> np.ndarray: ...
+
+    def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]: ...
 
 
 class Dual:
@@ -50,6 +81,7 @@ class Dual:
         self.tau = red.temperature
         self.upper = red.upper if red.upper is not None else np.full(len(red.b), np.inf)
         self.lower = np.where(red.le, 0.0, -np.inf)
+        self.le = red.le
 
     def state(self, lam: np.ndarray) -> DualState:
         scores = (-(self.AT @ lam).reshape(self.n_classes, self.n_values) + self.offset) / self.tau
@@ -68,17 +100,17 @@ class Dual:
         s = self.state(lam)
         return s.value, -s.residual
 
-    def hessian(self, p: np.ndarray, rows: np.ndarray) -> sp.csr_matrix:
+    def hessian(self, state: DualState, rows: np.ndarray) -> sp.csr_matrix:
         """∇²D restricted to ``rows``: A_a (diag(W p) − Σ_c W_c p_c p_cᵀ) A_aᵀ / τ."""
         A = self.red.A[rows] if len(rows) < self.red.A.shape[0] else self.red.A
         A.prune()  # data and indices exactly nnz long
-        p_flat = p.ravel()
+        p_flat = state.p.ravel()
         w_flat = np.repeat(self.red.weights, self.n_values)
         # column scalings in place of products with diagonal matrices: O(nnz), no sparse product
         Ap = sp.csr_matrix((A.data * p_flat[A.indices], A.indices, A.indptr), shape=A.shape)
         first = sp.csr_matrix((Ap.data * w_flat[A.indices], A.indices, A.indptr), shape=A.shape) @ A.T
         # B[r, c] = Σ_x A[r, cx] p_cx: the same entries, columns mapped to their class (summed)
-        B = sp.csr_matrix((Ap.data, A.indices // self.n_values, A.indptr), shape=(A.shape[0], self.n_classes))
+        B = sp.csr_matrix((Ap.data, A.indices // self.n_values, A.indptr.copy()), shape=(A.shape[0], self.n_classes))
         B.sum_duplicates()
         Bw = sp.csr_matrix((B.data * np.sqrt(self.red.weights)[B.indices], B.indices, B.indptr), shape=B.shape)
         return ((first - Bw @ Bw.T) / self.tau).tocsr()
@@ -88,19 +120,24 @@ class Dual:
 
 
 def violation(red: Reduced, residual: np.ndarray) -> np.ndarray:
-    return np.where(red.le, np.maximum(residual, 0.0), np.abs(residual))
+    return row_violation(red.le, residual)
 
 
-def _elastic_violation(dual: Dual, lam: np.ndarray, residual: np.ndarray) -> np.ndarray:
+def row_violation(le: np.ndarray, residual: np.ndarray) -> np.ndarray:
+    """Per row: |A P − b| for equalities, max(0, A P − b) for inequalities."""
+    return np.where(le, np.maximum(residual, 0.0), np.abs(residual))
+
+
+def _elastic_violation(dual: DualFunction, lam: np.ndarray, residual: np.ndarray) -> np.ndarray:
     """Violation of the optimality conditions: rows whose multiplier sits at its cap may stay violated."""
-    viol = violation(dual.red, residual)
+    viol = row_violation(dual.le, residual)
     return np.where(lam >= dual.upper, 0.0, viol)
 
 
 @dataclass
 class DualResult:
     lam: np.ndarray
-    state: DualState
+    state: DualState  # the state of the dual solved (a DualStateLike for other duals)
     iterations: int
     newton_steps: int
     converged: bool
@@ -116,24 +153,30 @@ def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray 
     problems this takes tens of steps. If it stalls (``max_newton`` steps), L-BFGS-B with bounds
     takes over (``max_iter`` iterations), then Newton polishes.
     """
-    dual = Dual(red)
-    n = len(red.b)
+    return minimize_dual(Dual(red), len(red.b), tol, max_iter, lam0, max_newton)
+
+
+def minimize_dual(
+    dual: DualFunction, n: int, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200,
+) -> DualResult:
+    """:func:`solve_dual` on any :class:`DualFunction` over ``n`` rows."""
     lam = np.zeros(n) if lam0 is None else dual.project(lam0.copy())
     if n == 0:
-        return DualResult(lam, dual.state(lam), 0, 0, True)
+        return DualResult(lam, dual.state(lam), 0, 0, True)  # type: ignore[arg-type]
     lam, state, steps, ok = _active_set_newton(dual, lam, tol, max_newton)
     if ok:
-        return DualResult(lam, state, 0, steps, True)
+        return DualResult(lam, state, 0, steps, True)  # type: ignore[arg-type]
     bounds = list(zip(np.where(np.isfinite(dual.lower), dual.lower, None), np.where(np.isfinite(dual.upper), dual.upper, None)))
     res = minimize(
         dual.fun_and_grad, lam, jac=True, method="L-BFGS-B", bounds=bounds,
         options={"maxiter": max_iter, "maxcor": 20, "ftol": 1e-15, "gtol": tol * 1e-2},
     )
     lam, state, more, ok = _active_set_newton(dual, res.x, tol, max_newton)
-    return DualResult(lam, state, int(res.nit), steps + more, ok or bool(_elastic_violation(dual, lam, state.residual).max(initial=0.0) <= tol))
+    converged = ok or bool(_elastic_violation(dual, lam, state.residual).max(initial=0.0) <= tol)
+    return DualResult(lam, state, int(res.nit), steps + more, converged)  # type: ignore[arg-type]
 
 
-def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, DualState, int, bool]:
+def _active_set_newton(dual: DualFunction, lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, DualStateLike, int, bool]:
     """Projected Newton steps inside a trust radius on the largest multiplier change.
 
     Near a degenerate optimum (a leaf whose label rows hold with equality, a class with a value
@@ -151,12 +194,12 @@ def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int =
         rows = np.flatnonzero(_active(dual, lam, residual, tol))
         if len(rows) == 0:
             return lam, state, step_no - 1, True
-        H = dual.hessian(state.p, rows)
+        H = dual.hessian(state, rows)
         grad = -residual[rows]
         ridge = _ridge(H, grad)
         try:
-            step = spla.spsolve((H + ridge * sp.identity(len(rows))).tocsc(), -grad)
-        except RuntimeError:
+            step = _newton_step(H, ridge, grad)
+        except (RuntimeError, np.linalg.LinAlgError):
             return lam, state, step_no, False
         if not np.all(np.isfinite(step)):
             return lam, state, step_no, False
@@ -169,6 +212,19 @@ def _active_set_newton(dual: Dual, lam: np.ndarray, tol: float, max_steps: int =
     return lam, state, max_steps, False
 
 
+def _newton_step(H: sp.spmatrix | np.ndarray, ridge: float, grad: np.ndarray) -> np.ndarray:
+    """Solve (H + ridge·I) step = −grad: a sparse factorisation, or for a dense Hessian Cholesky
+    (LU when rounding leaves the damped matrix not quite positive definite)."""
+    if sp.issparse(H):
+        return spla.spsolve((H + ridge * sp.identity(len(grad))).tocsc(), -grad)
+    damped = np.array(H, dtype=float)
+    damped[np.diag_indices_from(damped)] += ridge
+    try:
+        return sla.cho_solve(sla.cho_factor(damped, check_finite=False), -grad, check_finite=False)
+    except np.linalg.LinAlgError:
+        return sla.lu_solve(sla.lu_factor(damped, check_finite=False), -grad, check_finite=False)
+
+
 def _next_radius(radius: float, first: float, t: float, longest: float) -> float:
     """Double the radius after a full step that the radius cut short; shrink it to the accepted
     move after backtracking; otherwise keep it."""
@@ -179,7 +235,7 @@ def _next_radius(radius: float, first: float, t: float, longest: float) -> float
     return radius
 
 
-def _ridge(H: sp.csr_matrix, grad: np.ndarray) -> float:
+def _ridge(H: sp.spmatrix | np.ndarray, grad: np.ndarray) -> float:
     """Levenberg–Marquardt damping proportional to the gradient: vanishes at the optimum (so the
     last steps are Newton's) but keeps the nearly singular systems of degenerate rows from
     producing steps of 10⁸ early on."""
@@ -187,17 +243,17 @@ def _ridge(H: sp.csr_matrix, grad: np.ndarray) -> float:
     return scale * max(1e-12, DAMPING * float(np.abs(grad).max(initial=0.0)))
 
 
-def _active(dual: Dual, lam: np.ndarray, residual: np.ndarray, tol: float) -> np.ndarray:
+def _active(dual: DualFunction, lam: np.ndarray, residual: np.ndarray, tol: float) -> np.ndarray:
     """Rows in the Newton system: equalities, and inequalities off their bounds or pushing off them."""
-    le = dual.red.le
+    le = dual.le
     at_zero = le & (lam <= 0) & (residual <= tol * 1e-3)
     at_cap = le & (lam >= dual.upper) & (residual >= 0)
     return ~at_zero & ~at_cap
 
 
 def _line_search(
-    dual: Dual, lam: np.ndarray, state: DualState, rows: np.ndarray, step: np.ndarray, grad: np.ndarray, t: float = 1.0
-) -> tuple[np.ndarray, DualState, float]:
+    dual: DualFunction, lam: np.ndarray, state: DualStateLike, rows: np.ndarray, step: np.ndarray, grad: np.ndarray, t: float = 1.0
+) -> tuple[np.ndarray, DualStateLike, float]:
     """Backtracking (Armijo) from step length ``t``; returns the accepted length, 0 if none."""
     slope = float(grad @ step)
     for _ in range(40):

@@ -34,7 +34,6 @@ from ppdm.maxent.presolve import Reduced, group_classes, reduce
 from ppdm.maxent.problem import MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
 
-
 SUB_NEWTON = 50  # Newton steps per subproblem before it counts as failed (the step is then retried shorter)
 STALL = 8  # kept steps in a row without reducing the worst violation by 1% before the penalty grows
 

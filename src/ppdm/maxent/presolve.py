@@ -40,20 +40,24 @@ class Reduced:
     upper: np.ndarray | None = None  # per row, an upper bound on the multiplier (elastic rows)
 
 
-def group_classes(A: sp.csr_matrix, n_groups: int, n_values: int, seed: int = 0) -> np.ndarray:
-    """Class of each group: groups with identical columns in ``A`` share one."""
-    if A.shape[0] == 0:
+def group_classes(A: sp.csr_matrix, n_groups: int, n_values: int, seed: int = 0, log_base: np.ndarray | None = None) -> np.ndarray:
+    """Class of each group: groups with identical columns in ``A`` (and base measure) share one."""
+    if A.shape[0] == 0 and log_base is None:
         return np.zeros(n_groups, dtype=np.intp)
     rng = np.random.default_rng(seed)
     projections = rng.standard_normal((A.shape[0], 2))
     signature = np.asarray(A.T @ projections).reshape(n_groups, n_values * 2)
+    if log_base is not None:
+        signature = np.hstack([signature, np.where(np.isfinite(log_base), log_base, -1e300)])
     return np.unique(signature, axis=0, return_inverse=True)[1].ravel().astype(np.intp)
 
 
-def merge_groups(A: sp.csr_matrix, weights: np.ndarray, n_values: int, classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
-    """Classes of groups with identical constraint columns; their weights and the merged ``A``."""
+def merge_groups(
+    A: sp.csr_matrix, weights: np.ndarray, n_values: int, classes: np.ndarray | None = None, log_base: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+    """Classes of groups with identical constraint columns (and base measure); their weights and the merged ``A``."""
     if classes is None:
-        classes = group_classes(A, len(weights), n_values)
+        classes = group_classes(A, len(weights), n_values, log_base=log_base)
     merged_weights = np.bincount(classes, weights=weights)
     first = np.unique(classes, return_index=True)[1]
     columns = (first[:, None] * n_values + np.arange(n_values)).ravel()
@@ -61,10 +65,15 @@ def merge_groups(A: sp.csr_matrix, weights: np.ndarray, n_values: int, classes: 
     return classes, merged_weights, sp.csr_matrix(A[:, columns])
 
 
-def fix_forced_zeros(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int) -> tuple[np.ndarray, np.ndarray]:
-    """Variables forced to 0 (C, K) and the rows the fixing makes redundant (bool per row)."""
+def fix_forced_zeros(
+    A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int, impossible: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Variables forced to 0 (C, K) and the rows the fixing makes redundant (bool per row).
+
+    ``impossible`` variables (C, K) are 0 from the start.
+    """
     n_classes = len(weights)
-    fixed = np.zeros((n_classes, n_values), dtype=bool)
+    fixed = np.zeros((n_classes, n_values), dtype=bool) if impossible is None else impossible.copy()
     implied = np.zeros(len(b), dtype=bool)
     coo = A.tocoo()
     nonneg_row = np.ones(len(b), dtype=bool)
@@ -125,18 +134,25 @@ def _saturated_rows(
 
 def reduce(
     A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int,
-    classes: np.ndarray | None = None, fixed: np.ndarray | None = None,
+    classes: np.ndarray | None = None, fixed: np.ndarray | None = None, log_base: np.ndarray | None = None,
 ) -> Reduced:
     """Merge look-alike groups, fix forced zeros and drop the rows they make redundant.
 
-    ``classes`` and ``fixed`` may be given (the sequential solver keeps them across iterations).
+    ``classes`` and ``fixed`` may be given (the sequential solver keeps them across iterations);
+    ``log_base`` is the problem's base measure (groups × values; ``-inf``: impossible value).
     """
-    classes, merged_weights, merged = merge_groups(A, weights, n_values, classes)
-    found, implied = fix_forced_zeros(merged, b, le, merged_weights, n_values)
+    classes, merged_weights, merged = merge_groups(A, weights, n_values, classes, log_base)
+    base = None
+    if log_base is not None:
+        first = np.unique(classes, return_index=True)[1]
+        base = log_base[first]
+    impossible = None if base is None else ~np.isfinite(base)
+    found, implied = fix_forced_zeros(merged, b, le, merged_weights, n_values, impossible)
     fixed = found if fixed is None else (fixed | found)
     keep_cols = sp.diags((~fixed.ravel()).astype(float))
     trimmed = sp.csr_matrix(merged @ keep_cols)
     trimmed.eliminate_zeros()
     empty = np.diff(trimmed.indptr) == 0
     rows = np.flatnonzero(~implied & ~empty)
-    return Reduced(classes, merged_weights, trimmed[rows], b[rows], le[rows], rows, fixed, n_values)
+    prior = None if base is None else np.where(np.isfinite(base), base, 0.0)
+    return Reduced(classes, merged_weights, trimmed[rows], b[rows], le[rows], rows, fixed, n_values, prior=prior)

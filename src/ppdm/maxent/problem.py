@@ -50,11 +50,17 @@ class LinearBlock:
 
 @dataclass
 class MaxEntProblem:
-    """Weights of the QI groups, the number of sensitive values, and linear constraint blocks."""
+    """Weights of the QI groups, the number of values per group, and linear constraint blocks.
+
+    ``log_base`` (groups × values, optional) is the log of a base measure m: the objective is then
+    the entropy relative to it, −Σ_q w_q Σ_x p log(p / m), as when each value stands for m
+    indistinguishable cells; ``-inf`` marks a value that cannot occur (padding).
+    """
 
     weights: np.ndarray
     n_values: int
     blocks: list[LinearBlock] = field(default_factory=list)
+    log_base: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.weights = np.asarray(self.weights, dtype=float).ravel()
@@ -62,6 +68,15 @@ class MaxEntProblem:
             raise MaxEntError("group weights must be positive and sum to 1")
         if self.n_values < 1:
             raise MaxEntError("there must be at least one sensitive value")
+        if self.log_base is not None:
+            self.log_base = np.asarray(self.log_base, dtype=float).reshape(len(self.weights), self.n_values)
+            if not np.isfinite(self.log_base).any(axis=1).all():
+                raise MaxEntError("every group needs at least one possible value (a finite log_base)")
+
+    @property
+    def impossible(self) -> np.ndarray | None:
+        """Values that cannot occur (groups × values), or None."""
+        return None if self.log_base is None else ~np.isfinite(self.log_base)
 
     @property
     def n_groups(self) -> int:
@@ -89,8 +104,9 @@ class MaxEntProblem:
 
     def entropy(self, p: np.ndarray) -> float:
         """H(X | Q) of a solution ``p`` (groups × values), natural log."""
+        base = 0.0 if self.log_base is None else np.where(np.isfinite(self.log_base), self.log_base, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
+            terms = np.where(p > 0, p * (np.log(np.where(p > 0, p, 1.0)) - base), 0.0)
         return float(-(self.weights * terms.sum(axis=1)).sum())
 
     def violations(self, p: np.ndarray) -> np.ndarray:

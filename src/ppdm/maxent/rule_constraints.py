@@ -39,7 +39,14 @@ import scipy.sparse as sp
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import RulesError
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
-from ppdm.rules.items import ItemCodes, at_least, count_itemsets, first_group, itemsets_present, subsets_by_level
+from ppdm.rules.items import (
+    ItemCodes,
+    at_least,
+    count_itemsets,
+    first_group,
+    itemsets_present,
+    subsets_by_level,
+)
 from ppdm.rules.ruleset import RuleSet
 
 Strictness = Literal["integer", "closed"]

@@ -43,7 +43,7 @@ def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000
     """Maximise H(X | Q) subject to the problem's linear blocks; ``tol`` bounds every row's violation."""
     start = time.perf_counter()
     A, b, le, names = problem.stacked()
-    red = reduce(A, b, le, problem.weights, problem.n_values)
+    red = reduce(A, b, le, problem.weights, problem.n_values, log_base=problem.log_base)
     if red.fixed.all(axis=1).any():
         _raise_infeasible(problem, "every sensitive value of some group is forced to 0")
     result = solve_dual(red, tol, max_iter)
@@ -77,13 +77,20 @@ def kkt_residual(red: Reduced, lam: np.ndarray, residual: np.ndarray, primal: fl
     primal feasibility (``primal``, the largest row violation), dual feasibility (λ ≥ 0 on
     inequality rows) and complementary slackness |λ_r · (A P − b)_r| on inequality rows.
     """
-    dual_infeasible = float(np.maximum(-lam[red.le], 0.0).max(initial=0.0))
-    slackness = float(np.abs(lam[red.le] * residual[red.le]).max(initial=0.0))
+    return kkt_residual_of(red.le, lam, residual, primal)
+
+
+def kkt_residual_of(le: np.ndarray, lam: np.ndarray, residual: np.ndarray, primal: float) -> float:
+    """:func:`kkt_residual` for rows whose inequalities are ``le``."""
+    dual_infeasible = float(np.maximum(-lam[le], 0.0).max(initial=0.0))
+    slackness = float(np.abs(lam[le] * residual[le]).max(initial=0.0))
     return max(primal, dual_infeasible, slackness)
 
 
 # -- infeasibility ------------------------------------------------------------------------------
-def _elastic_lp(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int, rows: np.ndarray) -> tuple[bool, np.ndarray]:
+def _elastic_lp(
+    A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.ndarray, n_values: int, rows: np.ndarray, impossible: np.ndarray | None = None,
+) -> tuple[bool, np.ndarray]:
     """Minimise total slack of ``rows`` with P(q, ·) summing to w_q; return (feasible, slack per row)."""
     n_var = len(weights) * n_values
     sub = A[rows]
@@ -101,7 +108,8 @@ def _elastic_lp(A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, weights: np.nda
     b_ub = b[rows][is_le]
     cost = np.concatenate([np.zeros(n_var), np.ones(m), np.where(is_le, 0.0, 1.0)])
     upper_minus = np.where(is_le, 0.0, None)
-    bounds = [(0, None)] * (n_var + m) + [(0, u) for u in upper_minus]
+    cap = [(0, None)] * n_var if impossible is None else [(0, 0 if x else None) for x in impossible.ravel()]
+    bounds = cap + [(0, None)] * m + [(0, u) for u in upper_minus]
     res = linprog(cost, A_ub=A_ub if A_ub.shape[0] else None, b_ub=b_ub if A_ub.shape[0] else None, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs")
     if res.status != 0:
         return False, np.ones(m)
@@ -113,7 +121,7 @@ def conflicting_rows(problem: MaxEntProblem, limit: int = 200) -> list[str]:
     """A small set of rows that cannot hold together (names), by elastic LP and deletion filter."""
     A, b, le, names = problem.stacked()
     all_rows = np.arange(len(b))
-    feasible, slack = _elastic_lp(A, b, le, problem.weights, problem.n_values, all_rows)
+    feasible, slack = _elastic_lp(A, b, le, problem.weights, problem.n_values, all_rows, problem.impossible)
     if feasible:
         return []
     suspects = all_rows[slack > 1e-10]
@@ -123,7 +131,7 @@ def conflicting_rows(problem: MaxEntProblem, limit: int = 200) -> list[str]:
     keep = list(candidate)
     for r in list(candidate):
         trial = np.array([k for k in keep if k != r])
-        if len(trial) and not _elastic_lp(A, b, le, problem.weights, problem.n_values, trial)[0]:
+        if len(trial) and not _elastic_lp(A, b, le, problem.weights, problem.n_values, trial, problem.impossible)[0]:
             keep = list(trial)
     return [names[i] for i in keep]
 
@@ -134,7 +142,7 @@ def _grow_until_infeasible(problem: MaxEntProblem, A: sp.csr_matrix, b: np.ndarr
     by_column = sp.csc_matrix(A)
     candidate = np.unique(rows)
     while len(candidate) <= limit:
-        if not _elastic_lp(A, b, le, problem.weights, k, candidate)[0]:
+        if not _elastic_lp(A, b, le, problem.weights, k, candidate, problem.impossible)[0]:
             return candidate
         groups = np.unique(A[candidate].indices // k)
         columns = (groups[:, None] * k + np.arange(k)).ravel()

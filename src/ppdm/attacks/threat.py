@@ -1,0 +1,217 @@
+"""The threat model: what the attacker knows, what they want, and what the model publishes.
+
+Declared once and used by every audit. Paper 000 §3 fixes one story (the attacker knows every
+quasi-identifier, the sensitive attribute is the class); a publisher usually fears another, so
+every part is a choice:
+
+* ``known``: the columns the attacker holds for every training record (any subset of the table;
+  listing the class column means the attacker knows each record's class);
+* ``sensitive``: the column the attack is about (the class or an input of the model);
+* ``publish``: what of the model is audited (default: exactly what the file holds — class
+  counts, error rates or labels); a user may audit *less* than the file holds, never more;
+* ``sa_published``: whether the sensitive attribute's distribution is known to the attacker (paper
+  000 §4.3). Default: yes for a sensitive input (a demographic attribute's distribution is in every
+  census table, and an estimate without it can fall below the prior's own majority guess, which
+  would understate the risk), no for the class (paper 000's default; published counts reveal it);
+* ``known_individuals``: rows whose full record the attacker already has (background knowledge of
+  paper 003 §3.2): they are no longer targets, and what they contribute to the published counts is
+  subtracted from what the attacker has to explain.
+
+Presets name the usual stories (:data:`PRESETS`); a YAML file (:func:`load_threat`) or the CLI
+flags declare the rest.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import pandas as pd
+
+from ppdm.errors import DataError, PpdmError
+from ppdm.tree.disclosure import Disclosure
+
+#: Column names a census or population register holds (matched ignoring case, '-', '_' and spaces).
+DEMOGRAPHIC = (
+    "age", "sex", "gender", "race", "ethnicity", "maritalstatus", "marital", "nativecountry",
+    "country", "countryofbirth", "nationality", "education", "zip", "zipcode", "postcode",
+    "dateofbirth", "birthdate", "birthyear", "yearofbirth",
+)
+
+PRESETS: dict[str, str] = {
+    "census": (
+        "knows the demographic columns a census or population register holds (age, sex, race, "
+        "marital status, native country, education, zip code: whichever the table has), not the "
+        "class: use it when the model is published and anyone can link it to public records"
+    ),
+    "insider": (
+        "knows every other column of the table, the class included (IBM ART's white-box setting): "
+        "use it for the worst case, e.g. a colleague or a data broker holding the rest of the records"
+    ),
+    "paper": (
+        "knows the table's declared quasi-identifiers and wants the class (paper 000's setting): use "
+        "it to reproduce the papers or when the class itself is the secret"
+    ),
+    "nothing": "knows no column, only the model (the reconstruction setting): use it to see what the model alone reveals",
+}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_\-.]", "", name.lower())
+
+
+def demographic_columns(columns: Sequence[str]) -> list[str]:
+    """The columns of a table that the ``census`` preset assumes public."""
+    wanted = set(DEMOGRAPHIC)
+    return [c for c in columns if _norm(c) in wanted]
+
+
+@dataclass(frozen=True)
+class ThreatModel:
+    """One declared attacker (see the module docstring).
+
+    ``known`` may be left ``None`` when a ``preset`` says it; :meth:`resolve` fills every default
+    from the table and the model and checks every column.
+    """
+
+    sensitive: str | None = None
+    known: tuple[str, ...] | None = None
+    publish: Disclosure | None = None
+    sa_published: bool | None = None
+    known_individuals: tuple[int, ...] = ()
+    preset: str | None = None
+    quasi_identifiers: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if self.preset is not None and self.preset not in PRESETS:
+            raise PpdmError(f"unknown threat preset {self.preset!r} (choose one of: {', '.join(PRESETS)})")
+        if self.publish is not None:
+            object.__setattr__(self, "publish", Disclosure.parse(self.publish))
+        if self.known is not None:
+            object.__setattr__(self, "known", tuple(self.known))
+        object.__setattr__(self, "known_individuals", tuple(int(i) for i in self.known_individuals))
+
+    @property
+    def class_known(self) -> bool:
+        return self.known is not None and self._class in self.known
+
+    _class: str | None = field(default=None, repr=False, compare=False)
+
+    def resolve(self, data: pd.DataFrame, class_attribute: str) -> "ThreatModel":
+        """Every default filled in and checked against ``data`` and the model's class column."""
+        sensitive = self.sensitive or class_attribute
+        if sensitive not in data.columns and sensitive != class_attribute:
+            raise DataError(f"the sensitive column {sensitive!r} is not in the data")
+        known = self.known if self.known is not None else self._preset_known(data, sensitive, class_attribute)
+        missing = [c for c in known if c not in data.columns]
+        if missing:
+            raise DataError(f"known column(s) not in the data: {', '.join(map(repr, missing))}")
+        if sensitive in known:
+            raise DataError(f"the sensitive column {sensitive!r} cannot also be known to the attacker")
+        n = len(data)
+        bad = [i for i in self.known_individuals if not 0 <= i < n]
+        if bad:
+            raise DataError(f"known individual row {bad[0]} is outside the table's {n:,} rows")
+        sa = self.sa_published if self.sa_published is not None else sensitive != class_attribute
+        return replace(self, sensitive=sensitive, known=tuple(dict.fromkeys(known)), sa_published=sa, _class=class_attribute)
+
+    def _preset_known(self, data: pd.DataFrame, sensitive: str, class_attribute: str) -> tuple[str, ...]:
+        preset = self.preset or "paper"
+        columns = [c for c in data.columns if c != sensitive]
+        if preset == "insider":
+            return tuple(columns)
+        if preset == "nothing":
+            return ()
+        if preset == "census":
+            found = [c for c in demographic_columns(columns) if c != class_attribute]
+            if not found:
+                raise DataError("the census preset found no demographic column in the table: declare the known columns")
+            return tuple(found)
+        qis = [c for c in (self.quasi_identifiers or columns) if c in data.columns and c not in (sensitive, class_attribute)]
+        return tuple(qis)
+
+    def describe(self, disclosure: Disclosure | None = None) -> str:
+        """The threat model in one line, for the top of every output."""
+        known = ", ".join(self.known or ()) or "no column"
+        publish = (self.publish or disclosure or Disclosure.CLASS_COUNTS).value
+        parts = [
+            f"attacker knows {known}",
+            f"class {'known' if self.class_known else 'unknown'}" if self._class != self.sensitive else "",
+            f"wants {self.sensitive!r}",
+            f"model publishes {publish}",
+            "sensitive distribution published" if self.sa_published else "",
+            f"{len(self.known_individuals):,} individuals fully known" if self.known_individuals else "",
+        ]
+        preset = f"threat model{f' {self.preset!r}' if self.preset else ''}: "
+        return preset + "; ".join(p for p in parts if p)
+
+    def to_spec(self) -> dict[str, object]:
+        """The declared fields (what :class:`ThreatModel` takes), unresolved."""
+        return {
+            "sensitive": self.sensitive, "known": self.known, "publish": self.publish, "sa_published": self.sa_published,
+            "known_individuals": self.known_individuals, "preset": self.preset,
+        }
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "preset": self.preset,
+            "sensitive": self.sensitive,
+            "known": list(self.known or ()),
+            "class_known": self.class_known,
+            "publish": self.publish.value if self.publish else None,
+            "sa_published": self.sa_published,
+            "known_individuals": list(self.known_individuals),
+        }
+
+
+_KEYS = {"preset", "sensitive", "known", "publish", "sa_published", "known_individuals"}
+
+
+def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") -> ThreatModel:
+    """A :class:`ThreatModel` from a mapping (a parsed YAML file); errors name the key at fault."""
+    if not isinstance(spec, Mapping):
+        raise PpdmError(f"{where}: expected a mapping of keys ({', '.join(sorted(_KEYS))})")
+    unknown = sorted(set(map(str, spec)) - _KEYS)
+    if unknown:
+        raise PpdmError(f"{where}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(_KEYS))})")
+    known = spec.get("known")
+    if known is not None and (isinstance(known, (str, bytes)) or not isinstance(known, Sequence)):
+        raise PpdmError(f"{where}: 'known' must be a list of column names")
+    sa = spec.get("sa_published")
+    if sa is not None and not isinstance(sa, bool):
+        raise PpdmError(f"{where}: 'sa_published' must be true or false, got {sa!r}")
+    individuals = spec.get("known_individuals", []) or []
+    if not isinstance(individuals, Sequence) or not all(isinstance(i, int) and not isinstance(i, bool) for i in individuals):
+        raise PpdmError(f"{where}: 'known_individuals' must be a list of row numbers (0 = the first data row)")
+    return ThreatModel(
+        sensitive=None if spec.get("sensitive") is None else str(spec["sensitive"]),
+        known=None if known is None else tuple(str(c) for c in known),
+        publish=None if spec.get("publish") is None else Disclosure.parse(str(spec["publish"])),
+        sa_published=sa,
+        known_individuals=tuple(individuals),
+        preset=None if spec.get("preset") is None else str(spec["preset"]),
+    )
+
+
+def load_threat(path: str | Path) -> ThreatModel:
+    """Read a threat model from a YAML file (see ``docs/threat_models.md`` for the keys)."""
+    import yaml
+
+    path = Path(path)
+    if path.is_dir():
+        raise PpdmError(f"{path}: is a directory, not a threat-model file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PpdmError(f"{path}: no such threat-model file") from None
+    except UnicodeDecodeError:
+        raise PpdmError(f"{path}: not a text file (a threat model is YAML)") from None
+    try:
+        spec = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        raise PpdmError(f"{path}{line}: not valid YAML") from None
+    return threat_from_dict(spec or {}, str(path))

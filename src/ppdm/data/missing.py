@@ -1,0 +1,64 @@
+"""Missing values in the columns an audit reads: refuse, drop, or keep as a value of their own.
+
+A record with a missing split value must never be sent down a default branch silently, and no row
+may disappear without being counted. The policy is the user's:
+
+* ``"error"`` (default): a :class:`~ppdm.errors.DataError` naming the column and its first rows;
+* ``"drop"``: rows with a missing value in any of the columns are left out; the number dropped is
+  returned so that every output can state it (the rows keep their original index, so results
+  still join back to the user's file);
+* ``"as-value"``: a categorical column gets the value :data:`MISSING` for its missing entries
+  (fine for columns the model does not split on; a split column then fails with the value named).
+  Numeric columns have no such value: their missing entries are still an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import pandas as pd
+
+from ppdm.errors import DataError
+
+MissingPolicy = Literal["error", "drop", "as-value"]
+POLICIES: tuple[str, ...] = ("error", "drop", "as-value")
+
+#: The category a missing categorical value becomes under ``"as-value"``.
+MISSING = "(missing)"
+
+
+def _first_rows(mask: pd.Series, n: int = 5) -> str:
+    rows = [str(r) for r in mask.index[mask.to_numpy()][:n]]
+    more = int(mask.sum()) - len(rows)
+    return ", ".join(rows) + (f" and {more:,} more" if more > 0 else "")
+
+
+def handle_missing(frame: pd.DataFrame, columns: Sequence[str], policy: MissingPolicy = "error") -> tuple[pd.DataFrame, int]:
+    """``frame`` with the missing values of ``columns`` dealt with by ``policy``, and the rows dropped."""
+    if policy not in POLICIES:
+        raise DataError(f"unknown missing-value policy {policy!r} (choose one of: {', '.join(POLICIES)})")
+    columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
+    missing = {c: frame[c].isna() for c in columns}
+    missing = {c: m for c, m in missing.items() if m.any()}
+    if not missing:
+        return frame, 0
+    if policy == "drop":
+        any_missing = pd.concat(list(missing.values()), axis=1).any(axis=1)
+        return frame.loc[~any_missing], int(any_missing.sum())
+    out = frame.copy() if policy == "as-value" else frame
+    for column, mask in missing.items():
+        if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
+            out[column] = _as_value(frame[column])
+            continue
+        hint = "(use --missing drop)" if policy == "as-value" else "(use --missing drop or --missing as-value)"
+        raise DataError(f"column {column!r}: {int(mask.sum()):,} missing value(s), first at row(s) {_first_rows(mask)} {hint}")
+    return out, 0
+
+
+def _as_value(column: pd.Series) -> pd.Series:
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        if MISSING not in column.cat.categories:
+            column = column.cat.add_categories([MISSING])
+        return column.fillna(MISSING)
+    return column.astype(object).where(column.notna(), MISSING)

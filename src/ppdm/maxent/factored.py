@@ -1,0 +1,147 @@
+"""The maximum-entropy problem in factored form: groups reach blocks, and rows only see types.
+
+Paper 000 §3 maximises the attacker's entropy over p(u | q) subject to what the tree publishes
+(§4). Under a general threat model (:mod:`ppdm.maxent.unknowns`) a group q's unknowns are *slots*
+(leaf Λ, class c, sensitive cell x) with a base measure m; every row of §4 (class counts, rates,
+leaf sizes, labels, the SA distribution) puts the same coefficient on P(q, slot) for every group:
+it depends only on the slot's *type* t = (Λ, c, x). So the constraint matrix is small, rows ×
+types, and what tells the groups apart is which types each may take:
+
+* group q *reaches* some blocks (the leaves its known values can lead to: the sparse matrix
+  ``reach``, groups × blocks);
+* a group with a known *tag* (its class) takes only the types of that tag; tag −1 takes any;
+* a *pinned* group takes one given type with probability 1 (a fully known individual).
+
+The types of one block and one tag form a *cell*. At the dual optimum
+p(t | q) = m_t e^{−(Aᵀλ)_t} / Z_q for every type t of a cell q reaches, with
+Z_q = Σ_{cells C of q} g_C and g_C = Σ_{t ∈ C} m_t e^{−(Aᵀλ)_t}: the dual, its gradient and its
+Hessian cost O(nnz(reach) + types · rows per type) (:mod:`ppdm.maxent.factored_dual`), never
+one array entry per slot. :func:`solve_factored` presolves at the type level
+(:mod:`ppdm.maxent.factored_presolve`), minimises the dual with the Newton driver of
+:mod:`ppdm.maxent.dual` and reports, per group, the marginal over each type's *label* (the
+sensitive cell), checked against the original rows.
+
+*Pinned groups* are how known individuals enter: their contribution A[:, t]·P(q) is subtracted
+from the right-hand sides before the solve and their marginal is the label of their type.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
+
+from ppdm.errors import InfeasibleError
+from ppdm.maxent.dual import minimize_dual
+from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
+from ppdm.maxent.factored_presolve import reduce_factored
+from ppdm.maxent.factored_problem import Cells, FactoredProblem
+from ppdm.maxent.problem import LinearBlock, MaxEntProblem
+from ppdm.maxent.solve import kkt_residual_of
+
+__all__ = ["Cells", "FactoredProblem", "FactoredSolution", "expand", "solve_factored"]
+
+
+@dataclass
+class FactoredSolution:
+    """The maximum-entropy estimate of a :class:`FactoredProblem` and how it was obtained.
+
+    ``marginal``: groups × labels, P(label | q). ``types``: P(t) per type (pinned groups
+    included). ``entropy``: −Σ_q P(q) Σ_t p(t | q) log(p(t | q) / m_t), natural log.
+    """
+
+    marginal: np.ndarray
+    types: np.ndarray
+    entropy: float
+    max_violation: float
+    iterations: int
+    newton_steps: int
+    seconds: float
+    n_classes: int
+    n_rows: int
+    status: str = "optimal"
+    dual: np.ndarray | None = None
+    kkt_residual: float = float("nan")
+
+
+def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000) -> FactoredSolution:
+    """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
+
+    Raises :class:`~ppdm.maxent.problem.InfeasibleError` naming rows when the presolve leaves a
+    group without any possible type or the best solution found still violates rows.
+    """
+    start = time.perf_counter()
+    red = reduce_factored(problem)
+    dual = FactoredDual(red)
+    # the Newton systems are small and dense: one BLAS thread each is faster than a contended pool
+    with threadpool_limits(limits=1, user_api="blas"):
+        result = minimize_dual(dual, len(red.b), tol, max_iter)
+    state = result.state
+    types = red.pinned_types.copy()
+    types[red.types] += state.P  # type: ignore[attr-defined]
+    violations = problem.violations(types)
+    worst = float(violations.max(initial=0.0))
+    if worst > max(tol * 100, 1e-7):
+        _, _, _, names = problem.stacked()
+        order = np.argsort(-violations)[:10]
+        shown = [names[i] for i in order if violations[i] > max(tol * 100, 1e-7)]
+        raise InfeasibleError(
+            f"the constraints are infeasible or the solver did not converge: the best solution found "
+            f"still violates {', '.join(shown)} (worst by {worst:.2e})",
+            shown,
+        )
+    entropy, marginal = entropy_and_marginal(problem, red, dual, state)  # type: ignore[arg-type]
+    lam = np.zeros(len(violations))
+    lam[red.rows] = result.lam
+    return FactoredSolution(
+        marginal=marginal,
+        types=types,
+        entropy=entropy,
+        max_violation=worst,
+        iterations=result.iterations,
+        newton_steps=result.newton_steps,
+        seconds=time.perf_counter() - start,
+        n_classes=len(red.weights),
+        n_rows=len(violations),
+        status="optimal" if worst <= tol else "inaccurate",
+        dual=lam,
+        kkt_residual=kkt_residual_of(red.le, result.lam, state.residual, worst),
+    )
+
+
+def expand(problem: FactoredProblem) -> tuple[MaxEntProblem, np.ndarray]:
+    """The same problem over explicit slots (groups × slots, padded): the reference form.
+
+    Returns the :class:`~ppdm.maxent.problem.MaxEntProblem` and the type of every slot (−1 on
+    padding). A pinned group's slot of its type gets the row P(q, slot) = P(q).
+    """
+    cells = problem.cells()
+    live = np.flatnonzero(np.isfinite(problem.base))
+    live = live[np.argsort(cells.cell_of_type[live], kind="stable")]
+    start = np.searchsorted(cells.cell_of_type[live], np.arange(cells.n_cells + 1))
+    access = cells.access.tocoo()
+    count = start[access.col + 1] - start[access.col]
+    per_group = np.bincount(access.row, weights=count, minlength=problem.n_groups).astype(np.intp)
+    width = max(int(per_group.max(initial=0)), 1)
+    pair = np.repeat(np.arange(access.nnz), count)
+    offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    group = access.row[pair]
+    slot = np.arange(len(pair)) - (np.cumsum(per_group) - per_group)[group]
+    slot_type = np.full((problem.n_groups, width), -1, dtype=np.intp)
+    slot_type[group, slot] = live[start[access.col[pair]] + offset]
+    valid = slot_type >= 0
+    flat = np.flatnonzero(valid.ravel())
+    pick = sp.csr_matrix((np.ones(len(flat)), (slot_type.ravel()[flat], flat)), shape=(problem.n_types, slot_type.size))
+    log_base = np.where(valid, problem.base[np.maximum(slot_type, 0)], -np.inf)
+    explicit = MaxEntProblem(problem.weights, width, log_base=log_base)
+    for blk in problem.blocks:
+        explicit.add(LinearBlock(blk.name, blk.A @ pick, blk.b, blk.sense, blk.row_names))
+    if problem.pinned is not None and (problem.pinned >= 0).any():
+        groups = np.flatnonzero(problem.pinned >= 0)
+        slots = np.argmax(slot_type[groups] == problem.pinned[groups, None], axis=1)
+        A = sp.csr_matrix((np.ones(len(groups)), (np.arange(len(groups)), groups * width + slots)), shape=(len(groups), slot_type.size))
+        explicit.add(LinearBlock("pinned", A, problem.weights[groups], "eq", [f"pinned group {g}" for g in groups]))
+    return explicit, slot_type

@@ -1,0 +1,146 @@
+"""The Lagrange dual of the factored maximum-entropy problem (:mod:`ppdm.maxent.factored`).
+
+With scores s_t = log m_t − (Aᵀλ)_t per type, a cell C (a block's types of one tag) has
+log g_C = logsumexp_{t ∈ C} s_t, a (merged) group q has log Z_q = logsumexp_{C ∈ cells(q)} log g_C,
+and the maximiser of the Lagrangian is p(t | q) = π(C | q) · w(t | C) with π(C | q) = g_C / Z_q
+and w(t | C) = e^{s_t} / g_C. Then
+
+    D(λ) = Σ_q W_q log Z_q + λ·b,       ∇D = b − A P,     P(t) = ρ_C · w(t | C),
+    ∇²D = A diag(P) Aᵀ − Σ_q W_q (A p_q)(A p_q)ᵀ,  A p_q = Σ_C π(C | q) y_C,  y_C = A w(· | C),
+
+where ρ_C = Σ_q W_q π(C | q) is the mass of cell C: everything is a reduction over the types, the
+cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per evaluation. In the
+Hessian the second term is Yᵀ K Y with K = Πᵀ W Π (cells × cells, Π the groups' π(C | q)), or
+BᵀWB with B = Π Y (groups × rows) when the rows are fewer than the cells: one dense product of
+the smaller size by BLAS. It is formed densely on up to :data:`DENSE_ROWS` rows and sparsely
+beyond. The class implements :class:`ppdm.maxent.dual.DualFunction`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import scipy.sparse as sp
+
+from ppdm.maxent.factored_presolve import FactoredReduced
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ppdm.maxent.factored_problem import FactoredProblem
+
+#: Newton systems on at most this many rows are formed as dense arrays.
+DENSE_ROWS = 3000
+
+#: Entries of a sparse matrix turned dense at once when forming a Gram matrix for the Hessian.
+CHUNK = 4_000_000
+
+
+@dataclass
+class FactoredState:
+    """The dual at λ: value, residuals A P − b, P per live type, w(t | C) per live type,
+    π(C | q) per (group, cell) pair of ``access``."""
+
+    value: float
+    residual: np.ndarray
+    P: np.ndarray
+    within: np.ndarray
+    share: np.ndarray
+
+
+class FactoredDual:
+    """D(λ), its gradient and Hessian on a presolved factored problem."""
+
+    def __init__(self, red: FactoredReduced) -> None:
+        self.red = red
+        self.AT = sp.csr_matrix(red.A.T)
+        self.cell = red.cell_of_type
+        self.cell_starts = red.cell_start[:-1]
+        access = red.access
+        self.pair_cell = access.indices.astype(np.intp)
+        self.pair_starts = access.indptr[:-1]
+        self.group_of_pair = np.repeat(np.arange(access.shape[0]), np.diff(access.indptr))
+        self.pair_weight = red.weights[self.group_of_pair]
+        self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
+        self.le = red.le
+        self.lower = np.where(red.le, 0.0, -np.inf)
+        self.upper = np.full(len(red.b), np.inf)
+
+    def state(self, lam: np.ndarray) -> FactoredState:
+        s = self.red.log_base - self.AT @ lam
+        top = np.maximum.reduceat(s, self.cell_starts)
+        e = np.exp(s - top[self.cell])
+        z = np.add.reduceat(e, self.cell_starts)
+        within = e / z[self.cell]
+        log_g = (top + np.log(z))[self.pair_cell]
+        group_top = np.maximum.reduceat(log_g, self.pair_starts)
+        ez = np.exp(log_g - group_top[self.group_of_pair])
+        zs = np.add.reduceat(ez, self.pair_starts)
+        share = ez / zs[self.group_of_pair]
+        mass = np.bincount(self.pair_cell, weights=self.pair_weight * share, minlength=self.red.n_cells)
+        P = mass[self.cell] * within
+        residual = self.red.A @ P - self.red.b
+        value = float(self.red.weights @ (group_top + np.log(zs)) + lam @ self.red.b)
+        return FactoredState(value, residual, P, within, share)
+
+    def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
+        s = self.state(lam)
+        return s.value, -s.residual
+
+    def hessian(self, state: FactoredState, rows: np.ndarray) -> np.ndarray | sp.csr_matrix:
+        """∇²D on ``rows``: A_a diag(P) A_aᵀ − Yᵀ K Y with K = Πᵀ W Π (cells × cells), or the
+        same second term as BᵀWB with B = Π Y (groups × rows) when there are fewer rows than cells."""
+        A = self.red.A[rows] if len(rows) < self.red.A.shape[0] else self.red.A
+        first = _scale_columns(A, state.P) @ A.T
+        Yt = sp.csr_matrix(_scale_columns(A, state.within) @ self.one_hot)  # rows × cells: A w(· | C)
+        access = self.red.access
+        Pi = sp.csr_matrix((state.share * np.sqrt(self.pair_weight), access.indices, access.indptr), shape=access.shape)
+        if len(rows) > DENSE_ROWS:
+            return sp.csr_matrix(first - Yt @ sp.csr_matrix(Pi.T @ Pi) @ Yt.T)
+        if self.red.n_cells <= len(rows):
+            YK = Yt @ _gram(Pi)  # rows × cells, dense
+            second = np.asarray(Yt @ YK.T)
+        else:
+            second = _gram(sp.csr_matrix(Pi @ Yt.T))
+        return first.toarray() - second
+
+    def project(self, lam: np.ndarray) -> np.ndarray:
+        return np.clip(lam, self.lower, self.upper)
+
+
+def _gram(M: sp.csr_matrix) -> np.ndarray:
+    """Mᵀ M as a dense array, from dense blocks of :data:`CHUNK` entries of ``M`` at a time."""
+    out = np.zeros((M.shape[1], M.shape[1]))
+    step = max(1, CHUNK // max(M.shape[1], 1))
+    for lo in range(0, M.shape[0], step):
+        block = M[lo : lo + step].toarray()
+        out += block.T @ block
+    return out
+
+
+def _scale_columns(A: sp.csr_matrix, v: np.ndarray) -> sp.csr_matrix:
+    """A · diag(v) in O(nnz)."""
+    return sp.csr_matrix((A.data * v[A.indices], A.indices, A.indptr), shape=A.shape)
+
+
+def entropy_and_marginal(problem: FactoredProblem, red: FactoredReduced, dual: FactoredDual, state: FactoredState) -> tuple[float, np.ndarray]:
+    """The entropy relative to the base measure and P(label | q) per original group."""
+    n_labels = problem.n_labels
+    within, share = state.within, state.share
+    by_label = np.bincount(dual.cell * n_labels + red.type_label, weights=within, minlength=red.n_cells * n_labels)
+    Pi = sp.csr_matrix((share, red.access.indices, red.access.indptr), shape=red.access.shape)
+    merged = np.asarray(Pi @ by_label.reshape(red.n_cells, n_labels))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(within > 0, within * (np.log(np.where(within > 0, within, 1.0)) - red.log_base), 0.0)
+        h_cell = np.add.reduceat(terms, dual.cell_starts)
+        pair = np.where(share > 0, share * (np.log(np.where(share > 0, share, 1.0)) + h_cell[dual.pair_cell]), 0.0)
+    per_group = np.add.reduceat(pair, dual.pair_starts)
+    entropy = -float(red.weights @ per_group)
+    marginal = np.zeros((problem.n_groups, n_labels))
+    free = red.class_of_group >= 0
+    marginal[free] = merged[red.class_of_group[free]]
+    if problem.pinned is not None and (~free).any():
+        pinned = problem.pinned[~free]
+        marginal[np.flatnonzero(~free), problem.type_label[pinned]] = 1.0
+        entropy += float(problem.weights[~free] @ problem.base[pinned])
+    return entropy, marginal

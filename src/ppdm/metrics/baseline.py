@@ -1,0 +1,107 @@
+"""What the prior alone gives, and how far an attack goes beyond it.
+
+An attacker's accuracy or exposure count means nothing without the baseline of an attacker who
+knows only the sensitive attribute's distribution P(x) (the prior): they guess the most frequent
+value for everyone and hold each person's true value with confidence P(true value). Every attack
+result reports, next to its own figures:
+
+* the prior and its majority guess, with the accuracy that guess reaches;
+* the lift of the attack's accuracy over it (difference and ratio);
+* 95 % Wilson score intervals for every rate (Wilson, 1927: the interval that stays inside [0, 1]
+  and keeps its coverage for small counts and rates near 0 or 1);
+* per confidence threshold t, the people the attack holds at confidence ≥ t in their true value,
+  and among them those whom the prior alone does not hold at ≥ t (the exposure the model causes);
+* certain guesses (confidence within :data:`CERTAINTY_TOL` of 1) split into right and wrong: a wrong
+  certain guess is a failure of the attack, never an exposure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+#: One tolerance for "certain" everywhere: a probability within this of 1 counts as 1.
+CERTAINTY_TOL = 1e-9
+
+DEFAULT_THRESHOLDS = (0.5, 0.8, 0.9, 1.0)
+
+
+def at_least(confidence: np.ndarray, threshold: float) -> np.ndarray:
+    """``confidence >= threshold`` with the one certainty tolerance."""
+    return np.asarray(confidence) >= threshold - CERTAINTY_TOL
+
+
+def is_certain(confidence: np.ndarray) -> np.ndarray:
+    return at_least(confidence, 1.0)
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a binomial rate (95 % by default); (0, 1) when ``n`` is 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
+def prior_distribution(true_codes: np.ndarray, n_values: int) -> np.ndarray:
+    """P(x): the sensitive values' frequencies in the table."""
+    counts = np.bincount(true_codes, minlength=n_values).astype(float)
+    return counts / counts.sum() if counts.sum() else np.full(n_values, 1.0 / n_values)
+
+
+def disclosure_summary(
+    posterior: np.ndarray,
+    true_codes: np.ndarray,
+    prior: np.ndarray,
+    values: Sequence[object],
+    thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
+) -> dict[str, Any]:
+    """The attack against the prior on the target records.
+
+    ``posterior``: ``(records, values)``, the attacker's distribution for each target record;
+    ``true_codes``: each record's true value; ``prior``: P(x). Keys: the attacker's accuracy with
+    its Wilson interval; ``baseline`` (the prior, its majority guess and that guess's accuracy);
+    ``lift`` over it; per threshold the people held at that confidence in their true value
+    (``confidence_in_true_value``), those the prior alone holds there (``prior_alone``) and those
+    beyond it (``beyond_prior``); certain guesses split into ``certain_right`` and ``certain_wrong``.
+    """
+    n = len(true_codes)
+    confidence = posterior[np.arange(n), true_codes]
+    right = posterior.argmax(axis=1) == true_codes if n else np.zeros(0, dtype=bool)
+    majority = int(np.argmax(prior))
+    prior_confidence = prior[true_codes]
+    certain = is_certain(posterior.max(axis=1)) if n else np.zeros(0, dtype=bool)
+    accuracy, baseline = _share(right), _share(true_codes == majority)
+    out: dict[str, Any] = {
+        "attacker_accuracy": accuracy,
+        "attacker_accuracy_ci95": list(wilson_interval(int(right.sum()), n)),
+        "baseline": {
+            "prior": {str(v): float(p) for v, p in zip(values, prior)},
+            "majority_guess": str(values[majority]),
+            "accuracy": baseline,
+            "accuracy_ci95": list(wilson_interval(int((true_codes == majority).sum()), n)),
+            "mean_confidence_in_true_value": float(prior_confidence.mean()) if n else 0.0,
+        },
+        "lift": {"difference": accuracy - baseline, "ratio": accuracy / baseline if baseline > 0 else None},
+        "mean_confidence_in_true_value": float(confidence.mean()) if n else 0.0,
+        "certain_right": int((certain & right).sum()),
+        "certain_wrong": int((certain & ~right).sum()),
+        "confidence_in_true_value": {},
+        "prior_alone": {},
+        "beyond_prior": {},
+    }
+    for t in thresholds:
+        key, attack, alone = f">={t:g}", at_least(confidence, t), at_least(prior_confidence, t)
+        out["confidence_in_true_value"][key] = int(attack.sum())
+        out["prior_alone"][key] = int(alone.sum())
+        out["beyond_prior"][key] = int((attack & ~alone).sum())
+    return out
+
+
+def _share(mask: np.ndarray) -> float:
+    return float(mask.mean()) if len(mask) else 0.0
