@@ -1,4 +1,4 @@
-"""ppdm's inversion attack next to IBM ART's white-box decision-tree attribute inference.
+"""ppdm's maximum-entropy estimate and inversion attack next to IBM ART's white-box decision-tree attribute inference.
 
 Run: ``python benchmarks/bench_attacks_art.py [--datasets nursery adult] [--depths 3 5 7 none]``
 (needs ``pip install adversarial-robustness-toolbox packaging``).
@@ -7,26 +7,41 @@ For each dataset and ``max_depth`` one scikit-learn ``DecisionTreeClassifier(ran
 fitted on the training rows (categorical columns as ordinal codes in category order, numeric
 columns as they are), imported once into ppdm with ``tree_from_sklearn``, and attacked by
 
-* ART ``AttributeInferenceWhiteBoxDecisionTree`` (``ScikitlearnDecisionTreeClassifier`` wrapper,
-  the attacked column as its ordinal code, ``values`` = the codes, ``y`` = the true class index);
-* ART ``AttributeInferenceWhiteBoxLifestyleDecisionTree`` (same, it does not use ``y``);
-* ppdm ``inversion_attack`` (the other features and the true class as known attributes).
+* ``ART``: ART ``AttributeInferenceWhiteBoxDecisionTree`` (``ScikitlearnDecisionTreeClassifier``
+  wrapper, the attacked column as its ordinal code, ``values`` = the codes, ``y`` = the true class
+  index);
+* ``ART-LS``: ART ``AttributeInferenceWhiteBoxLifestyleDecisionTree`` (same, it does not use ``y``);
+* ``ppdm-ME``: ppdm's estimate, ``maxent_attack`` under the threat model of ART's white-box
+  setting: ``ThreatModel(sensitive=s, known=<every other feature> + <the class>, sa_published=True)``
+  (the attacker knows every other input and each row's class, and the distribution of the
+  sensitive attribute is published); it guesses the value of highest maximum-entropy posterior;
+* ``ME-noY``: the same estimate when the attacker does not know the class (``known`` = every other
+  feature only; ART has no white-box counterpart that uses the tree's class counts, ``ART-LS`` is
+  the nearest);
+* ``inv``: ppdm's fast ``inversion_attack`` (the other features and the true class known; posterior
+  ∝ prior × the share of the known class in the leaf each candidate value reaches).
 
-All three get the same priors: the empirical marginal of the sensitive attribute in the training
-rows. Every training row is a target; accuracy is the share of rows whose sensitive value is
-guessed right. ``base`` is the majority-value baseline (guess the most frequent value for
-everyone). ``agree`` is the share of rows on which ART and ppdm guess the same value; ``1-match``
-is the share of rows for which exactly one candidate value makes the tree predict the row's class
-(ART's first rule), and ``agr|1m`` the agreement on those rows. ``ART✗y`` is the share of rows
-where ART's guess is a value under which the tree predicts a class other than the known one (its
-fallback ignores ``y``); ``p-tie`` the share where ppdm's posterior has a tie at the top (ppdm
-then takes the first value in category order, ART the value with the most populous leaf). Times
-are wall seconds of one call each (ppdm's include ``tree_from_sklearn``), in the same process.
+ART and ``inv`` get the same priors: the empirical marginal of the sensitive attribute in the
+training rows, which is also the distribution ``sa_published`` gives the maximum-entropy estimate.
+Every training row is a target; accuracy is the share of rows whose sensitive value is guessed
+right. ``base`` is the majority-value baseline (guess the most frequent value for everyone).
+``agree`` is the share of rows on which ART and ppdm-ME guess the same value; ``1-match`` is the
+share of rows for which exactly one candidate value makes the tree predict the row's class (ART's
+first rule), and ``agr|1m`` the agreement of ART and ppdm-ME on those rows. ``ART✗y`` is the share
+of rows where ART's guess is a value under which the tree predicts a class other than the known one
+(its fallback ignores ``y``); ``p-tie`` the share where ppdm-ME's posterior has a tie at the top
+(within 1e-9; ppdm then takes the first value in category order, ART the value with the most
+populous leaf). Times are wall seconds of one call each (ppdm's include ``tree_from_sklearn``), in
+the same process.
+
+The script ends with the acceptance check of the estimate: on how many rows ``ppdm-ME`` ≥ ``ART``
+− 0.002 and ≥ ``base`` − 0.002 (the rows that fail, if any, are listed), and, for information, how
+often ``ME-noY`` ≥ ``ART-LS`` − 0.002 and ≥ ``base`` − 0.002.
 
 ART 1.20.1 rejects ``attack_feature`` equal to the last column index (its check is
 ``attack_feature >= x.shape[1]`` on the reduced ``x``), so when an attacked attribute is the
 table's last feature, the last non-attacked feature is moved to the end of the training columns
-(Nursery: ``housing``); the same tree is then given to both attackers.
+(Nursery: ``housing``); the same tree is then given to every attacker.
 
 A second, small table runs ppdm's ``homogeneity_attack`` (the class as the sensitive
 attribute, a different threat model that ART has no counterpart for) on the same trees.
@@ -46,6 +61,8 @@ import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack, inversion_attack
+from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.threat import ThreatModel
 from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.tree import tree_from_sklearn
 
@@ -136,8 +153,41 @@ def seconds(t: float, digits: int) -> str:
     return f"{'-':>7s}" if np.isnan(t) else f"{t:7.{digits}f}"
 
 
+def accuracy(acc: float, skipped: bool = False) -> str:
+    if skipped:
+        return f"{'-':>7s}"
+    return f"{'fail':>7s}" if np.isnan(acc) else f"{acc:7.4f}"
+
+
 def depth_label(d: int | None) -> str:
     return "None" if d is None else str(d)
+
+
+#: Accuracies closer than this count as a tie in the acceptance check.
+TIE = 0.002
+
+
+def maxent_guess(
+    est: DecisionTreeClassifier, df: pd.DataFrame, features: list[str], cls: str, s: str, class_known: bool
+):
+    """ppdm's maximum-entropy estimate of ``s`` in ART's white-box setting (the class known or not)."""
+    tree = tree_from_sklearn(est, df[features], feature_names=features, class_attribute=cls)
+    known = tuple(f for f in features if f != s) + ((cls,) if class_known else ())
+    threat = ThreatModel(sensitive=s, known=known, sa_published=True)
+    return maxent_attack(tree, df[[*features, cls]], threat=threat)
+
+
+def check(rows: list[dict], ours: str, theirs: str, label: str = "check") -> list[str]:
+    """Lines saying on how many rows ``ours`` is ≥ ``theirs`` and ≥ the baseline (within ``TIE``)."""
+    failing = [
+        r for r in rows
+        if not (r[ours] >= r[theirs] - TIE and r[ours] >= r["base"] - TIE)  # NaN (a failed run) fails
+    ]
+    lines = [f"{label}: {ours} >= {theirs} - {TIE} and >= base - {TIE} on {len(rows) - len(failing)}/{len(rows)} rows"]
+    for r in failing:
+        lines.append(f"  FAILS: {r['data']} {r['sensitive']} depth {r['depth']}: {ours} {r[ours]:.4f}, "
+                     f"{theirs} {r[theirs]:.4f}, base {r['base']:.4f}")
+    return lines
 
 
 def main() -> None:
@@ -151,9 +201,11 @@ def main() -> None:
     print(f"python {platform.python_version()}, scikit-learn {sklearn.__version__}, ART {art.__version__}, "
           f"numpy {np.__version__}, pandas {pd.__version__}, {platform.machine()}")
     header = (f"{'data':8s} {'sensitive':14s} {'depth':>5s} {'leaves':>6s} {'k':>2s} {'base':>6s} "
-              f"{'ART':>6s} {'ART-LS':>6s} {'ppdm':>6s} {'agree':>6s} {'1-match':>7s} {'agr|1m':>6s} {'ART✗y':>6s} {'p-tie':>6s} "
-              f"{'ART s':>7s} {'LS s':>7s} {'ppdm s':>7s}")
+              f"{'ART':>7s} {'ART-LS':>7s} {'ppdm-ME':>7s} {'ME-noY':>7s} {'inv':>7s} "
+              f"{'agree':>6s} {'1-match':>7s} {'agr|1m':>6s} {'ART✗y':>6s} {'p-tie':>6s} "
+              f"{'ART s':>7s} {'LS s':>7s} {'ME s':>7s} {'noY s':>7s} {'inv s':>7s}")
     rows: list[str] = []
+    results: list[dict] = []
     homogeneity: list[str] = []
     failures: list[str] = []
     rule_checks: list[float] = []
@@ -189,6 +241,7 @@ def main() -> None:
                 x_known = np.delete(X, j, axis=1)
                 values = list(range(k))
                 wrapper = ScikitlearnDecisionTreeClassifier(est)
+                where = f"{name} {s} depth {depth_label(d)}"
 
                 def run_art():
                     attack = AttributeInferenceWhiteBoxDecisionTree(wrapper, attack_feature=j)
@@ -198,51 +251,67 @@ def main() -> None:
                     attack = AttributeInferenceWhiteBoxLifestyleDecisionTree(wrapper, attack_feature=j)
                     return np.asarray(attack.infer(x_known, values=values, priors=list(priors)), dtype=float)
 
-                def run_ppdm():
+                def run_inversion():
                     t = tree_from_sklearn(est, df[features], feature_names=features, class_attribute=cls)
                     return inversion_attack(t, df, s, priors=dict(zip(categories, priors)))
 
-                try:
-                    p_art, t_art = timed(run_art)
-                    acc_art = f"{(p_art == truth).mean():6.4f}"
-                except Exception as exc:  # report, keep going
-                    failures.append(f"{name} {s} depth {depth_label(d)}: ART white-box failed: {type(exc).__name__}: {exc}")
-                    p_art, t_art, acc_art = None, float("nan"), f"{'fail':>6s}"
-                if args.no_lifestyle:
-                    acc_ls, t_ls = f"{'-':>6s}", float("nan")
-                else:
+                def attempt(label, fn):
+                    """``(output, seconds)``; a failure is reported and gives ``(None, nan)``."""
                     try:
-                        p_ls, t_ls = timed(run_lifestyle)
-                        acc_ls = f"{(p_ls == truth).mean():6.4f}"
-                    except Exception as exc:
-                        failures.append(f"{name} {s} depth {depth_label(d)}: ART lifestyle failed: {type(exc).__name__}: {exc}")
-                        acc_ls, t_ls = f"{'fail':>6s}", float("nan")
-                result, t_ppdm = timed(run_ppdm)
-                p_ppdm = result.predicted()
-                acc_ppdm = result.summary()["attacker_accuracy"]
+                        return timed(fn)
+                    except Exception as exc:  # report, keep going
+                        failures.append(f"{where}: {label} failed: {type(exc).__name__}: {exc}")
+                        return None, float("nan")
+
+                p_art, t_art = attempt("ART white-box", run_art)
+                p_ls, t_ls = (None, float("nan")) if args.no_lifestyle else attempt("ART lifestyle", run_lifestyle)
+                me, t_me = attempt("ppdm maxent (class known)", lambda: maxent_guess(est, df, features, cls, s, True))
+                me_noy, t_noy = attempt("ppdm maxent (class unknown)", lambda: maxent_guess(est, df, features, cls, s, False))
+                inv, t_inv = attempt("ppdm inversion", run_inversion)
+
+                def acc(pred):
+                    return float("nan") if pred is None else float((np.asarray(pred) == truth).mean())
+
+                p_me = None if me is None else me.predicted()
+                r = {
+                    "data": name, "sensitive": s, "depth": depth_label(d), "base": float(priors.max()),
+                    "ART": acc(p_art), "ART-LS": acc(p_ls), "ppdm-ME": acc(p_me),
+                    "ME-noY": acc(None if me_noy is None else me_noy.predicted()),
+                    "inv": acc(None if inv is None else inv.predicted()),
+                }
+                results.append(r)
 
                 mine, one, pred = art_rule(est, X, j, y_index, priors)
-                post = result.record_posterior()
-                tie = (post >= post.max(axis=1, keepdims=True) - 1e-12).sum(axis=1) > 1
                 if p_art is not None:
                     rule_checks.append(float((mine == p_art).mean()))
-                    agree = f"{(p_art == p_ppdm).mean():6.4f}"
-                    agree_one = f"{(p_art == p_ppdm)[one].mean():6.4f}" if one.any() else f"{'-':>6s}"
                     contradicts = pred[np.arange(len(p_art)), p_art.astype(np.intp)] != y_index
                     art_x = f"{contradicts.mean():6.4f}"
                 else:
-                    agree = agree_one = art_x = f"{'-':>6s}"
+                    art_x = f"{'-':>6s}"
+                if p_art is not None and p_me is not None:
+                    agree = f"{(p_art == p_me).mean():6.4f}"
+                    agree_one = f"{(p_art == p_me)[one].mean():6.4f}" if one.any() else f"{'-':>6s}"
+                else:
+                    agree = agree_one = f"{'-':>6s}"
+                if me is not None:
+                    post = me.record_posterior()
+                    tie = f"{((post >= post.max(axis=1, keepdims=True) - 1e-9).sum(axis=1) > 1).mean():6.4f}"
+                else:
+                    tie = f"{'-':>6s}"
                 rows.append(
                     f"{name:8s} {s:14s} {depth_label(d):>5s} {est.tree_.n_leaves:6d} {k:2d} {priors.max():6.4f} "
-                    f"{acc_art} {acc_ls} {acc_ppdm:6.4f} {agree} {one.mean():7.4f} {agree_one} {art_x} {tie.mean():6.4f} "
-                    f"{seconds(t_art, 2)} {seconds(t_ls, 2)} {seconds(t_ppdm, 3)}"
+                    f"{accuracy(r['ART'])} {accuracy(r['ART-LS'], args.no_lifestyle)} "
+                    f"{accuracy(r['ppdm-ME'])} {accuracy(r['ME-noY'])} {accuracy(r['inv'])} "
+                    f"{agree} {one.mean():7.4f} {agree_one} {art_x} {tie} "
+                    f"{seconds(t_art, 2)} {seconds(t_ls, 2)} {seconds(t_me, 2)} {seconds(t_noy, 2)} {seconds(t_inv, 3)}"
                 )
                 print("  " + rows[-1], file=sys.stderr, flush=True)
 
     for line in datasets:
         print(line)
     print()
-    print("Attribute inference of a sensitive input (all other features + true class known); accuracy over all training rows")
+    print("Attribute inference of a sensitive input (all other features known; the class too, except ME-noY "
+          "and ART-LS); accuracy over all training rows")
     print(header)
     for r in rows:
         print(r)
@@ -259,6 +328,12 @@ def main() -> None:
         print("Failures:")
         for f in failures:
             print("  " + f)
+    print()
+    for line in check(results, "ppdm-ME", "ART"):
+        print(line)
+    if not args.no_lifestyle:
+        for line in check(results, "ME-noY", "ART-LS", "for information (class unknown)"):
+            print(line)
 
 
 if __name__ == "__main__":
