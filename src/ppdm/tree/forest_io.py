@@ -38,7 +38,17 @@ import numpy as np
 from ppdm.errors import PpdmError, TreeFormatError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import COMBINES, LINKS, QUANTITIES, Forest
-from ppdm.tree.io import _fail, _get, _jsonable, _link, _node_to_dict, _num, _read_attributes, _read_node
+from ppdm.tree.io import (
+    _fail,
+    _get,
+    _jsonable,
+    _link,
+    _node_to_dict,
+    _num,
+    _read_attributes,
+    _read_node,
+    read_model_file,
+)
 from ppdm.tree.model import Attribute, Tree
 
 FORMAT = "ppdm-forest"
@@ -235,18 +245,4 @@ def _numbers(data: Mapping, key: str, where: str) -> list[float]:
 
 def load_forest(path: str | Path) -> Forest:
     """Read a forest written by :func:`save_forest` (validated; errors name the file and the field at fault)."""
-    p = Path(path)
-    if p.is_dir():
-        raise TreeFormatError(f"{p}: is a directory, not a forest file")
-    if not p.is_file():
-        raise TreeFormatError(f"{p}: no such forest file")
-    try:
-        data = json.loads(p.read_text())
-    except json.JSONDecodeError as exc:
-        raise TreeFormatError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except UnicodeDecodeError:
-        raise TreeFormatError(f"{p}: not a text file") from None
-    try:
-        return forest_from_dict(data)
-    except TreeFormatError as exc:
-        raise TreeFormatError(f"{p}: {exc}") from None
+    return read_model_file(path, "forest", forest_from_dict)

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -40,6 +40,8 @@ from ppdm.errors import TreeFormatError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
+
+T = TypeVar("T")
 
 FORMAT = "ppdm-tree"
 VERSION = 1
@@ -283,11 +285,16 @@ def tree_from_dict(data: Mapping) -> Tree:
 
 def load_tree(path: str | Path) -> Tree:
     """Read a tree written by :func:`save_tree` (validated; errors name the file and the field at fault)."""
+    return read_model_file(path, "tree", tree_from_dict)
+
+
+def read_model_file(path: str | Path, kind: str, parse: Callable[[Any], T]) -> T:
+    """Read a ppdm JSON model file and ``parse`` it; every error names the file (and the field)."""
     p = Path(path)
     if p.is_dir():
-        raise TreeFormatError(f"{p}: is a directory, not a tree file")
+        raise TreeFormatError(f"{p}: is a directory, not a {kind} file")
     if not p.is_file():
-        raise TreeFormatError(f"{p}: no such tree file")
+        raise TreeFormatError(f"{p}: no such {kind} file")
     try:
         data = json.loads(p.read_text())
     except json.JSONDecodeError as exc:
@@ -295,6 +302,6 @@ def load_tree(path: str | Path) -> Tree:
     except UnicodeDecodeError:
         raise TreeFormatError(f"{p}: not a text file") from None
     try:
-        return tree_from_dict(data)
+        return parse(data)
     except TreeFormatError as exc:
         raise TreeFormatError(f"{p}: {exc}") from None
