@@ -1,4 +1,4 @@
-"""ppdm's maximum-entropy estimate and inversion attack next to IBM ART's white-box decision-tree attribute inference.
+"""ppdm's maximum-entropy estimate next to IBM ART's white-box decision-tree attribute inference.
 
 Run: ``python benchmarks/bench_attacks_art.py [--datasets nursery adult] [--depths 3 5 7 none]``
 (needs ``pip install adversarial-robustness-toolbox packaging``).
@@ -18,10 +18,7 @@ columns as they are), imported once into ppdm with ``tree_from_sklearn``, and at
 * ``ME-noY``: the same estimate when the attacker does not know the class (``known`` = every other
   feature only; ART has no white-box counterpart that uses the tree's class counts, ``ART-LS`` is
   the nearest);
-* ``inv``: ppdm's fast ``inversion_attack`` (the other features and the true class known; posterior
-  ∝ prior × the share of the known class in the leaf each candidate value reaches).
-
-ART and ``inv`` get the same priors: the empirical marginal of the sensitive attribute in the
+ART gets the same priors: the empirical marginal of the sensitive attribute in the
 training rows, which is also the distribution ``sa_published`` gives the maximum-entropy estimate.
 Every training row is a target; accuracy is the share of rows whose sensitive value is guessed
 right. ``base`` is the majority-value baseline (guess the most frequent value for everyone).
@@ -60,7 +57,7 @@ import pandas as pd
 import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
-from ppdm.attacks import homogeneity_attack, inversion_attack
+from ppdm.attacks import homogeneity_attack
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.datasets import load_adult, load_nursery
@@ -201,9 +198,9 @@ def main() -> None:
     print(f"python {platform.python_version()}, scikit-learn {sklearn.__version__}, ART {art.__version__}, "
           f"numpy {np.__version__}, pandas {pd.__version__}, {platform.machine()}")
     header = (f"{'data':8s} {'sensitive':14s} {'depth':>5s} {'leaves':>6s} {'k':>2s} {'base':>6s} "
-              f"{'ART':>7s} {'ART-LS':>7s} {'ppdm-ME':>7s} {'ME-noY':>7s} {'inv':>7s} "
+              f"{'ART':>7s} {'ART-LS':>7s} {'ppdm-ME':>7s} {'ME-noY':>7s} "
               f"{'agree':>6s} {'1-match':>7s} {'agr|1m':>6s} {'ART✗y':>6s} {'p-tie':>6s} "
-              f"{'ART s':>7s} {'LS s':>7s} {'ME s':>7s} {'noY s':>7s} {'inv s':>7s}")
+              f"{'ART s':>7s} {'LS s':>7s} {'ME s':>7s} {'noY s':>7s}")
     rows: list[str] = []
     results: list[dict] = []
     homogeneity: list[str] = []
@@ -251,10 +248,6 @@ def main() -> None:
                     attack = AttributeInferenceWhiteBoxLifestyleDecisionTree(wrapper, attack_feature=j)
                     return np.asarray(attack.infer(x_known, values=values, priors=list(priors)), dtype=float)
 
-                def run_inversion():
-                    t = tree_from_sklearn(est, df[features], feature_names=features, class_attribute=cls)
-                    return inversion_attack(t, df, s, priors=dict(zip(categories, priors)))
-
                 def attempt(label, fn):
                     """``(output, seconds)``; a failure is reported and gives ``(None, nan)``."""
                     try:
@@ -267,7 +260,6 @@ def main() -> None:
                 p_ls, t_ls = (None, float("nan")) if args.no_lifestyle else attempt("ART lifestyle", run_lifestyle)
                 me, t_me = attempt("ppdm maxent (class known)", lambda: maxent_guess(est, df, features, cls, s, True))
                 me_noy, t_noy = attempt("ppdm maxent (class unknown)", lambda: maxent_guess(est, df, features, cls, s, False))
-                inv, t_inv = attempt("ppdm inversion", run_inversion)
 
                 def acc(pred):
                     return float("nan") if pred is None else float((np.asarray(pred) == truth).mean())
@@ -277,7 +269,6 @@ def main() -> None:
                     "data": name, "sensitive": s, "depth": depth_label(d), "base": float(priors.max()),
                     "ART": acc(p_art), "ART-LS": acc(p_ls), "ppdm-ME": acc(p_me),
                     "ME-noY": acc(None if me_noy is None else me_noy.predicted()),
-                    "inv": acc(None if inv is None else inv.predicted()),
                 }
                 results.append(r)
 
@@ -301,9 +292,9 @@ def main() -> None:
                 rows.append(
                     f"{name:8s} {s:14s} {depth_label(d):>5s} {est.tree_.n_leaves:6d} {k:2d} {priors.max():6.4f} "
                     f"{accuracy(r['ART'])} {accuracy(r['ART-LS'], args.no_lifestyle)} "
-                    f"{accuracy(r['ppdm-ME'])} {accuracy(r['ME-noY'])} {accuracy(r['inv'])} "
+                    f"{accuracy(r['ppdm-ME'])} {accuracy(r['ME-noY'])} "
                     f"{agree} {one.mean():7.4f} {agree_one} {art_x} {tie} "
-                    f"{seconds(t_art, 2)} {seconds(t_ls, 2)} {seconds(t_me, 2)} {seconds(t_noy, 2)} {seconds(t_inv, 3)}"
+                    f"{seconds(t_art, 2)} {seconds(t_ls, 2)} {seconds(t_me, 2)} {seconds(t_noy, 2)}"
                 )
                 print("  " + rows[-1], file=sys.stderr, flush=True)
 

@@ -264,7 +264,7 @@ def show_command(tree_file: Path, disclosure: str | None, max_depth: int | None)
 
 
 # -- attack ------------------------------------------------------------------------------------
-ATTACKS = ("homogeneity", "uniqueness", "background", "inversion")
+ATTACKS = ("homogeneity", "uniqueness", "background")
 
 
 def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
@@ -375,17 +375,13 @@ def attack_command(
 ) -> None:
     """Attack a published tree with the attacker's table (paper 003) and summarise who is exposed."""
     check_outputs(out)
-    from ppdm.attacks import background_knowledge_attack, homogeneity_attack, inversion_attack, uniqueness_attack
+    from ppdm.attacks import background_knowledge_attack, homogeneity_attack, uniqueness_attack
     from ppdm.tree import load_tree
 
     tree = load_tree(tree_file)
     table = _attacker_table(dataset, data)
     qis = _split_list(quasi_identifiers)
-    if kind == "inversion":
-        if not sensitive:
-            raise PpdmError("--attack inversion needs --sensitive COLUMN (an input attribute of the tree)")
-        result = inversion_attack(tree, table, sensitive, quasi_identifiers=qis)
-    elif kind == "background":
+    if kind == "background":
         if known is None:
             raise PpdmError("--attack background needs --known FILE.csv (the individuals the attacker knows)")
         result = background_knowledge_attack(tree, table, _known_rows(table, known), qis, sensitive, threshold)

@@ -88,13 +88,11 @@ def test_attack_prints_summary_and_writes_result(run, nursery_files):
     assert data["summary"]["exposed_records"] == sum(g["exposed_records"] for g in data["groups"])
 
 
-def test_attack_background_and_inversion(run, nursery_files):
+def test_attack_background(run, nursery_files):
     tree, table = nursery_files / "tree.json", nursery_files / "train.csv"
     result = run("attack", "--tree", tree, "--data", table, "--attack", "background", "--known", nursery_files / "known.csv")
     assert result.exit_code == 0, result.output
     assert "known individuals" in result.output
-    result = run("attack", "--tree", tree, "--data", table, "--attack", "inversion", "--sensitive", "health", "--top", "0")
-    assert result.exit_code == 0 and "inversion attack on 'health'" in result.output
 
 
 @pytest.mark.parametrize(
@@ -102,7 +100,6 @@ def test_attack_background_and_inversion(run, nursery_files):
     [
         (["--sensitive", "health"], "must be the class"),
         (["--attack", "background"], "needs --known"),
-        (["--attack", "inversion"], "needs --sensitive"),
         (["--quasi-identifiers", "parents,pets"], "'pets'"),
     ],
 )

@@ -58,20 +58,6 @@ def test_error_text_is_printed_literally(run, tmp_path):
     _one_line_error(result, "'[bold]pets'")
 
 
-def test_inversion_accepts_the_class_among_the_known_columns(run, tmp_path, nursery):
-    frame, _ = nursery
-    frame.to_csv(tmp_path / "train.csv", index=False)
-    assert run("train", "--dataset", "nursery", "--max-depth", "3", "--test-size", "0", "--out", tmp_path / "t.json", "-q").exit_code == 0
-    outputs = []
-    for qis in ("parents,has_nurs,form,children,finance,social,housing", "parents,has_nurs,form,children,finance,social,housing,class"):
-        out = tmp_path / "r.json"
-        result = run("attack", "--tree", tmp_path / "t.json", "--data", tmp_path / "train.csv", "--attack", "inversion",
-                     "--sensitive", "health", "--quasi-identifiers", qis, "--out", out)
-        assert result.exit_code == 0, result.output
-        outputs.append(json.loads(out.read_text()))
-    assert outputs[0] == outputs[1]
-
-
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -2,14 +2,13 @@
 
 from ppdm.attacks.background import background_knowledge_attack
 from ppdm.attacks.homogeneity import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack
-from ppdm.attacks.inversion import inversion_attack
 from ppdm.attacks.leaves import attacker_view, published_leaf_counts
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.table import tree_as_table
 
 __all__ = [
     "AttackResult", "attacker_view", "background_knowledge_attack", "homogeneity_attack",
-    "homogeneous_leaves", "inversion_attack", "published_leaf_counts", "single_record_leaves", "tree_as_table", "uniqueness_attack",
+    "homogeneous_leaves", "published_leaf_counts", "single_record_leaves", "tree_as_table", "uniqueness_attack",
 ]
 
 from ppdm.attacks.anonymity import exposed_tuples, model_anonymity  # noqa: E402
