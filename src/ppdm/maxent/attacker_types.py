@@ -24,8 +24,8 @@ from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.unknowns import (
     UnknownDomain,
     class_of_groups,
+    known_groups,
     leaf_reach,
-    unknown_domain,
 )
 from ppdm.tree.model import Tree, encode_categories
 
@@ -123,13 +123,7 @@ class AttackerTypes:
 
 def attacker_types(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str) -> AttackerTypes:
     """:func:`ppdm.maxent.unknowns.attacker_table` in factored form (same groups, same cells)."""
-    known = list(known)
-    missing = [c for c in known if c not in data.columns]
-    if missing:
-        raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
-    domain = unknown_domain(tree, data, known, sensitive)
-    groups = QIGroups.from_frame(data, known)
-    class_known = tree.class_attribute in known
+    domain, groups, class_known = known_groups(tree, data, known, sensitive)
     cells = leaf_reach(tree, groups, domain)
     reach = sp.csr_matrix(cells.reach[:, cells.leaves])
     group_class = class_of_groups(tree, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)

@@ -437,6 +437,17 @@ def _true_slots(tree: Tree, data: pd.DataFrame, table_arrays: tuple[np.ndarray, 
     return si[order][pos]
 
 
+def known_groups(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str) -> tuple[UnknownDomain, QIGroups, bool]:
+    """The unknowns' domain, the groups of records sharing the ``known`` columns, and whether the
+    class is among them (what every layout of the attacker's table starts from)."""
+    known = list(known)
+    missing = [c for c in known if c not in data.columns]
+    if missing:
+        raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
+    domain = unknown_domain(tree, data, known, sensitive)
+    return domain, QIGroups.from_frame(data, known), tree.class_attribute in known
+
+
 def attacker_table(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str) -> AttackerTable:
     """Group ``data`` by the ``known`` columns and enumerate every group's slots in ``tree``.
 
@@ -444,13 +455,7 @@ def attacker_table(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensiti
     outside it, the sensitive attribute and an unknown class are the attacker's unknowns. Each
     record's true slot is kept when ``data`` holds every unknown column.
     """
-    known = list(known)
-    missing = [c for c in known if c not in data.columns]
-    if missing:
-        raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
-    domain = unknown_domain(tree, data, known, sensitive)
-    groups = QIGroups.from_frame(data, known)
-    class_known = tree.class_attribute in known
+    domain, groups, class_known = known_groups(tree, data, known, sensitive)
     arrays = build_slots(tree, groups, domain, class_known)
     has_truth = all(c.name in data.columns for c in domain.components)
     true_slot = _true_slots(tree, data, arrays, groups, domain) if has_truth else None

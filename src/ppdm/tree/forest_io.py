@@ -47,6 +47,7 @@ from ppdm.tree.io import (
     _num,
     _read_attributes,
     _read_node,
+    check_header,
     read_model_file,
 )
 from ppdm.tree.model import Attribute, Tree
@@ -119,13 +120,7 @@ def save_forest(forest: Forest, path: str | Path) -> None:
 # -- reading ----------------------------------------------------------------------------------
 def forest_from_dict(data: Mapping) -> Forest:
     """Build a :class:`Forest` from its JSON dictionary, validating every field."""
-    if not isinstance(data, dict):
-        raise _fail("(top level)", "expected an object")
-    if data.get("format") != FORMAT:
-        raise _fail("format", f"expected {FORMAT!r}, got {data.get('format')!r}")
-    version = _get(data, "version", "", int)
-    if version != VERSION:
-        raise _fail("version", f"unsupported version {version} (this ppdm reads version {VERSION})")
+    check_header(data, FORMAT, VERSION)
     combine = _choice(data, "combine", "", COMBINES)
     additive = combine == "additive"
     classes = _get(data, "classes", "", list)

@@ -249,15 +249,20 @@ def _link(nodes: list[Node]) -> None:
             node.depth = nodes[node.parent].depth + 1
 
 
-def tree_from_dict(data: Mapping) -> Tree:
-    """Build a :class:`Tree` from its JSON dictionary, validating every field."""
+def check_header(data: Mapping, format_name: str, version: int) -> None:
+    """The top level of a ppdm JSON file: an object of the right ``format`` and ``version``."""
     if not isinstance(data, dict):
         raise _fail("(top level)", "expected an object")
-    if data.get("format") != FORMAT:
-        raise _fail("format", f"expected {FORMAT!r}, got {data.get('format')!r}")
-    version = _get(data, "version", "", int)
-    if version != VERSION:
-        raise _fail("version", f"unsupported version {version} (this ppdm reads version {VERSION})")
+    if data.get("format") != format_name:
+        raise _fail("format", f"expected {format_name!r}, got {data.get('format')!r}")
+    found = _get(data, "version", "", int)
+    if found != version:
+        raise _fail("version", f"unsupported version {found} (this ppdm reads version {version})")
+
+
+def tree_from_dict(data: Mapping) -> Tree:
+    """Build a :class:`Tree` from its JSON dictionary, validating every field."""
+    check_header(data, FORMAT, VERSION)
     classes = _get(data, "classes", "", list)
     if not classes:
         raise _fail("classes", "expected at least one class")
