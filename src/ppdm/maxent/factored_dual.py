@@ -62,6 +62,11 @@ class FactoredDual:
         self.group_of_pair = np.repeat(np.arange(access.shape[0]), np.diff(access.indptr))
         self.pair_weight = red.weights[self.group_of_pair]
         self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
+        # groups of one tag take cells of that tag only: Πᵀ W Π is block-diagonal by tag
+        self.parts = [
+            (np.flatnonzero(red.group_tag == t), np.arange(red.n_cells) if t < 0 else np.flatnonzero(red.cell_tag == t))
+            for t in np.unique(red.group_tag)
+        ]
         self.le = red.le
         self.lower = np.where(red.le, 0.0, -np.inf)
         self.upper = np.full(len(red.b), np.inf)
@@ -98,11 +103,20 @@ class FactoredDual:
         if len(rows) > DENSE_ROWS:
             return sp.csr_matrix(first - Yt @ sp.csr_matrix(Pi.T @ Pi) @ Yt.T)
         if self.red.n_cells <= len(rows):
-            YK = Yt @ _gram(Pi)  # rows × cells, dense
+            YK = Yt @ self._cell_gram(Pi)  # rows × cells, dense
             second = np.asarray(Yt @ YK.T)
         else:
             second = _gram(sp.csr_matrix(Pi @ Yt.T))
         return first.toarray() - second
+
+    def _cell_gram(self, Pi: sp.csr_matrix) -> np.ndarray:
+        """Πᵀ Π (cells × cells), one block per tag of the groups."""
+        if len(self.parts) == 1:
+            return _gram(Pi)
+        K = np.zeros((self.red.n_cells, self.red.n_cells))
+        for groups, cells in self.parts:
+            K[np.ix_(cells, cells)] += _gram(sp.csr_matrix(Pi[groups][:, cells]))
+        return K
 
     def project(self, lam: np.ndarray) -> np.ndarray:
         return np.clip(lam, self.lower, self.upper)

@@ -39,8 +39,9 @@ ROUNDS = 20
 class FactoredReduced:
     """The problem the dual sees.
 
-    ``class_of_group`` (groups,): the merged group of every group (−1: pinned); ``weights`` and
-    ``access`` (merged groups × cells, CSR) per merged group; ``types`` the original index of each
+    ``class_of_group`` (groups,): the merged group of every group (−1: pinned); ``weights``,
+    ``access`` (merged groups × cells, CSR) and ``group_tag`` per merged group; ``cell_tag`` per
+    cell (−1: a whole block); ``types`` the original index of each
     live type, ordered by cell; ``cell_start`` (cells + 1) the first live type of each cell;
     ``log_base`` per live type; ``A`` (kept rows × live types), ``b`` (pinned groups subtracted),
     ``le``, ``rows`` (indices of the kept rows). ``pinned_types``: P(t) of the pinned groups.
@@ -58,6 +59,8 @@ class FactoredReduced:
     le: np.ndarray
     rows: np.ndarray
     pinned_types: np.ndarray
+    group_tag: np.ndarray
+    cell_tag: np.ndarray
 
     @property
     def n_cells(self) -> int:
@@ -274,6 +277,8 @@ def _assemble(
     coo = access.tocoo()
     access = sp.csr_matrix((np.ones(coo.nnz), (coo.row, new_cell[coo.col])), shape=(problem.n_groups, len(cell_ids)))
     class_of_group, weights, merged = _merge(access, problem.weights, free)
+    group_tag = np.zeros(len(weights), dtype=np.intp)
+    group_tag[class_of_group[free]] = problem.group_tag[free]  # merged groups share their cells, hence their tag
     sub = sp.csr_matrix(A[:, live])
     sub.eliminate_zeros()
     rows = np.flatnonzero(~implied & (np.diff(sub.indptr) > 0))
@@ -290,6 +295,8 @@ def _assemble(
         le=le[rows],
         rows=rows,
         pinned_types=pinned_types,
+        group_tag=group_tag,
+        cell_tag=cells.cell_tag[cell_ids],
     )
 
 

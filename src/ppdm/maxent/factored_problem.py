@@ -142,7 +142,8 @@ class Cells:
 
     ``cell_of_type`` (types,), ``cell_block`` and ``cell_tag`` (cells,), ``access`` (groups ×
     cells, boolean CSR): a group of tag −1 takes every cell of the blocks it reaches, a group of
-    tag c the cell (block, c) of each, when there is one.
+    tag c the cell (block, c) of each, when there is one. When no group has a tag, a cell is a
+    whole block (tag −1): every group takes all of a block's types or none.
     """
 
     cell_of_type: np.ndarray
@@ -156,10 +157,12 @@ class Cells:
 
     @classmethod
     def of(cls, problem: FactoredProblem) -> Cells:
-        n_tags = int(problem.type_tag.max(initial=-1)) + 1
-        key = problem.type_block.astype(np.int64) * max(n_tags, 1) + problem.type_tag
+        untagged = bool((problem.group_tag < 0).all())
+        n_tags = 1 if untagged else int(problem.type_tag.max(initial=-1)) + 1
+        key = problem.type_block.astype(np.int64) * n_tags + (0 if untagged else problem.type_tag)
         keys, cell_of_type = np.unique(key, return_inverse=True)
-        cell_block, cell_tag = keys // max(n_tags, 1), keys % max(n_tags, 1)
+        cell_block = keys // n_tags
+        cell_tag = np.full(len(keys), -1) if untagged else keys % n_tags
         reach = problem.reach.tocoo()
         group, block = reach.row.astype(np.intp), reach.col.astype(np.intp)
         tag = problem.group_tag[group]
