@@ -5,7 +5,7 @@ module level, inside functions, under ``if TYPE_CHECKING``, relative forms (``fr
 and ``importlib.import_module("ppdm....")`` with a literal name. A module of package X may
 import X itself, ``ppdm.errors``, and the packages its row's "may import" column names (all of
 them rows above X; "everything above" means what it says). Top-level modules count as the row of
-their name (``ppdm/cli.py`` is ``cli``), except ``ppdm/__main__.py`` (``python -m ppdm``), which is
+their name (``ppdm/errors.py`` is ``errors``), except ``ppdm/__main__.py`` (``python -m ppdm``), which is
 part of ``cli``.
 
 Independently of the table, no two modules may import each other, directly or round a circle:

@@ -1,0 +1,245 @@
+"""What every ``ppdm`` command shares: the command group, the consoles, one-line errors."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ppdm.errors import PpdmError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.console import Console
+
+    from ppdm.attacks import AttackResult
+    from ppdm.data.roles import Roles
+
+
+class LazyConsole:
+    """A rich ``Console`` made on first use: ``ppdm --help`` never loads rich."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._settings)
+        return getattr(self._console, name)
+
+
+console = LazyConsole(soft_wrap=True, markup=False)
+errors = LazyConsole(stderr=True, markup=False)
+
+DISCLOSURES = ("labels", "error-rates", "class-counts")
+"""The values of :class:`ppdm.tree.Disclosure`, least revealing first (spelled out here so that
+building the options does not import the library; a test keeps the two equal)."""
+
+
+def _fail(message: str) -> None:
+    from rich.text import Text
+
+    errors.print(
+        Text.assemble(("error:", "bold red"), " ", message),
+        highlight=False,
+        soft_wrap=True,
+    )
+    sys.exit(2)
+
+
+def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn library errors into one line and exit status 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except PpdmError as exc:
+            _fail(str(exc))
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            _fail(f"{exc.strerror}: {exc.filename}")
+
+    return wrapper
+
+
+def check_outputs(*paths: Path | None) -> None:
+    """Refuse, before any work, an output file that cannot be written (its folder is missing)."""
+    for path in paths:
+        if path is None:
+            continue
+        folder = path.parent
+        if path.is_dir():
+            raise PpdmError(f"{path}: is a directory; give a file name to write")
+        if not folder.is_dir():
+            what = "is not a directory" if folder.exists() else "does not exist"
+            raise PpdmError(f"{path}: cannot write it, the directory {folder} {what}")
+        if not os.access(folder, os.W_OK):
+            raise PpdmError(
+                f"{path}: cannot write it, the directory {folder} is not writable"
+            )
+
+
+@contextmanager
+def status(message: str, quiet: bool) -> Iterator[None]:
+    """A spinner on a terminal; nothing under --quiet or when output is not a TTY."""
+    if quiet or not console.is_terminal:
+        yield
+        return
+    with console.status(message):
+        yield
+
+
+class OneLineHelpCommand(click.Command):
+    """A command whose whole first docstring paragraph is its line in ``ppdm --help`` (click cuts
+    it at about 45 characters otherwise)."""
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        if self.short_help:
+            return super().get_short_help_str(limit)
+        return " ".join((self.help or "").split("\n\n")[0].split())
+
+
+class CommandGroup(click.Group):
+    command_class = OneLineHelpCommand
+
+
+@click.group(
+    cls=CommandGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120},
+)
+@click.version_option(package_name="ppdm")
+def main() -> None:
+    """ppdm: what does a published decision tree disclose, and how to publish one that discloses less."""
+
+
+def _print_against_baseline(summary: dict) -> None:
+    """The attack's accuracy and exposure next to what the prior alone gives."""
+    certain = summary["certain_records"]
+    if "baseline" not in summary:
+        console.print(
+            f"  people the attacker is certain about: {certain:,} (true values unknown: accuracy not measured)",
+            highlight=False,
+        )
+        return
+    base, lift = summary["baseline"], summary["lift"]
+    lo, hi = summary["attacker_accuracy_ci95"]
+    ratio = f", x{lift['ratio']:.2f}" if lift["ratio"] is not None else ""
+    console.print(
+        f"  attacker accuracy {summary['attacker_accuracy']:.4f} (95% CI {lo:.4f}-{hi:.4f}) against {base['accuracy']:.4f} "
+        f"for the prior alone (always guessing {base['majority_guess']!r}): lift {lift['difference']:+.4f}{ratio}",
+        highlight=False,
+    )
+    console.print(
+        f"  certain guesses: {certain:,} people ({summary['certain_right']:,} right, {summary['certain_wrong']:,} wrong; "
+        "a wrong certain guess is not an exposure)",
+        highlight=False,
+    )
+    levels = ", ".join(
+        f"{k} {v:,} (prior alone {summary['prior_alone'][k]:,})"
+        for k, v in summary["confidence_in_true_value"].items()
+    )
+    console.print(
+        f"  people by the attacker's confidence in their true value: {levels}",
+        highlight=False,
+    )
+    beyond = ", ".join(f"{k} {v:,}" for k, v in summary["beyond_prior"].items())
+    console.print(
+        f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}",
+        highlight=False,
+    )
+
+
+BASELINE_KEYS = (
+    "attacker_accuracy",
+    "attacker_accuracy_ci95",
+    "baseline",
+    "lift",
+    "mean_confidence_in_true_value",
+    "certain_right",
+    "certain_wrong",
+    "confidence_in_true_value",
+    "prior_alone",
+    "beyond_prior",
+)
+
+
+def _print_riskiest(result: AttackResult, top: int) -> None:
+    if not top:
+        return
+    console.print(f"riskiest QI groups (top {top}):")
+    qi = list(result.groups.quasi_identifiers)
+    for i, row in enumerate(
+        result.riskiest_groups(top).itertuples(index=False), start=1
+    ):
+        values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
+        console.print(
+            f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, "
+            f"{row.records} record{'s' if row.records != 1 else ''}, {row.provenance})",
+            highlight=False,
+            markup=False,
+        )
+
+
+def _rank(level: str) -> int:
+    """How much a disclosure level reveals (a ``Disclosure`` or its value)."""
+    return DISCLOSURES.index(level)
+
+
+def _print_disclosure(details: dict, summary: dict) -> None:
+    """The lines every maximum-entropy audit prints: divergence, then the attack against the prior."""
+    if "overall_divergence" in details:
+        console.print(
+            f"  overall divergence D_overall = {details['overall_divergence']:.5f} (natural log; 0 = everything disclosed)",
+            highlight=False,
+        )
+    _print_against_baseline(summary)
+
+
+def _known_columns(frame: pd.DataFrame, columns: list[str]) -> list[str]:
+    unknown = [c for c in columns if c not in frame.columns]
+    if unknown:
+        raise PpdmError(
+            f"unknown column {unknown[0]!r} (the table has: {', '.join(map(str, frame.columns))})"
+        )
+    return columns
+
+
+def _features(
+    frame: pd.DataFrame, roles: Roles, attributes: list[str] | None, algorithm: str
+) -> list[str]:
+    import pandas as pd
+
+    if attributes is not None:
+        unknown = [a for a in attributes if a not in frame.columns]
+        if unknown:
+            raise PpdmError(
+                f"unknown column {unknown[0]!r} in --attributes (the table has: {', '.join(frame.columns)})"
+            )
+        if roles.class_attribute in attributes:
+            raise PpdmError(
+                f"--attributes cannot include the class attribute {roles.class_attribute!r}"
+            )
+        return attributes
+    features = roles.features(frame)
+    if algorithm == "id3":
+        features = [
+            c for c in features if isinstance(frame[c].dtype, pd.CategoricalDtype)
+        ]
+        if not features:
+            raise PpdmError(
+                "ID3 splits categorical attributes only and the table has none: use --algorithm c45"
+            )
+    return features
+
+
+def _split_list(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None

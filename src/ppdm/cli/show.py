@@ -1,0 +1,48 @@
+"""``ppdm show``: print a published tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ppdm.errors import PpdmError
+
+
+from ppdm.cli.common import DISCLOSURES, _rank, console, handles_errors, main
+
+
+@main.command("show")
+@click.argument("tree_file", type=click.Path(path_type=Path))
+@click.option(
+    "--disclosure",
+    type=click.Choice(DISCLOSURES),
+    help="Show only what this level reveals (default: what the file holds).",
+)
+@click.option(
+    "--max-depth", type=click.IntRange(min=1), help="Abbreviate below this depth."
+)
+@handles_errors
+def show_command(
+    tree_file: Path, disclosure: str | None, max_depth: int | None
+) -> None:
+    """Print a tree in the papers' style ("> 50K (2.0/1.0)")."""
+    from ppdm.tree import Disclosure, load_tree, render_tree
+
+    tree = load_tree(tree_file)
+    if disclosure is not None and _rank(Disclosure(disclosure)) > _rank(
+        tree.disclosure
+    ):
+        raise PpdmError(
+            f"{tree_file} holds only {tree.disclosure.value}; it cannot show {disclosure}"
+        )
+    console.print(
+        f"{tree.algorithm or 'tree'} predicting {tree.class_attribute!r} ({tree.criterion or 'unknown criterion'}): "
+        f"{tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}",
+        highlight=False,
+    )
+    console.print(
+        render_tree(tree, disclosure=disclosure, max_depth=max_depth),
+        highlight=False,
+        markup=False,
+    )
