@@ -63,3 +63,26 @@ def brute_force_spans(
     keys = [(tuple(sorted(s)), label) for s, label in zip(reached, labels)]
     sizes = Counter(keys)
     return keys, np.array([sizes[key] for key in keys])
+
+
+def partition(keys) -> set[frozenset[int]]:
+    """The partition of record indices induced by per-record keys."""
+    groups: dict[object, set[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, set()).add(i)
+    return {frozenset(g) for g in groups.values()}
+
+
+def sklearn_tree(frame: pd.DataFrame, features: Sequence[str], target: str, depth: int) -> Tree:
+    """A scikit-learn ``DecisionTreeClassifier`` of ``depth`` fitted on ordinal codes, imported."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from ppdm.tree import tree_from_sklearn
+
+    X = frame[list(features)].copy()
+    for c in features:
+        if isinstance(X[c].dtype, pd.CategoricalDtype):
+            X[c] = X[c].cat.codes
+    est = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, frame[target])
+    return tree_from_sklearn(est, frame[list(features)], class_attribute=target)
+

@@ -14,13 +14,7 @@ from ppdm.data.roles import Roles
 from ppdm.errors import DataError
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.tree import Tree, tree_from_sklearn
-
-def partition(keys) -> set[frozenset[int]]:
-    """The partition of record indices induced by per-record keys."""
-    groups: dict[object, set[int]] = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, set()).add(i)
-    return {frozenset(g) for g in groups.values()}
+from oracles import partition
 
 
 @pytest.fixture(scope="module")

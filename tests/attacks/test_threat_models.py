@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sklearn.tree import DecisionTreeClassifier
+from oracles import sklearn_tree
 
 from ppdm.attacks.maxent import audit_problem, maxent_attack
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
@@ -54,17 +54,6 @@ def adult_small():
     return frame.sample(3000, random_state=1).reset_index(drop=True), roles
 
 
-def _sklearn_tree(frame, features, target, depth):
-    from ppdm.tree import tree_from_sklearn
-
-    X = frame[features].copy()
-    for c in features:
-        if isinstance(X[c].dtype, pd.CategoricalDtype):
-            X[c] = X[c].cat.codes
-    est = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, frame[target])
-    return tree_from_sklearn(est, frame[features], class_attribute=target)
-
-
 @pytest.mark.parametrize("publish", PUBLISH)
 def test_truth_satisfies_every_row_on_adult(adult_small, publish):
     frame, roles = adult_small
@@ -83,7 +72,7 @@ def test_truth_satisfies_every_row_on_adult(adult_small, publish):
 def test_truth_satisfies_every_row_on_a_sklearn_tree_of_adult(adult_small, publish):
     frame, _ = adult_small
     features = ["age", "sex", "race", "marital-status", "hours-per-week", "capital-gain"]
-    tree = _sklearn_tree(frame, features, "income", 6).published(publish)
+    tree = sklearn_tree(frame, features, "income", 6).published(publish)
     for threat in settings_for(frame, "income", ["marital-status", "race"], ["age", "sex", "race"]):
         worst, _ = truth_violation(tree, frame, threat, Knowledge(sa=threat.sa_published))
         assert worst <= 1e-9, (threat, worst)
@@ -105,7 +94,7 @@ def test_truth_satisfies_every_row_on_bank_loan(publish):
     frame, roles = load_bank_loan(BANK_LOAN)
     target = roles.class_attribute
     features = ["Age", "Income", "Family", "Education", "CD Account", "Online"]
-    tree = _sklearn_tree(frame, features, target, 5).published(publish)
+    tree = sklearn_tree(frame, features, target, 5).published(publish)
     for threat in settings_for(frame, target, ["Education", "Family"], ["Age", "Family", "Online"]):
         worst, _ = truth_violation(tree, frame, threat, Knowledge(sa=threat.sa_published))
         assert worst <= 1e-9, (threat, worst)
@@ -137,7 +126,7 @@ def random_tables(draw):
 def test_truth_is_feasible_on_random_tables(case):
     frame, known, sensitive, publish, sa, depth = case
     features = [c for c in frame.columns if c != "y"]
-    tree = _sklearn_tree(frame, features, "y", depth) if depth % 2 else C45Classifier(max_depth=depth).fit(frame[features], frame["y"]).tree_
+    tree = sklearn_tree(frame, features, "y", depth) if depth % 2 else C45Classifier(max_depth=depth).fit(frame[features], frame["y"]).tree_
     tree.class_attribute = "y"
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=sa)
     try:
@@ -239,7 +228,7 @@ def test_an_unknown_split_attribute_becomes_an_unknown(d2):
 
 def test_numeric_unknowns_are_the_tree_intervals(adult_small):
     frame, _ = adult_small
-    tree = _sklearn_tree(frame, ["age", "hours-per-week", "sex"], "income", 3)
+    tree = sklearn_tree(frame, ["age", "hours-per-week", "sex"], "income", 3)
     table = attacker_table(tree, frame, ["sex"], "income")
     names = [c.name for c in table.domain.components]
     assert names == ["income", "age", "hours-per-week"] or names == ["income", "hours-per-week", "age"]
@@ -260,7 +249,7 @@ def test_slots_agree_with_enumerating_every_cell(adult_small):
 
     frame, _ = adult_small
     frame = frame.head(300)
-    tree = _sklearn_tree(frame, ["age", "hours-per-week", "sex", "race"], "income", 4)
+    tree = sklearn_tree(frame, ["age", "hours-per-week", "sex", "race"], "income", 4)
     table = attacker_table(tree, frame, ["sex"], "race")
     comps = table.domain.components
     reps = []
@@ -290,7 +279,7 @@ def test_too_many_unknowns_are_refused_before_allocating(adult_small, monkeypatc
     import ppdm.maxent.unknowns as unknowns
 
     frame, _ = adult_small
-    tree = _sklearn_tree(frame, ["age", "hours-per-week", "education"], "income", 8)
+    tree = sklearn_tree(frame, ["age", "hours-per-week", "education"], "income", 8)
     monkeypatch.setattr(unknowns, "MAX_VARIABLES", 10)
     with pytest.raises(MaxEntError, match="coarsen 'age'|coarsen 'hours-per-week'|coarsen 'education'"):
         attacker_table(tree, frame, ["sex"], "income")

@@ -20,14 +20,9 @@ from ppdm.errors import AnonymityError, DataError, PpdmError
 from ppdm.learn import ID3Classifier
 from ppdm.learn.criteria import entropy
 from ppdm.learn.kanonymity import KAnonymousTreeClassifier, confidence_to_l
+from oracles import partition
 
 K_GRID = (10, 50, 100, 500, 1000)
-
-def partition(keys) -> set[frozenset[int]]:
-    groups: dict[object, set[int]] = {}
-    for i, key in enumerate(keys):
-        groups.setdefault(key, set()).add(i)
-    return {frozenset(g) for g in groups.values()}
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sklearn.tree import DecisionTreeClassifier
+from oracles import sklearn_tree
 
 from ppdm.attacks.maxent import audit_problem, maxent_attack
 from ppdm.attacks.threat import ThreatModel
@@ -25,7 +25,6 @@ from ppdm.maxent.factored_presolve import reduce_factored
 from ppdm.maxent.presolve import reduce
 from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.maxent.unknowns import leaf_reach, unknown_domain
-from ppdm.tree import tree_from_sklearn
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, ThresholdSplit
 
@@ -294,15 +293,6 @@ def test_a_category_in_no_branch_group_takes_the_default_branch():
 # -- audits: the factored form against the explicit one ------------------------------------------------
 
 
-def _sklearn_tree(frame, features, target, depth):
-    X = frame[features].copy()
-    for c in features:
-        if isinstance(X[c].dtype, pd.CategoricalDtype):
-            X[c] = X[c].cat.codes
-    est = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, frame[target])
-    return tree_from_sklearn(est, frame[features], class_attribute=target)
-
-
 def _same_audit(tree, frame, threat, knowledge=Knowledge()):
     resolved = threat.resolve(frame, tree.class_attribute)
     slots = audit_problem(tree, frame, resolved, replace_sa(knowledge, resolved), factored=False)
@@ -361,7 +351,7 @@ def adult():
     features = ["age", "sex", "race", "marital-status", "relationship", "hours-per-week", "education"]
     c45 = C45Classifier(max_depth=4).fit(frame[features], frame["income"]).tree_
     c45.class_attribute = "income"
-    sk = _sklearn_tree(frame, ["age", "sex", "race", "marital-status", "hours-per-week", "capital-gain"], "income", 5)
+    sk = sklearn_tree(frame, ["age", "sex", "race", "marital-status", "hours-per-week", "capital-gain"], "income", 5)
     return frame, {"c45": c45, "sklearn": sk}
 
 

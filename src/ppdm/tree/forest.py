@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import PpdmError
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.model import Attribute, Tree, encode_categories
+from ppdm.tree.model import Attribute, Tree, encode_columns
 
 COMBINES = ("vote", "mean-proba", "additive")
 LINKS = ("logistic", "softmax")
@@ -126,20 +126,7 @@ class Forest:
     def encode(self, X: pd.DataFrame) -> dict[str, np.ndarray]:
         """The columns of ``X`` any tree splits on, encoded once for every tree (see :meth:`Tree.encode`)."""
         used = {n.split.attribute for t in self.trees for n in t.nodes if n.split is not None}
-        missing = sorted(a for a in used if a not in X.columns)
-        if missing:
-            raise DataError(f"the forest splits on column(s) missing from the data: {', '.join(missing)}")
-        out: dict[str, np.ndarray] = {}
-        for name in used:
-            attr = self.attributes[name]
-            if attr.is_categorical:
-                out[name] = encode_categories(X[name], attr.categories)
-                continue
-            try:
-                out[name] = X[name].to_numpy(dtype=float)
-            except (TypeError, ValueError):
-                raise DataError(f"column {name!r} must be numeric for this forest") from None
-        return out
+        return encode_columns(X, self.attributes, used, "forest")
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """The leaf each row of ``X`` lands in, per tree (rows × trees)."""

@@ -186,23 +186,7 @@ class Tree:
         used = {n.split.attribute for n in self.nodes if n.split is not None}
         if columns is not None:
             used &= set(columns)
-        missing = sorted(a for a in used if a not in X.columns)
-        if missing:
-            raise DataError(f"the tree splits on column(s) missing from the data: {', '.join(missing)}")
-        out: dict[str, np.ndarray] = {}
-        for name in used:
-            attr = self.attributes[name]
-            col = X[name]
-            if attr.is_categorical:
-                out[name] = encode_categories(col, attr.categories)
-                if strict:
-                    _check_known(col, out[name], name)
-            else:
-                try:
-                    out[name] = col.to_numpy(dtype=float)
-                except (TypeError, ValueError):
-                    raise DataError(f"column {name!r} must be numeric for this tree") from None
-        return out
+        return encode_columns(X, self.attributes, used, "tree", strict)
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """The id of the leaf each row of ``X`` lands in (vectorised over rows)."""
@@ -277,6 +261,31 @@ class Tree:
             f"nodes={self.n_nodes}, leaves={self.n_leaves}, depth={self.depth}, "
             f"classes={list(self.classes)!r}, disclosure={self.disclosure.value!r})"
         )
+
+
+def encode_columns(
+    X: pd.DataFrame, attributes: Mapping[str, Attribute], used: Iterable[str], model: str = "tree", strict: bool = False
+) -> dict[str, np.ndarray]:
+    """The ``used`` columns of ``X``: category codes (-1 = unknown) or floats (see :meth:`Tree.encode`).
+
+    ``model`` names what splits on them in the errors ("tree", "forest").
+    """
+    missing = sorted(a for a in used if a not in X.columns)
+    if missing:
+        raise DataError(f"the {model} splits on column(s) missing from the data: {', '.join(missing)}")
+    out: dict[str, np.ndarray] = {}
+    for name in used:
+        col = X[name]
+        if attributes[name].is_categorical:
+            out[name] = encode_categories(col, attributes[name].categories)
+            if strict:
+                _check_known(col, out[name], name)
+            continue
+        try:
+            out[name] = col.to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise DataError(f"column {name!r} must be numeric for this {model}") from None
+    return out
 
 
 def encode_categories(column: pd.Series, categories: Sequence[Scalar]) -> np.ndarray:
