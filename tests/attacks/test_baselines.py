@@ -80,3 +80,12 @@ def test_pruned_trees_audit_with_the_truth_feasible(adult_tree, method, coverage
     assert result.details["max_violation"] <= 1e-8
     s = result.summary()
     assert s["attacker_accuracy"] >= s["baseline"]["accuracy"] - 0.002
+
+
+def test_a_near_tie_goes_to_the_prior_not_to_solver_noise():
+    from ppdm.metrics.baseline import TIE_TOL, best_guess
+
+    noisy = np.array([[0.5 + TIE_TOL / 10, 0.5 - TIE_TOL / 10], [0.5 - TIE_TOL / 10, 0.5 + TIE_TOL / 10], [0.2, 0.8]])
+    assert best_guess(noisy, prior=np.array([0.3, 0.7])).tolist() == [1, 1, 1]
+    assert best_guess(noisy).tolist() == [0, 0, 1]  # no prior: the first value of a tie
+    assert best_guess(noisy, prior=np.array([0.9, 0.1])).tolist() == [0, 0, 1]  # a clear winner beats the prior

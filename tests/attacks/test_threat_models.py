@@ -17,6 +17,7 @@ from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.datasets import load_adult, load_bank_loan, load_nursery
 from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.learn import C45Classifier, ID3Classifier
+from ppdm.maxent.attacker_types import attacker_types
 from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.maxent.unknowns import attacker_table
 
@@ -283,6 +284,10 @@ def test_too_many_unknowns_are_refused_before_allocating(adult_small, monkeypatc
     monkeypatch.setattr(unknowns, "MAX_VARIABLES", 10)
     with pytest.raises(MaxEntError, match="coarsen 'age'|coarsen 'hours-per-week'|coarsen 'education'"):
         attacker_table(tree, frame, ["sex"], "income")
+    with pytest.raises(MaxEntError, match="coarsen 'age'|coarsen 'hours-per-week'|coarsen 'education'"):
+        attacker_types(tree, frame, ["sex"], "income")  # the factored form stops too
+    with pytest.raises(MaxEntError, match="known-value groups make"):
+        maxent_attack(tree, frame, threat=ThreatModel(sensitive="income", known=("sex",)))
 
 
 def test_a_table_that_contradicts_the_counts_is_refused(adult_small):

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.qigroups import QIGroups
-from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, disclosure_summary, is_certain, prior_distribution
+from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, best_guess, disclosure_summary, is_certain, prior_distribution
 
 
 def _plain(v: Any) -> Any:
@@ -74,8 +74,10 @@ class AttackResult:
         return self.posterior[self.groups.group_of_record]
 
     def predicted(self) -> np.ndarray:
-        """The attacker's best guess for each record (index into ``values``)."""
-        return self.posterior.argmax(axis=1)[self.groups.group_of_record]
+        """The attacker's best guess for each record (index into ``values``; near-ties go to the
+        value more frequent among the records, see :func:`~ppdm.metrics.baseline.best_guess`)."""
+        prior = None if self.true_codes is None else prior_distribution(self.true_codes, len(self.values))
+        return best_guess(self.posterior, prior)[self.groups.group_of_record]
 
     def confidence_in_truth(self) -> np.ndarray | None:
         """The probability the attacker gives each record's true value (``None`` if unknown)."""
@@ -126,7 +128,8 @@ class AttackResult:
         order = np.lexsort((-self.groups.counts, -confidence))[:k]
         table = self.groups.table.iloc[order].reset_index(drop=True).copy()
         table["records"] = self.groups.counts[order]
-        table["guess"] = [self.values[i] for i in self.posterior[order].argmax(axis=1)]
+        prior = None if self.true_codes is None else prior_distribution(self.true_codes, len(self.values))
+        table["guess"] = [self.values[i] for i in best_guess(self.posterior[order], prior)]
         table["confidence"] = confidence[order]
         table["provenance"] = [self.provenance[i] for i in order]
         return table

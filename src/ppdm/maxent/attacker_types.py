@@ -20,12 +20,14 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
+from ppdm.maxent import unknowns
 from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.unknowns import (
     UnknownDomain,
     class_of_groups,
     known_groups,
     leaf_reach,
+    size_error,
 )
 from ppdm.tree.model import Tree, encode_categories
 
@@ -126,8 +128,12 @@ def attacker_types(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensiti
     domain, groups, class_known = known_groups(tree, data, known, sensitive)
     cells = leaf_reach(tree, groups, domain)
     reach = sp.csr_matrix(cells.reach[:, cells.leaves])
+    if reach.nnz > unknowns.MAX_VARIABLES:
+        raise size_error(domain, groups.n_groups, reach.nnz, "(group, leaf) pairs")
     group_class = class_of_groups(tree, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
     block, klass, sens, log_base = _types(tree, domain, cells.sensitive, cells.log_mult, reach, group_class)
+    if len(block) > unknowns.MAX_VARIABLES:
+        raise size_error(domain, groups.n_groups, len(block), "slot types")
     has_truth = all(c.name in data.columns for c in domain.components)
     table = AttackerTypes(
         groups, domain, tree.class_attribute, class_known, cells.leaves, reach, group_class, block, klass, sens, log_base, None,

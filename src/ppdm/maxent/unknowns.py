@@ -358,12 +358,13 @@ def class_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
     return known
 
 
-def _size_error(domain: UnknownDomain, n_groups: int, n_slots: int) -> MaxEntError:
+def size_error(domain: UnknownDomain, n_groups: int, size: int, what: str = "variables") -> MaxEntError:
+    """The error that stops an audit too large to build, naming the unknowns to coarsen."""
     widest = sorted(domain.components[1:], key=lambda c: -c.size)
     hint = ", ".join(f"{c.name!r} ({c.size} cells)" for c in widest[:3]) or "the sensitive column"
     return MaxEntError(
         f"the attacker's unknowns {domain.describe()} over {n_groups:,} known-value groups make "
-        f"{n_slots:,} variables (at most {MAX_VARIABLES:,}): coarsen {hint}, or declare more columns known"
+        f"{size:,} {what} (at most {MAX_VARIABLES:,}): coarsen {hint}, or declare more columns known"
     )
 
 
@@ -382,7 +383,7 @@ def build_slots(tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known
     per_group = np.bincount(pg, weights=per_pair, minlength=groups.n_groups).astype(np.intp)
     width = int(per_group.max(initial=0))
     if groups.n_groups * width > MAX_VARIABLES:
-        raise _size_error(domain, groups.n_groups, groups.n_groups * width)
+        raise size_error(domain, groups.n_groups, groups.n_groups * width)
     total = int(per_pair.sum())
     pair = np.repeat(np.arange(len(pg)), per_pair)
     pair_start = np.cumsum(per_pair) - per_pair

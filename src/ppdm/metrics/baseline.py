@@ -25,7 +25,26 @@ import numpy as np
 #: One tolerance for "certain" everywhere: a probability within this of 1 counts as 1.
 CERTAINTY_TOL = 1e-9
 
+#: Probabilities closer than this are a tie: the solver's last digits must not pick a guess.
+TIE_TOL = 1e-6
+
 DEFAULT_THRESHOLDS = (0.5, 0.8, 0.9, 1.0)
+
+
+def best_guess(posterior: np.ndarray, prior: np.ndarray | None = None) -> np.ndarray:
+    """Per row of ``posterior``, the value the attacker guesses (an index).
+
+    Values within :data:`TIE_TOL` of the row's largest probability are tied; a tie goes to the
+    value the ``prior`` favours (the baseline's own guess when nothing else separates them), then
+    to the first value, so that a uniform estimate never picks its guess from solver noise.
+    """
+    posterior = np.asarray(posterior, dtype=float)
+    if posterior.size == 0:
+        return np.zeros(len(posterior), dtype=np.intp)
+    tied = posterior >= posterior.max(axis=1, keepdims=True) - TIE_TOL
+    rank = np.zeros(posterior.shape[1]) if prior is None else np.asarray(prior, dtype=float)
+    score = np.where(tied, rank[None, :], -np.inf)
+    return score.argmax(axis=1).astype(np.intp)
 
 
 def at_least(confidence: np.ndarray, threshold: float) -> np.ndarray:
@@ -72,7 +91,7 @@ def disclosure_summary(
     """
     n = len(true_codes)
     confidence = posterior[np.arange(n), true_codes]
-    right = posterior.argmax(axis=1) == true_codes if n else np.zeros(0, dtype=bool)
+    right = best_guess(posterior, prior) == true_codes if n else np.zeros(0, dtype=bool)
     majority = int(np.argmax(prior))
     prior_confidence = prior[true_codes]
     certain = is_certain(posterior.max(axis=1)) if n else np.zeros(0, dtype=bool)
