@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +27,8 @@ class Spans:
 
     Attributes
     ----------
-    leaves: each span's leaf ids (sorted tuples); with a public class, ``span_class`` says which
-        class the span is about.
+    leaves: each span's leaf ids (sorted tuples; over a forest, sorted ``(tree, leaf)`` pairs);
+        with a public class, ``span_class`` says which class the span is about.
     span_class: per span, the class index (public class), or ``None`` (private class).
     span_of: per record, the index of its span.
     population: per span, how many records it holds (``|[S(x_A)]_{T_ID}|``).
@@ -35,7 +36,7 @@ class Spans:
         records' classes are known (``None`` otherwise).
     """
 
-    leaves: list[tuple[int, ...]]
+    leaves: list[tuple[Any, ...]]
     span_class: np.ndarray | None
     span_of: np.ndarray
     population: np.ndarray
