@@ -1,4 +1,5 @@
-"""``ppdm attack``: the leaf attacks on a published tree."""
+"""``ppdm attack``: the leaf attacks on a published tree or forest (ppdm JSON, XGBoost JSON,
+LightGBM text; :func:`ppdm.tree.model_files.load_model` tells them apart)."""
 
 from __future__ import annotations
 
@@ -85,11 +86,13 @@ def _print_result(result: AttackResult, top: int) -> None:
 
 @main.command("attack")
 @click.option(
+    "--model",
     "--tree",
     "tree_file",
     type=click.Path(path_type=Path),
     required=True,
-    help="The published tree (JSON).",
+    help="The published model: a ppdm tree or forest (JSON), an XGBoost JSON model or a LightGBM "
+    "model text file (these two read their column names from the table: give the training table).",
 )
 @click.option(
     "--data",
@@ -150,17 +153,17 @@ def attack_command(
     top: int,
     out: Path | None,
 ) -> None:
-    """Attack a published tree with the attacker's table (paper 003) and summarise who is exposed."""
+    """Attack a published tree or forest with the attacker's table (paper 003) and summarise who is exposed."""
     check_outputs(out)
     from ppdm.attacks import (
         background_knowledge_attack,
         homogeneity_attack,
         uniqueness_attack,
     )
-    from ppdm.tree import load_tree
+    from ppdm.tree.model_files import load_model
 
-    tree = load_tree(tree_file)
     table = _attacker_table(dataset, data)
+    tree = load_model(tree_file, table, class_attribute=sensitive)
     qis = _split_list(quasi_identifiers)
     if kind == "background":
         if known is None:
