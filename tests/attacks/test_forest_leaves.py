@@ -166,3 +166,18 @@ def test_forest_spans_name_tree_and_leaf_and_refine_each_trees_spans():
     view = forest_view(forest, data, ["c1", "n1"])
     truth = view.true_codes
     assert truth is not None and view.candidates()[view.groups.group_of_record, truth].all()
+
+
+def test_a_row_drawn_several_times_needs_as_large_a_count(table):
+    # tree 0 drew the y record (class b) three times: its x-y leaf shows a twice and b three times;
+    # a count of 2 cannot hold a row drawn 3 times, so y is b. Tree 1 never drew it.
+    forest = _forest(first_draw=(1, 1, 3, 1), second_draw=(1, 1, 0, 1))
+    result = homogeneity_attack(forest, table, ["g"])
+    y = list(result.groups.table["g"]).index("y")
+    assert result.certain_groups[y] and result.provenance[y] == "tree 0 leaf 1"
+    assert result.values[int(result.posterior[y].argmax())] == "b"
+    # the x records (drawn once) may still be a or b in tree 0: the intersection with tree 1 decides
+    x = list(result.groups.table["g"]).index("x")
+    assert result.provenance[x] == "tree 0 leaf 1; tree 1 leaf 1"
+    # without the multiplicities a count of 3 may be one row or three: nothing certain
+    assert not homogeneity_attack(Forest(forest.trees, "mean-proba"), table, ["g"]).certain_groups.any()

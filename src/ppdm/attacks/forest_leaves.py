@@ -9,13 +9,16 @@ reasoning. A QI group's *span* in tree ``t`` is the set ``R_t`` of leaves it can
 leaf of ``R_t``.
 
 **The sound rule.** A tree's leaf counts count the rows the tree was fitted on, each with its
-multiplicity (bootstrap draws; 0 for a row it never drew). If every record of a group was drawn
-at least once by tree ``t``, each record's true class has a count of at least 1 in the leaf it
-lands in, a leaf of ``R_t``: the true classes are among the tree's candidates. Intersecting the
-candidates of every such tree keeps every true class; when one class is left, every record of the
-group has it (certain). A tree that may not hold a record (it is out of bag, or the draw is
-unknown) says nothing certain about it and is left out. Positive counts are all the rule reads,
-so it holds whatever the multiplicities are (a count of 3 may be one row drawn three times).
+multiplicity (bootstrap draws; 0 for a row it never drew). A record that tree ``t`` drew ``m``
+times adds ``m`` to its true class's count in the leaf it lands in, a leaf of ``R_t``: its true
+class has a count of at least ``m`` there. So the tree's *candidates* for a group whose records
+were each drawn at least ``m ≥ 1`` times are the classes with a count of at least ``m`` in some
+leaf of ``R_t`` (with ``m = 1``: a positive count); intersecting the candidates of every such
+tree keeps every true class, and when one class is left every record of the group has it
+(certain). A tree that may not hold a record (it is out of bag, or the draw is unknown) says
+nothing certain about it and is left out. The multiplicities only ever raise the bar a count
+must clear, never lower it: a count of 3 may be one row drawn three times, so it never counts
+as three rows.
 
 Which trees hold which rows (:func:`row_multiplicities`): the multiplicities the forest records
 (scikit-learn's bootstrap, redrawn from each tree's seed; anyone holding the forest can redraw
@@ -60,7 +63,8 @@ __all__ = [
     "row_multiplicities",
 ]
 
-_POSITIVE = 1e-9  # a published count above this holds at least one row
+
+_TOLERANCE = 1e-6  # counts read from stored fractions (scikit-learn ≥ 1.4) are whole up to rounding
 
 
 def row_multiplicities(forest: Forest, i: int, n_rows: int) -> np.ndarray | None:
@@ -86,15 +90,20 @@ def row_multiplicities(forest: Forest, i: int, n_rows: int) -> np.ndarray | None
     return None
 
 
-def _class_counts(forest: Forest) -> list[np.ndarray | None]:
-    """Per tree, its published per-node class counts (``None``: the tree publishes none)."""
+def _class_counts(forest: Forest) -> tuple[list[np.ndarray | None], list[bool]]:
+    """Per tree, its published per-node class counts (``None``: the tree publishes none), and
+    whether they are exact (error rates of more than two classes are shared out evenly)."""
     out: list[np.ndarray | None] = []
+    exact: list[bool] = []
     for i, tree in enumerate(forest.trees):
         if not forest.known[i] & {"class-counts", "error-rates"}:
             out.append(None)
+            exact.append(False)
             continue
-        out.append(published_leaf_counts(tree)[0])
-    return out
+        counts, is_exact = published_leaf_counts(tree)
+        out.append(counts)
+        exact.append(is_exact)
+    return out, exact
 
 
 @dataclass
@@ -105,20 +114,37 @@ class ForestView:
     groups: QIGroups
     spans: list[sp.csr_matrix]  # per tree: groups × nodes, 1 where the group can land
     counts: list[np.ndarray | None]  # per tree: published class counts per node, or None
-    holds: np.ndarray  # groups × trees: the tree holds every record of the group (and publishes counts)
+    drawn: np.ndarray  # groups × trees: the fewest times the tree drew a record of the group (0: not known to hold all)
+    exact: list[bool]  # per tree: its class counts are exact (else only their being positive is read)
     values: tuple
     true_codes: np.ndarray | None
     sensitive: str
 
+    @property
+    def holds(self) -> np.ndarray:
+        """groups × trees: the tree is known to hold every record of the group."""
+        return self.drawn > 0
+
     def possible(self, counts: list[np.ndarray | None] | None = None) -> np.ndarray:
-        """groups × trees × classes: the classes tree ``t``'s span leaves a group (all, for a tree
-        that publishes no class counts or does not hold every record of the group)."""
+        """groups × trees × classes: the classes with a count of at least the group's multiplicity
+        in some leaf of its span (all, for a tree that publishes no class counts or is not known
+        to hold every record of the group)."""
         counts = self.counts if counts is None else counts
         out = np.ones((self.groups.n_groups, len(counts), len(self.values)), dtype=bool)
         for t, c in enumerate(counts):
-            if c is not None and self.holds[:, t].any():
-                out[:, t] = (np.asarray(self.spans[t] @ (c > _POSITIVE).astype(float)) > 0) | ~self.holds[:, t, None]
+            if c is None:
+                continue
+            bars = self.drawn[:, t] if self.exact[t] else np.minimum(self.drawn[:, t], 1)
+            for m in np.unique(bars[bars > 0]):
+                rows = np.flatnonzero(bars == m)
+                clears = c > _TOLERANCE if m == 1 else c >= m - _TOLERANCE
+                out[rows, t] = np.asarray(self.spans[t][rows] @ clears.astype(float)) > 0
         return out
+
+    def used(self, counts: list[np.ndarray | None] | None = None) -> np.ndarray:
+        """groups × trees: the tree holds every record of the group and ``counts`` has its counts."""
+        counts = self.counts if counts is None else counts
+        return self.holds & np.array([c is not None for c in counts])
 
     def candidates(self, counts: list[np.ndarray | None] | None = None) -> np.ndarray:
         """groups × classes: the classes no tree holding the group rules out (the sound rule)."""
@@ -128,11 +154,12 @@ class ForestView:
         """Each group's distribution (see the module docstring) and its candidate classes."""
         counts = self.counts if counts is None else counts
         allowed = self.candidates(counts) if allowed is None else allowed
+        used = self.used(counts)
         total = np.zeros((self.groups.n_groups, len(self.values)))
         for t, c in enumerate(counts):
-            if c is not None and self.holds[:, t].any():
-                total += span_posterior(self.spans[t], c) * self.holds[:, t, None]
-        n_trees = self.holds.sum(axis=1, keepdims=True)
+            if c is not None and used[:, t].any():
+                total += span_posterior(self.spans[t], c) * used[:, t, None]
+        n_trees = used.sum(axis=1, keepdims=True)
         soft = np.where(n_trees > 0, total / np.maximum(n_trees, 1), self._prior(counts))
         restricted = soft * allowed
         mass = restricted.sum(axis=1, keepdims=True)
@@ -144,13 +171,13 @@ class ForestView:
         k = len(self.values)
         return np.mean(roots, axis=0) if roots else np.full(k, 1.0 / k)
 
-    def provenance(self, possible: np.ndarray) -> list[str]:
+    def provenance(self, possible: np.ndarray, used: np.ndarray) -> list[str]:
         """Per group, the trees and leaves behind its distribution (``tree 3 leaf 17``): for a
         certain group, trees that leave one class between them; else the first trees holding it."""
         certain = possible.all(axis=1).sum(axis=1) == 1
         out = []
         for g in range(self.groups.n_groups):
-            trees = np.flatnonzero(self.holds[g])
+            trees = np.flatnonzero(used[g])
             if certain[g]:
                 out.append("; ".join(self._leaves_text(int(t), g) for t in _narrowing(possible[g])))
             elif len(trees) == 0:
@@ -171,12 +198,13 @@ class ForestView:
         posterior, allowed = self.posterior(counts, possible.all(axis=1))
         view = AttackerView(self.groups, sp.csr_matrix((self.groups.n_groups, 0)), self.values, self.true_codes, self.sensitive)
         result = view.result(attack, posterior, details, targets)
-        result.provenance = self.provenance(possible)
+        used = self.used(counts)
+        result.provenance = self.provenance(possible, used)
         n_trees = self.forest.n_trees
         result.details = {
             "trees": n_trees,
             "trees_with_class_counts": int(sum(c is not None for c in self.counts)),
-            "mean_trees_holding_a_group": float(self.holds.sum(axis=1).mean()),
+            "mean_trees_holding_a_group": float(used.sum(axis=1).mean()),
             "inconsistent_groups": int((~allowed.any(axis=1)).sum()),
             **details,
         }
@@ -222,19 +250,20 @@ def forest_view(
     check_columns(data, quasi_identifiers)
     if not quasi_identifiers:
         raise DataError("the data holds none of the forest's attributes: the attacker cannot route anyone")
-    counts = _class_counts(forest)
+    counts, exact = _class_counts(forest)
     if all(c is None for c in counts):
         raise AttackError("no tree of the forest publishes class counts or error rates: the leaf attacks need them")
     groups = QIGroups.from_frame(data, quasi_identifiers)
     spans = [reachable_leaves(tree, groups.table, known=quasi_identifiers) for tree in forest.trees]
-    holds = np.zeros((groups.n_groups, forest.n_trees), dtype=bool)
+    drawn = np.zeros((groups.n_groups, forest.n_trees), dtype=np.int64)
     for t, c in enumerate(counts):
         m = None if c is None else row_multiplicities(forest, t, len(data))
         if m is not None:
-            out_of_bag = np.bincount(groups.group_of_record, weights=(m == 0), minlength=groups.n_groups)
-            holds[:, t] = out_of_bag == 0
+            fewest = np.full(groups.n_groups, np.iinfo(np.int64).max)
+            np.minimum.at(fewest, groups.group_of_record, m)
+            drawn[:, t] = fewest
     true_codes = class_codes(forest.trees[0], data[sensitive], sensitive) if sensitive in data.columns else None
-    return ForestView(forest, groups, spans, counts, holds, tuple(forest.classes), true_codes, sensitive)
+    return ForestView(forest, groups, spans, counts, drawn, exact, tuple(forest.classes), true_codes, sensitive)
 
 
 def forest_homogeneity_attack(
@@ -315,7 +344,7 @@ def _subtract_known(view: ForestView, known: pd.DataFrame, positions: np.ndarray
     codes = class_codes(forest.trees[0], known[sensitive], sensitive)
     out: list[np.ndarray | None] = []
     for t, c in enumerate(view.counts):
-        m = None if c is None else row_multiplicities(forest, t, view.groups.n_records)
+        m = None if c is None or not view.exact[t] else row_multiplicities(forest, t, view.groups.n_records)
         if m is None or c is None:
             out.append(None)
             continue
@@ -351,7 +380,7 @@ def _homogeneous_leaves(view: ForestView) -> int:
         if c is None:
             continue
         leaves = np.array([n.id for n in view.forest.trees[t].leaves()], dtype=np.intp)
-        pos = c[leaves] > _POSITIVE
+        pos = c[leaves] > _TOLERANCE
         total += int((pos.sum(axis=1) == 1).sum())
     return total
 
