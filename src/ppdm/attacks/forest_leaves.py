@@ -44,7 +44,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.attacks.anonymity import span_ids
-from ppdm.attacks.leaves import AttackerView, class_codes, published_leaf_counts, span_posterior
+from ppdm.attacks.leaves import class_codes, published_leaf_counts, span_posterior
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
@@ -196,13 +196,22 @@ class ForestView:
         """An :class:`AttackResult`; ``exposed`` = records of groups the attacker is certain about."""
         possible = self.possible(counts)
         posterior, allowed = self.posterior(counts, possible.all(axis=1))
-        view = AttackerView(self.groups, sp.csr_matrix((self.groups.n_groups, 0)), self.values, self.true_codes, self.sensitive)
-        result = view.result(attack, posterior, details, targets)
         used = self.used(counts)
-        result.provenance = self.provenance(possible, used)
-        n_trees = self.forest.n_trees
+        n = self.groups.n_records
+        result = AttackResult(
+            attack=attack,
+            sensitive=self.sensitive,
+            values=self.values,
+            groups=self.groups,
+            posterior=posterior,
+            provenance=self.provenance(possible, used),
+            targets=np.ones(n, dtype=bool) if targets is None else targets,
+            exposed=np.zeros(n, dtype=bool),
+            true_codes=self.true_codes,
+        )
+        result.exposed = result.certain_groups[self.groups.group_of_record]
         result.details = {
-            "trees": n_trees,
+            "trees": self.forest.n_trees,
             "trees_with_class_counts": int(sum(c is not None for c in self.counts)),
             "mean_trees_holding_a_group": float(used.sum(axis=1).mean()),
             "inconsistent_groups": int((~allowed.any(axis=1)).sum()),
