@@ -65,6 +65,32 @@ def _reach(model: Tree | Forest, data: pd.DataFrame, public: Sequence[str]) -> t
     return reach, columns
 
 
+def _span_leaves(reach: sp.csr_matrix, rows: np.ndarray, columns: list[tuple[int, int]] | None) -> Sequence[tuple]:
+    """The leaves of each of ``rows`` of ``reach``: node ids, or ``(tree, leaf)`` pairs given each column's."""
+    if columns is None:
+        return [tuple(int(v) for v in reach.indices[reach.indptr[r] : reach.indptr[r + 1]]) for r in rows]
+    return ForestSpanLeaves(reach, rows, columns)
+
+
+class ForestSpanLeaves(Sequence):
+    """Each forest span's ``(tree, leaf)`` pairs, built when asked for: a forest's spans can hold
+    thousands of leaves each, and most reports read only a few spans."""
+
+    def __init__(self, reach: sp.csr_matrix, rows: np.ndarray, columns: list[tuple[int, int]]) -> None:
+        self._reach, self._rows = reach, rows
+        self._trees, self._nodes = (np.array(part, dtype=np.int64) for part in zip(*columns))
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        r = self._rows[i]
+        cols = self._reach.indices[self._reach.indptr[r] : self._reach.indptr[r + 1]]
+        return tuple(zip(self._trees[cols].tolist(), self._nodes[cols].tolist()))
+
+
 def _class_is_public(tree: Tree | Forest, public: Sequence[str], class_public: bool | None) -> bool:
     return tree.class_attribute in public if class_public is None else bool(class_public)
 
@@ -143,8 +169,7 @@ def model_anonymity(
     n_spans = int(span_of.max()) + 1 if len(span_of) else 0
     first = np.full(n_spans, -1, dtype=np.intp)
     first[span_of[::-1]] = np.arange(len(span_of))[::-1]
-    name = (lambda c: columns[c]) if isinstance(tree, Forest) else int
-    leaves = [tuple(name(int(v)) for v in reach.indices[reach.indptr[r] : reach.indptr[r + 1]]) for r in first]
+    leaves = _span_leaves(reach, first, columns if isinstance(tree, Forest) else None)
     population = np.bincount(span_of, minlength=n_spans)
     class_counts = None
     if y is not None:

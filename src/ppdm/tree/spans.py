@@ -11,6 +11,7 @@ class entropy of every span is at least log2 ℓ (§4.2). Both the audit of any 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,7 +37,7 @@ class Spans:
         records' classes are known (``None`` otherwise).
     """
 
-    leaves: list[tuple[Any, ...]]
+    leaves: Sequence[tuple[Any, ...]]
     span_class: np.ndarray | None
     span_of: np.ndarray
     population: np.ndarray
