@@ -13,6 +13,7 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 from ppdm.attacks import (
     background_knowledge_attack,
+    exposed_tuples,
     forest_view,
     homogeneity_attack,
     model_anonymity,
@@ -151,6 +152,12 @@ def test_forest_spans_equal_the_brute_force_ones(seed, brute_force_forest_spans)
             np.testing.assert_array_equal(fast.record_population, populations)
             assert fast.k == populations.min()
             assert all(isinstance(pair, tuple) and len(pair) == 2 for pair in fast.leaves[0])
+            classes = {}
+            for key, c in zip(keys, data["cls"]):
+                classes.setdefault(key, set()).add(c)
+            exposed = np.array([len(classes[key]) == 1 for key in keys])
+            np.testing.assert_array_equal(fast.exposed, exposed)
+            assert exposed_tuples(forest, data, list(public)) == exposed.mean()
 
 
 def test_forest_spans_name_tree_and_leaf_and_refine_each_trees_spans():
