@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.data.qigroups import group_codes
 from ppdm.data.roles import Roles, check_columns
 from ppdm.errors import DataError
 from ppdm.tree.forest import Forest
@@ -55,12 +56,18 @@ def span_ids(reach: sp.csr_matrix) -> np.ndarray:
 
 
 def _reach(model: Tree | Forest, data: pd.DataFrame, public: Sequence[str]) -> tuple[sp.csr_matrix, list[tuple[int, int]]]:
-    """Rows × nodes (of every tree, side by side) each record can reach, and each column's (tree, node)."""
+    """Rows × nodes (of every tree, side by side) each record can reach, and each column's (tree, node).
+
+    A forest routes each distinct combination of the public split attributes once, through every
+    tree, and hands its rows to the records that have it.
+    """
     if isinstance(model, Tree):
         return reachable_leaves(model, data, known=public), [(0, n) for n in range(model.n_nodes)]
-    blocks = [reachable_leaves(tree, data, known=public) for tree in model.trees]
+    used = [a for a in _split_attributes(model) if a in public]
+    codes, table = group_codes(data, used)
+    blocks = [reachable_leaves(tree, table, known=used) for tree in model.trees]
     columns = [(t, n) for t, tree in enumerate(model.trees) for n in range(tree.n_nodes)]
-    reach = sp.hstack(blocks, format="csr")
+    reach = sp.hstack(blocks, format="csr")[codes]
     reach.sort_indices()
     return reach, columns
 
