@@ -104,3 +104,8 @@ def test_library_files_need_the_training_table(files, table):
     assert str(info.value).startswith(str(files / "model.xgb.json")) and "\n" not in str(info.value)
     with pytest.raises(PpdmError, match="is a directory"):
         load_model(files)
+
+
+def test_an_ambiguous_class_column_is_named_in_the_cli_s_words(files, table):
+    with pytest.raises(ModelImportError, match=r"model.lgb.txt: name the class column of the training table \(--sensitive\)"):
+        load_model(files / "model.lgb.txt", table.assign(other=table["label"]))

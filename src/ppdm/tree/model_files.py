@@ -59,7 +59,10 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
             return forest_from_xgboost(content, data, class_attribute=class_attribute)
         return forest_from_lightgbm(content, data, class_attribute=class_attribute)
     except (TreeFormatError, ModelImportError, DataError) as exc:
-        raise type(exc)(f"{p}: {exc}") from None
+        message = str(exc)
+        if message.startswith("pass class_attribute"):  # the importer's advice names its Python argument
+            message = "name the class column of the training table (--sensitive)" + message.split(":", 1)[1]
+        raise type(exc)(f"{p}: {message}") from None
 
 
 def model_kind(path: str | Path) -> str:
