@@ -52,12 +52,15 @@ def test_attack_on_a_ppdm_forest_names_tree_and_leaf(run, folder):
     assert data["summary"]["exposed_records"] > 0
 
 
-@pytest.mark.parametrize("kind", ["uniqueness", "background"])
-def test_the_other_leaf_attacks_on_a_forest(run, folder, kind):
+@pytest.mark.parametrize(
+    "kind, shown",
+    [("uniqueness", "records alone in their leaves"), ("background", "known individuals"), ("reconstruction", "certain after subtraction")],
+)
+def test_the_other_leaf_attacks_on_a_forest(run, folder, kind, shown):
     extra = ["--known", folder / "known.csv"] if kind == "background" else []
     result = run("attack", "--tree", folder / "forest.json", "--data", folder / "train.csv", "--attack", kind, *extra)
     assert result.exit_code == 0, result.output
-    assert ("records alone in their leaves" if kind == "uniqueness" else "known individuals") in result.output
+    assert shown in result.output
 
 
 @pytest.mark.parametrize("model", ["model.xgb.json", "model.lgb.txt"])

@@ -115,6 +115,7 @@ class ForestView:
     spans: list[sp.csr_matrix]  # per tree: groups × nodes, 1 where the group can land
     counts: list[np.ndarray | None]  # per tree: published class counts per node, or None
     drawn: np.ndarray  # groups × trees: the fewest times the tree drew a record of the group (0: not known to hold all)
+    summed: np.ndarray  # groups × trees: how many times the tree drew the group's records in all (NaN: unknown)
     exact: list[bool]  # per tree: its class counts are exact (else only their being positive is read)
     values: tuple
     true_codes: np.ndarray | None
@@ -125,20 +126,22 @@ class ForestView:
         """groups × trees: the tree is known to hold every record of the group."""
         return self.drawn > 0
 
-    def possible(self, counts: list[np.ndarray | None] | None = None) -> np.ndarray:
+    def possible(self, counts: list[np.ndarray | None] | None = None, groups: np.ndarray | None = None) -> np.ndarray:
         """groups × trees × classes: the classes with a count of at least the group's multiplicity
         in some leaf of its span (all, for a tree that publishes no class counts or is not known
-        to hold every record of the group)."""
+        to hold every record of the group). ``groups``: only these (indices), in this order."""
         counts = self.counts if counts is None else counts
-        out = np.ones((self.groups.n_groups, len(counts), len(self.values)), dtype=bool)
+        groups = np.arange(self.groups.n_groups) if groups is None else groups
+        out = np.ones((len(groups), len(counts), len(self.values)), dtype=bool)
         for t, c in enumerate(counts):
             if c is None:
                 continue
-            bars = self.drawn[:, t] if self.exact[t] else np.minimum(self.drawn[:, t], 1)
+            drawn = self.drawn[groups, t]
+            bars = drawn if self.exact[t] else np.minimum(drawn, 1)
             for m in np.unique(bars[bars > 0]):
                 rows = np.flatnonzero(bars == m)
                 clears = c > _TOLERANCE if m == 1 else c >= m - _TOLERANCE
-                out[rows, t] = np.asarray(self.spans[t][rows] @ clears.astype(float)) > 0
+                out[rows, t] = np.asarray(self.spans[t][groups[rows]] @ clears.astype(float)) > 0
         return out
 
     def used(self, counts: list[np.ndarray | None] | None = None) -> np.ndarray:
@@ -192,9 +195,17 @@ class ForestView:
         leaves = span.indices[span.indptr[g] : span.indptr[g + 1]]
         return f"tree {t} " + ("leaf " if len(leaves) == 1 else "leaves ") + ", ".join(map(str, sorted(leaves)))
 
-    def result(self, attack: str, counts: list[np.ndarray | None] | None, details: dict, targets: np.ndarray | None = None) -> AttackResult:
-        """An :class:`AttackResult`; ``exposed`` = records of groups the attacker is certain about."""
-        possible = self.possible(counts)
+    def result(
+        self,
+        attack: str,
+        counts: list[np.ndarray | None] | None,
+        details: dict,
+        targets: np.ndarray | None = None,
+        possible: np.ndarray | None = None,
+    ) -> AttackResult:
+        """An :class:`AttackResult`; ``exposed`` = records of groups the attacker is certain about.
+        ``possible``: what each tree leaves each group, when worked out otherwise than from ``counts``."""
+        possible = self.possible(counts) if possible is None else possible
         posterior, allowed = self.posterior(counts, possible.all(axis=1))
         used = self.used(counts)
         n = self.groups.n_records
@@ -265,14 +276,16 @@ def forest_view(
     groups = QIGroups.from_frame(data, quasi_identifiers)
     spans = [reachable_leaves(tree, groups.table, known=quasi_identifiers) for tree in forest.trees]
     drawn = np.zeros((groups.n_groups, forest.n_trees), dtype=np.int64)
+    summed = np.full((groups.n_groups, forest.n_trees), np.nan)
     for t, c in enumerate(counts):
         m = None if c is None else row_multiplicities(forest, t, len(data))
         if m is not None:
             fewest = np.full(groups.n_groups, np.iinfo(np.int64).max)
             np.minimum.at(fewest, groups.group_of_record, m)
             drawn[:, t] = fewest
+            summed[:, t] = np.bincount(groups.group_of_record, weights=m, minlength=groups.n_groups)
     true_codes = class_codes(forest.trees[0], data[sensitive], sensitive) if sensitive in data.columns else None
-    return ForestView(forest, groups, spans, counts, drawn, exact, tuple(forest.classes), true_codes, sensitive)
+    return ForestView(forest, groups, spans, counts, drawn, summed, exact, tuple(forest.classes), true_codes, sensitive)
 
 
 def forest_homogeneity_attack(

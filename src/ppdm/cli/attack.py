@@ -26,7 +26,7 @@ from ppdm.cli.common import (
     main,
 )
 
-ATTACKS = ("homogeneity", "uniqueness", "background")
+ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
 
 
 def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
@@ -111,6 +111,7 @@ def _print_result(result: AttackResult, top: int) -> None:
     type=click.Choice(ATTACKS),
     default="homogeneity",
     show_default=True,
+    help="reconstruction: take the people found certain out of the counts and read them again, until nobody new is certain.",
 )
 @click.option(
     "--quasi-identifiers",
@@ -158,6 +159,7 @@ def attack_command(
     from ppdm.attacks import (
         background_knowledge_attack,
         homogeneity_attack,
+        reconstruction_attack,
         uniqueness_attack,
     )
     from ppdm.tree.model_files import load_model
@@ -174,7 +176,7 @@ def attack_command(
             tree, table, _known_rows(table, known), qis, sensitive, threshold
         )
     else:
-        attack = homogeneity_attack if kind == "homogeneity" else uniqueness_attack
+        attack = {"homogeneity": homogeneity_attack, "uniqueness": uniqueness_attack, "reconstruction": reconstruction_attack}[kind]
         result = attack(tree, table, qis, sensitive)
     _print_result(result, top)
     if out is not None:
