@@ -96,11 +96,21 @@ def salary_d() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Education", "Gender", "Salary"])
 
 
-@pytest.fixture(scope="session")
-def brute_force_spans() -> Callable:
-    """The brute-force span reference of ``tests/oracles.py`` (every private value enumerated)."""
+def _oracles():
     spec = importlib.util.spec_from_file_location("ppdm_test_oracles", Path(__file__).parent / "oracles.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.brute_force_spans
+    return module
+
+
+@pytest.fixture(scope="session")
+def brute_force_spans() -> Callable:
+    """The brute-force span reference of ``tests/oracles.py`` (every private value enumerated)."""
+    return _oracles().brute_force_spans
+
+
+@pytest.fixture(scope="session")
+def brute_force_forest_spans() -> Callable:
+    """The brute-force span reference over a forest (every private value, every tree at once)."""
+    return _oracles().brute_force_forest_spans

@@ -3,6 +3,8 @@
 :func:`brute_force_spans` is the reference for model k-anonymity (paper 002 §2): it enumerates
 every combination of private values for every record and routes it with :meth:`Tree.apply`, so
 it shares no code with the path-consistent routing of ``ppdm.tree.routing``.
+:func:`brute_force_forest_spans` does the same over a forest: one combination of private values
+routes a record through every tree at once, and its span is the set of leaf tuples it reaches.
 """
 
 from __future__ import annotations
@@ -15,17 +17,21 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.roles import Roles
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 from ppdm.tree.splits import ThresholdSplit
 
 
-def _private_choices(tree: Tree, attribute: str) -> list[object]:
+def _private_choices(tree: Tree | Forest, attribute: str) -> list[object]:
     """Values that reach every region of a private attribute: its domain, or one number per
-    interval between the tree's thresholds on it."""
+    interval between the thresholds on it (of every tree of a forest)."""
     attr = tree.attributes[attribute]
     if attr.is_categorical:
         return list(attr.categories)
-    cuts = sorted({n.split.threshold for n in tree.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == attribute})
+    trees = tree.trees if isinstance(tree, Forest) else [tree]
+    cuts = sorted(
+        {n.split.threshold for t in trees for n in t.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == attribute}
+    )
     if not cuts:
         return [0.0]
     inner = [(a + b) / 2 for a, b in zip(cuts, cuts[1:])]
@@ -86,3 +92,23 @@ def sklearn_tree(frame: pd.DataFrame, features: Sequence[str], target: str, dept
     est = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(X, frame[target])
     return tree_from_sklearn(est, frame[list(features)], class_attribute=target)
 
+
+def brute_force_forest_spans(forest: Forest, data: pd.DataFrame, public: Sequence[str]) -> tuple[list, np.ndarray]:
+    """Reference for :func:`ppdm.attacks.anonymity.model_anonymity` over a forest (private class).
+
+    Every combination of the private attributes' values is written into a copy of every record
+    (all copies in one table), which is then routed through every tree by :meth:`Tree.apply`; a
+    record's span is the set of tuples (one leaf per tree) its copies reached. Returns each record's span key and its span population.
+    """
+    split_attributes = sorted({n.split.attribute for t in forest.trees for n in t.nodes if n.split is not None})
+    private = [a for a in split_attributes if a not in public]
+    n = len(data)
+    base = data.reset_index(drop=True)
+    combos = list(itertools.product(*[_private_choices(forest, a) for a in private]))
+    frame = pd.concat([base] * len(combos), ignore_index=True)  # record i of combination c is row c*n + i
+    for j, attribute in enumerate(private):
+        frame[attribute] = np.repeat(np.array([combo[j] for combo in combos], dtype=object), n)
+    leaves = np.column_stack([tree.apply(frame) for tree in forest.trees]).reshape(len(combos), n, -1)
+    keys = [frozenset(map(tuple, leaves[:, i, :].tolist())) for i in range(n)]
+    sizes = Counter(keys)
+    return keys, np.array([sizes[key] for key in keys])

@@ -15,6 +15,11 @@ from ppdm.attacks.anonymity import exposed_tuples, model_anonymity  # noqa: E402
 
 __all__ += ["exposed_tuples", "model_anonymity"]
 
+from ppdm.attacks.forest_leaves import forest_view, row_multiplicities  # noqa: E402
+from ppdm.attacks.forest_reconstruction import reconstruction_attack  # noqa: E402
+
+__all__ += ["forest_view", "reconstruction_attack", "row_multiplicities"]
+
 from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack  # noqa: E402
 
 __all__ += ["most_exposed", "nar_impact", "rules_attack"]

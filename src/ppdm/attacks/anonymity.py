@@ -34,20 +34,71 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.data.qigroups import group_codes
 from ppdm.data.roles import Roles, check_columns
 from ppdm.errors import DataError
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
 from ppdm.tree.routing import reachable_leaves
 from ppdm.tree.spans import Spans
 
-__all__ = ["exposed_tuples", "model_anonymity"]
+__all__ = ["exposed_tuples", "model_anonymity", "span_ids"]
 
 
-def _split_attributes(tree: Tree) -> list[str]:
-    return sorted({n.split.attribute for n in tree.nodes if n.split is not None})
+def _split_attributes(model: Tree | Forest) -> list[str]:
+    trees = model.trees if isinstance(model, Forest) else [model]
+    return sorted({n.split.attribute for tree in trees for n in tree.nodes if n.split is not None})
 
 
-def _class_is_public(tree: Tree, public: Sequence[str], class_public: bool | None) -> bool:
+def span_ids(reach: sp.csr_matrix) -> np.ndarray:
+    """An id per row of ``reach`` (sorted indices) such that two rows share it iff they reach the same nodes."""
+    return _row_keys(reach, np.zeros(reach.shape[0], dtype=np.intp))
+
+
+def _reach(model: Tree | Forest, data: pd.DataFrame, public: Sequence[str]) -> tuple[sp.csr_matrix, list[tuple[int, int]]]:
+    """Rows × nodes (of every tree, side by side) each record can reach, and each column's (tree, node).
+
+    A forest routes each distinct combination of the public split attributes once, through every
+    tree, and hands its rows to the records that have it.
+    """
+    if isinstance(model, Tree):
+        return reachable_leaves(model, data, known=public), [(0, n) for n in range(model.n_nodes)]
+    used = [a for a in _split_attributes(model) if a in public]
+    codes, table = group_codes(data, used)
+    blocks = [reachable_leaves(tree, table, known=used) for tree in model.trees]
+    columns = [(t, n) for t, tree in enumerate(model.trees) for n in range(tree.n_nodes)]
+    reach = sp.hstack(blocks, format="csr")[codes]
+    reach.sort_indices()
+    return reach, columns
+
+
+def _span_leaves(reach: sp.csr_matrix, rows: np.ndarray, columns: list[tuple[int, int]] | None) -> Sequence[tuple]:
+    """The leaves of each of ``rows`` of ``reach``: node ids, or ``(tree, leaf)`` pairs given each column's."""
+    if columns is None:
+        return [tuple(int(v) for v in reach.indices[reach.indptr[r] : reach.indptr[r + 1]]) for r in rows]
+    return ForestSpanLeaves(reach, rows, columns)
+
+
+class ForestSpanLeaves(Sequence):
+    """Each forest span's ``(tree, leaf)`` pairs, built when asked for: a forest's spans can hold
+    thousands of leaves each, and most reports read only a few spans."""
+
+    def __init__(self, reach: sp.csr_matrix, rows: np.ndarray, columns: list[tuple[int, int]]) -> None:
+        self._reach, self._rows = reach, rows
+        self._trees, self._nodes = (np.array(part, dtype=np.int64) for part in zip(*columns))
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        r = self._rows[i]
+        cols = self._reach.indices[self._reach.indptr[r] : self._reach.indptr[r + 1]]
+        return tuple(zip(self._trees[cols].tolist(), self._nodes[cols].tolist()))
+
+
+def _class_is_public(tree: Tree | Forest, public: Sequence[str], class_public: bool | None) -> bool:
     return tree.class_attribute in public if class_public is None else bool(class_public)
 
 
@@ -80,7 +131,7 @@ def _row_keys(reach: sp.csr_matrix, extra: np.ndarray) -> np.ndarray:
     return ids
 
 
-def _class_codes(tree: Tree, data: pd.DataFrame, column: str) -> np.ndarray:
+def _class_codes(tree: Tree | Forest, data: pd.DataFrame, column: str) -> np.ndarray:
     codes = encode_categories(data[column], tree.classes)
     bad = codes < 0
     if bad.any():
@@ -92,7 +143,7 @@ def _class_codes(tree: Tree, data: pd.DataFrame, column: str) -> np.ndarray:
 
 
 def model_anonymity(
-    tree: Tree,
+    tree: Tree | Forest,
     data: pd.DataFrame,
     roles: Roles | Sequence[str],
     class_public: bool | None = None,
@@ -104,6 +155,12 @@ def model_anonymity(
     attribute the tree splits on is private. ``class_public``: whether the attacker knows each
     person's class (default: whether the class attribute is a quasi-identifier). When ``data``
     holds the class column, per-span class counts (for ℓ-diversity and exposed tuples) are kept.
+
+    Over a :class:`Forest`, a record's span is its set of reachable leaves in every tree: records
+    whose sets agree in every tree cannot be told apart by the model (varying the private values
+    jointly over the trees gives the same grouping: a leaf a record can reach is reached for the
+    same private values by every record that can reach it). ``Spans.leaves`` then holds
+    ``(tree, leaf)`` pairs.
     """
     public = list(roles.quasi_identifiers if isinstance(roles, Roles) else roles)
     used_public = [a for a in _split_attributes(tree) if a in public]
@@ -113,13 +170,13 @@ def model_anonymity(
     if is_public and not has_class:
         raise DataError(f"the class {tree.class_attribute!r} is public but missing from the data")
     y = _class_codes(tree, data, tree.class_attribute) if has_class else None
-    reach = reachable_leaves(tree, data, known=public)
+    reach, columns = _reach(tree, data, public)
     extra = y if is_public and y is not None else np.zeros(len(data), dtype=np.intp)
     span_of = _row_keys(reach, extra)
     n_spans = int(span_of.max()) + 1 if len(span_of) else 0
     first = np.full(n_spans, -1, dtype=np.intp)
     first[span_of[::-1]] = np.arange(len(span_of))[::-1]
-    leaves = [tuple(int(v) for v in reach.indices[reach.indptr[r] : reach.indptr[r + 1]]) for r in first]
+    leaves = _span_leaves(reach, first, columns if isinstance(tree, Forest) else None)
     population = np.bincount(span_of, minlength=n_spans)
     class_counts = None
     if y is not None:
@@ -129,7 +186,7 @@ def model_anonymity(
     return Spans(leaves, span_class, span_of, population, class_counts)
 
 
-def exposed_tuples(tree: Tree, data: pd.DataFrame, roles: Roles | Sequence[str], class_public: bool | None = None) -> float:
+def exposed_tuples(tree: Tree | Forest, data: pd.DataFrame, roles: Roles | Sequence[str], class_public: bool | None = None) -> float:
     """Share of training records whose span is class-homogeneous (paper 002 §4.2, Figure 6).
 
     For such a record the attacker infers the class with certainty from the linking attack.

@@ -8,7 +8,9 @@ remaining distribution gives some class at least ``threshold`` is exposed with t
 
 The known individuals are rows of the attacker's table identified by their index labels in
 ``data``; they are not targets. Class counts must be exact (class counts published, or error
-rates of a two-class tree).
+rates of a two-class tree). Given a :class:`~ppdm.tree.forest.Forest`, every tree that holds
+the known individuals a known number of times is subtracted from
+(:func:`ppdm.attacks.forest_leaves.forest_background_attack`).
 """
 
 from __future__ import annotations
@@ -18,17 +20,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.forest_leaves import forest_background_attack
 from ppdm.attacks.leaves import attacker_view, class_codes, published_leaf_counts, span_posterior
 from ppdm.attacks.result import AttackResult
 from ppdm.data.roles import check_columns
 from ppdm.errors import AttackError, DataError
 from ppdm.metrics.baseline import at_least, is_certain
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves
 
 
 def background_knowledge_attack(
-    tree: Tree,
+    tree: Tree | Forest,
     data: pd.DataFrame,
     known: pd.DataFrame,
     quasi_identifiers: Sequence[str] | None = None,
@@ -36,6 +40,8 @@ def background_knowledge_attack(
     threshold: float = 0.9,
 ) -> AttackResult:
     """Subtract known individuals from the leaf counts and re-read every other person's leaf."""
+    if isinstance(tree, Forest):
+        return forest_background_attack(tree, data, known, quasi_identifiers, sensitive, threshold)
     if not 0 < threshold <= 1:
         raise DataError(f"threshold must be in (0, 1], got {threshold}")
     view = attacker_view(tree, data, quasi_identifiers, sensitive)

@@ -8,7 +8,9 @@ classes the same holds for any single nonzero class.
 leaves); a person whose QI combination is unique in the attacker's table and who lands in a leaf
 that reveals their class is identified and exposed.
 
-Both read only the published tree; the training table's QI part is the attacker's table.
+Both read only the published tree; the training table's QI part is the attacker's table. Given a
+:class:`~ppdm.tree.forest.Forest`, both intersect what every tree says
+(:mod:`ppdm.attacks.forest_leaves`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.forest_leaves import forest_homogeneity_attack, forest_uniqueness_attack
 from ppdm.attacks.leaves import AttackerView, attacker_view, published_leaf_counts, span_posterior
 from ppdm.attacks.result import AttackResult
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
 
@@ -39,9 +43,11 @@ def single_record_leaves(tree: Tree) -> np.ndarray:
 
 
 def homogeneity_attack(
-    tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
+    tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
 ) -> AttackResult:
     """Expose everyone whose span holds one class only (paper 003 §3.1, Table 6)."""
+    if isinstance(tree, Forest):
+        return forest_homogeneity_attack(tree, data, quasi_identifiers, sensitive)
     view = attacker_view(tree, data, quasi_identifiers, sensitive)
     leaves, users = homogeneous_leaves(tree)
     details = {"homogeneous_leaves": int(len(leaves)), "homogeneous_leaf_records": users}
@@ -53,9 +59,11 @@ def _leaf_posterior(tree: Tree, view: AttackerView) -> np.ndarray:
 
 
 def uniqueness_attack(
-    tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
+    tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
 ) -> AttackResult:
     """Expose people whose QI combination is unique and whose span reveals their class (§2.2.1, Table 5)."""
+    if isinstance(tree, Forest):
+        return forest_uniqueness_attack(tree, data, quasi_identifiers, sensitive)
     view = attacker_view(tree, data, quasi_identifiers, sensitive)
     unique = view.groups.counts == 1
     details = {"single_record_leaves": int(len(single_record_leaves(tree))), "unique_qi_records": int(unique.sum())}

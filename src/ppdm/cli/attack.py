@@ -1,4 +1,5 @@
-"""``ppdm attack``: the leaf attacks on a published tree."""
+"""``ppdm attack``: the leaf attacks on a published tree or forest (ppdm JSON, XGBoost JSON,
+LightGBM text; :func:`ppdm.tree.model_files.load_model` tells them apart)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from ppdm.cli.common import (
     main,
 )
 
-ATTACKS = ("homogeneity", "uniqueness", "background")
+ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
 
 
 def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
@@ -85,11 +86,13 @@ def _print_result(result: AttackResult, top: int) -> None:
 
 @main.command("attack")
 @click.option(
+    "--model",
     "--tree",
     "tree_file",
     type=click.Path(path_type=Path),
     required=True,
-    help="The published tree (JSON).",
+    help="The published model: a ppdm tree or forest (JSON), an XGBoost JSON model or a LightGBM "
+    "model text file (these two read their column names from the table: give the training table).",
 )
 @click.option(
     "--data",
@@ -108,6 +111,7 @@ def _print_result(result: AttackResult, top: int) -> None:
     type=click.Choice(ATTACKS),
     default="homogeneity",
     show_default=True,
+    help="reconstruction: take the people found certain out of the counts and read them again, until nobody new is certain.",
 )
 @click.option(
     "--quasi-identifiers",
@@ -150,17 +154,18 @@ def attack_command(
     top: int,
     out: Path | None,
 ) -> None:
-    """Attack a published tree with the attacker's table (paper 003) and summarise who is exposed."""
+    """Attack a published tree or forest with the attacker's table (paper 003) and summarise who is exposed."""
     check_outputs(out)
     from ppdm.attacks import (
         background_knowledge_attack,
         homogeneity_attack,
+        reconstruction_attack,
         uniqueness_attack,
     )
-    from ppdm.tree import load_tree
+    from ppdm.tree.model_files import load_model
 
-    tree = load_tree(tree_file)
     table = _attacker_table(dataset, data)
+    tree = load_model(tree_file, table, class_attribute=sensitive)
     qis = _split_list(quasi_identifiers)
     if kind == "background":
         if known is None:
@@ -171,7 +176,7 @@ def attack_command(
             tree, table, _known_rows(table, known), qis, sensitive, threshold
         )
     else:
-        attack = homogeneity_attack if kind == "homogeneity" else uniqueness_attack
+        attack = {"homogeneity": homogeneity_attack, "uniqueness": uniqueness_attack, "reconstruction": reconstruction_attack}[kind]
         result = attack(tree, table, qis, sensitive)
     _print_result(result, top)
     if out is not None:

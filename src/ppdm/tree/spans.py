@@ -11,7 +11,9 @@ class entropy of every span is at least log2 ℓ (§4.2). Both the audit of any 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +28,8 @@ class Spans:
 
     Attributes
     ----------
-    leaves: each span's leaf ids (sorted tuples); with a public class, ``span_class`` says which
-        class the span is about.
+    leaves: each span's leaf ids (sorted tuples; over a forest, sorted ``(tree, leaf)`` pairs);
+        with a public class, ``span_class`` says which class the span is about.
     span_class: per span, the class index (public class), or ``None`` (private class).
     span_of: per record, the index of its span.
     population: per span, how many records it holds (``|[S(x_A)]_{T_ID}|``).
@@ -35,7 +37,7 @@ class Spans:
         records' classes are known (``None`` otherwise).
     """
 
-    leaves: list[tuple[int, ...]]
+    leaves: Sequence[tuple[Any, ...]]
     span_class: np.ndarray | None
     span_of: np.ndarray
     population: np.ndarray

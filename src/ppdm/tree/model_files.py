@@ -1,0 +1,104 @@
+"""One entry point for every model file ppdm reads: :func:`load_model` tells the formats apart.
+
+The CLI's ``--model`` / ``--tree`` options accept any of:
+
+* a ``ppdm-tree`` JSON file (:func:`ppdm.tree.io.load_tree`) → :class:`Tree`;
+* a ``ppdm-forest`` JSON file (:func:`ppdm.tree.forest_io.load_forest`) → :class:`Forest`;
+* an XGBoost JSON model (``booster.save_model("m.json")``: an object with a ``learner``) and a
+  LightGBM ``dump_model()`` JSON (an object with ``tree_info``) → :class:`Forest`;
+* a LightGBM model text file (``booster.save_model("m.txt")``: it starts with ``tree``) →
+  :class:`Forest`.
+
+The libraries' files number their input columns; naming them and tracing one-hot columns back
+to attributes needs the training table, unencoded, with its class column (``data``; see
+:func:`~ppdm.tree.xgboost_json.forest_from_xgboost`). Only text is read: nothing is unpickled.
+Every error is one line that starts with the file's name.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ppdm.errors import DataError, ModelImportError, TreeFormatError
+from ppdm.tree.forest import Forest
+from ppdm.tree.forest_io import forest_from_dict
+from ppdm.tree.io import tree_from_dict
+from ppdm.tree.lightgbm_text import forest_from_lightgbm
+from ppdm.tree.model import Tree
+from ppdm.tree.xgboost_json import forest_from_xgboost
+
+__all__ = ["load_model", "model_kind"]
+
+KINDS = ("ppdm-tree", "ppdm-forest", "xgboost-json", "lightgbm-json", "lightgbm-text")
+
+
+def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attribute: str | None = None) -> Tree | Forest:
+    """Read the tree or forest in ``path``, whichever of the formats above it is.
+
+    ``data``: the training table (unencoded, with the class column), needed by XGBoost and
+    LightGBM files only; their counts are checked against it when it has as many rows as the
+    model was trained on. ``class_attribute``: the class column of ``data`` (default: the one
+    column outside the model's inputs with as many values as the model has classes).
+    """
+    p = Path(path)
+    kind, content = _read(p)
+    try:
+        if kind == "ppdm-tree":
+            return tree_from_dict(content)
+        if kind == "ppdm-forest":
+            return forest_from_dict(content)
+        if data is None:
+            raise ModelImportError(
+                f"a {kind.split('-')[0]} model numbers its input columns: pass the training table (--data) to name them"
+            )
+        if kind == "xgboost-json":
+            return forest_from_xgboost(content, data, class_attribute=class_attribute)
+        return forest_from_lightgbm(content, data, class_attribute=class_attribute)
+    except (TreeFormatError, ModelImportError, DataError) as exc:
+        message = str(exc)
+        if message.startswith("pass class_attribute"):  # the importer's advice names its Python argument
+            message = "name the class column of the training table (--sensitive)" + message.split(":", 1)[1]
+        raise type(exc)(f"{p}: {message}") from None
+
+
+def model_kind(path: str | Path) -> str:
+    """Which of :data:`KINDS` the file ``path`` holds (its content decides, not its name)."""
+    return _read(Path(path))[0]
+
+
+def _read(p: Path) -> tuple[str, Any]:
+    """The file's kind and its content (a parsed JSON object, or the LightGBM text)."""
+    if p.is_dir():
+        raise TreeFormatError(f"{p}: is a directory, not a model file")
+    if not p.is_file():
+        raise TreeFormatError(f"{p}: no such model file")
+    try:
+        text = p.read_text()
+    except UnicodeDecodeError:
+        raise TreeFormatError(f"{p}: not a text file (ppdm reads JSON models and LightGBM text models)") from None
+    if text.startswith(("tree\n", "tree\r\n")):
+        return "lightgbm-text", text.replace("\r\n", "\n")
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TreeFormatError(
+            f"{p}: neither JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}) nor a LightGBM model text file"
+        ) from None
+    if not isinstance(doc, dict):
+        raise TreeFormatError(f"{p}: expected a JSON object (a ppdm tree or forest, an XGBoost or LightGBM model)")
+    fmt = doc.get("format")
+    if fmt in ("ppdm-tree", "ppdm-forest"):
+        return str(fmt), doc
+    if "learner" in doc:
+        return "xgboost-json", doc
+    if "tree_info" in doc:
+        return "lightgbm-json", doc
+    found = f"format {fmt!r}" if fmt is not None else "no 'format' field"
+    raise TreeFormatError(
+        f"{p}: not a model file ppdm reads ({found}; expected a ppdm-tree or ppdm-forest file, an XGBoost JSON "
+        "model or a LightGBM model)"
+    )
