@@ -94,6 +94,10 @@ class AttackError(PpdmError):
     """The published model does not reveal what an attack needs."""
 
 
+class ReportError(PpdmError):
+    """A report cannot be made or printed: an input that is not an attack result, no browser for the PDF."""
+
+
 # --------------------------------------------------------------------------------------------
 # ppdm warnings
 # --------------------------------------------------------------------------------------------
