@@ -20,6 +20,7 @@ __all__ = [
     "NotFittedError",
     "NotIdentifiableError",
     "PpdmError",
+    "ReportError",
     "RulesError",
     "TreeFormatError",
     "UninformativeKnowledgeWarning",
