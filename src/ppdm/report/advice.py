@@ -60,9 +60,17 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
         covered += row[key]
     what = "proved people" if key == "certain_right" else "people held at high confidence only because of the model"
     names = ", ".join(f"{r['leaf']}" for r in chosen)
+    share = pct(covered / total)
+    if covered < 0.5 * total:
+        spread = sum(1 for r in rows if r[key] > 0)
+        return [
+            f"{attack['name']}: the {what} ({int(total):,}) are spread over {spread:,} leaves; the {len(chosen)} largest "
+            f"(leaves {names}) cause only {share}. Pruning leaf by leaf will not do: retrain with a depth or minimum-leaf "
+            "limit, or let ppdm defend search pruning levels."
+        ]
     subject = f"leaf {names} causes" if len(chosen) == 1 else f"leaves {names} cause"
     return [
-        f"{attack['name']}: {subject} {pct(covered / total)} of the {what} ({int(covered):,} of {int(total):,}). "
+        f"{attack['name']}: {subject} {share} of the {what} ({int(covered):,} of {int(total):,}). "
         "Prune them into their parents (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
     ]
 

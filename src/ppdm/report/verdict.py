@@ -30,9 +30,12 @@ class RiskTarget:
         return f">={self.threshold:g}"
 
 
-def pct(x: float) -> str:
-    """A share as a percentage with the precision a reader needs (61 %, 4.1 %, 0.03 %)."""
+def pct(x: float, digits: int | None = None) -> str:
+    """A share as a percentage with the precision a reader needs (61 %, 4.1 %, 0.03 %), or with
+    ``digits`` decimals."""
     v = 100 * x
+    if digits is not None:
+        return f"{v:.{digits}f} %"
     if v == 0 or v >= 10:
         return f"{v:.0f} %"
     if v >= 1:
@@ -77,7 +80,7 @@ def verdict(summary: dict[str, Any], target: RiskTarget = RiskTarget()) -> dict[
     return {
         "level": "meets" if meets else "fails",
         "headline": f"The attacker is right for {pct(summary['attacker_accuracy'])} of people "
-        f"(95 % CI {pct(lo)}–{pct(hi)}); the prior alone, always guessing {base['majority_guess']!r}, "
+        f"(95 % CI {pct(lo, 1)}–{pct(hi, 1)}); the prior alone, always guessing {base['majority_guess']!r}, "
         f"is right for {pct(base['accuracy'])}.",
         "lines": lines,
         "risk_share": share,
