@@ -56,7 +56,7 @@ def test_advice_names_the_leaves_to_prune_and_the_search(report):
     advice = " ".join(report["advice"])
     assert "leaf 1 causes 100 % of the proved people" in advice and "ppdm prune" in advice
     assert "--publish error-rates" in advice
-    assert "chose 'pruned'" in advice
+    assert "chose 'pruned': accuracy 66.0 %, share of people at confidence ≥ 0.9 0.0 %" in advice
 
 
 def test_provenance_texts_parse_to_leaves():

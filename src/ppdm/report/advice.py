@@ -85,10 +85,11 @@ def _defend(frontier: dict[str, Any] | None, target: RiskTarget) -> str:
     chosen = [p for p in frontier["points"] if p.get("chosen")]
     if not chosen:
         return "The defense search found no candidate meeting the target: loosen the target, or publish less than a tree."
-    best = chosen[0]
+    best, name = chosen[0], frontier.get("risk", "risk")
+    risk = pct(best["risk"], 1) if "share" in name else f"{best['risk']:.3g}"
     return (
-        f"The defense search chose {best['label']!r}: accuracy {pct(best['accuracy'])} at {frontier.get('risk', 'risk')} "
-        f"{best['risk']:.3g}. Publish it after auditing it again."
+        f"The defense search chose {best['label']!r}: accuracy {pct(best['accuracy'], 1)}, {name} {risk}. "
+        "Publish it after auditing it again under this threat model."
     )
 
 

@@ -117,8 +117,9 @@ def frontier_figure(points: Sequence[dict[str, Any]], risk_name: str, figure_id:
     ylo, yhi = float(acc.min()), float(acc.max())
     pad = max((yhi - ylo) * 0.15, 0.01)
     plot = Plot((0, xmax), (max(ylo - pad, 0.0), min(yhi + pad, 1.0)), height=340)
+    share = "share" in risk_name and xmax <= 1.1
     plot.axes(np.linspace(0, xmax, 5), np.linspace(plot.y[0], plot.y[1], 5), risk_name, "accuracy",
-              xfmt=lambda v: f"{v:.3g}", yfmt=lambda v: pct(v))
+              xfmt=(lambda v: pct(v, 1)) if share else (lambda v: f"{v:.3g}"), yfmt=lambda v: pct(v, 1))
     if target is not None:
         plot.vline(target, CHOSEN, "target")
     front = pareto_front(risk, acc)
@@ -127,7 +128,7 @@ def frontier_figure(points: Sequence[dict[str, Any]], risk_name: str, figure_id:
         chosen = bool(p.get("chosen"))
         plot.point(r, a, CHOSEN if chosen else ATTACK, r=6 if chosen else 4, title=f"{p['label']}: accuracy {pct(a)}, {risk_name} {r:.3g}")
     for i in front:
-        plot.text(plot.sx(risk[i]) + 7, plot.sy(acc[i]) - 6, str(points[i]["label"])[:24], size=10, color=MUTED)
+        plot.text(plot.sx(risk[i]) + 7, plot.sy(acc[i]) - 6, str(points[i]["label"])[:32], size=10, color=MUTED)
     return plot.svg(figure_id, "accuracy against risk of the defense search's candidates")
 
 
