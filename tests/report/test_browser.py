@@ -8,6 +8,7 @@ shows that the check sees errors). `.ci/run` installs chromium; where it could n
 skip and say so.
 """
 
+import json
 from html.parser import HTMLParser
 
 import pytest
@@ -57,6 +58,39 @@ class Page(HTMLParser):
             self._figure = None
 
 
+#: Run after the report's own script, as a reader would: list the people of the first leaf of
+#: the leaf table (its "people reaching it" button), then sort them by row, twice.
+CLICKS = """<script>
+(function () {
+  const out = {};
+  const table = document.querySelector("table[data-table=people]");
+  out.before = Number(table.dataset.rows);
+  const button = document.querySelector("[data-show-leaf]");
+  out.leaf = button.dataset.showLeaf;
+  button.click();
+  out.filtered = Number(table.dataset.rows);
+  const rowHeader = table.querySelector("th");
+  rowHeader.click();
+  out.first_desc = table.querySelector("tbody tr td").textContent;
+  rowHeader.click();
+  out.first_asc = table.querySelector("tbody tr td").textContent;
+  out.count = table.parentElement.previousElementSibling.querySelector(".count").textContent;
+  document.body.dataset.clicks = JSON.stringify(out);
+})();
+</script>"""
+
+
+class Clicks(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clicks: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "body" and "data-clicks" in a:
+            self.clicks = json.loads(a["data-clicks"])
+
+
 @pytest.fixture(scope="module")
 def page(audit, tmp_path_factory):
     tree, _, threat, result = audit
@@ -66,8 +100,16 @@ def page(audit, tmp_path_factory):
     return folder / "report.html"
 
 
-def test_the_report_renders_with_no_console_error(page):
-    run = dump_dom(page)
+@pytest.fixture(scope="module")
+def opened(page):
+    """The DOM of the report once its script ran and a reader clicked (:data:`CLICKS`)."""
+    clicked = page.with_name("clicked.html")
+    clicked.write_text(page.read_text(encoding="utf-8").replace("</body>", CLICKS + "</body>"), encoding="utf-8")
+    return dump_dom(clicked)
+
+
+def test_the_report_renders_with_no_console_error(opened):
+    run = opened
     assert run.console == [], f"console messages: {run.console}"
     dom = Page()
     dom.feed(run.stdout)
@@ -75,6 +117,18 @@ def test_the_report_renders_with_no_console_error(page):
     assert dom.rows.get("people", 0) > 0 and dom.rows.get("leaves", 0) > 0, dom.rows
     assert set(dom.marks) == {"fig-confidence-0", "fig-exposure-0", "fig-frontier"}, dom.marks
     assert all(n > 0 for n in dom.marks.values()), dom.marks
+
+
+def test_a_leaf_lists_its_people_and_columns_sort(opened, audit):
+    parser = Clicks()
+    parser.feed(opened.stdout)
+    clicks = parser.clicks
+    assert clicks is not None, "the clicks did not run"
+    _, _, _, result = audit
+    in_leaf = int(sum(c for c, p in zip(result.groups.counts, result.provenance) if p == f"leaf {clicks['leaf']}"))
+    assert clicks["before"] == 100 and clicks["filtered"] == in_leaf == 71
+    assert clicks["count"] == f"showing {in_leaf} of {in_leaf} people matching (240 in all)"
+    assert int(clicks["first_desc"].replace(",", "")) > int(clicks["first_asc"].replace(",", ""))
 
 
 def test_the_check_sees_a_broken_page(tmp_path):

@@ -125,3 +125,21 @@ def test_a_report_needs_a_result():
         build_report([])
     with pytest.raises(ReportError, match="not an attack result"):
         build_report([{"format": "ppdm-tree"}])
+
+
+def test_a_forest_is_drawn_tree_by_tree_with_its_own_anchors(audit):
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.tree import forest_from_sklearn
+
+    _, frame, _, result = audit
+    X = pd.DataFrame({"a": frame["a"].cat.codes.astype(float), "b": frame["b"].cat.codes.astype(float)})
+    rf = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, frame["s"])
+    forest = forest_from_sklearn(rf, X, y=frame["s"])
+    report = build_report([result], forest)
+    trees = report["model"]["trees"]
+    assert report["model"]["kind"] == "forest" and [t["index"] for t in trees] == [0, 1, 2]
+    page = render_html(report)
+    for i, tree in enumerate(trees):
+        assert tree["lines"][0]["anchor"] == f"tree-{i}-node-0" and f'id="tree-{i}-node-0"' in page

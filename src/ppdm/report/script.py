@@ -70,7 +70,7 @@ JS = r"""
              noun: "people" };
   }
 
-  function leafTable(a) {
+  function leafTable(a, index) {
     const hasTruth = a.people.truth !== null, e = a.exposure;
     const byLeaf = e.length > 0 && e[0].leaf !== null && e[0].leaf !== undefined;
     const high = e.length && e[0].beyond !== undefined ? "beyond" : "high";
@@ -78,7 +78,7 @@ JS = r"""
       { label: byLeaf ? "leaf" : "source", kind: byLeaf ? "leaf" : "text" },
       { label: "rule (path to the leaf)", kind: "text" },
       { label: "published", kind: "text" },
-      { label: "people reaching it", kind: "num", title: "people whose known values can land in this leaf" },
+      { label: "people reaching it", kind: byLeaf ? "who" : "num", title: "people whose known values can land in this leaf (click: list them)" },
       { label: "decided by it alone", kind: "num", title: "people who can land only in this leaf" },
     ];
     if (hasTruth) columns.push({ label: high === "beyond" ? "at ≥ 0.9, beyond prior" : "at ≥ 0.9", kind: "num" });
@@ -88,7 +88,8 @@ JS = r"""
     columns.push({ label: "discloses", kind: "text", title: "the values proved of its people" });
     const rows = e.map(function (r) {
       const leaf = byLeaf ? { text: "leaf " + r.leaf, tree: r.tree, id: r.leaf, anchor: r.anchor } : r.source;
-      const cells = [leaf, r.rule || "", r.published || "", r.people, r.sole];
+      const who = byLeaf ? { count: r.people, leaf: r.leaf, attack: index } : r.people;
+      const cells = [leaf, r.rule || "", r.published || "", who, r.sole];
       if (hasTruth) cells.push(r[high]);
       cells.push(r.certain_right);
       if (hasTruth) cells.push(r.certain_wrong, r.mean_confidence === undefined ? null : r.mean_confidence,
@@ -103,8 +104,17 @@ JS = r"""
   // -- the table widget ----------------------------------------------------------------------------
   function cellNode(value, kind) {
     const td = document.createElement("td");
-    if (kind === "num" || kind === "pct") td.className = "num";
+    if (kind === "num" || kind === "pct" || kind === "who") td.className = "num";
     if (kind === "leaves") td.append(leafCell(value));
+    else if (kind === "who") {
+      const button = document.createElement("button");
+      button.className = "link";
+      button.textContent = num(value.count);
+      button.title = "list the people who can reach leaf " + value.leaf;
+      button.dataset.showLeaf = String(value.leaf);
+      button.dataset.attack = String(value.attack);
+      td.append(button);
+    }
     else if (kind === "leaf" && value && typeof value === "object") {
       const link = document.createElement("a");
       link.href = "#" + (value.anchor || anchorOf(value.tree === undefined ? null : value.tree, value.id));
@@ -113,12 +123,16 @@ JS = r"""
     } else td.textContent = kind === "pct" ? pct(value) : kind === "num" ? num(value) : (value === null ? "" : String(value));
     return td;
   }
-  function textOf(value) { return value && typeof value === "object" ? value.text : String(value === null ? "" : value); }
+  function textOf(value) {
+    if (value && typeof value === "object") return value.text !== undefined ? value.text : String(value.count);
+    return String(value === null ? "" : value);
+  }
   function compare(kind) {
     if (kind === "num" || kind === "pct") return function (x, y) {
       return (x === null ? -Infinity : x) - (y === null ? -Infinity : y);
     };
     if (kind === "leaf") return function (x, y) { return (x.id || 0) - (y.id || 0); };
+    if (kind === "who") return function (x, y) { return x.count - y.count; };
     return function (x, y) { return textOf(x).localeCompare(textOf(y), "en", { numeric: true }); };
   }
 
@@ -213,15 +227,15 @@ JS = r"""
   document.querySelectorAll("[data-table]").forEach(function (host) {
     const i = Number(host.dataset.attack), a = data.attacks[i];
     if (host.dataset.table === "people") people[i] = Table(host, peopleTable(a), i);
-    else Table(host, leafTable(a), i);
+    else Table(host, leafTable(a, i), i);
   });
-  document.querySelectorAll("[data-show-leaf]").forEach(function (button) {
-    button.addEventListener("click", function () {
-      const i = Number(button.dataset.attack), t = people[i];
-      if (!t) return;
-      t.filter("leaf:" + button.dataset.showLeaf);
-      document.getElementById("people-" + i).scrollIntoView();
-    });
+  document.addEventListener("click", function (event) {
+    const button = event.target.closest ? event.target.closest("[data-show-leaf]") : null;
+    if (!button) return;
+    const i = Number(button.dataset.attack), t = people[i];
+    if (!t) return;
+    t.filter("leaf:" + button.dataset.showLeaf);
+    document.getElementById("people-" + i).scrollIntoView();
   });
   document.body.dataset.ready = "1";
 })();
