@@ -17,6 +17,10 @@ from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figur
 from ppdm.report.script import JS
 from ppdm.report.style import CSS
 
+#: A model longer than this many lines is left out of the printed page (the PDF), not of the screen.
+PRINTED_LINES = 400
+LONG = ' class="long"'
+
 _LEVEL = {"fails": "target not met", "meets": "target met", "unknown": "not measured"}
 
 
@@ -159,9 +163,17 @@ def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:
         title = "" if tree["index"] is None else f"<h3>tree {tree['index']}</h3>"
         lines = "".join(_line(line, line["anchor"] in exposed) for line in tree["lines"])
         parts.append(f'{title}<pre class="tree">{lines}</pre>')
+    n_lines = sum(len(t["lines"]) for t in model["trees"])
+    long = n_lines > PRINTED_LINES
+    note = (
+        f'<p class="printnote">The model has {n_lines:,} lines, too many to print: open the HTML page, or run ppdm show.</p>'
+        if long
+        else ""
+    )
     return (
-        '<section id="model"><h2>The published model</h2><p class="note">As <code>ppdm show</code> prints it: every line ends '
-        "with the id of its node, the ids the tables and figures name. Leaves in red expose someone.</p>" + "".join(parts) + "</section>"
+        f'<section id="model"{LONG if long else ""}><h2>The published model</h2><p class="note">As <code>ppdm show</code> '
+        "prints it: every line ends with the id of its node, the ids the tables and figures name. Leaves in red expose "
+        "someone.</p>" + note + "".join(parts) + "</section>"
     )
 
 

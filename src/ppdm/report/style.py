@@ -41,11 +41,13 @@ pre.tree { background: #f9fafb; border: 1px solid var(--line); padding: 10px; ov
 pre.tree span { display: block; white-space: pre; }
 pre.tree span:target, tr:target td { background: #fde68a; }
 pre.tree span.exposed { color: var(--bad); font-weight: 600; }
+.printnote { display: none; }
 @media print {
   body { background: #fff; } main { max-width: none; padding: 0; }
   .controls, .more, nav { display: none; }
   .tablewrap, pre.tree { max-height: none; overflow: visible; }
   h2 { break-after: avoid; } figure, .card { break-inside: avoid; }
   th { position: static; }
+  #model.long pre.tree, #model.long h3 { display: none; } #model.long .printnote { display: block; }
 }
 """
