@@ -46,6 +46,15 @@ def test_report_writes_the_page_and_its_json(run, files, tmp_path):
         assert f"[node {leaf['leaf']}]" in shown.output
 
 
+def test_report_of_several_results(run, files, tmp_path):
+    out = tmp_path / "two.html"
+    done = run("report", files / "result.json", files / "result.json", "--out", out, "--json", tmp_path / "data.json", "-q")
+    assert done.exit_code == 0 and done.output == ""
+    assert len(json.loads((tmp_path / "data.json").read_text())["attacks"]) == 2
+    page = out.read_text()
+    assert 'id="attack-1"' in page and "No model was given" in page
+
+
 def test_audit_writes_the_report_too(run, files, tmp_path):
     out = tmp_path / "audit.html"
     done = run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", out, "-q")
