@@ -6,6 +6,7 @@ JS = r"""
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("report-data").textContent);
+  const SHOWN_LEAVES = 6;  // a cell links this many leaves; its tooltip lists them all
   const LEAVES = /^(?:tree (\d+) )?(?:leaf|leaves) (\d+(?:, \d+)*)$/;
 
   function pct(v) { return v === null || v === undefined ? "" : (100 * v).toFixed(1) + " %"; }
@@ -19,13 +20,17 @@ JS = r"""
     const parsed = leafIds(text), span = document.createElement("span");
     if (!parsed) { span.textContent = text; return span; }
     span.append(parsed.ids.length === 1 ? "leaf " : "leaves ");
-    parsed.ids.forEach(function (id, i) {
+    parsed.ids.slice(0, SHOWN_LEAVES).forEach(function (id, i) {
       if (i) span.append(", ");
       const a = document.createElement("a");
       a.href = "#" + anchorOf(parsed.tree, id);
       a.textContent = String(id);
       span.append(a);
     });
+    if (parsed.ids.length > SHOWN_LEAVES) {
+      span.append(" … +" + (parsed.ids.length - SHOWN_LEAVES));
+      span.title = text;
+    }
     return span;
   }
 

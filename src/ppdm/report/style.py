@@ -36,7 +36,7 @@ table.leaves td:nth-child(2) { min-width: 240px; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.proved td { background: #fee2e2; } tr.high td { background: #ffedd5; }
 button { font: inherit; font-size: 13px; padding: 3px 10px; border: 1px solid #cbd5e1; background: #fff; border-radius: 4px; cursor: pointer; }
-button.link { border: none; padding: 0; color: #1d4ed8; text-decoration: underline; background: none; }
+button.link { font-size: inherit; border: none; padding: 0; color: #1d4ed8; text-decoration: underline; background: none; }
 pre.tree { background: #f9fafb; border: 1px solid var(--line); padding: 10px; overflow-x: auto; max-height: 640px; line-height: 1.45; }
 pre.tree span { display: block; white-space: pre; }
 pre.tree span:target, tr:target td { background: #fde68a; }
@@ -46,7 +46,9 @@ pre.tree span.exposed { color: var(--bad); font-weight: 600; }
   body { background: #fff; } main { max-width: none; padding: 0; }
   .controls, .more, nav { display: none; }
   .tablewrap, pre.tree { max-height: none; overflow: visible; }
-  h2 { break-after: avoid; } figure, .card { break-inside: avoid; }
+  h2, h3 { break-after: avoid; } figure, .card, tr { break-inside: avoid; }
+  table { font-size: 8.5px; } th, td { padding: 2px 3px; } th { white-space: normal; }
+  table.leaves td:nth-child(2) { min-width: 0; } td { overflow-wrap: anywhere; }
   th { position: static; }
   #model.long pre.tree, #model.long h3 { display: none; } #model.long .printnote { display: block; }
 }
