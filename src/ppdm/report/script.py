@@ -36,43 +36,42 @@ JS = r"""
 
   // -- rows --------------------------------------------------------------------------------------
   function peopleTable(a) {
+    // Columns: row, status, confidence (and the prior's), true value, guess, leaves, known values.
     const p = a.people, g = a.groups, n = p.row.length, hasTruth = p.truth !== null;
-    const columns = [{ label: "row", kind: "num", title: "row in your CSV, 0 = the first data row" }];
-    a.quasi_identifiers.forEach(function (q) { columns.push({ label: q, kind: "text" }); });
-    if (hasTruth) columns.push({ label: "true " + a.sensitive, kind: "text" });
-    columns.push({ label: "attacker's guess", kind: "text" });
+    const columns = [{ label: "row", kind: "num", title: "row in your CSV, 0 = the first data row" },
+                     { label: "status", kind: "text" }];
     if (hasTruth) {
       columns.push({ label: "confidence in true value", kind: "pct" });
       if (p.prior) columns.push({ label: "prior alone", kind: "pct" });
+      columns.push({ label: "true " + a.sensitive, kind: "text" });
     } else {
       columns.push({ label: "confidence in guess", kind: "pct" });
     }
-    columns.push({ label: "leaves", kind: "leaves" }, { label: "status", kind: "text" });
+    columns.push({ label: "attacker's guess", kind: "text" }, { label: "leaves", kind: "leaves" });
+    a.quasi_identifiers.forEach(function (q) { columns.push({ label: q, kind: "text" }); });
     const guess = g.posterior.map(function (row) { return row.indexOf(Math.max.apply(null, row)); });
     const certain = g.posterior.map(function (row) { return Math.max.apply(null, row) >= 1 - 1e-9; });
     const rows = new Array(n);
     for (let i = 0; i < n; i++) {
       const k = p.group[i], target = p.target === null || p.target[i] === 1;
-      const row = [p.row[i]].concat(g.qi[k]);
-      let status = "", cls = "";
+      let status = "", cls = "", row;
       if (hasTruth) {
         const t = p.truth[i], conf = g.posterior[k][t], prior = p.prior ? p.prior[t] : null;
-        row.push(a.values[t], a.values[guess[k]], conf);
-        if (p.prior) row.push(prior);
         if (!target) status = "known individual";
         else if (certain[k] && guess[k] === t) { status = "proved"; cls = "proved"; }
         else if (certain[k]) status = "certain, wrong";
         else if (conf >= 0.9 - 1e-9) { status = prior !== null && prior < 0.9 - 1e-9 ? "≥ 0.9, beyond prior" : "≥ 0.9"; cls = "high"; }
+        row = [p.row[i], status, conf];
+        if (p.prior) row.push(prior);
+        row.push(a.values[t]);
       } else {
-        row.push(a.values[guess[k]], Math.max.apply(null, g.posterior[k]));
         if (certain[k]) { status = "certain"; cls = "proved"; }
+        row = [p.row[i], status, Math.max.apply(null, g.posterior[k])];
       }
-      row.push(g.provenance[k], status);
-      rows[i] = { cells: row, cls: cls, risk: cls === "proved" ? 2 : cls === "high" ? 1 : 0 };
+      row.push(a.values[guess[k]], g.provenance[k]);
+      rows[i] = { cells: row.concat(g.qi[k]), cls: cls, risk: cls === "proved" ? 2 : cls === "high" ? 1 : 0 };
     }
-    const sortBy = hasTruth ? a.quasi_identifiers.length + 3 : a.quasi_identifiers.length + 2;
-    return { columns: columns, rows: rows, sortBy: sortBy, descending: true, limit: 100, riskFilter: true,
-             noun: "people" };
+    return { columns: columns, rows: rows, sortBy: 2, descending: true, limit: 100, riskFilter: true, noun: "people" };
   }
 
   function leafTable(a, index) {
@@ -110,7 +109,7 @@ JS = r"""
   function cellNode(value, kind) {
     const td = document.createElement("td");
     if (kind === "num" || kind === "pct" || kind === "who") td.className = "num";
-    if (kind === "leaves") td.append(leafCell(value));
+    if (kind === "leaves") { td.className = "leaves"; td.append(leafCell(value)); }
     else if (kind === "who") {
       const button = document.createElement("button");
       button.className = "link";
