@@ -20,6 +20,7 @@ __all__ = [
     "NotFittedError",
     "NotIdentifiableError",
     "PpdmError",
+    "ReportError",
     "RulesError",
     "TreeFormatError",
     "UninformativeKnowledgeWarning",
@@ -92,6 +93,10 @@ class InfeasibleError(MaxEntError):
 
 class AttackError(PpdmError):
     """The published model does not reveal what an attack needs."""
+
+
+class ReportError(PpdmError):
+    """A report cannot be made or printed: an input that is not an attack result, no browser for the PDF."""
 
 
 # --------------------------------------------------------------------------------------------

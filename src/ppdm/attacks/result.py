@@ -139,7 +139,10 @@ class AttackResult:
         """JSON-ready: the summary and, for every group, its QI values, records, posterior and
         ``rows``: the positions (from 0) of its records in the attacker's table. For a table read
         with ``load_csv`` these are its data rows in file order (header excluded), so results
-        join back to the user's CSV.
+        join back to the user's CSV. When the true sensitive values are known, ``truth`` holds
+        each of those records' true value (an index into ``values``, in the order of ``rows``)
+        and ``targets`` whether the attack is about it (a known individual is not): the report
+        reads both to show each person's confidence in their true value.
 
         Linear in the number of groups and records: every per-group column is computed once.
         """
@@ -166,6 +169,9 @@ class AttackResult:
             }
             for qi, records, n_exposed, posterior, certain, provenance, rows in columns
         ]
+        if self.true_codes is not None:
+            for group, truth, targets in zip(groups, self._by_group(self.true_codes), self._by_group(self.targets)):
+                group["truth"], group["targets"] = truth, targets
         return {
             "format": "ppdm-attack-result",
             "version": 1,
@@ -177,11 +183,15 @@ class AttackResult:
 
     def group_rows(self) -> list[list[int]]:
         """Per group, the row numbers of its records (positions, or ``row_ids`` when set; ascending)."""
+        order = np.arange(self.groups.n_records) if self.row_ids is None else np.asarray(self.row_ids)
+        return self._by_group(order)
+
+    def _by_group(self, per_record: np.ndarray) -> list[list[Any]]:
+        """Per group, ``per_record``'s entries for its records (in record order, as ``group_rows``)."""
         order = np.argsort(self.groups.group_of_record, kind="stable")
-        ids = order if self.row_ids is None else np.asarray(self.row_ids)[order]
         ends = np.cumsum(self.groups.counts).tolist()
-        ids_list = ids.tolist()
-        return [ids_list[start:end] for start, end in zip([0, *ends[:-1]], ends)]
+        values = np.asarray(per_record)[order].tolist()
+        return [values[start:end] for start, end in zip([0, *ends[:-1]], ends)]
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(result_json(self.to_dict()))

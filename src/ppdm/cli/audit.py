@@ -30,6 +30,7 @@ from ppdm.cli.common import (
     main,
     status,
 )
+from ppdm.cli.report import check_report_outputs, write_html_report
 
 
 def _train_for_audit(
@@ -185,6 +186,12 @@ def _print_audit(result: AttackResult, top: int) -> None:
     type=click.Path(path_type=Path),
     help="Write every group's posterior and the summary as JSON.",
 )
+@click.option(
+    "--report",
+    "report_out",
+    type=click.Path(path_type=Path),
+    help="Also write the HTML report (and its JSON beside it): verdict, people and leaves exposed, what to do next.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @handles_errors
 def audit_command(
@@ -210,10 +217,13 @@ def audit_command(
     time_limit: float | None,
     top: int,
     out: Path | None,
+    report_out: Path | None,
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy)."""
     check_outputs(out)
+    if report_out is not None:
+        check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.errors import UninformativeKnowledgeWarning
     from ppdm.maxent.tree_constraints import Knowledge
@@ -272,6 +282,8 @@ def audit_command(
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
+    if report_out is not None:
+        write_html_report([result], tree, threat, report_out, quiet=quiet)
 
 
 def _threat_from_options(

@@ -22,11 +22,17 @@ from ppdm.cli.common import DISCLOSURES, _rank, console, handles_errors, main
 @click.option(
     "--max-depth", type=click.IntRange(min=1), help="Abbreviate below this depth."
 )
+@click.option(
+    "--ids/--no-ids",
+    default=True,
+    show_default=True,
+    help="End each line with its node's id ([node 7]), the ids audits and reports name.",
+)
 @handles_errors
 def show_command(
-    tree_file: Path, disclosure: str | None, max_depth: int | None
+    tree_file: Path, disclosure: str | None, max_depth: int | None, ids: bool
 ) -> None:
-    """Print a tree in the papers' style ("> 50K (2.0/1.0)")."""
+    """Print a tree in the papers' style ("> 50K (2.0/1.0)"), with every node's id."""
     from ppdm.tree import Disclosure, load_tree, render_tree
 
     tree = load_tree(tree_file)
@@ -42,7 +48,7 @@ def show_command(
         highlight=False,
     )
     console.print(
-        render_tree(tree, disclosure=disclosure, max_depth=max_depth),
+        render_tree(tree, disclosure=disclosure, max_depth=max_depth, ids=ids),
         highlight=False,
         markup=False,
     )

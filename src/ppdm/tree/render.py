@@ -5,10 +5,14 @@
     |   country = Canada: <= 50K (4.0/1.0)
 
 A leaf shows its label, then ``(n/errors)`` when error rates are published, then the class
-counts when those are.
+counts when those are. With ``ids`` every line ends with the id of the node it leads to
+(``[node 7]``), the root's on a line of its own: the ids that audits name in their provenance
+("leaf 7") and reports link to.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Node, Tree
@@ -25,28 +29,46 @@ def _leaf_text(tree: Tree, node: Node) -> str:
     return text
 
 
-def render_tree(tree: Tree, disclosure: Disclosure | str | None = None, max_depth: int | None = None) -> str:
+def node_tag(node_id: int) -> str:
+    """How a rendering names a node: ``[node 7]``."""
+    return f"[node {node_id}]"
+
+
+def render_tree(
+    tree: Tree, disclosure: Disclosure | str | None = None, max_depth: int | None = None, ids: bool = False
+) -> str:
     """Render ``tree`` as indented text, showing only what ``disclosure`` reveals (default: the
-    tree's own level); subtrees below ``max_depth`` are summarised by their node count."""
+    tree's own level); subtrees below ``max_depth`` are summarised by their node count. With
+    ``ids`` each line ends with its node's id (see the module docstring)."""
+    return "\n".join(text for _, text in render_lines(tree, disclosure, max_depth, ids))
+
+
+def render_lines(
+    tree: Tree, disclosure: Disclosure | str | None = None, max_depth: int | None = None, ids: bool = False
+) -> list[tuple[int, str]]:
+    """:func:`render_tree` line by line, each with the id of the node it leads to."""
     tree = tree.published(disclosure)
     root = tree.root
+    tag = (lambda i: f"  {node_tag(i)}") if ids else (lambda i: "")
     if root.is_leaf:
-        return ": " + _leaf_text(tree, root)
-    lines: list[str] = []
-    _render_children(tree, root, 0, lines, max_depth)
-    return "\n".join(lines)
+        return [(root.id, ": " + _leaf_text(tree, root) + tag(root.id))]
+    lines: list[tuple[int, str]] = [(root.id, "root" + tag(root.id))] if ids else []
+    _render_children(tree, root, 0, lines, max_depth, tag)
+    return lines
 
 
-def _render_children(tree: Tree, node: Node, level: int, lines: list[str], max_depth: int | None) -> None:
+def _render_children(
+    tree: Tree, node: Node, level: int, lines: list[tuple[int, str]], max_depth: int | None, tag: Callable[[int], str]
+) -> None:
     assert node.split is not None
     indent = "|   " * level
     for branch, child_id in enumerate(node.children):
         child = tree.nodes[child_id]
         head = indent + node.split.describe(branch)
         if child.is_leaf:
-            lines.append(f"{head}: {_leaf_text(tree, child)}")
+            lines.append((child.id, f"{head}: {_leaf_text(tree, child)}{tag(child.id)}"))
         elif max_depth is not None and level + 1 >= max_depth:
-            lines.append(f"{head}: ... ({len(list(tree.descendants(child.id)))} nodes below)")
+            lines.append((child.id, f"{head}: ... ({len(list(tree.descendants(child.id)))} nodes below){tag(child.id)}"))
         else:
-            lines.append(head)
-            _render_children(tree, child, level + 1, lines, max_depth)
+            lines.append((child.id, head + tag(child.id)))
+            _render_children(tree, child, level + 1, lines, max_depth, tag)

@@ -1,0 +1,90 @@
+"""``ppdm report``: the HTML report (and its JSON, and a PDF) of saved attack results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ppdm.cli.common import check_outputs, console, handles_errors, main, status
+from ppdm.errors import PpdmError
+
+if TYPE_CHECKING:
+    from ppdm.attacks import AttackResult
+    from ppdm.attacks.threat import ThreatModel
+    from ppdm.tree import Forest, Tree
+
+
+def check_report_outputs(out: Path, json_out: Path | None, pdf: Path | None, *inputs: Path | None) -> None:
+    """Refuse, before any work, a report path that is not HTML, cannot be written, or would
+    overwrite an input or another output (the report's JSON goes beside the page by default)."""
+    from ppdm.report.write import json_path_for
+
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise PpdmError(f"{out}: the report is an HTML page; name it .html")
+    if pdf is not None and pdf.suffix.lower() != ".pdf":
+        raise PpdmError(f"{pdf}: name the PDF .pdf")
+    data = json_out if json_out is not None else json_path_for(out)
+    for other in inputs:
+        if other is not None and other.resolve() == data.resolve():
+            raise PpdmError(f"{data}: the report's JSON would overwrite it; give the report another name or --json")
+    check_outputs(out, data, pdf)
+
+
+def write_html_report(
+    results: list[AttackResult | dict[str, Any]],
+    model: Tree | Forest | None,
+    threat: ThreatModel | None,
+    out: Path,
+    json_out: Path | None = None,
+    pdf: Path | None = None,
+    frontier: Any = None,
+    title: str | None = None,
+    quiet: bool = False,
+) -> None:
+    """Build, write and announce a report (shared by ``ppdm report`` and ``ppdm audit --report``)."""
+    from ppdm.report import build_report, write_report
+
+    with status("writing the report", quiet):
+        report = build_report(results, model, threat, frontier, title=title)
+        data = write_report(report, out, json_out, pdf)
+    if not quiet:
+        for attack in report["attacks"]:
+            console.print(f"{attack['name']}: {attack['verdict']['headline']}", highlight=False)
+        written = ", ".join(str(p) for p in (out, data, pdf) if p is not None)
+        console.print(f"wrote {written}", highlight=False)
+
+
+@main.command("report")
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--model", "model_file", type=click.Path(path_type=Path), help="The published tree or forest (JSON) the results audit: its leaves get linked.")
+@click.option("--threat", "threat_file", type=click.Path(path_type=Path), help="The threat model (YAML) the audit used, for its story in words.")
+@click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="A defense search's candidates (JSON: [[accuracy, risk, label], ...]).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="The HTML page to write.")
+@click.option("--json", "json_out", type=click.Path(path_type=Path), help="Where to write the report's data (default: beside --out, .json).")
+@click.option("--pdf", type=click.Path(path_type=Path), help="Also print the page to this PDF (headless Chromium).")
+@click.option("--title", help="The report's title.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@handles_errors
+def report_command(
+    results: tuple[Path, ...],
+    model_file: Path | None,
+    threat_file: Path | None,
+    frontier_file: Path | None,
+    out: Path,
+    json_out: Path | None,
+    pdf: Path | None,
+    title: str | None,
+    quiet: bool,
+) -> None:
+    """A report a privacy officer reads: verdicts, who is exposed by which leaf, and what to do next (HTML, JSON, PDF)."""
+    check_report_outputs(out, json_out, pdf, *results, model_file, threat_file, frontier_file)
+    from ppdm.attacks.threat import load_threat
+    from ppdm.report.load import load_frontier, load_model, load_result
+
+    loaded = [load_result(path) for path in results]
+    model = load_model(model_file) if model_file is not None else None
+    threat = load_threat(threat_file) if threat_file is not None else None
+    frontier = load_frontier(frontier_file) if frontier_file is not None else None
+    write_html_report(loaded, model, threat, out, json_out, pdf, frontier, title, quiet)

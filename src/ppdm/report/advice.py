@@ -1,0 +1,102 @@
+"""What to do next, derived from the numbers: which leaves to prune, what to stop publishing,
+when to run the defense search (the defenses of paper 000 §6 and paper 003 §4: pruning, and
+publishing less than the class counts).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ppdm.report.verdict import RiskTarget, pct
+
+_LESS = {"class-counts": "error-rates", "error-rates": "labels"}
+
+
+def advice(
+    attacks: list[dict[str, Any]],
+    model: dict[str, Any] | None,
+    frontier: dict[str, Any] | None,
+    target: RiskTarget = RiskTarget(),
+) -> list[str]:
+    """Plain-words steps, most effective first, from each attack's verdict and per-leaf table."""
+    failing = [a for a in attacks if a["verdict"]["level"] == "fails"]
+    out: list[str] = []
+    for attack in failing:
+        out.extend(_leaves_to_prune(attack))
+    if failing and model is not None:
+        less = _LESS.get(model["disclosure"])
+        if less:
+            out.append(
+                f"Publish less: the model publishes {model['disclosure']}; publishing {less} instead takes away what the "
+                f"attacker solves with. Check it before publishing: ppdm audit ... --publish {less}."
+            )
+        else:
+            out.append("The model already publishes only labels: prune it, or retrain with a depth or minimum-leaf limit.")
+    if failing:
+        out.append(_defend(frontier, target))
+    elif attacks:
+        out.append(
+            f"Under this threat model the model meets the target ({target.describe()}). Audit again if the attacker may "
+            "know more (for example ppdm audit ... --preset insider) before publishing."
+        )
+    out.extend(_little_beyond_prior(attacks))
+    return out
+
+
+def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
+    """The fewest leaves that cause 80 % of the proved people (or of those at high confidence)."""
+    rows = [r for r in attack["exposure"] if r.get("leaf") is not None]
+    if not rows:
+        return []
+    key = "certain_right" if any(r["certain_right"] for r in rows) else "beyond" if any(r.get("beyond") for r in rows) else None
+    if key is None:
+        return []
+    total = sum(r[key] for r in rows)
+    chosen, covered = [], 0.0
+    for row in sorted(rows, key=lambda r: -r[key]):
+        if covered >= 0.8 * total or len(chosen) == 8 or row[key] == 0:
+            break
+        chosen.append(row)
+        covered += row[key]
+    what = "proved people" if key == "certain_right" else "people held at high confidence only because of the model"
+    names = ", ".join(f"{r['leaf']}" for r in chosen)
+    share = pct(covered / total)
+    if covered < 0.5 * total:
+        spread = sum(1 for r in rows if r[key] > 0)
+        return [
+            f"{attack['name']}: the {what} ({int(total):,}) are spread over {spread:,} leaves; the {len(chosen)} largest "
+            f"(leaves {names}) cause only {share}. Pruning leaf by leaf will not do: retrain with a depth or minimum-leaf "
+            "limit, or let ppdm defend search pruning levels."
+        ]
+    subject = f"leaf {names} causes" if len(chosen) == 1 else f"leaves {names} cause"
+    return [
+        f"{attack['name']}: {subject} {share} of the {what} ({int(covered):,} of {int(total):,}). "
+        "Prune them into their parents (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
+    ]
+
+
+def _defend(frontier: dict[str, Any] | None, target: RiskTarget) -> str:
+    if frontier is None or not frontier.get("points"):
+        return (
+            f"Run the defense search to find the most accurate model meeting the target ({target.describe()}): "
+            "ppdm defend --model MODEL --data DATA ... It prunes, retrains with limits, trains k-anonymous trees and "
+            "publishes less, and audits every candidate under the same threat model."
+        )
+    chosen = [p for p in frontier["points"] if p.get("chosen")]
+    if not chosen:
+        return "The defense search found no candidate meeting the target: loosen the target, or publish less than a tree."
+    best, name = chosen[0], frontier.get("risk", "risk")
+    risk = pct(best["risk"], 1) if "share" in name else f"{best['risk']:.3g}"
+    return (
+        f"The defense search chose {best['label']!r}: accuracy {pct(best['accuracy'], 1)}, {name} {risk}. "
+        "Publish it after auditing it again under this threat model."
+    )
+
+
+def _little_beyond_prior(attacks: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for attack in attacks:
+        lift = attack["summary"].get("lift", {}).get("difference")
+        if lift is not None and abs(lift) < 0.01 and attack["verdict"]["level"] != "fails":
+            out.append(f"{attack['name']}: the model tells the attacker almost nothing beyond the prior (accuracy lift {lift:+.3f}).")
+    return out

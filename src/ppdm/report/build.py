@@ -1,0 +1,167 @@
+"""The report's data: one JSON-ready dict made from attack results, the model, the threat model
+and a defense search's frontier. The HTML (:mod:`ppdm.report.html`) is drawn from this dict
+alone, and the dict is written next to it, so every figure and table can be checked by reading it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+import ppdm
+from ppdm.attacks.result import AttackResult
+from ppdm.errors import ReportError
+from ppdm.report.advice import advice
+from ppdm.report.exposure import exposure_table
+from ppdm.report.model_view import model_view
+from ppdm.report.persons import Persons, persons_of
+from ppdm.report.threat_words import threat_sentences
+from ppdm.report.verdict import RiskTarget, verdict
+
+if TYPE_CHECKING:
+    from ppdm.attacks.threat import ThreatModel
+    from ppdm.tree.forest import Forest
+    from ppdm.tree.model import Tree
+
+FrontierPoint = Union[tuple[float, float, str], dict[str, Any]]
+
+FORMAT = "ppdm-report"
+
+
+def build_report(
+    results: Iterable[AttackResult | dict[str, Any]],
+    model: Tree | Forest | None = None,
+    threat: ThreatModel | None = None,
+    frontier: Sequence[FrontierPoint] | dict[str, Any] | None = None,
+    *,
+    title: str | None = None,
+    target: RiskTarget = RiskTarget(),
+    risk_name: str = "share of people at confidence ≥ 0.9",
+) -> dict[str, Any]:
+    """The report of one or more attacks on ``model`` (see the module docstring).
+
+    ``results``: :class:`AttackResult` objects or their JSON form (:meth:`AttackResult.to_dict`,
+    as ``ppdm audit --out`` writes it). ``frontier``: a defense search's candidates, each
+    ``(accuracy, risk, label)`` or a dict with those keys and optionally ``"chosen": true``; or a
+    dict ``{"risk": name, "points": [...]}``.
+    """
+    dicts = [_as_dict(r) for r in results]
+    if not dicts:
+        raise ReportError("a report needs at least one attack result")
+    view = model_view(_as_audited(model, threat, dicts)) if model is not None else None
+    attacks = [_attack(r, view, threat, target) for r in dicts]
+    front = frontier_of(frontier, risk_name)
+    return {
+        "format": FORMAT,
+        "version": 1,
+        "ppdm": ppdm.__version__,
+        "title": title or _title(attacks),
+        "target": {"certain": target.certain, "threshold": target.threshold, "share": target.share, "text": target.describe()},
+        "model": view,
+        "attacks": attacks,
+        "frontier": front,
+        "advice": advice(attacks, view, front, target),
+    }
+
+
+def _as_dict(result: AttackResult | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(result, AttackResult):
+        return result.to_dict()
+    if not isinstance(result, dict) or result.get("format") != "ppdm-attack-result":
+        raise ReportError("not an attack result: expected the JSON that ppdm audit --out or ppdm attack --out writes")
+    return result
+
+
+def _as_audited(model: Tree | Forest, threat: ThreatModel | None, results: list[dict[str, Any]]) -> Tree | Forest:
+    """The model at the level the audit assumed published (the threat model's ``publish``, else
+    what the first result's threat line says), when that is less than the file holds."""
+    from ppdm.tree.disclosure import Disclosure
+    from ppdm.tree.model import Tree
+
+    level = threat.publish.value if threat is not None and threat.publish is not None else None
+    if level is None:
+        found = re.search(r"model publishes ([a-z-]+)", str(results[0]["summary"].get("threat_model", "")))
+        level = found.group(1) if found else None
+    order = [d.value for d in Disclosure]
+    if not isinstance(model, Tree) or level not in order or order.index(level) >= order.index(model.disclosure.value):
+        return model
+    return model.published(level)
+
+
+def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatModel | None, target: RiskTarget) -> dict[str, Any]:
+    summary = result["summary"]
+    values = [str(v) for v in result["values"]]
+    persons = persons_of(result)
+    provenance = [g["provenance"] for g in result["groups"]]
+    description = summary.get("threat_model") or (threat.describe() if threat is not None else "")
+    return {
+        "name": f"{summary['attack']} attack on {summary['sensitive']!r}",
+        "attack": summary["attack"],
+        "sensitive": summary["sensitive"],
+        "values": values,
+        "quasi_identifiers": result["quasi_identifiers"],
+        "threat": {**threat_sentences(description, threat), "spec": threat.to_dict() if threat is not None else None},
+        "summary": summary,
+        "verdict": verdict(summary, target),
+        "exposure": exposure_table(persons, provenance, values, view),
+        "groups": {
+            "qi": [[g["qi"].get(q) for q in result["quasi_identifiers"]] for g in result["groups"]],
+            "posterior": np.round(persons.posterior, 6).tolist(),
+            "provenance": provenance,
+        },
+        "people": _people(persons),
+    }
+
+
+def _people(persons: Persons) -> dict[str, Any]:
+    """Columns of the per-person table (row ids, groups, true values, whether a target)."""
+    return {
+        "row": persons.row.tolist(),
+        "group": persons.group.tolist(),
+        "truth": None if persons.truth is None else persons.truth.tolist(),
+        "target": None if persons.target.all() else persons.target.astype(int).tolist(),
+        "prior": None if persons.prior is None else persons.prior.tolist(),
+    }
+
+
+def persons_from_report(attack: dict[str, Any]) -> Persons:
+    """The :class:`Persons` of one attack of a report (the inverse of :func:`_people`)."""
+    people, n = attack["people"], len(attack["people"]["row"])
+    posterior = np.array(attack["groups"]["posterior"], dtype=float).reshape(-1, len(attack["values"]))
+    return Persons(
+        row=np.array(people["row"], dtype=np.int64),
+        group=np.array(people["group"], dtype=np.intp),
+        target=np.ones(n, dtype=bool) if people["target"] is None else np.array(people["target"], dtype=bool),
+        truth=None if people["truth"] is None else np.array(people["truth"], dtype=np.intp),
+        posterior=posterior,
+        prior=None if people["prior"] is None else np.array(people["prior"], dtype=float),
+    )
+
+
+def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_name: str) -> dict[str, Any] | None:
+    """The frontier as ``{"risk": name, "points": [{"accuracy", "risk", "label", "chosen"}]}``."""
+    if frontier is None:
+        return None
+    if isinstance(frontier, dict):
+        risk_name, frontier = str(frontier.get("risk", risk_name)), frontier.get("points", [])
+    points = []
+    for i, p in enumerate(frontier):
+        if isinstance(p, dict):
+            accuracy, risk, label, chosen = p.get("accuracy"), p.get("risk"), p.get("label", f"candidate {i}"), bool(p.get("chosen"))
+        elif isinstance(p, (tuple, list)) and len(p) in (3, 4):
+            accuracy, risk, label = p[0], p[1], p[2]
+            chosen = bool(p[3]) if len(p) == 4 else False
+        else:
+            raise ReportError(f"frontier point {i}: expected (accuracy, risk, label) or a dict with those keys")
+        if not all(isinstance(v, (int, float)) and np.isfinite(v) for v in (accuracy, risk)):
+            raise ReportError(f"frontier point {i}: accuracy and risk must be numbers")
+        points.append({"accuracy": float(accuracy), "risk": float(risk), "label": str(label), "chosen": chosen})
+    return {"risk": risk_name, "points": points}
+
+
+def _title(attacks: list[dict[str, Any]]) -> str:
+    sensitive = ", ".join(dict.fromkeys(repr(a["sensitive"]) for a in attacks))
+    return f"What the published model discloses about {sensitive}"

@@ -1,0 +1,190 @@
+"""The report as one self-contained HTML page, drawn from the report's data alone
+(:func:`ppdm.report.build.build_report`).
+
+Everything is inline: the stylesheet, the script that builds the sortable, filterable tables
+from the embedded data, and the figures as SVG; the page loads nothing from anywhere, so it
+opens offline, can be mailed as one file, and prints to PDF (:mod:`ppdm.report.browser`).
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+
+from ppdm.report.build import persons_from_report
+from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
+from ppdm.report.script import JS
+from ppdm.report.style import CSS
+
+#: A model longer than this many lines is left out of the printed page (the PDF), not of the screen.
+PRINTED_LINES = 400
+LONG = ' class="long"'
+
+_LEVEL = {"fails": "target not met", "meets": "target met", "unknown": "not measured"}
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The HTML text of ``report``."""
+    attacks = report["attacks"]
+    body = [
+        _header(report),
+        _verdicts(attacks, report["target"]["text"]),
+        _advice(report["advice"]),
+        _threats(attacks),
+        *(_attack_section(a, i) for i, a in enumerate(attacks)),
+        _frontier(report),
+        _model(report.get("model"), attacks),
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(report['title'])}</title><style>{CSS}</style></head>\n<body><main>\n"
+        + "\n".join(body)
+        + f'\n</main>\n<script type="application/json" id="report-data">{_embedded(report)}</script>\n'
+        f"<script>{JS}</script>\n</body></html>\n"
+    )
+
+
+def _embedded(report: dict[str, Any]) -> str:
+    """What the tables need, as JSON safe inside a ``<script>`` element."""
+    keys = ("sensitive", "values", "quasi_identifiers", "people", "groups", "exposure")
+    payload = {"attacks": [{k: a[k] for k in keys} for a in report["attacks"]]}
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _header(report: dict[str, Any]) -> str:
+    model = report.get("model")
+    what = ""
+    if model is not None:
+        trees = model["trees"]
+        size = f"{trees[0]['nodes']:,} nodes, {trees[0]['leaves']:,} leaves" if len(trees) == 1 else f"{len(trees)} trees"
+        what = f"{model['algorithm'] or model['kind']} predicting {model['class_attribute']!r} ({size}), publishing {model['disclosure']}. "
+    links = ['<a href="#verdict">verdict</a>', '<a href="#advice">what to do next</a>', '<a href="#threat">threat model</a>']
+    links += [f'<a href="#attack-{i}">{escape(a["name"])}</a>' for i, a in enumerate(report["attacks"])]
+    links += ['<a href="#frontier">defense search</a>', '<a href="#model">model</a>']
+    return (
+        f"<header><h1>{escape(report['title'])}</h1>"
+        f'<p class="meta">{escape(what)}Made by ppdm {escape(str(report["ppdm"]))}. This report holds the sensitive values '
+        "of the people audited: keep it as you keep the data.</p>"
+        f"<nav>{''.join(links)}</nav></header>"
+    )
+
+
+def _verdicts(attacks: list[dict[str, Any]], target: str) -> str:
+    cards = []
+    for i, a in enumerate(attacks):
+        v = a["verdict"]
+        lines = "".join(f"<li>{escape(line)}</li>" for line in v["lines"])
+        cards.append(
+            f'<div class="card {v["level"]}" data-verdict="{v["level"]}"><span class="badge">{_LEVEL[v["level"]]}</span>'
+            f'<a href="#attack-{i}">{escape(a["name"])}</a>'
+            f'<p class="headline">{escape(v["headline"])}</p><ul>{lines}</ul></div>'
+        )
+    return f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(target)}.</p>{"".join(cards)}</section>'
+
+
+def _advice(items: list[str]) -> str:
+    steps = "".join(f"<li>{escape(s)}</li>" for s in items) or "<li>Nothing to do.</li>"
+    return f'<section id="advice"><h2>What to do next</h2><ol class="advice">{steps}</ol></section>'
+
+
+def _threats(attacks: list[dict[str, Any]]) -> str:
+    seen: dict[str, dict[str, Any]] = {}
+    for a in attacks:
+        seen.setdefault(a["threat"]["line"], a["threat"])
+    parts = []
+    for threat in seen.values():
+        story = f"<p><strong>{escape(threat['preset'] or 'declared')} attacker:</strong> {escape(threat['story'])}.</p>" if threat["story"] else ""
+        sentences = "".join(f"<li>{escape(s)}</li>" for s in threat["sentences"])
+        parts.append(f'{story}<ul>{sentences}</ul><p class="note">As the audit printed it: <code class="threatline">{escape(threat["line"])}</code></p>')
+    return '<section id="threat"><h2>Threat model</h2>' + "".join(parts) + "</section>"
+
+
+def _attack_section(a: dict[str, Any], i: int) -> str:
+    persons = persons_from_report(a)
+    has_truth = persons.truth is not None
+    conf_caption = (
+        "Each point of the orange curve is the share of people whom the attacker holds at that confidence or more in "
+        "their true value; the blue dashed curve is the same for an attacker who knows only how often each value occurs. "
+        "The gap is what the model gives away."
+        if has_truth
+        else "The true values were not given: the curve shows the attacker's confidence in their own guess."
+    )
+    s = a["summary"]
+    facts = f"{s['records']:,} people in {s['qi_groups']:,} groups of known values"
+    return (
+        f'<section id="attack-{i}" class="attack"><h2>{escape(a["name"])}</h2><p class="note">{escape(facts)}; '
+        f'known columns: {escape(", ".join(a["quasi_identifiers"]) or "none")}.</p>'
+        f"<h3>Confidence in the true value</h3><figure>{confidence_figure(persons, f'fig-confidence-{i}', a['name'])}"
+        f"<figcaption>{escape(conf_caption)}</figcaption></figure>"
+        f"<h3>Exposure by leaf</h3><figure>{exposure_figure(a['exposure'], f'fig-exposure-{i}', a['name'])}"
+        "<figcaption>The leaves whose people are most exposed; click a bar or a name to see the leaf in the model.</figcaption></figure>"
+        f'<h3 id="leaves-{i}">Per leaf: which leaf causes which disclosure</h3>'
+        '<p class="note">A person is counted under every leaf their known values can lead to; "decided by it alone" counts '
+        "those who can reach this leaf only. Click a leaf to see it in the model.</p>"
+        f'<div data-table="leaves" data-attack="{i}"></div>'
+        f'<h3 id="people-{i}">Per person</h3>'
+        '<p class="note">One row per person, with the row of your CSV (0 = the first data row). Click a column to sort; '
+        "type to filter (leaf:7 lists the people who can reach leaf 7).</p>"
+        f'<div data-table="people" data-attack="{i}"></div></section>'
+    )
+
+
+def _frontier(report: dict[str, Any]) -> str:
+    front = report.get("frontier")
+    if not front or not front["points"]:
+        return (
+            '<section id="frontier"><h2>Defense search</h2><p>No defense search was given. <code>ppdm defend</code> '
+            "audits pruned, retrained and less-published candidates under the same threat model and plots their accuracy "
+            "against their risk here.</p></section>"
+        )
+    target = report["target"]["share"] if "0.9" in front["risk"] else None
+    rows = "".join(_frontier_row(p) for p in front["points"])
+    return (
+        '<section id="frontier"><h2>Defense search: accuracy against risk</h2>'
+        f"<figure>{frontier_figure(front['points'], front['risk'], 'fig-frontier', target)}"
+        "<figcaption>Every candidate the search audited; the grey line joins those no other candidate beats on both "
+        "accuracy and risk; green: the candidate chosen.</figcaption></figure>"
+        f'<div class="tablewrap"><table><thead><tr><th>candidate</th><th>accuracy</th><th>{escape(front["risk"])}</th><th></th></tr>'
+        f"</thead><tbody>{rows}</tbody></table></div></section>"
+    )
+
+
+def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:
+    if model is None:
+        return '<section id="model"><h2>The published model</h2><p>No model was given: leaf ids cannot be shown in it.</p></section>'
+    exposed = {
+        r["anchor"] for a in attacks for r in a["exposure"] if r.get("anchor") and (r["certain_right"] or r.get("beyond") or r.get("high"))
+    }
+    parts = []
+    for tree in model["trees"]:
+        title = "" if tree["index"] is None else f"<h3>tree {tree['index']}</h3>"
+        lines = "".join(_line(line, line["anchor"] in exposed) for line in tree["lines"])
+        parts.append(f'{title}<pre class="tree">{lines}</pre>')
+    n_lines = sum(len(t["lines"]) for t in model["trees"])
+    long = n_lines > PRINTED_LINES
+    note = (
+        f'<p class="printnote">The model has {n_lines:,} lines, too many to print: open the HTML page, or run ppdm show.</p>'
+        if long
+        else ""
+    )
+    return (
+        f'<section id="model"{LONG if long else ""}><h2>The published model</h2><p class="note">As <code>ppdm show</code> '
+        "prints it: every line ends with the id of its node, the ids the tables and figures name. Leaves in red expose "
+        "someone.</p>" + note + "".join(parts) + "</section>"
+    )
+
+
+def _frontier_row(p: dict[str, Any]) -> str:
+    chosen = ' class="chosen"' if p["chosen"] else ""
+    return (
+        f'<tr{chosen}><td>{escape(p["label"])}</td><td class="num">{100 * p["accuracy"]:.2f} %</td>'
+        f'<td class="num">{p["risk"]:.4g}</td><td>{"chosen" if p["chosen"] else ""}</td></tr>'
+    )
+
+
+def _line(line: dict[str, Any], exposed: bool) -> str:
+    cls = ' class="exposed"' if exposed else ""
+    return f'<span id="{escape(line["anchor"])}"{cls}>{escape(line["text"])}</span>'

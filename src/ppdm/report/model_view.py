@@ -1,0 +1,79 @@
+"""The published model as the report shows it: every node on one line with its id.
+
+A tree is rendered as ``ppdm show`` prints it (:func:`ppdm.tree.render.render_lines`, the
+papers' C4.5 / Weka style of paper 000 Figure 1), each line ending with ``[node N]`` and carrying
+an anchor (``node-N``; ``tree-T-node-N`` in a forest), so a leaf named anywhere in the report
+(provenance "leaf 7", the per-leaf table, the exposure plot) links to its line. Each leaf also
+gets its rule (the conditions of its path) and what the file publishes about it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import Node, Tree
+from ppdm.tree.render import render_lines
+
+
+def anchor(node_id: int, tree_index: int | None = None) -> str:
+    """The HTML id of a node's line: ``node-7``, or ``tree-2-node-7`` in a forest."""
+    return f"node-{node_id}" if tree_index is None else f"tree-{tree_index}-node-{node_id}"
+
+
+def published_leaf(tree: Tree, node: Node) -> str:
+    """What the file publishes about a leaf: its label, then rows/errors and class counts if published."""
+    text = str(tree.classes[node.label])
+    if tree.disclosure.reveals_rates and node.n_samples is not None:
+        text += f", {node.n_samples:g} rows, {node.n_errors or 0:g} misclassified"
+    if tree.disclosure.reveals_counts and node.counts is not None:
+        text += " (" + ", ".join(f"{c}: {v:g}" for c, v in zip(tree.classes, node.counts)) + ")"
+    return text
+
+
+def tree_view(tree: Tree, tree_index: int | None = None) -> dict[str, Any]:
+    """One tree: its rendered lines (id, anchor, text) and, per leaf, its rule and what is published."""
+    domains = tree.domains()
+    lines = [
+        {"id": node_id, "anchor": anchor(node_id, tree_index), "text": text, "leaf": tree.nodes[node_id].is_leaf}
+        for node_id, text in render_lines(tree, ids=True)
+    ]
+    leaves = {
+        str(node.id): {
+            "rule": tree.prefix(node.id).describe(domains),
+            "published": published_leaf(tree, node),
+            "anchor": anchor(node.id, tree_index),
+        }
+        for node in tree.leaves()
+    }
+    return {
+        "index": tree_index,
+        "nodes": tree.n_nodes,
+        "leaves": tree.n_leaves,
+        "depth": tree.depth,
+        "lines": lines,
+        "leaf_info": leaves,
+    }
+
+
+def model_view(model: Tree | Forest) -> dict[str, Any]:
+    """The model's summary and every tree's view (see :func:`tree_view`)."""
+    if isinstance(model, Forest):
+        trees, kind = list(model.trees), "forest"
+        views = [tree_view(t, i) for i, t in enumerate(trees)]
+        extra: dict[str, Any] = {"combine": model.combine}
+    else:
+        trees, kind = [model], "tree"
+        views = [tree_view(model)]
+        extra = {}
+    first = trees[0]
+    return {
+        "kind": kind,
+        "algorithm": getattr(model, "algorithm", None) or first.algorithm,
+        "class_attribute": first.class_attribute,
+        "classes": [str(c) for c in first.classes],
+        "disclosure": first.disclosure.value,
+        "criterion": first.criterion,
+        "trees": views,
+        **extra,
+    }

@@ -1,0 +1,28 @@
+"""Write a report: the HTML page, the JSON it is drawn from, and optionally its PDF."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+
+def json_path_for(html: Path) -> Path:
+    """Where the report's JSON goes by default: beside the page (``report.html`` → ``report.json``)."""
+    return html.with_suffix(".json") if html.suffix.lower() in (".html", ".htm") else html.with_name(html.name + ".json")
+
+
+def write_report(report: dict[str, Any], html: str | Path, json_out: str | Path | None = None, pdf: str | Path | None = None) -> Path:
+    """Write ``report`` as ``html`` and its data as ``json_out`` (default :func:`json_path_for`);
+    with ``pdf``, print the page to PDF through headless Chromium. Returns the JSON's path."""
+    from ppdm.report.browser import print_pdf
+    from ppdm.report.html import render_html
+
+    html = Path(html)
+    data = Path(json_out) if json_out is not None else json_path_for(html)
+    data.write_text(json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n", encoding="utf-8")
+    html.write_text(render_html(report), encoding="utf-8")
+    if pdf is not None:
+        print_pdf(html, Path(pdf))
+    return data

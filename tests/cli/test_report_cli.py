@@ -1,0 +1,104 @@
+"""``ppdm report`` and ``ppdm audit --report``: the page, its JSON and, with Chromium, its PDF;
+bad inputs end in one line and exit status 2. ``ppdm show`` prints the node ids reports name."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from ppdm.report.browser import find_chromium
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A CSV, the tree trained on it and the audit's saved result, all through the command line."""
+    from click.testing import CliRunner
+
+    from ppdm.cli import main
+
+    folder = tmp_path_factory.mktemp("report_cli")
+    rng = np.random.default_rng(1)
+    a, b = rng.choice(list("xyz"), 200), rng.choice(list("uv"), 200)
+    s = np.where(a == "x", "p", np.where(rng.random(200) < 0.5, "p", "q"))
+    (folder / "t.csv").write_text("a,b,s\n" + "\n".join(f"{i},{j},{k}" for i, j, k in zip(a, b, s)) + "\n")
+    runner = CliRunner()
+    for args in (
+        ["train", "--data", folder / "t.csv", "--class-attribute", "s", "--algorithm", "id3", "--test-size", "0", "--out", folder / "tree.json", "-q"],
+        ["audit", "--tree", folder / "tree.json", "--data", folder / "t.csv", "--known", "a,b", "--out", folder / "result.json", "-q"],
+    ):
+        done = runner.invoke(main, [str(x) for x in args], catch_exceptions=False)
+        assert done.exit_code == 0, done.output
+    (folder / "frontier.json").write_text(json.dumps([[0.7, 0.3, "unprotected"], [0.6, 0.0, "pruned", True]]))
+    return folder
+
+
+def test_report_writes_the_page_and_its_json(run, files, tmp_path):
+    out = tmp_path / "r.html"
+    done = run("report", files / "result.json", "--model", files / "tree.json", "--frontier", files / "frontier.json", "--out", out)
+    assert done.exit_code == 0, done.output
+    assert "The attacker is right for" in done.output and f"wrote {out}" in done.output
+    page, data = out.read_text(), json.loads((tmp_path / "r.json").read_text())
+    assert data["format"] == "ppdm-report" and data["attacks"][0]["verdict"]["level"] == "fails"
+    assert page.count('<svg id="fig-') == 3 and 'id="node-1"' in page
+    shown = run("show", files / "tree.json")
+    for leaf in data["attacks"][0]["exposure"]:  # every leaf the report names is in `ppdm show`
+        assert f"[node {leaf['leaf']}]" in shown.output
+
+
+def test_report_of_several_results(run, files, tmp_path):
+    out = tmp_path / "two.html"
+    done = run("report", files / "result.json", files / "result.json", "--out", out, "--json", tmp_path / "data.json", "-q")
+    assert done.exit_code == 0 and done.output == ""
+    assert len(json.loads((tmp_path / "data.json").read_text())["attacks"]) == 2
+    page = out.read_text()
+    assert 'id="attack-1"' in page and "No model was given" in page
+
+
+def test_audit_writes_the_report_too(run, files, tmp_path):
+    out = tmp_path / "audit.html"
+    done = run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", out, "-q")
+    assert done.exit_code == 0 and done.output == ""
+    assert out.is_file() and (tmp_path / "audit.json").is_file()
+    assert "threat model: attacker knows a, b" in out.read_text()
+
+
+def test_show_prints_node_ids(run, files):
+    shown = run("show", files / "tree.json").output
+    ids = sorted(int(i) for i in re.findall(r"\[node (\d+)\]", shown))
+    assert ids == list(range(len(json.loads((files / "tree.json").read_text())["nodes"])))
+    assert "[node" not in run("show", files / "tree.json", "--no-ids").output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["report", "nowhere.json", "--out", "r.html"], "nowhere.json: no such file"),
+        (["report", "{tree}", "--out", "r.html"], "not an attack result"),
+        (["report", "{result}", "--out", "r.txt"], "name it .html"),
+        (["report", "{result}", "--out", "r.html", "--pdf", "r.png"], "name the PDF .pdf"),
+        (["report", "{result}", "--out", "missing/r.html"], "does not exist"),
+        (["report", "{result}", "--model", "nomodel.json", "--out", "r.html"], "nomodel.json: no such model file"),
+        (["report", "{result}", "--frontier", "{csv}", "--out", "r.html"], "not valid JSON"),
+        (["report", "{result}", "--frontier", "{badfront}", "--out", "r.html"], "frontier point 0"),
+        (["report", "{result}", "--out", "{folder}/result.html"], "would overwrite it"),
+        (["audit", "--tree", "{tree}", "--data", "{csv}", "--report", "x.pdf"], "name it .html"),
+        (["audit", "--tree", "{tree}", "--data", "{csv}", "--out", "x.json", "--report", "x.html"], "would overwrite it"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(run, files, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad_frontier.json").write_text('[["high", 0.1, "a"]]')
+    names = {"tree": files / "tree.json", "result": files / "result.json", "csv": files / "t.csv",
+             "badfront": tmp_path / "bad_frontier.json", "folder": files}
+    done = run(*[a.format(**names) for a in args])
+    assert done.exit_code == 2, done.output
+    assert message in done.output and "Traceback" not in done.output
+    assert done.output.strip().count("\n") == 0
+
+
+@pytest.mark.skipif(find_chromium() is None, reason="no Chromium on this machine (apt-get install chromium): the PDF was not printed")
+def test_report_prints_a_pdf(run, files, tmp_path):
+    done = run("report", files / "result.json", "--model", files / "tree.json", "--out", tmp_path / "r.html", "--pdf", tmp_path / "r.pdf", "-q")
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "r.pdf").read_bytes()[:5] == b"%PDF-"

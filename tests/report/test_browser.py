@@ -1,0 +1,146 @@
+"""Acceptance: the report opens in a real headless browser (Debian's chromium) with no console
+error, its person and leaf tables have rows once its script ran, every figure has marks, and it
+takes a screenshot and prints to PDF.
+
+Chromium's log (``--enable-logging=stderr``) carries every console message of the page; the
+report's script logs nothing, so any message fails the test (a page with a deliberate error
+shows that the check sees errors). `.ci/run` installs chromium; where it could not, these tests
+skip and say so.
+"""
+
+import json
+from html.parser import HTMLParser
+
+import pytest
+
+from ppdm.report import build_report, write_report
+from ppdm.report.browser import dump_dom, find_chromium, print_pdf, screenshot
+
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None,
+    reason="no Chromium on this machine (apt-get install chromium; .ci/run installs it): the browser acceptance test did not run",
+)
+
+
+class Page(HTMLParser):
+    """Counts, in a dumped DOM, the rows of each ``data-table`` table and the marks of each figure."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[str, int] = {}
+        self.marks: dict[str, int] = {}
+        self.ready = False
+        self._table: str | None = None
+        self._figure: str | None = None
+        self._in_body_rows = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "body" and a.get("data-ready") == "1":
+            self.ready = True
+        if tag == "table" and "data-table" in a:
+            self._table = a["data-table"]
+            self.rows.setdefault(self._table, 0)
+        if tag == "tbody":
+            self._in_body_rows = self._table is not None
+        if tag == "tr" and self._in_body_rows:
+            self.rows[self._table] += 1
+        if tag == "svg" and a.get("id", "").startswith("fig-"):
+            self._figure = a["id"]
+            self.marks[self._figure] = 0
+        if self._figure and "mark" in (a.get("class") or "").split():
+            self.marks[self._figure] += 1
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self._table, self._in_body_rows = None, False
+        if tag == "svg":
+            self._figure = None
+
+
+#: Run after the report's own script, as a reader would: list the people of the first leaf of
+#: the leaf table (its "people reaching it" button), then sort them by row, twice.
+CLICKS = """<script>
+(function () {
+  const out = {};
+  const table = document.querySelector("table[data-table=people]");
+  out.before = Number(table.dataset.rows);
+  const button = document.querySelector("[data-show-leaf]");
+  out.leaf = button.dataset.showLeaf;
+  button.click();
+  out.filtered = Number(table.dataset.rows);
+  const rowHeader = table.querySelector("th");
+  rowHeader.click();
+  out.first_desc = table.querySelector("tbody tr td").textContent;
+  rowHeader.click();
+  out.first_asc = table.querySelector("tbody tr td").textContent;
+  out.count = table.parentElement.previousElementSibling.querySelector(".count").textContent;
+  document.body.dataset.clicks = JSON.stringify(out);
+})();
+</script>"""
+
+
+class Clicks(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.clicks: dict | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "body" and "data-clicks" in a:
+            self.clicks = json.loads(a["data-clicks"])
+
+
+@pytest.fixture(scope="module")
+def page(audit, tmp_path_factory):
+    tree, _, threat, result = audit
+    folder = tmp_path_factory.mktemp("report")
+    report = build_report([result], tree, threat, frontier=[(0.71, 0.30, "unprotected"), (0.66, 0.0, "pruned", True), (0.6, 0.0, "labels")])
+    write_report(report, folder / "report.html")
+    return folder / "report.html"
+
+
+@pytest.fixture(scope="module")
+def opened(page):
+    """The DOM of the report once its script ran and a reader clicked (:data:`CLICKS`)."""
+    clicked = page.with_name("clicked.html")
+    clicked.write_text(page.read_text(encoding="utf-8").replace("</body>", CLICKS + "</body>"), encoding="utf-8")
+    return dump_dom(clicked)
+
+
+def test_the_report_renders_with_no_console_error(opened):
+    run = opened
+    assert run.console == [], f"console messages: {run.console}"
+    dom = Page()
+    dom.feed(run.stdout)
+    assert dom.ready, "the report's script did not run to its end"
+    assert dom.rows.get("people", 0) > 0 and dom.rows.get("leaves", 0) > 0, dom.rows
+    assert set(dom.marks) == {"fig-confidence-0", "fig-exposure-0", "fig-frontier"}, dom.marks
+    assert all(n > 0 for n in dom.marks.values()), dom.marks
+
+
+def test_a_leaf_lists_its_people_and_columns_sort(opened, audit):
+    parser = Clicks()
+    parser.feed(opened.stdout)
+    clicks = parser.clicks
+    assert clicks is not None, "the clicks did not run"
+    _, _, _, result = audit
+    in_leaf = int(sum(c for c, p in zip(result.groups.counts, result.provenance) if p == f"leaf {clicks['leaf']}"))
+    assert clicks["before"] == 100 and clicks["filtered"] == in_leaf == 71
+    assert clicks["count"] == f"showing {in_leaf} of {in_leaf} people matching (240 in all)"
+    assert int(clicks["first_desc"].replace(",", "")) > int(clicks["first_asc"].replace(",", ""))
+
+
+def test_the_check_sees_a_broken_page(tmp_path):
+    broken = tmp_path / "broken.html"
+    broken.write_text("<html><body><script>console.error('bad'); missingFunction();</script></body></html>")
+    run = dump_dom(broken)
+    assert any("bad" in m for m in run.console) and any("missingFunction" in m for m in run.console)
+
+
+def test_screenshot_and_pdf(page, tmp_path):
+    png, pdf = tmp_path / "report.png", tmp_path / "report.pdf"
+    assert screenshot(page, png, height=1200).console == []
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    print_pdf(page, pdf)
+    assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 10_000

@@ -1,0 +1,154 @@
+"""The report's data: people, leaves, verdicts and advice agree with the attack result."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from ppdm.errors import ReportError
+from ppdm.report import RiskTarget, build_report, frontier_of, render_html, verdict
+from ppdm.report.build import persons_from_report
+from ppdm.report.exposure import parse_leaves
+from ppdm.report.plots import pareto_front, share_at_least
+from ppdm.tree.render import render_tree
+
+
+@pytest.fixture(scope="module")
+def report(audit):
+    tree, _, threat, result = audit
+    return build_report([result], tree, threat, frontier=[(0.71, 0.3, "unprotected"), (0.66, 0.0, "pruned", True)])
+
+
+def test_each_person_keeps_their_row_and_confidence_in_their_true_value(audit, report):
+    _, _, _, result = audit
+    persons = persons_from_report(report["attacks"][0])
+    order = np.argsort(persons.row)
+    assert persons.row[order].tolist() == list(range(result.groups.n_records))
+    np.testing.assert_allclose(persons.confidence()[order], result.confidence_in_truth(), atol=1e-6)
+    # and survives the JSON round trip (from a saved result as well as from the object)
+    again = build_report([json.loads(json.dumps(result.to_dict()))])
+    assert again["attacks"][0]["people"] == report["attacks"][0]["people"]
+
+
+def test_the_leaf_table_names_the_leaf_that_proves_people(audit, report):
+    tree, _, _, result = audit
+    rows = report["attacks"][0]["exposure"]
+    top = rows[0]
+    assert top["leaf"] == 1 and top["certain_right"] == 71 == result.summary()["certain_right"]
+    assert top["discloses"] == "p: 71" and top["rule"] == "a = x" and top["anchor"] == "node-1"
+    assert sum(r["sole"] for r in rows) == result.groups.n_records  # every group here lands in one leaf
+    shown = render_tree(tree, ids=True)
+    for r in rows:  # every id the table names is on a line of `ppdm show`
+        assert f"[node {r['leaf']}]" in shown
+
+
+def test_verdict_puts_the_baseline_next_to_the_attack(report):
+    v = report["attacks"][0]["verdict"]
+    assert v["level"] == "fails"
+    assert v["headline"].startswith("The attacker is right for 71 % of people") and "is right for 60 %" in v["headline"]
+    assert any("71 people are proved" in line for line in v["lines"])
+    relaxed = verdict(report["attacks"][0]["summary"], RiskTarget(certain=100, share=0.5))
+    assert relaxed["level"] == "meets"
+
+
+def test_advice_names_the_leaves_to_prune_and_the_search(report):
+    advice = " ".join(report["advice"])
+    assert "leaf 1 causes 100 % of the proved people" in advice and "ppdm prune" in advice
+    assert "--publish error-rates" in advice
+    assert "chose 'pruned': accuracy 66.0 %, share of people at confidence ≥ 0.9 0.0 %" in advice
+
+
+def test_provenance_texts_parse_to_leaves():
+    assert parse_leaves("leaf 4") == (None, [4])
+    assert parse_leaves("leaves 3, 7, 12") == (None, [3, 7, 12])
+    assert parse_leaves("tree 2 leaves 3, 7") == (2, [3, 7])
+    assert parse_leaves("AR rows 3, NAR rows 2") is None
+
+
+def test_a_rules_style_provenance_is_tabled_as_it_is(audit):
+    _, _, _, result = audit
+    data = result.to_dict()
+    for g in data["groups"]:
+        g["provenance"] = "AR rows 1, NAR rows 0"
+    rows = build_report([data])["attacks"][0]["exposure"]
+    assert [r["source"] for r in rows] == ["AR rows 1, NAR rows 0"] and rows[0]["people"] == 240
+
+
+def test_without_true_values_the_report_says_what_it_cannot_measure(audit):
+    _, _, _, result = audit
+    data = result.to_dict()
+    for g in data["groups"]:
+        del g["truth"], g["targets"]
+    for key in ("baseline", "attacker_accuracy"):
+        del data["summary"][key]
+    rep = build_report([data])
+    assert rep["attacks"][0]["verdict"]["level"] == "fails" and "not measured" in rep["attacks"][0]["verdict"]["headline"]
+    assert "<svg" in render_html(rep)
+
+
+def test_the_page_is_self_contained(report):
+    page = render_html(report)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page, re.I)
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+    assert page.count('<svg id="fig-') == 3
+    for anchor in ("node-0", "node-1", "node-7"):
+        assert f'id="{anchor}"' in page
+    assert "</script" not in page.split('id="report-data">')[1].split("</script>")[0]
+
+
+def test_the_embedded_data_cannot_close_its_script(audit):
+    tree, _, threat, result = audit
+    data = result.to_dict()
+    data["groups"][0]["qi"]["a"] = "</script><script>alert(1)</script>"
+    page = render_html(build_report([data], tree, threat))
+    assert "<script>alert(1)" not in page
+
+
+def test_frontier_points_are_checked():
+    assert frontier_of([(0.8, 0.1, "a")], "risk")["points"] == [{"accuracy": 0.8, "risk": 0.1, "label": "a", "chosen": False}]
+    assert frontier_of({"risk": "r", "points": [{"accuracy": 1, "risk": 0, "label": "b", "chosen": True}]}, "x")["risk"] == "r"
+    with pytest.raises(ReportError, match="frontier point 0"):
+        frontier_of([(0.8, "high", "a")], "risk")
+    with pytest.raises(ReportError, match="frontier point 1"):
+        frontier_of([(0.8, 0.1, "a"), 3], "risk")
+
+
+def test_curves_and_front():
+    np.testing.assert_allclose(share_at_least(np.array([0.2, 0.5, 1.0]), np.array([0.0, 0.5, 1.0])), [1, 2 / 3, 1 / 3])
+    front = pareto_front(np.array([0.0, 0.1, 0.2, 0.05]), np.array([0.6, 0.8, 0.7, 0.5]))
+    assert front.tolist() == [0, 1]
+
+
+def test_a_report_needs_a_result():
+    with pytest.raises(ReportError, match="at least one"):
+        build_report([])
+    with pytest.raises(ReportError, match="not an attack result"):
+        build_report([{"format": "ppdm-tree"}])
+
+
+def test_a_forest_is_drawn_tree_by_tree_with_its_own_anchors(audit):
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.tree import forest_from_sklearn
+
+    _, frame, _, result = audit
+    X = pd.DataFrame({"a": frame["a"].cat.codes.astype(float), "b": frame["b"].cat.codes.astype(float)})
+    rf = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, frame["s"])
+    forest = forest_from_sklearn(rf, X, y=frame["s"])
+    report = build_report([result], forest)
+    trees = report["model"]["trees"]
+    assert report["model"]["kind"] == "forest" and [t["index"] for t in trees] == [0, 1, 2]
+    page = render_html(report)
+    for i, tree in enumerate(trees):
+        assert tree["lines"][0]["anchor"] == f"tree-{i}-node-0" and f'id="tree-{i}-node-0"' in page
+
+
+def test_a_long_model_is_left_out_of_the_print_only(report, monkeypatch):
+    from ppdm.report import html
+
+    assert 'id="model" class="long"' not in render_html(report)
+    monkeypatch.setattr(html, "PRINTED_LINES", 3)
+    page = render_html(report)
+    assert 'id="model" class="long"' in page and "too many to print" in page and 'id="node-7"' in page
