@@ -13,7 +13,15 @@ from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.hierarchy import adult_hierarchies
 from ppdm.defend import DEFAULT_TARGET, defend, parse_target
-from ppdm.defend.candidates import FAMILIES, Grids, Learner, encode_for_sklearn, interleave, learner_for, publish_less_candidates
+from ppdm.defend.candidates import (
+    FAMILIES,
+    Grids,
+    Learner,
+    encode_for_sklearn,
+    interleave,
+    learner_for,
+    publish_less_candidates,
+)
 from ppdm.errors import DataError, PpdmError
 from ppdm.learn import ID3Classifier
 from ppdm.tree import Disclosure
@@ -80,7 +88,7 @@ def test_frontier_records_for_the_plot(searched, tmp_path):
 
 
 def test_time_budget_reports_what_it_did_not_reach(adult_education):
-    train, test, tree = adult_education
+    train, _, tree = adult_education
     result = defend(train, THREAT, model=tree, families=["pruning", "publish-less"], grids=Grids.small(), time_budget=1e-9, progress=False)
     assert result.chosen is None
     assert len(result.unfinished) == len(result.frontier) == 1 + 2 * 3 + 1  # error rates published: labels is the one level below
@@ -94,7 +102,6 @@ def test_auditors_are_pluggable_and_failures_are_kept(adult_education):
     def refuses_kadet(tree, data, threat, noisy):
         if tree.algorithm.startswith("kadet"):
             raise PpdmError("this audit does not do kADET")
-        return None
 
     def everyone_certain(tree, data, threat, noisy):
         result = maxent_attack(tree, data, threat=threat)

@@ -5,7 +5,16 @@ import math
 import numpy as np
 import pytest
 
-from ppdm.defend.targets import CERTAINTY_TOL, Certain, Confident, Evidence, LDiverse, MinSpan, Target, parse_target
+from ppdm.defend.targets import (
+    CERTAINTY_TOL,
+    Certain,
+    Confident,
+    Evidence,
+    LDiverse,
+    MinSpan,
+    Target,
+    parse_target,
+)
 from ppdm.errors import PpdmError
 from ppdm.metrics import baseline
 from ppdm.tree.spans import Spans

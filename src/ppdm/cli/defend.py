@@ -43,8 +43,14 @@ _TARGET_HELP = (
     "span=K (every span of the linking attack >= K records), l=L (entropy L-diverse spans)."
 )
 
+_EPILOG = (
+    "Every candidate is audited under the same threat model (the maximum-entropy audit and the leaf-reading "
+    "homogeneity attack: 'certain' means certain by these audits) and its accuracy measured; the chosen model "
+    "is the most accurate one meeting the target. Exit status 1 when no candidate meets it."
+)
 
-@main.command("defend")
+
+@main.command("defend", epilog=_EPILOG)
 @click.option("--model", "model_file", type=click.Path(path_type=Path), help="The tree to defend (ppdm JSON), with --data its training rows.")
 @click.option("--data", type=click.Path(path_type=Path), help="The training records (CSV): the rows the model was trained on, or the rows to train it on.")
 @click.option("--dataset", help="A bundled dataset: train the model on it (Adult: its test split measures accuracy).")
@@ -100,13 +106,7 @@ def defend_command(
     top: int,
     quiet: bool,
 ) -> None:
-    """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate model meeting a privacy target.
-
-    Every candidate is audited under the same threat model (the maximum-entropy audit and the
-    leaf-reading homogeneity attack: "certain" means certain by these audits) and its accuracy is
-    measured; the chosen model is the most accurate one meeting the target. Exit status 1 when no
-    candidate meets it.
-    """
+    """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree meeting a privacy target."""
     check_outputs(out, frontier_file)
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids
