@@ -191,3 +191,18 @@ def test_a_forest_is_not_taken_yet(adult_education):
 def test_families_default_and_target_text():
     assert FAMILIES == ("pruning", "retrain", "kadet", "publish-less", "dp")
     assert parse_target(DEFAULT_TARGET).describe() == "nobody certain, ≤ 1 % at confidence ≥ 0.9"
+
+
+def test_encoding_for_a_scikit_learn_estimator_follows_its_feature_names():
+    X = pd.DataFrame({"a": pd.Categorical(["x", "y", "x"]), "n": [1.0, 2.0, 3.0], "o": pd.Categorical(["p", "q", "q"])})
+    encoded = encode_for_sklearn(X, ["a_y", "n", "o"])
+    assert encoded["a_y"].tolist() == [0.0, 1.0, 0.0]
+    assert encoded["n"].tolist() == [1.0, 2.0, 3.0]
+    assert encoded["o"].tolist() == [0.0, 1.0, 1.0]  # ordinal codes in the category order
+    assert list(encode_for_sklearn(X).columns) == ["n", "a_x", "a_y", "o_p", "o_q"]
+
+
+def test_the_progress_bar_runs(adult_education, capsys):
+    train, _, tree = adult_education
+    result = defend(train, THREAT, "certain=0", model=tree, families=["publish-less"], progress=True)
+    assert result.chosen_label == "publish labels"

@@ -60,7 +60,7 @@ class Evidence:
     def from_results(cls, results: Sequence[AttackResult], spans: Spans | None = None) -> Evidence:
         """Combine attacks on the same records: certain if any attack is, the highest confidence."""
         if not results:
-            raise PpdmError("no audit applies to this candidate")
+            raise PpdmError("no audit applies to this candidate (e.g. noisy DP counts and a sensitive column other than the class)")
         n = results[0].groups.n_records
         if any(r.groups.n_records != n for r in results):
             raise PpdmError("the audits of one candidate cover different numbers of records")
