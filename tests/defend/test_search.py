@@ -85,6 +85,7 @@ def test_frontier_records_for_the_plot(searched, tmp_path):
     assert list(records[0])[:4] == ["label", "accuracy", "risk", "meets_target"]
     assert sum(r["chosen"] for r in records) == 1
     assert isinstance(records[1]["params"], dict)
+    assert {r["risk_measure"] for r in records} == {"certain"}
 
 
 def test_time_budget_reports_what_it_did_not_reach(adult_education):

@@ -97,14 +97,16 @@ class DefenseResult:
 
     def frontier_records(self) -> list[dict[str, Any]]:
         """The frontier as JSON-ready records: ``label``, ``accuracy``, ``risk``, ``meets_target``
-        first (what a frontier plot reads), then family, params, status, pareto, chosen and every
-        measure of the target (missing values as ``null``)."""
+        first (what a frontier plot reads), then family, params, status, pareto, every measure of
+        the target, ``chosen`` and ``risk_measure`` (the measure ``risk`` holds; missing values as
+        ``null``)."""
         records = []
         for row in self.frontier.to_dict("records"):
             record = {k: _plain(row[k]) for k in ("label", "accuracy", "risk", "meets_target")}
             record.update({k: _plain(v) for k, v in row.items() if k not in record})
             record["params"] = json.loads(row["params"])
             record["chosen"] = row["label"] == self.chosen_label
+            record["risk_measure"] = self.risk
             records.append(record)
         return records
 
