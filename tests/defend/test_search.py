@@ -142,6 +142,15 @@ def test_a_scikit_learn_tree_is_retrained_with_its_own_settings(adult_education)
     assert result.chosen is not None and result.chosen.algorithm == "sklearn"
 
 
+def test_a_scikit_learn_tree_splitting_on_few_columns_is_retrained_on_all_it_saw(adult_education):
+    train, _, _ = adult_education
+    X = encode_for_sklearn(train[QI])
+    est = DecisionTreeClassifier(min_samples_leaf=1500, random_state=0).fit(X, train["education"])
+    result = defend(train, THREAT, model=est, class_attribute="education", families=["retrain"], grids=Grids(max_depth=(), min_samples_leaf=(50,)), progress=False)
+    original, retrained = result.frontier.iloc[0], result.frontier.iloc[1]
+    assert original["leaves"] <= 3 and retrained["status"] == "audited" and retrained["leaves"] > original["leaves"]
+
+
 def test_training_from_data_alone(adult_education):
     train, _, _ = adult_education
     result = defend(train, THREAT, "certain=0", class_attribute="education", families=["publish-less"], progress=False)

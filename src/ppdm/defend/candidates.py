@@ -106,6 +106,12 @@ class Learner:
     estimator: Any
     features: Sequence[str] | None = None
 
+    def columns(self, data: pd.DataFrame) -> list[str]:
+        """The columns of ``data`` the estimator's ``features`` come from (none when not given)."""
+        if self.features is None:
+            return []
+        return [a.name for a in trace_features(data, self.features)[2]]
+
     @property
     def is_sklearn(self) -> bool:
         return not isinstance(self.estimator, (ID3Classifier, C45Classifier))

@@ -172,7 +172,8 @@ def defend(
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
     level = threat.publish or tree.disclosure
     audit_threat = replace(threat, publish=None)
-    features = [a for a in tree.attributes if a in data.columns]
+    wanted = {*tree.attributes, *learner.columns(data)}
+    features = [c for c in data.columns if c in wanted]
     X, y = data[features], data[tree.class_attribute]
     candidates = [Candidate("unprotected (input model)", "unprotected", {}, lambda: tree)]
     candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
