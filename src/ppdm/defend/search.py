@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -179,16 +180,8 @@ def defend(
     candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
     accuracy = _accuracy(test if test is not None else data, tree.class_attribute, features)
     deadline = None if time_budget is None else start + float(time_budget)
-    rows, trees = [], {}
-    with _bar(progress, len(candidates)) as step:
-        for cand in candidates:
-            step(cand.label, 0)
-            if deadline is not None and time.monotonic() > deadline:
-                rows.append(_row(cand, status=UNFINISHED))
-            else:
-                row, trees[cand.label] = _evaluate(cand, level, data, audit_threat, target, auditors, accuracy, risk_name)
-                rows.append(row)
-            step(cand.label, 1)
+    audit = partial(_evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=auditors, accuracy=accuracy, risk=risk_name)
+    rows, trees = _run(candidates, audit, deadline, progress)
     frontier = _frontier(rows, target, risk_name)
     chosen_label = _choose(frontier, target.measure(risk_name).higher_is_riskier)
     chosen = trees.get(chosen_label) if chosen_label is not None else None
@@ -259,6 +252,24 @@ def _cap(level: Disclosure, cap: Disclosure | None) -> Disclosure:
     return level if cap is None else min(level, cap, key=_LEVELS.index)
 
 
+def _run(
+    candidates: Sequence[Candidate], audit: Callable[[Candidate], tuple[dict[str, Any], Tree | None]], deadline: float | None,
+    progress: bool | None,
+) -> tuple[list[dict[str, Any]], dict[str, Tree | None]]:
+    """Every candidate's row, in order; those not started before ``deadline`` are unfinished."""
+    rows, trees = [], {}
+    with _bar(progress, len(candidates)) as step:
+        for cand in candidates:
+            step(cand.label, 0)
+            if deadline is not None and time.monotonic() > deadline:
+                rows.append(_row(cand, status=UNFINISHED))
+            else:
+                row, trees[cand.label] = audit(cand)
+                rows.append(row)
+            step(cand.label, 1)
+    return rows, trees
+
+
 # -- one candidate ----------------------------------------------------------------------------
 def _accuracy(table: pd.DataFrame, class_attribute: str, features: list[str]) -> Callable[[Tree], float]:
     if class_attribute not in table.columns:
@@ -279,7 +290,7 @@ def _row(cand: Candidate, status: str, **values: Any) -> dict[str, Any]:
 
 
 def _evaluate(
-    cand: Candidate, level: Disclosure, data: pd.DataFrame, threat: ThreatModel, target: Target,
+    cand: Candidate, *, level: Disclosure, data: pd.DataFrame, threat: ThreatModel, target: Target,
     auditors: Sequence[Auditor], accuracy: Callable[[Tree], float], risk: str,
 ) -> tuple[dict[str, Any], Tree | None]:
     """The candidate's row of the frontier (audited, or failed with the reason) and its published tree."""
