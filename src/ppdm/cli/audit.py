@@ -18,17 +18,22 @@ if TYPE_CHECKING:
     from ppdm.tree import Tree
 
 from ppdm.cli.common import (
-    DISCLOSURES,
+    _default_known,
     _features,
     _known_columns,
+    _missing,
     _print_disclosure,
     _print_riskiest,
-    _split_list,
+    _threat_from_options,
+    _with_class_known,
     check_outputs,
     console,
     handles_errors,
     main,
+    publish_option,
+    sa_option,
     status,
+    threat_options,
 )
 from ppdm.cli.report import check_report_outputs, write_html_report
 
@@ -99,36 +104,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
     type=click.Path(path_type=Path),
     help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack.",
 )
-@click.option(
-    "--sensitive",
-    help="The sensitive column: the tree's class or any input (default: from --threat, else the class).",
-)
-@click.option(
-    "--known",
-    "known",
-    help="Comma-separated columns the attacker knows (list the class to make it known).",
-)
-@click.option(
-    "--quasi-identifiers", "known_alias", help="Same as --known.", hidden=True
-)
-@click.option(
-    "--class-known", is_flag=True, help="The attacker also knows each record's class."
-)
-@click.option(
-    "--preset",
-    type=click.Choice(["census", "insider", "paper", "nothing"]),
-    help="A named attacker (see docs/threat_models.md); --known overrides it.",
-)
-@click.option(
-    "--threat",
-    "threat_file",
-    type=click.Path(path_type=Path),
-    help="The threat model as a YAML file; the flags above override its keys.",
-)
-@click.option(
-    "--known-individuals",
-    help="Comma-separated rows (0 = first data row) whose full records the attacker has.",
-)
+@threat_options
 @click.option(
     "--class",
     "class_attribute",
@@ -151,17 +127,8 @@ def _print_audit(result: AttackResult, top: int) -> None:
     type=click.IntRange(min=0),
     help="With --dataset: stop splitting at this depth.",
 )
-@click.option(
-    "--publish",
-    type=click.Choice(DISCLOSURES),
-    help="Audit less than the tree holds (default: what the file holds; error-rates with --dataset).",
-)
-@click.option(
-    "--sa/--no-sa",
-    "sa_published",
-    default=None,
-    help="Whether the sensitive column's distribution is known (default: yes for an input, no for the class).",
-)
+@publish_option()
+@sa_option
 @click.option(
     "--missing",
     type=click.Choice(["error", "drop", "as-value"]),
@@ -286,78 +253,8 @@ def audit_command(
         write_html_report([result], tree, threat, report_out, quiet=quiet)
 
 
-def _threat_from_options(
-    threat_file: Path | None,
-    sensitive: str | None,
-    known: str | None,
-    preset: str | None,
-    publish: str | None,
-    sa_published: bool | None,
-    known_individuals: str | None,
-) -> Any:
-    """The threat model of a file, with the flags given on the command line taking precedence."""
-    from ppdm.attacks.threat import ThreatModel, load_threat
-
-    threat = load_threat(threat_file) if threat_file is not None else ThreatModel()
-    changes: dict[str, Any] = {}
-    if sensitive is not None:
-        changes["sensitive"] = sensitive
-    if known is not None:
-        changes["known"] = tuple(_split_list(known) or ())
-    if preset is not None:
-        changes["preset"] = preset
-        if known is None:
-            changes["known"] = None  # the preset says who is known
-    if publish is not None:
-        changes["publish"] = publish
-    if sa_published is not None:
-        changes["sa_published"] = sa_published
-    if known_individuals is not None:
-        changes["known_individuals"] = tuple(_row_numbers(known_individuals))
-    return ThreatModel(**{**threat.to_spec(), **changes})
-
-
-def _row_numbers(text: str) -> list[int]:
-    rows = []
-    for part in (p.strip() for p in text.split(",") if p.strip()):
-        if not part.isdigit():
-            raise PpdmError(
-                f"--known-individuals: {part!r} is not a row number (0 = the first data row)"
-            )
-        rows.append(int(part))
-    return rows
-
-
-def _default_known(threat: Any, features: list[str]) -> Any:
-    """With --dataset and no declared attacker, the attacker knows the features (paper 000)."""
-    if threat.known is None and threat.preset is None:
-        return replace(threat, known=tuple(features))
-    return threat
-
-
-def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
-    resolved = threat.resolve(table, tree.class_attribute)
-    if tree.class_attribute == resolved.sensitive:
-        raise PpdmError(
-            f"--class-known: the class {tree.class_attribute!r} is the sensitive column"
-        )
-    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
-
-
 def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:
     from ppdm.data.datasets import load_csv
     from ppdm.tree import load_tree
 
     return load_tree(tree_file), load_csv(data)[0]
-
-
-def _missing(
-    table: pd.DataFrame, tree: Tree, threat: Any, policy: str
-) -> tuple[pd.DataFrame, int]:
-    """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
-    from ppdm.data.missing import handle_missing
-
-    resolved = threat.resolve(table, tree.class_attribute)
-    split = [n.split.attribute for n in tree.nodes if n.split is not None]
-    columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
-    return handle_missing(table, columns, policy)  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
     from ppdm.attacks import AttackResult
     from ppdm.data.roles import Roles
+    from ppdm.tree import Tree
 
 
 class LazyConsole:
@@ -243,3 +245,126 @@ def _features(
 
 def _split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+# -- the threat model's options, shared by the commands that audit (audit, defend) -------------
+_THREAT_OPTIONS = [
+    click.option(
+        "--sensitive",
+        help="The sensitive column: the tree's class or any input (default: from --threat, else the class).",
+    ),
+    click.option(
+        "--known",
+        "known",
+        help="Comma-separated columns the attacker knows (list the class to make it known).",
+    ),
+    click.option("--quasi-identifiers", "known_alias", help="Same as --known.", hidden=True),
+    click.option("--class-known", is_flag=True, help="The attacker also knows each record's class."),
+    click.option(
+        "--preset",
+        type=click.Choice(["census", "insider", "paper", "nothing"]),
+        help="A named attacker (see docs/threat_models.md); --known overrides it.",
+    ),
+    click.option(
+        "--threat",
+        "threat_file",
+        type=click.Path(path_type=Path),
+        help="The threat model as a YAML file; the flags above override its keys.",
+    ),
+    click.option(
+        "--known-individuals",
+        help="Comma-separated rows (0 = first data row) whose full records the attacker has.",
+    ),
+]
+
+
+def threat_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--sensitive --known --class-known --preset --threat --known-individuals`` (in this order)."""
+    for option in reversed(_THREAT_OPTIONS):
+        func = option(func)
+    return func
+
+
+def publish_option(
+    help: str = "Audit less than the tree holds (default: what the file holds; error-rates with --dataset).",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--publish``: what of the model the attacker sees (a threat-model key)."""
+    return click.option("--publish", type=click.Choice(DISCLOSURES), help=help)
+
+
+sa_option = click.option(
+    "--sa/--no-sa",
+    "sa_published",
+    default=None,
+    help="Whether the sensitive column's distribution is known (default: yes for an input, no for the class).",
+)
+
+
+def _threat_from_options(
+    threat_file: Path | None,
+    sensitive: str | None,
+    known: str | None,
+    preset: str | None,
+    publish: str | None,
+    sa_published: bool | None,
+    known_individuals: str | None,
+) -> Any:
+    """The threat model of a file, with the flags given on the command line taking precedence."""
+    from ppdm.attacks.threat import ThreatModel, load_threat
+
+    threat = load_threat(threat_file) if threat_file is not None else ThreatModel()
+    changes: dict[str, Any] = {}
+    if sensitive is not None:
+        changes["sensitive"] = sensitive
+    if known is not None:
+        changes["known"] = tuple(_split_list(known) or ())
+    if preset is not None:
+        changes["preset"] = preset
+        if known is None:
+            changes["known"] = None  # the preset says who is known
+    if publish is not None:
+        changes["publish"] = publish
+    if sa_published is not None:
+        changes["sa_published"] = sa_published
+    if known_individuals is not None:
+        changes["known_individuals"] = tuple(_row_numbers(known_individuals))
+    return ThreatModel(**{**threat.to_spec(), **changes})
+
+
+def _row_numbers(text: str) -> list[int]:
+    rows = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        if not part.isdigit():
+            raise PpdmError(
+                f"--known-individuals: {part!r} is not a row number (0 = the first data row)"
+            )
+        rows.append(int(part))
+    return rows
+
+
+def _default_known(threat: Any, features: list[str]) -> Any:
+    """With --dataset and no declared attacker, the attacker knows the features (paper 000)."""
+    if threat.known is None and threat.preset is None:
+        return replace(threat, known=tuple(features))
+    return threat
+
+
+def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
+    resolved = threat.resolve(table, tree.class_attribute)
+    if tree.class_attribute == resolved.sensitive:
+        raise PpdmError(
+            f"--class-known: the class {tree.class_attribute!r} is the sensitive column"
+        )
+    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
+
+
+def _missing(
+    table: pd.DataFrame, tree: Tree, threat: Any, policy: str
+) -> tuple[pd.DataFrame, int]:
+    """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
+    from ppdm.data.missing import handle_missing
+
+    resolved = threat.resolve(table, tree.class_attribute)
+    split = [n.split.attribute for n in tree.nodes if n.split is not None]
+    columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
+    return handle_missing(table, columns, policy)  # type: ignore[arg-type]

@@ -1,0 +1,279 @@
+"""``ppdm defend``: search for the most accurate model to publish that meets a privacy target."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ppdm.errors import PpdmError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ppdm.defend import DefenseResult
+    from ppdm.tree import Tree
+
+from ppdm.cli.common import (
+    _default_known,
+    _split_list,
+    _threat_from_options,
+    _with_class_known,
+    check_outputs,
+    console,
+    handles_errors,
+    main,
+    publish_option,
+    sa_option,
+    status,
+    threat_options,
+)
+
+DEFAULT_TARGET = "certain=0,confident=0.01@0.9"
+"""Spelled out so that ``ppdm --help`` does not import the library; a test keeps it equal to
+:data:`ppdm.defend.DEFAULT_TARGET`."""
+FAMILIES = ("pruning", "retrain", "kadet", "publish-less", "dp")
+
+_TARGET_HELP = (
+    "The privacy target, measures joined by commas: certain=N (at most N people an audit is certain about), "
+    "confident=X@C (at most a share X, or X%, of the people at confidence >= C in their true value), "
+    "span=K (every span of the linking attack >= K records), l=L (entropy L-diverse spans)."
+)
+
+_EPILOG = (
+    "Every candidate is audited under the same threat model (the maximum-entropy audit and the leaf-reading "
+    "homogeneity attack: 'certain' means certain by these audits) and its accuracy measured; the chosen model "
+    "is the most accurate one meeting the target. Exit status 1 when no candidate meets it."
+)
+
+
+@main.command("defend", epilog=_EPILOG)
+@click.option("--model", "model_file", type=click.Path(path_type=Path), help="The tree to defend (ppdm JSON), with --data its training rows.")
+@click.option("--data", type=click.Path(path_type=Path), help="The training records (CSV): the rows the model was trained on, or the rows to train it on.")
+@click.option("--dataset", help="A bundled dataset: train the model on it (Adult: its test split measures accuracy).")
+@click.option("--class-attribute", help="Without --model: the column to predict (default: the sensitive column).")
+@click.option("--test", "test_file", type=click.Path(path_type=Path), help="Rows to measure accuracy on (CSV; default: the bundled test split, or a held-out share of --data).")
+@click.option("--test-size", type=float, default=0.3, show_default=True, help="Without --model or --test: the share of --data held out for accuracy.")
+@click.option("--algorithm", type=click.Choice(["id3", "c45"]), help="Without --model: the learner (default: ID3 if every column is categorical, else C4.5).")
+@click.option("--max-depth", type=click.IntRange(min=0), help="Without --model: the trained model's depth limit.")
+@click.option("--min-samples-leaf", type=click.IntRange(min=1), help="Without --model: the trained model's minimum leaf size.")
+@threat_options
+@publish_option("What every candidate publishes at most (default: what the model file holds; error-rates when training).")
+@sa_option
+@click.option("--target", default=DEFAULT_TARGET, show_default=True, help=_TARGET_HELP)
+@click.option("--risk", help="The target measure plotted against accuracy in the frontier (default: the target's first).")
+@click.option("--families", default=",".join(FAMILIES), show_default=True, help="The candidate families to search, comma-separated.")
+@click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
+@click.option("--hierarchies", type=click.Path(path_type=Path), help="Generalization hierarchies for kADET (YAML/JSON; Adult's bundled ones by default).")
+@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts; those left are reported unfinished.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
+@click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published).")
+@click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Candidates printed (the chosen one and the frontier first).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@handles_errors
+def defend_command(
+    model_file: Path | None,
+    data: Path | None,
+    dataset: str | None,
+    class_attribute: str | None,
+    test_file: Path | None,
+    test_size: float,
+    algorithm: str | None,
+    max_depth: int | None,
+    min_samples_leaf: int | None,
+    sensitive: str | None,
+    known: str | None,
+    known_alias: str | None,
+    class_known: bool,
+    preset: str | None,
+    threat_file: Path | None,
+    known_individuals: str | None,
+    publish: str | None,
+    sa_published: bool | None,
+    target: str,
+    risk: str | None,
+    families: str,
+    quick: bool,
+    hierarchies: Path | None,
+    time_budget: float,
+    seed: int,
+    out: Path | None,
+    frontier_file: Path | None,
+    top: int,
+    quiet: bool,
+) -> None:
+    """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree meeting a privacy target."""
+    check_outputs(out, frontier_file)
+    from ppdm.defend import defend, parse_target
+    from ppdm.defend.candidates import Grids
+
+    parsed = parse_target(target)
+    family_list = _split_list(families) or []
+    threat = _threat_from_options(threat_file, sensitive, known or known_alias, preset, publish, sa_published, known_individuals)
+    model, frame, test, threat = _inputs(model_file, data, dataset, class_attribute, test_file, test_size, seed, threat)
+    if model is None:
+        model = _train(frame, threat, class_attribute, algorithm, max_depth, min_samples_leaf, quiet)
+        threat = _default_known(threat, [a for a in model.attributes if a != threat.sensitive])
+        if threat.publish is None:
+            threat = replace(threat, publish="error-rates")
+    elif algorithm or max_depth is not None or min_samples_leaf is not None:
+        raise PpdmError("--algorithm, --max-depth and --min-samples-leaf train a model: not with --model")
+    if class_known:
+        threat = _with_class_known(threat, model, frame)
+    result = defend(
+        frame, threat, parsed, model=model, test=test, families=family_list, grids=Grids.small() if quick else Grids.full(),
+        hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else None,
+    )
+    if not quiet:
+        _print_result(result, top)
+    _write(result, out, frontier_file, quiet)
+    if result.chosen is None:
+        raise SystemExit(1)
+
+
+def _inputs(
+    model_file: Path | None, data: Path | None, dataset: str | None, class_attribute: str | None,
+    test_file: Path | None, test_size: float, seed: int, threat: Any,
+) -> tuple[Tree | None, pd.DataFrame, pd.DataFrame | None, Any]:
+    """The model (``None``: train one), the training rows, the test rows and the threat model."""
+    from ppdm.data.datasets import load_csv, load_dataset
+    from ppdm.tree import load_tree
+
+    if (dataset is None) == (data is None):
+        raise PpdmError("give exactly one of --dataset NAME or --data FILE.csv (with --model: the model's training rows)")
+    if model_file is not None and dataset is not None:
+        raise PpdmError("--model goes with --data (the rows it was trained on), not --dataset")
+    if not 0 <= test_size < 1:
+        raise PpdmError(f"--test-size must be in [0, 1), got {test_size}")
+    model = load_tree(model_file) if model_file is not None else None
+    if model is not None and class_attribute is not None and class_attribute != model.class_attribute:
+        raise PpdmError(f"--class-attribute {class_attribute!r}: the model predicts {model.class_attribute!r}")
+    target = class_attribute or threat.sensitive or (model.class_attribute if model is not None else None)
+    if target is None:
+        raise PpdmError("without --model, give --class-attribute (the column to predict) or --sensitive")
+    test = load_csv(test_file)[0] if test_file is not None else None
+    if dataset is not None:
+        frame = load_dataset(dataset, class_attribute=target)[0]
+        if test is None and dataset == "adult":
+            test, _ = load_dataset("adult", split="test", class_attribute=target)
+    else:
+        frame = load_csv(data)[0]
+    if target not in frame.columns:
+        raise PpdmError(f"the class column {target!r} is not in the data (columns: {', '.join(map(str, frame.columns))})")
+    if test is None and model is None and test_size > 0:
+        test = frame.sample(frac=test_size, random_state=seed)
+        frame = frame.drop(index=test.index).reset_index(drop=True)
+    return model, frame, test, threat
+
+
+def _train(
+    frame: pd.DataFrame, threat: Any, class_attribute: str | None, algorithm: str | None, max_depth: int | None,
+    min_samples_leaf: int | None, quiet: bool,
+) -> Tree:
+    """The unprotected model: ID3 on the categorical columns, or C4.5 on every column."""
+    import pandas as pd
+
+    from ppdm.learn import C45Classifier, ID3Classifier
+
+    target = class_attribute or threat.sensitive
+    X = frame.drop(columns=[target])
+    categorical = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c]) or isinstance(X[c].dtype, pd.CategoricalDtype)]
+    if algorithm is None:
+        algorithm = "id3" if len(categorical) == X.shape[1] else "c45"
+    if algorithm == "id3":
+        if not categorical:
+            raise PpdmError("ID3 splits categorical columns only and the table has none: use --algorithm c45")
+        X = X[categorical]
+    params: dict[str, Any] = {"max_depth": max_depth}
+    if min_samples_leaf is not None:
+        params["min_samples_leaf"] = min_samples_leaf
+    learner = ID3Classifier(**params) if algorithm == "id3" else C45Classifier(**params)
+    with status(f"training {algorithm} on {len(frame):,} rows", quiet):
+        tree = learner.fit(X, frame[target]).tree_
+    tree.class_attribute = target
+    return tree
+
+
+def _hierarchies(path: Path | None, dataset: str | None) -> dict | None:
+    from ppdm.data.hierarchy import adult_hierarchies, load_hierarchies
+
+    if path is not None:
+        return load_hierarchies(path)
+    return adult_hierarchies() if dataset == "adult" else None
+
+
+def _print_result(result: DefenseResult, top: int) -> None:
+    frame = result.frontier
+    console.print(result.threat.describe(), highlight=False)
+    console.print(
+        f"target: {result.target.describe()} (certain = by the audits run: maximum entropy and the leaf-reading homogeneity attack)",
+        highlight=False,
+    )
+    base = result.unprotected
+    console.print(f"unprotected model: {_line(base, result)}", highlight=False)
+    dp = frame[(frame["family"] == "dp") & frame["accuracy"].notna()]
+    if not dp.empty:
+        best = dp.loc[dp["accuracy"].idxmax()]
+        console.print(f"best DP baseline: {best['label']}: {_line(best, result)}", highlight=False)
+    chosen = result.chosen_row()
+    if chosen is None:
+        console.print("no candidate meets the target", highlight=False)
+    else:
+        console.print(f"chosen: {chosen['label']}: {_line(chosen, result)}", highlight=False)
+    audited = int((frame["status"] == "audited").sum())
+    failed = frame[frame["status"].str.startswith("failed")]
+    console.print(
+        f"{len(frame)} candidates, {audited} audited, {len(failed)} failed, {len(result.unfinished)} unfinished "
+        f"(time budget {result.time_budget:g} s), in {result.seconds:.1f} s",
+        highlight=False,
+    )
+    if result.unfinished:
+        console.print("  unfinished: " + "; ".join(result.unfinished), highlight=False)
+    for row in failed.itertuples(index=False):
+        console.print(f"  {row.label}: {row.status}", highlight=False)
+    _print_table(result, top)
+
+
+def _line(row: Any, result: DefenseResult) -> str:
+    measures = ", ".join(f"{m.name} {_fmt(m.name, row[m.name])}" for m in result.target.measures)
+    meets = "meets the target" if row["meets_target"] else "misses the target"
+    return f"{result.accuracy_on} accuracy {row['accuracy']:.4f}, {measures} ({meets}; publishes {row['publish']})"
+
+
+def _fmt(name: str, value: float) -> str:
+    if math.isnan(value):
+        return "n/a"
+    if name == "confident":
+        return f"{100 * value:.2f} %"
+    return f"{value:g}"
+
+
+def _print_table(result: DefenseResult, top: int) -> None:
+    if not top:
+        return
+    frame = result.frontier[result.frontier["accuracy"].notna()]
+    first = frame[(frame["label"] == result.chosen_label) | frame["pareto"]]
+    rest = frame.drop(index=first.index).sort_values("accuracy", ascending=False)
+    rows = [*first.sort_values("accuracy", ascending=False).itertuples(), *rest.itertuples()][:top]
+    console.print(f"candidates (accuracy against {result.risk}; * = on the frontier, > = chosen):", highlight=False)
+    for row in rows:
+        mark = ">" if row.label == result.chosen_label else ("*" if row.pareto else " ")
+        ok = "meets" if row.meets_target else "misses"
+        console.print(f" {mark} {row.accuracy:.4f}  {result.risk} {_fmt(result.risk, row.risk):>9}  {ok:6}  {row.label}", highlight=False)
+
+
+def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, quiet: bool) -> None:
+    from ppdm.tree import save_tree
+
+    if frontier_file is not None:
+        result.save_frontier(frontier_file)
+        if not quiet:
+            console.print(f"wrote {frontier_file}")
+    if out is not None and result.chosen is not None:
+        save_tree(result.chosen, out)
+        if not quiet:
+            console.print(f"wrote {out}")

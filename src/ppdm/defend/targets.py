@@ -1,0 +1,259 @@
+"""Privacy targets: risk measures a candidate to publish must keep within a limit.
+
+A target is a list of risk measures, each with a limit; a candidate meets the target when every
+measure is within its limit. Each measure is a small function of the :class:`Evidence` the audits
+of one candidate produce (per target record: whether some attack is certain of their true value,
+the highest confidence any attack gives it; the linking attack's spans when a measure needs them):
+
+* ``certain=N``: at most N people about whom an attack is certain of their true value. "Certain"
+  is what the audits run say: the maximum-entropy audit (probability ≥ 1 − ``CERTAINTY_TOL``,
+  :mod:`ppdm.metrics.baseline`; the true table satisfies every published constraint, so such a
+  certainty is one that every consistent table shares) and the leaf-reading homogeneity attack
+  (paper 003 §3.1). Which audits run is pluggable (:mod:`ppdm.defend.audits`): an exact audit
+  that proves bounds drops in as one more auditor;
+* ``confident=X@C``: at most a share X of the people with confidence ≥ C in their true value
+  (paper 000's individual view: the attacker's belief, whoever holds it highest);
+* ``span=K``: every span of the linking attack holds at least K records (k-anonymity of the model,
+  paper 002 Definition 6, under the threat model's known columns);
+* ``l=L``: every span is entropy L-diverse in the class (paper 002 §4.2).
+
+:func:`parse_target` reads the text form ``"certain=0,confident=0.01@0.9"`` the CLI takes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ppdm.attacks.result import AttackResult
+from ppdm.errors import PpdmError
+from ppdm.tree.spans import Spans
+
+#: "At least c" with the one certainty tolerance of :data:`ppdm.metrics.baseline.CERTAINTY_TOL`
+#: (repeated here: ``defend`` may not import ``metrics``; a test keeps the two equal).
+CERTAINTY_TOL = 1e-9
+
+__all__ = ["Certain", "Confident", "Evidence", "LDiverse", "MinSpan", "RiskMeasure", "Target", "parse_target"]
+
+
+@dataclass
+class Evidence:
+    """What the audits of one candidate say about the training records.
+
+    ``certain``: per record, some attack is certain of its true value (and right);
+    ``confidence``: per record, the highest probability an attack gives its true value;
+    ``targets``: the records the audit is about (known individuals excluded);
+    ``spans``: the linking attack's spans (only when a measure needs them);
+    ``sources``: the attacks the evidence comes from.
+    """
+
+    certain: np.ndarray
+    confidence: np.ndarray
+    targets: np.ndarray
+    spans: Spans | None = None
+    sources: tuple[str, ...] = ()
+
+    @classmethod
+    def from_results(cls, results: Sequence[AttackResult], spans: Spans | None = None) -> Evidence:
+        """Combine attacks on the same records: certain if any attack is, the highest confidence."""
+        if not results:
+            raise PpdmError("no audit applies to this candidate (e.g. noisy DP counts and a sensitive column other than the class)")
+        n = results[0].groups.n_records
+        if any(r.groups.n_records != n for r in results):
+            raise PpdmError("the audits of one candidate cover different numbers of records")
+        if any(r.true_codes is None for r in results):
+            raise PpdmError("measuring a target needs the true sensitive values in the data")
+        certain = np.logical_or.reduce([r.exposed_right() for r in results])
+        confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])  # type: ignore[misc]
+        targets = np.logical_and.reduce([r.targets for r in results])
+        return cls(certain & targets, confidence, targets, spans, tuple(r.attack for r in results))
+
+
+@dataclass(frozen=True)
+class RiskMeasure:
+    """One measure and its limit; subclasses say how to compute it and which way is worse."""
+
+    limit: float
+    name = "risk"
+    higher_is_riskier = True
+    needs_spans = False
+
+    def value(self, evidence: Evidence) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def meets(self, value: float) -> bool:
+        if math.isnan(value):
+            return False
+        return value <= self.limit + 1e-12 if self.higher_is_riskier else value >= self.limit - 1e-12
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Certain(RiskMeasure):
+    """People an attack is certain about (rightly), at most ``limit`` of them."""
+
+    limit: float = 0
+    name = "certain"
+
+    def value(self, evidence: Evidence) -> float:
+        return float(evidence.certain.sum())
+
+    def describe(self) -> str:
+        who = "nobody" if self.limit == 0 else f"at most {self.limit:g} people"
+        return f"{who} certain"
+
+
+@dataclass(frozen=True)
+class Confident(RiskMeasure):
+    """Share of the people held at confidence ≥ ``at`` in their true value, at most ``limit``."""
+
+    limit: float = 0.01
+    at: float = 0.9
+    name = "confident"
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.limit <= 1:
+            raise PpdmError(f"confident: the share must be in [0, 1], got {self.limit:g}")
+        if not 0 < self.at <= 1:
+            raise PpdmError(f"confident: the confidence must be in (0, 1], got {self.at:g}")
+
+    def value(self, evidence: Evidence) -> float:
+        held = (evidence.confidence >= self.at - CERTAINTY_TOL) & evidence.targets
+        n = int(evidence.targets.sum())
+        return float(held.sum() / n) if n else 0.0
+
+    def describe(self) -> str:
+        return f"≤ {100 * self.limit:g} % at confidence ≥ {self.at:g}"
+
+
+@dataclass(frozen=True)
+class MinSpan(RiskMeasure):
+    """The smallest span of the linking attack holds at least ``limit`` records (model k-anonymity)."""
+
+    limit: float = 2
+    name = "span"
+    higher_is_riskier = False
+    needs_spans = True
+
+    def value(self, evidence: Evidence) -> float:
+        return float(evidence.spans.k) if evidence.spans is not None else math.nan
+
+    def describe(self) -> str:
+        return f"every span ≥ {self.limit:g}"
+
+
+@dataclass(frozen=True)
+class LDiverse(RiskMeasure):
+    """Every span's class entropy is at least log2 ``limit`` (entropy ℓ-diversity)."""
+
+    limit: float = 2
+    name = "l"
+    higher_is_riskier = False
+    needs_spans = True
+
+    def value(self, evidence: Evidence) -> float:
+        return float(evidence.spans.l_diversity) if evidence.spans is not None else math.nan
+
+    def describe(self) -> str:
+        return f"{self.limit:g}-diverse spans"
+
+
+@dataclass(frozen=True)
+class Target:
+    """Every measure within its limit."""
+
+    measures: tuple[RiskMeasure, ...]
+
+    def __post_init__(self) -> None:
+        if not self.measures:
+            raise PpdmError("a target needs at least one measure (e.g. certain=0)")
+        names = [m.name for m in self.measures]
+        if len(set(names)) != len(names):
+            raise PpdmError(f"the target names a measure twice: {', '.join(names)}")
+
+    @property
+    def needs_spans(self) -> bool:
+        return any(m.needs_spans for m in self.measures)
+
+    def values(self, evidence: Evidence) -> dict[str, float]:
+        return {m.name: m.value(evidence) for m in self.measures}
+
+    def meets(self, values: dict[str, float]) -> bool:
+        return all(m.meets(values[m.name]) for m in self.measures)
+
+    def measure(self, name: str) -> RiskMeasure:
+        for m in self.measures:
+            if m.name == name:
+                return m
+        raise PpdmError(f"the target has no measure {name!r} (it has: {', '.join(m.name for m in self.measures)})")
+
+    def describe(self) -> str:
+        return ", ".join(m.describe() for m in self.measures)
+
+    def to_text(self) -> str:
+        parts = []
+        for m in self.measures:
+            at = f"@{m.at:g}" if isinstance(m, Confident) else ""
+            parts.append(f"{m.name}={m.limit:g}{at}")
+        return ",".join(parts)
+
+
+_SYNTAX = "e.g. certain=0,confident=0.01@0.9,span=5,l=2"
+
+
+def parse_target(text: str) -> Target:
+    """A :class:`Target` from ``"certain=0,confident=0.01@0.9,span=5,l=2"`` (any subset, any order).
+
+    ``confident`` takes a share (``0.01``) or a percentage (``1%``) before the ``@``.
+    """
+    measures: list[RiskMeasure] = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, sep, value = part.partition("=")
+        name = name.strip().lower()
+        if not sep or not value.strip():
+            raise PpdmError(f"target: {part!r} is not name=value ({_SYNTAX})")
+        measures.append(_measure(name, value.strip(), part))
+    if not measures:
+        raise PpdmError(f"target: empty ({_SYNTAX})")
+    return Target(tuple(measures))
+
+
+def _measure(name: str, value: str, part: str) -> RiskMeasure:
+    if name == "certain":
+        n = _number(value, part)
+        if n < 0 or n != int(n):
+            raise PpdmError(f"target: {part!r}: certain takes a whole number of people")
+        return Certain(n)
+    if name == "confident":
+        share, at, conf = value.partition("@")
+        if not at:
+            raise PpdmError(f"target: {part!r}: confident takes SHARE@CONFIDENCE ({_SYNTAX})")
+        percent = share.strip().endswith("%")
+        x = _number(share.strip().rstrip("%"), part) / (100 if percent else 1)
+        return Confident(x, _number(conf, part))
+    if name in ("span", "k"):
+        k = _number(value, part)
+        if k < 1:
+            raise PpdmError(f"target: {part!r}: span takes a record count ≥ 1")
+        return MinSpan(k)
+    if name in ("l", "l-diverse", "ell"):
+        ell = _number(value, part)
+        if ell < 1:
+            raise PpdmError(f"target: {part!r}: l takes a value ≥ 1")
+        return LDiverse(ell)
+    raise PpdmError(f"target: unknown measure {name!r} (measures: certain, confident, span, l; {_SYNTAX})")
+
+
+def _number(text: str, part: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise PpdmError(f"target: {part!r}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise PpdmError(f"target: {part!r}: {text!r} is not a finite number")
+    return value
