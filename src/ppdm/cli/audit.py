@@ -25,9 +25,11 @@ from ppdm.cli.common import (
     _print_riskiest,
     _split_list,
     check_outputs,
+    csv_options,
     console,
     handles_errors,
     main,
+    read_csv,
     status,
 )
 
@@ -186,6 +188,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
     help="Write every group's posterior and the summary as JSON.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@csv_options
 @handles_errors
 def audit_command(
     dataset: str | None,
@@ -333,10 +336,9 @@ def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
 
 
 def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:
-    from ppdm.data.datasets import load_csv
     from ppdm.tree import load_tree
 
-    return load_tree(tree_file), load_csv(data)[0]
+    return load_tree(tree_file), read_csv(data)[0]
 
 
 def _missing(

@@ -21,9 +21,11 @@ from ppdm.cli.common import (
     _print_riskiest,
     _split_list,
     check_outputs,
+    csv_options,
     console,
     handles_errors,
     main,
+    read_csv,
     status,
 )
 
@@ -174,6 +176,7 @@ def _print_individuals(
     help="Write the published rules (JSON).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@csv_options
 @handles_errors
 def audit_rules_command(
     dataset: str | None,
@@ -199,7 +202,7 @@ def audit_rules_command(
 
     from ppdm.attacks.result import result_json
     from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack
-    from ppdm.data.datasets import load_csv, load_dataset
+    from ppdm.data.datasets import load_dataset
     from ppdm.maxent.rule_constraints import RuleKnowledge
     from ppdm.rules import RuleSet, mine_rules
 
@@ -210,7 +213,7 @@ def audit_rules_command(
     frame, roles = (
         load_dataset(dataset, sensitive=sensitive)
         if dataset is not None
-        else load_csv(data, sensitive=sensitive)
+        else read_csv(data, sensitive=sensitive)
     )  # type: ignore[arg-type]
     _known_columns(frame, [sensitive])
     if rules_file is not None:
