@@ -30,11 +30,15 @@ class LazyConsole:
         self._console: Console | None = None
 
     def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+    def real(self) -> Console:
+        """The rich ``Console`` itself (for rich objects that take one, such as a progress bar)."""
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._settings)
-        return getattr(self._console, name)
+        return self._console
 
 
 console = LazyConsole(soft_wrap=True, markup=False)
