@@ -142,6 +142,31 @@ def _model(
     return C45Classifier(**params)
 
 
+def _missing(
+    train: pd.DataFrame, test: pd.DataFrame | None, columns: list[str], drop: bool
+) -> tuple[pd.DataFrame, pd.DataFrame | None, int]:
+    """The splits without rows missing a value in ``columns`` (ids kept), or an error naming the
+    first column with one when ``drop`` is off; also how many rows were left out."""
+    missing = train[columns].isna().sum()
+    if not drop:
+        if missing.any():
+            column = missing[missing > 0].index[0]
+            raise PpdmError(
+                f"column {column!r} has {int(missing[column]):,} missing value(s) in the training rows: "
+                "give --drop-missing to leave those rows out"
+            )
+        return train, test, 0
+    kept = train.dropna(subset=columns)
+    dropped = len(train) - len(kept)
+    if test is not None:
+        before = len(test)
+        test = test.dropna(subset=columns)
+        dropped += before - len(test)
+    if kept.empty:
+        raise PpdmError("every training row has a missing value: nothing is left to train on")
+    return kept, test, dropped
+
+
 def _write_split(
     train_out: Path | None, test_out: Path | None, train: pd.DataFrame, test: pd.DataFrame | None
 ) -> None:
@@ -248,6 +273,11 @@ def _write_split(
     type=click.Path(path_type=Path),
     help="Write the held-out rows (CSV, first column 'row': their row ids).",
 )
+@click.option(
+    "--drop-missing",
+    is_flag=True,
+    help="Leave out rows with a missing value in the attributes or the class (their row ids are kept).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @csv_options
 @handles_errors
@@ -273,6 +303,7 @@ def train_command(
     out: Path,
     train_out: Path | None,
     test_out: Path | None,
+    drop_missing: bool,
     quiet: bool,
 ) -> None:
     """Train an ID3 or C4.5 tree, a k-anonymous one (kADET) or one on disguised data, and write it as JSON."""
@@ -312,6 +343,7 @@ def train_command(
             "disguised": None if columns is None else [c for c in columns if c in features],
             "class_disguised": columns is None or roles.class_attribute in columns,
         }
+    train, test, dropped = _missing(train, test, [*features, roles.class_attribute], drop_missing)
     params: dict[str, Any] = {"max_depth": max_depth, "prune": not no_prune}
     if criterion:
         params["criterion"] = criterion
@@ -328,6 +360,8 @@ def train_command(
     if quiet:
         return
     _print_training(model, kind, algorithm, train, test, features, roles.class_attribute, seconds, extra)
+    if dropped:
+        console.print(f"  left out {dropped:,} rows with missing values (--drop-missing)")
     for path in (out, train_out, test_out):
         if path is not None:
             console.print(f"  wrote {path}" + (f" (disclosure: {disclosure})" if path == out else ""))
