@@ -35,9 +35,9 @@ def test_kadet_on_nursery_is_k_anonymous_and_writes_its_split(run, tmp_path):
     train, test = pd.read_csv(train_csv), pd.read_csv(test_csv)
     assert list(train.columns)[0] == "row" and len(train) == 10368 and len(test) == 2592
     assert set(train["row"]).isdisjoint(test["row"]) and len(set(train["row"]) | set(test["row"])) == 12960
-    audited = run("attack", "--tree", out, "--data", train_csv, "--row-ids", "row", "--sensitive", "class")
+    audited = run("attack", "--tree", out, "--data", test_csv, "--row-ids", "row", "--sensitive", "class")
     assert audited.exit_code == 0, audited.output
-    assert "10,368" in audited.output
+    assert "2,592" in audited.output
 
 
 def test_kadet_with_a_hierarchy_file_and_l_diversity(run, tmp_path, people):
