@@ -33,11 +33,14 @@ def test_kadet_on_nursery_is_k_anonymous_and_writes_its_split(run, tmp_path):
     assert "kADET-ID3 on 10,368 rows" in result.output and "smallest span: 53 rows (asked k = 50)" in result.output
     assert json.loads(out.read_text())["algorithm"] == "kadet-id3"
     train, test = pd.read_csv(train_csv), pd.read_csv(test_csv)
-    assert list(train.columns)[0] == "row" and len(train) == 10368 and len(test) == 2592
+    assert train.columns[0] == "row" and len(train) == 10368 and len(test) == 2592
     assert set(train["row"]).isdisjoint(test["row"]) and len(set(train["row"]) | set(test["row"])) == 12960
-    audited = run("attack", "--tree", out, "--data", test_csv, "--row-ids", "row", "--sensitive", "class")
+    audited = run("attack", "--tree", out, "--data", test_csv, "--row-ids", "row", "--sensitive", "class",
+                  "--out", tmp_path / "attack.json")
     assert audited.exit_code == 0, audited.output
     assert "2,592" in audited.output
+    rows = [r for g in json.loads((tmp_path / "attack.json").read_text())["groups"] for r in g["rows"]]
+    assert sorted(rows) == sorted(test["row"])  # the ids of the input file, not positions in test.csv
 
 
 def test_kadet_with_a_hierarchy_file_and_l_diversity(run, tmp_path, people):
@@ -105,6 +108,7 @@ def test_prune_methods_on_a_trained_tree(run, tmp_path):
         (["train", "--dataset", "nursery", "--out", "x.json", "--train-out", "nowhere/t.csv"], "directory nowhere does not exist"),
         (["train", "--data", "people.csv", "--class-attribute", "risk", "--theta", "0.8", "--algorithm", "c45", "--out", "x.json"], "use --algorithm id3"),
         (["train", "--dataset", "nursery", "--disguised", "form", "--out", "x.json"], "--disguised goes with --theta"),
+        (["train", "--dataset", "nursery", "--k", "5", "--criterion", "gini", "--out", "x.json"], "leave out --criterion"),
         (["disguise", "--dataset", "nursery", "--out", "d.csv"], "Missing option '--theta'"),
         (["disguise", "--dataset", "nursery", "--theta", "0.8", "--columns", "pets", "--out", "d.csv"], "'pets'"),
         (["disguise", "--data", "people.csv", "--theta", "1.5", "--out", "d.csv"], "1.5 is not in the range"),

@@ -6,7 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.data.hierarchy import Hierarchy, bin_by_hierarchies, check_hierarchies, load_hierarchies, starting_hierarchy
+from ppdm.data.hierarchy import (
+    Hierarchy,
+    bin_by_hierarchies,
+    check_hierarchies,
+    load_hierarchies,
+    starting_hierarchy,
+)
 from ppdm.errors import HierarchyError
 
 

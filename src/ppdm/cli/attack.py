@@ -174,6 +174,8 @@ def attack_command(
     else:
         attack = homogeneity_attack if kind == "homogeneity" else uniqueness_attack
         result = attack(tree, table, qis, sensitive)
+    if table.index.name is not None:  # --row-ids: the file's ids, not positions
+        result.row_ids = table.index.to_numpy()
     _print_result(result, top)
     if out is not None:
         result.save(out)

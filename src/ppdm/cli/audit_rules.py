@@ -21,14 +21,13 @@ from ppdm.cli.common import (
     _print_riskiest,
     _split_list,
     check_outputs,
-    csv_options,
     console,
+    csv_options,
     handles_errors,
     main,
     read_csv,
     status,
 )
-
 
 VIEWS = ("people", "divergence", "nar-impact")
 MAX_ITEMSETS = 20_000

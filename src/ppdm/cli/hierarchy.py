@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from ppdm.errors import PpdmError
-
 from ppdm.cli.common import (
     _known_columns,
     check_outputs,
@@ -17,6 +15,7 @@ from ppdm.cli.common import (
     main,
     read_csv,
 )
+from ppdm.errors import PpdmError
 
 
 @main.command("hierarchy")

@@ -70,7 +70,11 @@ def _hierarchies(
 ) -> dict[str, Hierarchy]:
     """The hierarchies kADET generalizes with: the file's, checked against the table (paper 002
     §3.1), or for Adult without a file the bundled categorical ones."""
-    from ppdm.data.hierarchy import adult_hierarchies, check_hierarchies, load_hierarchies
+    from ppdm.data.hierarchy import (
+        adult_hierarchies,
+        check_hierarchies,
+        load_hierarchies,
+    )
 
     if path is None:
         if dataset != "adult":
@@ -312,6 +316,8 @@ def train_command(
     algorithm = algorithm or ("id3" if kind == "rr" else "c45")
     if kind != "kadet" and (hierarchies or quasi_identifiers):
         raise PpdmError("--hierarchies and --quasi-identifiers are kADET options: give --k or --l")
+    if kind == "kadet" and criterion:
+        raise PpdmError("kADET splits by information gain (ID3) or C4.5's rule (c45): leave out --criterion")
     if kind != "rr" and disguised:
         raise PpdmError("--disguised goes with --theta (training on disguised records)")
     train, test, roles = _load_training_data(
