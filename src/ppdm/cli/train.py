@@ -368,9 +368,10 @@ def train_command(
     _print_training(model, kind, algorithm, train, test, features, roles.class_attribute, seconds, extra)
     if dropped:
         console.print(f"  left out {dropped:,} rows with missing values (--drop-missing)")
-    for path in (out, train_out, test_out):
+    console.print(f"  wrote {out} (disclosure: {disclosure})")
+    for path in (train_out, test_out):
         if path is not None:
-            console.print(f"  wrote {path}" + (f" (disclosure: {disclosure})" if path == out else ""))
+            console.print(f"  wrote {path} (its 'row' column holds the row ids: read it with --row-ids row)")
 
 
 def save_tree_and_split(
