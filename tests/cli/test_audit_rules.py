@@ -21,7 +21,7 @@ def example2_csv(tmp_path):
 def test_adult_audit_reports_the_papers_counts_and_the_top_k_table(run, tmp_path):
     out, rules_out = tmp_path / "audit.json", tmp_path / "rules.json"
     result = run("audit-rules", "--dataset", "adult", "--sensitive", "income", "--support", "0.1", "--confidence", "0.6",
-                 "--top", "3", "--out", out, "--rules-out", rules_out)
+                 "--top", "3", "--view", "nar-impact", "--out", out, "--rules-out", rules_out)
     assert result.exit_code == 0, result.output
     text = result.output
     assert "110 published rules" in text and "30,162 records in 7,722 QI groups" in text
@@ -49,7 +49,7 @@ def test_example2_from_a_csv_and_a_rules_file(run, example2_csv, tmp_path):
     assert closed.exit_code == 0, closed.output
     third = next(g for g in json.loads((tmp_path / "b.json").read_text())["groups"] if g["qi"]["Education"] == "Masters")
     assert third["posterior"][1] == pytest.approx(0.5, abs=1e-6)
-    no_nar = run("audit-rules", "--data", example2_csv, "--sensitive", "Salary", "--rules", rules, "--no-nar")
+    no_nar = run("audit-rules", "--data", example2_csv, "--sensitive", "Salary", "--rules", rules, "--no-nar", "--view", "divergence")
     assert no_nar.exit_code == 0 and "smallest individual divergence" in no_nar.output and "NAR constraints:" not in no_nar.output
 
 

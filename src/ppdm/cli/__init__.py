@@ -9,7 +9,19 @@ once; each command imports the parts of the library (numpy, pandas, scipy and sc
 seconds to load) and of rich that it uses.
 """
 
-from ppdm.cli import attack, audit, audit_rules, datasets, defend, report, show, train  # noqa: F401  (each registers its command)
+from ppdm.cli import (  # noqa: F401  (each registers its command)
+    attack,
+    audit,
+    audit_rules,
+    datasets,
+    defend,
+    disguise,
+    hierarchy,
+    prune,
+    report,
+    show,
+    train,
+)
 from ppdm.cli.common import DISCLOSURES, main
 
 __all__ = ["DISCLOSURES", "main"]

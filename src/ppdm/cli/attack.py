@@ -21,16 +21,18 @@ from ppdm.cli.common import (
     _print_riskiest,
     _split_list,
     check_outputs,
+    csv_options,
     console,
     handles_errors,
     main,
+    read_csv,
 )
 
 ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
 
 
 def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
-    from ppdm.data.datasets import load_csv, load_dataset
+    from ppdm.data.datasets import load_dataset
 
     if (dataset is None) == (data is None):
         raise PpdmError(
@@ -38,14 +40,12 @@ def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
         )
     if dataset is not None:
         return load_dataset(dataset)[0]
-    return load_csv(data)[0]  # type: ignore[arg-type]
+    return read_csv(data)[0]  # type: ignore[arg-type]
 
 
 def _known_rows(table: pd.DataFrame, known: Path) -> pd.DataFrame:
     """Rows of ``table`` equal to the rows of the CSV ``known`` (on the columns both have)."""
-    from ppdm.data.datasets import load_csv
-
-    people = load_csv(known)[0]
+    people = read_csv(known)[0]
     shared = [c for c in people.columns if c in table.columns]
     if not shared:
         raise PpdmError(f"{known}: none of its columns is in the attacker's table")
@@ -141,6 +141,7 @@ def _print_result(result: AttackResult, top: int) -> None:
     type=click.Path(path_type=Path),
     help="Write the AttackResult (every group's posterior) as JSON.",
 )
+@csv_options
 @handles_errors
 def attack_command(
     tree_file: Path,
@@ -178,6 +179,8 @@ def attack_command(
     else:
         attack = {"homogeneity": homogeneity_attack, "uniqueness": uniqueness_attack, "reconstruction": reconstruction_attack}[kind]
         result = attack(tree, table, qis, sensitive)
+    if table.index.name is not None:  # --row-ids: the file's ids, not positions
+        result.row_ids = table.index.to_numpy()
     _print_result(result, top)
     if out is not None:
         result.save(out)

@@ -27,10 +27,12 @@ from ppdm.cli.common import (
     _threat_from_options,
     _with_class_known,
     check_outputs,
+    csv_options,
     console,
     handles_errors,
     main,
     publish_option,
+    read_csv,
     sa_option,
     status,
     threat_options,
@@ -160,6 +162,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
     help="Also write the HTML report (and its JSON beside it): verdict, people and leaves exposed, what to do next.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@csv_options
 @handles_errors
 def audit_command(
     dataset: str | None,
@@ -254,7 +257,6 @@ def audit_command(
 
 
 def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:
-    from ppdm.data.datasets import load_csv
     from ppdm.tree import load_tree
 
-    return load_tree(tree_file), load_csv(data)[0]
+    return load_tree(tree_file), read_csv(data)[0]

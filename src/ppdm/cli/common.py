@@ -32,11 +32,15 @@ class LazyConsole:
         self._console: Console | None = None
 
     def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+    def real(self) -> Console:
+        """The rich ``Console`` itself (for rich objects that take one, such as a progress bar)."""
         if self._console is None:
             from rich.console import Console
 
             self._console = Console(**self._settings)
-        return getattr(self._console, name)
+        return self._console
 
 
 console = LazyConsole(soft_wrap=True, markup=False)
@@ -100,9 +104,22 @@ def status(message: str, quiet: bool) -> Iterator[None]:
         yield
 
 
+def _one_line_usage_errors(parse: Callable[..., Any], ctx: click.Context, args: list[str]) -> Any:
+    """A bad option (unknown, missing, out of range) is one line ``Error: ...`` and exit status 2,
+    like every other error: the usage lines and the ``--help`` hint are left out."""
+    try:
+        return parse(ctx, args)
+    except click.UsageError as exc:
+        exc.ctx = None
+        raise
+
+
 class OneLineHelpCommand(click.Command):
     """A command whose whole first docstring paragraph is its line in ``ppdm --help`` (click cuts
-    it at about 45 characters otherwise)."""
+    it at about 45 characters otherwise); its usage errors are one line."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return _one_line_usage_errors(super().parse_args, ctx, args)
 
     def get_short_help_str(self, limit: int = 45) -> str:
         if self.short_help:
@@ -112,6 +129,16 @@ class OneLineHelpCommand(click.Command):
 
 class CommandGroup(click.Group):
     command_class = OneLineHelpCommand
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return _one_line_usage_errors(super().parse_args, ctx, args)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            exc.ctx = None
+            raise
 
 
 @click.group(
@@ -241,6 +268,74 @@ def _features(
                 "ID3 splits categorical attributes only and the table has none: use --algorithm c45"
             )
     return features
+
+
+_CSV_META = "ppdm.csv"
+_SEPARATORS = {"\\t": "\t", "tab": "\t", "space": " "}
+
+
+def _remember_csv(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    ctx.meta.setdefault(_CSV_META, {})[param.name] = value
+    return value
+
+
+_CSV_OPTIONS = (
+    click.option(
+        "--sep",
+        expose_value=False,
+        callback=_remember_csv,
+        help="CSV field separator ('\\t' or 'tab' for tabs; default: guessed from the first line).",
+    ),
+    click.option(
+        "--names",
+        expose_value=False,
+        callback=_remember_csv,
+        help="The CSV has no header line: its comma-separated column names.",
+    ),
+    click.option(
+        "--na-values",
+        expose_value=False,
+        callback=_remember_csv,
+        help="Comma-separated texts meaning a missing value (default: ?,NA; an empty field always is).",
+    ),
+    click.option(
+        "--row-ids",
+        expose_value=False,
+        callback=_remember_csv,
+        help="A CSV column of row ids (such as the 'row' column of `ppdm train --train-out`): ids, not data.",
+    ),
+)
+
+
+def csv_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """The options of every command that reads a CSV (``--sep``, ``--names``, ``--na-values``,
+    ``--row-ids``); :func:`read_csv` applies them."""
+    for option in reversed(_CSV_OPTIONS):
+        func = option(func)
+    return func
+
+
+def csv_settings() -> dict[str, Any]:
+    """The keyword arguments of :func:`ppdm.data.tables.load_csv` given by the CSV options."""
+    context = click.get_current_context(silent=True)
+    given = context.meta.get(_CSV_META, {}) if context is not None else {}
+    settings: dict[str, Any] = {}
+    if given.get("sep"):
+        settings["sep"] = _SEPARATORS.get(given["sep"], given["sep"])
+    if given.get("names"):
+        settings["names"] = _split_list(given["names"])
+    if given.get("na_values") is not None:
+        settings["na_values"] = ["", *(v.strip() for v in given["na_values"].split(","))]
+    if given.get("row_ids"):
+        settings["row_ids"] = given["row_ids"]
+    return settings
+
+
+def read_csv(path: Path, **kwargs: Any) -> tuple[pd.DataFrame, Roles]:
+    """``load_csv`` with the command's CSV options."""
+    from ppdm.data.datasets import load_csv
+
+    return load_csv(path, **csv_settings(), **kwargs)
 
 
 def _split_list(value: str | None) -> list[str] | None:

@@ -38,8 +38,10 @@ def load_csv(
     drop_missing: bool = False,
     na_values: Iterable[str] = ("", "?", "NA"),
     sep: str | None = None,
+    names: Sequence[str] | None = None,
+    row_ids: str | None = None,
 ) -> Loaded:
-    """Load a user's own table from a delimited text file with a header line.
+    """Load a user's own table from a delimited text file with a header line (or ``names``).
 
     Parameters
     ----------
@@ -67,6 +69,13 @@ def load_csv(
     sep:
         Field separator; by default the one of ``,`` ``;`` tab ``|`` that occurs most often in
         the header line (``,`` if none does).
+    names:
+        The column names of a file without a header line: every line is then a data row, and
+        a line whose number of fields differs from ``len(names)`` raises :class:`DataError`.
+    row_ids:
+        A column holding each row's id (e.g. the ``row`` column that ``ppdm train --train-out``
+        writes: the row's number in the original file): it becomes the frame's index, integers,
+        and is not a data column. By default the index is the data row number from 0.
 
     Other columns are inferred: numbers stay numeric (``int64``, or ``float64`` for fractions
     or missing values), text and booleans become categorical (sorted categories).
@@ -84,25 +93,29 @@ def load_csv(
     if not path.is_file():
         raise DataError(f"{path}: file not found")
     sep = sep if sep is not None else _sniff_separator(path)
-    columns = read_header(path, sep)
+    columns = read_header(path, sep) if names is None else _given_names(path, sep, names)
     categorical = _column_list(categorical, "categorical")
     numeric = _column_list(numeric, "numeric")
-    for argument, names in (("categorical", categorical), ("numeric", numeric)):
-        _check_known(names, columns, argument, str(path))
+    for argument, listed in (("categorical", categorical), ("numeric", numeric)):
+        _check_known(listed, columns, argument, str(path))
     both = [c for c in categorical if c in numeric]
     if both:
         raise DataError(
             f"{path}: column(s) {', '.join(map(repr, both))} listed both as categorical and numeric"
         )
     na_values = [na_values] if isinstance(na_values, str) else list(na_values)
+    if row_ids is not None:
+        _check_known([row_ids], columns, "row_ids", str(path))
     dtype = dict.fromkeys(categorical + numeric, str)
-    frame = read_table(path, sep, na_values, dtype)
+    frame = read_table(path, sep, na_values, dtype, None if names is None else columns)
     if list(frame.columns) != columns:
         raise DataError(f"{path}: cannot read the header line consistently (got {columns})")
     for column in numeric:
-        frame[column] = parse_numeric(frame[column], column, path, sep)
+        frame[column] = parse_numeric(frame[column], column, path, sep, header=names is None)
     if drop_missing:
         frame = _drop_missing(frame, str(path))
+    if row_ids is not None:
+        frame, columns = _index_by(frame, row_ids, path), [c for c in columns if c != row_ids]
     for column in frame.columns:
         if column in categorical or not _is_number(frame[column]):
             frame[column] = sorted_categorical(frame[column])
@@ -110,6 +123,38 @@ def load_csv(
         columns, columns, quasi_identifiers, sensitive, class_attribute, str(path)
     )
     return frame, roles
+
+
+def _given_names(path: Path, sep: str, names: Sequence[str]) -> list[str]:
+    """The ``names`` of a file without a header, checked against its first line's field count."""
+    names = _column_list(names, "names")
+    if not names:
+        raise DataError(f"{path}: names is empty: give one name per column")
+    empty = [i + 1 for i, n in enumerate(names) if not str(n).strip()]
+    if empty:
+        raise DataError(f"{path}: names: column {empty[0]} has no name")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise DataError(f"{path}: names repeats {', '.join(map(repr, repeated))}")
+    line = _first_line(path)
+    fields = len(next(csv.reader([line], delimiter=sep))) if len(sep) == 1 else len(line.split(sep))
+    if fields != len(names):
+        raise DataError(
+            f"{path}, line 1: {fields} field(s) but {len(names)} name(s) given ({', '.join(names)})"
+        )
+    return list(names)
+
+
+def _index_by(frame: pd.DataFrame, column: str, path: Path) -> pd.DataFrame:
+    """``frame`` indexed by its integer id column ``column`` (which leaves the data)."""
+    ids = frame[column]
+    if not _is_number(ids) or ids.isna().any() or not (ids == ids.round()).all():
+        raise DataError(f"{path}: the row-id column {column!r} must hold whole numbers on every row")
+    if ids.duplicated().any():
+        raise DataError(f"{path}: the row-id column {column!r} repeats the id {ids[ids.duplicated()].iloc[0]}")
+    out = frame.drop(columns=[column])
+    out.index = pd.Index(ids.astype(np.int64).to_numpy(), name=column)
+    return out
 
 
 def _sniff_separator(path: Path) -> str:
@@ -153,13 +198,20 @@ def read_header(path: Path, sep: str) -> list[str]:
 
 
 def read_table(
-    path: Path, sep: str, na_values: Iterable[str], dtype: dict[str, type]
+    path: Path,
+    sep: str,
+    na_values: Iterable[str],
+    dtype: dict[str, type],
+    names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """Parse the whole file with pandas; parser failures become :class:`DataError`."""
+    """Parse the whole file with pandas (``names``: the file has no header line); parser failures
+    become :class:`DataError`."""
     try:
         frame = pd.read_csv(
             path,
             sep=sep,
+            header=None if names is not None else "infer",
+            names=None if names is None else list(names),
             encoding="utf-8-sig",
             skipinitialspace=True,
             index_col=False,
@@ -177,13 +229,15 @@ def read_table(
     return frame
 
 
-def parse_numeric(series: pd.Series, column: str, path: Path, sep: str) -> pd.Series:
+def parse_numeric(
+    series: pd.Series, column: str, path: Path, sep: str, header: bool = True
+) -> pd.Series:
     """Parse a text column as numbers; the first unparsable value raises :class:`DataError`."""
     parsed = pd.to_numeric(series, errors="coerce")
     bad = np.flatnonzero((parsed.isna() & series.notna()).to_numpy())
     if bad.size:
         row = int(bad[0])
-        line = _file_line(path, sep, row)
+        line = _file_line(path, sep, row, header)
         where = f"line {line}" if line is not None else f"data row {row + 1}"
         raise DataError(
             f"{path}, {where}: column {column!r} must be numeric, "
@@ -192,8 +246,8 @@ def parse_numeric(series: pd.Series, column: str, path: Path, sep: str) -> pd.Se
     return parsed
 
 
-def _file_line(path: Path, sep: str, row: int) -> int | None:
-    """The 1-based file line where data row ``row`` (0-based) starts; the header is line 1.
+def _file_line(path: Path, sep: str, row: int, header: bool = True) -> int | None:
+    """The 1-based file line where data row ``row`` (0-based) starts; the header (if any) is line 1.
 
     Mirrors pandas: blank lines are skipped, a quoted field may span lines. Only used to
     report an error, so it rescans the file.
@@ -202,7 +256,7 @@ def _file_line(path: Path, sep: str, row: int) -> int | None:
         return None
     with open(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle, delimiter=sep, skipinitialspace=True)
-        previous_end, data_row, header_seen = 0, -1, False
+        previous_end, data_row, header_seen = 0, -1, not header
         for record in reader:
             start, previous_end = previous_end + 1, reader.line_num
             if record in ([], [""]):

@@ -8,7 +8,8 @@ A file maps attribute names to entries in the format of :func:`ppdm.data.hierarc
       age:       {kind: numeric, range: [0, inf], cuts: [[40], [20, 30, 40, 50, 60]]}
       hours:     {kind: numeric, tree: {range: [0, inf], children: [{range: [0, 40]}, ...]}}
 
-Note that YAML 1.1 reads unquoted ``yes``/``no``/``on``/``off`` as booleans: quote such values.
+Note that YAML 1.1 reads unquoted ``yes``/``no``/``on``/``off`` as booleans: a categorical tree
+holding one is an error naming it (quote such values). The format: ``docs/hierarchies.md``.
 Errors name the file and, where possible, its line and column, the attribute and the field.
 """
 
@@ -61,12 +62,52 @@ def _parse_text(text: str, fmt: str, source: str) -> Any:
         raise HierarchyError(f"{source}: invalid YAML{at}: {problem}") from None
 
 
-def _hierarchies_from_data(data: Any, source: str) -> dict[str, Hierarchy]:
+def _boolean_in(node: Any, where: str) -> str | None:
+    """Where a YAML boolean (an unquoted ``yes``/``no``/``on``/``off``/``true``/``false``) sits
+    among the names and values of a categorical tree, or ``None``."""
+    if isinstance(node, bool):
+        return f"{where}: {node!r}"
+    if isinstance(node, Mapping):
+        for key, value in node.items():
+            if isinstance(key, bool):
+                return f"{where}: the name {key!r}"
+            found = _boolean_in(value, f"{where}.{key}")
+            if found:
+                return found
+    if isinstance(node, (list, tuple)):
+        for i, item in enumerate(node):
+            found = _boolean_in(item, f"{where}[{i}]")
+            if found:
+                return found
+    return None
+
+
+def _refuse_yaml_booleans(entries: Mapping[Any, Any], source: str) -> None:
+    """A categorical value written ``yes`` in YAML arrives as ``True`` and then matches no value
+    of the table: name it, with the fix."""
+    for attribute, spec in entries.items():
+        if isinstance(attribute, bool):
+            raise HierarchyError(
+                f"{source}: hierarchies: the attribute name {attribute!r} is a YAML boolean "
+                "(unquoted yes/no/on/off/true/false read as true/false); quote it, e.g. 'yes'"
+            )
+        if isinstance(spec, Mapping) and spec.get("kind") == "categorical":
+            found = _boolean_in(spec.get("tree"), f"hierarchies.{attribute}.tree")
+            if found:
+                raise HierarchyError(
+                    f"{source}: {found} is a YAML boolean (unquoted yes/no/on/off/true/false read as "
+                    "true/false); quote the value, e.g. 'yes'"
+                )
+
+
+def _hierarchies_from_data(data: Any, source: str, fmt: str = "json") -> dict[str, Hierarchy]:
     if not isinstance(data, Mapping) or "hierarchies" not in data:
         raise HierarchyError(f"{source}: the top level must be a mapping with a 'hierarchies' field")
     entries = data["hierarchies"]
     if not isinstance(entries, Mapping):
         raise HierarchyError(f"{source}: 'hierarchies' must map attribute names to hierarchies")
+    if fmt == "yaml":
+        _refuse_yaml_booleans(entries, source)
     out: dict[str, Hierarchy] = {}
     for attribute, spec in entries.items():
         where = f"hierarchies.{attribute}"
@@ -92,7 +133,7 @@ def load_hierarchies(path: PathLike) -> dict[str, Hierarchy]:
         raise HierarchyError(f"{path}: hierarchy file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise HierarchyError(f"{path}: cannot read hierarchy file: {exc}") from None
-    return _hierarchies_from_data(_parse_text(text, fmt, str(path)), str(path))
+    return _hierarchies_from_data(_parse_text(text, fmt, str(path)), str(path), fmt)
 
 
 def save_hierarchies(path: PathLike, hierarchies: Mapping[str, Hierarchy]) -> None:
