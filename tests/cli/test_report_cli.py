@@ -38,7 +38,7 @@ def test_report_writes_the_page_and_its_json(run, files, tmp_path):
     done = run("report", files / "result.json", "--model", files / "tree.json", "--frontier", files / "frontier.json", "--out", out)
     assert done.exit_code == 0, done.output
     assert "The attacker is right for" in done.output and f"wrote {out}" in done.output
-    page, data = out.read_text(), json.loads((tmp_path / "r.json").read_text())
+    page, data = out.read_text(), json.loads((tmp_path / "r.report.json").read_text())
     assert data["format"] == "ppdm-report" and data["attacks"][0]["verdict"]["level"] == "fails"
     assert page.count('<svg id="fig-') == 3 and 'id="node-1"' in page
     shown = run("show", files / "tree.json")
@@ -59,7 +59,7 @@ def test_audit_writes_the_report_too(run, files, tmp_path):
     out = tmp_path / "audit.html"
     done = run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", out, "-q")
     assert done.exit_code == 0 and done.output == ""
-    assert out.is_file() and (tmp_path / "audit.json").is_file()
+    assert out.is_file() and (tmp_path / "audit.report.json").is_file()
     assert "threat model: attacker knows a, b" in out.read_text()
 
 
@@ -81,9 +81,9 @@ def test_show_prints_node_ids(run, files):
         (["report", "{result}", "--model", "nomodel.json", "--out", "r.html"], "nomodel.json: no such model file"),
         (["report", "{result}", "--frontier", "{csv}", "--out", "r.html"], "not valid JSON"),
         (["report", "{result}", "--frontier", "{badfront}", "--out", "r.html"], "frontier point 0"),
-        (["report", "{result}", "--out", "{folder}/result.html"], "would overwrite it"),
+        (["report", "{result}", "--out", "r.html", "--json", "{result}"], "would overwrite it"),
         (["audit", "--tree", "{tree}", "--data", "{csv}", "--report", "x.pdf"], "name it .html"),
-        (["audit", "--tree", "{tree}", "--data", "{csv}", "--out", "x.json", "--report", "x.html"], "would overwrite it"),
+        (["audit", "--tree", "{tree}", "--data", "{csv}", "--out", "x.report.json", "--report", "x.html"], "would overwrite it"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(run, files, tmp_path, monkeypatch, args, message):

@@ -62,7 +62,7 @@ def write_html_report(
 @click.option("--threat", "threat_file", type=click.Path(path_type=Path), help="The threat model (YAML) the audit used, for its story in words.")
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="A defense search's candidates (JSON: [[accuracy, risk, label], ...]).")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="The HTML page to write.")
-@click.option("--json", "json_out", type=click.Path(path_type=Path), help="Where to write the report's data (default: beside --out, .json).")
+@click.option("--json", "json_out", type=click.Path(path_type=Path), help="Where to write the report's data (default: beside --out, as NAME.report.json).")
 @click.option("--pdf", type=click.Path(path_type=Path), help="Also print the page to this PDF (headless Chromium).")
 @click.option("--title", help="The report's title.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")

@@ -9,8 +9,10 @@ from typing import Any
 
 
 def json_path_for(html: Path) -> Path:
-    """Where the report's JSON goes by default: beside the page (``report.html`` → ``report.json``)."""
-    return html.with_suffix(".json") if html.suffix.lower() in (".html", ".htm") else html.with_name(html.name + ".json")
+    """Where the report's JSON goes by default: beside the page (``audit.html`` →
+    ``audit.report.json``, a name that never collides with an audit's own ``audit.json``)."""
+    stem = html.stem if html.suffix.lower() in (".html", ".htm") else html.name
+    return html.with_name(stem + ".report.json")
 
 
 def write_report(report: dict[str, Any], html: str | Path, json_out: str | Path | None = None, pdf: str | Path | None = None) -> Path:
