@@ -152,3 +152,15 @@ def test_a_long_model_is_left_out_of_the_print_only(report, monkeypatch):
     monkeypatch.setattr(html, "PRINTED_LINES", 3)
     page = render_html(report)
     assert 'id="model" class="long"' in page and "too many to print" in page and 'id="node-7"' in page
+
+
+def test_a_defense_frontier_lists_the_candidates_it_could_not_audit():
+    front = [
+        {"label": "unprotected", "accuracy": 0.9, "risk": 5.0, "status": "audited", "risk_measure": "certain"},
+        {"label": "DP tree ε=1", "accuracy": None, "risk": None, "status": "failed: no audit applies"},
+    ]
+    out = frontier_of(front, "risk")
+    assert out["risk"] == "certain" and [p["label"] for p in out["points"]] == ["unprotected"]
+    assert out["not_audited"] == [{"label": "DP tree ε=1", "status": "failed: no audit applies"}]
+    with pytest.raises(ReportError, match="frontier point 0"):  # a point without numbers and without a reason stays an error
+        frontier_of([{"label": "x", "accuracy": None, "risk": None}], "risk")

@@ -147,10 +147,16 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
         return None
     if isinstance(frontier, dict):
         risk_name, frontier = str(frontier.get("risk", risk_name)), frontier.get("points", [])
-    points = []
+    points, not_audited = [], []
     for i, p in enumerate(frontier):
         if isinstance(p, dict):
             accuracy, risk, label, chosen = p.get("accuracy"), p.get("risk"), p.get("label", f"candidate {i}"), bool(p.get("chosen"))
+            if accuracy is None and risk is None and p.get("status", "audited") != "audited":
+                # a candidate the defense search could not audit (failed, or past its time budget):
+                # listed apart, never plotted and never dropped silently
+                not_audited.append({"label": str(label), "status": str(p["status"])})
+                continue
+            risk_name = str(p.get("risk_measure", risk_name))
         elif isinstance(p, (tuple, list)) and len(p) in (3, 4):
             accuracy, risk, label = p[0], p[1], p[2]
             chosen = bool(p[3]) if len(p) == 4 else False
@@ -159,7 +165,7 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
         if not all(isinstance(v, (int, float)) and np.isfinite(v) for v in (accuracy, risk)):
             raise ReportError(f"frontier point {i}: accuracy and risk must be numbers")
         points.append({"accuracy": float(accuracy), "risk": float(risk), "label": str(label), "chosen": chosen})
-    return {"risk": risk_name, "points": points}
+    return {"risk": risk_name, "points": points, "not_audited": not_audited}
 
 
 def _title(attacks: list[dict[str, Any]]) -> str:

@@ -148,8 +148,15 @@ def _frontier(report: dict[str, Any]) -> str:
         "<figcaption>Every candidate the search audited; the grey line joins those no other candidate beats on both "
         "accuracy and risk; green: the candidate chosen.</figcaption></figure>"
         f'<div class="tablewrap"><table><thead><tr><th>candidate</th><th>accuracy</th><th>{escape(front["risk"])}</th><th></th></tr>'
-        f"</thead><tbody>{rows}</tbody></table></div></section>"
+        f"</thead><tbody>{rows}</tbody></table></div>{_not_audited(front.get('not_audited', []))}</section>"
     )
+
+
+def _not_audited(entries: list[dict[str, str]]) -> str:
+    if not entries:
+        return ""
+    items = "".join(f"<li>{escape(e['label'])}: {escape(e['status'])}</li>" for e in entries)
+    return f"<p>Not audited ({len(entries)}), so not plotted:</p><ul>{items}</ul>"
 
 
 def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:
