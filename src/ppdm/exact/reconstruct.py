@@ -95,13 +95,15 @@ class _Column:
     """One modelled attribute: its bits and the values they encode."""
 
     name: str
-    kind: str  # "binary" | "onehot" | "order"
+    kind: str  # "constant" | "binary" | "onehot" | "order"
     bits: np.ndarray
     values: list[Any]
 
     def equals(self, idx: int) -> list[Lit]:
         """Literals that all hold exactly when the value is ``values[idx]``."""
         b = self.bits
+        if self.kind == "constant":
+            return []
         if self.kind == "binary":
             return [(int(b[0]), idx == 1)]
         if self.kind == "onehot":
@@ -134,6 +136,8 @@ class _Column:
     def decode(self, bits: np.ndarray) -> np.ndarray:
         """Value index per record from the records' bits (records × all bits)."""
         own = bits[:, self.bits]
+        if self.kind == "constant":
+            return np.zeros(len(bits), dtype=np.intp)
         if self.kind == "binary":
             return own[:, 0].astype(np.intp)
         if self.kind == "onehot":
@@ -170,11 +174,11 @@ def _columns(forest: Forest) -> list[_Column]:
 
 
 def _column(name: str, values: list[Any], kind: str | None, start: int) -> tuple[_Column, int]:
-    if len(values) < 2:
-        raise PpdmError(f"attribute {name!r} has {len(values)} value(s): nothing to split or reconstruct")
+    if not values:
+        raise PpdmError(f"attribute {name!r} has no value to reconstruct")
     if kind is None:
-        kind = "binary" if len(values) == 2 else "onehot"
-    width = 1 if kind == "binary" else len(values) if kind == "onehot" else len(values) - 1
+        kind = "constant" if len(values) == 1 else "binary" if len(values) == 2 else "onehot"
+    width = {"constant": 0, "binary": 1, "onehot": len(values)}.get(kind, len(values) - 1)
     return _Column(name, kind, np.arange(start, start + width), values), start + width
 
 
@@ -262,7 +266,7 @@ def _build(columns: list[_Column], cells: list[list[_Cell]], M: np.ndarray) -> _
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    n_bits = int(columns[-1].bits[-1]) + 1
+    n_bits = _n_bits(columns)
     n = M.shape[1]
     x = [[model.NewBoolVar(f"x{r}_{j}") for j in range(n_bits)] for r in range(n)]
     for col in columns:
@@ -276,6 +280,10 @@ def _build(columns: list[_Column], cells: list[list[_Cell]], M: np.ndarray) -> _
         _tree(model, tree, M[t], x, fixed)
     canonical = _sort(model, x, block, n_bits)
     return _Model(model, x, n_bits, block, canonical)
+
+
+def _n_bits(columns: list[_Column]) -> int:
+    return max((int(c.bits[-1]) + 1 for c in columns if len(c.bits)), default=0)
 
 
 def _structure(model: Any, col: _Column, bits: list[Any]) -> None:
