@@ -78,11 +78,11 @@ def dummies(table: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([flags, hot.drop(columns=DROPPED)], axis=1)
 
 
-def instance(adult: pd.DataFrame, seed: int, rows: int, trees: int):
+def instance(adult: pd.DataFrame, seed: int, rows: int, trees: int, bootstrap: bool = False):
     from sklearn.ensemble import RandomForestClassifier
 
     data = adult.sample(rows, random_state=seed).reset_index(drop=True)
-    rf = RandomForestClassifier(n_estimators=trees, bootstrap=False, max_depth=None, random_state=seed)
+    rf = RandomForestClassifier(n_estimators=trees, bootstrap=bootstrap, max_depth=None, random_state=seed)
     rf.fit(dummies(data), data[CLASS])
     return data, forest_from_sklearn(rf, data, prefix_sep="=")
 
@@ -94,11 +94,12 @@ def main() -> None:
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--bootstrap", action="store_true", help="fit the forest with bootstrap (not the anchor)")
     args = ap.parse_args()
     adult = binarize(load_dataset("adult")[0])
     print(f"load average before: {os.getloadavg()}")
     for seed in range(args.seeds):
-        data, forest = instance(adult, seed, args.rows, args.trees)
+        data, forest = instance(adult, seed, args.rows, args.trees, args.bootstrap)
         t0 = time.perf_counter()
         res = reconstruct(forest, time_limit=args.time_limit, num_workers=args.workers, random_seed=seed)
         secs = time.perf_counter() - t0

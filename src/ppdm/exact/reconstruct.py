@@ -456,10 +456,12 @@ def _prove(m: _Model, cand: _Candidates, columns: list[_Column], deadline: float
     """Backbone rounds until every candidate is decided or the time is up; (status, datasets found)."""
     found = 0
     while not cand.done():
+        if deadline <= time.perf_counter():
+            return "time-limit", found
+        q, x = _query(m, cand, columns)
         left = deadline - time.perf_counter()
         if left <= 0:
             return "time-limit", found
-        q, x = _query(m, cand, columns)
         status, bits = _solve(q, x, left, workers, seed)
         if status == "infeasible":
             return "solved", found
