@@ -2,16 +2,18 @@
 100-tree scikit-learn random forest (no bootstrap, unlimited depth), as Ferry et al. (ICML 2024)
 do with DRAFT, and prove which rows every consistent dataset holds.
 
-Per seed: 100 rows drawn from Adult (seeded), binarized into the 19 input columns of
-:func:`binarize` plus the class; ``RandomForestClassifier(n_estimators=100, bootstrap=False,
-max_depth=None, random_state=seed)``; :func:`ppdm.exact.reconstruct.reconstruct` with 2 CP-SAT
-workers. Printed per seed: seconds, reconstruction error (Ferry et al.'s: share of wrong input
-values after a minimum-cost matching), rows proved, undecided; and the load average.
+Per seed: 100 rows drawn from Adult (``random_state=seed``), binarized (default: 5 flags and 3
+grouped categorical columns, 19 binary inputs after one-hot encoding, :func:`binarize`;
+``--binarization flags``: 19 independent flags, :func:`binarize_flags`) plus the class;
+``RandomForestClassifier(n_estimators=100, bootstrap=False, max_depth=None, random_state=seed)``
+fitted on the 19 inputs; :func:`ppdm.exact.reconstruct.reconstruct` with 2 CP-SAT workers and a
+60 s budget. Printed per seed: seconds, reconstruction error (Ferry et al.'s: share of wrong
+input values after a minimum-cost matching), rows proved and undecided; and the load average.
 
-DRAFT (github.com/vidalt/DRAFT) is not installable here without a download, so its numbers are
-the paper's (Table/Figure for Adult, no bootstrap: error 0.000-0.001 in 196-296 s on 16 threads).
+DRAFT (the peer's code) is a GitHub repository, not a PyPI package, and cannot be installed here;
+its numbers are the paper's: error 0.000-0.001 in 196-296 s on 16 threads (docs/reconstruction.md).
 
-    PYTHONPATH=src python benchmarks/bench_reconstruct.py [--seeds 5] [--rows 100] [--trees 100]
+    PYTHONPATH=src python benchmarks/bench_reconstruct.py [--seeds 5] [--binarization flags] [--bootstrap]
 """
 
 from __future__ import annotations
@@ -70,8 +72,39 @@ def binarize(adult: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def binarize_flags(adult: pd.DataFrame) -> pd.DataFrame:
+    """Adult as 19 independent boolean flags and the class (``--binarization flags``, docs/reconstruction.md)."""
+    occ, work = adult["occupation"].astype(str), adult["workclass"].astype(str)
+    marital, rel = adult["marital-status"].astype(str), adult["relationship"].astype(str)
+    flags = {
+        "age<=30": adult["age"] <= 30,
+        "age>=50": adult["age"] >= 50,
+        "private": work == "Private",
+        "self-employed": work.str.startswith("Self-emp"),
+        "education>=some-college": adult["education-num"] >= 10,
+        "education>=bachelors": adult["education-num"] >= 13,
+        "married": marital == "Married-civ-spouse",
+        "never-married": marital == "Never-married",
+        "white-collar": occ.isin(["Exec-managerial", "Prof-specialty"]),
+        "manual": occ.isin(GROUPS["occupation"]["blue-collar"]),
+        "husband": rel == "Husband",
+        "own-child": rel == "Own-child",
+        "white": adult["race"].astype(str) == "White",
+        "male": adult["sex"].astype(str) == "Male",
+        "capital-gain>0": adult["capital-gain"] > 0,
+        "capital-loss>0": adult["capital-loss"] > 0,
+        "hours>40": adult["hours-per-week"] > 40,
+        "hours<40": adult["hours-per-week"] < 40,
+        "us-native": adult["native-country"].astype(str) == "United-States",
+        CLASS: adult["income"].astype(str).str.contains(">50K"),
+    }
+    return pd.DataFrame({k: np.asarray(v, dtype=bool) for k, v in flags.items()})
+
+
 def dummies(table: pd.DataFrame) -> pd.DataFrame:
     """The 19 binary input columns scikit-learn is fitted on (and the error is measured on)."""
+    if "education" not in table:  # already flags
+        return table.drop(columns=[CLASS]).astype(bool)
     flags = table[["age>37", "capital-gain>0", "capital-loss>0", "female", "hours>40"]].astype(bool)
     cats = {c: pd.Categorical(table[c].astype(object), categories=list(GROUPS[c])) for c in GROUPS}
     hot = pd.get_dummies(pd.DataFrame(cats), prefix_sep="=").astype(bool)
@@ -94,9 +127,11 @@ def main() -> None:
     ap.add_argument("--trees", type=int, default=100)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--binarization", choices=["grouped", "flags"], default="grouped")
     ap.add_argument("--bootstrap", action="store_true", help="fit the forest with bootstrap (not the anchor)")
     args = ap.parse_args()
-    adult = binarize(load_dataset("adult")[0])
+    raw = load_dataset("adult")[0]
+    adult = binarize(raw) if args.binarization == "grouped" else binarize_flags(raw)
     print(f"load average before: {os.getloadavg()}")
     for seed in range(args.seeds):
         data, forest = instance(adult, seed, args.rows, args.trees, args.bootstrap)

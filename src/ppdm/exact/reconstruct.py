@@ -39,6 +39,7 @@ are *undecided*, never proved.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -374,7 +375,12 @@ def _sort(model: Any, x: list[list[Any]], block: np.ndarray, n_bits: int) -> boo
 
 # -- solving and proving -----------------------------------------------------------------------
 def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: int) -> tuple[str, np.ndarray | None]:
-    """``("feasible", records × bits)``, ``("infeasible", None)`` or ``("unknown", None)``."""
+    """``("feasible", records × bits)``, ``("infeasible", None)`` or ``("unknown", None)``.
+
+    With an objective (the proof rounds), the search stops once it has improved on its first
+    solution for half as long as that solution took (at least a second): any solution refutes
+    what it breaks; the objective only makes one solve refute more.
+    """
     from ortools.sat.python import cp_model
 
     solver = cp_model.CpSolver()
@@ -382,7 +388,12 @@ def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: i
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = 0  # the LP relaxation of path implications is weak and slow
-    status = solver.Solve(model)
+    settle = _Settle(solver) if model.HasObjective() else None
+    try:
+        status = solver.Solve(model, settle)
+    finally:
+        if settle is not None:
+            settle.cancel()
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         bits = np.array([[solver.Value(v) for v in row] for row in x], dtype=np.int8)
         return "feasible", bits.reshape(len(x), -1)
@@ -391,6 +402,36 @@ def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: i
     if status == cp_model.MODEL_INVALID:
         raise PpdmError(f"the reconstruction model is invalid: {model.Validate()}")
     return "unknown", None
+
+
+def _settle_class() -> type:
+    from ortools.sat.python import cp_model
+
+    class Settle(cp_model.CpSolverSolutionCallback):
+        """Stops the search a while after its first solution (see :func:`_solve`)."""
+
+        def __init__(self, solver: Any) -> None:
+            super().__init__()
+            self._solver = solver
+            self._start = time.perf_counter()
+            self._timer: threading.Timer | None = None
+
+        def on_solution_callback(self) -> None:
+            if self._timer is None:
+                wait = max(1.0, 0.5 * (time.perf_counter() - self._start))
+                self._timer = threading.Timer(wait, self._solver.StopSearch)
+                self._timer.daemon = True
+                self._timer.start()
+
+        def cancel(self) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+
+    return Settle
+
+
+def _Settle(solver: Any) -> Any:
+    return _settle_class()(solver)
 
 
 @dataclass
@@ -420,10 +461,17 @@ def _value_indices(columns: list[_Column], bits: np.ndarray) -> np.ndarray:
     return np.column_stack([c.decode(bits) for c in columns])
 
 
-def _query(m: _Model, cand: _Candidates, columns: list[_Column]) -> tuple[Any, list[list[Any]]]:
-    """The model plus: some remaining row has fewer copies, or some remaining cell another value."""
+def _query(m: _Model, cand: _Candidates, columns: list[_Column], hint: np.ndarray) -> tuple[Any, list[list[Any]]]:
+    """The model plus: some remaining row has fewer copies, or some remaining cell another value.
+
+    The objective asks for as many of them at once as the search finds; the last dataset found
+    (``hint``) is where the search starts.
+    """
     q = m.model.clone()
     x = [[q.get_bool_var_from_proto_index(v.Index()) for v in row] for row in m.x]
+    for r, row in enumerate(x):
+        for j, v in enumerate(row):
+            q.AddHint(v, int(hint[r, j]))
     dealt = (m.block >= 0).all() and len(np.unique(m.block)) > 1
     broken = []
     for u in np.flatnonzero(cand.copies > 0):
@@ -440,6 +488,7 @@ def _query(m: _Model, cand: _Candidates, columns: list[_Column]) -> tuple[Any, l
         for r, c in zip(*np.nonzero(cand.open_cells)):
             broken += [_lit(x[r][j], not v) for j, v in columns[c].equals(int(cand.values[r, c]))]
     q.AddBoolOr(broken)
+    q.Maximize(sum(broken))
     return q, x
 
 
@@ -452,23 +501,30 @@ def _refute(cand: _Candidates, bits: np.ndarray, columns: list[_Column]) -> None
         cand.open_cells &= _value_indices(columns, bits) == cand.values
 
 
-def _prove(m: _Model, cand: _Candidates, columns: list[_Column], deadline: float, workers: int, seed: int) -> tuple[str, int]:
-    """Backbone rounds until every candidate is decided or the time is up; (status, datasets found)."""
+def _prove(
+    m: _Model, cand: _Candidates, columns: list[_Column], bits: np.ndarray, deadline: float, workers: int, seed: int
+) -> tuple[str, int]:
+    """Backbone rounds from the first dataset ``bits`` until every candidate is decided or the time is up.
+
+    Returns the status and the number of further datasets found.
+    """
     found = 0
+    last = bits
     while not cand.done():
         if deadline <= time.perf_counter():
             return "time-limit", found
-        q, x = _query(m, cand, columns)
+        q, x = _query(m, cand, columns, last)
         left = deadline - time.perf_counter()
         if left <= 0:
             return "time-limit", found
-        status, bits = _solve(q, x, left, workers, seed)
+        status, got = _solve(q, x, left, workers, seed)
         if status == "infeasible":
             return "solved", found
-        if bits is None:
+        if got is None:
             return "time-limit", found
         found += 1
-        _refute(cand, bits, columns)
+        _refute(cand, got, columns)
+        last = got
     return "solved", found
 
 
@@ -510,7 +566,7 @@ def reconstruct(
         return Reconstruction(None, none, ~none, None, "no-solution", 0, time.perf_counter() - start, unused)
     cand = _candidates(bits, columns, m.canonical)
     first = cand.copies.copy()
-    status, found = _prove(m, cand, columns, deadline, num_workers, random_seed) if prove else ("unproved", 0)
+    status, found = _prove(m, cand, columns, bits, deadline, num_workers, random_seed) if prove else ("unproved", 0)
     proved, undecided = _row_flags(cand, first, status, n)
     certain = None
     if cand.open_cells is not None and status != "unproved":
