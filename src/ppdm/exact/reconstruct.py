@@ -264,6 +264,8 @@ def _lit(var: Any, value: bool) -> Any:
 
 
 def _build(columns: list[_Column], cells: list[list[_Cell]], M: np.ndarray) -> _Model:
+    """The model. A record whose fixed bits leave it one (leaf, class) of a tree gets no capture
+    boolean there: it is in that cell, which counts it."""
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -333,10 +335,18 @@ def _tree(model: Any, cells: list[_Cell], m: np.ndarray, x: list[list[Any]], fix
     counted = np.flatnonzero(m > 0)
     capture: list[list[Any]] = [[] for _ in cells]
     weights: list[list[int]] = [[] for _ in cells]
+    settled = np.zeros(len(cells), dtype=np.int64)
     open_cells = _compatible(cells, fixed[counted])
     for pos, r in enumerate(counted):
+        where = np.flatnonzero(open_cells[pos])
+        if len(where) == 1:
+            settled[where[0]] += m[r]
+            free = [_lit(x[r][j], v) for j, v in cells[where[0]].lits if fixed[r, j] < 0]
+            if free:
+                model.AddBoolAnd(free)
+            continue
         options = []
-        for i in np.flatnonzero(open_cells[pos]):
+        for i in where:
             z = model.NewBoolVar("")
             model.AddBoolAnd([_lit(x[r][j], v) for j, v in cells[i].lits]).OnlyEnforceIf(z)
             capture[i].append(z)
@@ -344,7 +354,7 @@ def _tree(model: Any, cells: list[_Cell], m: np.ndarray, x: list[list[Any]], fix
             options.append(z)
         model.AddExactlyOne(options)
     for i, cell in enumerate(cells):
-        model.Add(sum(w * z for w, z in zip(weights[i], capture[i])) == cell.count)
+        model.Add(sum(w * z for w, z in zip(weights[i], capture[i])) == cell.count - int(settled[i]))
 
 
 def _compatible(cells: list[_Cell], fixed: np.ndarray) -> np.ndarray:
@@ -380,6 +390,10 @@ def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: i
     With an objective (the proof rounds), the search stops once it has improved on its first
     solution for half as long as that solution took (at least a second): any solution refutes
     what it breaks; the objective only makes one solve refute more.
+
+    Only the verdicts are used: the domains CP-SAT reports as tightened
+    (``fill_tightened_domains_in_response``) excluded feasible solutions on tiny forests even with
+    ``keep_all_feasible_solutions_in_presolve``, so they prove nothing here.
     """
     from ortools.sat.python import cp_model
 
