@@ -159,7 +159,7 @@ def test_proved_rows_and_cells_hold_in_every_consistent_dataset(seed, n, binary,
     assert not res.undecided.any()
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 def test_categorical_and_numeric_attributes(seed):
     table, forest = _instance(200 + seed, 3, 1, 2, False, rich=True)
     columns, idx, consistent = _consistent(forest, 3, identities=False)

@@ -276,11 +276,12 @@ def _build(columns: list[_Column], cells: list[list[_Cell]], M: np.ndarray) -> _
         for r in range(n):
             _structure(model, col, x[r])
     fixed, block = _deal(cells, M, n_bits)
+    fixed, allowed = _propagate(columns, cells, M, fixed)
     for r in range(n):
         for j in np.flatnonzero(fixed[r] >= 0):
             model.Add(x[r][j] == int(fixed[r, j]))
     for t, tree in enumerate(cells):
-        _tree(model, tree, M[t], x, fixed)
+        _tree(model, tree, M[t], x, fixed, allowed[t])
     canonical = _sort(model, x, block, n_bits)
     return _Model(model, x, n_bits, block, canonical)
 
@@ -330,15 +331,17 @@ def _deal(cells: list[list[_Cell]], M: np.ndarray, n_bits: int) -> tuple[np.ndar
     return fixed, block
 
 
-def _tree(model: Any, cells: list[_Cell], m: np.ndarray, x: list[list[Any]], fixed: np.ndarray) -> None:
-    """Capture booleans of one tree: path implications, one leaf per record, the counts."""
+def _tree(model: Any, cells: list[_Cell], m: np.ndarray, x: list[list[Any]], fixed: np.ndarray, allowed: np.ndarray) -> None:
+    """Capture booleans of one tree: path implications, one leaf per record, the counts.
+
+    ``allowed`` (records × cells) is what propagation left each record (:func:`_propagate`).
+    """
     counted = np.flatnonzero(m > 0)
     capture: list[list[Any]] = [[] for _ in cells]
     weights: list[list[int]] = [[] for _ in cells]
     settled = np.zeros(len(cells), dtype=np.int64)
-    open_cells = _compatible(cells, fixed[counted])
-    for pos, r in enumerate(counted):
-        where = np.flatnonzero(open_cells[pos])
+    for r in counted:
+        where = np.flatnonzero(allowed[r])
         if len(where) == 1:
             settled[where[0]] += m[r]
             free = [_lit(x[r][j], v) for j, v in cells[where[0]].lits if fixed[r, j] < 0]
@@ -355,6 +358,76 @@ def _tree(model: Any, cells: list[_Cell], m: np.ndarray, x: list[list[Any]], fix
         model.AddExactlyOne(options)
     for i, cell in enumerate(cells):
         model.Add(sum(w * z for w, z in zip(weights[i], capture[i])) == cell.count - int(settled[i]))
+
+
+def _propagate(
+    columns: list[_Column], cells: list[list[_Cell]], M: np.ndarray, fixed: np.ndarray, rounds: int = 100
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Bits and cells every consistent dataset forces, by propagation before any search.
+
+    Per tree, each counted record may enter only the cells its fixed bits allow. Repeated to a
+    fixpoint: a record left one cell takes that cell's literals; a cell already filled by the
+    records left nothing else is closed to the others; a cell whose possible records are just
+    enough must take them all; one-hot blocks and order bits pass fixed values on. Every step
+    keeps every consistent dataset, so nothing is lost (issue 14's sound shortcuts).
+    """
+    fixed = fixed.copy()
+    allowed = [np.ones((M.shape[1], len(c)), dtype=bool) for c in cells]
+    for _ in range(rounds):
+        before = int((fixed >= 0).sum()), sum(int(a.sum()) for a in allowed)
+        for t, tree in enumerate(cells):
+            allowed[t] &= _compatible(tree, fixed)
+            allowed[t][M[t] == 0] = False
+            _close(tree, M[t], allowed[t], t)
+            _take(tree, M[t], allowed[t], fixed, t)
+        _pass_on(columns, fixed)
+        if (int((fixed >= 0).sum()), sum(int(a.sum()) for a in allowed)) == before:
+            break
+    return fixed, allowed
+
+
+def _close(cells: list[_Cell], m: np.ndarray, allowed: np.ndarray, t: int) -> None:
+    """Count rules of one tree's cells, in place on ``allowed`` (records × cells)."""
+    for i, cell in enumerate(cells):
+        col = allowed[:, i].copy()
+        alone = col & (allowed.sum(axis=1) == 1)
+        least, most = int(m[alone].sum()), int(m[col].sum())
+        if least > cell.count or most < cell.count:
+            raise InfeasibleError(f"tree {t}: a leaf counts {cell.count} record(s) of its class, but {least}-{most} can reach it", [f"tree {t}"])
+        if least == cell.count:
+            allowed[col & ~alone, i] = False
+        elif most == cell.count:
+            allowed[col] = False
+            allowed[col, i] = True
+
+
+def _take(cells: list[_Cell], m: np.ndarray, allowed: np.ndarray, fixed: np.ndarray, t: int) -> None:
+    """Records left one cell take its literals (in place on ``fixed``)."""
+    n_open = allowed.sum(axis=1)
+    stuck = np.flatnonzero((n_open == 0) & (m > 0))
+    if len(stuck):
+        raise InfeasibleError(f"tree {t}: record {int(stuck[0])} can reach no leaf of its class", [f"tree {t}"])
+    for i, cell in enumerate(cells):
+        rows = np.flatnonzero(allowed[:, i] & (n_open == 1))
+        for j, v in cell.lits:
+            fixed[rows, j] = int(v)
+
+
+def _pass_on(columns: list[_Column], fixed: np.ndarray) -> None:
+    """Fixed values through one-hot blocks and order bits (in place)."""
+    for col in columns:
+        own = fixed[:, col.bits]
+        if col.kind == "onehot":
+            hot = (own == 1).any(axis=1)
+            own[hot[:, None] & (own < 0)] = 0
+            last = ((own == 0).sum(axis=1) == own.shape[1] - 1) & (own < 0).any(axis=1)
+            own[last[:, None] & (own < 0)] = 1
+        elif col.kind == "order":
+            ones = np.maximum.accumulate((own[:, ::-1] == 1), axis=1)[:, ::-1]
+            zeros = np.maximum.accumulate(own == 0, axis=1)
+            own[ones & (own < 0)] = 1
+            own[zeros & (own < 0)] = 0
+        fixed[:, col.bits] = own
 
 
 def _compatible(cells: list[_Cell], fixed: np.ndarray) -> np.ndarray:
