@@ -351,7 +351,9 @@ def _tree(model: Any, cells: list[_Cell], m: np.ndarray, x: list[list[Any]], fix
         options = []
         for i in where:
             z = model.NewBoolVar("")
-            model.AddBoolAnd([_lit(x[r][j], v) for j, v in cells[i].lits]).OnlyEnforceIf(z)
+            free = [_lit(x[r][j], v) for j, v in cells[i].lits if fixed[r, j] < 0]  # fixed ones hold (allowed)
+            if free:
+                model.AddBoolAnd(free).OnlyEnforceIf(z)
             capture[i].append(z)
             weights[i].append(int(m[r]))
             options.append(z)
@@ -372,45 +374,66 @@ def _propagate(
     keeps every consistent dataset, so nothing is lost (issue 14's sound shortcuts).
     """
     fixed = fixed.copy()
+    lits = [_literal_matrix(tree, fixed.shape[1], t) for t, tree in enumerate(cells)]
+    counts = [np.array([c.count for c in tree], dtype=np.int64) for tree in cells]
     allowed = [np.ones((M.shape[1], len(c)), dtype=bool) for c in cells]
     for _ in range(rounds):
         before = int((fixed >= 0).sum()), sum(int(a.sum()) for a in allowed)
-        for t, tree in enumerate(cells):
-            allowed[t] &= _compatible(tree, fixed)
+        for t in range(len(cells)):
+            allowed[t] &= _compatible(lits[t], fixed)
             allowed[t][M[t] == 0] = False
-            _close(tree, M[t], allowed[t], t)
-            _take(tree, M[t], allowed[t], fixed, t)
+            _close(counts[t], M[t], allowed[t], t)
+            _take(lits[t], M[t], allowed[t], fixed, t)
         _pass_on(columns, fixed)
         if (int((fixed >= 0).sum()), sum(int(a.sum()) for a in allowed)) == before:
             break
     return fixed, allowed
 
 
-def _close(cells: list[_Cell], m: np.ndarray, allowed: np.ndarray, t: int) -> None:
-    """Count rules of one tree's cells, in place on ``allowed`` (records × cells)."""
+def _literal_matrix(cells: list[_Cell], n_bits: int, t: int) -> np.ndarray:
+    """Cells × bits: the value each cell's literals give a bit (-1: none)."""
+    out = np.full((len(cells), n_bits), -1, dtype=np.int8)
     for i, cell in enumerate(cells):
-        col = allowed[:, i].copy()
-        alone = col & (allowed.sum(axis=1) == 1)
-        least, most = int(m[alone].sum()), int(m[col].sum())
-        if least > cell.count or most < cell.count:
-            raise InfeasibleError(f"tree {t}: a leaf counts {cell.count} record(s) of its class, but {least}-{most} can reach it", [f"tree {t}"])
-        if least == cell.count:
-            allowed[col & ~alone, i] = False
-        elif most == cell.count:
-            allowed[col] = False
-            allowed[col, i] = True
+        for j, v in cell.lits:
+            if out[i, j] == 1 - int(v):
+                raise InfeasibleError(f"tree {t}: a leaf counting {cell.count} record(s) has a path no value meets", [f"tree {t}"])
+            out[i, j] = int(v)
+    return out
 
 
-def _take(cells: list[_Cell], m: np.ndarray, allowed: np.ndarray, fixed: np.ndarray, t: int) -> None:
+def _compatible(lits: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """Records × cells: whether a record's fixed bits allow the cell's literals (two products)."""
+    clash = (fixed == 1).astype(np.int32) @ (lits == 0).T.astype(np.int32)
+    clash += (fixed == 0).astype(np.int32) @ (lits == 1).T.astype(np.int32)
+    return clash == 0
+
+
+def _close(counts: np.ndarray, m: np.ndarray, allowed: np.ndarray, t: int) -> None:
+    """Count rules of one tree's cells, in place on ``allowed`` (records × cells)."""
+    alone = allowed & (allowed.sum(axis=1) == 1)[:, None]
+    least, most = m @ alone, m @ allowed
+    bad = np.flatnonzero((least > counts) | (most < counts))
+    if len(bad):
+        i = int(bad[0])
+        raise InfeasibleError(
+            f"tree {t}: a leaf counts {counts[i]} record(s) of its class, but {least[i]}-{most[i]} can reach it", [f"tree {t}"]
+        )
+    full = least == counts
+    allowed &= ~(full[None, :] & ~alone)
+    must = allowed & ((most == counts) & ~full)[None, :]
+    bound = must.any(axis=1)
+    allowed[bound] = must[bound]
+
+
+def _take(lits: np.ndarray, m: np.ndarray, allowed: np.ndarray, fixed: np.ndarray, t: int) -> None:
     """Records left one cell take its literals (in place on ``fixed``)."""
     n_open = allowed.sum(axis=1)
     stuck = np.flatnonzero((n_open == 0) & (m > 0))
     if len(stuck):
         raise InfeasibleError(f"tree {t}: record {int(stuck[0])} can reach no leaf of its class", [f"tree {t}"])
-    for i, cell in enumerate(cells):
-        rows = np.flatnonzero(allowed[:, i] & (n_open == 1))
-        for j, v in cell.lits:
-            fixed[rows, j] = int(v)
+    rows = np.flatnonzero(n_open == 1)
+    given = lits[np.argmax(allowed[rows], axis=1)]
+    fixed[rows] = np.where(given >= 0, given, fixed[rows])
 
 
 def _pass_on(columns: list[_Column], fixed: np.ndarray) -> None:
@@ -428,18 +451,6 @@ def _pass_on(columns: list[_Column], fixed: np.ndarray) -> None:
             own[ones & (own < 0)] = 1
             own[zeros & (own < 0)] = 0
         fixed[:, col.bits] = own
-
-
-def _compatible(cells: list[_Cell], fixed: np.ndarray) -> np.ndarray:
-    """Records × cells: whether a record's fixed bits allow the cell's literals (vectorised per cell)."""
-    out = np.ones((len(fixed), len(cells)), dtype=bool)
-    for i, cell in enumerate(cells):
-        if not cell.lits:
-            continue
-        j = np.fromiter((b for b, _ in cell.lits), dtype=np.intp)
-        v = np.fromiter((int(p) for _, p in cell.lits), dtype=np.int8)
-        out[:, i] = ~((fixed[:, j] >= 0) & (fixed[:, j] != v)).any(axis=1)
-    return out
 
 
 def _sort(model: Any, x: list[list[Any]], block: np.ndarray, n_bits: int) -> bool:
