@@ -187,7 +187,7 @@ def _type_of_values(table: pd.DataFrame, columns, idx) -> np.ndarray:
 
 # -- behaviour and errors ----------------------------------------------------------------------
 def test_time_budget_leaves_rows_undecided_never_proved():
-    table, forest = _instance(7, 4, 3, 2, False)
+    _, forest = _instance(7, 4, 3, 2, False)
     res = reconstruct(forest, time_limit=0.0)
     assert res.status in ("no-solution", "time-limit")
     assert not res.proved.any() and res.undecided.all()
@@ -195,7 +195,7 @@ def test_time_budget_leaves_rows_undecided_never_proved():
 
 
 def test_unproved_mode_and_unused_attributes():
-    table, forest = _instance(3, 4, 4, 1, False)
+    _, forest = _instance(3, 4, 4, 1, False)
     res = reconstruct(forest, prove=False)
     assert res.status == "unproved" and not res.proved.any() and res.undecided.all()
     split_on = {n.split.attribute for t in forest.trees for n in t.internal_nodes()}
@@ -204,7 +204,7 @@ def test_unproved_mode_and_unused_attributes():
 
 
 def test_refusals_name_what_is_missing():
-    table, forest = _instance(1, 4, 3, 2, False)
+    _, forest = _instance(1, 4, 3, 2, False)
     with pytest.raises(DataError, match="n_records=5"):
         reconstruct(forest, n_records=5)
     forest.trees[1].disclosure = Disclosure.LABELS
@@ -214,7 +214,7 @@ def test_refusals_name_what_is_missing():
 
 
 def test_forest_without_multiplicities_counts_each_record_once():
-    table, forest = _instance(5, 4, 3, 2, False)
+    _, forest = _instance(5, 4, 3, 2, False)
     forest.multiplicities = [None] * forest.n_trees
     res = reconstruct(forest, time_limit=20)
     assert len(res.data) == 4 and res.status == "solved"

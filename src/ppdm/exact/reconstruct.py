@@ -26,18 +26,23 @@ The model (one per forest, docs/reconstruction.md):
   advance, as many as each cell counts — every dataset can be ordered that way — and, inside a
   cell (or a group of interchangeable records), sorted by their bits read as a binary number.
   Sorting on every bit makes the ordering canonical: each multiset has one ordered form.
+* **Propagation** before the search (:func:`_propagate`): a record left one (leaf, class) of a
+  tree takes its path; a leaf filled by such records closes to the others; a leaf with just
+  enough candidates takes them all. On the anchor it fixes two thirds of the bits.
 
 Proofs (the incremental backbone of issue 14): a reconstructed row seen ``k`` times is a
 candidate for "at least ``k`` copies in every consistent dataset"; a cell (record, attribute) of
 the canonical order a candidate for "this value in every consistent dataset". Each round asks
-CP-SAT for a consistent dataset that breaks at least one remaining candidate: each dataset found
-lowers the copies of the rows it holds fewer of and drops the cells it changes; infeasibility
-proves every remaining candidate at once. When the time budget runs out the remaining candidates
+CP-SAT for a consistent dataset that breaks at least one remaining candidate (as many as it finds
+quickly, starting from the last dataset): each dataset found lowers the copies of the rows it
+holds fewer of and drops the cells it changes; infeasibility proves every remaining candidate at
+once. When the time budget runs out the remaining candidates
 are *undecided*, never proved.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
@@ -167,7 +172,7 @@ def _columns(forest: Forest) -> list[_Column]:
         else:
             cuts = sorted(thresholds[name])
             edges = [-math.inf, *cuts, math.inf]
-            values = [pd.Interval(lo, hi, closed="right") for lo, hi in zip(edges[:-1], edges[1:])]
+            values = [pd.Interval(lo, hi, closed="right") for lo, hi in itertools.pairwise(edges)]
         column, n_bits = _column(name, values, "order" if not attr.is_categorical else None, n_bits)
         out.append(column)
     klass, _ = _column(forest.class_attribute, list(forest.classes), None, n_bits)
@@ -294,7 +299,7 @@ def _structure(model: Any, col: _Column, bits: list[Any]) -> None:
     if col.kind == "onehot":
         model.AddExactlyOne([bits[j] for j in col.bits])
     elif col.kind == "order":
-        for hi, lo in zip(col.bits[1:], col.bits[:-1]):
+        for lo, hi in itertools.pairwise(col.bits):
             model.AddImplication(bits[hi], bits[lo])
 
 
@@ -462,7 +467,7 @@ def _sort(model: Any, x: list[list[Any]], block: np.ndarray, n_bits: int) -> boo
 
     for g in np.unique(block[block >= 0]):
         members = np.flatnonzero(block == g)
-        for a, b in zip(members[:-1], members[1:]):
+        for a, b in itertools.pairwise(members):
             model.Add(key(int(a)) <= key(int(b)))
     return n_bits <= KEY_BITS
 
@@ -486,7 +491,7 @@ def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: i
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = 0  # the LP relaxation of path implications is weak and slow
-    settle = _Settle(solver) if model.HasObjective() else None
+    settle = _settler(solver) if model.HasObjective() else None
     try:
         status = solver.Solve(model, settle)
     finally:
@@ -528,7 +533,7 @@ def _settle_class() -> type:
     return Settle
 
 
-def _Settle(solver: Any) -> Any:
+def _settler(solver: Any) -> Any:
     return _settle_class()(solver)
 
 
