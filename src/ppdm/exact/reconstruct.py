@@ -473,14 +473,14 @@ def _sort(model: Any, x: list[list[Any]], block: np.ndarray, n_bits: int) -> boo
 
 
 # -- solving and proving -----------------------------------------------------------------------
-def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: int) -> tuple[str, np.ndarray | None]:
-    """``("feasible", records × bits)``, ``("infeasible", None)`` or ``("unknown", None)``.
+def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: int) -> tuple[str, list[np.ndarray]]:
+    """``("feasible", datasets)``, ``("infeasible", [])`` or ``("unknown", [])``; a dataset is records × bits.
 
-    With an objective (the proof rounds), the search stops once it has improved on its first
-    solution for half as long as that solution took (at least a second): any solution refutes
-    what it breaks; the objective only makes one solve refute more.
+    With an objective (the proof rounds), every improving solution is kept — each is a
+    consistent dataset and refutes what it breaks — and the search stops once it has gone on
+    for half as long as its first solution took (at least a second).
 
-    Only the verdicts are used: the domains CP-SAT reports as tightened
+    Only the verdicts and the solutions are used: the domains CP-SAT reports as tightened
     (``fill_tightened_domains_in_response``) excluded feasible solutions on tiny forests even with
     ``keep_all_feasible_solutions_in_presolve``, so they prove nothing here.
     """
@@ -491,38 +491,40 @@ def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: i
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = 0  # the LP relaxation of path implications is weak and slow
-    settle = _settler(solver) if model.HasObjective() else None
+    keeper = _keeper(solver, x) if model.HasObjective() else None
     try:
-        status = solver.Solve(model, settle)
+        status = solver.Solve(model, keeper)
     finally:
-        if settle is not None:
-            settle.cancel()
+        if keeper is not None:
+            keeper.cancel()
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        bits = np.array([[solver.Value(v) for v in row] for row in x], dtype=np.int8)
-        return "feasible", bits.reshape(len(x), -1)
+        found = keeper.found if keeper is not None else []
+        last = np.array([[solver.Value(v) for v in row] for row in x], dtype=np.int8).reshape(len(x), -1)
+        return "feasible", found or [last]  # the callback saw the last solution too
     if status == cp_model.INFEASIBLE:
-        return "infeasible", None
+        return "infeasible", []
     if status == cp_model.MODEL_INVALID:
         raise PpdmError(f"the reconstruction model is invalid: {model.Validate()}")
-    return "unknown", None
+    return "unknown", []
 
 
-def _settle_class() -> type:
+def _keeper(solver: Any, x: list[list[Any]]) -> Any:
+    """A solution callback that keeps every dataset found and stops the search a while after the first."""
     from ortools.sat.python import cp_model
 
-    class Settle(cp_model.CpSolverSolutionCallback):
-        """Stops the search a while after its first solution (see :func:`_solve`)."""
-
-        def __init__(self, solver: Any) -> None:
+    class Keeper(cp_model.CpSolverSolutionCallback):
+        def __init__(self) -> None:
             super().__init__()
-            self._solver = solver
+            self.found: list[np.ndarray] = []
             self._start = time.perf_counter()
             self._timer: threading.Timer | None = None
 
         def on_solution_callback(self) -> None:
+            bits = [[self.Value(v) for v in row] for row in x]
+            self.found.append(np.array(bits, dtype=np.int8).reshape(len(x), -1))
             if self._timer is None:
                 wait = max(1.0, 0.5 * (time.perf_counter() - self._start))
-                self._timer = threading.Timer(wait, self._solver.StopSearch)
+                self._timer = threading.Timer(wait, solver.StopSearch)
                 self._timer.daemon = True
                 self._timer.start()
 
@@ -530,11 +532,7 @@ def _settle_class() -> type:
             if self._timer is not None:
                 self._timer.cancel()
 
-    return Settle
-
-
-def _settler(solver: Any) -> Any:
-    return _settle_class()(solver)
+    return Keeper()
 
 
 @dataclass
@@ -623,11 +621,12 @@ def _prove(
         status, got = _solve(q, x, left, workers, seed)
         if status == "infeasible":
             return "solved", found
-        if got is None:
+        if not got:
             return "time-limit", found
-        found += 1
-        _refute(cand, got, columns)
-        last = got
+        found += len(got)
+        for dataset in got:
+            _refute(cand, dataset, columns)
+        last = got[-1]
     return "solved", found
 
 
@@ -660,7 +659,8 @@ def reconstruct(
     M = _multiplicities(forest, n_records, cells)
     m = _build(columns, cells, M)
     unused = [a for a in forest.attributes if a not in {c.name for c in columns}]
-    status, bits = _solve(m.model, m.x, deadline - time.perf_counter(), num_workers, random_seed)
+    status, got = _solve(m.model, m.x, deadline - time.perf_counter(), num_workers, random_seed)
+    bits = got[0] if got else None
     if status == "infeasible":
         raise InfeasibleError("no dataset reproduces the forest's per-leaf class counts", [f"{forest.n_trees} trees"])
     n = M.shape[1]
