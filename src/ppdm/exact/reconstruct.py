@@ -75,6 +75,8 @@ class Reconstruction:
     docstring), whether every consistent dataset holds that value there; ``None`` when not
     computed. ``status``: ``"solved"`` (every candidate decided), ``"time-limit"`` (some
     undecided), ``"unproved"`` (``prove=False``), ``"no-solution"`` (none found in time).
+    ``solutions``: consistent datasets seen (the first and those the proof rounds found);
+    ``seconds``: wall time of the whole call; ``unused``: attributes no tree splits on.
     """
 
     data: pd.DataFrame | None
