@@ -232,3 +232,21 @@ def test_error_is_the_share_of_wrong_values_after_the_best_matching():
     assert reconstruction_error(intervals, pd.DataFrame({"v": [0, 2]})) == 0.0
     with pytest.raises(DataError, match="2 reconstructed rows against 3"):
         match_rows(intervals, truth)
+
+
+@pytest.mark.slow
+def test_anchor_adult_100_records_100_trees_is_rebuilt_and_proved():
+    """One seed of benchmarks/bench_reconstruct.py (Ferry et al.'s setting): error 0, every row proved."""
+    import importlib.util
+    from pathlib import Path
+
+    from ppdm.data.datasets import load_dataset
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_reconstruct.py"
+    spec = importlib.util.spec_from_file_location("bench_reconstruct", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    data, forest = bench.instance(bench.binarize(load_dataset("adult")[0]), 0, 100, 100)
+    res = reconstruct(forest, time_limit=120, num_workers=2)
+    assert reconstruction_error(bench.dummies(res.data), bench.dummies(data)) <= 0.001
+    assert res.status == "solved" and res.n_proved == 100
