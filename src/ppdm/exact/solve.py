@@ -1,0 +1,52 @@
+"""One entry point: the fastest exact method for a count problem (docs/exact_disclosure.md).
+
+Rows that form a network (one tree with class counts) go to flows (:mod:`ppdm.exact.network`),
+everything else to the integer search (:mod:`ppdm.exact.search`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from ppdm.errors import MaxEntError
+from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.network import network_bounds, network_form
+from ppdm.exact.problem import CountProblem
+from ppdm.exact.search import search_bounds
+
+Method = Literal["auto", "network", "search"]
+Detail = Literal["bounds", "certainty"]
+
+
+def exact_bounds(
+    problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, method: Method = "auto", lp: bool = True,
+    detail: Detail = "bounds",
+) -> ExactBounds:
+    """Per group and sensitive value, the min and max count over every consistent dataset.
+
+    ``truth``: the real records' counts per variable (a consistent dataset; it seeds the search).
+    ``time_limit`` (seconds) bounds the integer search; what it leaves open is undecided.
+    ``method``: ``"network"`` refuses rows that are not a network; ``"search"`` skips the flows.
+    ``detail``: ``"certainty"`` settles certain and impossible values exactly but may leave other
+    minima and maxima as proved intervals (network only: it skips one maximum flow per movable
+    count); ``"bounds"`` settles every one.
+    """
+    if detail not in ("bounds", "certainty"):
+        raise MaxEntError(f"unknown detail {detail!r} (bounds or certainty)")
+    if method not in ("auto", "network", "search"):
+        raise MaxEntError(f"unknown exact method {method!r} (auto, network or search)")
+    if method != "search":
+        form = network_form(problem)
+        if form is not None:
+            return _tight(network_bounds(problem, form, truth, full=detail == "bounds"))
+        if method == "network":
+            raise MaxEntError("the published rows do not form a network (only one tree's class counts do)")
+    return _tight(search_bounds(problem, time_limit, truth, lp=lp))
+
+
+def _tight(bounds: ExactBounds) -> ExactBounds:
+    bounds.tighten()
+    bounds.check()
+    return bounds
