@@ -175,7 +175,7 @@ def _class_flow(
             ["class-count"],
         )
     f = sp.csr_matrix(result.flow)
-    return np.asarray(f[kc, n_k + cc]).ravel().astype(np.int64)
+    return _entries(f, kc, n_k + cc)
 
 
 def _class_bounds(
@@ -379,7 +379,7 @@ def _two_phase(kc: np.ndarray, cc: np.ndarray, first: np.ndarray, n_class: np.nd
     if res.flow_value + int(out_k.sum()) != int(n_class.sum()):
         return None
     F = sp.csr_matrix(res.flow)
-    extra = np.asarray(F[kc, n_k + cc]).ravel().astype(np.int64)
+    extra = _entries(F, kc, n_k + cc)
     return arc_flow + extra
 
 
@@ -391,7 +391,20 @@ def _flow(kc: np.ndarray, cc: np.ndarray, n_class: np.ndarray, demand: np.ndarra
     caps = np.concatenate([n_class, n_class[kc], demand]).astype(np.int32)
     graph = sp.csr_matrix((caps, (rows, cols)), shape=(t + 1, t + 1))
     F = sp.csr_matrix(maximum_flow(graph, s, t).flow)
-    return np.asarray(F[kc, n_k + cc]).ravel().astype(np.int64)
+    return _entries(F, kc, n_k + cc)
+
+
+def _entries(M: sp.spmatrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``M[rows[i], cols[i]]`` for every i (0 where ``M`` has no entry), as whole numbers."""
+    coo = sp.coo_matrix(M)
+    keys = coo.row.astype(np.int64) * M.shape[1] + coo.col
+    order = np.argsort(keys)
+    keys, data = keys[order], coo.data[order]
+    wanted = np.asarray(rows, dtype=np.int64) * M.shape[1] + cols
+    if not len(keys):
+        return np.zeros(len(wanted), dtype=np.int64)
+    pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+    return np.where(keys[pos] == wanted, data[pos], 0).astype(np.int64)
 
 
 def _components(kc: np.ndarray, cc: np.ndarray, flow: np.ndarray, n_k: int, n_cells: int) -> np.ndarray:

@@ -77,8 +77,11 @@ def search_bounds(problem: CountProblem, time_limit: float | None = None, truth:
         bounds.see(problem.group_label(truth))
     n, comp = components(problem)
     for part in _parts(problem, comp, n):
-        if not part.rows:
-            continue  # no row: the trivial bounds are exact
+        if not part.rows:  # no row: the trivial bounds are exact
+            g, lab = part.pair_group, part.pair_label
+            bounds.min_hi[g, lab] = bounds.min_lo[g, lab]
+            bounds.max_lo[g, lab] = bounds.max_hi[g, lab]
+            continue
         stats["components"] += 1
         _search_part(problem, part, bounds, deadline, truth, lp, stats)
     bounds.method = "cp-sat"
