@@ -35,10 +35,16 @@ from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.problem import CountProblem
 
 #: The most candidates per component whose LP bound is computed (each costs one LP).
-LP_CANDIDATES = 200
+LP_CANDIDATES = 400
 
 #: CP-SAT workers (the machines this runs on have few cores).
 WORKERS = 2
+
+#: Open counts asked about in one backbone question.
+CHUNK = 300
+
+#: Seconds for each push of one value's counts up or down (a heuristic step; proofs come later).
+EXTREME_SECONDS = 5.0
 
 
 def components(problem: CountProblem) -> tuple[int, np.ndarray]:
@@ -168,12 +174,17 @@ class _Model:
     def pair_expr(self, p: int):  # type: ignore[no-untyped-def]
         return sum(self.x[i] for i in self.pair_vars[p])
 
-    def solve(self, extra, seconds: float | None, objective=None) -> tuple[str, np.ndarray | None]:  # type: ignore[no-untyped-def]
-        """Add ``extra(model)`` to a copy, solve, and return the status and the counts found."""
+    def solve(self, extra, seconds: float | None, maximize: bool = False, hint: np.ndarray | None = None) -> tuple[str, np.ndarray | None, float]:  # type: ignore[no-untyped-def]
+        """Add ``extra(model)`` (returning an expression to maximise, or ``None``) to a copy and
+        solve, starting from ``hint`` (a consistent dataset) when given: the status, the counts
+        found and the objective's value."""
         model = self.model.clone()
-        objective_expr = extra(model)
-        if objective is not None and objective_expr is not None:
-            model.maximize(objective_expr)
+        objective = extra(model)
+        if maximize and objective is not None:
+            model.maximize(objective)
+        if hint is not None:
+            for v, h in zip(self.x, hint.tolist()):
+                model.add_hint(v, h)
         solver = self.cp.CpSolver()
         solver.parameters.num_workers = WORKERS
         if seconds is not None:
@@ -181,38 +192,66 @@ class _Model:
         status = solver.solve(model)
         name = solver.status_name(status)
         if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
-            return name, np.array([solver.value(v) for v in self.x], dtype=np.int64)
-        return name, None
+            value = solver.objective_value if maximize and objective is not None else 0.0
+            return name, np.array([solver.value(v) for v in self.x], dtype=np.int64), value
+        return name, None, 0.0
 
 
 def _search_part(problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict) -> None:
     model = _Model(problem, part)
     g, lab = part.pair_group, part.pair_label
+    last: list[np.ndarray] = []
 
     def see(x_local: np.ndarray) -> None:
         counts = np.bincount(part.pair_of_var, weights=x_local, minlength=len(g)).astype(np.int64)
         bounds.min_hi[g, lab] = np.minimum(bounds.min_hi[g, lab], counts)
         bounds.max_lo[g, lab] = np.maximum(bounds.max_lo[g, lab], counts)
+        last[:] = [x_local]
 
     if truth is None:
-        status, x = model.solve(lambda m: None, _left(deadline))
+        status, x, _ = model.solve(lambda m: None, _left(deadline))
         stats["solves"] += 1
         if x is None:
             if status == "INFEASIBLE":
                 raise InfeasibleError("no dataset reproduces what is published", [n for *_, names in part.rows for n in names][:5])
             return  # out of time: everything stays open
         see(x)
+    else:
+        see(truth[part.vars])
+    _extremes(model, part, bounds, deadline, see, last, stats)
     if lp:
         _lp_bounds(problem, part, bounds, stats, deadline)
     for direction in ("max", "min"):
-        _backbone(model, part, bounds, direction, deadline, see, stats)
+        _backbone(model, part, bounds, direction, deadline, see, last, stats)
+
+
+def _extremes(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
+    """Datasets that push every open count of one value up (or down) at once: cheap, and they
+    settle most counts whose extreme is 0 or the whole group."""
+    g, lab = part.pair_group, part.pair_label
+    for v in np.unique(lab):
+        for sign in (1, -1):
+            if sign > 0:
+                open_ = np.flatnonzero((lab == v) & (bounds.max_lo[g, lab] < bounds.max_hi[g, lab]))
+            else:
+                open_ = np.flatnonzero((lab == v) & (bounds.min_lo[g, lab] < bounds.min_hi[g, lab]))
+            left = _left(deadline)
+            if not len(open_) or (left is not None and left <= 0):
+                continue
+            seconds = EXTREME_SECONDS if left is None else min(EXTREME_SECONDS, left / 4)
+            _, x, _ = model.solve(lambda m, o=open_, s=sign: sum(s * model.pair_expr(p) for p in o), seconds, maximize=True, hint=last[0])
+            stats["solves"] += 1
+            if x is not None:
+                see(x)
 
 
 def _left(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.perf_counter()
 
 
-def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, deadline: float | None, see, stats: dict) -> None:  # type: ignore[no-untyped-def]
+def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
+    """Settle the open maxima (or minima), :data:`CHUNK` at a time: a dataset exceeding as many
+    of them as possible, from the last one found; none (proved optimal) settles the chunk."""
     g, lab = part.pair_group, part.pair_label
     while True:
         if direction == "max":
@@ -221,6 +260,7 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
             open_ = np.flatnonzero(bounds.min_lo[g, lab] < bounds.min_hi[g, lab])
         if not len(open_):
             return
+        open_ = open_[:CHUNK]
         left = _left(deadline)
         if left is not None and left <= 0:
             return
@@ -234,20 +274,20 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
                 else:
                     m.add(model.pair_expr(p) <= int(bounds.min_hi[g[p], lab[p]]) - 1).only_enforce_if(b)
                 flags.append(b)
-            m.add_bool_or(flags)
             return sum(flags)
 
-        status, x = model.solve(extra, left, objective=len(open_) > 1)
+        status, x, value = model.solve(extra, left, maximize=True, hint=last[0] if last else None)
         stats["solves"] += 1
-        if x is not None:
+        if x is not None and value >= 0.5:
             see(x)
             continue
-        if status == "INFEASIBLE":
+        if status == "OPTIMAL" or status == "INFEASIBLE":
             if direction == "max":
                 bounds.max_hi[g[open_], lab[open_]] = bounds.max_lo[g[open_], lab[open_]]
             else:
                 bounds.min_lo[g[open_], lab[open_]] = bounds.min_hi[g[open_], lab[open_]]
-        return  # proved, or out of time
+            continue
+        return  # out of time: what is open stays open
 
 
 def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None) -> None:
