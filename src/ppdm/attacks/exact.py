@@ -142,7 +142,12 @@ def _rules(
     if true_codes is not None:
         truth = truth_counts(counts.var_group, counts.var_label, groups.group_of_record, true_codes)
     counts.truth = truth
-    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
+    interior = None
+    if method != "network":
+        from ppdm.maxent.solve import solve_linear
+
+        interior = solve_linear(problem).p  # relative interior of the relaxation: the LP step's candidates
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior)
     details = {"rules": len(rules), "publish": rules.publish, "constraint_rows": {r.name: r.n_rows for r in counts.rows}}
     n = groups.n_records
     return _result("exact-rules", rules.sensitive, tuple(rules.values), groups, bounds, counts, true_codes, np.ones(n, dtype=bool), details)

@@ -40,11 +40,12 @@ LP_CANDIDATES = 400
 #: CP-SAT workers (the machines this runs on have few cores).
 WORKERS = 2
 
+#: How close to 0 or 1 a share of an interior point must be to leave a count a candidate.
+INTERIOR_TOL = 1e-5
+
 #: Open counts asked about in one backbone question.
 CHUNK = 300
 
-#: Seconds for each push of one value's counts up or down (a heuristic step; proofs come later).
-EXTREME_SECONDS = 5.0
 
 
 def components(problem: CountProblem) -> tuple[int, np.ndarray]:
@@ -71,7 +72,10 @@ class _Part:
     pair_of_var: np.ndarray
 
 
-def search_bounds(problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, lp: bool = True) -> ExactBounds:
+def search_bounds(
+    problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, lp: bool = True,
+    interior: np.ndarray | None = None,
+) -> ExactBounds:
     """Min and max of every (group, value) count over the consistent datasets (module docstring)."""
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
@@ -89,7 +93,7 @@ def search_bounds(problem: CountProblem, time_limit: float | None = None, truth:
             bounds.max_lo[g, lab] = bounds.max_hi[g, lab]
             continue
         stats["components"] += 1
-        _search_part(problem, part, bounds, deadline, truth, lp, stats)
+        _search_part(problem, part, bounds, deadline, truth, lp, stats, interior)
     bounds.method = "cp-sat"
     bounds.seconds = time.perf_counter() - start
     bounds.stats = stats
@@ -197,7 +201,10 @@ class _Model:
         return name, None, 0.0
 
 
-def _search_part(problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict) -> None:
+def _search_part(
+    problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict,
+    interior: np.ndarray | None = None,
+) -> None:
     model = _Model(problem, part)
     g, lab = part.pair_group, part.pair_label
     last: list[np.ndarray] = []
@@ -218,31 +225,46 @@ def _search_part(problem: CountProblem, part: _Part, bounds: ExactBounds, deadli
         see(x)
     else:
         see(truth[part.vars])
-    _extremes(model, part, bounds, deadline, see, last, stats)
+    if lp:
+        _lp_certainty(problem, part, bounds, stats, deadline, interior)
+    _certainty(model, part, bounds, deadline, see, last, stats)
     if lp:
         _lp_bounds(problem, part, bounds, stats, deadline)
     for direction in ("max", "min"):
         _backbone(model, part, bounds, direction, deadline, see, last, stats)
 
 
-def _extremes(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
-    """Datasets that push every open count of one value up (or down) at once: cheap, and they
-    settle most counts whose extreme is 0 or the whole group."""
+def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
+    """Settle certainty first, with linear objectives (easy for CP-SAT): push down the total of
+    every count no dataset seen has taken below the whole group. At the optimum either some of
+    them drop (refuted: not certain) or the total cannot drop at all, and then every one of them
+    is certain (a sum at its largest has every term at its largest). Impossible values likewise,
+    pushing up the counts every dataset seen has left at 0."""
     g, lab = part.pair_group, part.pair_label
-    for v in np.unique(lab):
-        for sign in (1, -1):
-            if sign > 0:
-                open_ = np.flatnonzero((lab == v) & (bounds.max_lo[g, lab] < bounds.max_hi[g, lab]))
+    size = bounds.sizes[g]
+    for sign in (-1, 1):
+        while True:
+            if sign < 0:
+                cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
             else:
-                open_ = np.flatnonzero((lab == v) & (bounds.min_lo[g, lab] < bounds.min_hi[g, lab]))
+                cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
             left = _left(deadline)
-            if not len(open_) or (left is not None and left <= 0):
-                continue
-            seconds = EXTREME_SECONDS if left is None else min(EXTREME_SECONDS, left / 4)
-            _, x, _ = model.solve(lambda m, o=open_, s=sign: sum(s * model.pair_expr(p) for p in o), seconds, maximize=True, hint=last[0])
+            if not len(cand) or (left is not None and left <= 0):
+                break
+            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), left, maximize=True, hint=last[0] if last else None)
             stats["solves"] += 1
-            if x is not None:
-                see(x)
+            if x is None:
+                break
+            see(x)
+            extreme = -int(size[cand].sum()) if sign < 0 else 0
+            if round(value) == extreme:
+                if status != "OPTIMAL":
+                    break  # out of time
+                if sign < 0:
+                    bounds.min_lo[g[cand], lab[cand]] = size[cand]
+                else:
+                    bounds.max_hi[g[cand], lab[cand]] = 0
+                break
 
 
 def _left(deadline: float | None) -> float | None:
@@ -288,6 +310,83 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
                 bounds.min_lo[g[open_], lab[open_]] = bounds.min_hi[g[open_], lab[open_]]
             continue
         return  # out of time: what is open stays open
+
+
+def _lp_certainty(
+    problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None, interior: np.ndarray | None = None,
+) -> None:
+    """Certain and impossible values the linear relaxation already proves, whole sets at a time.
+
+    For the candidates (counts every dataset seen gives the whole group), minimise their sum
+    over the relaxation: where it cannot drop below the sum of the group sizes, every candidate
+    is certain. Otherwise drop the candidates the relaxed optimum lowers and ask again; what
+    remains when the sum holds is exactly what the relaxation proves (a count it proves stays at
+    its group size in every relaxed solution). Impossible values likewise, maximising.
+
+    ``interior``: a point in the relative interior of the relaxation, as shares (groups ×
+    labels; the maximum-entropy estimate is one): a count it holds strictly inside its range is
+    not proved by the relaxation, so only the others are asked about."""
+    g, lab = part.pair_group, part.pair_label
+    size = bounds.sizes[g]
+    lp = _Relaxation(problem, part)
+    for sign in (1.0, -1.0):
+        if sign > 0:
+            cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
+            if interior is not None:
+                cand = cand[interior[g[cand], lab[cand]] >= 1 - INTERIOR_TOL]
+        else:
+            cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
+            if interior is not None:
+                cand = cand[interior[g[cand], lab[cand]] <= INTERIOR_TOL]
+        while len(cand):
+            if deadline is not None and time.perf_counter() > deadline:
+                return
+            per_pair = lp.solve(cand, sign)
+            stats["lp_solves"] += 1
+            if per_pair is None:
+                break
+            target = size[cand] if sign > 0 else np.zeros(len(cand))
+            moved = np.abs(per_pair - target) > 1e-6
+            if not moved.any():
+                if sign > 0:
+                    bounds.min_lo[g[cand], lab[cand]] = size[cand]
+                else:
+                    bounds.max_hi[g[cand], lab[cand]] = 0
+                stats["proved_by_lp"] += len(cand)
+                break
+            cand = cand[~moved]
+
+
+class _Relaxation:
+    """The linear relaxation of one component (scipy's HiGHS), asked about sums of counts."""
+
+    def __init__(self, problem: CountProblem, part: _Part) -> None:
+        n = len(part.vars)
+        local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
+        G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
+        eq_A, eq_b, ub_A, ub_b = [G], [problem.sizes[part.groups]], [], []
+        for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: still a relaxation
+            (eq_A if sense == "eq" else ub_A).append(A)
+            (eq_b if sense == "eq" else ub_b).append(b)
+        self.kw = dict(
+            A_eq=sp.vstack(eq_A).tocsr(), b_eq=np.concatenate(eq_b).astype(float),
+            A_ub=sp.vstack(ub_A).tocsr() if ub_A else None, b_ub=np.concatenate(ub_b).astype(float) if ub_b else None,
+            bounds=(0, None), method="highs",
+        )
+        self.part, self.n = part, n
+
+    def solve(self, pairs: np.ndarray, sign: float) -> np.ndarray | None:
+        """Minimise (``sign`` 1) or maximise (−1) the sum of the ``pairs``' counts; each pair's count
+        at the optimum (``None`` if the solver fails). Raises when the relaxation is infeasible."""
+        mask = np.isin(self.part.pair_of_var, pairs)
+        c = np.where(mask, sign, 0.0)
+        res = linprog(c, **self.kw)
+        if res.status == 2:
+            raise InfeasibleError("no dataset reproduces what is published (the LP relaxation is infeasible)", ["lp"])
+        if res.status != 0:
+            return None
+        per_pair = np.bincount(self.part.pair_of_var, weights=res.x, minlength=len(self.part.pair_group))
+        return per_pair[pairs]
 
 
 def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None) -> None:

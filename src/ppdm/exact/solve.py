@@ -6,12 +6,14 @@ everything else to the integer search (:mod:`ppdm.exact.search`).
 
 from __future__ import annotations
 
+import time
 from typing import Literal
 
 import numpy as np
 
 from ppdm.errors import MaxEntError
 from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.classes import member_bounds, merge_classes
 from ppdm.exact.network import network_bounds, network_form
 from ppdm.exact.problem import CountProblem
 from ppdm.exact.search import search_bounds
@@ -22,7 +24,7 @@ Detail = Literal["bounds", "certainty"]
 
 def exact_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, method: Method = "auto", lp: bool = True,
-    detail: Detail = "bounds",
+    detail: Detail = "bounds", interior: np.ndarray | None = None,
 ) -> ExactBounds:
     """Per group and sensitive value, the min and max count over every consistent dataset.
 
@@ -43,7 +45,14 @@ def exact_bounds(
             return _tight(network_bounds(problem, form, truth, full=detail == "bounds"))
         if method == "network":
             raise MaxEntError("the published rows do not form a network (only one tree's class counts do)")
-    return _tight(search_bounds(problem, time_limit, truth, lp=lp))
+    start = time.perf_counter()
+    merged, class_of, class_truth = merge_classes(problem, truth)
+    first = np.zeros(merged.n_groups, dtype=np.intp)
+    first[class_of[::-1]] = np.arange(len(class_of))[::-1]
+    inner = None if interior is None else np.asarray(interior)[first]
+    bounds = member_bounds(search_bounds(merged, time_limit, class_truth, lp=lp, interior=inner), class_of, problem.sizes)
+    bounds.seconds = time.perf_counter() - start
+    return _tight(bounds)
 
 
 def _tight(bounds: ExactBounds) -> ExactBounds:
