@@ -204,10 +204,10 @@ def _class_bounds(
     raise_ = _moves(kc, cc, flow, n_k, n_cells, labels, other_only & (flow > 0)[:, None], has)
     min_lo, min_hi = base_min.copy(), np.where(lower, base_min - 1, base_min)
     max_lo, max_hi = np.where(raise_, base_max + 1, base_max), base_max.copy()
-    seen_min, seen_max = _extreme_flows(kc, cc, labels, n_arc_labels, flow, n_class, demand)
-    np.minimum(min_hi, seen_min, out=min_hi)
-    np.maximum(max_lo, seen_max, out=max_lo)
-    if full:
+    if full:  # a few more consistent flows settle many counts before any reroute
+        seen_min, seen_max = _extreme_flows(kc, cc, labels, n_arc_labels, flow, n_class, demand)
+        np.minimum(min_hi, seen_min, out=min_hi)
+        np.maximum(max_lo, seen_max, out=max_lo)
         queries = _queries(kc, cc, flow, labels, n_arc_labels, lower & (min_lo > 0) & (min_hi > 0), raise_ & (max_lo < n_class[:, None]))
         graphs = _ComponentGraphs(kc, cc, flow, n_class, _components(kc, cc, flow, n_k, n_cells), n_k)
         moved = graphs.reroute_all(queries)
@@ -265,21 +265,13 @@ def _moves(
     first = np.searchsorted(kc[order], np.arange(n_k + 1))
     # support of the cell graph: per class, its cells with flow × all its cells
     per = np.diff(first)
-    n_flow = np.bincount(kc, weights=flow > 0, minlength=n_k).astype(np.int64)
-    arcs_by_class = np.split(order, first[1:-1])
-    src_l, dst_l, cls_l = [], [], []
-    for k, arcs in enumerate(arcs_by_class):
-        if n_flow[k] == 0 or per[k] < 2:
-            continue
-        f = arcs[flow[arcs] > 0]
-        a, b = np.repeat(cc[f], len(arcs)), np.tile(cc[arcs], len(f))
-        keep = a != b
-        src_l.append(a[keep])
-        dst_l.append(b[keep])
-        cls_l.append(np.full(int(keep.sum()), k))
-    src = np.concatenate(src_l) if src_l else np.zeros(0, np.intp)
-    dst = np.concatenate(dst_l) if dst_l else np.zeros(0, np.intp)
-    cls = np.concatenate(cls_l) if cls_l else np.zeros(0, np.intp)
+    f_arcs = np.flatnonzero(flow > 0)
+    reps = per[kc[f_arcs]]
+    total = int(reps.sum())
+    pos = np.repeat(first[kc[f_arcs]], reps) + np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
+    src, dst, cls = np.repeat(cc[f_arcs], reps), cc[order[pos]], np.repeat(kc[f_arcs], reps)
+    keep = src != dst
+    src, dst, cls = src[keep], dst[keep], cls[keep]
     H = sp.csr_matrix((np.ones(len(src), dtype=np.float32), (dst, src)), shape=(n_cells, n_cells))  # transposed: to ← from
     H.sum_duplicates()
     # queries: classes × labels with a start and an end
@@ -316,21 +308,25 @@ def _bfs(H, src, dst, cls, kc, cc, order, first, start, end, qk, qv, n_cells):  
     edges = cls_order[np.repeat(cls_first[qk], sc) + np.arange(int(sc.sum())) - np.repeat(np.cumsum(sc) - sc, sc)]
     e_src, e_dst = src[edges], dst[edges]
     hit = (reached & target).any(axis=0)
-    frontier = reached.copy()
-    active = ~hit
-    while active.any():
-        cols = np.flatnonzero(active)
-        m = np.asarray(H @ frontier[:, cols].astype(np.float32))
-        local = np.full(q, -1)
-        local[cols] = np.arange(len(cols))
-        own = local[si] >= 0
-        np.subtract.at(m, (e_dst[own], local[si[own]]), frontier[e_src[own], si[own]].astype(np.float32))
-        new = (m > 0.5) & ~reached[:, cols]
-        reached[:, cols] |= new
-        frontier[:] = False
-        frontier[:, cols] = new
-        hit[cols] |= (new & target[:, cols]).any(axis=0)
-        active = ~hit & frontier.any(axis=0)
+    # advance only the open queries, compacted: columns of the arrays = positions in ``live``
+    live = np.flatnonzero(~hit)
+    reached, target, frontier = reached[:, live], target[:, live], reached[:, live]
+    col_of = np.full(q, -1)
+    col_of[live] = np.arange(len(live))
+    while len(live):
+        m = np.asarray(H @ frontier.astype(np.float32))
+        own = col_of[si] >= 0
+        cols = col_of[si[own]]
+        np.subtract.at(m, (e_dst[own], cols), frontier[e_src[own], cols])
+        new = (m > 0.5) & ~reached
+        reached |= new
+        done = (new & target).any(axis=0)
+        hit[live[done]] = True
+        keep = ~done & new.any(axis=0)
+        live = live[keep]
+        reached, target, frontier = reached[:, keep], target[:, keep], new[:, keep]
+        col_of[:] = -1
+        col_of[live] = np.arange(len(live))
     return hit
 
 
