@@ -32,6 +32,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ppdm.errors import InfeasibleError
 from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.moves import paired_moves
 from ppdm.exact.problem import CountProblem
 
 #: The most candidates per component whose LP bound is computed (each costs one LP).
@@ -205,7 +206,6 @@ def _search_part(
     problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict,
     interior: np.ndarray | None = None,
 ) -> None:
-    model = _Model(problem, part)
     g, lab = part.pair_group, part.pair_label
     last: list[np.ndarray] = []
 
@@ -216,7 +216,7 @@ def _search_part(
         last[:] = [x_local]
 
     if truth is None:
-        status, x, _ = model.solve(lambda m: None, _left(deadline))
+        status, x, _ = _Model(problem, part).solve(lambda m: None, _left(deadline))
         stats["solves"] += 1
         if x is None:
             if status == "INFEASIBLE":
@@ -225,13 +225,35 @@ def _search_part(
         see(x)
     else:
         see(truth[part.vars])
+    _moves(problem, part, bounds, last[0], see, stats, deadline)
     if lp:
         _lp_certainty(problem, part, bounds, stats, deadline, interior)
+    left = _left(deadline)
+    if left is not None and left <= 0:
+        return
+    model = _Model(problem, part)
     _certainty(model, part, bounds, deadline, see, last, stats)
     if lp:
         _lp_bounds(problem, part, bounds, stats, deadline)
     for direction in ("max", "min"):
         _backbone(model, part, bounds, direction, deadline, see, last, stats)
+
+
+def _moves(problem: CountProblem, part: _Part, bounds: ExactBounds, x: np.ndarray, see, stats: dict, deadline: float | None) -> None:  # type: ignore[no-untyped-def]
+    """Refute candidate certain values with datasets one or two record moves from ``x``."""
+    g, lab = part.pair_group, part.pair_label
+    size = bounds.sizes[g]
+    cand = (bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size)
+    if not cand.any():
+        return
+    found = paired_moves(problem.var_group[part.vars], part.rows, x, cand[part.pair_of_var], deadline)
+    for idx, change in found:  # each checked row by row against the rows' slack when found
+        y = x.copy()
+        np.add.at(y, idx, change)
+        see(y)
+    stats["move_datasets"] = len(found)
+    if found:
+        see(x)  # the last dataset seen stays the starting point
 
 
 def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
