@@ -116,22 +116,26 @@ def _parts(problem: CountProblem, comp: np.ndarray, n: int) -> list[_Part]:
     var_first = np.searchsorted(var_comp[var_order], np.arange(n + 1))
     group_order = np.argsort(comp, kind="stable")
     group_first = np.searchsorted(comp[group_order], np.arange(n + 1))
+    row_order = np.argsort(row_comp, kind="stable")
+    row_first = np.searchsorted(row_comp[row_order], np.arange(n + 1))
     for c in range(n):
         vars_ = var_order[var_first[c] : var_first[c + 1]]
         groups = group_order[group_first[c] : group_first[c + 1]]
-        rows_here = np.flatnonzero(row_comp == c)
+        rows_here = row_order[row_first[c] : row_first[c + 1]]
         rows = []
         if len(rows_here):
             sub = sp.csr_matrix(A_csc[:, vars_])[rows_here]
-            rows.append((sub, b[rows_here], "le", strict[rows_here] if strict[rows_here].any() else None, [names[i] for i in rows_here]))
-            rows[-1] = _split_sense(sub, b[rows_here], le[rows_here], strict[rows_here], [names[i] for i in rows_here])
+            rows = _split_sense(sub, b[rows_here], le[rows_here], strict[rows_here], [names[i] for i in rows_here])
         key = problem.var_group[vars_].astype(np.int64) * problem.n_labels + problem.var_label[vars_]
         pairs, pair_of_var = np.unique(key, return_inverse=True)
-        out.append(_Part(groups, vars_, rows[0] if rows else [], pairs // problem.n_labels, pairs % problem.n_labels, pair_of_var.ravel()))
+        out.append(_Part(groups, vars_, rows, pairs // problem.n_labels, pairs % problem.n_labels, pair_of_var.ravel()))
     return out
 
 
-def _split_sense(A, b, le, strict, names):  # type: ignore[no-untyped-def]
+def _split_sense(
+    A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, strict: np.ndarray, names: list[str],
+) -> list[tuple[sp.csr_matrix, np.ndarray, str, np.ndarray | None, list[str]]]:
+    """The rows of one component as an equality block and a ≤ block (with its strict flags)."""
     out = []
     for mask, sense in ((~le, "eq"), (le, "le")):
         if mask.any():
