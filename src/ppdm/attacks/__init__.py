@@ -18,3 +18,7 @@ __all__ += ["exposed_tuples", "model_anonymity"]
 from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack  # noqa: E402
 
 __all__ += ["most_exposed", "nar_impact", "rules_attack"]
+
+from ppdm.attacks.exact import exact_attack  # noqa: E402
+
+__all__ += ["exact_attack"]
