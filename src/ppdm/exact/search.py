@@ -7,11 +7,13 @@ them, so the search is organised to answer many at once, soundly:
 1. **Components.** Groups that share no row (directly or through other groups) are independent:
    each connected component of the variables–rows incidence is searched on its own.
 2. **Seen bounds.** Every consistent dataset found (the real records first, when known) shows
-   where the minima are at most and the maxima at least (:meth:`ExactBounds.see`).
+   where the minima are at most and the maxima at least (:meth:`ExactBounds.see`); datasets one
+   or two record moves from the first (:mod:`ppdm.exact.moves`) refute candidates for free.
 3. **LP bounds.** The linear relaxation (scipy's HiGHS) contains every integer solution, so its
    minimum, rounded up, bounds the integer minimum from below (the maximum likewise): it proves
-   certain and impossible values without an integer solve wherever it is tight; it is asked only
-   about the candidates (a value every dataset seen gives the whole group, or none of it).
+   certain and impossible values without an integer solve wherever it is tight, a whole set of
+   candidates per LP (their sum cannot drop), then single counts when few are left. Then CP-SAT
+   settles the remaining certainty questions with linear objectives, before any other bound.
 4. **Backbone search.** For all open maxima at once: is there a dataset exceeding at least one
    of them (a Boolean per open value, at least one true)? If not, every open maximum is proved;
    if so, the dataset found (CP-SAT maximises how many it exceeds) raises every one it exceeds,
