@@ -23,3 +23,7 @@ __all__ += ["forest_view", "reconstruction_attack", "row_multiplicities"]
 from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack  # noqa: E402
 
 __all__ += ["most_exposed", "nar_impact", "rules_attack"]
+
+from ppdm.attacks.exact import exact_attack  # noqa: E402
+
+__all__ += ["exact_attack"]

@@ -49,6 +49,8 @@ class AttackResult:
     details: attack-specific counts (e.g. the paper's N_ℓ and N_u).
     row_ids: per record, its row number in the user's table (default: its position); rows
         left out (missing values) keep the numbers of the file.
+    bounds: exact audits only: per group and value the proved ``"min"`` and ``"max"`` record
+        counts over every consistent dataset, and per group whether it is ``"undecided"``.
     """
 
     attack: str
@@ -62,6 +64,7 @@ class AttackResult:
     true_codes: np.ndarray | None = None
     details: dict[str, Any] = field(default_factory=dict)
     row_ids: np.ndarray | None = None
+    bounds: dict[str, np.ndarray] | None = None
 
     # -- per group / per record --------------------------------------------------------------
     @property
@@ -172,6 +175,10 @@ class AttackResult:
         if self.true_codes is not None:
             for group, truth, targets in zip(groups, self._by_group(self.true_codes), self._by_group(self.targets)):
                 group["truth"], group["targets"] = truth, targets
+        if self.bounds is not None:
+            extra = zip(self.bounds["min"].tolist(), self.bounds["max"].tolist(), self.bounds["undecided"].tolist())
+            for group, (lo, hi, undecided) in zip(groups, extra):
+                group.update({"min_count": lo, "max_count": hi, "undecided": undecided})
         return {
             "format": "ppdm-attack-result",
             "version": 1,

@@ -149,6 +149,22 @@ def _print_audit(result: AttackResult, top: int) -> None:
     type=click.FloatRange(min=0),
     help="With --internal: stop the solver after this many seconds with its best feasible estimate.",
 )
+@click.option(
+    "--exact",
+    is_flag=True,
+    help="Also prove, on whole counts, who is certain in every dataset consistent with the tree (docs/exact_disclosure.md).",
+)
+@click.option(
+    "--estimate/--no-estimate",
+    default=True,
+    show_default=True,
+    help="Run the maximum-entropy estimate (--no-estimate with --exact: the exact audit alone).",
+)
+@click.option(
+    "--exact-time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    help="With --exact: seconds for the integer search; what is still open is reported undecided.",
+)
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option(
     "--out",
@@ -185,6 +201,9 @@ def audit_command(
     no_label: bool,
     internal: bool,
     time_limit: float | None,
+    exact: bool,
+    estimate: bool,
+    exact_time_limit: float | None,
     top: int,
     out: Path | None,
     report_out: Path | None,
@@ -194,6 +213,12 @@ def audit_command(
     check_outputs(out)
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
+    if not estimate and not exact:
+        raise PpdmError("--no-estimate leaves nothing to do: add --exact for the exact audit alone")
+    if exact_time_limit is not None and not exact:
+        raise PpdmError("--exact-time-limit needs --exact")
+    if exact and internal:
+        raise PpdmError("--exact does not use the split choices (--internal): run them separately")
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.errors import UninformativeKnowledgeWarning
     from ppdm.maxent.tree_constraints import Knowledge
@@ -236,24 +261,69 @@ def audit_command(
         threat = _with_class_known(threat, tree, table)
     table, dropped = _missing(table, tree, threat, missing)
     knowledge = Knowledge(rate=True, label=not no_label, internal=internal)
-    with status("solving the maximum-entropy problem", quiet):
-        with warnings.catch_warnings():
-            warnings.simplefilter(
-                "ignore", UninformativeKnowledgeWarning
-            )  # printed with the summary
-            result = maxent_attack(
-                tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat
-            )
-    if dropped:
-        result.details["dropped_rows"] = dropped
-    if not quiet:
-        _print_audit(result, top)
+    result = None
+    if estimate:
+        with status("solving the maximum-entropy problem", quiet):
+            with warnings.catch_warnings():
+                warnings.simplefilter(
+                    "ignore", UninformativeKnowledgeWarning
+                )  # printed with the summary
+                result = maxent_attack(
+                    tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat
+                )
+        if dropped:
+            result.details["dropped_rows"] = dropped
+        if not quiet:
+            _print_audit(result, top)
+    proved = None
+    if exact:
+        from ppdm.attacks.exact import exact_attack
+
+        with status("proving what is certain on whole counts", quiet):
+            proved = exact_attack(tree, table, time_limit=exact_time_limit, threat=threat)
+        if not quiet:
+            _print_exact(proved, result)
     if out is not None:
-        result.save(out)
+        _save(out, result, proved)
         if not quiet:
             console.print(f"wrote {out}")
     if report_out is not None:
-        write_html_report([result], tree, threat, report_out, quiet=quiet)
+        write_html_report([r for r in (result, proved) if r is not None], tree, threat, report_out, quiet=quiet)
+
+
+def _print_exact(proved: AttackResult, estimate: AttackResult | None) -> None:
+    """The exact audit in a few lines: proved certain, undecided, and the baseline."""
+    d, s = proved.details["exact"], proved.summary()
+    if estimate is None:
+        console.print(proved.details.get("threat_model", ""), highlight=False)
+    certain = int((proved.certain_groups[proved.groups.group_of_record] & proved.targets).sum())
+    console.print(
+        f"exact audit ({d['method']}, {d['seconds']:.2f} s): proved certain: {certain:,} people, "
+        f"undecided: {d['undecided_records']:,}",
+        highlight=False,
+    )
+    line = "  baseline: the prior alone proves nobody certain"
+    base = s.get("baseline")
+    if base:
+        line += f" (its majority guess {base['majority_guess']!r} is right for {base['accuracy']:.1%})"
+    if estimate is not None:
+        line += f"; the maximum-entropy estimate is certain about {estimate.summary()['certain_records']:,} people"
+    console.print(line, highlight=False)
+    if d.get("at_least_one_groups"):
+        console.print(f"  groups where some value is held by at least one (not all) of their people, proved: {d['at_least_one_groups']:,}", highlight=False)
+
+
+def _save(out: Path, estimate: AttackResult | None, proved: AttackResult | None) -> None:
+    from ppdm.attacks.result import result_json
+
+    if estimate is None:
+        assert proved is not None
+        proved.save(out)
+        return
+    payload = estimate.to_dict()
+    if proved is not None:
+        payload["exact"] = proved.to_dict()
+    out.write_text(result_json(payload))
 
 
 def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:

@@ -1,0 +1,181 @@
+"""The exact audit as an attack: who is *proved* to hold a sensitive value, in every dataset
+consistent with the published model (docs/exact_disclosure.md).
+
+The maximum-entropy attack (:mod:`ppdm.attacks.maxent`, paper 000; :mod:`ppdm.attacks.rules`,
+paper 004) gives the attacker's most neutral belief; this one gives the worst case, proved, on
+whole record counts: per group of records sharing the known columns and per sensitive value, the
+minimum and maximum number of the group's records holding it over all consistent datasets. The
+rows are the maximum-entropy builders' own (class counts, error rates, labels under the tree's
+tie rule, the SA distribution; AR and NAR rows), scaled to counts (:mod:`ppdm.exact.build`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from ppdm.attacks.maxent import _threat, audit_problem
+from ppdm.attacks.result import AttackResult
+from ppdm.attacks.threat import ThreatModel
+from ppdm.data.qigroups import QIGroups
+from ppdm.errors import DataError, PpdmError
+from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_counts
+from ppdm.exact.problem import CountProblem
+from ppdm.exact.solve import Detail, Method, exact_bounds
+from ppdm.maxent.attacker_types import AttackerTypes
+from ppdm.maxent.factored_problem import FactoredProblem
+from ppdm.maxent.rule_constraints import RuleKnowledge, rules_problem
+from ppdm.rules.mining import sensitive_codes
+from ppdm.rules.ruleset import RuleSet
+from ppdm.tree.model import Tree
+
+Ties = Literal["first", "any"]
+
+
+def exact_attack(
+    model: Tree | RuleSet,
+    data: pd.DataFrame,
+    quasi_identifiers: Sequence[str] | None = None,
+    sensitive: str | None = None,
+    time_limit: float | None = None,
+    *,
+    threat: ThreatModel | None = None,
+    method: Method = "auto",
+    ties: Ties = "first",
+    rule_knowledge: RuleKnowledge | None = None,
+    detail: Detail = "bounds",
+) -> AttackResult:
+    """Per group and sensitive value, the proved min and max count over every consistent dataset.
+
+    ``model``: a published tree (audited under ``threat``, or ``quasi_identifiers`` and
+    ``sensitive`` as in :func:`~ppdm.attacks.maxent.maxent_attack`) or a rule set (paper 004;
+    ``quasi_identifiers`` default to the rules'). ``time_limit`` (seconds) bounds the integer
+    search; values it leaves open are reported undecided, never certain. ``ties``: label rows
+    follow the tree's tie rule (``"first"``: the first class of highest count wins, as argmax;
+    ``"any"``: the paper's ≥ rows). The result's certain groups are the proved ones; its
+    posterior is the midpoint of each value's proved [min, max], normalised (a point inside what
+    is proved, not a belief); ``bounds`` and ``details["exact"]`` hold the rest. ``detail``:
+    ``"certainty"`` may leave minima and maxima other than certain and impossible ones as proved
+    intervals (faster on one tree; see :func:`ppdm.exact.exact_bounds`).
+    """
+    if time_limit is not None and time_limit <= 0:
+        raise PpdmError(f"time_limit must be positive seconds, got {time_limit!r}")
+    if isinstance(model, RuleSet):
+        return _rules(model, data, quasi_identifiers, time_limit, method, rule_knowledge or RuleKnowledge(), detail)
+    if not isinstance(model, Tree):
+        raise PpdmError(f"the exact audit takes a Tree or a RuleSet, got {type(model).__name__}")
+    return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail)
+
+
+def tree_count_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, ties: Ties = "first") -> tuple[CountProblem, AttackerTypes, np.ndarray | None]:
+    """The count problem of a tree audit under a resolved ``threat``, the attacker's table and the
+    records' counts (``None`` without every unknown column in ``data``)."""
+    from ppdm.maxent.tree_constraints import Knowledge
+
+    audit = audit_problem(tree, data, threat, Knowledge(sa=bool(threat.sa_published)), factored=True)
+    problem, types = audit.problem, audit.table
+    assert isinstance(problem, FactoredProblem) and isinstance(types, AttackerTypes)
+    names = {blk.name for blk in problem.blocks}
+    # with class counts published the label rows are differences of count rows: implied
+    blocks = [blk for blk in problem.blocks if not (blk.name == "label" and "class-count" in names)]
+    counts, ttype = from_factored(problem, types.groups.counts, blocks)
+    if ties == "first":
+        counts.rows = [strict_ties(r, problem.type_tag[ttype]) if r.name == "label" else r for r in counts.rows]
+    truth = None
+    if types.true_type is not None:
+        truth = truth_counts(counts.var_group, ttype, types.groups.group_of_record, types.true_type)
+        if truth is not None and ties == "first" and not counts.satisfied(truth):
+            # the tree's labels do not follow argmax ties: fall back to the paper's ≥ rows
+            counts.rows = [replace(r, strict=None) if r.name == "label" else r for r in counts.rows]
+            if not counts.satisfied(truth):
+                raise DataError("the table's own records do not reproduce the published model (audit it against its training records)")
+    counts.truth = truth
+    return counts, types, truth
+
+
+def _tree(
+    tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
+    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
+) -> AttackResult:
+    from ppdm.maxent.tree_constraints import Knowledge
+
+    threat = _threat(tree, data, quasi_identifiers, sensitive, Knowledge(), threat)
+    counts, types, truth = tree_count_problem(tree, data, threat, ties)
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
+    groups = types.groups
+    targets = np.ones(groups.n_records, dtype=bool)
+    if types.known_group is not None:
+        targets = ~types.known_group[groups.group_of_record]
+    details = {"threat_model": threat.describe(tree.disclosure), "unknowns": types.domain.describe()}
+    result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
+    if pd.api.types.is_integer_dtype(data.index):
+        result.row_ids = data.index.to_numpy()
+    return result
+
+
+def _rules(
+    rules: RuleSet, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, time_limit: float | None, method: Method,
+    knowledge: RuleKnowledge, detail: Detail,
+) -> AttackResult:
+    qis = list(quasi_identifiers or rules.quasi_identifiers)
+    missing = [q for q in qis if q not in data.columns]
+    if missing:
+        raise DataError(f"quasi-identifier column(s) missing from the data: {', '.join(map(repr, missing))}")
+    if knowledge.strict != "integer":
+        raise PpdmError("the exact audit reads NAR rows on whole counts (strict='integer')")
+    groups = QIGroups.from_frame(data, qis)
+    k = len(rules.values)
+    true_codes = sensitive_codes(data[rules.sensitive], rules.values)[0] if rules.sensitive in data.columns else None
+    sa = None
+    if knowledge.sa:
+        if true_codes is None:
+            raise DataError(f"SA constraints need the sensitive column {rules.sensitive!r} in the data (its distribution is published)")
+        sa = np.bincount(true_codes, minlength=k) / len(true_codes)
+    problem, stats = rules_problem(rules, groups, knowledge, sa)
+    counts = from_joint(problem, groups.counts)
+    truth = None
+    if true_codes is not None:
+        truth = truth_counts(counts.var_group, counts.var_label, groups.group_of_record, true_codes)
+    counts.truth = truth
+    interior = None
+    if method != "network":
+        from ppdm.maxent.solve import solve_linear
+
+        interior = solve_linear(problem).p  # relative interior of the relaxation: the LP step's candidates
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior)
+    details = {"rules": len(rules), "publish": rules.publish, "constraint_rows": {r.name: r.n_rows for r in counts.rows}}
+    n = groups.n_records
+    return _result("exact-rules", rules.sensitive, tuple(rules.values), groups, bounds, counts, true_codes, np.ones(n, dtype=bool), details)
+
+
+def _result(
+    attack: str, sensitive: str, values: tuple, groups: QIGroups, bounds: ExactBounds, counts: CountProblem,
+    true_codes: np.ndarray | None, targets: np.ndarray, details: dict[str, object],
+) -> AttackResult:
+    mid = (bounds.min_lo + bounds.max_hi) / 2.0
+    total = mid.sum(axis=1, keepdims=True)
+    posterior = np.divide(mid, total, out=np.full(mid.shape, 1.0 / mid.shape[1]), where=total > 0)
+    posterior[bounds.certain_groups] = bounds.certain[bounds.certain_groups].astype(float)
+    details = details | {
+        "exact": bounds.summary(),
+        "variables": counts.n_vars,
+        "rows": {r.name: r.n_rows for r in counts.rows},
+    }
+    result = AttackResult(
+        attack=attack, sensitive=sensitive, values=values, groups=groups, posterior=posterior,
+        provenance=_provenance(bounds), targets=targets, exposed=np.zeros(groups.n_records, dtype=bool),
+        true_codes=true_codes, details=details,
+    )
+    result.bounds = {"min": bounds.min_lo, "max": bounds.max_hi, "undecided": bounds.undecided_groups}
+    result.exposed = bounds.certain_groups[groups.group_of_record]
+    return result
+
+
+def _provenance(bounds: ExactBounds) -> list[str]:
+    text = np.where(bounds.certain_groups, "proved certain", np.where(bounds.undecided_groups, "undecided", "not certain"))
+    return text.tolist()

@@ -1,0 +1,463 @@
+"""The exact audit by integer programming (OR-Tools CP-SAT), for rows that are not a network.
+
+Forests, a tree with the published SA distribution, error-rate and label rows, rule sets: the
+count problem is an integer program. The question is not one optimum but 2 · groups · values of
+them, so the search is organised to answer many at once, soundly:
+
+1. **Components.** Groups that share no row (directly or through other groups) are independent:
+   each connected component of the variables–rows incidence is searched on its own.
+2. **Seen bounds.** Every consistent dataset found (the real records first, when known) shows
+   where the minima are at most and the maxima at least (:meth:`ExactBounds.see`); datasets one
+   or two record moves from the first (:mod:`ppdm.exact.moves`) refute candidates for free.
+3. **LP bounds.** The linear relaxation (scipy's HiGHS) contains every integer solution, so its
+   minimum, rounded up, bounds the integer minimum from below (the maximum likewise): it proves
+   certain and impossible values without an integer solve wherever it is tight, a whole set of
+   candidates per LP (their sum cannot drop), then single counts when few are left. Then CP-SAT
+   settles the remaining certainty questions with linear objectives, before any other bound.
+4. **Backbone search.** For all open maxima at once: is there a dataset exceeding at least one
+   of them (a Boolean per open value, at least one true)? If not, every open maximum is proved;
+   if so, the dataset found (CP-SAT maximises how many it exceeds) raises every one it exceeds,
+   and the search repeats. Minima likewise.
+5. **Budget.** When the time is up, what is still open stays open: reported *undecided*, with
+   the proved bounds, never as certain.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+from scipy.sparse.csgraph import connected_components
+
+from ppdm.errors import InfeasibleError
+from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.moves import paired_moves
+from ppdm.exact.problem import CountProblem
+
+#: The most candidates per component whose LP bound is computed (each costs one LP).
+LP_CANDIDATES = 400
+
+#: CP-SAT workers (the machines this runs on have few cores).
+WORKERS = 2
+
+#: How close to 0 or 1 a share of an interior point must be to leave a count a candidate.
+INTERIOR_TOL = 1e-5
+
+#: Open counts asked about in one backbone question.
+CHUNK = 300
+
+
+
+def components(problem: CountProblem) -> tuple[int, np.ndarray]:
+    """Each group's independent component (groups linked by a row are in one component)."""
+    A, _, _, _ = problem.stacked()
+    n_g = problem.n_groups
+    coo = sp.csr_matrix(A).tocoo()
+    rows = problem.n_groups + coo.row
+    groups = problem.var_group[coo.col]
+    graph = sp.csr_matrix((np.ones(len(rows), dtype=np.int8), (groups, rows)), shape=(n_g + A.shape[0],) * 2)
+    n, label = connected_components(graph, directed=False)
+    return n, label[:n_g]
+
+
+@dataclass
+class _Part:
+    """One component: its groups, variables, rows (over its own variables) and pairs (group, label)."""
+
+    groups: np.ndarray
+    vars: np.ndarray
+    rows: list[tuple[sp.csr_matrix, np.ndarray, str, np.ndarray | None, list[str]]]
+    pair_group: np.ndarray
+    pair_label: np.ndarray
+    pair_of_var: np.ndarray
+
+
+def search_bounds(
+    problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, lp: bool = True,
+    interior: np.ndarray | None = None,
+) -> ExactBounds:
+    """Min and max of every (group, value) count over the consistent datasets (module docstring)."""
+    start = time.perf_counter()
+    deadline = None if time_limit is None else start + time_limit
+    bounds = ExactBounds.trivial(problem.sizes, problem.possible_labels())
+    stats = {"components": 0, "solves": 0, "lp_solves": 0, "proved_by_lp": 0}
+    if truth is not None:
+        if not problem.satisfied(truth):
+            raise InfeasibleError("the real records do not reproduce what is published", ["truth"])
+        bounds.see(problem.group_label(truth))
+    n, comp = components(problem)
+    for part in _parts(problem, comp, n):
+        if not part.rows:  # no row: the trivial bounds are exact
+            g, lab = part.pair_group, part.pair_label
+            bounds.min_hi[g, lab] = bounds.min_lo[g, lab]
+            bounds.max_lo[g, lab] = bounds.max_hi[g, lab]
+            continue
+        stats["components"] += 1
+        _search_part(problem, part, bounds, deadline, truth, lp, stats, interior)
+    bounds.method = "cp-sat"
+    bounds.seconds = time.perf_counter() - start
+    bounds.stats = stats
+    bounds.check()
+    return bounds
+
+
+def _parts(problem: CountProblem, comp: np.ndarray, n: int) -> list[_Part]:
+    A, b, le, names = problem.stacked()
+    strict = np.concatenate([r.strict if r.strict is not None else np.zeros(r.n_rows, bool) for r in problem.rows]) if problem.rows else np.zeros(0, bool)
+    A = sp.csr_matrix(A)
+    A_csc = A.tocsc()
+    var_comp = comp[problem.var_group]
+    row_comp = np.full(A.shape[0], -1)
+    coo = A.tocoo()
+    row_comp[coo.row] = var_comp[coo.col]
+    out = []
+    var_order = np.argsort(var_comp, kind="stable")
+    var_first = np.searchsorted(var_comp[var_order], np.arange(n + 1))
+    group_order = np.argsort(comp, kind="stable")
+    group_first = np.searchsorted(comp[group_order], np.arange(n + 1))
+    row_order = np.argsort(row_comp, kind="stable")
+    row_first = np.searchsorted(row_comp[row_order], np.arange(n + 1))
+    for c in range(n):
+        vars_ = var_order[var_first[c] : var_first[c + 1]]
+        groups = group_order[group_first[c] : group_first[c + 1]]
+        rows_here = row_order[row_first[c] : row_first[c + 1]]
+        rows = []
+        if len(rows_here):
+            sub = sp.csr_matrix(A_csc[:, vars_])[rows_here]
+            rows = _split_sense(sub, b[rows_here], le[rows_here], strict[rows_here], [names[i] for i in rows_here])
+        key = problem.var_group[vars_].astype(np.int64) * problem.n_labels + problem.var_label[vars_]
+        pairs, pair_of_var = np.unique(key, return_inverse=True)
+        out.append(_Part(groups, vars_, rows, pairs // problem.n_labels, pairs % problem.n_labels, pair_of_var.ravel()))
+    return out
+
+
+def _split_sense(
+    A: sp.csr_matrix, b: np.ndarray, le: np.ndarray, strict: np.ndarray, names: list[str],
+) -> list[tuple[sp.csr_matrix, np.ndarray, str, np.ndarray | None, list[str]]]:
+    """The rows of one component as an equality block and a ≤ block (with its strict flags)."""
+    out = []
+    for mask, sense in ((~le, "eq"), (le, "le")):
+        if mask.any():
+            idx = np.flatnonzero(mask)
+            st = strict[idx] if sense == "le" and strict[idx].any() else None
+            out.append((A[idx], b[idx], sense, st, [names[i] for i in idx]))
+    return out
+
+
+class _Model:
+    """A CP-SAT model of one component, rebuilt cheaply (cloned) for each question."""
+
+    def __init__(self, problem: CountProblem, part: _Part) -> None:
+        from ortools.sat.python import cp_model
+
+        self.cp = cp_model
+        m = cp_model.CpModel()
+        sizes = problem.sizes[problem.var_group[part.vars]]
+        x = [m.new_int_var(0, int(s), f"x{i}") for i, s in enumerate(sizes)]
+        local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
+        order = np.argsort(local_group, kind="stable")
+        first = np.searchsorted(local_group[order], np.arange(len(part.groups) + 1))
+        for j, g in enumerate(part.groups):
+            m.add(sum(x[i] for i in order[first[j] : first[j + 1]]) == int(problem.sizes[g]))
+        for A, b, sense, strict, _ in part.rows:
+            for r in range(A.shape[0]):
+                lo, hi = A.indptr[r], A.indptr[r + 1]
+                expr = sum(int(a) * x[i] for a, i in zip(A.data[lo:hi], A.indices[lo:hi]))
+                if sense == "eq":
+                    m.add(expr == int(b[r]))
+                elif strict is not None and strict[r]:
+                    neg = [(int(-a), x[i]) for a, i in zip(A.data[lo:hi], A.indices[lo:hi]) if a < 0]
+                    empty = m.new_bool_var(f"empty{r}")
+                    m.add(sum(a * v for a, v in neg) == 0).only_enforce_if(empty)
+                    m.add(expr <= int(b[r]) - 1).only_enforce_if(empty.Not())
+                    m.add(expr <= int(b[r]))
+                else:
+                    m.add(expr <= int(b[r]))
+        self.model, self.x = m, x
+        n_pairs = len(part.pair_group)
+        order = np.argsort(part.pair_of_var, kind="stable")
+        first = np.searchsorted(part.pair_of_var[order], np.arange(n_pairs + 1))
+        self.pair_vars = [order[first[p] : first[p + 1]] for p in range(n_pairs)]
+
+    def pair_expr(self, p: int):  # type: ignore[no-untyped-def]
+        return sum(self.x[i] for i in self.pair_vars[p])
+
+    def solve(self, extra, seconds: float | None, maximize: bool = False, hint: np.ndarray | None = None) -> tuple[str, np.ndarray | None, float]:  # type: ignore[no-untyped-def]
+        """Add ``extra(model)`` (returning an expression to maximise, or ``None``) to a copy and
+        solve, starting from ``hint`` (a consistent dataset) when given: the status, the counts
+        found and the objective's value."""
+        model = self.model.clone()
+        objective = extra(model)
+        if maximize and objective is not None:
+            model.maximize(objective)
+        if hint is not None:
+            for v, h in zip(self.x, hint.tolist()):
+                model.add_hint(v, h)
+        solver = self.cp.CpSolver()
+        solver.parameters.num_workers = WORKERS
+        if seconds is not None:
+            solver.parameters.max_time_in_seconds = max(seconds, 0.05)
+        status = solver.solve(model)
+        name = solver.status_name(status)
+        if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
+            value = solver.objective_value if maximize and objective is not None else 0.0
+            return name, np.array([solver.value(v) for v in self.x], dtype=np.int64), value
+        return name, None, 0.0
+
+
+def _search_part(
+    problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict,
+    interior: np.ndarray | None = None,
+) -> None:
+    g, lab = part.pair_group, part.pair_label
+    last: list[np.ndarray] = []
+
+    def see(x_local: np.ndarray) -> None:
+        counts = np.bincount(part.pair_of_var, weights=x_local, minlength=len(g)).astype(np.int64)
+        bounds.min_hi[g, lab] = np.minimum(bounds.min_hi[g, lab], counts)
+        bounds.max_lo[g, lab] = np.maximum(bounds.max_lo[g, lab], counts)
+        last[:] = [x_local]
+
+    if truth is None:
+        status, x, _ = _Model(problem, part).solve(lambda m: None, _left(deadline))
+        stats["solves"] += 1
+        if x is None:
+            if status == "INFEASIBLE":
+                raise InfeasibleError("no dataset reproduces what is published", [n for *_, names in part.rows for n in names][:5])
+            return  # out of time: everything stays open
+        see(x)
+    else:
+        see(truth[part.vars])
+    _moves(problem, part, bounds, last[0], see, stats, deadline)
+    if lp:
+        _lp_certainty(problem, part, bounds, stats, deadline, interior)
+    left = _left(deadline)
+    if left is not None and left <= 0:
+        return
+    model = _Model(problem, part)
+    _certainty(model, part, bounds, deadline, see, last, stats)
+    if lp:
+        _lp_bounds(problem, part, bounds, stats, deadline)
+    for direction in ("max", "min"):
+        _backbone(model, part, bounds, direction, deadline, see, last, stats)
+
+
+def _moves(problem: CountProblem, part: _Part, bounds: ExactBounds, x: np.ndarray, see, stats: dict, deadline: float | None) -> None:  # type: ignore[no-untyped-def]
+    """Refute candidate certain values with datasets one or two record moves from ``x``."""
+    g, lab = part.pair_group, part.pair_label
+    size = bounds.sizes[g]
+    cand = (bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size)
+    if not cand.any():
+        return
+    found = paired_moves(problem.var_group[part.vars], part.rows, x, cand[part.pair_of_var], deadline)
+    for idx, change in found:  # each checked row by row against the rows' slack when found
+        y = x.copy()
+        np.add.at(y, idx, change)
+        see(y)
+    stats["move_datasets"] = len(found)
+    if found:
+        see(x)  # the last dataset seen stays the starting point
+
+
+def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
+    """Settle certainty first, with linear objectives (easy for CP-SAT): push down the total of
+    every count no dataset seen has taken below the whole group. At the optimum either some of
+    them drop (refuted: not certain) or the total cannot drop at all, and then every one of them
+    is certain (a sum at its largest has every term at its largest). Impossible values likewise,
+    pushing up the counts every dataset seen has left at 0."""
+    g, lab = part.pair_group, part.pair_label
+    size = bounds.sizes[g]
+    for sign in (-1, 1):
+        while True:
+            if sign < 0:
+                cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
+            else:
+                cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
+            left = _left(deadline)
+            if not len(cand) or (left is not None and left <= 0):
+                break
+            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), left, maximize=True, hint=last[0] if last else None)
+            stats["solves"] += 1
+            if x is None:
+                break
+            see(x)
+            extreme = -int(size[cand].sum()) if sign < 0 else 0
+            if round(value) == extreme:
+                if status != "OPTIMAL":
+                    break  # out of time
+                if sign < 0:
+                    bounds.min_lo[g[cand], lab[cand]] = size[cand]
+                else:
+                    bounds.max_hi[g[cand], lab[cand]] = 0
+                break
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else deadline - time.perf_counter()
+
+
+def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
+    """Settle the open maxima (or minima), :data:`CHUNK` at a time: a dataset exceeding as many
+    of them as possible, from the last one found; none (proved optimal) settles the chunk."""
+    g, lab = part.pair_group, part.pair_label
+    while True:
+        if direction == "max":
+            open_ = np.flatnonzero(bounds.max_lo[g, lab] < bounds.max_hi[g, lab])
+        else:
+            open_ = np.flatnonzero(bounds.min_lo[g, lab] < bounds.min_hi[g, lab])
+        if not len(open_):
+            return
+        open_ = open_[:CHUNK]
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            return
+
+        def extra(m, open_=open_):  # type: ignore[no-untyped-def]
+            flags = []
+            for p in open_:
+                b = m.new_bool_var(f"beyond{p}")
+                if direction == "max":
+                    m.add(model.pair_expr(p) >= int(bounds.max_lo[g[p], lab[p]]) + 1).only_enforce_if(b)
+                else:
+                    m.add(model.pair_expr(p) <= int(bounds.min_hi[g[p], lab[p]]) - 1).only_enforce_if(b)
+                flags.append(b)
+            return sum(flags)
+
+        status, x, value = model.solve(extra, left, maximize=True, hint=last[0] if last else None)
+        stats["solves"] += 1
+        if x is not None and value >= 0.5:
+            see(x)
+            continue
+        if status == "OPTIMAL" or status == "INFEASIBLE":
+            if direction == "max":
+                bounds.max_hi[g[open_], lab[open_]] = bounds.max_lo[g[open_], lab[open_]]
+            else:
+                bounds.min_lo[g[open_], lab[open_]] = bounds.min_hi[g[open_], lab[open_]]
+            continue
+        return  # out of time: what is open stays open
+
+
+def _lp_certainty(
+    problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None, interior: np.ndarray | None = None,
+) -> None:
+    """Certain and impossible values the linear relaxation already proves, whole sets at a time.
+
+    For the candidates (counts every dataset seen gives the whole group), minimise their sum
+    over the relaxation: where it cannot drop below the sum of the group sizes, every candidate
+    is certain. Otherwise drop the candidates the relaxed optimum lowers and ask again; what
+    remains when the sum holds is exactly what the relaxation proves (a count it proves stays at
+    its group size in every relaxed solution). Impossible values likewise, maximising.
+
+    ``interior``: a point in the relative interior of the relaxation, as shares (groups ×
+    labels; the maximum-entropy estimate is one): a count it holds strictly inside its range is
+    not proved by the relaxation, so only the others are asked about."""
+    g, lab = part.pair_group, part.pair_label
+    size = bounds.sizes[g]
+    lp = _Relaxation(problem, part)
+    for sign in (1.0, -1.0):
+        if sign > 0:
+            cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
+            if interior is not None:
+                cand = cand[interior[g[cand], lab[cand]] >= 1 - INTERIOR_TOL]
+        else:
+            cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
+            if interior is not None:
+                cand = cand[interior[g[cand], lab[cand]] <= INTERIOR_TOL]
+        while len(cand):
+            if deadline is not None and time.perf_counter() > deadline:
+                return
+            per_pair = lp.solve(cand, sign)
+            stats["lp_solves"] += 1
+            if per_pair is None:
+                break
+            target = size[cand] if sign > 0 else np.zeros(len(cand))
+            moved = np.abs(per_pair - target) > 1e-6
+            if not moved.any():
+                if sign > 0:
+                    bounds.min_lo[g[cand], lab[cand]] = size[cand]
+                else:
+                    bounds.max_hi[g[cand], lab[cand]] = 0
+                stats["proved_by_lp"] += len(cand)
+                break
+            cand = cand[~moved]
+
+
+class _Relaxation:
+    """The linear relaxation of one component (scipy's HiGHS), asked about sums of counts."""
+
+    def __init__(self, problem: CountProblem, part: _Part) -> None:
+        n = len(part.vars)
+        local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
+        G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
+        eq_A, eq_b, ub_A, ub_b = [G], [problem.sizes[part.groups]], [], []
+        for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: still a relaxation
+            (eq_A if sense == "eq" else ub_A).append(A)
+            (eq_b if sense == "eq" else ub_b).append(b)
+        self.kw = dict(
+            A_eq=sp.vstack(eq_A).tocsr(), b_eq=np.concatenate(eq_b).astype(float),
+            A_ub=sp.vstack(ub_A).tocsr() if ub_A else None, b_ub=np.concatenate(ub_b).astype(float) if ub_b else None,
+            bounds=(0, None), method="highs",
+        )
+        self.part, self.n = part, n
+
+    def solve(self, pairs: np.ndarray, sign: float) -> np.ndarray | None:
+        """Minimise (``sign`` 1) or maximise (−1) the sum of the ``pairs``' counts; each pair's count
+        at the optimum (``None`` if the solver fails). Raises when the relaxation is infeasible."""
+        mask = np.isin(self.part.pair_of_var, pairs)
+        c = np.where(mask, sign, 0.0)
+        res = linprog(c, **self.kw)
+        if res.status == 2:
+            raise InfeasibleError("no dataset reproduces what is published (the LP relaxation is infeasible)", ["lp"])
+        if res.status != 0:
+            return None
+        per_pair = np.bincount(self.part.pair_of_var, weights=res.x, minlength=len(self.part.pair_group))
+        return per_pair[pairs]
+
+
+def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None) -> None:
+    """LP-relaxation bounds for the candidates: values every dataset seen gives all of a group
+    (is the minimum the whole group?) or none of it (is the maximum 0?)."""
+    g, lab = part.pair_group, part.pair_label
+    size = bounds.sizes[g]
+    cand_min = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
+    cand_max = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
+    if len(cand_min) + len(cand_max) == 0 or len(cand_min) + len(cand_max) > LP_CANDIDATES:
+        return
+    n = len(part.vars)
+    local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
+    G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
+    eq_A, eq_b, ub_A, ub_b = [G], [problem.sizes[part.groups]], [], []
+    for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: a relaxation still
+        (eq_A if sense == "eq" else ub_A).append(A)
+        (eq_b if sense == "eq" else ub_b).append(b)
+    kw = dict(
+        A_eq=sp.vstack(eq_A).tocsr(), b_eq=np.concatenate(eq_b).astype(float),
+        A_ub=sp.vstack(ub_A).tocsr() if ub_A else None, b_ub=np.concatenate(ub_b).astype(float) if ub_b else None,
+        bounds=(0, None), method="highs",
+    )
+    for p, sign in [(p, 1.0) for p in cand_min] + [(p, -1.0) for p in cand_max]:
+        if deadline is not None and time.perf_counter() > deadline:
+            return
+        c = np.zeros(n)
+        c[part.pair_of_var == p] = sign
+        res = linprog(c, **kw)
+        stats["lp_solves"] += 1
+        if res.status == 2:
+            raise InfeasibleError("no dataset reproduces what is published (the LP relaxation is infeasible)", ["lp"])
+        if res.status != 0:
+            continue
+        value = sign * res.fun
+        gi, li = g[p], lab[p]
+        if sign > 0:
+            lo = int(np.ceil(value - 1e-6))
+            if lo > bounds.min_lo[gi, li]:
+                bounds.min_lo[gi, li] = min(lo, bounds.min_hi[gi, li])
+                stats["proved_by_lp"] += int(bounds.min_lo[gi, li] == bounds.min_hi[gi, li])
+        else:
+            hi = int(np.floor(value + 1e-6))
+            if hi < bounds.max_hi[gi, li]:
+                bounds.max_hi[gi, li] = max(hi, bounds.max_lo[gi, li])
+                stats["proved_by_lp"] += int(bounds.max_lo[gi, li] == bounds.max_hi[gi, li])

@@ -1,0 +1,61 @@
+"""One entry point: the fastest exact method for a count problem (docs/exact_disclosure.md).
+
+Rows that form a network (one tree with class counts) go to flows (:mod:`ppdm.exact.network`),
+everything else to the integer search (:mod:`ppdm.exact.search`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import numpy as np
+
+from ppdm.errors import MaxEntError
+from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.classes import member_bounds, merge_classes
+from ppdm.exact.network import network_bounds, network_form
+from ppdm.exact.problem import CountProblem
+from ppdm.exact.search import search_bounds
+
+Method = Literal["auto", "network", "search"]
+Detail = Literal["bounds", "certainty"]
+
+
+def exact_bounds(
+    problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, method: Method = "auto", lp: bool = True,
+    detail: Detail = "bounds", interior: np.ndarray | None = None,
+) -> ExactBounds:
+    """Per group and sensitive value, the min and max count over every consistent dataset.
+
+    ``truth``: the real records' counts per variable (a consistent dataset; it seeds the search).
+    ``time_limit`` (seconds) bounds the integer search; what it leaves open is undecided.
+    ``method``: ``"network"`` refuses rows that are not a network; ``"search"`` skips the flows.
+    ``detail``: ``"certainty"`` settles certain and impossible values exactly but may leave other
+    minima and maxima as proved intervals (network only: it skips one maximum flow per movable
+    count); ``"bounds"`` settles every one.
+    """
+    if detail not in ("bounds", "certainty"):
+        raise MaxEntError(f"unknown detail {detail!r} (bounds or certainty)")
+    if method not in ("auto", "network", "search"):
+        raise MaxEntError(f"unknown exact method {method!r} (auto, network or search)")
+    if method != "search":
+        form = network_form(problem)
+        if form is not None:
+            return _tight(network_bounds(problem, form, truth, full=detail == "bounds"))
+        if method == "network":
+            raise MaxEntError("the published rows do not form a network (only one tree's class counts do)")
+    start = time.perf_counter()
+    merged, class_of, class_truth = merge_classes(problem, truth)
+    first = np.zeros(merged.n_groups, dtype=np.intp)
+    first[class_of[::-1]] = np.arange(len(class_of))[::-1]
+    inner = None if interior is None else np.asarray(interior)[first]
+    bounds = member_bounds(search_bounds(merged, time_limit, class_truth, lp=lp, interior=inner), class_of, problem.sizes)
+    bounds.seconds = time.perf_counter() - start
+    return _tight(bounds)
+
+
+def _tight(bounds: ExactBounds) -> ExactBounds:
+    bounds.tighten()
+    bounds.check()
+    return bounds

@@ -1,0 +1,74 @@
+"""``ppdm audit --exact``: the proved count next to the estimate, alone, as JSON, and bad inputs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ppdm.data.datasets import load_nursery
+from ppdm.learn import C45Classifier
+from ppdm.tree import save_tree
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("exact")
+    frame, _ = load_nursery()
+    frame = frame.sample(2000, random_state=1).reset_index(drop=True)
+    frame.to_csv(root / "train.csv", index=False)
+    features = [c for c in frame.columns if c != "class"]
+    tree = C45Classifier(max_depth=4).fit(frame[features], frame["class"]).tree_
+    tree.class_attribute = "class"
+    save_tree(tree, root / "tree.json")
+    return root
+
+
+def _args(files, *extra):  # type: ignore[no-untyped-def]
+    return ["audit", "--tree", files / "tree.json", "--data", files / "train.csv", "--sensitive", "health",
+            "--known", "parents,has_nurs,form,children,housing,finance,social,class", "--no-sa", *extra]
+
+
+def test_exact_next_to_the_estimate(run, files):  # type: ignore[no-untyped-def]
+    result = run(*_args(files, "--exact"))
+    assert result.exit_code == 0, result.output
+    assert "maximum-entropy audit" in result.output
+    assert "proved certain:" in result.output and "undecided: 0" in result.output
+    assert "baseline: the prior alone proves nobody certain" in result.output
+
+
+def test_exact_alone_as_json(run, files, tmp_path):  # type: ignore[no-untyped-def]
+    out = tmp_path / "exact.json"
+    result = run(*_args(files, "--exact", "--no-estimate", "--out", out))
+    assert result.exit_code == 0, result.output
+    assert "maximum-entropy audit" not in result.output
+    payload = json.loads(out.read_text())
+    assert payload["summary"]["attack"] == "exact"
+    assert payload["summary"]["exact"]["undecided_records"] == 0
+    assert "baseline" in payload["summary"]
+    group = payload["groups"][0]
+    assert {"min_count", "max_count", "undecided"} <= set(group)
+    assert all(lo <= hi <= group["records"] for lo, hi in zip(group["min_count"], group["max_count"]))
+
+
+def test_both_in_one_json(run, files, tmp_path):  # type: ignore[no-untyped-def]
+    out = tmp_path / "both.json"
+    result = run(*_args(files, "--exact", "--exact-time-limit", "30", "--out", out, "--quiet"))
+    assert result.exit_code == 0, result.output
+    payload = json.loads(out.read_text())
+    assert payload["summary"]["attack"] == "maxent" and payload["exact"]["summary"]["attack"] == "exact"
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--no-estimate"], "--no-estimate leaves nothing to do"),
+        (["--exact-time-limit", "5"], "--exact-time-limit needs --exact"),
+        (["--exact", "--exact-time-limit", "0"], "--exact-time-limit"),
+        (["--exact", "--exact-time-limit", "soon"], "--exact-time-limit"),
+    ],
+)
+def test_bad_inputs(run, files, extra, message):  # type: ignore[no-untyped-def]
+    result = run(*_args(files, *extra))
+    assert result.exit_code == 2
+    assert message in result.output
