@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ppdm.data.counting import compress, is_dask
 from ppdm.errors import DataError, NotFittedError, PpdmError
 from ppdm.learn.counts import CountSource, ExactCounts
 from ppdm.learn.criteria import get_criterion
@@ -56,7 +57,10 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _encode(self, X: pd.DataFrame, y: Sequence) -> EncodedTable:
         self._check_params()
-        table = encode_table(X, y, categorical=self.categorical or ())
+        weights = None
+        if is_dask(X):
+            X, y, weights = _counted(X, y)
+        table = encode_table(X, y, categorical=self.categorical or (), weights=weights)
         self.feature_names_in_ = np.array([a.name for a in table.attributes], dtype=object)
         self.n_features_in_ = len(table.attributes)
         self.classes_ = table.classes
@@ -108,7 +112,8 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         return self._fitted_tree().apply(self._check_X(X))
 
     def _remember_y_name(self, y: object) -> None:
-        self._y_name = y.name if isinstance(y, pd.Series) and y.name is not None else "class"
+        named = isinstance(y, pd.Series) or is_dask(y)
+        self._y_name = y.name if named and y.name is not None else "class"
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -116,6 +121,23 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         return tags
+
+
+_CLASS = "__ppdm_class__"
+
+
+def _counted(X: object, y: object) -> tuple[pd.DataFrame, pd.Series, np.ndarray]:
+    """A Dask ``X`` and class ``y`` reduced to their distinct (attributes, class) rows and the
+    records each stands for: ID3, C4.5 and kADET see a record only through these values, so
+    they learn the same tree from the weighted rows as from the records, in one pass over the data."""
+    if not is_dask(y):
+        raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
+    columns = [str(c) for c in X.columns]  # type: ignore[attr-defined]
+    if _CLASS in columns:
+        raise DataError(f"column {_CLASS!r} is reserved")
+    frame, weights = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS])  # type: ignore[attr-defined]
+    assert weights is not None
+    return frame[columns], frame[_CLASS], weights
 
 
 class ID3Classifier(_TreeClassifier):
