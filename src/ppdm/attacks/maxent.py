@@ -65,6 +65,7 @@ def maxent_attack(
     factored: bool | None = None,
     client: object = None,
     progress: bool | None = None,
+    weights: np.ndarray | None = None,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
@@ -87,13 +88,13 @@ def maxent_attack(
     combinations of the columns the audit reads, and the audit runs on those counts: the same
     groups, counts and posteriors as on the same records in pandas. The result's per-record
     arrays are then per combination (``groups.record_weights`` records each); each record's group
-    is written back with :meth:`ppdm.data.counting.DaskCounting.with_group_ids`.
+    is written back with :meth:`ppdm.data.counting.DaskCounting.with_group_ids`. ``weights``: a
+    table already counted that way (:func:`ppdm.data.counting.compress`), the records per row.
     """
-    weights = None
     if is_dask(data):
-        threat = _threat(tree, data._meta, quasi_identifiers, sensitive, knowledge, threat)
-        if threat.known_individuals:
+        if threat is not None and threat.known_individuals:
             raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")
+        threat = _threat(tree, data._meta, quasi_identifiers, sensitive, knowledge, threat)
         data, weights = compress(data, _audit_columns(tree, data._meta, threat), client, progress)
     else:
         threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)

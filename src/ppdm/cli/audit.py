@@ -96,7 +96,15 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option(
     "--data",
     type=click.Path(path_type=Path),
-    help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack.",
+    help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack. "
+    "With --backend dask: Parquet or CSV files, a directory or a glob ('part-*.parquet').",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["pandas", "dask"]),
+    default="pandas",
+    show_default=True,
+    help="Count in memory (pandas) or partition by partition (dask, for tables larger than memory).",
 )
 @click.option(
     "--sensitive",
@@ -191,6 +199,7 @@ def audit_command(
     dataset: str | None,
     tree_file: Path | None,
     data: Path | None,
+    backend: str,
     sensitive: str | None,
     known: str | None,
     known_alias: str | None,
@@ -234,6 +243,8 @@ def audit_command(
             )
         if threat.sensitive is None:
             raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
+        if backend != "pandas":
+            raise PpdmError("--backend dask counts the files given with --data, not a bundled --dataset")
         tree, table, features = _train_for_audit(
             dataset,
             threat.sensitive,
@@ -251,10 +262,14 @@ def audit_command(
             raise PpdmError(
                 "give --dataset NAME, or --tree TREE.json with --data TABLE.csv"
             )
-        tree, table = _tree_and_table(tree_file, data)
+        tree, table = _tree_and_table(tree_file, data, backend)
     if class_known:
-        threat = _with_class_known(threat, tree, table)
-    table, dropped = _missing(table, tree, threat, missing)
+        threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
+    weights = None
+    if backend == "dask":
+        table, weights, dropped, threat = _counted(table, tree, threat, missing, quiet)
+    else:
+        table, dropped = _missing(table, tree, threat, missing)
     knowledge = Knowledge(rate=True, label=not no_label, internal=internal)
     with status("solving the maximum-entropy problem", quiet):
         with warnings.catch_warnings():
@@ -262,7 +277,7 @@ def audit_command(
                 "ignore", UninformativeKnowledgeWarning
             )  # printed with the summary
             result = maxent_attack(
-                tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat
+                tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights
             )
     if dropped:
         result.details["dropped_rows"] = dropped
@@ -332,11 +347,31 @@ def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
     return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
 
 
-def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:
-    from ppdm.data.datasets import load_csv
+def _tree_and_table(tree_file: Path, data: Path, backend: str = "pandas") -> tuple[Tree, Any]:
     from ppdm.tree import load_tree
 
+    if backend == "dask":
+        from ppdm.data.lazy import read_lazy
+
+        return load_tree(tree_file), read_lazy(data)
+    from ppdm.data.datasets import load_csv
+
     return load_tree(tree_file), load_csv(data)[0]
+
+
+def _counted(frame: Any, tree: Tree, threat: Any, policy: str, quiet: bool) -> tuple[pd.DataFrame, Any, int, Any]:
+    """A lazily read table counted partition by partition into the distinct combinations of the
+    columns the audit reads (with the records each stands for), missing values dealt with."""
+    from ppdm.data.counting import compress
+    from ppdm.data.missing import handle_missing_counted
+
+    resolved = threat.resolve(frame._meta, tree.class_attribute)
+    split = [n.split.attribute for n in tree.nodes if n.split is not None]
+    wanted = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
+    columns = [c for c in dict.fromkeys(wanted) if c in frame.columns]
+    table, weights = compress(frame, columns, progress=False if quiet else None)
+    table, weights, dropped = handle_missing_counted(table, weights, columns, policy)  # type: ignore[arg-type]
+    return table, weights, dropped, resolved
 
 
 def _missing(

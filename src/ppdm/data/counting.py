@@ -186,7 +186,7 @@ class DaskCounting:
         if merged is None:
             return Distinct(frame._meta[columns].iloc[:0].reset_index(drop=True), np.zeros(0, dtype=np.int64))
         merged = merged.sort_values(_FIRST, kind="stable").reset_index(drop=True)
-        return Distinct(merged[columns], merged[_N].to_numpy(dtype=np.int64))
+        return Distinct(_plain_strings(merged[columns]), merged[_N].to_numpy(dtype=np.int64))
 
     def reduce(self, frame: Any, chunk: Callable[[pd.DataFrame, int], Any], combine: Callable[[list[Any]], Any], label: str = "counting") -> Any:
         """``combine`` of ``chunk(partition, number)`` over every partition, merged as they finish."""
@@ -225,6 +225,17 @@ class DaskCounting:
         _check(frame, columns)
         columns = list(columns)
         return frame.map_partitions(_assign_groups, columns, table, name, meta=_assign_groups(frame._meta, columns, table, name))
+
+
+def _plain_strings(table: pd.DataFrame) -> pd.DataFrame:
+    """Text columns as pandas itself would type them: Dask turns text into strings whose missing
+    value is ``pd.NA``; downstream code sees the same dtypes as on the pandas backend."""
+    out = table.copy()
+    for name in out.columns:
+        dtype = out[name].dtype
+        if isinstance(dtype, pd.StringDtype) and dtype.na_value is pd.NA:
+            out[name] = pd.Series(out[name].to_numpy(dtype=object, na_value=np.nan), index=out.index).infer_objects()
+    return out
 
 
 def _assign_groups(part: pd.DataFrame, columns: list[str], table: pd.DataFrame, name: str) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.data.counting import compress
 from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
 from ppdm.errors import RulesError
@@ -55,13 +56,16 @@ def mine_rules(
 
     ``values`` is the sensitive attribute's domain (default: the values in ``frame``);
     ``max_length`` caps the antecedent size. The result records exact support and confidence
-    (``publish="exact"``); :meth:`RuleSet.published` withholds them.
+    (``publish="exact"``); :meth:`RuleSet.published` withholds them. ``frame`` may be a
+    ``dask.dataframe``: the itemset counts then come from its distinct (QI, sensitive) rows,
+    counted partition by partition (:mod:`ppdm.data.counting`), and the rules are the same.
     """
     check_columns(frame, [*quasi_identifiers, sensitive])
     for name, v in (("min_support", min_support), ("min_confidence", min_confidence)):
         if not 0 <= v <= 1:
             raise RulesError(f"{name}: must be in [0, 1], got {v!r}")
-    groups = QIGroups.from_frame(frame, quasi_identifiers)
+    frame, weights = compress(frame, [*dict.fromkeys([*quasi_identifiers, sensitive])])
+    groups = QIGroups.from_frame(frame, quasi_identifiers, weights)
     codes, values = sensitive_codes(frame[sensitive], values)
     by_value = groups.value_counts(codes, len(values))
     items = ItemCodes.from_table(groups.table, groups.counts, quasi_identifiers)
