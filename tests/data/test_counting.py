@@ -253,3 +253,35 @@ def test_ppdm_runs_without_dask():
                           env={**__import__("os").environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")})
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) > 1
+
+
+def test_level_wise_counts_when_distinct_rows_do_not_fit(adult, nursery, monkeypatch):
+    import ppdm.learn.estimators as estimators
+
+    monkeypatch.setattr(estimators, "MAX_DISTINCT_ROWS", 10)  # every table is "too large": one pass per level
+    frame, lazy = both(adult.iloc[:2000])
+    _same_tree(ID3Classifier(max_depth=3).fit(frame[ADULT_CATS], frame["income"]), ID3Classifier(max_depth=3).fit(lazy[ADULT_CATS], lazy["income"]))
+    cols = ["age", "fnlwgt", "education", "sex"]
+    _same_tree(C45Classifier(max_depth=4).fit(frame[cols], frame["income"]), C45Classifier(max_depth=4).fit(lazy[cols], lazy["income"]))
+    frame, lazy = both(random_table(6))
+    _same_tree(C45Classifier().fit(frame[["a", "b", "num"]], frame["cls"]), C45Classifier().fit(lazy[["a", "b", "num"]], lazy["cls"]))
+    frame, lazy = both(nursery, 3)
+    x = ["parents", "has_nurs", "form"]
+    _same_tree(ID3Classifier(max_depth=2).fit(frame[x], frame["class"]), ID3Classifier(max_depth=2).fit(lazy[x], lazy["class"]))
+    with pytest.raises(DataError, match="kADET"):
+        KAnonymousTreeClassifier(k=5).fit(lazy[x], lazy["class"])
+    with pytest.raises(DataError, match="depth-first"):
+        ID3Classifier(builder="best-first").fit(lazy[x], lazy["class"])
+
+
+def test_level_wise_source_makes_one_pass_per_level(nursery):
+    from ppdm.learn.grower import Grower
+    from ppdm.learn.criteria import get_criterion
+    from ppdm.learn.levelwise import LevelCounts, domains
+
+    lazy = dd.from_pandas(nursery, npartitions=2)
+    x = ["parents", "has_nurs", "form"]
+    attributes, classes = domains(lazy, x, "class")
+    source = LevelCounts(lazy, attributes, "class", classes, DaskCounting(progress=False))
+    tree = Grower(source, attributes, get_criterion("entropy"), list(classes), builder="level-wise").grow()
+    assert 1 < source.passes <= tree.depth + 1  # at most one per level (none for a level of leaves that cannot split)

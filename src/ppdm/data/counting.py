@@ -128,16 +128,24 @@ def _partial(part: pd.DataFrame, columns: list[str], number: int) -> pd.DataFram
     return table.assign(**{_N: counts, _FIRST: number * _STRIDE + first.astype(np.int64)})
 
 
-def _merge(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
+class _TooMany(Exception):
+    """More distinct combinations than the caller will hold (not an error: it picks another way)."""
+
+
+def _merge(parts: list[pd.DataFrame], columns: list[str], limit: int | None = None) -> pd.DataFrame:
     """Partial results merged: counts added, the earliest first record kept."""
     parts = [p for p in parts if p is not None]
     if len(parts) == 1:
+        if limit is not None and len(parts[0]) > limit:
+            raise _TooMany
         return parts[0]
     both = pd.concat(parts, ignore_index=True)
     codes, table = group_codes(both, columns)
     n = len(table)
     first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, codes, both[_FIRST].to_numpy())
+    if limit is not None and n > limit:
+        raise _TooMany
     return table.assign(**{_N: np.bincount(codes, weights=both[_N].to_numpy(), minlength=n).astype(np.int64), _FIRST: first})
 
 
@@ -173,14 +181,23 @@ class DaskCounting:
         self.progress = progress
         self.batch = batch
 
-    def distinct(self, frame: Any, columns: Sequence[str]) -> Distinct:
+    def distinct(self, frame: Any, columns: Sequence[str], limit: int | None = None) -> Distinct | None:  # type: ignore[override]
+        """As :meth:`Counting.distinct`; ``None`` as soon as there are more than ``limit`` combinations."""
         _check(frame, columns)
         columns = list(columns)
+        if limit is not None:
+            try:
+                return self._distinct(frame, columns, limit)
+            except _TooMany:
+                return None
+        return self._distinct(frame, columns, None)
+
+    def _distinct(self, frame: Any, columns: list[str], limit: int | None) -> Distinct:
         if not columns:
             n = self.reduce(frame[columns_of(frame)[:1]], lambda part, i: len(part), sum, "counting rows") or 0
             return Distinct(pd.DataFrame(index=range(1 if n else 0)), np.array([n] if n else [], dtype=np.int64))
         merged = self.reduce(
-            frame[columns], lambda part, i: _partial(part, columns, i), lambda parts: _merge(parts, columns),
+            frame[columns], lambda part, i: _partial(part, columns, i), lambda parts: _merge(parts, columns, limit),
             f"counting {len(columns)} column(s)",
         )
         if merged is None:
@@ -262,13 +279,18 @@ def backend_for(frame: Any, client: Any = None, progress: bool | None = None) ->
     return PandasCounting()
 
 
-def compress(frame: Any, columns: Sequence[str], client: Any = None, progress: bool | None = None) -> tuple[pd.DataFrame, np.ndarray | None]:
+def compress(
+    frame: Any, columns: Sequence[str], client: Any = None, progress: bool | None = None, limit: int | None = None,
+) -> tuple[pd.DataFrame, np.ndarray | None] | None:
     """``frame`` reduced to what counting needs: for a pandas frame, itself (one record per row,
     weights ``None``); for a Dask frame, the distinct combinations of ``columns`` with the number
-    of records each stands for (the weights every count downstream is multiplied by)."""
+    of records each stands for (the weights every count downstream is multiplied by); ``None``
+    when there are more than ``limit`` of them."""
     if not is_dask(frame):
         return frame, None
-    found = DaskCounting(client, progress).distinct(frame, columns)
+    found = DaskCounting(client, progress).distinct(frame, columns, limit)
+    if found is None:
+        return None
     if found.n_records == 0:
         raise DataError("the table has no rows")
     return found.table, found.counts

@@ -495,6 +495,13 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         """Grow (and for C4.5 prune) a k-anonymous tree on ``X`` and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)
+        if table is None:
+            from ppdm.learn.estimators import MAX_DISTINCT_ROWS
+
+            raise DataError(
+                f"kADET tracks the spans of every distinct (attributes, class) row: X has more than {MAX_DISTINCT_ROWS:,} "
+                "of them; coarsen its numeric columns (bins) before fitting on Dask"
+            )
         if self.algorithm == "id3":
             self._require_categorical(table, "kADET-ID3", "use algorithm='c45'")
         ell = self._ell()
