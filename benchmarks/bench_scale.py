@@ -174,6 +174,28 @@ def slope(rows: list[int], seconds: list[float]) -> float | None:
     return float(np.polyfit(np.log10(rows), np.log10(seconds), 1)[0])
 
 
+def markdown(results: list[dict[str, object]]) -> str:
+    """The results as a Markdown table: one row per (task, size), pandas next to Dask."""
+    lines = ["| task | rows | pandas s | pandas peak MB | Dask s | Dask peak MB | Dask / pandas time | load (1 min) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for task in ("audit", "kadet"):
+        for n in sorted({int(r["rows"]) for r in results if r["task"] == task}):
+            cell = {r["backend"]: r for r in results if r["task"] == task and r["rows"] == n}
+            def show(backend: str) -> tuple[str, str]:
+                r = cell.get(backend)
+                if r is None:
+                    return "not run", ""
+                if "seconds" not in r:
+                    return str(r.get("skipped") or r.get("error")), ""
+                return f"{r['seconds']:.1f}", f"{r['peak_rss_mb']:.0f}"
+            (ps, pm), (ds, dm) = show("pandas"), show("dask")
+            ratio = f"{float(ds) / float(ps):.2f}" if ps.replace(".", "").isdigit() and ds.replace(".", "").isdigit() else ""
+            loads = [r.get("load_before", [None])[0] for r in cell.values()]
+            load = ", ".join(f"{x:.1f}" for x in loads if x is not None)
+            lines.append(f"| {task} | {n:,} | {ps} | {pm} | {ds} | {dm} | {ratio} | {load} |")
+    return "\n".join(lines)
+
+
 def plot(results: list[dict[str, object]], path: Path) -> None:
     import matplotlib
 
@@ -209,8 +231,12 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3600)
     parser.add_argument("--out", type=Path, default=HERE / "scale_results.json")
     parser.add_argument("--png", type=Path, default=HERE / "scale.png")
+    parser.add_argument("--report", action="store_true", help="print the table and slopes of --out, plot it, run nothing")
     parser.add_argument("--case"), parser.add_argument("--backend"), parser.add_argument("--where", type=Path), parser.add_argument("--tree", type=Path)
     args = parser.parse_args()
+    if args.report:
+        report(json.loads(args.out.read_text()), args.png)
+        return
     if args.case:
         print(json.dumps(run_case(args.case, args.backend, args.where, args.tree)))
         return
@@ -229,13 +255,20 @@ def main() -> None:
                 print(json.dumps(found), flush=True)
                 args.out.write_text(json.dumps(results, indent=1))
     print(f"load average {os.getloadavg()}")
+    report(results, args.png)
+
+
+def report(results: list[dict[str, object]], png: Path) -> None:
+    print(markdown(results))
     for task in ("audit", "kadet"):
         for backend in ("pandas", "dask"):
             done = sorted((r for r in results if r["task"] == task and r["backend"] == backend and "seconds" in r), key=lambda r: r["rows"])
             s = slope([r["rows"] for r in done], [r["seconds"] for r in done])
             if s is not None:
-                print(f"{task:6s} {backend:6s} log-log slope of time against rows: {s:.2f}")
-    plot(results, args.png)
+                top = slope([r["rows"] for r in done[-2:]], [r["seconds"] for r in done[-2:]])
+                print(f"{task:6s} {backend:6s} log-log slope of time against rows: {s:.2f} over every size, "
+                      f"{top:.2f} over the largest two ({done[-2]['rows']:,} to {done[-1]['rows']:,})")
+    plot(results, png)
 
 
 if __name__ == "__main__":
