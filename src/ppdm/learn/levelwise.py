@@ -186,13 +186,7 @@ class LevelCounts:
 
     def _chunk(self, part: pd.DataFrame, routes: list[tuple[int, Split, list[int]]], position: np.ndarray, n_pending: int) -> tuple:
         columns, y = self._encode(part)
-        node = np.zeros(len(part), dtype=np.intp)
-        for parent, split, ids in routes:  # parents before children: each record ends at its node
-            rows = np.flatnonzero(node == parent)
-            if len(rows):
-                values = columns[split.attribute][rows]
-                branch = split.branch(values) if isinstance(split, ThresholdSplit) else split.branch(values, self._cats[self._cat_index[split.attribute]].categories)
-                node[rows] = np.asarray(ids, dtype=np.intp)[branch]
+        node = self._route(columns, routes, len(part))
         p = position[node]
         keep = p >= 0
         p, yk = p[keep], y[keep]
@@ -209,6 +203,28 @@ class LevelCounts:
             frame = pd.DataFrame({_NODE: p, _VALUE: columns[name][keep], _Y: yk})
             numeric[name] = frame.groupby([_NODE, _VALUE, _Y], sort=False).size().rename(_N).reset_index()
         return class_counts, cat, numeric
+
+    def _route(self, columns: dict[str, np.ndarray], routes: list[tuple[int, Split, list[int]]], n: int) -> np.ndarray:
+        """The node each record reaches: the splits applied a level at a time, each to the rows of
+        its node only (rows sorted by node once per level)."""
+        node = np.zeros(n, dtype=np.intp)
+        by_depth: dict[int, list[tuple[int, Split, list[int]]]] = {}
+        for route in routes:
+            by_depth.setdefault(self._depth[route[0]], []).append(route)
+        for depth in sorted(by_depth):
+            order = np.argsort(node, kind="stable")
+            parents = np.array([r[0] for r in by_depth[depth]], dtype=np.intp)
+            starts = np.searchsorted(node[order], parents, side="left")
+            ends = np.searchsorted(node[order], parents, side="right")
+            for (parent, split, ids), lo, hi in zip(by_depth[depth], starts, ends):
+                rows = order[lo:hi]
+                values = columns[split.attribute][rows]
+                if isinstance(split, ThresholdSplit):
+                    branch = split.branch(values)
+                else:
+                    branch = split.branch(values, self._cats[self._cat_index[split.attribute]].categories)
+                node[rows] = np.asarray(ids, dtype=np.intp)[branch]
+        return node
 
     @staticmethod
     def _combine(parts: list[tuple]) -> tuple:
