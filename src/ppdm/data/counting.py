@@ -128,24 +128,16 @@ def _partial(part: pd.DataFrame, columns: list[str], number: int) -> pd.DataFram
     return table.assign(**{_N: counts, _FIRST: number * _STRIDE + first.astype(np.int64)})
 
 
-class _TooMany(Exception):
-    """More distinct combinations than the caller will hold (not an error: it picks another way)."""
-
-
-def _merge(parts: list[pd.DataFrame], columns: list[str], limit: int | None = None) -> pd.DataFrame:
+def _merge(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
     """Partial results merged: counts added, the earliest first record kept."""
     parts = [p for p in parts if p is not None]
     if len(parts) == 1:
-        if limit is not None and len(parts[0]) > limit:
-            raise _TooMany
         return parts[0]
     both = pd.concat(parts, ignore_index=True)
     codes, table = group_codes(both, columns)
     n = len(table)
     first = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first, codes, both[_FIRST].to_numpy())
-    if limit is not None and n > limit:
-        raise _TooMany
     return table.assign(**{_N: np.bincount(codes, weights=both[_N].to_numpy(), minlength=n).astype(np.int64), _FIRST: first})
 
 
@@ -185,28 +177,26 @@ class DaskCounting:
         """As :meth:`Counting.distinct`; ``None`` as soon as there are more than ``limit`` combinations."""
         _check(frame, columns)
         columns = list(columns)
-        if limit is not None:
-            try:
-                return self._distinct(frame, columns, limit)
-            except _TooMany:
-                return None
-        return self._distinct(frame, columns, None)
-
-    def _distinct(self, frame: Any, columns: list[str], limit: int | None) -> Distinct:
         if not columns:
             n = self.reduce(frame[columns_of(frame)[:1]], lambda part, i: len(part), sum, "counting rows") or 0
             return Distinct(pd.DataFrame(index=range(1 if n else 0)), np.array([n] if n else [], dtype=np.int64))
         merged = self.reduce(
-            frame[columns], lambda part, i: _partial(part, columns, i), lambda parts: _merge(parts, columns, limit),
-            f"counting {len(columns)} column(s)",
+            frame[columns], lambda part, i: _partial(part, columns, i), lambda parts: _merge(parts, columns),
+            f"counting {len(columns)} column(s)", stop=None if limit is None else (lambda merged: len(merged) > limit),
         )
+        if limit is not None and merged is not None and len(merged) > limit:
+            return None
         if merged is None:
             return Distinct(frame._meta[columns].iloc[:0].reset_index(drop=True), np.zeros(0, dtype=np.int64))
         merged = merged.sort_values(_FIRST, kind="stable").reset_index(drop=True)
         return Distinct(_plain_strings(merged[columns]), merged[_N].to_numpy(dtype=np.int64))
 
-    def reduce(self, frame: Any, chunk: Callable[[pd.DataFrame, int], Any], combine: Callable[[list[Any]], Any], label: str = "counting") -> Any:
-        """``combine`` of ``chunk(partition, number)`` over every partition, merged as they finish."""
+    def reduce(
+        self, frame: Any, chunk: Callable[[pd.DataFrame, int], Any], combine: Callable[[list[Any]], Any], label: str = "counting",
+        stop: Callable[[Any], bool] | None = None,
+    ) -> Any:
+        """``combine`` of ``chunk(partition, number)`` over every partition, merged as they finish;
+        ``stop``: give up as soon as it holds for the partial result (which is returned)."""
         import dask
 
         parts = frame.to_delayed(optimize_graph=True)
@@ -215,16 +205,18 @@ class DaskCounting:
         if not tasks:
             return None
         if self.client is not None:
-            return self._on_client(tasks, combine, bar)
+            return self._on_client(tasks, combine, bar, stop)
         size = self.batch or max(2, 2 * _local_workers())
         acc: list[Any] = []
         for start in range(0, len(tasks), size):
             batch = tasks[start : start + size]
             acc = [combine([*acc, *dask.compute(*batch)])]
             bar.advance(len(batch))
+            if stop is not None and stop(acc[0]):
+                break
         return acc[0]
 
-    def _on_client(self, tasks: list[Any], combine: Callable[[list[Any]], Any], bar: _Bar) -> Any:
+    def _on_client(self, tasks: list[Any], combine: Callable[[list[Any]], Any], bar: _Bar, stop: Callable[[Any], bool] | None) -> Any:
         from distributed import as_completed
 
         futures = self.client.compute(tasks)
@@ -233,6 +225,9 @@ class DaskCounting:
             acc = [combine([*acc, future.result()])]
             future.release()
             bar.advance()
+            if stop is not None and stop(acc[0]):
+                self.client.cancel(futures)
+                break
         return acc[0]
 
     def with_group_ids(self, frame: Any, columns: Sequence[str], table: pd.DataFrame, name: str = GROUP_COLUMN) -> Any:
