@@ -163,6 +163,7 @@ def measure(task: str, backend: str, n: int, where: Path, tree_file: Path, timeo
         "wall_seconds": time.perf_counter() - start,
         "peak_rss_mb": found.get("vm_hwm_mb") or usage.ru_maxrss / 1024,
         "ru_maxrss_mb": usage.ru_maxrss / 1024,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
         "load_before": load_before, "load_after": os.getloadavg(),
     }
 
@@ -181,7 +182,7 @@ def markdown(results: list[dict[str, object]]) -> str:
     for task in ("audit", "kadet"):
         for n in sorted({int(r["rows"]) for r in results if r["task"] == task}):
             cell = {r["backend"]: r for r in results if r["task"] == task and r["rows"] == n}
-            def show(backend: str) -> tuple[str, str]:
+            def show(backend: str, cell: dict = cell) -> tuple[str, str]:
                 r = cell.get(backend)
                 if r is None:
                     return "not run", ""
