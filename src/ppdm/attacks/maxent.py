@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
+from ppdm.data.counting import compress, is_dask
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
 from ppdm.maxent.attacker_types import AttackerTypes, attacker_types
@@ -62,6 +63,9 @@ def maxent_attack(
     *,
     threat: ThreatModel | None = None,
     factored: bool | None = None,
+    client: object = None,
+    progress: bool | None = None,
+    weights: np.ndarray | None = None,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
@@ -77,9 +81,24 @@ def maxent_attack(
     paper 000's setting only), and the estimate is a local optimum of a nonconvex problem
     (``details["status"]``); ``time_limit`` (seconds) stops that solver early. ``factored``: see
     :func:`audit_problem`.
+
+    ``data`` may be a ``dask.dataframe`` (e.g. ``dd.read_parquet("part-*.parquet")``): the
+    records are then counted partition by partition (on ``client``, a ``distributed.Client``, when
+    given; ``progress``: a bar over partitions, default on a terminal) into the distinct
+    combinations of the columns the audit reads, and the audit runs on those counts: the same
+    groups, counts and posteriors as on the same records in pandas. The result's per-record
+    arrays are then per combination (``groups.record_weights`` records each); each record's group
+    is written back with :meth:`ppdm.data.counting.DaskCounting.with_group_ids`. ``weights``: a
+    table already counted that way (:func:`ppdm.data.counting.compress`), the records per row.
     """
-    threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
-    audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published), factored=factored)
+    if is_dask(data):
+        if threat is not None and threat.known_individuals:
+            raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")
+        threat = _threat(tree, data._meta, quasi_identifiers, sensitive, knowledge, threat)
+        data, weights = compress(data, _audit_columns(tree, data._meta, threat), client, progress)
+    else:
+        threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
+    audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published), factored=factored, weights=weights)
     problem, table = audit.problem, audit.table
     uninformative = not any(blk.name in ("rate", "class-count", "sa", "size") for blk in problem.blocks)
     if uninformative:
@@ -89,7 +108,7 @@ def maxent_attack(
     if uninformative:
         details["note"] = UNIFORM_NOTE
     result = _result(table, threat, posterior, details)
-    if pd.api.types.is_integer_dtype(data.index):
+    if weights is None and pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
 
@@ -110,9 +129,16 @@ class AuditProblem:
         return isinstance(self.problem, FactoredProblem)
 
 
+def _audit_columns(tree: Tree, data: pd.DataFrame, threat: ThreatModel) -> list[str]:
+    """The columns of ``data`` a resolved threat's audit reads: the known ones, the sensitive one,
+    the class and the tree's split attributes."""
+    wanted = [*(threat.known or ()), threat.sensitive, tree.class_attribute, *split_attributes(tree)]
+    return [c for c in dict.fromkeys(wanted) if c in data.columns]
+
+
 def audit_problem(
     tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge = Knowledge(), check: bool = True,
-    factored: bool | None = None,
+    factored: bool | None = None, weights: np.ndarray | None = None,
 ) -> AuditProblem:
     """The attacker's table and every linear row of the audit for a resolved ``threat``.
 
@@ -120,14 +146,15 @@ def audit_problem(
     ``factored``: lay the problem out over slot types (an :class:`AttackerTypes` and a
     :class:`FactoredProblem`) or over explicit slots (an :class:`AttackerTable` and a
     :class:`MaxEntProblem`). Default: factored, except in paper 000's setting and with
-    internal-node constraints, which keep the explicit form.
+    internal-node constraints, which keep the explicit form. ``weights``: the records each row of
+    ``data`` stands for (``None``: the rows are the records; see :func:`ppdm.data.counting.compress`).
     """
     tree = _published(tree, threat.publish)
     if factored is None:
         factored = not knowledge.internal and not is_paper_setting(tree, threat)
     if factored:
-        return _factored_audit(tree, data, threat, knowledge, check)
-    table = _table(tree, data, threat)
+        return _factored_audit(tree, data, threat, knowledge, check, weights)
+    table = _table(tree, data, threat, weights=weights)
     coverage = counts_coverage(tree, table.groups.n_records)
     sa = _sa_distribution(table) if knowledge.sa else None
     problem = table_problem(tree, table, knowledge, sa, coverage)
@@ -142,8 +169,10 @@ def is_paper_setting(tree: Tree, threat: ThreatModel) -> bool:
     return threat.sensitive == tree.class_attribute and set(split_attributes(tree)) <= set(threat.known or ())
 
 
-def _factored_audit(tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge, check: bool) -> AuditProblem:
-    types = _table(tree, data, threat, attacker_types)
+def _factored_audit(
+    tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge, check: bool, weights: np.ndarray | None = None,
+) -> AuditProblem:
+    types = _table(tree, data, threat, attacker_types, weights)
     coverage = counts_coverage(tree, types.groups.n_records)
     sa = None
     if knowledge.sa:
@@ -176,12 +205,12 @@ def _published(tree: Tree, publish: Disclosure | None) -> Tree:
     return tree.published(publish)
 
 
-def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel, build=attacker_table):  # type: ignore[no-untyped-def]
+def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel, build=attacker_table, weights=None):  # type: ignore[no-untyped-def]
     """The attacker's table (``build``: :func:`attacker_table` or :func:`attacker_types`); each
     fully known individual becomes a group of its own."""
     known = list(threat.known or ())
     if not threat.known_individuals:
-        return build(tree, data, known, threat.sensitive)
+        return build(tree, data, known, threat.sensitive, weights)
     key = np.full(len(data), -1)
     key[list(threat.known_individuals)] = np.arange(len(threat.known_individuals))
     table = build(tree, data.assign(**{_KNOWN_KEY: key}), [*known, _KNOWN_KEY], threat.sensitive)
@@ -303,7 +332,7 @@ def _details(audit: AuditProblem, solution: Solution | FactoredSolution, posteri
 
 def _result(table: AttackerTable | AttackerTypes, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object]) -> AttackResult:
     groups = table.groups
-    targets = np.ones(groups.n_records, dtype=bool)
+    targets = np.ones(len(groups.group_of_record), dtype=bool)
     if table.known_group is not None:
         targets = ~table.known_group[groups.group_of_record]
     true_codes = table.true_sensitive()
@@ -315,7 +344,7 @@ def _result(table: AttackerTable | AttackerTypes, threat: ThreatModel, posterior
         posterior=posterior,
         provenance=table.provenance() if isinstance(table, AttackerTypes) else leaf_provenance(table.leaf, table.valid),
         targets=targets,
-        exposed=np.zeros(groups.n_records, dtype=bool),
+        exposed=np.zeros(len(groups.group_of_record), dtype=bool),
         true_codes=true_codes,
         details=details,
     )

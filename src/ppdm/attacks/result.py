@@ -108,20 +108,25 @@ class AttackResult:
         exposures only; ``exposed_wrong`` the people an attack claims but gets wrong.
         """
         targets = self.targets
+        w = self.groups.record_weights
+        count = (lambda m: int(m.sum())) if w is None else (lambda m: int(round(self.groups.record_sum(m))))
         certain_records = self.certain_groups[self.groups.group_of_record] & targets
         out: dict[str, Any] = {
             "attack": self.attack,
             "sensitive": self.sensitive,
             "records": int(self.groups.n_records),
-            "targets": int(targets.sum()),
+            "targets": count(targets),
             "qi_groups": int(self.groups.n_groups),
-            "exposed_records": int((self.exposed_right() & targets).sum()),
-            "certain_records": int(certain_records.sum()),
+            "exposed_records": count(self.exposed_right() & targets),
+            "certain_records": count(certain_records),
         }
         if self.true_codes is not None:
-            out["exposed_wrong"] = int((self.exposed & ~self.exposed_right() & targets).sum())
-            prior = prior_distribution(self.true_codes, len(self.values))
-            out.update(disclosure_summary(self.record_posterior()[targets], self.true_codes[targets], prior, self.values, thresholds))
+            out["exposed_wrong"] = count(self.exposed & ~self.exposed_right() & targets)
+            prior = prior_distribution(self.true_codes, len(self.values), w)
+            out.update(disclosure_summary(
+                self.record_posterior()[targets], self.true_codes[targets], prior, self.values, thresholds,
+                None if w is None else w[targets],
+            ))
         out.update({k: _plain(v) for k, v in self.details.items()})
         return out
 
@@ -150,7 +155,10 @@ class AttackResult:
         Linear in the number of groups and records: every per-group column is computed once.
         """
         n = self.groups.n_groups
-        exposed = np.bincount(self.groups.group_of_record, weights=(self.exposed_right() & self.targets), minlength=n)
+        hit = (self.exposed_right() & self.targets).astype(float)
+        if self.groups.record_weights is not None:
+            hit = hit * self.groups.record_weights
+        exposed = np.bincount(self.groups.group_of_record, weights=hit, minlength=n)
         columns = zip(
             _records(self.groups.table),
             self.groups.counts.tolist(),
@@ -172,7 +180,7 @@ class AttackResult:
             }
             for qi, records, n_exposed, posterior, certain, provenance, rows in columns
         ]
-        if self.true_codes is not None:
+        if self.true_codes is not None and self.groups.record_weights is None:  # per record, so not for counted rows
             for group, truth, targets in zip(groups, self._by_group(self.true_codes), self._by_group(self.targets)):
                 group["truth"], group["targets"] = truth, targets
         if self.bounds is not None:
@@ -189,7 +197,14 @@ class AttackResult:
         }
 
     def group_rows(self) -> list[list[int]]:
-        """Per group, the row numbers of its records (positions, or ``row_ids`` when set; ascending)."""
+        """Per group, the row numbers of its records (positions, or ``row_ids`` when set; ascending).
+
+        Empty lists when the rows grouped were counted combinations (``groups.record_weights``):
+        the records' positions were never held; write each record's group back instead
+        (:meth:`ppdm.data.counting.DaskCounting.with_group_ids`).
+        """
+        if self.groups.record_weights is not None:
+            return [[] for _ in range(self.groups.n_groups)]
         order = np.arange(self.groups.n_records) if self.row_ids is None else np.asarray(self.row_ids)
         return self._by_group(order)
 

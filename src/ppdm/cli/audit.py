@@ -104,7 +104,15 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option(
     "--data",
     type=click.Path(path_type=Path),
-    help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack.",
+    help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack. "
+    "With --backend dask: Parquet or CSV files, a directory or a glob ('part-*.parquet').",
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["pandas", "dask"]),
+    default="pandas",
+    show_default=True,
+    help="Count in memory (pandas) or partition by partition (dask, for tables larger than memory).",
 )
 @threat_options
 @click.option(
@@ -184,6 +192,7 @@ def audit_command(
     dataset: str | None,
     tree_file: Path | None,
     data: Path | None,
+    backend: str,
     sensitive: str | None,
     known: str | None,
     known_alias: str | None,
@@ -213,6 +222,8 @@ def audit_command(
     check_outputs(out)
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
+    if exact and backend == "dask":
+        raise PpdmError("--exact works on a pandas table: audit the counted groups with --backend pandas")
     if not estimate and not exact:
         raise PpdmError("--no-estimate leaves nothing to do: add --exact for the exact audit alone")
     if exact_time_limit is not None and not exact:
@@ -239,6 +250,8 @@ def audit_command(
             )
         if threat.sensitive is None:
             raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
+        if backend != "pandas":
+            raise PpdmError("--backend dask counts the files given with --data, not a bundled --dataset")
         tree, table, features = _train_for_audit(
             dataset,
             threat.sensitive,
@@ -256,10 +269,14 @@ def audit_command(
             raise PpdmError(
                 "give --dataset NAME, or --tree TREE.json with --data TABLE.csv"
             )
-        tree, table = _tree_and_table(tree_file, data)
+        tree, table = _tree_and_table(tree_file, data, backend)
     if class_known:
-        threat = _with_class_known(threat, tree, table)
-    table, dropped = _missing(table, tree, threat, missing)
+        threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
+    weights = None
+    if backend == "dask":
+        table, weights, dropped, threat = _counted(table, tree, threat, missing, quiet)
+    else:
+        table, dropped = _missing(table, tree, threat, missing)
     knowledge = Knowledge(rate=True, label=not no_label, internal=internal)
     result = None
     if estimate:
@@ -269,7 +286,7 @@ def audit_command(
                     "ignore", UninformativeKnowledgeWarning
                 )  # printed with the summary
                 result = maxent_attack(
-                    tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat
+                    tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights
                 )
         if dropped:
             result.details["dropped_rows"] = dropped
@@ -326,7 +343,27 @@ def _save(out: Path, estimate: AttackResult | None, proved: AttackResult | None)
     out.write_text(result_json(payload))
 
 
-def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:
+def _tree_and_table(tree_file: Path, data: Path, backend: str = "pandas") -> tuple[Tree, Any]:
     from ppdm.tree import load_tree
 
+    if backend == "dask":
+        from ppdm.data.lazy import read_lazy
+
+        return load_tree(tree_file), read_lazy(data)
     return load_tree(tree_file), read_csv(data)[0]
+
+
+def _counted(frame: Any, tree: Tree, threat: Any, policy: str, quiet: bool) -> tuple[pd.DataFrame, Any, int, Any]:
+    """A lazily read table counted partition by partition into the distinct combinations of the
+    columns the audit reads (with the records each stands for), missing values dealt with."""
+    from ppdm.data.counting import compress
+    from ppdm.data.missing import handle_missing_counted
+
+    resolved = threat.resolve(frame._meta, tree.class_attribute)
+    split = [n.split.attribute for n in tree.nodes if n.split is not None]
+    wanted = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
+    columns = [c for c in dict.fromkeys(wanted) if c in frame.columns]
+    table, weights = compress(frame, columns, progress=False if quiet else None)
+    table, weights, dropped = handle_missing_counted(table, weights, columns, policy)  # type: ignore[arg-type]
+    return table, weights, dropped, resolved
+

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 
 from ppdm.errors import DataError
@@ -54,6 +55,32 @@ def handle_missing(frame: pd.DataFrame, columns: Sequence[str], policy: MissingP
         hint = "(use --missing drop)" if policy == "as-value" else "(use --missing drop or --missing as-value)"
         raise DataError(f"column {column!r}: {int(mask.sum()):,} missing value(s), first at row(s) {_first_rows(mask)} {hint}")
     return out, 0
+
+
+def handle_missing_counted(
+    frame: pd.DataFrame, weights: np.ndarray, columns: Sequence[str], policy: MissingPolicy = "error",
+) -> tuple[pd.DataFrame, np.ndarray, int]:
+    """:func:`handle_missing` on a counted table (distinct rows standing for ``weights`` records
+    each, :func:`ppdm.data.counting.compress`): the table, its weights and the records dropped.
+    The records' own row numbers are not known there, so an error names the column and the count."""
+    if policy not in POLICIES:
+        raise DataError(f"unknown missing-value policy {policy!r} (choose one of: {', '.join(POLICIES)})")
+    columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
+    missing = {c: frame[c].isna().to_numpy() for c in columns}
+    missing = {c: m for c, m in missing.items() if m.any()}
+    if not missing:
+        return frame, weights, 0
+    if policy == "drop":
+        keep = ~np.logical_or.reduce(list(missing.values()))
+        return frame.loc[keep].reset_index(drop=True), weights[keep], int(weights[~keep].sum())
+    out = frame.copy()
+    for column, mask in missing.items():
+        if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
+            out[column] = _as_value(frame[column])
+            continue
+        hint = "(use --missing drop)" if policy == "as-value" else "(use --missing drop or --missing as-value)"
+        raise DataError(f"column {column!r}: {int(weights[mask].sum()):,} missing value(s) {hint}")
+    return out, weights, 0
 
 
 def _as_value(column: pd.Series) -> pd.Series:

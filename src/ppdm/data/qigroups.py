@@ -3,7 +3,9 @@
 Paper 000 §3 ("QIID refers to a distinct combination of QI attributes") and §4: the attacker
 knows the QI part of every training record, so everything an attack says about a person is said
 about their QI group; P(q) = n_q / N is known to the attacker. Grouping is a single vectorised
-group-by; it is the one counting step that a later backend can move to Dask.
+group-by (:mod:`ppdm.data.counting`). The rows grouped may be records, or distinct combinations
+of columns each standing for ``record_weights`` records (a table counted by the Dask backend):
+every count is then weighted, and the groups, counts and shares are the same.
 """
 
 from __future__ import annotations
@@ -14,40 +16,40 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ppdm.data.counting import group_codes
 from ppdm.data.roles import check_columns
 from ppdm.errors import DataError
 
-
-def group_codes(frame: pd.DataFrame, columns: Sequence[str]) -> tuple[np.ndarray, pd.DataFrame]:
-    """Index of each row's distinct combination of ``columns``, and the combinations in order of
-    first appearance (missing values form their own combinations)."""
-    if not columns:
-        return np.zeros(len(frame), dtype=np.intp), pd.DataFrame(index=range(1 if len(frame) else 0))
-    grouped = frame.groupby(list(columns), sort=False, observed=True, dropna=False)
-    codes = grouped.ngroup().to_numpy(dtype=np.intp)
-    first = np.unique(codes, return_index=True)[1]
-    table = frame.iloc[first][list(columns)].reset_index(drop=True)
-    return codes, table
+__all__ = ["QIGroups", "group_codes"]
 
 
 @dataclass
 class QIGroups:
-    """Distinct QI combinations (``table``), their record counts, and each record's group."""
+    """Distinct QI combinations (``table``), their record counts, and each row's group.
+
+    ``record_weights``: how many records each grouped row stands for (``None``: one each, the
+    rows are the records).
+    """
 
     quasi_identifiers: tuple[str, ...]
     table: pd.DataFrame
     counts: np.ndarray
     group_of_record: np.ndarray
+    record_weights: np.ndarray | None = None
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, quasi_identifiers: Sequence[str]) -> "QIGroups":
-        """Group the records of ``frame`` by their quasi-identifier values."""
+    def from_frame(cls, frame: pd.DataFrame, quasi_identifiers: Sequence[str], weights: np.ndarray | None = None) -> "QIGroups":
+        """Group the rows of ``frame`` by their quasi-identifier values (``weights``: records per row)."""
         if len(frame) == 0:
             raise DataError("the table has no rows: there is no QI group to attack")
         check_columns(frame, quasi_identifiers)
         codes, table = group_codes(frame, quasi_identifiers)
-        counts = np.bincount(codes, minlength=len(table))
-        return cls(tuple(quasi_identifiers), table, counts, codes)
+        if weights is None:
+            counts = np.bincount(codes, minlength=len(table))
+        else:
+            weights = np.asarray(weights, dtype=np.int64)
+            counts = np.bincount(codes, weights=weights, minlength=len(table)).astype(np.int64)
+        return cls(tuple(quasi_identifiers), table, counts, codes, weights)
 
     @property
     def n_groups(self) -> int:
@@ -62,7 +64,12 @@ class QIGroups:
         """P(q) for every group."""
         return self.counts / self.counts.sum()
 
+    def record_sum(self, values: np.ndarray) -> float:
+        """The sum of a per-row quantity over the records (rows weighted by ``record_weights``)."""
+        values = np.asarray(values)
+        return float(values.sum() if self.record_weights is None else (values * self.record_weights).sum())
+
     def value_counts(self, codes: np.ndarray, n_values: int) -> np.ndarray:
         """Counts of each value of a coded column per group, shape ``(n_groups, n_values)``."""
         keys = self.group_of_record * n_values + np.asarray(codes, dtype=np.intp)
-        return np.bincount(keys, minlength=self.n_groups * n_values).reshape(self.n_groups, n_values).astype(float)
+        return np.bincount(keys, weights=self.record_weights, minlength=self.n_groups * n_values).reshape(self.n_groups, n_values).astype(float)

@@ -4,7 +4,9 @@ The grower never looks at rows: it asks a *count source* for class counts of a n
 rows split by every value of some categorical attributes, and of a node's rows on either side of
 every threshold of a numeric attribute. :class:`ExactCounts` counts them in the training table.
 A count source estimated from randomized-response data (paper 001 §4.2) answers the same
-questions for a node described by its path predicate instead of its rows.
+questions for a node described by its path predicate instead of its rows. When the table's rows
+are distinct combinations standing for ``weights`` records each (a table counted by the Dask
+backend), every count is weighted: the same numbers as on the records.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class ExactCounts:
         self.table = table
         self.n_classes = table.n_classes
         self._y = table.y
+        self._w = table.weights
         cats = [a for a in table.attributes if a.is_categorical]
         self._cat_index = {a.name: i for i, a in enumerate(cats)}
         self._categories = {a.name: a.categories for a in cats}
@@ -63,28 +66,34 @@ class ExactCounts:
     def root(self) -> np.ndarray:
         return np.arange(self.table.n_rows, dtype=np.intp)
 
+    def _weights(self, state: np.ndarray) -> np.ndarray | None:
+        return None if self._w is None else self._w[state]
+
     def class_counts(self, state: np.ndarray) -> np.ndarray:
-        return np.bincount(self._y[state], minlength=self.n_classes).astype(float)
+        return np.bincount(self._y[state], weights=self._weights(state), minlength=self.n_classes).astype(float)
 
     def categorical_tables(self, state: np.ndarray, attributes: Sequence[str]) -> np.ndarray:
         k, v = self.n_classes, self._v_max
         cols = np.array([self._cat_index[a] for a in attributes], dtype=np.intp)
         sub = self._codes[np.ix_(state, cols)]
         keys = (sub + (np.arange(len(cols)) * v)) * k + self._y[state, None]
-        flat = np.bincount(keys.ravel(), minlength=len(cols) * v * k)
+        w = self._weights(state)
+        w = None if w is None else np.broadcast_to(w[:, None], keys.shape).ravel()
+        flat = np.bincount(keys.ravel(), weights=w, minlength=len(cols) * v * k)
         return flat.reshape(len(cols), v, k).astype(float)
 
     def threshold_tables(self, state: np.ndarray, attribute: str) -> tuple[np.ndarray, np.ndarray]:
         uniq, ranks = self._ranks[attribute]
         k = self.n_classes
         r = ranks[state]
+        w = self._weights(state)
         if len(r) * 8 >= len(uniq):
-            table = np.bincount(r * k + self._y[state], minlength=len(uniq) * k).reshape(len(uniq), k)
+            table = np.bincount(r * k + self._y[state], weights=w, minlength=len(uniq) * k).reshape(len(uniq), k)
             present = table.any(axis=1)
             table, values = table[present], uniq[present]
         else:
             present, inverse = np.unique(r, return_inverse=True)
-            table = np.bincount(inverse * k + self._y[state], minlength=len(present) * k).reshape(len(present), k)
+            table = np.bincount(inverse * k + self._y[state], weights=w, minlength=len(present) * k).reshape(len(present), k)
             values = uniq[present]
         left = np.cumsum(table, axis=0)[:-1].astype(float)
         thresholds = (values[:-1] + values[1:]) / 2.0

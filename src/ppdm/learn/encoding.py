@@ -2,6 +2,8 @@
 
 Categorical columns (pandas ``category``, text, bool) become category codes; numeric columns
 become float64. Bad input raises :class:`~ppdm.errors.DataError` naming the column at fault.
+A table counted by the Dask backend arrives as its distinct rows with ``weights`` (the records
+each stands for, :func:`ppdm.data.counting.compress`); every count the learners take is weighted.
 """
 
 from __future__ import annotations
@@ -24,10 +26,16 @@ class EncodedTable:
     columns: dict[str, np.ndarray]
     y: np.ndarray
     classes: np.ndarray
+    weights: np.ndarray | None = None
 
     @property
     def n_rows(self) -> int:
+        """Rows of the table (distinct combinations when ``weights`` is set)."""
         return len(self.y)
+
+    @property
+    def n_records(self) -> int:
+        return self.n_rows if self.weights is None else int(self.weights.sum())
 
     @property
     def n_classes(self) -> int:
@@ -93,8 +101,9 @@ def encode_table(
     y: Iterable | None,
     categorical: Iterable[str] = (),
     attributes: list[Attribute] | None = None,
+    weights: np.ndarray | None = None,
 ) -> EncodedTable:
-    """Encode ``X`` (every column an attribute) and ``y`` for the grower."""
+    """Encode ``X`` (every column an attribute) and ``y`` for the grower (``weights``: records per row)."""
     frame = check_frame(X)
     y_arr = np.asarray(list(y) if not isinstance(y, (np.ndarray, pd.Series)) else y, dtype=object) if y is not None else None
     if y_arr is None or y_arr.ndim != 1 or len(y_arr) != len(frame):
@@ -118,7 +127,8 @@ def encode_table(
         else:
             columns[attr.name] = col.to_numpy(dtype=float)
     classes, y_codes = _encode_classes(y_arr)
-    return EncodedTable(attributes, columns, y_codes, classes)
+    w = None if weights is None else np.asarray(weights, dtype=float)
+    return EncodedTable(attributes, columns, y_codes, classes, w)
 
 
 def _encode_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

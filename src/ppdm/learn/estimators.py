@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+from ppdm.data.counting import compress, is_dask
 from ppdm.errors import DataError, NotFittedError, PpdmError
 from ppdm.learn.counts import CountSource, ExactCounts
 from ppdm.learn.criteria import get_criterion
@@ -54,9 +55,17 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         if self.min_gain < 0:
             raise PpdmError(f"min_gain must be non-negative, got {self.min_gain!r}")
 
-    def _encode(self, X: pd.DataFrame, y: Sequence) -> EncodedTable:
+    def _encode(self, X: pd.DataFrame, y: Sequence) -> EncodedTable | None:
+        """The table the grower counts on; ``None`` for a Dask ``X`` with more distinct
+        (attributes, class) rows than :data:`MAX_DISTINCT_ROWS` (count level by level instead)."""
         self._check_params()
-        table = encode_table(X, y, categorical=self.categorical or ())
+        weights = None
+        if is_dask(X):
+            counted = _counted(X, y)
+            if counted is None:
+                return None
+            X, y, weights = counted
+        table = encode_table(X, y, categorical=self.categorical or (), weights=weights)
         self.feature_names_in_ = np.array([a.name for a in table.attributes], dtype=object)
         self.n_features_in_ = len(table.attributes)
         self.classes_ = table.classes
@@ -68,6 +77,22 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         numeric = [a.name for a in table.attributes if not a.is_categorical]
         if numeric:
             raise DataError(f"{learner} splits categorical attributes only; column {numeric[0]!r} is numeric ({remedy})")
+
+    def _level_wise(self, X: object, y: object, learner: str) -> tuple[EncodedTable, CountSource]:
+        """The attributes and classes of a Dask table too large to hold as distinct rows, and a
+        count source that reads it once per tree level (:mod:`ppdm.learn.levelwise`)."""
+        from ppdm.learn.levelwise import LevelCounts, domains
+
+        if not is_dask(y):
+            raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
+        names = [str(c) for c in X.columns]  # type: ignore[attr-defined]
+        frame = X.assign(**{_CLASS: y})  # type: ignore[attr-defined]
+        attributes, classes = domains(frame, names, _CLASS, self.categorical or ())
+        described = EncodedTable(attributes, {}, np.zeros(0, dtype=np.intp), classes)
+        self.feature_names_in_ = np.array(names, dtype=object)
+        self.n_features_in_ = len(names)
+        self.classes_ = classes
+        return described, LevelCounts(frame, attributes, _CLASS, classes)
 
     def _grower(self, table: EncodedTable, source: CountSource | None = None, **kwargs: object) -> Grower:
         """The grower over ``source`` (default: the exact counts of ``table``) with this estimator's criterion."""
@@ -108,7 +133,8 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         return self._fitted_tree().apply(self._check_X(X))
 
     def _remember_y_name(self, y: object) -> None:
-        self._y_name = y.name if isinstance(y, pd.Series) and y.name is not None else "class"
+        named = isinstance(y, pd.Series) or is_dask(y)
+        self._y_name = y.name if named and y.name is not None else "class"
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -116,6 +142,31 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.allow_nan = False
         return tags
+
+
+_CLASS = "__ppdm_class__"
+
+#: With a Dask X: the most distinct (attributes, class) rows held in memory; beyond, ID3 and C4.5
+#: count level by level (one pass over the data per tree level) and kADET refuses.
+MAX_DISTINCT_ROWS = 5_000_000
+
+
+def _counted(X: object, y: object) -> tuple[pd.DataFrame, pd.Series, np.ndarray] | None:
+    """A Dask ``X`` and class ``y`` reduced to their distinct (attributes, class) rows and the
+    records each stands for: ID3, C4.5 and kADET see a record only through these values, so
+    they learn the same tree from the weighted rows as from the records, in one pass over the data
+    (``None``: more than :data:`MAX_DISTINCT_ROWS` of them)."""
+    if not is_dask(y):
+        raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
+    columns = [str(c) for c in X.columns]  # type: ignore[attr-defined]
+    if _CLASS in columns:
+        raise DataError(f"column {_CLASS!r} is reserved")
+    counted = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS], limit=MAX_DISTINCT_ROWS)  # type: ignore[attr-defined]
+    if counted is None:
+        return None
+    frame, weights = counted
+    assert weights is not None
+    return frame[columns], frame[_CLASS], weights
 
 
 class ID3Classifier(_TreeClassifier):
@@ -164,14 +215,25 @@ class ID3Classifier(_TreeClassifier):
         """Grow the tree on ``X`` (categorical columns) and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)
-        self._require_categorical(table, self._learner, self._numeric_remedy)
-        source, scale = self._count_source(table)
+        builder = self.builder
+        if table is None:
+            if type(self)._count_source is not ID3Classifier._count_source or builder != "depth-first" or self.max_leaf_nodes is not None:
+                raise DataError(
+                    f"X has more than {MAX_DISTINCT_ROWS:,} distinct rows: counted level by level, which grows "
+                    "exact-count depth-first trees only (no best-first builder, no max_leaf_nodes)"
+                )
+            table, source = self._level_wise(X, y, self._learner)
+            scale, builder = 1, "level-wise"
+            self._require_categorical(table, self._learner, self._numeric_remedy)
+        else:
+            self._require_categorical(table, self._learner, self._numeric_remedy)
+            source, scale = self._count_source(table)
         grower = self._grower(
             table,
             source,
             split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),  # type: ignore[arg-type]
             stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),  # type: ignore[arg-type]
-            builder=self.builder,
+            builder=builder,  # type: ignore[arg-type]
         )
         self.tree_ = grower.grow()
         return self
@@ -224,11 +286,16 @@ class C45Classifier(_TreeClassifier):
             raise PpdmError(f"confidence must be in (0, 1), got {self.confidence!r}")
         self._remember_y_name(y)
         table = self._encode(X, y)
+        source: CountSource | None = None
+        if table is None:
+            table, source = self._level_wise(X, y, "C4.5")
         grower = self._grower(
             table,
+            source,
             split_rules=SplitRules(self.min_samples_leaf, self.min_gain, c45_thresholds=True),
             stopping=StoppingRules(self.max_depth, self.min_samples_split),
             selection="c45" if get_criterion(self.criterion).ratio else "best",
+            builder="depth-first" if source is None else "level-wise",
         )
         tree = grower.grow()
         self.unpruned_tree_ = tree

@@ -8,7 +8,10 @@ The parts (DESIGN.md, "The grower, in one picture"):
   a refused split's alternatives come back as proposals, which the grower scores;
 * builder: ``"depth-first"`` (ID3, paper 001 §4.2: split a node, then recurse into its branches)
   or ``"best-first"`` (paper 002 §3.1, Algorithm 1: one priority queue of (node, candidate, score)
-  over the whole tree, the best admissible candidate split first).
+  over the whole tree, the best admissible candidate split first), or ``"level-wise"``: the
+  depth-first tree, grown one level at a time so that a count source reading the data in passes
+  (:mod:`ppdm.learn.levelwise`) answers a whole level with one pass; its nodes are then numbered
+  as the depth-first builder numbers them, so the two trees are the same.
 
 A categorical attribute splits multiway and is not offered again below (ID3); a numeric attribute
 splits on a threshold and may be split again further down (C4.5).
@@ -22,7 +25,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -42,6 +45,23 @@ class StoppingRules:
     max_depth: int | None = None
     min_samples_split: int = 2
     max_leaf_nodes: int | None = None
+
+
+def depth_first_numbering(nodes: list[Node]) -> list[Node]:
+    """``nodes`` renumbered as the depth-first builder numbers them: a node's children get the
+    next ids when the node is split, and the first child is split next."""
+    new = {0: 0}
+    stack = [0]
+    while stack:
+        old = stack.pop()
+        for child in nodes[old].children:
+            new[child] = len(new)
+        stack.extend(reversed(nodes[old].children))
+    out: list[Node] = [None] * len(new)  # type: ignore[list-item]
+    for old, node in enumerate(nodes):
+        parent = None if node.parent is None else new[node.parent]
+        out[new[old]] = replace(node, id=new[old], parent=parent, children=[new[c] for c in node.children])
+    return out
 
 
 def rank(candidates: list[Candidate], selection: str) -> list[Candidate]:
@@ -72,7 +92,7 @@ class Grower:
         split_rules: SplitRules = SplitRules(),
         stopping: StoppingRules = StoppingRules(),
         admissibility: Admissibility | None = None,
-        builder: Literal["depth-first", "best-first"] = "depth-first",
+        builder: Literal["depth-first", "best-first", "level-wise"] = "depth-first",
         selection: Literal["best", "c45"] = "best",
         class_attribute: str = "class",
         algorithm: str | None = None,
@@ -184,6 +204,9 @@ class Grower:
         self.admissibility.start()
         if self.builder == "best-first":
             self._grow_best_first()
+        elif self.builder == "level-wise":
+            self._grow_level_wise()
+            self.nodes = depth_first_numbering(self.nodes)
         else:
             self._grow_depth_first()
         return Tree(
@@ -211,6 +234,19 @@ class Grower:
             chosen = self._first_admissible(node_id, self.candidates(node_id))
             if chosen is not None:
                 stack.extend(reversed(self.split(node_id, chosen)))
+
+    def _grow_level_wise(self) -> None:
+        """Every node of a level is split before any node of the next is looked at. A node's
+        split depends on its own counts only (no admissibility across nodes, no leaf budget), so
+        the tree is the depth-first one."""
+        frontier = [0]
+        while frontier:
+            following: list[int] = []
+            for node_id in frontier:
+                chosen = self._first_admissible(node_id, self.candidates(node_id))
+                if chosen is not None:
+                    following.extend(self.split(node_id, chosen))
+            frontier = following
 
     def _tier(self, node_id: int, candidate: Candidate) -> int:
         """Best-first priority class: with C4.5 selection, candidates whose gain is below their

@@ -182,7 +182,7 @@ class SpanAdmissibility:
         local = np.repeat(np.arange(len(spans)), [len(r) for r in rows])  # type: ignore[arg-type]
         v, k = len(self.attributes[name].categories), self.table.n_classes
         key = (local * v + self.table.columns[name][every]) * k + self.table.y[every]
-        return np.bincount(key, minlength=len(spans) * v * k).reshape(len(spans), v, k)
+        return np.bincount(key, weights=self._weights(every), minlength=len(spans) * v * k).reshape(len(spans), v, k)
 
     def _grouped_counts(self, name: str, groups: tuple[tuple[object, ...], ...], value_counts: np.ndarray) -> np.ndarray:
         """``value_counts`` summed over each value group: (spans, groups, classes)."""
@@ -265,9 +265,13 @@ class SpanAdmissibility:
         )
 
     # -- the breach test ----------------------------------------------------------------------
+    def _weights(self, rows: np.ndarray) -> np.ndarray | None:
+        """The records each of ``rows`` stands for (``None``: one each; see EncodedTable.weights)."""
+        return None if self.table.weights is None else self.table.weights[rows]
+
     def _class_counts(self, groups: Sequence[np.ndarray]) -> np.ndarray:
         k = self.table.n_classes
-        return np.stack([np.bincount(self.table.y[r], minlength=k) for r in groups]).astype(float)
+        return np.stack([np.bincount(self.table.y[r], weights=self._weights(r), minlength=k) for r in groups]).astype(float)
 
     def _violates(self, counts: np.ndarray) -> np.ndarray:
         """Which groups (class counts along the last axis) breach k or ℓ; empty groups never do."""
@@ -296,7 +300,7 @@ class SpanAdmissibility:
         local = np.repeat(np.arange(len(spans)), sizes)
         nb, k = split.n_branches, self.table.n_classes
         key = (local * nb + self._branch(split, every)) * k + self.table.y[every]
-        return np.bincount(key, minlength=len(spans) * nb * k).reshape(len(spans), nb, k).astype(float)
+        return np.bincount(key, weights=self._weights(every), minlength=len(spans) * nb * k).reshape(len(spans), nb, k).astype(float)
 
     def _allowed_thresholds(self, node_id: int, name: str, thresholds: np.ndarray) -> np.ndarray:
         """For each threshold of numeric ``name`` at the node, whether no new span breaches."""
@@ -308,7 +312,8 @@ class SpanAdmissibility:
             values = self.table.columns[name][rows]
             order = np.argsort(values, kind="stable")
             onehot = np.zeros((len(rows) + 1, k))
-            onehot[np.arange(1, len(rows) + 1), self.table.y[rows][order]] = 1
+            w = self._weights(rows)
+            onehot[np.arange(1, len(rows) + 1), self.table.y[rows][order]] = 1 if w is None else w[order]
             cum = np.cumsum(onehot, axis=0)
             left = cum[np.searchsorted(values[order], thresholds, side="right")]
             both = np.stack([left, cum[-1] - left], axis=1)
@@ -490,6 +495,13 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         """Grow (and for C4.5 prune) a k-anonymous tree on ``X`` and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)
+        if table is None:
+            from ppdm.learn.estimators import MAX_DISTINCT_ROWS
+
+            raise DataError(
+                f"kADET tracks the spans of every distinct (attributes, class) row: X has more than {MAX_DISTINCT_ROWS:,} "
+                "of them; coarsen its numeric columns (bins) before fitting on Dask"
+            )
         if self.algorithm == "id3":
             self._require_categorical(table, "kADET-ID3", "use algorithm='c45'")
         ell = self._ell()

@@ -95,6 +95,8 @@ class EstimatedCounts:
         unknown = chosen - set(names)
         if unknown:
             raise DataError(f"disguised attribute(s) not in the table: {', '.join(map(repr, sorted(map(str, unknown))))}")
+        if table.weights is not None:
+            raise DataError("counts estimated from disguised data need the disguised records themselves, not a Dask-counted table")
         self.n_classes = table.n_classes
         self._index = {name: i for i, name in enumerate(names)}
         self._k = np.array([len(a.categories) for a in table.attributes], dtype=np.intp)

@@ -89,7 +89,7 @@ class AttackerTypes:
         """The records' distribution over the types, P(t), if every unknown column is in the data."""
         if self.true_type is None:
             return None
-        return np.bincount(self.true_type, minlength=self.n_types) / self.groups.n_records
+        return np.bincount(self.true_type, weights=self.groups.record_weights, minlength=self.n_types) / self.groups.n_records
 
     def true_sensitive(self) -> np.ndarray | None:
         """Each record's true sensitive cell."""
@@ -107,7 +107,7 @@ class AttackerTypes:
         sens = self.true_sensitive()
         if sens is None:
             return None
-        return np.bincount(sens, minlength=self.domain.sensitive.size) / self.groups.n_records
+        return np.bincount(sens, weights=self.groups.record_weights, minlength=self.domain.sensitive.size) / self.groups.n_records
 
     def provenance(self) -> list[str]:
         """Per group, the leaves it can land in ("leaf 4", "leaves 3, 7")."""
@@ -123,9 +123,11 @@ class AttackerTypes:
         return [text[i] for i in inverse.ravel()]
 
 
-def attacker_types(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str) -> AttackerTypes:
+def attacker_types(
+    tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str, weights: np.ndarray | None = None,
+) -> AttackerTypes:
     """:func:`ppdm.maxent.unknowns.attacker_table` in factored form (same groups, same cells)."""
-    domain, groups, class_known = known_groups(tree, data, known, sensitive)
+    domain, groups, class_known = known_groups(tree, data, known, sensitive, weights)
     cells = leaf_reach(tree, groups, domain)
     reach = sp.csr_matrix(cells.reach[:, cells.leaves])
     if reach.nnz > unknowns.MAX_VARIABLES:

@@ -150,7 +150,7 @@ class AttackerTable:
             return None
         g, n = self.groups.n_groups, self.n_slots
         keys = self.groups.group_of_record * n + self.true_slot
-        return np.bincount(keys, minlength=g * n).reshape(g, n) / self.groups.n_records
+        return np.bincount(keys, weights=self.groups.record_weights, minlength=g * n).reshape(g, n) / self.groups.n_records
 
     def sensitive_marginal(self, p: np.ndarray) -> np.ndarray:
         """``(groups, sensitive values)`` from ``(groups, slots)``."""
@@ -438,25 +438,31 @@ def _true_slots(tree: Tree, data: pd.DataFrame, table_arrays: tuple[np.ndarray, 
     return si[order][pos]
 
 
-def known_groups(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str) -> tuple[UnknownDomain, QIGroups, bool]:
+def known_groups(
+    tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str, weights: np.ndarray | None = None,
+) -> tuple[UnknownDomain, QIGroups, bool]:
     """The unknowns' domain, the groups of records sharing the ``known`` columns, and whether the
-    class is among them (what every layout of the attacker's table starts from)."""
+    class is among them (what every layout of the attacker's table starts from). ``weights``: the
+    records each row of ``data`` stands for (``None``: one each; see :mod:`ppdm.data.counting`)."""
     known = list(known)
     missing = [c for c in known if c not in data.columns]
     if missing:
         raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
     domain = unknown_domain(tree, data, known, sensitive)
-    return domain, QIGroups.from_frame(data, known), tree.class_attribute in known
+    return domain, QIGroups.from_frame(data, known, weights), tree.class_attribute in known
 
 
-def attacker_table(tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str) -> AttackerTable:
+def attacker_table(
+    tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str, weights: np.ndarray | None = None,
+) -> AttackerTable:
     """Group ``data`` by the ``known`` columns and enumerate every group's slots in ``tree``.
 
     ``known`` may hold any columns of ``data`` (the class among them or not); split attributes
     outside it, the sensitive attribute and an unknown class are the attacker's unknowns. Each
-    record's true slot is kept when ``data`` holds every unknown column.
+    record's true slot is kept when ``data`` holds every unknown column. ``weights``: the records
+    each row of ``data`` stands for (``None``: the rows are the records).
     """
-    domain, groups, class_known = known_groups(tree, data, known, sensitive)
+    domain, groups, class_known = known_groups(tree, data, known, sensitive, weights)
     arrays = build_slots(tree, groups, domain, class_known)
     has_truth = all(c.name in data.columns for c in domain.components)
     true_slot = _true_slots(tree, data, arrays, groups, domain) if has_truth else None

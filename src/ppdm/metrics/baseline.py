@@ -67,9 +67,9 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     return float(max(0.0, centre - half)), float(min(1.0, centre + half))
 
 
-def prior_distribution(true_codes: np.ndarray, n_values: int) -> np.ndarray:
-    """P(x): the sensitive values' frequencies in the table."""
-    counts = np.bincount(true_codes, minlength=n_values).astype(float)
+def prior_distribution(true_codes: np.ndarray, n_values: int, weights: np.ndarray | None = None) -> np.ndarray:
+    """P(x): the sensitive values' frequencies in the table (``weights``: records per row)."""
+    counts = np.bincount(true_codes, weights=weights, minlength=n_values).astype(float)
     return counts / counts.sum() if counts.sum() else np.full(n_values, 1.0 / n_values)
 
 
@@ -79,6 +79,7 @@ def disclosure_summary(
     prior: np.ndarray,
     values: Sequence[object],
     thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
+    weights: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """The attack against the prior on the target records.
 
@@ -88,37 +89,46 @@ def disclosure_summary(
     ``lift`` over it; per threshold the people held at that confidence in their true value
     (``confidence_in_true_value``), those the prior alone holds there (``prior_alone``) and those
     beyond it (``beyond_prior``); certain guesses split into ``certain_right`` and ``certain_wrong``.
+    ``weights``: how many records each row stands for (``None``: one each).
     """
-    n = len(true_codes)
-    confidence = posterior[np.arange(n), true_codes]
-    right = best_guess(posterior, prior) == true_codes if n else np.zeros(0, dtype=bool)
+    rows = len(true_codes)
+    n = rows if weights is None else int(np.sum(weights))
+
+    def count(mask: np.ndarray) -> int:
+        return int(mask.sum()) if weights is None else int(np.round((mask * weights).sum()))
+
+    def mean(x: np.ndarray) -> float:
+        return float(x.mean()) if weights is None else float((x * weights).sum() / n)
+
+    confidence = posterior[np.arange(rows), true_codes]
+    right = best_guess(posterior, prior) == true_codes if rows else np.zeros(0, dtype=bool)
     majority = int(np.argmax(prior))
     prior_confidence = prior[true_codes]
-    certain = is_certain(posterior.max(axis=1)) if n else np.zeros(0, dtype=bool)
-    accuracy, baseline = _share(right), _share(true_codes == majority)
+    certain = is_certain(posterior.max(axis=1)) if rows else np.zeros(0, dtype=bool)
+    accuracy, baseline = (_share(right), _share(true_codes == majority)) if weights is None or not n else (mean(right), mean(true_codes == majority))
     out: dict[str, Any] = {
         "attacker_accuracy": accuracy,
-        "attacker_accuracy_ci95": list(wilson_interval(int(right.sum()), n)),
+        "attacker_accuracy_ci95": list(wilson_interval(count(right), n)),
         "baseline": {
             "prior": {str(v): float(p) for v, p in zip(values, prior)},
             "majority_guess": str(values[majority]),
             "accuracy": baseline,
-            "accuracy_ci95": list(wilson_interval(int((true_codes == majority).sum()), n)),
-            "mean_confidence_in_true_value": float(prior_confidence.mean()) if n else 0.0,
+            "accuracy_ci95": list(wilson_interval(count(true_codes == majority), n)),
+            "mean_confidence_in_true_value": mean(prior_confidence) if n else 0.0,
         },
         "lift": {"difference": accuracy - baseline, "ratio": accuracy / baseline if baseline > 0 else None},
-        "mean_confidence_in_true_value": float(confidence.mean()) if n else 0.0,
-        "certain_right": int((certain & right).sum()),
-        "certain_wrong": int((certain & ~right).sum()),
+        "mean_confidence_in_true_value": mean(confidence) if n else 0.0,
+        "certain_right": count(certain & right),
+        "certain_wrong": count(certain & ~right),
         "confidence_in_true_value": {},
         "prior_alone": {},
         "beyond_prior": {},
     }
     for t in thresholds:
         key, attack, alone = f">={t:g}", at_least(confidence, t), at_least(prior_confidence, t)
-        out["confidence_in_true_value"][key] = int(attack.sum())
-        out["prior_alone"][key] = int(alone.sum())
-        out["beyond_prior"][key] = int((attack & ~alone).sum())
+        out["confidence_in_true_value"][key] = count(attack)
+        out["prior_alone"][key] = count(alone)
+        out["beyond_prior"][key] = count(attack & ~alone)
     return out
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.data.counting import compress
 from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
 from ppdm.errors import RulesError
@@ -87,12 +88,16 @@ def mine_rules(
     subset counted (``total``: every subset up to ``max_length``; mining may stop early, when a
     level has no frequent itemset, and then reports ``done = total``). The result records exact
     support and confidence (``publish="exact"``); :meth:`RuleSet.published` withholds them.
+    ``frame`` may be a ``dask.dataframe``: the itemset counts then come from its distinct (QI,
+    sensitive) rows, counted partition by partition (:mod:`ppdm.data.counting`), and the rules are
+    the same.
     """
     check_columns(frame, [*quasi_identifiers, sensitive])
     for name, v in (("min_support", min_support), ("min_confidence", min_confidence)):
         if not 0 <= v <= 1:
             raise RulesError(f"{name}: must be in [0, 1], got {v!r}")
-    groups = QIGroups.from_frame(frame, quasi_identifiers)
+    frame, weights = compress(frame, [*dict.fromkeys([*quasi_identifiers, sensitive])])
+    groups = QIGroups.from_frame(frame, quasi_identifiers, weights)
     codes, values = sensitive_codes(frame[sensitive], values)
     by_value = groups.value_counts(codes, len(values))
     items = ItemCodes.from_table(groups.table, groups.counts, quasi_identifiers)
