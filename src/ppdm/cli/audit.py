@@ -40,6 +40,10 @@ from ppdm.cli.common import (
 from ppdm.cli.report import check_report_outputs, write_html_report
 
 
+#: The integer search's time budget when --exact-time-limit is not given (seconds).
+DEFAULT_EXACT_SECONDS = 300.0
+
+
 def _train_for_audit(
     dataset: str,
     sensitive: str,
@@ -171,7 +175,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option(
     "--exact-time-limit",
     type=click.FloatRange(min=0, min_open=True),
-    help="With --exact: seconds for the integer search; what is still open is reported undecided.",
+    help=f"With --exact: seconds for the integer search (default {DEFAULT_EXACT_SECONDS:g}); what is still open is reported undecided, never certain.",
 )
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option(
@@ -297,7 +301,8 @@ def audit_command(
         from ppdm.attacks.exact import exact_attack
 
         with status("proving what is certain on whole counts", quiet):
-            proved = exact_attack(tree, table, time_limit=exact_time_limit, threat=threat)
+            seconds = DEFAULT_EXACT_SECONDS if exact_time_limit is None else exact_time_limit
+            proved = exact_attack(tree, table, time_limit=seconds, threat=threat)
         if not quiet:
             _print_exact(proved, result)
     if out is not None:
