@@ -15,19 +15,7 @@ if TYPE_CHECKING:
     from ppdm.attacks import AttackResult
     from ppdm.data.roles import Roles
 
-from ppdm.cli.common import (
-    _known_columns,
-    _print_disclosure,
-    _print_riskiest,
-    _split_list,
-    check_outputs,
-    console,
-    csv_options,
-    handles_errors,
-    main,
-    read_csv,
-    status,
-)
+from ppdm.cli.common import _known_columns, _print_disclosure, _print_riskiest, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv, status
 
 VIEWS = ("people", "divergence", "nar-impact")
 MAX_ITEMSETS = 20_000

@@ -12,16 +12,7 @@ from ppdm.errors import PpdmError
 if TYPE_CHECKING:
     import pandas as pd
 
-from ppdm.cli.common import (
-    _known_columns,
-    _split_list,
-    check_outputs,
-    console,
-    csv_options,
-    handles_errors,
-    main,
-    read_csv,
-)
+from ppdm.cli.common import _known_columns, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv
 
 
 @main.command("disguise")

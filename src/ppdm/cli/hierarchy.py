@@ -6,15 +6,7 @@ from pathlib import Path
 
 import click
 
-from ppdm.cli.common import (
-    _known_columns,
-    check_outputs,
-    console,
-    csv_options,
-    handles_errors,
-    main,
-    read_csv,
-)
+from ppdm.cli.common import _known_columns, check_outputs, console, csv_options, handles_errors, main, read_csv
 from ppdm.errors import PpdmError
 
 

@@ -14,15 +14,7 @@ if TYPE_CHECKING:
 
     from ppdm.tree import Tree
 
-from ppdm.cli.common import (
-    DISCLOSURES,
-    check_outputs,
-    console,
-    csv_options,
-    handles_errors,
-    main,
-    read_csv,
-)
+from ppdm.cli.common import DISCLOSURES, check_outputs, console, csv_options, handles_errors, main, read_csv
 
 METHODS = {"1": "remove leaves with n <= s (Method 1)", "2": "make a node with a child of n <= s a leaf (Method 2)"}
 

@@ -16,18 +16,7 @@ if TYPE_CHECKING:
     from ppdm.data.hierarchy import Hierarchy
     from ppdm.data.roles import Roles
 
-from ppdm.cli.common import (
-    DISCLOSURES,
-    _features,
-    _split_list,
-    check_outputs,
-    console,
-    csv_options,
-    handles_errors,
-    main,
-    read_csv,
-    status,
-)
+from ppdm.cli.common import DISCLOSURES, _features, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv, status
 
 
 def _load_training_data(
