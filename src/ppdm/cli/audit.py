@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ppdm.attacks import AttackResult
-    from ppdm.tree import Tree
+    from ppdm.tree import Forest, Tree
 
 from ppdm.cli.common import (
     DISCLOSURES,
@@ -94,9 +96,17 @@ def _print_audit(result: AttackResult, top: int) -> None:
     help="Audit this published tree (JSON) instead.",
 )
 @click.option(
+    "--model",
+    "model_file",
+    type=click.Path(path_type=Path),
+    help="Audit this published model: a ppdm tree or forest JSON, an XGBoost JSON or a LightGBM text model file "
+    "(the format is detected; pickles are never read).",
+)
+@click.option(
     "--data",
     type=click.Path(path_type=Path),
-    help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack.",
+    help="With --tree or --model: the training records (CSV, in the order the model was fitted on); the sensitive "
+    "column, when present, measures the attack.",
 )
 @click.option(
     "--sensitive",
@@ -131,7 +141,8 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option(
     "--class",
     "class_attribute",
-    help="With --dataset: the class the trained tree predicts (default: the sensitive column).",
+    help="With --dataset: the class the trained tree predicts (default: the sensitive column); with an XGBoost or "
+    "LightGBM --model: the class column of --data.",
 )
 @click.option(
     "--algorithm",
@@ -190,6 +201,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 def audit_command(
     dataset: str | None,
     tree_file: Path | None,
+    model_file: Path | None,
     data: Path | None,
     sensitive: str | None,
     known: str | None,
@@ -212,7 +224,7 @@ def audit_command(
     out: Path | None,
     quiet: bool,
 ) -> None:
-    """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy)."""
+    """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     check_outputs(out)
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.errors import UninformativeKnowledgeWarning
@@ -227,10 +239,13 @@ def audit_command(
         sa_published,
         known_individuals,
     )
+    if tree_file is not None and model_file is not None:
+        raise PpdmError("give --tree or --model (the same option for a model file), not both")
+    tree_file = tree_file or model_file
     if dataset is not None:
         if tree_file is not None or data is not None:
             raise PpdmError(
-                "give either --dataset (train and audit) or --tree with --data, not both"
+                "give either --dataset (train and audit) or --tree/--model with --data, not both"
             )
         if threat.sensitive is None:
             raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
@@ -249,20 +264,20 @@ def audit_command(
     else:
         if tree_file is None or data is None:
             raise PpdmError(
-                "give --dataset NAME, or --tree TREE.json with --data TABLE.csv"
+                "give --dataset NAME, or --model MODEL (--tree TREE.json) with --data TABLE.csv"
             )
-        tree, table = _tree_and_table(tree_file, data)
+        tree, table = _model_and_table(tree_file, data, class_attribute, quiet)
     if class_known:
         threat = _with_class_known(threat, tree, table)
     table, dropped = _missing(table, tree, threat, missing)
     knowledge = Knowledge(rate=True, label=not no_label, internal=internal)
-    with status("solving the maximum-entropy problem", quiet):
+    with _tree_progress(tree, quiet) as progress, status("solving the maximum-entropy problem", quiet or progress is not None):
         with warnings.catch_warnings():
             warnings.simplefilter(
                 "ignore", UninformativeKnowledgeWarning
             )  # printed with the summary
             result = maxent_attack(
-                tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat
+                tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat, progress=progress
             )
     if dropped:
         result.details["dropped_rows"] = dropped
@@ -323,7 +338,7 @@ def _default_known(threat: Any, features: list[str]) -> Any:
     return threat
 
 
-def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
+def _with_class_known(threat: Any, tree: Tree | Forest, table: pd.DataFrame) -> Any:
     resolved = threat.resolve(table, tree.class_attribute)
     if tree.class_attribute == resolved.sensitive:
         raise PpdmError(
@@ -332,20 +347,87 @@ def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
     return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
 
 
-def _tree_and_table(tree_file: Path, data: Path) -> tuple[Tree, pd.DataFrame]:
+def _model_and_table(model_file: Path, data: Path, class_attribute: str | None, quiet: bool) -> tuple[Any, pd.DataFrame]:
+    """The published model (a :class:`Tree` or :class:`Forest`, by the file's format) and the table."""
     from ppdm.data.datasets import load_csv
-    from ppdm.tree import load_tree
 
-    return load_tree(tree_file), load_csv(data)[0]
+    table = load_csv(data)[0]
+    with status(f"reading {model_file}", quiet):
+        return read_model(model_file, table, class_attribute), table
+
+
+def read_model(path: Path, table: pd.DataFrame, class_attribute: str | None) -> Any:
+    """A ppdm tree or forest JSON, an XGBoost JSON model or a LightGBM text model, detected from
+    the file's content; the libraries' files are traced to ``table``'s columns (the class column
+    ``class_attribute``)."""
+    import json
+
+    from ppdm.tree import forest_from_lightgbm, forest_from_xgboost, load_forest, load_tree
+
+    if path.is_dir():
+        raise PpdmError(f"{path}: is a directory, not a model file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PpdmError(f"{path}: no such model file") from None
+    except UnicodeDecodeError:
+        raise PpdmError(f"{path}: not a text model file (ppdm reads JSON and LightGBM text models, never pickles)") from None
+    head = text.lstrip()[:1]
+    if head == "{":
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PpdmError(f"{path} line {exc.lineno}: not valid JSON") from None
+        kind = doc.get("format") if isinstance(doc, dict) else None
+        if kind == "ppdm-tree":
+            return load_tree(path)
+        if kind == "ppdm-forest":
+            return load_forest(path)
+        if isinstance(doc, dict) and "learner" in doc:
+            X, y = _features_and_class(path, table, class_attribute)
+            return forest_from_xgboost(doc, X, y=y)
+        raise PpdmError(f"{path}: a JSON file but not a ppdm tree or forest nor an XGBoost model (no 'format' or 'learner' key)")
+    if text.startswith("tree\n") or "\nTree=0\n" in text:
+        X, y = _features_and_class(path, table, class_attribute)
+        return forest_from_lightgbm(text, X, y=y)
+    raise PpdmError(f"{path}: not a model file ppdm reads (ppdm tree or forest JSON, XGBoost JSON, LightGBM text)")
+
+
+def _features_and_class(path: Path, table: pd.DataFrame, class_attribute: str | None) -> tuple[pd.DataFrame, pd.Series]:
+    if class_attribute is None:
+        raise PpdmError(f"{path}: an XGBoost or LightGBM model does not name its class column: give it with --class")
+    if class_attribute not in table.columns:
+        raise PpdmError(f"--class {class_attribute!r} is not a column of --data")
+    return table.drop(columns=[class_attribute]), table[class_attribute]
+
+
+@contextmanager
+def _tree_progress(model: Any, quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar over a forest's trees while their rows are built (a terminal only, not under --quiet)."""
+    from ppdm.tree.forest import Forest
+
+    if quiet or not console.is_terminal or not isinstance(model, Forest):
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task("building each tree's rows", total=model.n_trees)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
 
 
 def _missing(
-    table: pd.DataFrame, tree: Tree, threat: Any, policy: str
+    table: pd.DataFrame, tree: Tree | Forest, threat: Any, policy: str
 ) -> tuple[pd.DataFrame, int]:
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
     from ppdm.data.missing import handle_missing
 
     resolved = threat.resolve(table, tree.class_attribute)
-    split = [n.split.attribute for n in tree.nodes if n.split is not None]
+    trees = getattr(tree, "trees", [tree])  # a forest: every tree's splits
+    split = [n.split.attribute for t in trees for n in t.nodes if n.split is not None]
     columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
     return handle_missing(table, columns, policy)  # type: ignore[arg-type]
