@@ -17,11 +17,11 @@ FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "so
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    """Nursery (600 rows) as a CSV; a bootstrap random forest as ppdm-forest JSON; XGBoost and
+    """Nursery (300 rows) as a CSV; a bootstrap random forest as ppdm-forest JSON; XGBoost and
     LightGBM models of the same rows in their own file formats (when installed)."""
     root = tmp_path_factory.mktemp("forest-cli")
     frame, _ = load_nursery()
-    frame = frame.sample(600, random_state=0).reset_index(drop=True)
+    frame = frame.sample(300, random_state=0).reset_index(drop=True)
     frame["class"] = frame["class"].cat.remove_unused_categories()
     frame.to_csv(root / "train.csv", index=False)
     frame = pd.read_csv(root / "train.csv")  # the table exactly as the CLI reads it

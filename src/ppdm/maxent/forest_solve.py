@@ -34,10 +34,16 @@ from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.solve import kkt_residual_of
 
 #: Newton steps before giving up.
-MAX_NEWTON = 200
+MAX_NEWTON = 100
 
 #: Conjugate-gradient iterations per Newton step at most.
-MAX_CG = 500
+MAX_CG = 200
+
+#: A type whose share of its cell falls below this is fixed at 0 (see :func:`solve_forest`).
+VANISHING = 1e-13
+
+#: Largest row violation at which a Newton run whose dual value no longer moves stops ("inaccurate").
+STALLED = 1e-7
 
 #: Rows at most for which the whole problem goes to the Newton driver of the factored form.
 NEWTON_ROWS = 0
@@ -53,11 +59,12 @@ class _Dual:
         self.rho = np.bincount(red.access.indices, weights=red.weights, minlength=red.n_cells)
         self.cell = red.cell_of_type
         self.starts = red.cell_start[:-1]
+        self.log_base = red.log_base.copy()
         self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
 
     def state(self, lam: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
         """Value, within-cell weights w, type masses P and the residual A P − b."""
-        s = self.red.log_base - self.AT @ lam
+        s = self.log_base - self.AT @ lam
         top = np.maximum.reduceat(s, self.starts)
         e = np.exp(s - top[self.cell])
         z = np.add.reduceat(e, self.starts)
@@ -79,7 +86,14 @@ class _Dual:
 
 
 def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = MAX_NEWTON) -> FactoredSolution:
-    """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation."""
+    """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
+
+    Many records sit in leaves that, together over the trees, leave them a single class: the
+    optimum is then on the boundary, at types the presolve cannot prove impossible, and the
+    multipliers run off to infinity as Newton chases them. A type whose share of its cell falls
+    below :data:`VANISHING` is therefore fixed at 0 (moving its mass changes no posterior by more
+    than that); the answer is checked against every original row as always.
+    """
     start = time.perf_counter()
     A, _, le, _ = problem.stacked()
     if A.shape[0] <= NEWTON_ROWS or le.any():
@@ -91,13 +105,20 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = 
     lam = np.zeros(len(red.b))
     value, w, P, g = dual.state(lam)
     steps = cg_total = 0
+    history = [value]
     for steps in range(1, max_newton + 1):
         gnorm = float(np.abs(g).max(initial=0.0))
-        if gnorm <= tol * 1e-2:
+        if gnorm <= tol or (gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)):
             break
         d, n_cg = _pcg(dual, w, P, g, min(0.5, np.sqrt(gnorm)))
         cg_total += n_cg
         lam, value, w, P, g = _line_search(dual, lam, value, g, d)
+        vanishing = (w < VANISHING) & np.isfinite(dual.log_base)
+        if vanishing.any():  # on the boundary: fix the types at 0 instead of chasing them
+            dual.log_base[vanishing] = -np.inf
+            value, w, P, g = dual.state(lam)
+        history.append(value)
+    red.log_base = dual.log_base  # the types fixed at 0 stay there
     return _solution(problem, red, lam, steps, cg_total, time.perf_counter() - start, tol)
 
 
