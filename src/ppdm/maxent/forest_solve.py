@@ -40,7 +40,7 @@ MAX_NEWTON = 100
 MAX_CG = 200
 
 #: A type whose share of its cell falls below this is fixed at 0 (see :func:`solve_forest`).
-VANISHING = 1e-13
+VANISHING = 1e-10
 
 #: Largest row violation at which a Newton run whose dual value no longer moves stops ("inaccurate").
 STALLED = 1e-7
