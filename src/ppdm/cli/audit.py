@@ -241,6 +241,7 @@ def audit_command(
     )
     if tree_file is not None and model_file is not None:
         raise PpdmError("give --tree or --model (the same option for a model file), not both")
+    what = "tree" if tree_file is not None else "model"
     tree_file = tree_file or model_file
     if dataset is not None:
         if tree_file is not None or data is not None:
@@ -266,7 +267,7 @@ def audit_command(
             raise PpdmError(
                 "give --dataset NAME, or --model MODEL (--tree TREE.json) with --data TABLE.csv"
             )
-        tree, table = _model_and_table(tree_file, data, class_attribute, quiet)
+        tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what)
     if class_known:
         threat = _with_class_known(threat, tree, table)
     table, dropped = _missing(table, tree, threat, missing)
@@ -347,10 +348,12 @@ def _with_class_known(threat: Any, tree: Tree | Forest, table: pd.DataFrame) -> 
     return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
 
 
-def _model_and_table(model_file: Path, data: Path, class_attribute: str | None, quiet: bool) -> tuple[Any, pd.DataFrame]:
+def _model_and_table(model_file: Path, data: Path, class_attribute: str | None, quiet: bool, what: str = "model") -> tuple[Any, pd.DataFrame]:
     """The published model (a :class:`Tree` or :class:`Forest`, by the file's format) and the table."""
     from ppdm.data.datasets import load_csv
 
+    if model_file.is_dir():  # named before the table is read
+        raise PpdmError(f"{model_file}: is a directory, not a {what} file")
     table = load_csv(data)[0]
     with status(f"reading {model_file}", quiet):
         return read_model(model_file, table, class_attribute), table

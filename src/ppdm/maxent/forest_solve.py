@@ -9,7 +9,9 @@ lands in one joint leaf (one *cell*), and the Hessian's product with a vector ne
 
     H v = A [P ∘ (u − ū_cell)],   u = Aᵀ v,   ū_C = Σ_{t ∈ C} w(t | C) u_t,
 
-two sparse products with the rows. So each Newton system is solved by conjugate gradients
+two sparse products with the rows. When the Hessian is small enough (fewer trees, or few rows
+per record: :data:`EXACT_NNZ`) it is formed and factorised; otherwise each Newton system is
+solved by conjugate gradients
 (preconditioned by the Hessian's diagonal, to a relative accuracy that tightens as the gradient
 falls: a truncated Newton method), followed by a backtracking line search on the dual.
 
@@ -24,7 +26,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from ppdm.errors import InfeasibleError
 from ppdm.maxent.factored import FactoredSolution, solve_factored
@@ -35,6 +39,12 @@ from ppdm.maxent.solve import kkt_residual_of
 
 #: Newton steps before giving up.
 MAX_NEWTON = 100
+
+#: Hessians with at most this many non-zeros (bound) are factorised; larger ones go to CG.
+EXACT_NNZ = 2e7
+
+#: Hessians on at most this many rows are factorised as dense arrays.
+DENSE_ROWS = 4000
 
 #: Conjugate-gradient iterations per Newton step at most.
 MAX_CG = 200
@@ -78,6 +88,19 @@ class _Dual:
         mean = np.add.reduceat(w * u, self.starts)
         return self.A @ (P * (u - mean[self.cell]))
 
+    def hessian(self, w: np.ndarray, P: np.ndarray) -> sp.csr_matrix:
+        """∇²D as a sparse matrix: A diag(P) Aᵀ − Y diag(ρ) Yᵀ, Y = A diag(w) (types → cells)."""
+        A = self.A
+        first = sp.csr_matrix((A.data * P[A.indices], A.indices, A.indptr), shape=A.shape) @ self.AT
+        Y = sp.csr_matrix((A.data * w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
+        Yr = sp.csr_matrix((Y.data * np.sqrt(self.rho)[Y.indices], Y.indices, Y.indptr), shape=Y.shape)
+        return sp.csr_matrix(first - Yr @ Yr.T)
+
+    def hessian_size(self) -> float:
+        """An upper bound on the Hessian's non-zeros: Σ over cells of (entries of its types)²."""
+        per_type = np.diff(self.AT.indptr).astype(float)
+        return float((np.add.reduceat(per_type, self.starts) ** 2).sum())
+
     def hess_diag(self, w: np.ndarray, P: np.ndarray) -> np.ndarray:
         A = self.A
         first = A.multiply(A) @ P
@@ -102,6 +125,7 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = 
     if (np.diff(red.access.indptr) != 1).any() or red.le.any():
         return solve_factored(problem, tol=tol)
     dual = _Dual(red)
+    exact = dual.hessian_size() <= EXACT_NNZ
     lam = np.zeros(len(red.b))
     value, w, P, g = dual.state(lam)
     steps = cg_total = 0
@@ -110,7 +134,7 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = 
         gnorm = float(np.abs(g).max(initial=0.0))
         if gnorm <= tol or (gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)):
             break
-        d, n_cg = _pcg(dual, w, P, g, min(0.5, np.sqrt(gnorm)))
+        d, n_cg = _direction(dual, w, P, g, min(0.5, np.sqrt(gnorm)), exact)
         cg_total += n_cg
         lam, value, w, P, g = _line_search(dual, lam, value, g, d)
         vanishing = (w < VANISHING) & np.isfinite(dual.log_base)
@@ -120,6 +144,26 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = 
         history.append(value)
     red.log_base = dual.log_base  # the types fixed at 0 stay there
     return _solution(problem, red, lam, steps, cg_total, time.perf_counter() - start, tol)
+
+
+def _direction(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, exact: bool) -> tuple[np.ndarray, int]:
+    """The Newton direction: a sparse factorisation of the Hessian when it is small enough
+    (:data:`EXACT_NNZ`), conjugate gradients otherwise; and the CG iterations it took."""
+    if not exact:
+        return _pcg(dual, w, P, g, eta)
+    H = dual.hessian(w, P)
+    ridge = max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300) * max(1e-12, 1e-4 * float(np.abs(g).max(initial=0.0)))
+    if len(g) <= DENSE_ROWS:
+        damped = H.toarray()
+        damped[np.diag_indices_from(damped)] += ridge
+        try:
+            return sla.cho_solve(sla.cho_factor(damped, check_finite=False), g, check_finite=False), 0
+        except np.linalg.LinAlgError:
+            return _pcg(dual, w, P, g, eta)
+    step = spla.spsolve((H + ridge * sp.identity(len(g), format="csr")).tocsc(), g)
+    if not np.all(np.isfinite(step)):  # pragma: no cover - the damped system is positive definite
+        return _pcg(dual, w, P, g, eta)
+    return step, 0
 
 
 def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float) -> tuple[np.ndarray, int]:
