@@ -100,3 +100,23 @@ def test_a_forest_audit_against_the_wrong_rows_is_refused(run, files):
     frame.to_csv(path, index=False)
     result = run("audit", "--model", files / "forest.json", "--data", path, "--sensitive", "class", "--known", ",".join(FEATURES))
     assert result.exit_code == 2 and "contradicts" in result.output, result.output
+
+
+def test_a_progress_bar_over_the_trees_on_a_terminal_only(files, monkeypatch):
+    from ppdm.cli import audit
+    from ppdm.cli.common import console
+    from ppdm.tree import load_forest
+
+    forest = load_forest(files / "forest.json")
+    with audit._tree_progress(forest, quiet=False) as progress:
+        assert progress is None  # not a terminal under the test runner
+    monkeypatch.setattr(type(console), "is_terminal", property(lambda self: True), raising=False)
+    with audit._tree_progress(forest, quiet=True) as progress:
+        assert progress is None  # nothing under --quiet
+    seen = []
+    with audit._tree_progress(forest, quiet=False) as progress:
+        assert progress is not None
+        for done in range(1, forest.n_trees + 1):
+            progress(done, forest.n_trees)
+            seen.append(done)
+    assert seen == list(range(1, forest.n_trees + 1))

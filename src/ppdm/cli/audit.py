@@ -412,9 +412,11 @@ def _tree_progress(model: Any, quiet: bool) -> Iterator[Callable[[int, int], Non
     if quiet or not console.is_terminal or not isinstance(model, Forest):
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=console, transient=True) as bar:
+    real = console._console if isinstance(console._console, Console) else Console(**console._settings)  # the lazy console's own
+    with Progress(console=real, transient=True) as bar:
         task = bar.add_task("building each tree's rows", total=model.n_trees)
 
         def advance(done: int, total: int) -> None:
