@@ -21,7 +21,11 @@ from ppdm.maxent.factored import expand
 from ppdm.maxent.forest_constraints import forest_type_problem
 from ppdm.maxent.forest_solve import solve_forest
 from ppdm.maxent.forest_types import MAX_ROUTED
-from ppdm.tree import Forest, forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
+from ppdm.tree import (
+    forest_from_lightgbm,
+    forest_from_sklearn,
+    forest_from_xgboost,
+)
 
 ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
 

@@ -35,7 +35,13 @@ import scipy.sparse as sp
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.unknowns import MAX_SENSITIVE_VALUES, Component, UnknownDomain, interval_cells, sensitive_component
+from ppdm.maxent.unknowns import (
+    MAX_SENSITIVE_VALUES,
+    Component,
+    UnknownDomain,
+    interval_cells,
+    sensitive_component,
+)
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import encode_categories
 from ppdm.tree.splits import ThresholdSplit
