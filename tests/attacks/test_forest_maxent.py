@@ -208,3 +208,19 @@ def test_the_tree_by_tree_form_solves_the_paper_setting_without_the_dense_newton
 
     monkeypatch.setattr("ppdm.maxent.forest_solve.solve_factored", refuse)
     assert solve_forest(problem).status == "optimal"
+
+
+@pytest.mark.parametrize("path", ["dense", "sparse", "conjugate gradients"])
+def test_every_newton_direction_gives_the_same_estimate(nursery_coarse, path, monkeypatch):
+    from ppdm.maxent.factored import solve_factored
+
+    table, X, D, y = nursery_coarse
+    forest = _sklearn(RandomForestClassifier(5, max_depth=3, random_state=0, n_jobs=1))(X, D, y)
+    problem, _ = forest_type_problem(forest, table, list(X.columns), y.name)
+    if path == "sparse":
+        monkeypatch.setattr("ppdm.maxent.forest_solve.DENSE_ROWS", 0)
+    if path == "conjugate gradients":
+        monkeypatch.setattr("ppdm.maxent.forest_solve.EXACT_NNZ", 0)
+    ours = solve_forest(problem)
+    assert ours.max_violation <= 1e-7
+    assert np.abs(ours.marginal - solve_factored(problem).marginal).max() <= 1e-5
