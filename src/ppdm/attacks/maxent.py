@@ -14,16 +14,18 @@ explicit slot form, the reference the factored one is tested against.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.attacks.forest_maxent import forest_maxent_attack
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.counting import compress, is_dask
+from ppdm.attacks.truth import TRUTH_TOLERANCE, check_truth
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
 from ppdm.maxent.attacker_types import AttackerTypes, attacker_types
@@ -36,6 +38,7 @@ from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem, typ
 from ppdm.maxent.unknowns import AttackerTable, attacker_table, split_attributes
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
 UNIFORM_NOTE = (
@@ -48,12 +51,10 @@ _LEVEL = {Disclosure.LABELS: 0, Disclosure.ERROR_RATES: 1, Disclosure.CLASS_COUN
 
 _KNOWN_KEY = "__ppdm_known_individual__"
 
-#: Records by which the true table may miss a published count before the audit refuses it.
-TRUTH_TOLERANCE = 1e-6
 
 
 def maxent_attack(
-    tree: Tree,
+    tree: Tree | Forest,
     data: pd.DataFrame,
     quasi_identifiers: Sequence[str] | None = None,
     sensitive: str | None = None,
@@ -66,6 +67,7 @@ def maxent_attack(
     client: object = None,
     progress: bool | None = None,
     weights: np.ndarray | None = None,
+    tree_progress: Callable[[int, int], None] | None = None,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
@@ -90,7 +92,19 @@ def maxent_attack(
     arrays are then per combination (``groups.record_weights`` records each); each record's group
     is written back with :meth:`ppdm.data.counting.DaskCounting.with_group_ids`. ``weights``: a
     table already counted that way (:func:`ppdm.data.counting.compress`), the records per row.
+
+    ``tree`` may be a :class:`~ppdm.tree.forest.Forest`: one problem then holds every tree's rows
+    (:func:`ppdm.attacks.forest_maxent.forest_maxent_attack`; internal-node constraints and
+    ``time_limit`` do not apply, ``factored`` is always true; ``tree_progress(done, total)`` is called
+    after each tree's rows are built).
     """
+    if isinstance(tree, Forest):
+        if is_dask(data):
+            raise DataError("a forest is audited on an in-memory (pandas) table, not a Dask one")
+        if knowledge.internal:
+            raise MaxEntError("internal-node constraints are built for a single tree, not for a forest")
+        threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
+        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress)
     if is_dask(data):
         if threat is not None and threat.known_individuals:
             raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")
@@ -185,7 +199,7 @@ def _factored_audit(
     return AuditProblem(tree, types, problem, threat, knowledge, coverage)
 
 
-def _threat(tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, knowledge: Knowledge, threat: ThreatModel | None) -> ThreatModel:
+def _threat(tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, knowledge: Knowledge, threat: ThreatModel | None) -> ThreatModel:
     if threat is None:
         sensitive = sensitive or tree.class_attribute
         if quasi_identifiers is None:
@@ -257,25 +271,6 @@ def _add_known_individuals(problem: MaxEntProblem, table: AttackerTable) -> None
     A = sp.csr_matrix((np.ones(len(groups)), (np.arange(len(groups)), cols)), shape=(len(groups), problem.n_variables))
     names = [f"known individual (row {int(first_record[g])})" for g in groups]
     problem.add(LinearBlock("known-individual", A, table.groups.weights[groups], "eq", names))
-
-
-def check_truth(problem: MaxEntProblem | FactoredProblem, table: AttackerTable | AttackerTypes) -> None:
-    """The real records must satisfy every row built: otherwise the table is not the training data.
-
-    Explicit slots: the records' P(q, slot); factored: their type counts P(t).
-    """
-    joint = table.truth()
-    if joint is None:
-        return
-    p = joint if isinstance(problem, FactoredProblem) else joint / table.groups.weights[:, None]
-    violation = problem.violations(p) * table.groups.n_records
-    if violation.max(initial=0.0) > TRUTH_TOLERANCE:
-        _, _, _, names = problem.stacked()
-        r = int(np.argmax(violation))
-        raise DataError(
-            f"the table contradicts what the model publishes: {names[r]} is off by {violation[r]:g} "
-            "records on the table's own values (audit the model against the records it was trained on)"
-        )
 
 
 def _solve(audit: AuditProblem, tol: float, time_limit: float | None) -> tuple[Solution | FactoredSolution, np.ndarray, int | None]:

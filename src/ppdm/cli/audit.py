@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -106,10 +108,18 @@ def _print_audit(result: AttackResult, top: int) -> None:
     help="Audit this published tree (JSON) instead.",
 )
 @click.option(
+    "--model",
+    "model_file",
+    type=click.Path(path_type=Path),
+    help="Audit this published model: a ppdm tree or forest JSON, an XGBoost JSON or a LightGBM text model file "
+    "(the format is detected; pickles are never read).",
+)
+@click.option(
     "--data",
     type=click.Path(path_type=Path),
-    help="With --tree: the training records (CSV); the sensitive column, when present, measures the attack. "
-    "With --backend dask: Parquet or CSV files, a directory or a glob ('part-*.parquet').",
+    help="With --tree or --model: the training records (CSV, in the order the model was fitted on); the sensitive "
+    "column, when present, measures the attack. With --backend dask: Parquet or CSV files, a directory or a glob "
+    "('part-*.parquet').",
 )
 @click.option(
     "--backend",
@@ -122,7 +132,8 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option(
     "--class",
     "class_attribute",
-    help="With --dataset: the class the trained tree predicts (default: the sensitive column).",
+    help="With --dataset: the class the trained tree predicts (default: the sensitive column); with an XGBoost or "
+    "LightGBM --model: the class column of --data.",
 )
 @click.option(
     "--algorithm",
@@ -195,6 +206,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 def audit_command(
     dataset: str | None,
     tree_file: Path | None,
+    model_file: Path | None,
     data: Path | None,
     backend: str,
     sensitive: str | None,
@@ -222,7 +234,7 @@ def audit_command(
     report_out: Path | None,
     quiet: bool,
 ) -> None:
-    """What an attacker infers about everyone's sensitive value from a published tree (maximum entropy)."""
+    """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     check_outputs(out)
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
@@ -247,10 +259,14 @@ def audit_command(
         sa_published,
         known_individuals,
     )
+    if tree_file is not None and model_file is not None:
+        raise PpdmError("give --tree or --model (the same option for a model file), not both")
+    what = "tree" if tree_file is not None else "model"
+    tree_file = tree_file or model_file
     if dataset is not None:
         if tree_file is not None or data is not None:
             raise PpdmError(
-                "give either --dataset (train and audit) or --tree with --data, not both"
+                "give either --dataset (train and audit) or --tree/--model with --data, not both"
             )
         if threat.sensitive is None:
             raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
@@ -271,9 +287,9 @@ def audit_command(
     else:
         if tree_file is None or data is None:
             raise PpdmError(
-                "give --dataset NAME, or --tree TREE.json with --data TABLE.csv"
+                "give --dataset NAME, or --model MODEL (--tree TREE.json) with --data TABLE.csv"
             )
-        tree, table = _tree_and_table(tree_file, data, backend)
+        tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend)
     if class_known:
         threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
     weights = None
@@ -284,13 +300,13 @@ def audit_command(
     knowledge = Knowledge(rate=True, label=not no_label, internal=internal)
     result = None
     if estimate:
-        with status("solving the maximum-entropy problem", quiet):
+        with _tree_progress(tree, quiet) as progress, status("solving the maximum-entropy problem", quiet or progress is not None):
             with warnings.catch_warnings():
                 warnings.simplefilter(
                     "ignore", UninformativeKnowledgeWarning
                 )  # printed with the summary
                 result = maxent_attack(
-                    tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights
+                    tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress
                 )
         if dropped:
             result.details["dropped_rows"] = dropped
@@ -348,14 +364,43 @@ def _save(out: Path, estimate: AttackResult | None, proved: AttackResult | None)
     out.write_text(result_json(payload))
 
 
-def _tree_and_table(tree_file: Path, data: Path, backend: str = "pandas") -> tuple[Tree, Any]:
-    from ppdm.tree import load_tree
+def _model_and_table(
+    model_file: Path, data: Path, class_attribute: str | None, quiet: bool, what: str = "model", backend: str = "pandas"
+) -> tuple[Any, Any]:
+    """The published model (a :class:`Tree` or :class:`Forest`, by the file's format:
+    :func:`ppdm.tree.model_files.load_model`) and the table (read lazily with ``backend="dask"``)."""
+    from ppdm.tree.model_files import load_model
 
+    if model_file.is_dir():  # named before the table is read
+        raise PpdmError(f"{model_file}: is a directory, not a {what} file")
     if backend == "dask":
         from ppdm.data.lazy import read_lazy
 
-        return load_tree(tree_file), read_lazy(data)
-    return load_tree(tree_file), read_csv(data)[0]
+        return load_model(model_file), read_lazy(data)
+    table = read_csv(data)[0]
+    with status(f"reading {model_file}", quiet):
+        return load_model(model_file, table, class_attribute=class_attribute), table
+
+
+@contextmanager
+def _tree_progress(model: Any, quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar over a forest's trees while their rows are built (a terminal only, not under --quiet)."""
+    from ppdm.tree.forest import Forest
+
+    if quiet or not console.is_terminal or not isinstance(model, Forest):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    real = console._console if isinstance(console._console, Console) else Console(**console._settings)  # the lazy console's own
+    with Progress(console=real, transient=True) as bar:
+        task = bar.add_task("building each tree's rows", total=model.n_trees)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance
 
 
 def _counted(frame: Any, tree: Tree, threat: Any, policy: str, quiet: bool) -> tuple[pd.DataFrame, Any, int, Any]:

@@ -454,12 +454,13 @@ def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
 
 
 def _missing(
-    table: pd.DataFrame, tree: Tree, threat: Any, policy: str
+    table: pd.DataFrame, tree: Any, threat: Any, policy: str
 ) -> tuple[pd.DataFrame, int]:
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
     from ppdm.data.missing import handle_missing
 
     resolved = threat.resolve(table, tree.class_attribute)
-    split = [n.split.attribute for n in tree.nodes if n.split is not None]
+    trees = getattr(tree, "trees", [tree])  # a forest: every tree's splits
+    split = [n.split.attribute for t in trees for n in t.nodes if n.split is not None]
     columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
     return handle_missing(table, columns, policy)  # type: ignore[arg-type]

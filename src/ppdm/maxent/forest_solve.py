@@ -1,0 +1,244 @@
+"""Solve a forest's maximum-entropy problem by Newton's method with conjugate gradients.
+
+Over a forest every (group, joint leaf) type sits in the rows of every tree, so the Hessian of
+the dual (:mod:`ppdm.maxent.factored_dual`) couples every tree's leaves: for 100 trees of depth
+10 it would be a 10⁵ × 10⁵ matrix with ~10⁹ entries, out of reach of the Newton driver of
+:mod:`ppdm.maxent.dual`, and sweeping tree by tree (iterative proportional fitting) needs
+hundreds of sweeps because the trees share every record. In paper 000's setting each group
+lands in one joint leaf (one *cell*), and the Hessian's product with a vector needs no matrix:
+
+    H v = A [P ∘ (u − ū_cell)],   u = Aᵀ v,   ū_C = Σ_{t ∈ C} w(t | C) u_t,
+
+two sparse products with the rows. When the Hessian is small enough (fewer trees, or few rows
+per record: :data:`EXACT_NNZ`) it is formed and factorised; otherwise each Newton system is
+solved by conjugate gradients
+(preconditioned by the Hessian's diagonal, to a relative accuracy that tightens as the gradient
+falls: a truncated Newton method), followed by a backtracking line search on the dual.
+
+:func:`solve_forest` presolves as :func:`~ppdm.maxent.factored.solve_factored` does (forced
+zeros, merged groups); small problems, problems with inequality rows and problems where a group
+reaches several joint leaves (unknown split attributes) go to
+:func:`~ppdm.maxent.factored.solve_factored`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from ppdm.errors import InfeasibleError
+from ppdm.maxent.factored import FactoredSolution, solve_factored
+from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
+from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
+from ppdm.maxent.factored_problem import FactoredProblem
+from ppdm.maxent.solve import kkt_residual_of
+
+#: Newton steps before giving up.
+MAX_NEWTON = 100
+
+#: Hessians with at most this many non-zeros (bound) are factorised; larger ones go to CG.
+EXACT_NNZ = 2e7
+
+#: Hessians on at most this many rows are factorised as dense arrays.
+DENSE_ROWS = 4000
+
+#: Conjugate-gradient iterations per Newton step at most.
+MAX_CG = 200
+
+#: A type whose share of its cell falls below this is fixed at 0 (see :func:`solve_forest`).
+VANISHING = 1e-10
+
+#: Largest row violation at which a Newton run whose dual value no longer moves stops ("inaccurate").
+STALLED = 1e-7
+
+#: Rows at most for which the whole problem goes to the Newton driver of the factored form.
+NEWTON_ROWS = 0
+
+
+class _Dual:
+    """D(λ) = Σ_C ρ_C log Σ_{t ∈ C} m_t e^{−(Aᵀλ)_t} + λ·b on one-cell-per-group problems."""
+
+    def __init__(self, red: FactoredReduced) -> None:
+        self.red = red
+        self.A = red.A
+        self.AT = sp.csr_matrix(red.A.T)
+        self.rho = np.bincount(red.access.indices, weights=red.weights, minlength=red.n_cells)
+        self.cell = red.cell_of_type
+        self.starts = red.cell_start[:-1]
+        self.log_base = red.log_base.copy()
+        self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
+
+    def state(self, lam: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+        """Value, within-cell weights w, type masses P and the residual A P − b."""
+        s = self.log_base - self.AT @ lam
+        top = np.maximum.reduceat(s, self.starts)
+        e = np.exp(s - top[self.cell])
+        z = np.add.reduceat(e, self.starts)
+        w = e / z[self.cell]
+        P = self.rho[self.cell] * w
+        value = float(self.rho @ (top + np.log(z)) + lam @ self.red.b)
+        return value, w, P, self.A @ P - self.red.b
+
+    def hess_vec(self, w: np.ndarray, P: np.ndarray, v: np.ndarray) -> np.ndarray:
+        u = self.AT @ v
+        mean = np.add.reduceat(w * u, self.starts)
+        return self.A @ (P * (u - mean[self.cell]))
+
+    def hessian(self, w: np.ndarray, P: np.ndarray) -> sp.csr_matrix:
+        """∇²D as a sparse matrix: A diag(P) Aᵀ − Y diag(ρ) Yᵀ, Y = A diag(w) (types → cells)."""
+        A = self.A
+        first = sp.csr_matrix((A.data * P[A.indices], A.indices, A.indptr), shape=A.shape) @ self.AT
+        Y = sp.csr_matrix((A.data * w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
+        Yr = sp.csr_matrix((Y.data * np.sqrt(self.rho)[Y.indices], Y.indices, Y.indptr), shape=Y.shape)
+        return sp.csr_matrix(first - Yr @ Yr.T)
+
+    def hessian_size(self) -> float:
+        """An upper bound on the Hessian's non-zeros: Σ over cells of (entries of its types)²."""
+        per_type = np.diff(self.AT.indptr).astype(float)
+        return float((np.add.reduceat(per_type, self.starts) ** 2).sum())
+
+    def hess_diag(self, w: np.ndarray, P: np.ndarray) -> np.ndarray:
+        A = self.A
+        first = A.multiply(A) @ P
+        Y = sp.csr_matrix((A.data * w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
+        return first - Y.multiply(Y) @ self.rho
+
+
+def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = MAX_NEWTON) -> FactoredSolution:
+    """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
+
+    Many records sit in leaves that, together over the trees, leave them a single class: the
+    optimum is then on the boundary, at types the presolve cannot prove impossible, and the
+    multipliers run off to infinity as Newton chases them. A type whose share of its cell falls
+    below :data:`VANISHING` is therefore fixed at 0 (moving its mass changes no posterior by more
+    than that); the answer is checked against every original row as always.
+    """
+    start = time.perf_counter()
+    A, _, le, _ = problem.stacked()
+    if A.shape[0] <= NEWTON_ROWS or le.any():
+        return solve_factored(problem, tol=tol)
+    red = reduce_factored(problem)
+    if (np.diff(red.access.indptr) != 1).any() or red.le.any():
+        return solve_factored(problem, tol=tol)
+    dual = _Dual(red)
+    exact = dual.hessian_size() <= EXACT_NNZ
+    lam = np.zeros(len(red.b))
+    value, w, P, g = dual.state(lam)
+    steps = cg_total = 0
+    history = [value]
+    for steps in range(1, max_newton + 1):
+        gnorm = float(np.abs(g).max(initial=0.0))
+        if gnorm <= tol or (gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)):
+            break
+        d, n_cg = _direction(dual, w, P, g, min(0.5, np.sqrt(gnorm)), exact)
+        cg_total += n_cg
+        lam, value, w, P, g = _line_search(dual, lam, value, g, d)
+        vanishing = (w < VANISHING) & np.isfinite(dual.log_base)
+        if vanishing.any():  # on the boundary: fix the types at 0 instead of chasing them
+            dual.log_base[vanishing] = -np.inf
+            value, w, P, g = dual.state(lam)
+        history.append(value)
+    red.log_base = dual.log_base  # the types fixed at 0 stay there
+    return _solution(problem, red, lam, steps, cg_total, time.perf_counter() - start, tol)
+
+
+def _direction(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, exact: bool) -> tuple[np.ndarray, int]:
+    """The Newton direction: a sparse factorisation of the Hessian when it is small enough
+    (:data:`EXACT_NNZ`), conjugate gradients otherwise; and the CG iterations it took."""
+    if not exact:
+        return _pcg(dual, w, P, g, eta)
+    H = dual.hessian(w, P)
+    ridge = max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300) * max(1e-12, 1e-4 * float(np.abs(g).max(initial=0.0)))
+    if len(g) <= DENSE_ROWS:
+        damped = H.toarray()
+        damped[np.diag_indices_from(damped)] += ridge
+        try:
+            return sla.cho_solve(sla.cho_factor(damped, check_finite=False), g, check_finite=False), 0
+        except np.linalg.LinAlgError:
+            return _pcg(dual, w, P, g, eta)
+    # a symmetric fill-reducing ordering: 20 % faster than the default column ordering on rf10
+    step = spla.splu((H + ridge * sp.identity(len(g), format="csr")).tocsc(), permc_spec="MMD_AT_PLUS_A").solve(g)
+    if not np.all(np.isfinite(step)):  # pragma: no cover - the damped system is positive definite
+        return _pcg(dual, w, P, g, eta)
+    return step, 0
+
+
+def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float) -> tuple[np.ndarray, int]:
+    """Solve H d = g to relative residual ``eta`` by conjugate gradients, Jacobi-preconditioned."""
+    diag = np.maximum(dual.hess_diag(w, P), 1e-300)
+    ridge = float(diag.max()) * 1e-12
+    inv = 1.0 / (diag + ridge)
+    d = np.zeros_like(g)
+    r = g.copy()
+    z = inv * r
+    p = z.copy()
+    rz = float(r @ z)
+    target = eta * float(np.linalg.norm(g))
+    for it in range(1, MAX_CG + 1):
+        Hp = dual.hess_vec(w, P, p) + ridge * p
+        curvature = float(p @ Hp)
+        if curvature <= 0:
+            return (d if it > 1 else g * inv), it
+        alpha = rz / curvature
+        d += alpha * p
+        r -= alpha * Hp
+        if float(np.linalg.norm(r)) <= target:
+            return d, it
+        z = inv * r
+        rz_new = float(r @ z)
+        p = z + (rz_new / rz) * p
+        rz = rz_new
+    return d, MAX_CG
+
+
+def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray):  # type: ignore[no-untyped-def]
+    """Backtracking (Armijo) along d from step 1; ∇D = −g, so the slope is −g·d."""
+    slope = float(g @ d)
+    t = 1.0
+    for _ in range(60):
+        trial = lam + t * d
+        new = dual.state(trial)
+        if new[0] <= value - 1e-4 * t * slope + 1e-15 * abs(value):
+            return (trial, *new)
+        t *= 0.5
+    return (lam, value, *dual.state(lam)[1:])
+
+
+def _solution(problem: FactoredProblem, red: FactoredReduced, lam: np.ndarray, steps: int, cg: int, seconds: float, tol: float) -> FactoredSolution:
+    """The estimate at ``lam``, checked against the original rows as the factored solver does."""
+    dual = FactoredDual(red)
+    state = dual.state(lam)
+    types = red.pinned_types.copy()
+    types[red.types] += state.P
+    violations = problem.violations(types)
+    worst = float(violations.max(initial=0.0))
+    if worst > max(tol * 100, 1e-7):
+        _, _, _, names = problem.stacked()
+        order = np.argsort(-violations)[:10]
+        shown = [names[i] for i in order if violations[i] > max(tol * 100, 1e-7)]
+        raise InfeasibleError(
+            f"the constraints are infeasible or the solver did not converge in {steps} Newton steps: "
+            f"the best solution found still violates {', '.join(shown)} (worst by {worst:.2e})",
+            shown,
+        )
+    entropy, marginal = entropy_and_marginal(problem, red, dual, state)
+    full = np.zeros(len(violations))
+    full[red.rows] = lam
+    return FactoredSolution(
+        marginal=marginal,
+        types=types,
+        entropy=entropy,
+        max_violation=worst,
+        iterations=cg,
+        newton_steps=steps,
+        seconds=seconds,
+        n_classes=len(red.weights),
+        n_rows=len(violations),
+        status="optimal" if worst <= tol else "inaccurate",
+        dual=full,
+        kkt_residual=kkt_residual_of(red.le, lam, state.residual, worst),
+    )

@@ -1,0 +1,428 @@
+"""The attacker's table over a whole forest, in factored form: groups, joint leaves, types.
+
+One tree's audit (:mod:`ppdm.maxent.attacker_types`) lets a group q of known values reach some
+leaves and takes as *types* the (leaf, class, sensitive cell) triples the rows see. Over a
+:class:`~ppdm.tree.forest.Forest` every (q, u) lands in one leaf of *every* tree, so a type's
+block is a *joint leaf*: the tuple (leaf in tree 0, ..., leaf in tree T−1) (paper 000 §4's rows,
+one tree after the other, over the same P(q, u)). In paper 000's setting (every split attribute
+known, the class sensitive) each group reaches one joint leaf; unknown split attributes let a
+group reach several, found by sending the group down every tree once per cell of the unknowns
+the trees split on (:data:`MAX_ROUTED` caps that enumeration).
+
+*Multiplicities.* A tree fitted on a bootstrap sample counts training row r m_{r,t} times (known
+to anyone holding a scikit-learn forest: ``Forest.multiplicities``), so a leaf's count is
+Σ_r m_{r,t}·[r in leaf]. Records of one known-value group with different multiplicity vectors
+contribute differently to the rows and are told apart by the attacker (who knows which row is
+whom), so the groups here are the distinct (known values, multiplicity vector) pairs and the
+block of a type carries the vector too: its coefficient in tree t's rows is m_t. A tree whose
+multiplicities are unknown is used only when its root holds exactly the table's records (each
+then counts once); otherwise its counts are over rows the attacker cannot tie to records (a
+bootstrap or subsample drawn from a stream the model does not store) and the tree is left out
+(``ForestTypes.left_out``): the audit then models what the remaining trees publish, never an
+expectation over the draw.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ppdm.data.qigroups import QIGroups
+from ppdm.errors import DataError, MaxEntError
+from ppdm.maxent.factored_problem import FactoredProblem
+from ppdm.maxent.unknowns import (
+    MAX_SENSITIVE_VALUES,
+    Component,
+    UnknownDomain,
+    interval_cells,
+    sensitive_component,
+)
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import encode_categories
+from ppdm.tree.splits import ThresholdSplit
+
+#: The most (group, cell of the routed unknowns, tree) triples routed before refusing.
+MAX_ROUTED = 40_000_000
+
+_MULT_KEY = "__ppdm_multiplicities__"
+
+
+@dataclass
+class ForestTypes:
+    """Groups of known values (and multiplicity vectors), the joint leaves they reach, the types.
+
+    ``block_leaves`` (blocks × trees): each joint leaf's leaf per tree; ``block_weight`` (blocks ×
+    trees): the multiplicity with which tree t counts a record of the block (0: out of bag);
+    ``reach``: groups × blocks, 0/1; ``group_class``: each group's known class (−1: unknown). Per
+    type: ``type_block``, ``type_class``, ``type_sens``, ``log_base``. ``used``: the trees whose
+    rows the audit builds (``left_out``: the others). ``true_type``: each record's type when the
+    data holds every unknown column.
+    """
+
+    forest: Forest
+    groups: QIGroups
+    domain: UnknownDomain
+    class_known: bool
+    block_leaves: np.ndarray
+    block_weight: np.ndarray
+    reach: sp.csr_matrix
+    group_class: np.ndarray
+    type_block: np.ndarray
+    type_class: np.ndarray
+    type_sens: np.ndarray
+    log_base: np.ndarray
+    used: np.ndarray
+    true_type: np.ndarray | None = None
+    known_group: np.ndarray | None = None
+    left_out: list[int] = field(default_factory=list)
+
+    @property
+    def class_attribute(self) -> str:
+        return self.forest.class_attribute
+
+    @property
+    def n_types(self) -> int:
+        return len(self.type_block)
+
+    @property
+    def n_blocks(self) -> int:
+        return len(self.block_leaves)
+
+    def problem(self) -> FactoredProblem:
+        """The factored problem without rows: groups, the joint leaves they reach, the types."""
+        pinned = None
+        if self.known_group is not None and self.known_group.any():
+            assert self.true_type is not None
+            pinned = np.where(self.known_group, self.true_type[_first_record(self.groups)], -1)
+        base = None if not self.log_base.any() else self.log_base
+        return FactoredProblem(
+            self.groups.weights, self.reach, self.group_class, self.type_block, self.type_class, self.type_sens,
+            self.domain.sensitive.size, log_base=base, pinned=pinned,
+        )
+
+    def truth(self) -> np.ndarray | None:
+        """The records' distribution over the types, P(t), if every unknown column is in the data."""
+        if self.true_type is None:
+            return None
+        return np.bincount(self.true_type, minlength=self.n_types) / self.groups.n_records
+
+    def true_sensitive(self) -> np.ndarray | None:
+        return None if self.true_type is None else self.type_sens[self.true_type]
+
+    def true_marginal(self) -> np.ndarray | None:
+        sens = self.true_sensitive()
+        if sens is None:
+            return None
+        return self.groups.value_counts(sens, self.domain.sensitive.size) / self.groups.counts[:, None]
+
+    def sensitive_distribution(self) -> np.ndarray | None:
+        sens = self.true_sensitive()
+        if sens is None:
+            return None
+        return np.bincount(sens, minlength=self.domain.sensitive.size) / self.groups.n_records
+
+    def provenance(self) -> list[str]:
+        """Per group, its leaf in every tree ("tree 0 leaf 17; tree 1 leaves 3, 9; ...")."""
+        reach = sp.csr_matrix(self.reach)
+        reach.sort_indices()
+        trees = np.flatnonzero(self.used)
+        if (np.diff(reach.indptr) == 1).all():  # one joint leaf per group: one string per joint leaf
+            prefixes = [f"tree {t} leaf " for t in trees]
+            text = ["; ".join(p + s for p, s in zip(prefixes, map(str, row))) for row in self.block_leaves[:, trees].tolist()]
+            return [text[b] for b in reach.indices]
+        patterns: dict[bytes, str] = {}
+        out = []
+        for g in range(reach.shape[0]):
+            blocks = reach.indices[reach.indptr[g] : reach.indptr[g + 1]]
+            key = blocks.tobytes()
+            if key not in patterns:
+                patterns[key] = _describe(self.block_leaves[blocks][:, trees], trees)
+            out.append(patterns[key])
+        return out
+
+
+def _describe(leaves: np.ndarray, trees: np.ndarray) -> str:
+    parts = []
+    for j, t in enumerate(trees):
+        ids = np.unique(leaves[:, j])
+        parts.append(f"tree {t} " + ("leaf " if len(ids) == 1 else "leaves ") + ", ".join(map(str, ids)))
+    return "; ".join(parts)
+
+
+def _first_record(groups: QIGroups) -> np.ndarray:
+    first = np.zeros(groups.n_groups, dtype=np.intp)
+    first[groups.group_of_record[::-1]] = np.arange(groups.n_records)[::-1]
+    return first
+
+
+# -- the unknowns -------------------------------------------------------------------------------
+
+
+def forest_split_attributes(forest: Forest) -> list[str]:
+    """The attributes any tree of the forest splits on, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for tree in forest.trees:
+        for node in tree.nodes:
+            if node.split is not None:
+                seen.setdefault(node.split.attribute, None)
+    return list(seen)
+
+
+def _component(forest: Forest, name: str, role: str) -> Component:
+    """An attribute some tree splits on: its categories, or the intervals every tree's thresholds cut."""
+    attr = forest.attributes[name]
+    if attr.is_categorical:
+        return Component(name, role, tuple(attr.categories))  # type: ignore[arg-type]
+    cuts = sorted({
+        n.split.threshold for t in forest.trees for n in t.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == name
+    })
+    thresholds = np.array(cuts, dtype=float)
+    return Component(name, role, interval_cells(name, thresholds), thresholds=thresholds)  # type: ignore[arg-type]
+
+
+def forest_domain(forest: Forest, data: pd.DataFrame | None, known: Sequence[str], sensitive: str) -> UnknownDomain:
+    """The components of u over every tree (see :func:`ppdm.maxent.unknowns.unknown_domain`)."""
+    known_set = set(known)
+    if sensitive in known_set:
+        raise DataError(f"the sensitive column {sensitive!r} cannot also be a known column")
+    split = forest_split_attributes(forest)
+    if sensitive == forest.class_attribute:
+        components = [Component(sensitive, "sensitive", tuple(forest.classes), in_tree=False)]
+    elif sensitive in split:
+        components = [_component(forest, sensitive, "sensitive")]
+    else:
+        components = [sensitive_component(forest.trees[0], data, sensitive)]
+        if components[0].size > MAX_SENSITIVE_VALUES:  # pragma: no cover - sensitive_component refuses first
+            raise DataError(f"the sensitive column {sensitive!r} has too many values")
+    if forest.class_attribute != sensitive and forest.class_attribute not in known_set:
+        components.append(Component(forest.class_attribute, "class", tuple(forest.classes), in_tree=False))
+    components += [_component(forest, n, "split") for n in split if n not in known_set and n != sensitive]
+    return UnknownDomain(tuple(components))
+
+
+def _representatives(component: Component) -> np.ndarray | pd.Categorical:
+    """One value per cell that every tree routes as the whole cell (an interval's upper end)."""
+    if not component.is_numeric:
+        return np.asarray(component.cells, dtype=object)
+    t = component.thresholds
+    assert t is not None
+    if len(t) == 0:
+        return np.array([0.0])
+    return np.r_[t, t[-1] + 1.0 + abs(t[-1])]
+
+
+# -- which trees' counts the attacker can tie to the records --------------------------------------
+
+
+def tree_weights(forest: Forest, n_records: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per record and tree, how often the tree counts the record (records × trees, int), and which
+    trees are used (see the module docstring); refuses multiplicities of another table size."""
+    weights = np.zeros((n_records, forest.n_trees), dtype=np.int64)
+    used = np.zeros(forest.n_trees, dtype=bool)
+    for i, tree in enumerate(forest.trees):
+        m = forest.multiplicities[i]
+        if m is not None:
+            if len(m) != n_records:
+                raise DataError(
+                    f"tree {i}'s multiplicities count {len(m):,} training rows, the table has {n_records:,}: "
+                    "pass the training rows in the order the model was fitted on"
+                )
+            weights[:, i] = m
+            used[i] = True
+        elif tree.root.n_samples is not None and abs(tree.root.n_samples - n_records) <= 1e-6:
+            weights[:, i] = 1
+            used[i] = True
+    return weights, used
+
+
+# -- the table -----------------------------------------------------------------------------------
+
+
+def forest_types(
+    forest: Forest, data: pd.DataFrame, known: Sequence[str], sensitive: str, individuals: Sequence[int] = (),
+) -> ForestTypes:
+    """Group ``data`` by the ``known`` columns (and multiplicity vectors), route every group down
+    every tree for each cell of the unknowns the trees split on, and list the types.
+
+    ``individuals``: rows whose whole record the attacker knows; each becomes a group of its own
+    (``known_group``), pinned to its true type.
+    """
+    known = list(known)
+    missing = [c for c in known if c not in data.columns]
+    if missing:
+        raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
+    domain = forest_domain(forest, data, known, sensitive)
+    weights, used = tree_weights(forest, len(data))
+    if not used.any():
+        raise DataError(
+            "no tree's counts can be tied to the table's records (unknown multiplicities and roots of another "
+            f"size than the table's {len(data):,} rows): pass the training rows the model was fitted on"
+        )
+    groups, known_group = _groups(data, known, weights[:, used], individuals)
+    class_known = forest.class_attribute in known
+    group_class = _group_class(forest, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
+    first = _first_record(groups)
+    mult = weights[first]
+    routed = [c for c in domain.components if c.role != "class" and c.in_tree]
+    plain = QIGroups.from_frame(data, known) if known else None
+    plain_of_group = plain.group_of_record[first] if plain is not None else np.zeros(groups.n_groups, dtype=np.intp)
+    plain_pair, pair_cells, leaves = _route(forest, plain, routed, groups.n_groups)
+    # every full group takes the pairs of its known values (pairs are in plain-group order)
+    n_cells = len(pair_cells) // max(plain.n_groups if plain is not None else 1, 1)
+    pair_group = np.repeat(np.arange(groups.n_groups), n_cells)
+    pair_of = (plain_of_group[:, None] * n_cells + np.arange(n_cells)).ravel()
+    pair_cells, leaves = pair_cells[pair_of], leaves[pair_of]
+    del plain_pair
+    block_key = np.column_stack([leaves, mult[pair_group]])
+    first_pair, pair_block = unique_rows(block_key)
+    keys = block_key[first_pair]
+    n_t = forest.n_trees
+    block_leaves, block_weight = keys[:, :n_t].astype(np.intp), keys[:, n_t:]
+    reach = sp.csr_matrix((np.ones(len(pair_group), dtype=np.int8), (pair_group, pair_block)), shape=(groups.n_groups, len(keys)))
+    reach.sum_duplicates()
+    reach.data[:] = 1
+    block, klass, sens, log_base = _types(forest, domain, routed, pair_group, pair_block, pair_cells, reach, group_class)
+    types = ForestTypes(
+        forest, groups, domain, class_known, block_leaves, block_weight, reach, group_class, block, klass, sens, log_base,
+        used, known_group=known_group, left_out=[int(i) for i in np.flatnonzero(~used)],
+    )
+    if all(c.name in data.columns for c in domain.components):
+        # without routed unknowns a record's joint leaf is its group's (known values and multiplicities)
+        rec_block = pair_block[groups.group_of_record] if not routed else None
+        types.true_type = _true_types(data, types, keys, weights, rec_block)
+    elif known_group is not None:
+        raise DataError("known individuals need their full records in the data (every unknown column)")
+    return types
+
+
+def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first occurrence of each distinct row of the integer matrix ``a`` and each row's index
+    among them: rows compared as raw bytes (``np.unique(axis=0)`` sorts field by field, 10× slower
+    on 100 columns)."""
+    a = np.ascontiguousarray(a, dtype=np.int64)
+    view = a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+    _, first, inverse = np.unique(view, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
+def _groups(data: pd.DataFrame, known: list[str], weights: np.ndarray, individuals: Sequence[int]) -> tuple[QIGroups, np.ndarray | None]:
+    """Groups of (known values, multiplicity vector[, known individual])."""
+    signature = unique_rows(weights)[1] if weights.size else np.zeros(len(data), dtype=np.intp)
+    extra = {_MULT_KEY: signature}
+    person = None
+    if individuals:
+        person = np.full(len(data), -1)
+        person[list(individuals)] = np.arange(len(individuals))
+        extra["__ppdm_known_individual__"] = person
+    frame = data[known].assign(**extra)
+    full = QIGroups.from_frame(frame, [*known, *extra])
+    known_group = None
+    if person is not None:
+        known_group = full.table["__ppdm_known_individual__"].to_numpy() >= 0
+    groups = QIGroups(tuple(known), full.table.drop(columns=list(extra)), full.counts, full.group_of_record)
+    return groups, known_group
+
+
+def _group_class(forest: Forest, groups: QIGroups) -> np.ndarray:
+    codes = encode_categories(groups.table[forest.class_attribute], forest.classes)
+    if (codes < 0).any():
+        first = int(np.flatnonzero(codes < 0)[0])
+        raise DataError(
+            f"column {forest.class_attribute!r}: value {groups.table[forest.class_attribute].iloc[first]!r} "
+            f"is not one of the forest's classes {list(forest.classes)}"
+        )
+    return codes
+
+
+def _route(forest: Forest, groups: QIGroups | None, routed: list[Component], n_full: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (group of known values, cell of the routed unknowns) pair, group by group: its group,
+    its cells (pairs × routed) and its leaf in every tree (pairs × trees). ``groups`` ``None``: the
+    attacker knows no column (one group). ``n_full``: the groups (with multiplicities) the pairs
+    are copied to, for the size cap."""
+    sizes = [c.size for c in routed]
+    n_cells = math.prod(sizes)
+    n_groups = groups.n_groups if groups is not None else 1
+    n_pairs = n_groups * n_cells
+    if max(n_pairs, n_full * n_cells) * forest.n_trees > MAX_ROUTED:
+        names = ", ".join(f"{c.name!r} ({c.size} cells)" for c in routed)
+        raise MaxEntError(
+            f"the forest's unknown split attributes {names} make {n_cells:,} cells for each of {max(n_groups, n_full):,} "
+            f"known-value groups over {forest.n_trees} trees: {max(n_pairs, n_full * n_cells) * forest.n_trees:,} leaves to route "
+            f"(at most {MAX_ROUTED:,}); declare more columns known, coarsen them, or audit fewer trees"
+        )
+    cells = np.array(np.unravel_index(np.arange(n_cells), sizes)).T if routed else np.zeros((1, 0), dtype=np.intp)
+    pair_group = np.repeat(np.arange(n_groups), n_cells)
+    pair_cells = np.tile(cells, (n_groups, 1))
+    frame = groups.table.iloc[pair_group].reset_index(drop=True) if groups is not None else pd.DataFrame(index=range(n_pairs))
+    for j, c in enumerate(routed):
+        frame[c.name] = _representatives(c)[pair_cells[:, j]]
+    return pair_group, pair_cells.astype(np.intp), forest.apply(frame)
+
+
+def _types(
+    forest: Forest, domain: UnknownDomain, routed: list[Component], pair_group: np.ndarray, pair_block: np.ndarray,
+    pair_cells: np.ndarray, reach: sp.csr_matrix, group_class: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every (block, class, sensitive cell) some group can take, sorted, with its log base measure
+    (how many cells of the routed unknowns of one group land in the block with that sensitive cell)."""
+    s = domain.sensitive
+    n_s, k = s.size, len(forest.classes)
+    sens_routed = bool(routed) and routed[0].name == s.name
+    pair_sens = pair_cells[:, 0] if sens_routed else np.zeros(len(pair_group), dtype=np.intp)
+    # cells per (group, block, sensitive cell): the same for every group reaching the block
+    key = (pair_group.astype(np.int64) * reach.shape[1] + pair_block) * n_s + pair_sens
+    uniq, count = np.unique(key, return_counts=True)
+    bs = uniq % (reach.shape[1] * n_s)
+    bs_key, first = np.unique(bs, return_index=True)
+    blk, sen, cnt = bs_key // n_s, bs_key % n_s, count[first]
+    if not sens_routed:  # every sensitive value in every block
+        blk, sen, cnt = np.repeat(blk, n_s), np.tile(np.arange(n_s), len(blk)), np.repeat(cnt, n_s)
+    if s.name == forest.class_attribute:
+        block, klass, sens, c = blk, sen, sen, cnt
+    elif (group_class < 0).all():
+        block, klass, sens, c = np.repeat(blk, k), np.tile(np.arange(k), len(blk)), np.repeat(sen, k), np.repeat(cnt, k)
+    else:
+        coo = reach.tocoo()
+        pairs = np.unique(coo.col.astype(np.int64) * k + group_class[coo.row])
+        pos = np.searchsorted(blk, pairs // k, side="left")
+        end = np.searchsorted(blk, pairs // k, side="right")
+        n = end - pos
+        idx = np.repeat(pos, n) + np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        block, klass, sens, c = blk[idx], np.repeat(pairs % k, n), sen[idx], cnt[idx]
+    order = np.lexsort((sens, klass, block))
+    return (
+        block[order].astype(np.intp), klass[order].astype(np.intp), sens[order].astype(np.intp), np.log(c[order].astype(float)),
+    )
+
+
+def _true_types(data: pd.DataFrame, types: ForestTypes, keys: np.ndarray, weights: np.ndarray, rec_block: np.ndarray | None) -> np.ndarray:
+    """Each record's type: the joint leaf its own values reach (with its multiplicities), its class
+    and its sensitive cell."""
+    forest = types.forest
+    k, n_s = len(forest.classes), types.domain.sensitive.size
+    if rec_block is None:
+        rec_key = np.column_stack([forest.apply(data), weights])
+        _, inverse = np.unique(np.vstack([keys, rec_key]), axis=0, return_inverse=True)
+        inverse = inverse.ravel()
+        block_of = np.full(len(keys) + len(rec_key), -1, dtype=np.intp)
+        block_of[inverse[: len(keys)]] = np.arange(len(keys))
+        rec_block = block_of[inverse[len(keys) :]]
+    found = rec_block >= 0
+    rec_class = encode_categories(data[forest.class_attribute], forest.classes)
+    if (rec_class < 0).any():
+        first = int(np.flatnonzero(rec_class < 0)[0])
+        raise DataError(f"column {forest.class_attribute!r}: value {data[forest.class_attribute].iloc[first]!r} (row {first}) is not one of the forest's classes")
+    rec_sens = types.domain.sensitive.codes(data[types.domain.sensitive.name])
+    type_keys = (types.type_block.astype(np.int64) * k + types.type_class) * n_s + types.type_sens
+    wanted = (rec_block.astype(np.int64) * k + rec_class) * n_s + rec_sens
+    tpos = np.minimum(np.searchsorted(type_keys, wanted), max(len(type_keys) - 1, 0))
+    found &= type_keys[tpos] == wanted
+    if not found.all():  # pragma: no cover - a record always reaches its own joint leaf
+        first = int(np.flatnonzero(~found)[0])
+        raise DataError(f"row {first}: its own values reach no type of its group (please report this)")
+    return tpos

@@ -1,0 +1,122 @@
+"""``ppdm audit --model``: forests from scikit-learn (ppdm-forest JSON), XGBoost JSON and LightGBM
+text files, the format detected from the content, and one line with exit status 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+from ppdm.data.datasets import load_nursery
+from ppdm.tree import forest_from_sklearn, save_forest
+
+FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Nursery (300 rows) as a CSV; a bootstrap random forest as ppdm-forest JSON; XGBoost and
+    LightGBM models of the same rows in their own file formats (when installed)."""
+    root = tmp_path_factory.mktemp("forest-cli")
+    frame, _ = load_nursery()
+    frame = frame.sample(300, random_state=0).reset_index(drop=True)
+    frame["class"] = frame["class"].cat.remove_unused_categories()
+    frame.to_csv(root / "train.csv", index=False)
+    frame = pd.read_csv(root / "train.csv")  # the table exactly as the CLI reads it
+    X, y = frame[FEATURES], frame["class"]
+    D = pd.get_dummies(X).astype(float)
+    rf = RandomForestClassifier(4, max_depth=4, random_state=0, n_jobs=1).fit(D, y)
+    save_forest(forest_from_sklearn(rf, X, y=y), root / "forest.json")
+    codes = y.astype("category").cat.codes.to_numpy()
+    try:
+        import xgboost
+
+        xgboost.XGBClassifier(n_estimators=3, max_depth=3, n_jobs=1).fit(D, codes).save_model(root / "model.xgb.json")
+    except ImportError:
+        pass
+    try:
+        import lightgbm
+
+        est = lightgbm.LGBMClassifier(n_estimators=3, max_depth=3, num_leaves=8, verbose=-1, n_jobs=1).fit(D, codes)
+        est.booster_.save_model(root / "model.lgb.txt")
+    except ImportError:
+        pass
+    (root / "binary.bin").write_bytes(b"\x80\x04\x95\x00\xff\xfe")
+    (root / "other.json").write_text('{"hello": 1}')
+    return root
+
+
+@pytest.mark.parametrize("option", ["--model", "--tree"])
+def test_audit_a_forest_file(run, files, option):
+    out = files / f"forest{option}.json"
+    result = run(
+        "audit", option, files / "forest.json", "--data", files / "train.csv", "--sensitive", "class",
+        "--known", ",".join(FEATURES), "--out", out, "--top", 2,
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("threat model")
+    assert "tree 0 leaf" in result.output  # provenance names tree and leaf
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["attacker_accuracy"] >= summary["baseline"]["accuracy"] - 0.002
+
+
+@pytest.mark.parametrize("model", ["model.xgb.json", "model.lgb.txt"])
+def test_audit_boosted_model_files(run, files, model):
+    if not (files / model).exists():
+        pytest.skip(f"{model}: library not installed")
+    result = run(
+        "audit", "--model", files / model, "--data", files / "train.csv", "--class", "class", "--sensitive", "health",
+        "--known", "parents,has_nurs,form,children", "--top", 1, "--out", files / f"{model}.out.json",
+    )
+    assert result.exit_code == 0, result.output
+    assert "wants 'health'" in result.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--model", "model.xgb.json"], "give it with --class"),
+        (["--model", "model.xgb.json", "--class", "nope"], "--class 'nope' is not a column of --data"),
+        (["--model", "binary.bin"], "never pickles"),
+        (["--model", "other.json"], "not a ppdm tree or forest nor an XGBoost model"),
+        (["--model", "missing.json"], "no such model file"),
+        (["--model", "forest.json", "--tree", "forest.json"], "not both"),
+    ],
+)
+def test_bad_model_files_are_one_line_and_exit_2(run, files, args, message):
+    if "model.xgb.json" in args and not (files / "model.xgb.json").exists():
+        pytest.skip("xgboost not installed")
+    args = [files / a if a.endswith((".json", ".bin")) else a for a in args]
+    result = run("audit", *args, "--data", files / "train.csv", "--sensitive", "class")
+    assert result.exit_code == 2
+    assert message in result.output and len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_a_forest_audit_against_the_wrong_rows_is_refused(run, files):
+    frame = pd.read_csv(files / "train.csv").iloc[::-1]
+    path = files / "reversed.csv"
+    frame.to_csv(path, index=False)
+    result = run("audit", "--model", files / "forest.json", "--data", path, "--sensitive", "class", "--known", ",".join(FEATURES))
+    assert result.exit_code == 2 and "contradicts" in result.output, result.output
+
+
+def test_a_progress_bar_over_the_trees_on_a_terminal_only(files, monkeypatch):
+    from ppdm.cli import audit
+    from ppdm.cli.common import console
+    from ppdm.tree import load_forest
+
+    forest = load_forest(files / "forest.json")
+    with audit._tree_progress(forest, quiet=False) as progress:
+        assert progress is None  # not a terminal under the test runner
+    monkeypatch.setattr(type(console), "is_terminal", property(lambda self: True), raising=False)
+    with audit._tree_progress(forest, quiet=True) as progress:
+        assert progress is None  # nothing under --quiet
+    seen = []
+    with audit._tree_progress(forest, quiet=False) as progress:
+        assert progress is not None
+        for done in range(1, forest.n_trees + 1):
+            progress(done, forest.n_trees)
+            seen.append(done)
+    assert seen == list(range(1, forest.n_trees + 1))
