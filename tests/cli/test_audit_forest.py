@@ -77,10 +77,9 @@ def test_audit_boosted_model_files(run, files, model):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--model", "model.xgb.json"], "give it with --class"),
-        (["--model", "model.xgb.json", "--class", "nope"], "--class 'nope' is not a column of --data"),
+        (["--model", "model.xgb.json", "--class", "nope"], "'nope'"),
         (["--model", "binary.bin"], "never pickles"),
-        (["--model", "other.json"], "not a ppdm tree or forest nor an XGBoost model"),
+        (["--model", "other.json"], "not a model file ppdm reads"),
         (["--model", "missing.json"], "no such model file"),
         (["--model", "forest.json", "--tree", "forest.json"], "not both"),
     ],

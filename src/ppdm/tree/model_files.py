@@ -55,6 +55,8 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
             raise ModelImportError(
                 f"a {kind.split('-')[0]} model numbers its input columns: pass the training table (--data) to name them"
             )
+        if class_attribute is not None and class_attribute not in data.columns:
+            raise ModelImportError(f"the class column {class_attribute!r} is not a column of the training table")
         if kind == "xgboost-json":
             return forest_from_xgboost(content, data, class_attribute=class_attribute)
         return forest_from_lightgbm(content, data, class_attribute=class_attribute)
@@ -79,7 +81,7 @@ def _read(p: Path) -> tuple[str, Any]:
     try:
         text = p.read_text()
     except UnicodeDecodeError:
-        raise TreeFormatError(f"{p}: not a text file (ppdm reads JSON models and LightGBM text models)") from None
+        raise TreeFormatError(f"{p}: not a text file (ppdm reads JSON models and LightGBM text models, never pickles)") from None
     if text.startswith(("tree\n", "tree\r\n")):
         return "lightgbm-text", text.replace("\r\n", "\n")
     try:
