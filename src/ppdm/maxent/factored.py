@@ -67,6 +67,24 @@ class FactoredSolution:
     kkt_residual: float = float("nan")
 
 
+def checked_violations(problem: FactoredProblem, types: np.ndarray, tol: float, how: str = "") -> tuple[np.ndarray, float]:
+    """Every original row's violation by ``types`` and the worst; refuses a solution that misses a
+    row by more than ``max(100 tol, 1e-7)``, naming the ten worst rows (``how``: what the solver
+    did, for the message)."""
+    violations = problem.violations(types)
+    worst = float(violations.max(initial=0.0))
+    if worst > max(tol * 100, 1e-7):
+        _, _, _, names = problem.stacked()
+        order = np.argsort(-violations)[:10]
+        shown = [names[i] for i in order if violations[i] > max(tol * 100, 1e-7)]
+        raise InfeasibleError(
+            f"the constraints are infeasible or the solver did not converge{how}: the best solution found "
+            f"still violates {', '.join(shown)} (worst by {worst:.2e})",
+            shown,
+        )
+    return violations, worst
+
+
 def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000) -> FactoredSolution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
@@ -82,17 +100,7 @@ def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 
     state = result.state
     types = red.pinned_types.copy()
     types[red.types] += state.P  # type: ignore[attr-defined]
-    violations = problem.violations(types)
-    worst = float(violations.max(initial=0.0))
-    if worst > max(tol * 100, 1e-7):
-        _, _, _, names = problem.stacked()
-        order = np.argsort(-violations)[:10]
-        shown = [names[i] for i in order if violations[i] > max(tol * 100, 1e-7)]
-        raise InfeasibleError(
-            f"the constraints are infeasible or the solver did not converge: the best solution found "
-            f"still violates {', '.join(shown)} (worst by {worst:.2e})",
-            shown,
-        )
+    violations, worst = checked_violations(problem, types, tol)
     entropy, marginal = entropy_and_marginal(problem, red, dual, state)  # type: ignore[arg-type]
     lam = np.zeros(len(violations))
     lam[red.rows] = result.lam

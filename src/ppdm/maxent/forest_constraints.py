@@ -37,7 +37,7 @@ from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.forest_types import ForestTypes, forest_types
 from ppdm.maxent.problem import LinearBlock
-from ppdm.maxent.tree_constraints import COUNT_TOLERANCE, Knowledge, _sa_rows
+from ppdm.maxent.tree_constraints import COUNT_TOLERANCE, Knowledge, _sa_rows, check_decided
 from ppdm.tree.forest import Forest
 
 #: Called after each tree's rows are built with (trees done, trees in all).
@@ -243,15 +243,6 @@ class _TreeRows:
     def _check_decided(self, block: LinearBlock) -> np.ndarray:
         """The rows of ``block`` the groups decide, each checked against the groups' value."""
         constant, value = self.decide(block.A)
-        if not constant.any():
-            return constant
-        slack = value[constant] - block.b[constant]
-        bad = np.abs(slack) if block.sense == "eq" else np.maximum(slack, 0.0)
-        tol = COUNT_TOLERANCE / self.n_total
-        if (bad > tol).any():
-            r = int(np.flatnonzero(constant)[np.argmax(bad > tol)])
-            raise DataError(
-                f"the table contradicts what the forest publishes: {block.row_names[r]} holds for "
-                f"{abs(block.b[r]) * self.n_total:g} records, the table's records give {abs(value[r]) * self.n_total:g}"
-            )
+        if constant.any():
+            check_decided(block, constant, value, self.n_total, "forest")
         return constant

@@ -30,8 +30,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ppdm.errors import InfeasibleError
-from ppdm.maxent.factored import FactoredSolution, solve_factored
+from ppdm.maxent.factored import FactoredSolution, checked_violations, solve_factored
 from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
 from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
 from ppdm.maxent.factored_problem import FactoredProblem
@@ -214,17 +213,7 @@ def _solution(problem: FactoredProblem, red: FactoredReduced, lam: np.ndarray, s
     state = dual.state(lam)
     types = red.pinned_types.copy()
     types[red.types] += state.P
-    violations = problem.violations(types)
-    worst = float(violations.max(initial=0.0))
-    if worst > max(tol * 100, 1e-7):
-        _, _, _, names = problem.stacked()
-        order = np.argsort(-violations)[:10]
-        shown = [names[i] for i in order if violations[i] > max(tol * 100, 1e-7)]
-        raise InfeasibleError(
-            f"the constraints are infeasible or the solver did not converge in {steps} Newton steps: "
-            f"the best solution found still violates {', '.join(shown)} (worst by {worst:.2e})",
-            shown,
-        )
+    violations, worst = checked_violations(problem, types, tol, f" in {steps} Newton steps")
     entropy, marginal = entropy_and_marginal(problem, red, dual, state)
     full = np.zeros(len(violations))
     full[red.rows] = lam

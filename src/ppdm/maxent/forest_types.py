@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
+from ppdm.maxent.attacker_types import AttackerTypes
 from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.unknowns import (
     MAX_SENSITIVE_VALUES,
@@ -111,20 +112,9 @@ class ForestTypes:
             return None
         return np.bincount(self.true_type, minlength=self.n_types) / self.groups.n_records
 
-    def true_sensitive(self) -> np.ndarray | None:
-        return None if self.true_type is None else self.type_sens[self.true_type]
-
-    def true_marginal(self) -> np.ndarray | None:
-        sens = self.true_sensitive()
-        if sens is None:
-            return None
-        return self.groups.value_counts(sens, self.domain.sensitive.size) / self.groups.counts[:, None]
-
-    def sensitive_distribution(self) -> np.ndarray | None:
-        sens = self.true_sensitive()
-        if sens is None:
-            return None
-        return np.bincount(sens, minlength=self.domain.sensitive.size) / self.groups.n_records
+    true_sensitive = AttackerTypes.true_sensitive
+    true_marginal = AttackerTypes.true_marginal
+    sensitive_distribution = AttackerTypes.sensitive_distribution
 
     def provenance(self) -> list[str]:
         """Per group, its leaf in every tree ("tree 0 leaf 17; tree 1 leaves 3, 9; ...")."""

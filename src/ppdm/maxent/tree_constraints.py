@@ -256,17 +256,26 @@ class _LeafRows:
         constant, value = self.decide(block.A)
         if not constant.any():
             return block
-        slack = value[constant] - block.b[constant]
-        bad = np.abs(slack) if block.sense == "eq" else np.maximum(slack, 0.0)
-        tol = COUNT_TOLERANCE / self.n_total
-        if (bad > tol).any():
-            r = int(np.flatnonzero(constant)[np.argmax(bad > tol)])
-            raise DataError(
-                f"the table contradicts what the tree publishes: {block.row_names[r]} holds for "
-                f"{abs(block.b[r]) * self.n_total:g} records, the table's records give {abs(value[r]) * self.n_total:g}"
-            )
+        check_decided(block, constant, value, self.n_total, "tree")
         keep = np.flatnonzero(~constant)
         return LinearBlock(block.name, block.A[keep], block.b[keep], block.sense, [block.row_names[i] for i in keep])
+
+
+def check_decided(block: LinearBlock, constant: np.ndarray, value: np.ndarray, n_total: float, model: str = "tree") -> None:
+    """Refuse a table whose groups alone decide a row of ``block`` at another value than published.
+
+    ``constant``: the rows decided; ``value``: what the groups give them (shares of ``n_total``
+    records); ``model`` names what publishes the rows in the error.
+    """
+    slack = value[constant] - block.b[constant]
+    bad = np.abs(slack) if block.sense == "eq" else np.maximum(slack, 0.0)
+    tol = COUNT_TOLERANCE / n_total
+    if (bad > tol).any():
+        r = int(np.flatnonzero(constant)[np.argmax(bad > tol)])
+        raise DataError(
+            f"the table contradicts what the {model} publishes: {block.row_names[r]} holds for "
+            f"{abs(block.b[r]) * n_total:g} records, the table's records give {abs(value[r]) * n_total:g}"
+        )
 
 
 def decided_rows(A: sp.csr_matrix, weights: np.ndarray, slots_per_group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
