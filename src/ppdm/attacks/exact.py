@@ -20,6 +20,7 @@ import pandas as pd
 
 from ppdm.attacks.maxent import _threat, audit_problem
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.rules import rules_audit_problem
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError
@@ -29,8 +30,7 @@ from ppdm.exact.problem import CountProblem
 from ppdm.exact.solve import Detail, Method, exact_bounds
 from ppdm.maxent.attacker_types import AttackerTypes
 from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.rule_constraints import RuleKnowledge, rules_problem
-from ppdm.rules.mining import sensitive_codes
+from ppdm.maxent.rule_constraints import RuleKnowledge
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.model import Tree
 
@@ -122,21 +122,10 @@ def _rules(
     rules: RuleSet, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, time_limit: float | None, method: Method,
     knowledge: RuleKnowledge, detail: Detail,
 ) -> AttackResult:
-    qis = list(quasi_identifiers or rules.quasi_identifiers)
-    missing = [q for q in qis if q not in data.columns]
-    if missing:
-        raise DataError(f"quasi-identifier column(s) missing from the data: {', '.join(map(repr, missing))}")
     if knowledge.strict != "integer":
         raise PpdmError("the exact audit reads NAR rows on whole counts (strict='integer')")
-    groups = QIGroups.from_frame(data, qis)
+    groups, true_codes, problem, stats = rules_audit_problem(rules, data, knowledge, quasi_identifiers)
     k = len(rules.values)
-    true_codes = sensitive_codes(data[rules.sensitive], rules.values)[0] if rules.sensitive in data.columns else None
-    sa = None
-    if knowledge.sa:
-        if true_codes is None:
-            raise DataError(f"SA constraints need the sensitive column {rules.sensitive!r} in the data (its distribution is published)")
-        sa = np.bincount(true_codes, minlength=k) / len(true_codes)
-    problem, stats = rules_problem(rules, groups, knowledge, sa)
     counts = from_joint(problem, groups.counts)
     truth = None
     if true_codes is not None:

@@ -22,6 +22,27 @@ from ppdm.rules.mining import sensitive_codes
 from ppdm.rules.ruleset import RuleSet
 
 
+def rules_audit_problem(
+    rules: RuleSet, data: pd.DataFrame, knowledge: RuleKnowledge, quasi_identifiers: Sequence[str] | None = None
+) -> tuple[QIGroups, np.ndarray | None, MaxEntProblem, dict]:
+    """The attacker's groups, each record's true sensitive code (``None`` without the column) and
+    the constraint rows of ``rules`` over them (paper 004 §V), with the SA distribution when
+    ``knowledge.sa`` says it is published."""
+    qis = list(quasi_identifiers or rules.quasi_identifiers)
+    missing = [q for q in qis if q not in data.columns]
+    if missing:
+        raise DataError(f"quasi-identifier column(s) missing from the data: {', '.join(map(repr, missing))}")
+    groups = QIGroups.from_frame(data, qis)
+    true_codes = sensitive_codes(data[rules.sensitive], rules.values)[0] if rules.sensitive in data.columns else None
+    sa = None
+    if knowledge.sa:
+        if true_codes is None:
+            raise DataError(f"SA constraints need the sensitive column {rules.sensitive!r} in the data (its distribution is published)")
+        sa = np.bincount(true_codes, minlength=len(rules.values)) / len(true_codes)
+    problem, stats = rules_problem(rules, groups, knowledge, sa)
+    return groups, true_codes, problem, stats
+
+
 def rules_attack(
     rules: RuleSet,
     data: pd.DataFrame,
@@ -36,19 +57,8 @@ def rules_attack(
     paper's overall divergence (§VI, natural log) and the attacker's confidence in each record's
     true value. With ``knowledge.sa`` the sensitive attribute's distribution counts as published.
     """
-    qis = list(quasi_identifiers or rules.quasi_identifiers)
-    missing = [q for q in qis if q not in data.columns]
-    if missing:
-        raise DataError(f"quasi-identifier column(s) missing from the data: {', '.join(map(repr, missing))}")
-    groups = QIGroups.from_frame(data, qis)
-    true_codes = sensitive_codes(data[rules.sensitive], rules.values)[0] if rules.sensitive in data.columns else None
+    groups, true_codes, problem, stats = rules_audit_problem(rules, data, knowledge, quasi_identifiers)
     k = len(rules.values)
-    sa = None
-    if knowledge.sa:
-        if true_codes is None:
-            raise DataError(f"SA constraints need the sensitive column {rules.sensitive!r} in the data (its distribution is published)")
-        sa = np.bincount(true_codes, minlength=k) / len(true_codes)
-    problem, stats = rules_problem(rules, groups, knowledge, sa)
     solution = solve_linear(problem, tol=tol)
     details: dict[str, object] = {
         "rules": len(rules),
