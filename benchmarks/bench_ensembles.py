@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from limits import cap_memory, peak_gb  # benchmarks/limits.py, beside this script
 
 CASES = ("rf10", "rf100", "xgb100", "lgb100")
 KNOWN = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
@@ -91,7 +92,7 @@ def run_ppdm(forest, df: pd.DataFrame) -> tuple[dict, np.ndarray]:  # type: igno
     row = {
         "groups": result.groups.n_groups, "types": d["types"], "rows": sum(d["constraint_rows"].values()),
         "build": total - d["solver_seconds"], "solve": d["solver_seconds"], "total": total, "status": d["status"],
-        "violation": d["max_violation"], "accuracy": s["attacker_accuracy"], "baseline": s["baseline"]["accuracy"], "peak": _peak_gb(),
+        "violation": d["max_violation"], "accuracy": s["attacker_accuracy"], "baseline": s["baseline"]["accuracy"], "peak": peak_gb(),
     }
     return row, result.posterior
 
@@ -127,7 +128,7 @@ def clarabel_worker(forest_file: str, time_limit: float, out: str) -> None:
         status = prob.status
     except cp.error.SolverError as exc:
         status = f"failed: {exc}"
-    result: dict = {"seconds": time.perf_counter() - start, "status": status, "peak_gb": _peak_gb()}
+    result: dict = {"seconds": time.perf_counter() - start, "status": status, "peak_gb": peak_gb()}
     if x.value is not None and status in ("optimal", "optimal_inaccurate"):
         joint = np.zeros(explicit.n_groups * explicit.n_values)
         joint[possible] = np.maximum(x.value, 0.0)
@@ -141,22 +142,6 @@ def clarabel_worker(forest_file: str, time_limit: float, out: str) -> None:
     Path(out).write_text(json.dumps(result))
 
 
-def _peak_gb() -> float | None:
-    """The process's peak resident size (VmHWM), in GB."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 2**20
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def _cap_memory(gb: float) -> None:
-    import resource
-
-    limit = int(gb * 2**30)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def run_clarabel(forest, time_limit: float, wall: float, memory: float, ours: np.ndarray) -> dict:  # type: ignore[no-untyped-def]
@@ -168,7 +153,7 @@ def run_clarabel(forest, time_limit: float, wall: float, memory: float, ours: np
         cmd = [sys.executable, __file__, "--worker", forest_file, str(time_limit), out]
         start = time.perf_counter()
         try:
-            subprocess.run(cmd, timeout=wall, check=False, env=os.environ.copy(), preexec_fn=lambda: _cap_memory(memory))
+            subprocess.run(cmd, timeout=wall, check=False, env=os.environ.copy(), preexec_fn=lambda: cap_memory(memory))
         except subprocess.TimeoutExpired:
             return {"seconds": time.perf_counter() - start, "status": f"stopped at {wall:g} s"}
         if not os.path.exists(out):

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from limits import cap_memory, peak_gb  # benchmarks/limits.py, beside this script
 
 CASES = ("c45", "c45+income", "sk10", "sk10+income")
 
@@ -145,7 +146,7 @@ def clarabel_worker(tree_file: str, case: str, time_limit: float, out: str) -> N
     except cp.error.SolverError as exc:
         status = f"failed: {exc}"
     seconds = time.perf_counter() - start
-    result: dict = {"seconds": seconds, "status": status, "peak_gb": _peak_gb()}
+    result: dict = {"seconds": seconds, "status": status, "peak_gb": peak_gb()}
     if x.value is not None and status in ("optimal", "optimal_inaccurate"):
         joint = np.zeros(problem.n_groups * problem.n_values)
         joint[possible] = np.maximum(x.value, 0.0)
@@ -156,23 +157,6 @@ def clarabel_worker(tree_file: str, case: str, time_limit: float, out: str) -> N
     Path(out).write_text(json.dumps(result))
 
 
-def _peak_gb() -> float | None:
-    """The process's peak resident size (VmHWM), in GB."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 2**20
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def _cap_memory(gb: float) -> None:
-    """Keep a runaway canonicalisation from taking the machine's memory (address-space limit)."""
-    import resource
-
-    limit = int(gb * 2**30)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def run_clarabel(tree, case: str, time_limit: float, wall: float, memory: float, ours: np.ndarray) -> dict:
@@ -184,7 +168,7 @@ def run_clarabel(tree, case: str, time_limit: float, wall: float, memory: float,
         cmd = [sys.executable, __file__, "--worker", tree_file, case, str(time_limit), out]
         start = time.perf_counter()
         try:
-            subprocess.run(cmd, timeout=wall, check=False, env=os.environ.copy(), preexec_fn=lambda: _cap_memory(memory))
+            subprocess.run(cmd, timeout=wall, check=False, env=os.environ.copy(), preexec_fn=lambda: cap_memory(memory))
         except subprocess.TimeoutExpired:
             return {"seconds": time.perf_counter() - start, "status": f"stopped at {wall:g} s"}
         if not os.path.exists(out):
