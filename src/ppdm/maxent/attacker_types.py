@@ -180,14 +180,21 @@ def _types(
 
 def _true_types(tree: Tree, data: pd.DataFrame, table: AttackerTypes) -> np.ndarray:
     """Each record's type: the leaf its full values reach, its class and its sensitive cell."""
-    k, n_s = len(tree.classes), table.domain.sensitive.size
     position = np.full(tree.n_nodes, -1, dtype=np.intp)
     position[table.leaves] = np.arange(len(table.leaves))
-    rec_block = position[tree.apply(data)]
-    rec_class = encode_categories(data[tree.class_attribute], tree.classes)
+    return record_types(table, data, position[tree.apply(data)], tree.class_attribute, tree.classes, "tree")
+
+
+def record_types(
+    table: AttackerTypes, data: pd.DataFrame, rec_block: np.ndarray, class_attribute: str, classes: Sequence, model: str
+) -> np.ndarray:
+    """Each record's type in ``table`` (a tree's or a forest's) given the block its own values reach
+    (``rec_block``, -1 for none), its class and its sensitive cell; ``model`` names the model in errors."""
+    k, n_s = len(classes), table.domain.sensitive.size
+    rec_class = encode_categories(data[class_attribute], classes)
     if (rec_class < 0).any():
         first = int(np.flatnonzero(rec_class < 0)[0])
-        raise DataError(f"column {tree.class_attribute!r}: value {data[tree.class_attribute].iloc[first]!r} (row {first}) is not one of the tree's classes")
+        raise DataError(f"column {class_attribute!r}: value {data[class_attribute].iloc[first]!r} (row {first}) is not one of the {model}'s classes")
     rec_sens = table.domain.sensitive.codes(data[table.domain.sensitive.name])
     keys = (table.type_block.astype(np.int64) * k + table.type_class) * n_s + table.type_sens
     wanted = (rec_block.astype(np.int64) * k + rec_class) * n_s + rec_sens

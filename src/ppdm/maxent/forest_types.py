@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
-from ppdm.maxent.attacker_types import AttackerTypes
+from ppdm.maxent.attacker_types import AttackerTypes, record_types
 from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.unknowns import (
     MAX_SENSITIVE_VALUES,
@@ -394,7 +394,6 @@ def _true_types(data: pd.DataFrame, types: ForestTypes, keys: np.ndarray, weight
     """Each record's type: the joint leaf its own values reach (with its multiplicities), its class
     and its sensitive cell."""
     forest = types.forest
-    k, n_s = len(forest.classes), types.domain.sensitive.size
     if rec_block is None:
         rec_key = np.column_stack([forest.apply(data), weights])
         _, inverse = np.unique(np.vstack([keys, rec_key]), axis=0, return_inverse=True)
@@ -402,17 +401,4 @@ def _true_types(data: pd.DataFrame, types: ForestTypes, keys: np.ndarray, weight
         block_of = np.full(len(keys) + len(rec_key), -1, dtype=np.intp)
         block_of[inverse[: len(keys)]] = np.arange(len(keys))
         rec_block = block_of[inverse[len(keys) :]]
-    found = rec_block >= 0
-    rec_class = encode_categories(data[forest.class_attribute], forest.classes)
-    if (rec_class < 0).any():
-        first = int(np.flatnonzero(rec_class < 0)[0])
-        raise DataError(f"column {forest.class_attribute!r}: value {data[forest.class_attribute].iloc[first]!r} (row {first}) is not one of the forest's classes")
-    rec_sens = types.domain.sensitive.codes(data[types.domain.sensitive.name])
-    type_keys = (types.type_block.astype(np.int64) * k + types.type_class) * n_s + types.type_sens
-    wanted = (rec_block.astype(np.int64) * k + rec_class) * n_s + rec_sens
-    tpos = np.minimum(np.searchsorted(type_keys, wanted), max(len(type_keys) - 1, 0))
-    found &= type_keys[tpos] == wanted
-    if not found.all():  # pragma: no cover - a record always reaches its own joint leaf
-        first = int(np.flatnonzero(~found)[0])
-        raise DataError(f"row {first}: its own values reach no type of its group (please report this)")
-    return tpos
+    return record_types(types, data, rec_block, forest.class_attribute, forest.classes, "forest")  # type: ignore[arg-type]
