@@ -34,7 +34,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from limits import cap_memory, peak_gb  # benchmarks/limits.py, beside this script
+from limits import peak_gb, run_peer  # benchmarks/limits.py, beside this script
 
 CASES = ("rf10", "rf100", "xgb100", "lgb100")
 KNOWN = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
@@ -151,17 +150,7 @@ def run_clarabel(forest, time_limit: float, wall: float, memory: float, ours: np
         forest_file, out = os.path.join(tmp, "forest.json"), os.path.join(tmp, "result.json")
         save_forest(forest, forest_file)
         cmd = [sys.executable, __file__, "--worker", forest_file, str(time_limit), out]
-        start = time.perf_counter()
-        try:
-            subprocess.run(cmd, timeout=wall, check=False, env=os.environ.copy(), preexec_fn=lambda: cap_memory(memory))
-        except subprocess.TimeoutExpired:
-            return {"seconds": time.perf_counter() - start, "status": f"stopped at {wall:g} s"}
-        if not os.path.exists(out):
-            return {"seconds": time.perf_counter() - start, "status": f"crashed (more than {memory:g} GB?)"}
-        result = json.loads(Path(out).read_text())
-        if os.path.exists(out + ".npy"):
-            result["delta"] = float(np.abs(np.load(out + ".npy") - ours).max())
-        return result
+        return run_peer(cmd, out, wall, memory, ours)
 
 
 def main() -> None:

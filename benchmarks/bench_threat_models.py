@@ -36,7 +36,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from limits import cap_memory, peak_gb  # benchmarks/limits.py, beside this script
+from limits import peak_gb, run_peer  # benchmarks/limits.py, beside this script
 
 CASES = ("c45", "c45+income", "sk10", "sk10+income")
 
@@ -166,17 +165,7 @@ def run_clarabel(tree, case: str, time_limit: float, wall: float, memory: float,
         tree_file, out = os.path.join(tmp, "tree.json"), os.path.join(tmp, "result.json")
         save_tree(tree, tree_file)
         cmd = [sys.executable, __file__, "--worker", tree_file, case, str(time_limit), out]
-        start = time.perf_counter()
-        try:
-            subprocess.run(cmd, timeout=wall, check=False, env=os.environ.copy(), preexec_fn=lambda: cap_memory(memory))
-        except subprocess.TimeoutExpired:
-            return {"seconds": time.perf_counter() - start, "status": f"stopped at {wall:g} s"}
-        if not os.path.exists(out):
-            return {"seconds": time.perf_counter() - start, "status": f"crashed (more than {memory:g} GB?)"}
-        result = json.loads(Path(out).read_text())
-        if os.path.exists(out + ".npy"):
-            result["delta"] = float(np.abs(np.load(out + ".npy") - ours).max())
-        return result
+        return run_peer(cmd, out, wall, memory, ours)
 
 
 def main() -> None:
