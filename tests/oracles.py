@@ -112,3 +112,28 @@ def brute_force_forest_spans(forest: Forest, data: pd.DataFrame, public: Sequenc
     keys = [frozenset(map(tuple, leaves[:, i, :].tolist())) for i in range(n)]
     sizes = Counter(keys)
     return keys, np.array([sizes[key] for key in keys])
+
+
+def clarabel_slots(problem) -> np.ndarray:
+    """The reference estimate: relative-entropy maximisation over an explicit slot problem by
+    cvxpy + Clarabel, p(slot | q) (groups × slots). Skips the test when cvxpy is missing."""
+    import pytest
+
+    cp = pytest.importorskip("cvxpy")
+    A, b, le, _ = problem.stacked()
+    G, K = problem.n_groups, problem.n_values
+    possible = np.isfinite(problem.log_base).ravel()
+    P = cp.Variable(G * K, nonneg=True)
+    cons = [cp.reshape(P, (G, K), order="C").sum(axis=1) == problem.weights]
+    if (~possible).any():
+        cons.append(P[np.flatnonzero(~possible)] == 0)
+    if (~le).any():
+        cons.append(A[~le] @ P == b[~le])
+    if le.any():
+        cons.append(A[le] @ P <= b[le])
+    idx = np.flatnonzero(possible)
+    objective = cp.sum(cp.entr(P[idx])) + cp.sum(cp.multiply(P[idx], problem.log_base.ravel()[idx]))
+    cp.Problem(cp.Maximize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+    joint = np.maximum(np.asarray(P.value).reshape(G, K), 0)
+    return joint / joint.sum(axis=1, keepdims=True)
+

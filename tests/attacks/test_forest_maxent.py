@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from oracles import clarabel_slots
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     GradientBoostingClassifier,
@@ -147,24 +148,9 @@ def test_bootstrap_records_are_told_apart_by_their_multiplicities(nursery_small)
 
 def clarabel_marginal(problem) -> np.ndarray:
     """Relative-entropy maximisation over explicit slots by cvxpy + Clarabel: P(label | q)."""
-    cp = pytest.importorskip("cvxpy")
     explicit, slot_type = expand(problem)
-    A, b, le, _ = explicit.stacked()
     G, K = explicit.n_groups, explicit.n_values
-    possible = np.isfinite(explicit.log_base).ravel()
-    P = cp.Variable(G * K, nonneg=True)
-    cons = [cp.reshape(P, (G, K), order="C").sum(axis=1) == explicit.weights]
-    if (~possible).any():
-        cons.append(P[np.flatnonzero(~possible)] == 0)
-    if (~le).any():
-        cons.append(A[~le] @ P == b[~le])
-    if le.any():
-        cons.append(A[le] @ P <= b[le])
-    idx = np.flatnonzero(possible)
-    objective = cp.sum(cp.entr(P[idx])) + cp.sum(cp.multiply(P[idx], explicit.log_base.ravel()[idx]))
-    cp.Problem(cp.Maximize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    joint = np.maximum(np.asarray(P.value).reshape(G, K), 0)
-    p = joint / joint.sum(axis=1, keepdims=True)
+    p = clarabel_slots(explicit)
     out = np.zeros((G, problem.n_labels))
     rows = np.repeat(np.arange(G), K)
     valid = slot_type.ravel() >= 0

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import sklearn_tree
+from oracles import clarabel_slots, sklearn_tree
 
 from ppdm.attacks.maxent import audit_problem, maxent_attack
 from ppdm.attacks.threat import ThreatModel
@@ -129,25 +129,7 @@ def test_factored_equals_explicit_slots_on_random_problems(problem):
     assert np.allclose(ours.marginal.sum(axis=1), 1.0)
 
 
-def clarabel(problem) -> np.ndarray:
-    """Relative-entropy maximisation over explicit slots by cvxpy + Clarabel (p(slot | q))."""
-    cp = pytest.importorskip("cvxpy")
-    A, b, le, _ = problem.stacked()
-    G, K = problem.n_groups, problem.n_values
-    possible = np.isfinite(problem.log_base).ravel()
-    P = cp.Variable(G * K, nonneg=True)
-    cons = [cp.reshape(P, (G, K), order="C").sum(axis=1) == problem.weights]
-    if (~possible).any():
-        cons.append(P[np.flatnonzero(~possible)] == 0)
-    if (~le).any():
-        cons.append(A[~le] @ P == b[~le])
-    if le.any():
-        cons.append(A[le] @ P <= b[le])
-    idx = np.flatnonzero(possible)
-    objective = cp.sum(cp.entr(P[idx])) + cp.sum(cp.multiply(P[idx], problem.log_base.ravel()[idx]))
-    cp.Problem(cp.Maximize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
-    joint = np.maximum(np.asarray(P.value).reshape(G, K), 0)
-    return joint / joint.sum(axis=1, keepdims=True)
+clarabel = clarabel_slots  # the shared reference (tests/oracles.py)
 
 
 @pytest.mark.parametrize("seed", range(8))
