@@ -9,8 +9,9 @@ it": c_p ≤ min_hi − 1, or c_p ≥ max_lo + 1, written linearly as
 * c_p + (n_g − min_hi + 1) f_p ≤ n_g (a minimum; f_p = 0 leaves c_p ≤ n_g, always true),
 * −c_p + (max_lo + 1) f_p ≤ 0 (a maximum),
 
-and the solve maximises Σ f_p over every consistent dataset. An optimum of 0, proved, settles
-every open bound of the set at what was seen; otherwise the dataset found (checked row by row
+and the solve maximises Σ f_p over every consistent dataset. When the solver proves fewer than
+one can be passed (its bound on Σ f_p below 1), every open bound of the set is settled at what
+was seen; otherwise the dataset found (checked row by row
 in whole numbers before it is used) moves every bound it goes beyond. On rule sets HiGHS's
 LP-based branch and bound answers these questions within seconds where CP-SAT needs minutes
 (benchmarks/README.md, the exact section): the rows are long sums with 0/1 coefficients, whose
@@ -32,14 +33,20 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
 
 
+#: Relative gap at which a solve stops: a dataset passing most of what can be passed at once is
+#: as good as the best one (the next solve takes the rest); proofs do not depend on it (below).
+GAP = 0.1
+
+
 @dataclass
 class Outcome:
-    """What one solve returned: HiGHS's status (0 optimal, 1 limit reached, 2 infeasible), a
-    consistent dataset when one was found (``None`` otherwise) and how many bounds it goes beyond."""
+    """What one solve returned: a consistent dataset when one was found (``None`` otherwise), how
+    many open bounds it goes beyond, and whether none can be passed (proved: the solver's bound
+    on the number passed is below 1)."""
 
-    status: int
     x: np.ndarray | None
     beyond: int
+    proved: bool
 
 
 class MilpModel:
@@ -102,18 +109,21 @@ class MilpModel:
         cons.append(LinearConstraint(flags, -np.inf, rhs))
         upper = np.r_[self.sizes[self.var_group].astype(float), np.ones(e + k)]
         c = np.r_[np.zeros(n + e), -np.ones(k)]
-        options = {"mip_rel_gap": 0.0, "disp": False}
+        options = {"mip_rel_gap": GAP, "disp": False}
         if seconds is not None:
             options["time_limit"] = max(float(seconds), 0.05)
         res = milp(c, constraints=cons, integrality=np.ones(width), bounds=Bounds(np.zeros(width), upper), options=options)
+        # the number passed is whole: a proved bound below 1 (objective above −1) means none can be
+        bound = getattr(res, "mip_dual_bound", None)
+        proved = res.status == 0 and bound is not None and np.isfinite(bound) and bound > -1 + 1e-6
         if res.x is None:
-            return Outcome(int(res.status), None, 0)
+            return Outcome(None, 0, proved)
         x = np.rint(res.x[:n]).astype(np.int64)
         if not self.holds(x):  # a solver's rounding never passes for a dataset
-            return Outcome(4, None, 0)
+            return Outcome(None, 0, False)
         counts = np.asarray(self.pairs[pairs] @ x).ravel()
         went = np.where(minimum, counts <= target, counts >= target)
-        return Outcome(int(res.status), x, int(went.sum()))
+        return Outcome(x, int(went.sum()), proved and not went.any())
 
 
 def _pad(A: sp.csr_matrix, width: int) -> sp.csr_matrix:

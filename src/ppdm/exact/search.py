@@ -34,6 +34,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ppdm.errors import InfeasibleError, MaxEntError
 from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.problem import CountProblem
@@ -55,6 +56,9 @@ MILP_CHUNK = 5000
 
 #: The integer engines: HiGHS branch and bound (many bounds per solve), CP-SAT, or by size.
 ENGINES = ("auto", "milp", "cp-sat")
+
+#: A branch-and-bound solve passing fewer open bounds than this turns to the neighbourhood search.
+STALL = 100
 
 #: With ``engine="auto"``, components with at least this many variables go to HiGHS (on small
 #: ones CP-SAT answers within milliseconds; on Adult's rule set HiGHS is minutes ahead).
@@ -249,6 +253,7 @@ def _search_part(
         see(x)
     else:
         see(truth[part.vars])
+    reference = last[0]
     _moves(problem, part, bounds, last[0], see, stats, deadline)
     if lp:
         _lp_certainty(problem, part, bounds, stats, deadline, interior)
@@ -258,8 +263,15 @@ def _search_part(
     if engine == "milp":
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
         milp = MilpModel(local_group, problem.sizes[part.groups], part.rows, part.pair_of_var, len(g))
+        hood: list[Neighbourhood] = []
+
+        def local(certainty: bool) -> None:
+            if not hood:
+                hood.append(Neighbourhood(local_group, problem.var_label[part.vars], problem.sizes[part.groups], part.rows, reference))
+            _local(hood[0], milp, part, bounds, deadline, see, stats, reference, certainty)
+
         for certainty in (True, False):
-            _harvest(milp, part, bounds, deadline, see, stats, certainty)
+            _harvest(milp, part, bounds, deadline, see, stats, certainty, local)
         return
     model = _Model(problem, part)
     _certainty(model, part, bounds, deadline, see, last, stats)
@@ -330,6 +342,10 @@ def _open_bounds(part: _Part, bounds: ExactBounds, certainty: bool) -> tuple[np.
     if certainty:
         lo_open &= bounds.min_hi[g, lab] == size
         hi_open &= bounds.max_lo[g, lab] == 0
+    # with two possible values a group's maximum of one is its size minus its minimum of the other
+    # (ExactBounds.tighten): only the minima are asked about
+    two = (bounds.max_hi > 0).sum(axis=1) == 2
+    hi_open &= ~two[g]
     lo, hi = np.flatnonzero(lo_open), np.flatnonzero(hi_open)
     pairs = np.r_[lo, hi]
     minimum = np.r_[np.ones(len(lo), bool), np.zeros(len(hi), bool)]
@@ -337,10 +353,13 @@ def _open_bounds(part: _Part, bounds: ExactBounds, certainty: bool) -> tuple[np.
     return pairs, minimum, target
 
 
-def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, certainty: bool) -> None:  # type: ignore[no-untyped-def]
+def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, certainty: bool, local) -> None:  # type: ignore[no-untyped-def]
     """Settle open bounds (certainty candidates first) :data:`MILP_CHUNK` at a time: a dataset
-    going beyond as many of them as possible; an optimum of 0, proved, settles the chunk."""
+    going beyond as many of them as possible; an optimum of 0, proved, settles the chunk. When a
+    solve passes fewer than :data:`STALL` bounds, the neighbourhood of the reference dataset is
+    searched bound by bound first (``local``, :mod:`ppdm.exact.local`)."""
     g, lab = part.pair_group, part.pair_label
+    searched_locally = False
     while True:
         pairs, minimum, target = _open_bounds(part, bounds, certainty)
         if not len(pairs):
@@ -353,12 +372,56 @@ def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float 
         stats["solves"] += 1
         if out.x is not None and out.beyond > 0:
             see(out.x)
+            if out.beyond < STALL and not searched_locally:
+                searched_locally = True
+                local(certainty)
             continue
-        if out.status != 0 or out.x is None:
+        if not out.proved:
             return  # out of time (or no dataset): what is open stays open
         lo, hi = pairs[minimum], pairs[~minimum]
         bounds.min_lo[g[lo], lab[lo]] = bounds.min_hi[g[lo], lab[lo]]
         bounds.max_hi[g[hi], lab[hi]] = bounds.max_lo[g[hi], lab[hi]]
+
+
+def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, reference: np.ndarray, certainty: bool) -> None:  # type: ignore[no-untyped-def]
+    """Open bounds passed by datasets a few records from ``reference``: one small solve per open
+    bound still open, its answer spread over every open bound of the classes it moves."""
+    g, lab = part.pair_group, part.pair_label
+    pair_local = np.searchsorted(part.groups, g)
+    pair_class = hood.group_class[pair_local]
+    ref_count = np.bincount(part.pair_of_var, weights=reference, minlength=len(g)).astype(np.int64)
+    pairs, minimum, _ = _open_bounds(part, bounds, certainty)
+    for i in range(len(pairs)):
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            return
+        p, is_min = pairs[i], bool(minimum[i])
+        if not _still_open(bounds, g[p], lab[p], is_min):
+            continue
+        t = bounds.min_hi[g[p], lab[p]] - 1 if is_min else bounds.max_lo[g[p], lab[p]] + 1
+        need = int(ref_count[p] - t if is_min else t - ref_count[p])
+        if need <= 0:
+            continue
+        delta = hood.change(int(pair_local[p]), int(lab[p]), need, is_min, left)
+        stats["local_solves"] = stats.get("local_solves", 0) + 1
+        if delta is None:
+            continue
+        moved = np.unique(hood.col_class[delta != 0])
+        for j in np.flatnonzero(np.isin(pair_class[pairs], moved)):
+            q, q_min = pairs[j], bool(minimum[j])
+            if not _still_open(bounds, g[q], lab[q], q_min):
+                continue
+            x = hood.spread(delta, int(pair_local[q]), int(lab[q]), q_min)
+            if x is not None and milp.holds(x):
+                see(x)
+                stats["local_datasets"] = stats.get("local_datasets", 0) + 1
+    see(reference)  # keep a dataset near the reference as the last one seen
+
+
+def _still_open(bounds: ExactBounds, group: int, label: int, minimum: bool) -> bool:
+    if minimum:
+        return bool(bounds.min_lo[group, label] < bounds.min_hi[group, label])
+    return bool(bounds.max_lo[group, label] < bounds.max_hi[group, label])
 
 
 def _left(deadline: float | None) -> float | None:
