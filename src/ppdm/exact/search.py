@@ -122,6 +122,7 @@ def search_bounds(
     bounds.method = "+".join(sorted(stats.pop("engines"))) or "cp-sat"
     bounds.seconds = time.perf_counter() - start
     bounds.stats = stats
+    bounds.tighten()  # the maxima of two-valued groups the search left to the minima
     bounds.check()
     return bounds
 
@@ -391,6 +392,7 @@ def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBound
     pair_class = hood.group_class[pair_local]
     ref_count = np.bincount(part.pair_of_var, weights=reference, minlength=len(g)).astype(np.int64)
     pairs, minimum, _ = _open_bounds(part, bounds, certainty)
+    failed: set[tuple[int, int, bool, int]] = set()  # the same question for another member of a class
     for i in range(len(pairs)):
         left = _left(deadline)
         if left is not None and left <= 0:
@@ -400,11 +402,13 @@ def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBound
             continue
         t = bounds.min_hi[g[p], lab[p]] - 1 if is_min else bounds.max_lo[g[p], lab[p]] + 1
         need = int(ref_count[p] - t if is_min else t - ref_count[p])
-        if need <= 0:
+        question = (int(pair_class[p]), int(lab[p]), is_min, need)
+        if need <= 0 or question in failed:
             continue
         delta = hood.change(int(pair_local[p]), int(lab[p]), need, is_min, left)
         stats["local_solves"] = stats.get("local_solves", 0) + 1
         if delta is None:
+            failed.add(question)
             continue
         moved = np.unique(hood.col_class[delta != 0])
         for j in np.flatnonzero(np.isin(pair_class[pairs], moved)):
