@@ -58,7 +58,7 @@ MILP_CHUNK = 5000
 ENGINES = ("auto", "milp", "cp-sat")
 
 #: A branch-and-bound solve passing fewer open bounds than this turns to the neighbourhood search.
-STALL = 100
+STALL = 30
 
 #: With ``engine="auto"``, components with at least this many variables go to HiGHS (on small
 #: ones CP-SAT answers within milliseconds; on Adult's rule set HiGHS is minutes ahead).
