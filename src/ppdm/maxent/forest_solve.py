@@ -51,6 +51,11 @@ MAX_CG = 200
 #: A type whose share of its cell falls below this is fixed at 0 (see :func:`solve_forest`).
 VANISHING = 1e-10
 
+#: Within-cell weights below e^−UNDERFLOW are 0: far below :data:`VANISHING`, and their products
+#: in the dual and the Hessian stay normal floating-point numbers (subnormal ones made the dual's
+#: evaluation twice as slow on rf10).
+UNDERFLOW = 300.0
+
 #: Largest row violation at which a Newton run whose dual value no longer moves stops ("inaccurate").
 STALLED = 1e-7
 
@@ -75,7 +80,9 @@ class _Dual:
         """Value, within-cell weights w, type masses P and the residual A P − b."""
         s = self.log_base - self.AT @ lam
         top = np.maximum.reduceat(s, self.starts)
-        e = np.exp(s - top[self.cell])
+        gap = s - top[self.cell]
+        e = np.exp(np.maximum(gap, -UNDERFLOW))
+        e[gap < -UNDERFLOW] = 0.0  # no subnormal numbers: each costs as much as ~100 normal ones
         z = np.add.reduceat(e, self.starts)
         w = e / z[self.cell]
         P = self.rho[self.cell] * w
@@ -159,8 +166,11 @@ def _direction(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: fl
             return sla.cho_solve(sla.cho_factor(damped, check_finite=False), g, check_finite=False), 0
         except np.linalg.LinAlgError:
             return _pcg(dual, w, P, g, eta)
-    # a symmetric fill-reducing ordering: 20 % faster than the default column ordering on rf10
-    step = spla.splu((H + ridge * sp.identity(len(g), format="csr")).tocsc(), permc_spec="MMD_AT_PLUS_A").solve(g)
+    # the damped Hessian is positive definite, so no pivoting is needed: SuperLU's symmetric mode
+    # (diagonal pivots after one symmetric fill-reducing ordering) factorises it as Cholesky would,
+    # with a quarter of the fill and 12× faster than with partial pivoting on rf10
+    damped = (H + ridge * sp.identity(len(g), format="csr")).tocsc()
+    step = spla.splu(damped, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True}).solve(g)
     if not np.all(np.isfinite(step)):  # pragma: no cover - the damped system is positive definite
         return _pcg(dual, w, P, g, eta)
     return step, 0
