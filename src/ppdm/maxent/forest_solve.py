@@ -48,6 +48,10 @@ DENSE_ROWS = 4000
 #: Conjugate-gradient iterations per Newton step at most.
 MAX_CG = 200
 
+#: Conjugate gradients stop at a direction whose curvature is below FLAT times its diagonal part:
+#: rounding noise there once sent a step to infinity (Adult, 100 trees of depth 5).
+FLAT = 1e-13
+
 #: A type whose share of its cell falls below this is fixed at 0 (see :func:`solve_forest`).
 VANISHING = 1e-10
 
@@ -136,6 +140,7 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = 
     value, w, P, g = dual.state(lam)
     steps = cg_total = 0
     history = [value]
+    low = np.zeros(len(w), dtype=bool)
     for steps in range(1, max_newton + 1):
         gnorm = float(np.abs(g).max(initial=0.0))
         if gnorm <= tol or (gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)):
@@ -143,8 +148,12 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int = 
         d, n_cg = _direction(dual, w, P, g, min(0.5, np.sqrt(gnorm)), exact)
         cg_total += n_cg
         lam, value, w, P, g = _line_search(dual, lam, value, g, d)
-        vanishing = (w < VANISHING) & np.isfinite(dual.log_base)
-        if vanishing.any():  # on the boundary: fix the types at 0 instead of chasing them
+        low, was_low = (w < VANISHING) & np.isfinite(dual.log_base), low
+        # on the boundary: fix the types at 0 instead of chasing them, once they have vanished at
+        # two points in a row and the step brought the rows closer (a poor truncated-CG step can
+        # swing many types to near 0 at once; fixing them then made the problem infeasible)
+        vanishing = low & was_low if float(np.abs(g).max(initial=0.0)) <= gnorm else np.zeros_like(low)
+        if vanishing.any():
             dual.log_base[vanishing] = -np.inf
             value, w, P, g = dual.state(lam)
         history.append(value)
@@ -190,10 +199,13 @@ def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float) -
     for it in range(1, MAX_CG + 1):
         Hp = dual.hess_vec(w, P, p) + ridge * p
         curvature = float(p @ Hp)
-        if curvature <= 0:
+        if not curvature > FLAT * float(p @ (diag * p)):  # no curvature left to trust
             return (d if it > 1 else g * inv), it
         alpha = rz / curvature
-        d += alpha * p
+        step = d + alpha * p
+        if not np.all(np.isfinite(step)):
+            return (d if it > 1 else g * inv), it
+        d = step
         r -= alpha * Hp
         if float(np.linalg.norm(r)) <= target:
             return d, it
