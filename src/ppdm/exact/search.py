@@ -50,8 +50,9 @@ INTERIOR_TOL = 1e-5
 #: Open counts asked about in one backbone question.
 CHUNK = 300
 
-#: Seconds of a backbone question before its best dataset so far is taken (doubled each time
-#: a question finds none): datasets found early settle counts while the optimum is still far.
+#: Seconds of a certainty or backbone question before its best dataset so far is taken (doubled
+#: each time a question refutes nothing): datasets found early settle counts while the optimum
+#: is still far.
 BACKBONE_SECONDS = 4.0
 
 
@@ -309,6 +310,7 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
     pushing up the counts every dataset seen has left at 0."""
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
+    cap = BACKBONE_SECONDS
     for sign in signs:
         while True:
             if sign < 0:
@@ -319,16 +321,24 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
             if not len(cand) or (left is not None and left <= 0):
                 break
             found: list[np.ndarray] = []
-            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), left, maximize=True, hint=last[0] if last else None, harvest=found)
+            seconds = cap if left is None else min(cap, left)
+            capped = left is None or seconds < left
+            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=last[0] if last else None, harvest=found)
             stats["solves"] += 1
             for y in found:
                 see(y)
             if x is None:
+                if status != "INFEASIBLE" and capped:
+                    cap *= 2
+                    continue
                 break
             see(x)
             extreme = -int(size[cand].sum()) if sign < 0 else 0
             if round(value) == extreme:
                 if status != "OPTIMAL":
+                    if capped:  # nothing refuted within the cap: ask again for longer
+                        cap *= 2
+                        continue
                     break  # out of time
                 if sign < 0:
                     bounds.min_lo[g[cand], lab[cand]] = size[cand]
