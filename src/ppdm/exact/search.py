@@ -12,8 +12,13 @@ them, so the search is organised to answer many at once, soundly:
 3. **LP bounds.** The linear relaxation (scipy's HiGHS) contains every integer solution, so its
    minimum, rounded up, bounds the integer minimum from below (the maximum likewise): it proves
    certain and impossible values without an integer solve wherever it is tight, a whole set of
-   candidates per LP (their sum cannot drop), then single counts when few are left. Then CP-SAT
-   settles the remaining certainty questions with linear objectives, before any other bound.
+   candidates per LP (their sum cannot drop; the candidates it can move found by one LP over
+   the homogenised rows), then single counts when few are left. Then CP-SAT settles the
+   remaining certainty questions with linear objectives, before any other bound, every
+   component's certain values before any component's impossible ones and those before the
+   rest (the components' searches advance stage by stage); every dataset CP-SAT meets on the
+   way is kept, and a question that refutes nothing within its time cap is asked again for
+   twice as long.
 4. **Backbone search.** For all open maxima at once: is there a dataset exceeding at least one
    of them (a Boolean per open value, at least one true)? If not, every open maximum is proved;
    if so, the dataset found (CP-SAT maximises how many it exceeds) raises every one it exceeds,
@@ -413,7 +418,9 @@ def _lp_certainty(
 
     ``interior``: a point in the relative interior of the relaxation, as shares (groups ×
     labels; the maximum-entropy estimate is one): a count it holds strictly inside its range is
-    not proved by the relaxation, so only the others are asked about."""
+    not proved by the relaxation, so only the others are asked about. Without one, a single LP
+    over the homogenised rows (:meth:`_Relaxation.forced`) sets aside every candidate some
+    relaxed solution moves before the sums are asked about."""
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
     lp = _Relaxation(problem, part)
@@ -426,7 +433,7 @@ def _lp_certainty(
             cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
             if interior is not None:
                 cand = cand[interior[g[cand], lab[cand]] <= INTERIOR_TOL]
-        if len(cand) > 1:
+        if interior is None and len(cand) > 1:
             # one LP finds every candidate the relaxation cannot move; the loop below confirms them
             forced = lp.forced(cand, sign)
             stats["lp_solves"] += 1
