@@ -317,11 +317,13 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
     size = bounds.sizes[g]
     cap = BACKBONE_SECONDS
     for sign in signs:
+        chunk: int | None = None  # how many candidates one question holds (None: all)
         while True:
             if sign < 0:
                 cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
             else:
                 cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
+            cand = cand[:chunk]
             left = _left(deadline)
             if not len(cand) or (left is not None and left <= 0):
                 break
@@ -332,24 +334,24 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
             stats["solves"] += 1
             for y in found:
                 see(y)
-            if x is None:
-                if status != "INFEASIBLE" and capped:
-                    cap *= 2
-                    continue
-                break
-            see(x)
+            if x is not None:
+                see(x)
             extreme = -int(size[cand].sum()) if sign < 0 else 0
-            if round(value) == extreme:
-                if status != "OPTIMAL":
-                    if capped:  # nothing refuted within the cap: ask again for longer
-                        cap *= 2
-                        continue
-                    break  # out of time
+            if x is not None and round(value) == extreme and status == "OPTIMAL":
+                # the total cannot move: every candidate of the question is settled
                 if sign < 0:
                     bounds.min_lo[g[cand], lab[cand]] = size[cand]
                 else:
                     bounds.max_hi[g[cand], lab[cand]] = 0
-                break
+                continue
+            if x is not None and round(value) != extreme:
+                continue  # some refuted
+            if status in ("FEASIBLE", "UNKNOWN") and capped:
+                # nothing refuted within the cap: ask about half as many, for twice as long
+                cap *= 2
+                chunk = max(1, len(cand) // 2)
+                continue
+            break  # out of time
 
 
 def _left(deadline: float | None) -> float | None:
