@@ -96,10 +96,6 @@ def forest_count_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel
     """The count problem of a forest audit under a resolved ``threat``: every used tree's rows
     (:func:`~ppdm.maxent.forest_constraints.forest_type_problem`, multiplicities as coefficients),
     the attacker's table and the records' counts (``None`` without every unknown column)."""
-    return _forest_problem(forest, data, threat, ties)[1:]
-
-
-def _forest_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel, ties: Ties) -> tuple[FactoredProblem, CountProblem, ForestTypes, np.ndarray | None]:
     from ppdm.attacks.forest_maxent import published_forest
     from ppdm.maxent.forest_constraints import forest_type_problem
     from ppdm.maxent.tree_constraints import Knowledge
@@ -107,7 +103,7 @@ def _forest_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel, tie
     forest = published_forest(forest, threat.publish)
     knowledge = Knowledge(sa=bool(threat.sa_published))
     problem, types = forest_type_problem(forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals)
-    return problem, *_counts(problem, types, None, ties)
+    return _counts(problem, types, None, ties)
 
 
 def _is_label(rows: CountRows) -> bool:
@@ -158,7 +154,7 @@ def _forest(
     from ppdm.maxent.tree_constraints import Knowledge
 
     threat = _threat(forest, data, quasi_identifiers, sensitive, Knowledge(), threat)
-    _, counts, types, truth = _forest_problem(forest, data, threat, ties)
+    counts, types, truth = forest_count_problem(forest, data, threat, ties)
     bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
     groups = types.groups
     targets = np.ones(groups.n_records, dtype=bool)

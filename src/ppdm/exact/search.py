@@ -220,7 +220,7 @@ class _Model:
         if harvest is None:
             status = solver.solve(model)
         else:
-            status = solver.solve(model, _Harvest(self.cp, self.x, harvest))
+            status = solver.solve(model, _harvester(self.cp, self.x, harvest))
         name = solver.status_name(status)
         if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
             value = solver.objective_value if maximize and objective is not None else 0.0
@@ -235,7 +235,7 @@ _DONE = object()
 HARVEST = 64
 
 
-def _Harvest(cp_model, x: list, out: list):  # type: ignore[no-untyped-def]
+def _harvester(cp_model, x: list, out: list):  # type: ignore[no-untyped-def]
     """A CP-SAT solution callback appending each solution's counts to ``out``."""
 
     class Harvest(cp_model.CpSolverSolutionCallback):
