@@ -15,7 +15,7 @@ from ppdm.data.datasets import load_nursery
 from ppdm.defend import defend
 from ppdm.defend.audits import DEFAULT_AUDITORS
 from ppdm.defend.candidates import Grids, Learner, encode_for_sklearn
-from ppdm.defend.forest_candidates import audit_rows, retrain_cost
+from ppdm.defend.forest_candidates import audit_cost, audit_rows, retrain_cost
 from ppdm.defend.models import depth_of, disclosure_of, leaves_of, publish
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree import Disclosure, Forest, forest_from_sklearn
@@ -75,6 +75,11 @@ def test_the_frontier_holds_forests_cheapest_first(searched):
     assert {"RandomForestClassifier n_estimators=1", "RandomForestClassifier max_depth=2", "RandomForestClassifier max_depth=4",
             "RandomForestClassifier min_samples_leaf=20", "RandomForestClassifier min_samples_leaf=100",
             "RandomForestClassifier bootstrap=False", "publish error-rates", "publish labels"} <= labels  # fmt: skip
+    # the leaf attack runs first; where it already misses the target, the maximum-entropy audit is skipped
+    unprotected = frame.iloc[0]
+    assert unprotected["audits"] == "homogeneity" and unprotected["partial"] and unprotected["certain"] > 0
+    assert not frame.loc[frame["meets_target"], "partial"].any()
+    assert set(frame.loc[frame["meets_target"] & (frame["family"] != "dp") & (frame["publish"] != "labels"), "audits"]) <= {"homogeneity+maxent"}
     # labels only: the maximum-entropy attacker is the only one left and finds nobody certain
     only_labels = frame[frame["label"] == "publish labels"].iloc[0]
     assert only_labels["audits"] == "maxent" and only_labels["certain"] == 0 and only_labels["publish"] == "labels"
@@ -110,6 +115,9 @@ def test_the_retraining_order_and_its_cost_estimate(nursery):
     assert retrain_cost({"n_estimators": 1}, forest, len(train)) == per_tree
     assert retrain_cost({"min_samples_leaf": 500}, forest, len(train)) == 3 * min(per_tree, 2)
     assert audit_rows(10, Disclosure.CLASS_COUNTS, 4) == 40 and audit_rows(10, Disclosure.LABELS, 4) == 10
+    # without a minimum leaf size a row costs more; labels only, less
+    assert audit_cost(10, Disclosure.CLASS_COUNTS, 4, 100) == 40 < audit_cost(10, Disclosure.CLASS_COUNTS, 4, 1) == 400
+    assert audit_cost(10, Disclosure.LABELS, 4, 1) == 1
     assert depth_of(forest) == 5
     labels_only = publish(forest, Disclosure.LABELS)
     assert disclosure_of(labels_only) is Disclosure.LABELS and all(n.counts is None for t in labels_only.trees for n in t.nodes)

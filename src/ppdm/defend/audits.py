@@ -31,7 +31,7 @@ from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.spans import Spans
 
-__all__ = ["DEFAULT_AUDITORS", "Auditor", "leaf_auditor", "maxent_auditor", "spans_of"]
+__all__ = ["DEFAULT_AUDITORS", "Auditor", "audit_until", "cheap_first", "leaf_auditor", "maxent_auditor", "spans_of"]
 
 #: ``auditor(model, data, threat, noisy)``: an attack's result, or ``None`` when it does not apply;
 #: ``model`` is a :class:`Tree` or, when the search defends a forest, a :class:`Forest`.
@@ -81,5 +81,28 @@ def run_audits(
     tree: Model, data: pd.DataFrame, threat: ThreatModel, auditors: Sequence[Auditor], noisy: bool = False
 ) -> list[AttackResult]:
     """Every auditor that applies, in order."""
-    results = [auditor(tree, data, threat, noisy) for auditor in auditors]
-    return [r for r in results if r is not None]
+    return audit_until(tree, data, threat, auditors, noisy)[0]
+
+
+def audit_until(
+    tree: Model, data: pd.DataFrame, threat: ThreatModel, auditors: Sequence[Auditor], noisy: bool = False,
+    enough: Callable[[list[AttackResult]], bool] | None = None,
+) -> tuple[list[AttackResult], bool]:
+    """The auditors that apply, in order, until ``enough(results so far)`` says the rest are not
+    needed; and whether every auditor ran."""
+    results: list[AttackResult] = []
+    for i, auditor in enumerate(auditors):
+        result = auditor(tree, data, threat, noisy)
+        if result is None:
+            continue
+        results.append(result)
+        if enough is not None and i < len(auditors) - 1 and enough(results):
+            return results, False
+    return results, True
+
+
+def cheap_first(auditors: Sequence[Auditor]) -> list[Auditor]:
+    """The auditors with the leaf-reading attack first: over a forest it reads every tree's leaves
+    in about a second, where the maximum-entropy audit can take minutes, and what it finds may
+    already settle that a candidate misses its target."""
+    return sorted(auditors, key=lambda a: a is not leaf_auditor)

@@ -14,13 +14,17 @@ For a scikit-learn random forest (or extra trees) the families are:
 
 Pruning and kADET are single-tree defenses and give no forest candidates.
 
-**Cheapest first.** Auditing a forest costs roughly in proportion to the rows of its
-maximum-entropy problem (:func:`audit_rows`: per leaf, one per class with class counts, two with
-error rates, one with labels); the search (:func:`ppdm.defend.search.defend`) takes the ε-DP
-forests first (no maximum-entropy audit applies to them), then the others in the order of that
-estimate, with the leaves of a retrained forest estimated as ``trees × min(2^depth, rows /
-min_samples_leaf, leaves per tree of the model)`` (:func:`retrain_cost`), so a time budget cuts
-the dearest short and the small models, the likeliest to meet a target, are audited first.
+**Cheapest first.** The search (:func:`ppdm.defend.search.defend`) takes the ε-DP forests first
+(no maximum-entropy audit applies to them), then the others in the order of
+:func:`audit_cost`: the rows of the forest's maximum-entropy problem (per leaf, one per class with
+class counts, two with error rates, one with labels; a retrained forest's leaves estimated as
+``trees × min(2^depth, rows / min_samples_leaf, leaves per tree of the model)``,
+:func:`retrain_cost`) times what a row cost on Adult (paper 000's setting, 10 bootstrap trees,
+``docs/defend.md``): about 0.02 s per row for forests without a minimum leaf size (depth limits
+alone, the unprotected forest: many leaves pin their records' classes, the optimum lies on the
+boundary and Newton's method crawls), 0.002–0.004 s with ``min_samples_leaf`` ≥ 100, and 0.0004 s
+with labels only. So a time budget cuts the dearest short, and the small, well-populated forests,
+the likeliest to meet a target, are audited first.
 """
 
 from __future__ import annotations
@@ -35,12 +39,34 @@ from ppdm.learn.dp_forest import DPRandomForestClassifier
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 
-__all__ = ["audit_rows", "dp_forest_candidates", "forest_retrain_candidates", "retrain_cost"]
+__all__ = ["audit_cost", "audit_rows", "min_leaf_of", "dp_forest_candidates", "forest_retrain_candidates", "retrain_cost"]
+
+MIN_LEAF_FAST = 20
+"""A minimum leaf size from which a forest's audit is taken to be fast (see the module docstring)."""
+SLOW_ROWS = 10.0
+"""How many times more a row of a forest without that minimum leaf size is taken to cost."""
+LABEL_ROWS = 0.1
+"""What a row of a labels-only forest is taken to cost, relative to a fast one."""
 
 
 def audit_rows(leaves: float, level: Disclosure, n_classes: int) -> float:
     """Rows of the maximum-entropy problem of ``leaves`` leaves publishing ``level`` (the search's order)."""
     return leaves * {Disclosure.CLASS_COUNTS: n_classes, Disclosure.ERROR_RATES: 2, Disclosure.LABELS: 1}[level]
+
+
+def audit_cost(leaves: float, level: Disclosure, n_classes: int, min_leaf: int) -> float:
+    """The estimated cost of auditing a forest of ``leaves`` leaves publishing ``level`` whose
+    leaves hold at least ``min_leaf`` rows (the order of the search; see the module docstring)."""
+    rows = audit_rows(leaves, level, n_classes)
+    if level is Disclosure.LABELS:
+        return rows * LABEL_ROWS
+    return rows * (1.0 if min_leaf >= MIN_LEAF_FAST else SLOW_ROWS)
+
+
+def min_leaf_of(params: dict[str, Any], learner: Learner) -> int:
+    """The minimum leaf size of the learner's estimator with ``params`` changed."""
+    value = params.get("min_samples_leaf", learner.estimator.get_params().get("min_samples_leaf", 1))
+    return int(value) if isinstance(value, (int, float)) and value >= 1 else 1
 
 
 def retrain_cost(params: dict[str, Any], model: Forest, n_rows: int) -> float:

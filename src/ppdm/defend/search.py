@@ -33,7 +33,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ppdm.attacks.threat import ThreatModel
-from ppdm.defend.audits import DEFAULT_AUDITORS, Auditor, run_audits, spans_of
+from ppdm.defend.audits import DEFAULT_AUDITORS, Auditor, audit_until, cheap_first, spans_of
 from ppdm.defend.candidates import (
     FAMILIES,
     Candidate,
@@ -50,9 +50,10 @@ from ppdm.defend.candidates import (
 )
 from ppdm.defend.deadline import OutOfTime, stop_at
 from ppdm.defend.forest_candidates import (
-    audit_rows,
+    audit_cost,
     dp_forest_candidates,
     forest_retrain_candidates,
+    min_leaf_of,
     retrain_cost,
 )
 from ppdm.defend.models import (
@@ -86,9 +87,11 @@ class DefenseResult:
     """What :func:`defend` found.
 
     ``chosen``: the most accurate candidate meeting the target, as published (a :class:`Tree`, or a
-    :class:`Forest` when a forest was defended; ``None`` if none does); ``frontier``: one row per candidate (label, family, params, accuracy, risk = the value of
-    the measure ``risk``, meets_target, one column per measure of the target, status, seconds,
-    leaves, pareto = on the accuracy–risk frontier); ``accuracy_on``: "test" or "training" data.
+    :class:`Forest` when a forest was defended; ``None`` if none does); ``frontier``: one row per
+    candidate (label, family, params, accuracy, risk = the value of the measure ``risk``,
+    meets_target, one column per measure of the target, status, seconds, leaves, partial = the
+    audits stopped once the target was missed, so the measures are lower bounds, pareto = on the
+    accuracy–risk frontier); ``accuracy_on``: "test" or "training" data.
     """
 
     chosen: Tree | Forest | None
@@ -206,8 +209,14 @@ def defend(
     candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
     accuracy = _accuracy(test if test is not None else data, tree.class_attribute, features)
     deadline = None if time_budget is None else start + float(time_budget)
-    audit = partial(_evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=auditors, accuracy=accuracy, risk=risk_name)
-    rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level))
+    forest = isinstance(tree, Forest)
+    audit = partial(
+        _evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=cheap_first(auditors) if forest else auditors,
+        accuracy=accuracy, risk=risk_name, stop_when_missed=forest,
+    )
+    rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner))
+    if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
+        rows[0].update(_measured(publish(tree, level), accuracy))
     frontier = _frontier(rows, target, risk_name)
     chosen_label = _choose(frontier, target.measure(risk_name).higher_is_riskier)
     chosen = trees.get(chosen_label) if chosen_label is not None else None
@@ -325,7 +334,7 @@ def _forest_candidates(
 ) -> list[Candidate]:
     """Other forests (:mod:`ppdm.defend.forest_candidates`), cheapest to audit first: the ε-DP
     forests (no maximum-entropy audit applies to them), then the rest by the rows of their audit
-    (:func:`~ppdm.defend.forest_candidates.audit_rows`); ``pruning`` and ``kadet`` give none."""
+    (:func:`~ppdm.defend.forest_candidates.audit_cost`); ``pruning`` and ``kadet`` give none."""
     out: list[Candidate] = []
     if "dp" in families:
         out += dp_forest_candidates(X, y, grids.epsilon, grids.dp_depth, grids.dp_trees, random_state)
@@ -333,20 +342,26 @@ def _forest_candidates(
     ranked: list[Candidate] = []
     if "retrain" in families and learner.is_forest:
         ranked += [
-            replace(c, cost=audit_rows(retrain_cost(c.params, forest, len(X)), level, k))
+            replace(c, cost=audit_cost(retrain_cost(c.params, forest, len(X)), level, k, min_leaf_of(c.params, learner)))
             for c in forest_retrain_candidates(learner, forest, X, y, grids)
         ]
     if "publish-less" in families:
-        ranked += [replace(c, cost=audit_rows(leaves_of(forest), _cap(level, c.publish), k)) for c in publish_less_candidates(forest, level)]
+        ranked += [replace(c, cost=_input_cost(forest, _cap(level, c.publish), learner)) for c in publish_less_candidates(forest, level)]
     return out + sorted(ranked, key=lambda c: c.cost)
 
 
-def _order(candidates: Sequence[Candidate], model: Model, level: Disclosure) -> list[int]:
+def _input_cost(forest: Forest, level: Disclosure, learner: Learner) -> float:
+    """The estimated cost of auditing the input forest published at ``level``."""
+    min_leaf = min_leaf_of({}, learner) if learner.is_forest else 1
+    return audit_cost(leaves_of(forest), level, len(forest.classes), min_leaf)
+
+
+def _order(candidates: Sequence[Candidate], model: Model, level: Disclosure, learner: Learner) -> list[int]:
     """The order the candidates are audited in: as listed for a tree; for a forest, cheapest first,
     the input model (often the dearest: its audit can take minutes) in its turn."""
     if not isinstance(model, Forest):
         return list(range(len(candidates)))
-    costs = [audit_rows(leaves_of(model), level, len(model.classes)) if c.family == "unprotected" else c.cost for c in candidates]
+    costs = [_input_cost(model, level, learner) if c.family == "unprotected" else c.cost for c in candidates]
     return sorted(range(len(candidates)), key=lambda i: costs[i])
 
 
@@ -397,27 +412,34 @@ def _accuracy(table: pd.DataFrame, class_attribute: str, features: list[str]) ->
     return accuracy
 
 
+def _measured(model: Model, accuracy: Callable[[Model], float]) -> dict[str, Any]:
+    """What a candidate's row says without an audit: its accuracy, leaves and disclosure."""
+    return {"accuracy": accuracy(model), "leaves": leaves_of(model), "publish": disclosure_of(model).value}
+
+
 def _row(cand: Candidate, status: str, **values: Any) -> dict[str, Any]:
     return {"label": cand.label, "family": cand.family, "params": json.dumps(cand.params), "status": status, **values}
 
 
 def _evaluate(
     cand: Candidate, *, level: Disclosure, data: pd.DataFrame, threat: ThreatModel, target: Target,
-    auditors: Sequence[Auditor], accuracy: Callable[[Model], float], risk: str,
+    auditors: Sequence[Auditor], accuracy: Callable[[Model], float], risk: str, stop_when_missed: bool = False,
 ) -> tuple[dict[str, Any], Model | None]:
     """The candidate's row of the frontier (audited, or failed with the reason) and its published tree.
 
     Its accuracy is measured before the audits: a candidate whose audits the time budget stops is
-    unfinished with its accuracy (the input model's is always known when it was reached).
+    unfinished with its accuracy. ``stop_when_missed`` (forests): once the audits run so far miss
+    the target, the others are skipped; the row's measures are then lower bounds (``partial``).
     """
     t0 = time.monotonic()
     try:
         tree = publish(cand.build(), _cap(level, cand.publish))
-        measured = {"accuracy": accuracy(tree), "leaves": leaves_of(tree), "publish": disclosure_of(tree).value}
+        measured = _measured(tree, accuracy)
     except PpdmError as exc:
         return _row(cand, f"failed: {exc}", seconds=time.monotonic() - t0), None
     try:
-        results = run_audits(tree, data, threat, auditors, cand.noisy)
+        enough = (lambda done: target.missed_by(Evidence.from_results(done))) if stop_when_missed else None
+        results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
         spans = spans_of(tree, data, threat) if target.needs_spans else None
         evidence = Evidence.from_results(results, spans)
         values = target.values(evidence)
@@ -427,7 +449,7 @@ def _evaluate(
         return _row(cand, UNFINISHED, seconds=time.monotonic() - t0, **measured), None
     row = _row(
         cand, "audited", risk=values[risk], meets_target=target.meets(values), **values, **measured,
-        audits="+".join(evidence.sources), seconds=time.monotonic() - t0,
+        audits="+".join(evidence.sources), partial=not complete, seconds=time.monotonic() - t0,
     )
     return row, tree
 
@@ -435,9 +457,10 @@ def _evaluate(
 # -- the frontier -----------------------------------------------------------------------------
 def _frontier(rows: list[dict[str, Any]], target: Target, risk: str) -> pd.DataFrame:
     columns = ["label", "family", "params", "publish", "accuracy", "risk", "meets_target", *(m.name for m in target.measures),
-               "leaves", "audits", "status", "seconds"]  # fmt: skip
+               "leaves", "audits", "partial", "status", "seconds"]  # fmt: skip
     frame = pd.DataFrame(rows).reindex(columns=columns)
     frame["meets_target"] = frame["meets_target"].astype("boolean").fillna(False).astype(bool)
+    frame["partial"] = frame["partial"].astype("boolean").fillna(False).astype(bool)
     for c in ("accuracy", "risk", "seconds", *(m.name for m in target.measures)):
         frame[c] = frame[c].astype(float)
     frame["pareto"] = _pareto(frame, target.measure(risk).higher_is_riskier)
