@@ -39,7 +39,7 @@ from ppdm.learn.dp_forest import DPRandomForestClassifier
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 
-__all__ = ["audit_cost", "audit_rows", "min_leaf_of", "dp_forest_candidates", "forest_retrain_candidates", "retrain_cost"]
+__all__ = ["audit_cost", "audit_rows", "dp_forest_candidates", "forest_retrain_candidates", "min_leaf_of", "retrain_cost"]
 
 MIN_LEAF_FAST = 20
 """A minimum leaf size from which a forest's audit is taken to be fast (see the module docstring)."""

@@ -33,7 +33,13 @@ import pandas as pd
 from sklearn.base import clone
 
 from ppdm.attacks.threat import ThreatModel
-from ppdm.defend.audits import DEFAULT_AUDITORS, Auditor, audit_until, cheap_first, spans_of
+from ppdm.defend.audits import (
+    DEFAULT_AUDITORS,
+    Auditor,
+    audit_until,
+    cheap_first,
+    spans_of,
+)
 from ppdm.defend.candidates import (
     FAMILIES,
     Candidate,
