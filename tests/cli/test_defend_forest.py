@@ -52,6 +52,7 @@ def test_defend_a_forest_file_writes_the_chosen_forest_and_the_frontier(run, fil
     assert result.exit_code == 0, result.output
     assert "unprotected model: training accuracy" in result.output and "chosen: " in result.output
     assert "best DP baseline: DP forest ε=1, 10 trees, depth 4" in result.output
+    assert "≥ = a lower bound: the audits stopped once the target was missed" in result.output
     records = json.loads((tmp_path / "frontier.json").read_text(encoding="utf-8"))
     assert {r["family"] for r in records} == {"unprotected", "dp", "retrain", "publish-less"}
     chosen = [r for r in records if r["chosen"]]

@@ -250,11 +250,13 @@ def _print_table(result: DefenseResult, top: int) -> None:
     first = frame[(frame["label"] == result.chosen_label) | frame["pareto"]]
     rest = frame.drop(index=first.index).sort_values("accuracy", ascending=False)
     rows = [*first.sort_values("accuracy", ascending=False).itertuples(), *rest.itertuples()][:top]
-    console.print(f"candidates (accuracy against {result.risk}; * = on the frontier, > = chosen):", highlight=False)
+    lower = ", ≥ = a lower bound: the audits stopped once the target was missed" if frame["partial"].any() else ""
+    console.print(f"candidates (accuracy against {result.risk}; * = on the frontier, > = chosen{lower}):", highlight=False)
     for row in rows:
         mark = ">" if row.label == result.chosen_label else ("*" if row.pareto else " ")
         ok = "meets" if row.meets_target else "misses"
-        console.print(f" {mark} {row.accuracy:.4f}  {result.risk} {_fmt(result.risk, row.risk):>9}  {ok:6}  {row.label}", highlight=False)
+        risk = ("≥ " if row.partial else "") + _fmt(result.risk, row.risk)
+        console.print(f" {mark} {row.accuracy:.4f}  {result.risk} {risk:>9}  {ok:6}  {row.label}", highlight=False)
 
 
 def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, quiet: bool) -> None:

@@ -17,6 +17,7 @@ candidates (:mod:`ppdm.defend.forest_candidates`) are taken cheapest to audit fi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -222,7 +223,8 @@ def defend(
     )
     rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner))
     if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
-        rows[0].update(_measured(publish(tree, level), accuracy))
+        with contextlib.suppress(PpdmError):
+            rows[0].update(_measured(publish(tree, level), accuracy))
     frontier = _frontier(rows, target, risk_name)
     chosen_label = _choose(frontier, target.measure(risk_name).higher_is_riskier)
     chosen = trees.get(chosen_label) if chosen_label is not None else None
