@@ -178,3 +178,20 @@ def test_a_learner_can_be_given_for_a_forest_of_another_kind(nursery):
     result = defend(train, THREAT, TARGET, model=forest, learner=learner, families=["retrain"], grids=Grids(n_estimators=(1,), max_depth=(), min_samples_leaf=()),
                     auditors=DEFAULT_AUDITORS[1:], progress=False)  # fmt: skip
     assert list(result.frontier["label"]) == ["unprotected (input model)", "RandomForestClassifier n_estimators=1", "RandomForestClassifier bootstrap=False"]
+
+
+def test_the_deadline_leaves_a_timer_armed_by_someone_else_alone():
+    import signal
+
+    from ppdm.defend.deadline import stop_at
+
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(True))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with stop_at(time.monotonic() + 0.05):
+            time.sleep(0.5)  # not interrupted by the search's deadline: the outer timer is kept
+        assert fired == [True]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -5,8 +5,8 @@ optimum lies on the boundary), so a budget that only stops *new* candidates does
 search. :func:`stop_at` arms a timer (``SIGALRM``) that raises :class:`OutOfTime` in the code it
 guards at the deadline; the search then reports that candidate unfinished. The exception is
 raised between Python bytecodes, so a long call into compiled code (a sparse factorisation)
-finishes first. The timer needs POSIX signals and the main thread; elsewhere the guarded code
-simply runs to its end, as before.
+finishes first. The timer needs POSIX signals and the main thread, and is not armed over a timer
+someone else armed; otherwise the guarded code simply runs to its end, as before.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ def _raise(signum: int, frame: Any) -> None:
 def stop_at(deadline: float | None) -> Iterator[None]:
     """Raise :class:`OutOfTime` in the guarded block at ``deadline`` (``time.monotonic()`` seconds;
     ``None``: never). The caller catches it, also when it comes as the block ends."""
-    if deadline is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if deadline is None or not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:  # no timer, or someone else's is armed
         yield
         return
     previous = signal.signal(signal.SIGALRM, _raise)
