@@ -63,7 +63,7 @@ class Candidate:
     published (``None``: what the search publishes for every candidate); ``noisy``: its counts
     are not the training counts (differential privacy), so audits that trust them do not apply;
     ``cost``: the estimated cost of its audit, the order a forest's candidates are taken in
-    (:func:`~ppdm.defend.forest_candidates.audit_rows`).
+    (:func:`~ppdm.defend.forest_candidates.audit_cost`).
     """
 
     label: str
