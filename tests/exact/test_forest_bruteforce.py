@@ -25,7 +25,6 @@ from ppdm.attacks.forest_maxent import published_forest
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.tree import forest_from_sklearn
-from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import encode_categories
 
