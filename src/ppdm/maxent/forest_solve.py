@@ -45,6 +45,11 @@ MAX_NEWTON_CG = 400
 #: Hessians with at most this many non-zeros (bound) are factorised; larger ones go to CG.
 EXACT_NNZ = 2e7
 
+#: Hessians with more non-zeros than EXACT_NNZ allows by its bound but at most this many in fact
+#: are factorised too (rf10: 1.2·10⁵ non-zeros, 0.2 s per factorisation; 100 trees of depth 10:
+#: 4.2·10⁶, whose fill made each factorisation 20 s, against 2–6 s per CG solve).
+FACTOR_NNZ = 2e6
+
 #: Hessians on at most this many rows are factorised as dense arrays.
 DENSE_ROWS = 4000
 
@@ -138,11 +143,11 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
     if (np.diff(red.access.indptr) != 1).any() or red.le.any():
         return solve_factored(problem, tol=tol)
     dual = _Dual(red)
-    exact = dual.hessian_size() <= EXACT_NNZ
-    if max_newton is None:
-        max_newton = MAX_NEWTON if exact else MAX_NEWTON_CG
     lam = np.zeros(len(red.b))
     value, w, P, g = dual.state(lam)
+    exact = _factorisable(dual, w, P)
+    if max_newton is None:
+        max_newton = MAX_NEWTON if exact else MAX_NEWTON_CG
     steps = cg_total = 0
     history = [value]
     low = np.zeros(len(w), dtype=bool)
@@ -164,6 +169,14 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
         history.append(value)
     red.log_base = dual.log_base  # the types fixed at 0 stay there
     return _solution(problem, red, lam, steps, cg_total, time.perf_counter() - start, tol)
+
+
+def _factorisable(dual: _Dual, w: np.ndarray, P: np.ndarray) -> bool:
+    """Whether Newton systems are solved by factorising the Hessian (else conjugate gradients):
+    when its bound :meth:`_Dual.hessian_size` is small, or when the Hessian itself, formed once,
+    has at most :data:`FACTOR_NNZ` non-zeros (the bound counts every pair of rows a cell's types
+    share, and is 55× too large with 16 classes: Adult with ``education`` as the class)."""
+    return dual.hessian_size() <= EXACT_NNZ or dual.hessian(w, P).nnz <= FACTOR_NNZ
 
 
 def _direction(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, exact: bool) -> tuple[np.ndarray, int]:
