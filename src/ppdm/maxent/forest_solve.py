@@ -47,8 +47,9 @@ EXACT_NNZ = 2e7
 
 #: Hessians with more non-zeros than EXACT_NNZ allows by its bound but at most this many in fact
 #: are factorised too (rf10: 1.2·10⁵ non-zeros, 0.2 s per factorisation; 100 trees of depth 10:
-#: 4.2·10⁶, whose fill made each factorisation 20 s, against 2–6 s per CG solve).
-FACTOR_NNZ = 2e6
+#: 4.2·10⁶, 10–20 s per factorisation against 2–6 s per CG solve, but CG steps stall near the
+#: boundary: 50 such trees on Adult still missed a row by 1.4·10⁻⁶ after 400 of them).
+FACTOR_NNZ = 6e6
 
 #: Hessians on at most this many rows are factorised as dense arrays.
 DENSE_ROWS = 4000
