@@ -1,8 +1,9 @@
 """The exact audit on UCI Adult: who is proved certain, how fast, and against plain CP-SAT / LP.
 
-Run: ``PYTHONPATH=src python benchmarks/bench_exact.py [--rules-time 45] [--peer-samples 12]``.
+Run: ``PYTHONPATH=src python benchmarks/bench_exact.py [--cases tree rules forest] [--rules-time 45]
+[--forest-time 60] [--peer-samples 12]``.
 
-Cases (all 30,162 training rows):
+Cases (all 30,162 training rows but ``forest``):
 
 * ``tree``: one unlimited ``C45Classifier()`` tree (class ``income``, every column but fnlwgt),
   published with class counts; the attacker knows every other column and the class and wants
@@ -13,7 +14,15 @@ Cases (all 30,162 training rows):
 * ``rules``: paper 004's rule set (the 8 categorical QIs, Salary sensitive, s = 0.1, c = 0.6:
   110 AR, 449 NAR after pruning, exact supports), with a time budget (``--rules-time``); the
   search alone is also run with each integer engine of ``--engines`` (default ``cp-sat``, the
-  engine before HiGHS branch and bound and the neighbourhood search) on the same rows and budget.
+  engine before HiGHS branch and bound and the neighbourhood search) on the same rows and budget;
+* ``forest`` (issue 14: "a 10-tree forest, no bootstrap, on 1,000 Adult records"): 1,000 training
+  rows drawn at random (seed 0) with paper 000's eight categorical quasi-identifiers and
+  ``income``; scikit-learn ``RandomForestClassifier(n_estimators=10, bootstrap=False,
+  random_state=0)`` (unlimited depth, ``max_features="sqrt"`` of the one-hot columns) fitted on
+  them and imported with ``forest_from_sklearn``: every tree publishes its class counts. The
+  attacker, as in ``tree``, knows the class and every other input and wants ``marital-status``
+  (an input the trees split on: each group may reach one joint leaf per marital status); the
+  sensitive distribution is not published. Budget ``--forest-time`` (60 s).
 
 Peers, in the same run on the same count problem: plain CP-SAT (one model, one minimisation per
 (group, value) count, no flows, no classes, no backbone) and the plain LP relaxation (HiGHS, one
@@ -34,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ppdm.attacks.exact import exact_attack, tree_count_problem
+from ppdm.attacks.exact import exact_attack, forest_count_problem, tree_count_problem
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.rules import rules_attack
 from ppdm.attacks.threat import ThreatModel
@@ -44,6 +53,9 @@ from ppdm.learn import C45Classifier
 from ppdm.rules import mine_rules
 
 QIS = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country", "education"]
+#: The forest case: paper 000's quasi-identifiers (the trees' inputs), the class and the sensitive input.
+FOREST_INPUTS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
+FOREST_SENSITIVE = "marital-status"
 
 
 def _load() -> str:
@@ -175,12 +187,54 @@ def bench_rules(frame, rules_time: float, samples: int, engines: list[str]) -> d
             "maxent_seconds": est_s, "maxent_certain_people": _people(estimate), "engines": by_engine, "peers": peers, "peer_load": peer_load}
 
 
+def forest_setting(frame, n_records: int = 1000, n_trees: int = 10, bootstrap: bool = False, seed: int = 0):  # type: ignore[no-untyped-def]
+    """The forest case's table (``n_records`` rows drawn with ``seed``), forest and threat model."""
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.tree import forest_from_sklearn
+
+    table = frame[[*FOREST_INPUTS, "income"]].sample(n_records, random_state=seed).reset_index(drop=True)
+    for c in table.columns:
+        table[c] = table[c].cat.remove_unused_categories()
+    X = table[FOREST_INPUTS]
+    est = RandomForestClassifier(n_trees, bootstrap=bootstrap, random_state=seed, n_jobs=1).fit(pd.get_dummies(X).astype(float), table["income"])
+    forest = forest_from_sklearn(est, X, y=table["income"])
+    known = (*[c for c in FOREST_INPUTS if c != FOREST_SENSITIVE], "income")
+    threat = ThreatModel(sensitive=FOREST_SENSITIVE, known=known, sa_published=False).resolve(table, "income")
+    return table, forest, threat
+
+
+def bench_forest(frame, forest_time: float, samples: int, n_records: int = 1000, n_trees: int = 10) -> dict:  # type: ignore[no-untyped-def]
+    table, forest, threat = forest_setting(frame, n_records, n_trees)
+    load = _load()
+    result, seconds = _timed(lambda: exact_attack(forest, table, threat=threat, time_limit=forest_time))
+    d = result.details["exact"]
+    people = int(result.targets.sum())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimate, est_s = _timed(lambda: maxent_attack(forest, table, threat=threat))
+    print(f"forest exact: {seconds:.2f} s, load {load}: {d}; maxent {est_s:.2f} s certain {_people(estimate)}", flush=True)
+    counts, _, truth = forest_count_problem(forest, table, threat)
+    peer_load = _load()
+    peers = plain_peers(counts, truth, samples)
+    print(f"forest peers (load {peer_load}): {peers}", flush=True)
+    return {"case": "forest", "records": n_records, "trees": n_trees, "nodes": sum(t.n_nodes for t in forest.trees),
+            "groups": int(counts.n_groups), "variables": int(counts.n_vars), "rows": sum(r.n_rows for r in counts.rows),
+            "seconds": seconds, "load": load, "certain_people": _people(result), "undecided": d["undecided_records"],
+            "undecided_share": d["undecided_records"] / max(people, 1), "undecided_bounds": d["undecided_bounds"],
+            "solves": d.get("solves"), "lp_solves": d.get("lp_solves"), "proved_by_lp": d.get("proved_by_lp"), "method": d["method"],
+            "at_least_one_groups": d["at_least_one_groups"], "maxent_seconds": est_s, "maxent_certain_people": _people(estimate),
+            "peers": peers, "peer_load": peer_load}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rules-time", type=float, default=45.0)
+    parser.add_argument("--forest-time", type=float, default=60.0)
     parser.add_argument("--peer-samples", type=int, default=4)
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--cases", nargs="+", default=["tree", "rules"])
+    parser.add_argument("--cases", nargs="+", default=["tree", "rules", "forest"])
     parser.add_argument("--quick", action="store_true", help="one tree case, certainty only")
     parser.add_argument("--engines", nargs="*", default=["cp-sat"], help="integer engines also timed alone on the rule set (auto, milp, cp-sat)")
     args = parser.parse_args()
@@ -190,6 +244,8 @@ def main() -> None:
         out["tree"] = bench_tree(frame, roles, args.peer_samples, args.quick)
     if "rules" in args.cases:
         out["rules"] = bench_rules(frame, args.rules_time, args.peer_samples, args.engines)
+    if "forest" in args.cases:
+        out["forest"] = bench_forest(frame, args.forest_time, args.peer_samples)
     out["load_end"] = _load()
     text = json.dumps(out, indent=1, default=float)
     print(text)

@@ -53,6 +53,7 @@ def audit(estimator, train: pd.DataFrame, test: pd.DataFrame, known: list[str], 
     """Fit ``estimator`` on one-hot inputs, import it and run the maximum-entropy audit."""
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.attacks.threat import ThreatModel
+    from ppdm.errors import InfeasibleError
     from ppdm.tree import forest_from_sklearn, tree_from_sklearn
 
     X, y = train[known], train[target]
@@ -65,7 +66,10 @@ def audit(estimator, train: pd.DataFrame, test: pd.DataFrame, known: list[str], 
     else:
         model = tree_from_sklearn(estimator, X, class_attribute=target)
     start = time.perf_counter()
-    result = maxent_attack(model, train[[*known, target]], threat=ThreatModel(sensitive=target, known=tuple(known)))
+    try:
+        result = maxent_attack(model, train[[*known, target]], threat=ThreatModel(sensitive=target, known=tuple(known)))
+    except InfeasibleError as exc:  # the row says so instead of losing the whole table
+        return {"test accuracy": accuracy, "status": f"failed: {str(exc)[-40:]}", "audit s": time.perf_counter() - start}
     seconds = time.perf_counter() - start
     s = result.summary()
     return {

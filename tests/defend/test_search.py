@@ -189,13 +189,17 @@ def test_bad_inputs(adult_education, kwargs, error, message):
         defend(data, **args)
 
 
-def test_a_forest_is_not_taken_yet(adult_education):
+@pytest.mark.filterwarnings("ignore::ppdm.errors.UninformativeKnowledgeWarning")
+def test_a_forest_is_defended_with_forest_candidates(adult_education):
     from sklearn.ensemble import RandomForestClassifier
 
+    from ppdm.tree import Forest
+
     train, _, _ = adult_education
-    forest = RandomForestClassifier(n_estimators=2, random_state=0).fit(encode_for_sklearn(train[QI]), train["education"])
-    with pytest.raises(PpdmError, match="forest"):
-        defend(train, THREAT, model=forest, class_attribute="education", progress=False)
+    forest = RandomForestClassifier(n_estimators=2, max_depth=3, random_state=0).fit(encode_for_sklearn(train[QI]), train["education"])
+    result = defend(train, THREAT, model=forest, class_attribute="education", families=["publish-less"], progress=False)
+    assert list(result.frontier["label"]) == ["unprotected (input model)", "publish labels"]
+    assert isinstance(result.chosen, Forest) and result.chosen_label == "publish labels"
 
 
 def test_families_default_and_target_text():

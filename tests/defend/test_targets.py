@@ -81,3 +81,17 @@ def test_target_asks_for_a_measure_it_has():
 
 def test_one_certainty_tolerance():
     assert CERTAINTY_TOL == baseline.CERTAINTY_TOL
+
+
+def test_a_target_missed_by_part_of_the_audits():
+    """More audits only raise certain and confident: evidence from some of them that misses the
+    target settles it; spans do not come from the audits."""
+    from ppdm.defend.targets import Evidence
+
+    evidence = Evidence(
+        certain=np.array([True, False, False]), confidence=np.array([1.0, 0.5, 0.2]), targets=np.ones(3, dtype=bool)
+    )
+    assert parse_target("certain=0").missed_by(evidence)
+    assert not parse_target("certain=1,confident=0.5@0.9").missed_by(evidence)
+    assert parse_target("confident=0.2@0.9").missed_by(evidence)
+    assert not parse_target("span=5").missed_by(evidence)

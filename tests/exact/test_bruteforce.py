@@ -183,6 +183,7 @@ def milp_everywhere(monkeypatch):  # type: ignore[no-untyped-def]
     from ppdm.exact import search
 
     monkeypatch.setattr(search, "MILP_MIN_VARS", 0)
+    monkeypatch.setattr(search, "DEFAULT_ENGINE", "auto")
 
 
 @pytest.mark.parametrize("publish", ["class-counts", "error-rates", "labels"])
@@ -220,6 +221,7 @@ def local_everywhere(monkeypatch):  # type: ignore[no-untyped-def]
     from ppdm.exact import search
 
     monkeypatch.setattr(search, "MILP_MIN_VARS", 0)
+    monkeypatch.setattr(search, "DEFAULT_ENGINE", "auto")
     monkeypatch.setattr(search, "STALL", 10**9)
     monkeypatch.setattr(search, "_moves", lambda *args: None)
 

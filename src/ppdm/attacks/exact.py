@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -26,19 +26,21 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_counts
-from ppdm.exact.problem import CountProblem
+from ppdm.exact.problem import CountProblem, CountRows
 from ppdm.exact.solve import Detail, Method, exact_bounds
 from ppdm.maxent.attacker_types import AttackerTypes
 from ppdm.maxent.factored_problem import FactoredProblem
+from ppdm.maxent.forest_types import ForestTypes
 from ppdm.maxent.rule_constraints import RuleKnowledge
 from ppdm.rules.ruleset import RuleSet
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
 Ties = Literal["first", "any"]
 
 
 def exact_attack(
-    model: Tree | RuleSet,
+    model: Tree | Forest | RuleSet,
     data: pd.DataFrame,
     quasi_identifiers: Sequence[str] | None = None,
     sensitive: str | None = None,
@@ -52,9 +54,11 @@ def exact_attack(
 ) -> AttackResult:
     """Per group and sensitive value, the proved min and max count over every consistent dataset.
 
-    ``model``: a published tree (audited under ``threat``, or ``quasi_identifiers`` and
-    ``sensitive`` as in :func:`~ppdm.attacks.maxent.maxent_attack`) or a rule set (paper 004;
-    ``quasi_identifiers`` default to the rules'). ``time_limit`` (seconds) bounds the integer
+    ``model``: a published tree or forest (audited under ``threat``, or ``quasi_identifiers``
+    and ``sensitive`` as in :func:`~ppdm.attacks.maxent.maxent_attack`; a forest's rows are every
+    used tree's, each record counted with its bootstrap multiplicity where the model stores it:
+    :mod:`ppdm.maxent.forest_constraints`) or a rule set (paper 004; ``quasi_identifiers``
+    default to the rules'). ``time_limit`` (seconds) bounds the integer
     search; values it leaves open are reported undecided, never certain. ``ties``: label rows
     follow the tree's tie rule (``"first"``: the first class of highest count wins, as argmax;
     ``"any"``: the paper's ≥ rows). The result's certain groups are the proved ones; its
@@ -67,8 +71,10 @@ def exact_attack(
         raise PpdmError(f"time_limit must be positive seconds, got {time_limit!r}")
     if isinstance(model, RuleSet):
         return _rules(model, data, quasi_identifiers, time_limit, method, rule_knowledge or RuleKnowledge(), detail)
+    if isinstance(model, Forest):
+        return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail)
     if not isinstance(model, Tree):
-        raise PpdmError(f"the exact audit takes a Tree or a RuleSet, got {type(model).__name__}")
+        raise PpdmError(f"the exact audit takes a Tree, a Forest or a RuleSet, got {type(model).__name__}")
     return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail)
 
 
@@ -83,15 +89,38 @@ def tree_count_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, ties
     names = {blk.name for blk in problem.blocks}
     # with class counts published the label rows are differences of count rows: implied
     blocks = [blk for blk in problem.blocks if not (blk.name == "label" and "class-count" in names)]
+    return _counts(problem, types, blocks, ties)
+
+
+def forest_count_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel, ties: Ties = "first") -> tuple[CountProblem, ForestTypes, np.ndarray | None]:
+    """The count problem of a forest audit under a resolved ``threat``: every used tree's rows
+    (:func:`~ppdm.maxent.forest_constraints.forest_type_problem`, multiplicities as coefficients),
+    the attacker's table and the records' counts (``None`` without every unknown column)."""
+    from ppdm.attacks.forest_maxent import published_forest
+    from ppdm.maxent.forest_constraints import forest_type_problem
+    from ppdm.maxent.tree_constraints import Knowledge
+
+    forest = published_forest(forest, threat.publish)
+    knowledge = Knowledge(sa=bool(threat.sa_published))
+    problem, types = forest_type_problem(forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals)
+    return _counts(problem, types, None, ties)
+
+
+def _is_label(rows: CountRows) -> bool:
+    return rows.name == "label" or rows.name.startswith("label tree ")
+
+
+def _counts(problem: FactoredProblem, types: AttackerTypes | ForestTypes, blocks: list | None, ties: Ties) -> tuple[CountProblem, Any, np.ndarray | None]:
+    """The count problem of factored rows, label rows under the model's tie rule, and the truth."""
     counts, ttype = from_factored(problem, types.groups.counts, blocks)
     if ties == "first":
-        counts.rows = [strict_ties(r, problem.type_tag[ttype]) if r.name == "label" else r for r in counts.rows]
+        counts.rows = [strict_ties(r, problem.type_tag[ttype]) if _is_label(r) else r for r in counts.rows]
     truth = None
     if types.true_type is not None:
         truth = truth_counts(counts.var_group, ttype, types.groups.group_of_record, types.true_type)
         if truth is not None and ties == "first" and not counts.satisfied(truth):
-            # the tree's labels do not follow argmax ties: fall back to the paper's ≥ rows
-            counts.rows = [replace(r, strict=None) if r.name == "label" else r for r in counts.rows]
+            # the model's labels do not follow argmax ties: fall back to the paper's ≥ rows
+            counts.rows = [replace(r, strict=None) if _is_label(r) else r for r in counts.rows]
             if not counts.satisfied(truth):
                 raise DataError("the table's own records do not reproduce the published model (audit it against its training records)")
     counts.truth = truth
@@ -118,6 +147,32 @@ def _tree(
     return result
 
 
+def _forest(
+    forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
+    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
+) -> AttackResult:
+    from ppdm.maxent.tree_constraints import Knowledge
+
+    threat = _threat(forest, data, quasi_identifiers, sensitive, Knowledge(), threat)
+    counts, types, truth = forest_count_problem(forest, data, threat, ties)
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
+    groups = types.groups
+    targets = np.ones(groups.n_records, dtype=bool)
+    if types.known_group is not None:
+        targets = ~types.known_group[groups.group_of_record]
+    details = {
+        "threat_model": threat.describe(forest.trees[0].disclosure),
+        "model": f"{forest.algorithm or 'forest'}: {forest.n_trees} trees ({forest.combine})",
+        "trees_used": int(types.used.sum()), "trees_left_out": types.left_out,
+        "multiplicities": "known" if any(m is not None for m in forest.multiplicities) else "each record once",
+        "unknowns": types.domain.describe(),
+    }
+    result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
+    if pd.api.types.is_integer_dtype(data.index):
+        result.row_ids = data.index.to_numpy()
+    return result
+
+
 def _rules(
     rules: RuleSet, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, time_limit: float | None, method: Method,
     knowledge: RuleKnowledge, detail: Detail,
@@ -136,7 +191,8 @@ def _rules(
         from ppdm.maxent.solve import solve_linear
 
         interior = solve_linear(problem).p  # relative interior of the relaxation: the LP step's candidates
-    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior)
+    # HiGHS branch and bound on large components: measured on paper 004's rule set (benchmarks/README.md)
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior, engine="auto")
     details = {"rules": len(rules), "publish": rules.publish, "constraint_rows": {r.name: r.n_rows for r in counts.rows}}
     n = groups.n_records
     return _result("exact-rules", rules.sensitive, tuple(rules.values), groups, bounds, counts, true_codes, np.ones(n, dtype=bool), details)

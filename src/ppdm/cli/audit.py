@@ -175,7 +175,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
 @click.option(
     "--exact",
     is_flag=True,
-    help="Also prove, on whole counts, who is certain in every dataset consistent with the tree (docs/exact_disclosure.md).",
+    help="Also prove, on whole counts, who is certain in every dataset consistent with the tree or forest (docs/exact_disclosure.md).",
 )
 @click.option(
     "--estimate/--no-estimate",

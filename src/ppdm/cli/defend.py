@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ppdm.defend import DefenseResult
-    from ppdm.tree import Tree
+    from ppdm.tree import Forest, Tree
 
 from ppdm.cli.common import _default_known, _split_list, _threat_from_options, _with_class_known, check_outputs, console, handles_errors, main, publish_option, sa_option, status, threat_options
 
@@ -38,7 +38,10 @@ _EPILOG = (
 
 
 @main.command("defend", epilog=_EPILOG)
-@click.option("--model", "model_file", type=click.Path(path_type=Path), help="The tree to defend (ppdm JSON), with --data its training rows.")
+@click.option(
+    "--model", "model_file", type=click.Path(path_type=Path),
+    help="The tree or forest to defend (ppdm JSON; a forest from a scikit-learn random forest or extra trees), with --data its training rows (a forest's in the order it was fitted on).",
+)
 @click.option("--data", type=click.Path(path_type=Path), help="The training records (CSV): the rows the model was trained on, or the rows to train it on.")
 @click.option("--dataset", help="A bundled dataset: train the model on it (Adult: its test split measures accuracy).")
 @click.option("--class-attribute", help="Without --model: the column to predict (default: the sensitive column).")
@@ -55,9 +58,9 @@ _EPILOG = (
 @click.option("--families", default=",".join(FAMILIES), show_default=True, help="The candidate families to search, comma-separated.")
 @click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
 @click.option("--hierarchies", type=click.Path(path_type=Path), help="Generalization hierarchies for kADET (YAML/JSON; Adult's bundled ones by default).")
-@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts; those left are reported unfinished.")
+@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
-@click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published).")
+@click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published; a forest as a ppdm-forest file).")
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Candidates printed (the chosen one and the frontier first).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
@@ -93,7 +96,7 @@ def defend_command(
     top: int,
     quiet: bool,
 ) -> None:
-    """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree meeting a privacy target."""
+    """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree (or forest) meeting a privacy target."""
     check_outputs(out, frontier_file)
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids
@@ -125,10 +128,10 @@ def defend_command(
 def _inputs(
     model_file: Path | None, data: Path | None, dataset: str | None, class_attribute: str | None,
     test_file: Path | None, test_size: float, seed: int, threat: Any,
-) -> tuple[Tree | None, pd.DataFrame, pd.DataFrame | None, Any]:
+) -> tuple[Tree | Forest | None, pd.DataFrame, pd.DataFrame | None, Any]:
     """The model (``None``: train one), the training rows, the test rows and the threat model."""
     from ppdm.data.datasets import load_csv, load_dataset
-    from ppdm.tree import load_tree
+    from ppdm.tree.model_files import load_model
 
     if (dataset is None) == (data is None):
         raise PpdmError("give exactly one of --dataset NAME or --data FILE.csv (with --model: the model's training rows)")
@@ -136,7 +139,8 @@ def _inputs(
         raise PpdmError("--model goes with --data (the rows it was trained on), not --dataset")
     if not 0 <= test_size < 1:
         raise PpdmError(f"--test-size must be in [0, 1), got {test_size}")
-    model = load_tree(model_file) if model_file is not None else None
+    rows = load_csv(data)[0] if data is not None else None
+    model = load_model(model_file, rows, class_attribute=class_attribute) if model_file is not None else None
     if model is not None and class_attribute is not None and class_attribute != model.class_attribute:
         raise PpdmError(f"--class-attribute {class_attribute!r}: the model predicts {model.class_attribute!r}")
     target = class_attribute or threat.sensitive or (model.class_attribute if model is not None else None)
@@ -148,7 +152,7 @@ def _inputs(
         if test is None and dataset == "adult":
             test, _ = load_dataset("adult", split="test", class_attribute=target)
     else:
-        frame = load_csv(data)[0]
+        frame = rows
     if target not in frame.columns:
         raise PpdmError(f"the class column {target!r} is not in the data (columns: {', '.join(map(str, frame.columns))})")
     if test is None and model is None and test_size > 0:
@@ -246,21 +250,23 @@ def _print_table(result: DefenseResult, top: int) -> None:
     first = frame[(frame["label"] == result.chosen_label) | frame["pareto"]]
     rest = frame.drop(index=first.index).sort_values("accuracy", ascending=False)
     rows = [*first.sort_values("accuracy", ascending=False).itertuples(), *rest.itertuples()][:top]
-    console.print(f"candidates (accuracy against {result.risk}; * = on the frontier, > = chosen):", highlight=False)
+    lower = ", ≥ = a lower bound: the audits stopped once the target was missed" if frame["partial"].any() else ""
+    console.print(f"candidates (accuracy against {result.risk}; * = on the frontier, > = chosen{lower}):", highlight=False)
     for row in rows:
         mark = ">" if row.label == result.chosen_label else ("*" if row.pareto else " ")
         ok = "meets" if row.meets_target else "misses"
-        console.print(f" {mark} {row.accuracy:.4f}  {result.risk} {_fmt(result.risk, row.risk):>9}  {ok:6}  {row.label}", highlight=False)
+        risk = ("≥ " if row.partial else "") + _fmt(result.risk, row.risk)
+        console.print(f" {mark} {row.accuracy:.4f}  {result.risk} {risk:>9}  {ok:6}  {row.label}", highlight=False)
 
 
 def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, quiet: bool) -> None:
-    from ppdm.tree import save_tree
+    from ppdm.tree import Forest, save_forest, save_tree
 
     if frontier_file is not None:
         result.save_frontier(frontier_file)
         if not quiet:
             console.print(f"wrote {frontier_file}")
     if out is not None and result.chosen is not None:
-        save_tree(result.chosen, out)
+        (save_forest if isinstance(result.chosen, Forest) else save_tree)(result.chosen, out)
         if not quiet:
             console.print(f"wrote {out}")

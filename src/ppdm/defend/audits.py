@@ -1,11 +1,11 @@
 """The audits a defense search runs on each candidate, all under one threat model.
 
-An *auditor* takes a candidate tree, the training records and the resolved threat model and returns
+An *auditor* takes a candidate tree (or forest), the training records and the resolved threat model and returns
 an :class:`~ppdm.attacks.result.AttackResult`, or ``None`` when its attack does not apply to
 this candidate. The search combines the results of every auditor (:class:`~ppdm.defend.targets.Evidence`):
 a person counts as certain if *any* attack is certain about them. The default auditors are the
 maximum-entropy audit (paper 000) and the homogeneity attack that reads the leaves (paper 003
-§3.1). An audit that proves bounds (the exact audit) is one more auditor in the list.
+§3.1), each over every tree of a forest at once. An audit that proves bounds (the exact audit) is one more auditor in the list.
 
 Candidates whose published counts are noisy (the ε-DP baseline) contradict the training table, so
 the maximum-entropy audit, which takes them as exact, does not apply; the leaf-reading attack,
@@ -20,23 +20,27 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from ppdm.attacks.anonymity import model_anonymity
+from ppdm.attacks.forest_leaves import forest_homogeneity_attack
 from ppdm.attacks.homogeneity import homogeneity_attack
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
+from ppdm.defend.models import Model, disclosure_of
 from ppdm.errors import UninformativeKnowledgeWarning
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.model import Tree
+from ppdm.tree.forest import Forest
 from ppdm.tree.spans import Spans
 
-__all__ = ["DEFAULT_AUDITORS", "Auditor", "leaf_auditor", "maxent_auditor", "spans_of"]
+__all__ = ["DEFAULT_AUDITORS", "Auditor", "audit_until", "cheap_first", "leaf_auditor", "maxent_auditor", "spans_of"]
 
-#: ``auditor(tree, data, threat, noisy)``: an attack's result, or ``None`` when it does not apply.
-Auditor = Callable[[Tree, pd.DataFrame, ThreatModel, bool], "AttackResult | None"]
+#: ``auditor(model, data, threat, noisy)``: an attack's result, or ``None`` when it does not apply;
+#: ``model`` is a :class:`Tree` or, when the search defends a forest, a :class:`Forest`.
+Auditor = Callable[[Model, pd.DataFrame, ThreatModel, bool], "AttackResult | None"]
 
 
-def maxent_auditor(tree: Tree, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
-    """The maximum-entropy audit (rate and label constraints; paper 000 §4.1), exact counts only."""
+def maxent_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
+    """The maximum-entropy audit (rate and label constraints; paper 000 §4.1), exact counts only; over a
+    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.forest_maxent`)."""
     if noisy:
         return None
     with warnings.catch_warnings():
@@ -44,16 +48,21 @@ def maxent_auditor(tree: Tree, data: pd.DataFrame, threat: ThreatModel, noisy: b
         return maxent_attack(tree, data, threat=threat)
 
 
-def leaf_auditor(tree: Tree, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
+def leaf_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
     """The homogeneity attack (paper 003 §3.1): it reads the class out of the leaves a person can reach.
 
-    Applies when the class is the sensitive attribute, the tree publishes counts or error rates
-    and the attacker knows some column; fully known individuals are not targets.
+    Applies when the class is the sensitive attribute, the model publishes counts or error rates
+    and the attacker knows some column; fully known individuals are not targets. Over a forest,
+    the classes every tree holding a person leaves them, intersected
+    (:func:`~ppdm.attacks.forest_leaves.forest_homogeneity_attack`).
     """
     known = list(threat.known or ())
-    if threat.sensitive != tree.class_attribute or tree.disclosure is Disclosure.LABELS or not known:
+    if threat.sensitive != tree.class_attribute or disclosure_of(tree) is Disclosure.LABELS or not known:
         return None
-    result = homogeneity_attack(tree, data, quasi_identifiers=known, sensitive=threat.sensitive)
+    if isinstance(tree, Forest):
+        result = forest_homogeneity_attack(tree, data, quasi_identifiers=known, sensitive=threat.sensitive)
+    else:
+        result = homogeneity_attack(tree, data, quasi_identifiers=known, sensitive=threat.sensitive)
     if threat.known_individuals:
         result.targets = result.targets.copy()
         result.targets[list(threat.known_individuals)] = False
@@ -63,14 +72,37 @@ def leaf_auditor(tree: Tree, data: pd.DataFrame, threat: ThreatModel, noisy: boo
 DEFAULT_AUDITORS: tuple[Auditor, ...] = (maxent_auditor, leaf_auditor)
 
 
-def spans_of(tree: Tree, data: pd.DataFrame, threat: ThreatModel) -> Spans:
+def spans_of(tree: Model, data: pd.DataFrame, threat: ThreatModel) -> Spans:
     """The linking attack's spans (paper 002 §2) with the threat model's known columns public."""
     return model_anonymity(tree, data, list(threat.known or ()), class_public=threat.class_known)
 
 
 def run_audits(
-    tree: Tree, data: pd.DataFrame, threat: ThreatModel, auditors: Sequence[Auditor], noisy: bool = False
+    tree: Model, data: pd.DataFrame, threat: ThreatModel, auditors: Sequence[Auditor], noisy: bool = False
 ) -> list[AttackResult]:
     """Every auditor that applies, in order."""
-    results = [auditor(tree, data, threat, noisy) for auditor in auditors]
-    return [r for r in results if r is not None]
+    return audit_until(tree, data, threat, auditors, noisy)[0]
+
+
+def audit_until(
+    tree: Model, data: pd.DataFrame, threat: ThreatModel, auditors: Sequence[Auditor], noisy: bool = False,
+    enough: Callable[[list[AttackResult]], bool] | None = None,
+) -> tuple[list[AttackResult], bool]:
+    """The auditors that apply, in order, until ``enough(results so far)`` says the rest are not
+    needed; and whether every auditor ran."""
+    results: list[AttackResult] = []
+    for i, auditor in enumerate(auditors):
+        result = auditor(tree, data, threat, noisy)
+        if result is None:
+            continue
+        results.append(result)
+        if enough is not None and i < len(auditors) - 1 and enough(results):
+            return results, False
+    return results, True
+
+
+def cheap_first(auditors: Sequence[Auditor]) -> list[Auditor]:
+    """The auditors with the leaf-reading attack first: over a forest it reads every tree's leaves
+    in about a second, where the maximum-entropy audit can take minutes, and what it finds may
+    already settle that a candidate misses its target."""
+    return sorted(auditors, key=lambda a: a is not leaf_auditor)

@@ -31,8 +31,10 @@ from ppdm.learn.dp_tree import DPRandomTreeClassifier
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.learn.kanonymity import KAnonymousTreeClassifier
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 from ppdm.tree.sklearn import trace_features, tree_from_sklearn
+from ppdm.tree.sklearn_forest import forest_from_sklearn
 
 __all__ = [
     "FAMILIES",
@@ -57,22 +59,28 @@ _LEVELS = (Disclosure.LABELS, Disclosure.ERROR_RATES, Disclosure.CLASS_COUNTS)
 class Candidate:
     """One thing the publisher could publish instead.
 
-    ``build()`` trains or edits the tree (class counts kept); ``publish`` caps what of it is
+    ``build()`` trains or edits the tree or forest (class counts kept); ``publish`` caps what of it is
     published (``None``: what the search publishes for every candidate); ``noisy``: its counts
-    are not the training counts (differential privacy), so audits that trust them do not apply.
+    are not the training counts (differential privacy), so audits that trust them do not apply;
+    ``cost``: the estimated cost of its audit, the order a forest's candidates are taken in
+    (:func:`~ppdm.defend.forest_candidates.audit_cost`).
     """
 
     label: str
     family: str
     params: dict[str, Any]
-    build: Callable[[], Tree]
+    build: Callable[[], Tree | Forest]
     publish: Disclosure | None = None
     noisy: bool = False
+    cost: float = 0.0
 
 
 @dataclass(frozen=True)
 class Grids:
-    """The parameter grids of each family (defaults: :meth:`full`; :meth:`small` for quick runs)."""
+    """The parameter grids of each family (defaults: :meth:`full`; :meth:`small` for quick runs).
+
+    ``n_estimators`` (fewer trees) and ``dp_trees`` (trees of the ε-DP forest) are for forests.
+    """
 
     s: tuple[int, ...] = (1, 2, 5, 10, 20, 50, 100, 200, 500)
     max_depth: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 8, 10)
@@ -81,6 +89,8 @@ class Grids:
     l: tuple[float, ...] = (1.5, 2.0, 3.0)
     epsilon: tuple[float, ...] = (0.1, 1.0, 10.0)
     dp_depth: tuple[int, ...] = (4, 8)
+    n_estimators: tuple[int, ...] = (1, 2, 5, 10, 20, 50)
+    dp_trees: tuple[int, ...] = (10,)
 
     @classmethod
     def full(cls) -> Grids:
@@ -88,7 +98,10 @@ class Grids:
 
     @classmethod
     def small(cls) -> Grids:
-        return cls(s=(2, 10, 50), max_depth=(1, 2, 3), min_samples_leaf=(20, 100), k=(5, 50), l=(2.0,), epsilon=(1.0,), dp_depth=(4,))
+        return cls(
+            s=(2, 10, 50), max_depth=(1, 2, 3), min_samples_leaf=(20, 100), k=(5, 50), l=(2.0,), epsilon=(1.0,), dp_depth=(4,),
+            n_estimators=(1, 5),
+        )
 
 
 # -- learners ---------------------------------------------------------------------------------
@@ -115,6 +128,25 @@ class Learner:
     @property
     def is_sklearn(self) -> bool:
         return not isinstance(self.estimator, (ID3Classifier, C45Classifier))
+
+    @property
+    def is_forest(self) -> bool:
+        """A scikit-learn random forest or extra-trees estimator (it trains :class:`Forest` s)."""
+        from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+        return isinstance(self.estimator, (RandomForestClassifier, ExtraTreesClassifier))
+
+    def fit(self, X: pd.DataFrame, y: pd.Series, **params: Any) -> Tree | Forest:
+        """A tree (:meth:`fit_tree`) or, for a forest estimator, a forest (:meth:`fit_forest`)."""
+        return self.fit_forest(X, y, **params) if self.is_forest else self.fit_tree(X, y, **params)
+
+    def fit_forest(self, X: pd.DataFrame, y: pd.Series, **params: Any) -> Forest:
+        """The forest estimator fitted on ``X`` (encoded as for :meth:`fit_tree`), imported with
+        its bootstrap multiplicities (:func:`~ppdm.tree.sklearn_forest.forest_from_sklearn`)."""
+        est = clone(self.estimator).set_params(**params)
+        encoded = encode_for_sklearn(X, self.features)
+        est.fit(encoded, y.to_numpy())
+        return forest_from_sklearn(est, X, list(encoded.columns), y=y, class_attribute=str(y.name), verify=False)
 
     def fit_tree(self, X: pd.DataFrame, y: pd.Series, **params: Any) -> Tree:
         est = clone(self.estimator).set_params(**params)
@@ -226,8 +258,9 @@ def kadet_candidates(
     return out
 
 
-def publish_less_candidates(tree: Tree, level: Disclosure) -> list[Candidate]:
-    """The same tree with every disclosure level below ``level`` (the tree's predictions are unchanged)."""
+def publish_less_candidates(tree: Tree | Forest, level: Disclosure) -> list[Candidate]:
+    """The same tree with every disclosure level below ``level`` (the tree's predictions are unchanged;
+    a ``mean-proba`` forest without class counts predicts by its trees' votes)."""
     below = _LEVELS[: _LEVELS.index(level)]
     return [
         Candidate(f"publish {d.value}", "publish-less", {"publish": d.value}, lambda: tree, publish=d) for d in reversed(below)

@@ -7,15 +7,17 @@ less, an ε-DP tree as the baseline), audits each under the *same* threat model
 (:mod:`ppdm.defend.audits`), measures its accuracy, and returns the most accurate candidate that
 meets the target together with every candidate's accuracy and risk: the accuracy–privacy frontier.
 
-The search stops starting candidates once ``time_budget`` seconds have passed (a candidate under
-way finishes first); those it did not reach are in the frontier as ``unfinished``, never dropped.
-A candidate whose training or audit fails is kept too, with the one-line reason. Families are
-taken in turn (one candidate of each, then the next of each), so a budget cuts each family short
-alike; the input model is audited first.
+The search stops once ``time_budget`` seconds have passed: no candidate starts after it, and the
+one under way is stopped (:mod:`ppdm.defend.deadline`); those it did not reach or finish are in
+the frontier as ``unfinished``, never dropped. A candidate whose training or audit fails is kept
+too, with the one-line reason. Families are taken in turn (one candidate of each, then the next
+of each), so a budget cuts each family short alike; the input model is audited first. A forest's
+candidates (:mod:`ppdm.defend.forest_candidates`) are taken cheapest to audit first instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -32,7 +34,13 @@ import pandas as pd
 from sklearn.base import clone
 
 from ppdm.attacks.threat import ThreatModel
-from ppdm.defend.audits import DEFAULT_AUDITORS, Auditor, run_audits, spans_of
+from ppdm.defend.audits import (
+    DEFAULT_AUDITORS,
+    Auditor,
+    audit_until,
+    cheap_first,
+    spans_of,
+)
 from ppdm.defend.candidates import (
     FAMILIES,
     Candidate,
@@ -47,19 +55,37 @@ from ppdm.defend.candidates import (
     publish_less_candidates,
     retrain_candidates,
 )
+from ppdm.defend.deadline import OutOfTime, stop_at
+from ppdm.defend.forest_candidates import (
+    audit_cost,
+    dp_forest_candidates,
+    forest_retrain_candidates,
+    min_leaf_of,
+    retrain_cost,
+)
+from ppdm.defend.models import (
+    LEVELS,
+    Model,
+    depth_of,
+    disclosure_of,
+    leaves_of,
+    publish,
+)
 from ppdm.defend.targets import Evidence, Target, parse_target
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import DataError, ModelImportError, PpdmError
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.forest import Forest
+from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
 from ppdm.tree.sklearn import tree_from_sklearn
+from ppdm.tree.sklearn_forest import forest_from_sklearn
 
 __all__ = ["DEFAULT_TARGET", "DefenseResult", "defend"]
 
 DEFAULT_TARGET = "certain=0,confident=0.01@0.9"
 """Nobody certain; at most 1 % of the people at confidence ≥ 0.9 in their true value."""
 
-_LEVELS = (Disclosure.LABELS, Disclosure.ERROR_RATES, Disclosure.CLASS_COUNTS)
 UNFINISHED = "unfinished (time budget)"
 
 
@@ -67,13 +93,15 @@ UNFINISHED = "unfinished (time budget)"
 class DefenseResult:
     """What :func:`defend` found.
 
-    ``chosen``: the most accurate candidate meeting the target, as published (``None`` if none
-    does); ``frontier``: one row per candidate (label, family, params, accuracy, risk = the value of
-    the measure ``risk``, meets_target, one column per measure of the target, status, seconds,
-    leaves, pareto = on the accuracy–risk frontier); ``accuracy_on``: "test" or "training" data.
+    ``chosen``: the most accurate candidate meeting the target, as published (a :class:`Tree`, or a
+    :class:`Forest` when a forest was defended; ``None`` if none does); ``frontier``: one row per
+    candidate (label, family, params, accuracy, risk = the value of the measure ``risk``,
+    meets_target, one column per measure of the target, status, seconds, leaves, partial = the
+    audits stopped once the target was missed, so the measures are lower bounds, pareto = on the
+    accuracy–risk frontier); ``accuracy_on``: "test" or "training" data.
     """
 
-    chosen: Tree | None
+    chosen: Tree | Forest | None
     chosen_label: str | None
     frontier: pd.DataFrame
     target: Target
@@ -144,8 +172,15 @@ def defend(
 ) -> DefenseResult:
     """Search the candidates for the most accurate model meeting ``target`` under ``threat``.
 
+    The model may be a forest (a ppdm :class:`~ppdm.tree.forest.Forest` of a scikit-learn random
+    forest or extra trees, or the fitted scikit-learn estimator): the candidates are then forests
+    (:mod:`ppdm.defend.forest_candidates`), audited with every tree's leaves at once, and taken
+    cheapest first.
+
     ``data``: the training records, with the class and the sensitive column (the audits measure
-    each person's exposure against their true value). ``model``: the model to defend: a ppdm
+    each person's exposure against their true value); for a bootstrap forest, in the order it was
+    fitted on (its counts count them with the multiplicities each tree drew).
+    ``model``: the model to defend: a ppdm
     :class:`~ppdm.tree.Tree`, a fitted ppdm estimator or scikit-learn ``DecisionTreeClassifier``
     (fitted on ``data``'s columns, one-hot ``column_value`` or ordinal codes); ``None`` trains one
     on ``data`` with ``learner`` (default: ID3 when every column is categorical, else C4.5) and
@@ -157,7 +192,8 @@ def defend(
     ``families``, ``grids``: which candidates (:mod:`ppdm.defend.candidates`); ``hierarchies``:
     generalization hierarchies for kADET. ``auditors``: the audits run on every candidate.
     ``risk``: the target measure on the frontier's risk axis (default: its first).
-    ``time_budget``: seconds after which no new candidate starts (``None``: no limit).
+    ``time_budget``: seconds after which no new candidate starts and the one under way is stopped
+    (``None``: no limit).
     ``progress``: a progress bar on standard error (default: when it is a terminal).
     """
     start = time.monotonic()
@@ -171,7 +207,7 @@ def defend(
     threat = (threat or ThreatModel()).resolve(data, tree.class_attribute)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
-    level = threat.publish or tree.disclosure
+    level = threat.publish or disclosure_of(tree)
     audit_threat = replace(threat, publish=None)
     wanted = {*tree.attributes, *learner.columns(data)}
     features = [c for c in data.columns if c in wanted]
@@ -180,8 +216,15 @@ def defend(
     candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
     accuracy = _accuracy(test if test is not None else data, tree.class_attribute, features)
     deadline = None if time_budget is None else start + float(time_budget)
-    audit = partial(_evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=auditors, accuracy=accuracy, risk=risk_name)
-    rows, trees = _run(candidates, audit, deadline, progress)
+    forest = isinstance(tree, Forest)
+    audit = partial(
+        _evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=cheap_first(auditors) if forest else auditors,
+        accuracy=accuracy, risk=risk_name, stop_when_missed=forest,
+    )
+    rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner))
+    if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
+        with contextlib.suppress(PpdmError):
+            rows[0].update(_measured(publish(tree, level), accuracy))
     frontier = _frontier(rows, target, risk_name)
     chosen_label = _choose(frontier, target.measure(risk_name).higher_is_riskier)
     chosen = trees.get(chosen_label) if chosen_label is not None else None
@@ -200,8 +243,8 @@ def _check_data(data: Any) -> pd.DataFrame:
     return data
 
 
-def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner: Any) -> tuple[Tree, Learner]:
-    """The tree to defend and the learner that trains its variants."""
+def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner: Any) -> tuple[Model, Learner]:
+    """The tree (or forest) to defend and the learner that trains its variants."""
     given = learner if isinstance(learner, Learner) or learner is None else Learner(learner)
     if model is None:
         if class_attribute is None:
@@ -214,8 +257,8 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
         return chosen.fit_tree(X, data[class_attribute]), chosen
     if isinstance(model, Tree):
         return model, given or learner_for(model)
-    if type(model).__name__ in ("Forest",) or hasattr(model, "estimators_"):
-        raise PpdmError("the defense search takes one tree: the audit of a forest is not available to it yet")
+    if isinstance(model, Forest) or hasattr(model, "estimators_") or hasattr(model, "n_estimators"):
+        return _forest(model, data, class_attribute, given)
     if isinstance(getattr(model, "tree_", None), Tree):
         tree = model.tree_
         if class_attribute is not None:
@@ -228,16 +271,61 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
     raise PpdmError(f"cannot defend a {type(model).__name__}: give a ppdm Tree, a fitted ppdm or scikit-learn tree, or None")
 
 
+def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: Learner | None) -> tuple[Forest, Learner]:
+    """The forest to defend (checked against ``data``, its training rows) and the estimator that retrains it:
+    the user's own (a fitted scikit-learn forest), else one of the forest's kind with its number of
+    trees and bootstrap setting (all a ``ppdm-forest`` file records of the training parameters)."""
+    from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
+
+    kinds = {"sklearn-random-forest": RandomForestClassifier, "sklearn-extra-trees": ExtraTreesClassifier}
+    if not isinstance(model, Forest):
+        if not isinstance(model, (RandomForestClassifier, ExtraTreesClassifier)):
+            raise PpdmError(f"cannot defend a {type(model).__name__}: the forests the search retrains are scikit-learn random forests and extra trees")
+        y = data[class_attribute] if class_attribute in data.columns else None
+        forest = forest_from_sklearn(model, data, y=y, class_attribute=class_attribute, verify=False)
+        given = given or Learner(clone(model), list(getattr(model, "feature_names_in_", [])) or None)
+    else:
+        forest = model
+    if given is None and forest.algorithm not in kinds:
+        raise PpdmError(
+            f"cannot defend a {forest.algorithm or 'forest of unknown origin'} forest: the search retrains scikit-learn "
+            "random forests and extra trees (or give learner=)"
+        )
+    _check_training_rows(forest, data)
+    if given is not None:
+        return forest, given
+    bootstrap = bool(forest.params.get("bootstrap", forest.algorithm == "sklearn-random-forest"))
+    return forest, Learner(kinds[str(forest.algorithm)](n_estimators=forest.n_trees, bootstrap=bootstrap, random_state=0))
+
+
+def _check_training_rows(forest: Forest, data: pd.DataFrame) -> None:
+    """``data`` must be the forest's training rows in fitting order: its counts are theirs, with multiplicities."""
+    if forest.class_attribute not in data.columns:
+        raise DataError(f"the forest's class column {forest.class_attribute!r} is not in the data")
+    if forest.n_records is not None and forest.n_records != len(data):
+        raise DataError(
+            f"the forest was trained on {forest.n_records:,} rows, the data has {len(data):,}: "
+            "give the rows it was trained on, in the order it was fitted on"
+        )
+    labels = data[forest.class_attribute].astype(object).to_numpy()
+    try:
+        verify_counts(forest, data, pd.Index(forest.classes, dtype=object).get_indexer(labels))
+    except ModelImportError as exc:
+        raise DataError(f"the data is not the forest's training table: {str(exc).removesuffix(', or verify=False')}") from None
+
+
 def _candidates(
-    families: Sequence[str], grids: Grids, tree: Tree, learner: Learner, X: pd.DataFrame, y: pd.Series,
+    families: Sequence[str], grids: Grids, tree: Model, learner: Learner, X: pd.DataFrame, y: pd.Series,
     level: Disclosure, threat: ThreatModel, hierarchies: Mapping[str, Any] | None, random_state: int | None,
 ) -> list[Candidate]:
+    if isinstance(tree, Forest):
+        return _forest_candidates(families, grids, tree, learner, X, y, level, random_state)
     groups: list[list[Candidate]] = []
     for family in families:
         if family == "pruning":
             groups.append(pruning_candidates(tree, grids.s, len(X)))
         elif family == "retrain":
-            depths = [d for d in grids.max_depth if d < tree.depth]
+            depths = [d for d in grids.max_depth if d < depth_of(tree)]
             groups.append(retrain_candidates(learner, X, y, depths, grids.min_samples_leaf))
         elif family == "kadet":
             groups.append(kadet_candidates(X, y, threat.known or (), grids.k, grids.l, hierarchies=hierarchies, class_public=threat.class_known))
@@ -248,24 +336,71 @@ def _candidates(
     return interleave(groups)
 
 
+def _forest_candidates(
+    families: Sequence[str], grids: Grids, forest: Forest, learner: Learner, X: pd.DataFrame, y: pd.Series,
+    level: Disclosure, random_state: int | None,
+) -> list[Candidate]:
+    """Other forests (:mod:`ppdm.defend.forest_candidates`), cheapest to audit first: the ε-DP
+    forests (no maximum-entropy audit applies to them), then the rest by the rows of their audit
+    (:func:`~ppdm.defend.forest_candidates.audit_cost`); ``pruning`` and ``kadet`` give none."""
+    out: list[Candidate] = []
+    if "dp" in families:
+        out += dp_forest_candidates(X, y, grids.epsilon, grids.dp_depth, grids.dp_trees, random_state)
+    k = len(forest.classes)
+    ranked: list[Candidate] = []
+    if "retrain" in families and learner.is_forest:
+        ranked += [
+            replace(c, cost=audit_cost(retrain_cost(c.params, forest, len(X)), level, k, min_leaf_of(c.params, learner)))
+            for c in forest_retrain_candidates(learner, forest, X, y, grids)
+        ]
+    if "publish-less" in families:
+        ranked += [replace(c, cost=_input_cost(forest, _cap(level, c.publish), learner)) for c in publish_less_candidates(forest, level)]
+    return out + sorted(ranked, key=lambda c: c.cost)
+
+
+def _input_cost(forest: Forest, level: Disclosure, learner: Learner) -> float:
+    """The estimated cost of auditing the input forest published at ``level``."""
+    min_leaf = min_leaf_of({}, learner) if learner.is_forest else 1
+    return audit_cost(leaves_of(forest), level, len(forest.classes), min_leaf)
+
+
+def _order(candidates: Sequence[Candidate], model: Model, level: Disclosure, learner: Learner) -> list[int]:
+    """The order the candidates are audited in: as listed for a tree; for a forest, cheapest first,
+    the input model (often the dearest: its audit can take minutes) in its turn."""
+    if not isinstance(model, Forest):
+        return list(range(len(candidates)))
+    costs = [_input_cost(model, level, learner) if c.family == "unprotected" else c.cost for c in candidates]
+    return sorted(range(len(candidates)), key=lambda i: costs[i])
+
+
 def _cap(level: Disclosure, cap: Disclosure | None) -> Disclosure:
-    return level if cap is None else min(level, cap, key=_LEVELS.index)
+    return level if cap is None else min(level, cap, key=LEVELS.index)
 
 
 def _run(
-    candidates: Sequence[Candidate], audit: Callable[[Candidate], tuple[dict[str, Any], Tree | None]], deadline: float | None,
-    progress: bool | None,
-) -> tuple[list[dict[str, Any]], dict[str, Tree | None]]:
-    """Every candidate's row, in order; those not started before ``deadline`` are unfinished."""
-    rows, trees = [], {}
+    candidates: Sequence[Candidate], audit: Callable[[Candidate], tuple[dict[str, Any], Model | None]], deadline: float | None,
+    progress: bool | None, order: Sequence[int],
+) -> tuple[list[dict[str, Any]], dict[str, Model | None]]:
+    """Every candidate's row, in the candidates' order, audited in ``order``; those not started
+    before ``deadline``, or still under way at it (:func:`~ppdm.defend.deadline.stop_at`), are unfinished."""
+    rows: list[dict[str, Any]] = [{} for _ in candidates]
+    trees: dict[str, Model | None] = {}
     with _bar(progress, len(candidates)) as step:
-        for cand in candidates:
+        for i in order:
+            cand = candidates[i]
             step(cand.label, 0)
-            if deadline is not None and time.monotonic() > deadline:
-                rows.append(_row(cand, status=UNFINISHED))
+            t0, done = time.monotonic(), None
+            started = deadline is None or t0 <= deadline
+            if started:
+                try:
+                    with stop_at(deadline):
+                        done = audit(cand)
+                except OutOfTime:
+                    pass
+            if done is None:
+                rows[i] = _row(cand, status=UNFINISHED, **({"seconds": time.monotonic() - t0} if started else {}))
             else:
-                row, trees[cand.label] = audit(cand)
-                rows.append(row)
+                rows[i], trees[cand.label] = done
             step(cand.label, 1)
     return rows, trees
 
@@ -279,10 +414,15 @@ def _accuracy(table: pd.DataFrame, class_attribute: str, features: list[str]) ->
         raise DataError(f"the test data lacks column {missing[0]!r}")
     truth = table[class_attribute].astype(object).to_numpy()
 
-    def accuracy(tree: Tree) -> float:
+    def accuracy(tree: Model) -> float:
         return float(np.mean(tree.predict(table[features]).astype(object) == truth))
 
     return accuracy
+
+
+def _measured(model: Model, accuracy: Callable[[Model], float]) -> dict[str, Any]:
+    """What a candidate's row says without an audit: its accuracy, leaves and disclosure."""
+    return {"accuracy": accuracy(model), "leaves": leaves_of(model), "publish": disclosure_of(model).value}
 
 
 def _row(cand: Candidate, status: str, **values: Any) -> dict[str, Any]:
@@ -291,21 +431,33 @@ def _row(cand: Candidate, status: str, **values: Any) -> dict[str, Any]:
 
 def _evaluate(
     cand: Candidate, *, level: Disclosure, data: pd.DataFrame, threat: ThreatModel, target: Target,
-    auditors: Sequence[Auditor], accuracy: Callable[[Tree], float], risk: str,
-) -> tuple[dict[str, Any], Tree | None]:
-    """The candidate's row of the frontier (audited, or failed with the reason) and its published tree."""
+    auditors: Sequence[Auditor], accuracy: Callable[[Model], float], risk: str, stop_when_missed: bool = False,
+) -> tuple[dict[str, Any], Model | None]:
+    """The candidate's row of the frontier (audited, or failed with the reason) and its published tree.
+
+    Its accuracy is measured before the audits: a candidate whose audits the time budget stops is
+    unfinished with its accuracy. ``stop_when_missed`` (forests): once the audits run so far miss
+    the target, the others are skipped; the row's measures are then lower bounds (``partial``).
+    """
     t0 = time.monotonic()
     try:
-        tree = cand.build().published(_cap(level, cand.publish))
-        results = run_audits(tree, data, threat, auditors, cand.noisy)
+        tree = publish(cand.build(), _cap(level, cand.publish))
+        measured = _measured(tree, accuracy)
+    except PpdmError as exc:
+        return _row(cand, f"failed: {exc}", seconds=time.monotonic() - t0), None
+    try:
+        enough = (lambda done: target.missed_by(Evidence.from_results(done))) if stop_when_missed else None
+        results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
         spans = spans_of(tree, data, threat) if target.needs_spans else None
         evidence = Evidence.from_results(results, spans)
         values = target.values(evidence)
     except PpdmError as exc:
         return _row(cand, f"failed: {exc}", seconds=time.monotonic() - t0), None
+    except OutOfTime:
+        return _row(cand, UNFINISHED, seconds=time.monotonic() - t0, **measured), None
     row = _row(
-        cand, "audited", accuracy=accuracy(tree), risk=values[risk], meets_target=target.meets(values), **values,
-        leaves=tree.n_leaves, publish=tree.disclosure.value, audits="+".join(evidence.sources), seconds=time.monotonic() - t0,
+        cand, "audited", risk=values[risk], meets_target=target.meets(values), **values, **measured,
+        audits="+".join(evidence.sources), partial=not complete, seconds=time.monotonic() - t0,
     )
     return row, tree
 
@@ -313,9 +465,10 @@ def _evaluate(
 # -- the frontier -----------------------------------------------------------------------------
 def _frontier(rows: list[dict[str, Any]], target: Target, risk: str) -> pd.DataFrame:
     columns = ["label", "family", "params", "publish", "accuracy", "risk", "meets_target", *(m.name for m in target.measures),
-               "leaves", "audits", "status", "seconds"]  # fmt: skip
+               "leaves", "audits", "partial", "status", "seconds"]  # fmt: skip
     frame = pd.DataFrame(rows).reindex(columns=columns)
     frame["meets_target"] = frame["meets_target"].astype("boolean").fillna(False).astype(bool)
+    frame["partial"] = frame["partial"].astype("boolean").fillna(False).astype(bool)
     for c in ("accuracy", "risk", "seconds", *(m.name for m in target.measures)):
         frame[c] = frame[c].astype(float)
     frame["pareto"] = _pareto(frame, target.measure(risk).higher_is_riskier)

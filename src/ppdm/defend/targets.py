@@ -80,6 +80,7 @@ class RiskMeasure:
     name = "risk"
     higher_is_riskier = True
     needs_spans = False
+    grows_with_audits = False  # more audits can only raise it (certain if any attack is, the highest confidence)
 
     def value(self, evidence: Evidence) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -99,6 +100,7 @@ class Certain(RiskMeasure):
 
     limit: float = 0
     name = "certain"
+    grows_with_audits = True
 
     def value(self, evidence: Evidence) -> float:
         return float(evidence.certain.sum())
@@ -115,6 +117,7 @@ class Confident(RiskMeasure):
     limit: float = 0.01
     at: float = 0.9
     name = "confident"
+    grows_with_audits = True
 
     def __post_init__(self) -> None:
         if not 0 <= self.limit <= 1:
@@ -185,6 +188,11 @@ class Target:
 
     def meets(self, values: dict[str, float]) -> bool:
         return all(m.meets(values[m.name]) for m in self.measures)
+
+    def missed_by(self, evidence: Evidence) -> bool:
+        """Whether ``evidence`` from some of the audits already misses the target: a measure that
+        more audits can only raise (``certain``, ``confident``) is over its limit."""
+        return any(m.grows_with_audits and not m.meets(m.value(evidence)) for m in self.measures)
 
     def measure(self, name: str) -> RiskMeasure:
         for m in self.measures:

@@ -78,28 +78,62 @@ def network_form(problem: CountProblem) -> NetworkForm | None:
 
 
 def _set_aside_implied(A: sp.csr_matrix, b: np.ndarray, names: list[str], dropped: list[str]) -> np.ndarray | None:
-    """Rows to keep so that each variable is in at most one row, the others being sums of kept rows."""
+    """Rows to keep so that each variable is in at most one row, the others being sums of kept rows.
+
+    The widest rows are tried first. A row can be a union of the other kept rows only if each of
+    its variables sits in exactly one other kept row; rows failing that (every row of a forest
+    whose trees cut the records differently) are skipped without slicing, so the rows of many
+    trees are turned down at once."""
     n_rows = A.shape[0]
     keep = np.ones(n_rows, dtype=bool)
     sizes = np.diff(A.indptr)
-    # prefer the finest rows: drop the widest rows first while they are unions of the others
-    for r in np.argsort(-sizes, kind="stable"):
-        cols = A.indices[A.indptr[r] : A.indptr[r + 1]]
-        others = keep.copy()
-        others[r] = False
-        sub = A[others][:, cols]
-        if sub.nnz == 0:
-            continue
-        touching = np.flatnonzero(others)[np.unique(sub.tocoo().row)]
-        inside = np.asarray(A[touching].sum(axis=1)).ravel() == np.asarray(A[touching][:, cols].sum(axis=1)).ravel()
-        covered = np.asarray(A[touching][:, cols].sum(axis=0)).ravel()
-        if inside.all() and (covered == 1).all():
-            if b[touching].sum() != b[r]:
-                raise InfeasibleError(f"{names[r]} does not equal the sum of the rows it is made of", [names[r]])
+    per_var = np.bincount(A.indices, minlength=A.shape[1])
+    order = np.argsort(-sizes, kind="stable")
+    start = 0
+    while start < n_rows:
+        candidate = _twice_covered(A, per_var, sizes)[order[start:]]
+        hits = np.flatnonzero(candidate)
+        if not len(hits):
+            break
+        start += int(hits[0])
+        r = int(order[start])
+        start += 1
+        if _union_of_others(A, b, names, keep, r):
             keep[r] = False
+            per_var[A.indices[A.indptr[r] : A.indptr[r + 1]]] -= 1
             dropped.append(names[r])
-    per_var = np.asarray(A[keep].sum(axis=0)).ravel()
     return keep if (per_var <= 1).all() else None
+
+
+def _twice_covered(A: sp.csr_matrix, per_var: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Per row, whether each of its variables sits in exactly two kept rows (itself and one other)."""
+    out = np.zeros(A.shape[0], dtype=bool)
+    full = sizes > 0
+    if not full.any():
+        return out
+    hit = (per_var[A.indices] == 2).astype(np.int64)
+    covered = np.add.reduceat(hit, A.indptr[:-1][full]) if len(hit) else np.zeros(int(full.sum()), np.int64)
+    out[full] = covered == sizes[full]
+    return out
+
+
+def _union_of_others(A: sp.csr_matrix, b: np.ndarray, names: list[str], keep: np.ndarray, r: int) -> bool:
+    """Whether row ``r`` is exactly the union of the other kept rows touching it (checked against
+    their sum when it is)."""
+    cols = A.indices[A.indptr[r] : A.indptr[r + 1]]
+    others = keep.copy()
+    others[r] = False
+    sub = A[others][:, cols]
+    if sub.nnz == 0:
+        return False
+    touching = np.flatnonzero(others)[np.unique(sub.tocoo().row)]
+    inside = np.asarray(A[touching].sum(axis=1)).ravel() == np.asarray(A[touching][:, cols].sum(axis=1)).ravel()
+    covered = np.asarray(A[touching][:, cols].sum(axis=0)).ravel()
+    if not (inside.all() and (covered == 1).all()):
+        return False
+    if b[touching].sum() != b[r]:
+        raise InfeasibleError(f"{names[r]} does not equal the sum of the rows it is made of", [names[r]])
+    return True
 
 
 def network_bounds(problem: CountProblem, form: NetworkForm, truth: np.ndarray | None = None, full: bool = True) -> ExactBounds:

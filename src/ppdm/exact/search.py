@@ -12,8 +12,13 @@ them, so the search is organised to answer many at once, soundly:
 3. **LP bounds.** The linear relaxation (scipy's HiGHS) contains every integer solution, so its
    minimum, rounded up, bounds the integer minimum from below (the maximum likewise): it proves
    certain and impossible values without an integer solve wherever it is tight, a whole set of
-   candidates per LP (their sum cannot drop), then single counts when few are left. Then CP-SAT
-   settles the remaining certainty questions with linear objectives, before any other bound.
+   candidates per LP (their sum cannot drop; the candidates it can move found by one LP over
+   the homogenised rows), then single counts when few are left. Then CP-SAT settles the
+   remaining certainty questions with linear objectives, before any other bound, every
+   component's certain values before any component's impossible ones and those before the
+   rest (the components' searches advance stage by stage); every dataset CP-SAT meets on the
+   way is kept, and a question that refutes nothing within its time cap is asked again for
+   twice as long.
 4. **Backbone search.** For all open maxima at once: is there a dataset exceeding at least one
    of them (a Boolean per open value, at least one true)? If not, every open maximum is proved;
    if so, the dataset found (CP-SAT maximises how many it exceeds) raises every one it exceeds,
@@ -25,6 +30,7 @@ them, so the search is organised to answer many at once, soundly:
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,12 +63,21 @@ MILP_CHUNK = 5000
 #: The integer engines: HiGHS branch and bound (many bounds per solve), CP-SAT, or by size.
 ENGINES = ("auto", "milp", "cp-sat")
 
+#: The engine when none is named: CP-SAT, as before branch and bound came in (rule sets ask for
+#: ``"auto"``: measured there; forests and trees keep the engine their benchmarks were tuned on).
+DEFAULT_ENGINE = "cp-sat"
+
 #: A branch-and-bound solve passing fewer open bounds than this turns to the neighbourhood search.
 STALL = 30
 
 #: With ``engine="auto"``, components with at least this many variables go to HiGHS (on small
 #: ones CP-SAT answers within milliseconds; on Adult's rule set HiGHS is minutes ahead).
 MILP_MIN_VARS = 300
+
+#: Seconds of a certainty or backbone question before its best dataset so far is taken (doubled
+#: each time a question refutes nothing): datasets found early settle counts while the optimum
+#: is still far.
+BACKBONE_SECONDS = 4.0
 
 
 def components(problem: CountProblem) -> tuple[int, np.ndarray]:
@@ -91,12 +106,14 @@ class _Part:
 
 def search_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, lp: bool = True,
-    interior: np.ndarray | None = None, engine: str = "auto",
+    interior: np.ndarray | None = None, engine: str | None = None,
 ) -> ExactBounds:
     """Min and max of every (group, value) count over the consistent datasets (module docstring).
 
     ``engine``: ``"milp"`` (HiGHS branch and bound, :mod:`ppdm.exact.milp`), ``"cp-sat"``, or
-    ``"auto"``: HiGHS on components of at least :data:`MILP_MIN_VARS` variables."""
+    ``"auto"``: HiGHS on components of at least :data:`MILP_MIN_VARS` variables; ``None``:
+    :data:`DEFAULT_ENGINE`."""
+    engine = DEFAULT_ENGINE if engine is None else engine
     if engine not in ENGINES:
         raise MaxEntError(f"unknown integer engine {engine!r} (auto, milp or cp-sat)")
     start = time.perf_counter()
@@ -108,6 +125,7 @@ def search_bounds(
             raise InfeasibleError("the real records do not reproduce what is published", ["truth"])
         bounds.see(problem.group_label(truth))
     n, comp = components(problem)
+    searches = []
     for part in _parts(problem, comp, n):
         if not part.rows:  # no row: the trivial bounds are exact
             g, lab = part.pair_group, part.pair_label
@@ -118,7 +136,11 @@ def search_bounds(
         used = engine if engine != "auto" else "milp" if len(part.vars) >= MILP_MIN_VARS else "cp-sat"
         if used not in stats["engines"]:
             stats["engines"].append(used)
-        _search_part(problem, part, bounds, deadline, truth, lp, stats, interior, used)
+        searches.append(_search_part(problem, part, bounds, deadline, truth, lp, stats, interior, used))
+    # stage by stage over every component: one component's bounds never take the budget
+    # another needs to settle its certainty
+    while searches:
+        searches = [s for s in searches if next(s, _DONE) is not _DONE]
     bounds.method = "+".join(sorted(stats.pop("engines"))) or "cp-sat"
     bounds.seconds = time.perf_counter() - start
     bounds.stats = stats
@@ -208,10 +230,11 @@ class _Model:
     def pair_expr(self, p: int):  # type: ignore[no-untyped-def]
         return sum(self.x[i] for i in self.pair_vars[p])
 
-    def solve(self, extra, seconds: float | None, maximize: bool = False, hint: np.ndarray | None = None) -> tuple[str, np.ndarray | None, float]:  # type: ignore[no-untyped-def]
+    def solve(self, extra, seconds: float | None, maximize: bool = False, hint: np.ndarray | None = None, harvest: list | None = None) -> tuple[str, np.ndarray | None, float]:  # type: ignore[no-untyped-def]
         """Add ``extra(model)`` (returning an expression to maximise, or ``None``) to a copy and
         solve, starting from ``hint`` (a consistent dataset) when given: the status, the counts
-        found and the objective's value."""
+        found and the objective's value. ``harvest``: a list that receives every improving
+        solution met on the way (each a consistent dataset, at most :data:`HARVEST`)."""
         model = self.model.clone()
         objective = extra(model)
         if maximize and objective is not None:
@@ -223,7 +246,10 @@ class _Model:
         solver.parameters.num_workers = WORKERS
         if seconds is not None:
             solver.parameters.max_time_in_seconds = max(seconds, 0.05)
-        status = solver.solve(model)
+        if harvest is None:
+            status = solver.solve(model)
+        else:
+            status = solver.solve(model, _harvester(self.cp, self.x, harvest))
         name = solver.status_name(status)
         if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
             value = solver.objective_value if maximize and objective is not None else 0.0
@@ -231,10 +257,30 @@ class _Model:
         return name, None, 0.0
 
 
+_DONE = object()
+
+
+#: Most intermediate solutions kept from one CP-SAT call.
+HARVEST = 64
+
+
+def _harvester(cp_model, x: list, out: list):  # type: ignore[no-untyped-def]
+    """A CP-SAT solution callback appending each solution's counts to ``out``."""
+
+    class Harvest(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            if len(out) < HARVEST:
+                out.append(np.array([self.value(v) for v in x], dtype=np.int64))
+
+    return Harvest()
+
+
 def _search_part(
     problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict,
-    interior: np.ndarray | None = None, engine: str = "milp",
-) -> None:
+    interior: np.ndarray | None = None, engine: str = "cp-sat",
+) -> Iterator[None]:
+    """The search of one component, in stages (a generator: it pauses after each so that every
+    component settles its certain values, then its impossible ones, before any other bound)."""
     g, lab = part.pair_group, part.pair_label
     last: list[np.ndarray] = []
 
@@ -255,6 +301,7 @@ def _search_part(
     else:
         see(truth[part.vars])
     reference = last[0]
+    yield
     _moves(problem, part, bounds, last[0], see, stats, deadline)
     if lp:
         _lp_certainty(problem, part, bounds, stats, deadline, interior)
@@ -272,10 +319,15 @@ def _search_part(
             _local(hood[0], milp, part, bounds, deadline, see, stats, reference, certainty)
 
         for certainty in (True, False):
+            yield
             _harvest(milp, part, bounds, deadline, see, stats, certainty, local)
         return
     model = _Model(problem, part)
-    _certainty(model, part, bounds, deadline, see, last, stats)
+    yield
+    _certainty(model, part, bounds, deadline, see, last, stats, signs=(-1,))
+    yield
+    _certainty(model, part, bounds, deadline, see, last, stats, signs=(1,))
+    yield
     if lp:
         _lp_bounds(problem, part, bounds, stats, deadline)
     for direction in ("max", "min"):
@@ -299,7 +351,7 @@ def _moves(problem: CountProblem, part: _Part, bounds: ExactBounds, x: np.ndarra
         see(x)  # the last dataset seen stays the starting point
 
 
-def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
+def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict, signs: tuple[int, ...] = (-1, 1)) -> None:  # type: ignore[no-untyped-def]
     """Settle certainty first, with linear objectives (easy for CP-SAT): push down the total of
     every count no dataset seen has taken below the whole group. At the optimum either some of
     them drop (refuted: not certain) or the total cannot drop at all, and then every one of them
@@ -307,29 +359,43 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
     pushing up the counts every dataset seen has left at 0."""
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
-    for sign in (-1, 1):
+    cap = BACKBONE_SECONDS
+    for sign in signs:
+        chunk: int | None = None  # how many candidates one question holds (None: all)
         while True:
             if sign < 0:
                 cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
             else:
                 cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
+            cand = cand[:chunk]
             left = _left(deadline)
             if not len(cand) or (left is not None and left <= 0):
                 break
-            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), left, maximize=True, hint=last[0] if last else None)
+            found: list[np.ndarray] = []
+            seconds = cap if left is None else min(cap, left)
+            capped = left is None or seconds < left
+            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=last[0] if last else None, harvest=found)
             stats["solves"] += 1
-            if x is None:
-                break
-            see(x)
+            for y in found:
+                see(y)
+            if x is not None:
+                see(x)
             extreme = -int(size[cand].sum()) if sign < 0 else 0
-            if round(value) == extreme:
-                if status != "OPTIMAL":
-                    break  # out of time
+            if x is not None and round(value) == extreme and status == "OPTIMAL":
+                # the total cannot move: every candidate of the question is settled
                 if sign < 0:
                     bounds.min_lo[g[cand], lab[cand]] = size[cand]
                 else:
                     bounds.max_hi[g[cand], lab[cand]] = 0
-                break
+                continue
+            if x is not None and round(value) != extreme:
+                continue  # some refuted
+            if status in ("FEASIBLE", "UNKNOWN") and capped:
+                # nothing refuted within the cap: ask about half as many, for twice as long
+                cap *= 2
+                chunk = max(1, len(cand) // 2)
+                continue
+            break  # out of time
 
 
 def _open_bounds(part: _Part, bounds: ExactBounds, certainty: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -436,6 +502,7 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
     """Settle the open maxima (or minima), :data:`CHUNK` at a time: a dataset exceeding as many
     of them as possible, from the last one found; none (proved optimal) settles the chunk."""
     g, lab = part.pair_group, part.pair_label
+    cap = BACKBONE_SECONDS
     while True:
         if direction == "max":
             open_ = np.flatnonzero(bounds.max_lo[g, lab] < bounds.max_hi[g, lab])
@@ -459,10 +526,17 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
                 flags.append(b)
             return sum(flags)
 
-        status, x, value = model.solve(extra, left, maximize=True, hint=last[0] if last else None)
+        found: list[np.ndarray] = []
+        seconds = cap if left is None else min(cap, left)
+        status, x, value = model.solve(extra, seconds, maximize=True, hint=last[0] if last else None, harvest=found)
         stats["solves"] += 1
+        for y in found:
+            see(y)
         if x is not None and value >= 0.5:
             see(x)
+            continue
+        if status not in ("OPTIMAL", "INFEASIBLE") and seconds < (left if left is not None else np.inf):
+            cap *= 2  # nothing beyond within the cap: ask again for longer
             continue
         if status == "OPTIMAL" or status == "INFEASIBLE":
             if direction == "max":
@@ -486,7 +560,9 @@ def _lp_certainty(
 
     ``interior``: a point in the relative interior of the relaxation, as shares (groups ×
     labels; the maximum-entropy estimate is one): a count it holds strictly inside its range is
-    not proved by the relaxation, so only the others are asked about."""
+    not proved by the relaxation, so only the others are asked about. Without one, a single LP
+    over the homogenised rows (:meth:`_Relaxation.forced`) sets aside every candidate some
+    relaxed solution moves before the sums are asked about."""
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
     lp = _Relaxation(problem, part)
@@ -499,6 +575,12 @@ def _lp_certainty(
             cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
             if interior is not None:
                 cand = cand[interior[g[cand], lab[cand]] <= INTERIOR_TOL]
+        if interior is None and len(cand) > 1:
+            # one LP finds every candidate the relaxation cannot move; the loop below confirms them
+            forced = lp.forced(cand, sign)
+            stats["lp_solves"] += 1
+            if forced is not None:
+                cand = cand[forced]
         while len(cand):
             if deadline is not None and time.perf_counter() > deadline:
                 return
@@ -535,6 +617,41 @@ class _Relaxation:
             bounds=(0, None), method="highs",
         )
         self.part, self.n = part, n
+        self.sizes = problem.sizes
+
+    def forced(self, pairs: np.ndarray, sign: float) -> np.ndarray | None:
+        """Which of the ``pairs``' counts every relaxed solution keeps at the whole group (``sign``
+        1) or at 0 (−1), in one LP (``None`` if the solver fails).
+
+        The rows are homogenised (x over a scale λ ≥ 1: A x = b λ, A x ≤ b λ, group sums n λ)
+        and a slack t_p ∈ [0, 1] per pair asks its count to leave its bound (t_p ≤ n_g λ − count,
+        or t_p ≤ count); maximising Σ t_p, every pair some relaxed solution moves reaches t_p = 1
+        (the sum of points moving each, scaled up, moves all) and a pair no solution moves keeps
+        t_p = 0: the implicit equalities of the relaxation (Freund, Roundy & Todd 1985)."""
+        kw = self.kw
+        n, k = self.n, len(pairs)
+        order = np.argsort(self.part.pair_of_var, kind="stable")
+        pos = np.searchsorted(pairs, self.part.pair_of_var[order])
+        pos = np.minimum(pos, max(k - 1, 0))
+        mine = pairs[pos] == self.part.pair_of_var[order] if k else np.zeros(len(order), bool)
+        rows_t, cols_x = pos[mine], order[mine]
+        size = self.sizes[self.part.pair_group[pairs]].astype(float)
+        # t_p + sign·count_p − (n_g λ if sign > 0 else 0) ≤ 0
+        link = sp.csr_matrix(
+            (np.full(len(rows_t), sign), (rows_t, cols_x)), shape=(k, n),
+        )
+        lam_col = -size if sign > 0 else np.zeros(k)
+        eq = sp.hstack([kw["A_eq"], -sp.csr_matrix(kw["b_eq"]).T, sp.csr_matrix((kw["A_eq"].shape[0], k))]).tocsr()
+        ub_parts = [sp.hstack([link, sp.csr_matrix(lam_col).T, sp.identity(k, format="csr")])]
+        if kw["A_ub"] is not None:
+            ub_parts.insert(0, sp.hstack([kw["A_ub"], -sp.csr_matrix(kw["b_ub"]).T, sp.csr_matrix((kw["A_ub"].shape[0], k))]))
+        A_ub = sp.vstack(ub_parts).tocsr()
+        c = np.r_[np.zeros(n + 1), -np.ones(k)]
+        bounds = [(0, None)] * n + [(1, None)] + [(0, 1)] * k
+        res = linprog(c, A_eq=eq, b_eq=np.zeros(eq.shape[0]), A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), bounds=bounds, method="highs")
+        if res.status != 0:
+            return None
+        return res.x[n + 1 :] < 0.5
 
     def solve(self, pairs: np.ndarray, sign: float) -> np.ndarray | None:
         """Minimise (``sign`` 1) or maximise (−1) the sum of the ``pairs``' counts; each pair's count

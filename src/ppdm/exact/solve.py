@@ -24,7 +24,7 @@ Detail = Literal["bounds", "certainty"]
 
 def exact_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, method: Method = "auto", lp: bool = True,
-    detail: Detail = "bounds", interior: np.ndarray | None = None, engine: str = "auto",
+    detail: Detail = "bounds", interior: np.ndarray | None = None, engine: str | None = None,
 ) -> ExactBounds:
     """Per group and sensitive value, the min and max count over every consistent dataset.
 
@@ -35,7 +35,7 @@ def exact_bounds(
     minima and maxima as proved intervals (network only: it skips one maximum flow per movable
     count); ``"bounds"`` settles every one. ``engine``: the integer search's solver, ``"milp"``
     (HiGHS branch and bound, many bounds per solve), ``"cp-sat"`` or ``"auto"`` (HiGHS on large
-    components, :mod:`ppdm.exact.search`).
+    components); ``None``: :data:`ppdm.exact.search.DEFAULT_ENGINE` (CP-SAT).
     """
     if detail not in ("bounds", "certainty"):
         raise MaxEntError(f"unknown detail {detail!r} (bounds or certainty)")

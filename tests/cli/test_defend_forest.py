@@ -1,0 +1,86 @@
+"""``ppdm defend --model forest.json``: the search for a published forest through the command line,
+the forest it writes (audited again), and one-line errors (exit 2) for bad input."""
+
+import json
+
+import pandas as pd
+import pytest
+from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+
+from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.threat import ThreatModel
+from ppdm.data.datasets import load_csv, load_nursery
+from ppdm.tree import forest_from_sklearn, load_forest, save_forest
+
+FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
+KNOWN = ",".join(FEATURES)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Nursery (600 rows) as a CSV and a bootstrap random forest of it as ppdm-forest JSON."""
+    root = tmp_path_factory.mktemp("defend-forest")
+    frame, _ = load_nursery()
+    frame = frame.sample(600, random_state=0).reset_index(drop=True)
+    frame["class"] = frame["class"].cat.remove_unused_categories()
+    frame.to_csv(root / "train.csv", index=False)
+    frame = pd.read_csv(root / "train.csv")  # the table exactly as the CLI reads it
+    X, y = frame[FEATURES], frame["class"]
+    D = pd.get_dummies(X).astype(float)
+    rf = RandomForestClassifier(3, max_depth=4, random_state=0, n_jobs=1).fit(D, y)
+    save_forest(forest_from_sklearn(rf, X, y=y), root / "forest.json")
+    frame.iloc[::-1].to_csv(root / "reversed.csv", index=False)
+    frame.iloc[:-1].to_csv(root / "fewer.csv", index=False)
+    gb = GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0).fit(D, y)
+    save_forest(forest_from_sklearn(gb, X, y=y), root / "boosted.json")
+    return root
+
+
+def _one_line_error(result, message):
+    assert result.exit_code == 2, result.output
+    assert message in result.output, result.output
+    assert "Traceback" not in result.output
+    assert result.output.strip().count("\n") == 0, result.output
+
+
+@pytest.mark.filterwarnings("ignore::ppdm.errors.UninformativeKnowledgeWarning")
+def test_defend_a_forest_file_writes_the_chosen_forest_and_the_frontier(run, files, tmp_path):
+    result = run(
+        "defend", "--model", files / "forest.json", "--data", files / "train.csv", "--known", KNOWN, "--quick",
+        "--out", tmp_path / "chosen.json", "--frontier", tmp_path / "frontier.json",
+    )
+    assert result.exit_code == 0, result.output
+    assert "unprotected model: training accuracy" in result.output and "chosen: " in result.output
+    assert "best DP baseline: DP forest ε=1, 10 trees, depth 4" in result.output
+    assert "≥ = a lower bound: the audits stopped once the target was missed" in result.output
+    records = json.loads((tmp_path / "frontier.json").read_text(encoding="utf-8"))
+    assert {r["family"] for r in records} == {"unprotected", "dp", "retrain", "publish-less"}
+    chosen = [r for r in records if r["chosen"]]
+    assert len(chosen) == 1 and chosen[0]["meets_target"]
+    forest = load_forest(tmp_path / "chosen.json")  # a ppdm-forest file, as published
+    assert forest.trees[0].disclosure.value == chosen[0]["publish"]
+    frame = load_csv(files / "train.csv")[0]
+    audit = maxent_attack(forest, frame, threat=ThreatModel(known=tuple(FEATURES)))
+    assert audit.exposed_right().sum() == 0
+    assert (audit.confidence_in_truth() >= 0.9 - 1e-9).mean() <= 0.01
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--data", "{files}/fewer.csv"], "the forest was trained on 600 rows, the data has 599"),
+        (["--data", "{files}/reversed.csv"], "the data is not the forest's training table: tree 0"),
+        (["--model", "{files}/boosted.json"], "cannot defend a sklearn-gradient-boosting forest"),
+        (["--algorithm", "id3"], "train a model: not with --model"),
+        (["--class-attribute", "health"], "the model predicts 'class'"),
+        (["--target", "certain=-1"], "certain takes a whole number of people"),
+    ],
+)
+def test_bad_inputs_are_one_line(run, files, args, message):
+    base = {"--model": str(files / "forest.json"), "--data": str(files / "train.csv")}
+    extra = [a.format(files=files) for a in args]
+    if extra[0] in base:
+        base[extra[0]] = extra[1]
+        extra = extra[2:]
+    result = run("defend", *[x for kv in base.items() for x in kv], "--known", KNOWN, "--quick", "-q", *extra)
+    _one_line_error(result, message)
