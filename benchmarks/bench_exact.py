@@ -12,7 +12,9 @@ Cases (all 30,162 training rows but ``forest``):
   every min and max too);
 * ``tree+sa``: the same with the sensitive distribution published (the integer search runs);
 * ``rules``: paper 004's rule set (the 8 categorical QIs, Salary sensitive, s = 0.1, c = 0.6:
-  110 AR, 449 NAR after pruning, exact supports), with a time budget (``--rules-time``);
+  110 AR, 449 NAR after pruning, exact supports), with a time budget (``--rules-time``); the
+  search alone is also run with each integer engine of ``--engines`` (default ``cp-sat``, the
+  engine before HiGHS branch and bound and the neighbourhood search) on the same rows and budget;
 * ``forest`` (issue 14: "a 10-tree forest, no bootstrap, on 1,000 Adult records"): 1,000 training
   rows drawn at random (seed 0) with paper 000's eight categorical quasi-identifiers and
   ``income``; scikit-learn ``RandomForestClassifier(n_estimators=10, bootstrap=False,
@@ -150,27 +152,39 @@ def bench_tree(frame, roles, samples: int, quick: bool = False) -> list[dict]:  
     return rows
 
 
-def bench_rules(frame, rules_time: float, samples: int) -> dict:  # type: ignore[no-untyped-def]
+def bench_rules(frame, rules_time: float, samples: int, engines: list[str]) -> dict:  # type: ignore[no-untyped-def]
     rules = mine_rules(frame, QIS, "income", 0.1, 0.6)
     load = _load()
     result, seconds = _timed(lambda: exact_attack(rules, frame, time_limit=rules_time))
     d = result.details["exact"]
     estimate, est_s = _timed(lambda: rules_attack(rules, frame))
     print(f"rules exact: {seconds:.2f} s, load {load}: {d}; maxent {est_s:.2f} s certain {_people(estimate)}", flush=True)
-    from ppdm.data.qigroups import QIGroups
-    from ppdm.exact.build import from_joint
-    from ppdm.maxent.rule_constraints import RuleKnowledge, rules_problem
+    from ppdm.attacks.rules import rules_audit_problem
+    from ppdm.exact import exact_bounds
+    from ppdm.exact.build import from_joint, truth_counts
+    from ppdm.maxent.rule_constraints import RuleKnowledge
+    from ppdm.maxent.solve import solve_linear
 
-    groups = QIGroups.from_frame(frame, QIS)
-    problem, _ = rules_problem(rules, groups, RuleKnowledge())
+    groups, true_codes, problem, _ = rules_audit_problem(rules, frame, RuleKnowledge())
     counts = from_joint(problem, groups.counts)
+    truth = truth_counts(counts.var_group, counts.var_label, groups.group_of_record, true_codes)
+    interior = solve_linear(problem).p
+    by_engine = {}
+    for engine in engines:  # the search alone, same rows, same budget: the engines side by side
+        eload = _load()
+        bounds, es = _timed(lambda: exact_bounds(counts, rules_time, truth, method="search", interior=interior, engine=engine))
+        people = int(bounds.sizes[bounds.certain_groups].sum())
+        by_engine[engine] = {"seconds": es, "load": eload, "certain_people": people} | {
+            k: v for k, v in bounds.summary().items() if k in ("undecided_records", "undecided_groups", "undecided_bounds", "solves", "local_solves", "method")}
+        print(f"rules search, engine {engine}: {es:.2f} s, load {eload}: {by_engine[engine]}", flush=True)
     peer_load = _load()
     peers = plain_peers(counts, None, samples)
     print(f"rules peers (load {peer_load}): {peers}", flush=True)
     return {"case": "rules", "rules": len(rules.rules), "rows": result.details["rows"], "groups": int(groups.n_groups),
             "seconds": seconds, "load": load, "certain_people": _people(result), "undecided": d["undecided_records"],
-            "undecided_bounds": d["undecided_bounds"], "solves": d.get("solves"), "proved_by_lp": d.get("proved_by_lp"),
-            "maxent_seconds": est_s, "maxent_certain_people": _people(estimate), "peers": peers, "peer_load": peer_load}
+            "undecided_groups": d["undecided_groups"], "undecided_bounds": d["undecided_bounds"], "solves": d.get("solves"),
+            "local_solves": d.get("local_solves"), "proved_by_lp": d.get("proved_by_lp"), "method": d.get("method"),
+            "maxent_seconds": est_s, "maxent_certain_people": _people(estimate), "engines": by_engine, "peers": peers, "peer_load": peer_load}
 
 
 def forest_setting(frame, n_records: int = 1000, n_trees: int = 10, bootstrap: bool = False, seed: int = 0):  # type: ignore[no-untyped-def]
@@ -222,13 +236,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--cases", nargs="+", default=["tree", "rules", "forest"])
     parser.add_argument("--quick", action="store_true", help="one tree case, certainty only")
+    parser.add_argument("--engines", nargs="*", default=["cp-sat"], help="integer engines also timed alone on the rule set (auto, milp, cp-sat)")
     args = parser.parse_args()
     frame, roles = load_adult("train")
     out: dict = {"load_start": _load()}
     if "tree" in args.cases:
         out["tree"] = bench_tree(frame, roles, args.peer_samples, args.quick)
     if "rules" in args.cases:
-        out["rules"] = bench_rules(frame, args.rules_time, args.peer_samples)
+        out["rules"] = bench_rules(frame, args.rules_time, args.peer_samples, args.engines)
     if "forest" in args.cases:
         out["forest"] = bench_forest(frame, args.forest_time, args.peer_samples)
     out["load_end"] = _load()

@@ -191,7 +191,8 @@ def _rules(
         from ppdm.maxent.solve import solve_linear
 
         interior = solve_linear(problem).p  # relative interior of the relaxation: the LP step's candidates
-    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior)
+    # HiGHS branch and bound on large components: measured on paper 004's rule set (benchmarks/README.md)
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior, engine="auto")
     details = {"rules": len(rules), "publish": rules.publish, "constraint_rows": {r.name: r.n_rows for r in counts.rows}}
     n = groups.n_records
     return _result("exact-rules", rules.sensitive, tuple(rules.values), groups, bounds, counts, true_codes, np.ones(n, dtype=bool), details)

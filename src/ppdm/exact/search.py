@@ -38,8 +38,10 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
-from ppdm.errors import InfeasibleError
+from ppdm.errors import InfeasibleError, MaxEntError
 from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.local import Neighbourhood
+from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.problem import CountProblem
 
@@ -55,11 +57,27 @@ INTERIOR_TOL = 1e-5
 #: Open counts asked about in one backbone question.
 CHUNK = 300
 
+#: Open bounds asked about in one branch-and-bound question (``engine="milp"``).
+MILP_CHUNK = 5000
+
+#: The integer engines: HiGHS branch and bound (many bounds per solve), CP-SAT, or by size.
+ENGINES = ("auto", "milp", "cp-sat")
+
+#: The engine when none is named: CP-SAT, as before branch and bound came in (rule sets ask for
+#: ``"auto"``: measured there; forests and trees keep the engine their benchmarks were tuned on).
+DEFAULT_ENGINE = "cp-sat"
+
+#: A branch-and-bound solve passing fewer open bounds than this turns to the neighbourhood search.
+STALL = 30
+
+#: With ``engine="auto"``, components with at least this many variables go to HiGHS (on small
+#: ones CP-SAT answers within milliseconds; on Adult's rule set HiGHS is minutes ahead).
+MILP_MIN_VARS = 300
+
 #: Seconds of a certainty or backbone question before its best dataset so far is taken (doubled
 #: each time a question refutes nothing): datasets found early settle counts while the optimum
 #: is still far.
 BACKBONE_SECONDS = 4.0
-
 
 
 def components(problem: CountProblem) -> tuple[int, np.ndarray]:
@@ -88,13 +106,20 @@ class _Part:
 
 def search_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, lp: bool = True,
-    interior: np.ndarray | None = None,
+    interior: np.ndarray | None = None, engine: str | None = None,
 ) -> ExactBounds:
-    """Min and max of every (group, value) count over the consistent datasets (module docstring)."""
+    """Min and max of every (group, value) count over the consistent datasets (module docstring).
+
+    ``engine``: ``"milp"`` (HiGHS branch and bound, :mod:`ppdm.exact.milp`), ``"cp-sat"``, or
+    ``"auto"``: HiGHS on components of at least :data:`MILP_MIN_VARS` variables; ``None``:
+    :data:`DEFAULT_ENGINE`."""
+    engine = DEFAULT_ENGINE if engine is None else engine
+    if engine not in ENGINES:
+        raise MaxEntError(f"unknown integer engine {engine!r} (auto, milp or cp-sat)")
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     bounds = ExactBounds.trivial(problem.sizes, problem.possible_labels())
-    stats = {"components": 0, "solves": 0, "lp_solves": 0, "proved_by_lp": 0}
+    stats = {"components": 0, "solves": 0, "lp_solves": 0, "proved_by_lp": 0, "engines": []}
     if truth is not None:
         if not problem.satisfied(truth):
             raise InfeasibleError("the real records do not reproduce what is published", ["truth"])
@@ -108,14 +133,18 @@ def search_bounds(
             bounds.max_lo[g, lab] = bounds.max_hi[g, lab]
             continue
         stats["components"] += 1
-        searches.append(_search_part(problem, part, bounds, deadline, truth, lp, stats, interior))
+        used = engine if engine != "auto" else "milp" if len(part.vars) >= MILP_MIN_VARS else "cp-sat"
+        if used not in stats["engines"]:
+            stats["engines"].append(used)
+        searches.append(_search_part(problem, part, bounds, deadline, truth, lp, stats, interior, used))
     # stage by stage over every component: one component's bounds never take the budget
     # another needs to settle its certainty
     while searches:
         searches = [s for s in searches if next(s, _DONE) is not _DONE]
-    bounds.method = "cp-sat"
+    bounds.method = "+".join(sorted(stats.pop("engines"))) or "cp-sat"
     bounds.seconds = time.perf_counter() - start
     bounds.stats = stats
+    bounds.tighten()  # the maxima of two-valued groups the search left to the minima
     bounds.check()
     return bounds
 
@@ -248,7 +277,7 @@ def _harvester(cp_model, x: list, out: list):  # type: ignore[no-untyped-def]
 
 def _search_part(
     problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict,
-    interior: np.ndarray | None = None,
+    interior: np.ndarray | None = None, engine: str = "cp-sat",
 ) -> Iterator[None]:
     """The search of one component, in stages (a generator: it pauses after each so that every
     component settles its certain values, then its impossible ones, before any other bound)."""
@@ -271,12 +300,27 @@ def _search_part(
         see(x)
     else:
         see(truth[part.vars])
+    reference = last[0]
     yield
     _moves(problem, part, bounds, last[0], see, stats, deadline)
     if lp:
         _lp_certainty(problem, part, bounds, stats, deadline, interior)
     left = _left(deadline)
     if left is not None and left <= 0:
+        return
+    if engine == "milp":
+        local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
+        milp = MilpModel(local_group, problem.sizes[part.groups], part.rows, part.pair_of_var, len(g))
+        hood: list[Neighbourhood] = []
+
+        def local(certainty: bool) -> None:
+            if not hood:
+                hood.append(Neighbourhood(local_group, problem.var_label[part.vars], problem.sizes[part.groups], part.rows, reference))
+            _local(hood[0], milp, part, bounds, deadline, see, stats, reference, certainty)
+
+        for certainty in (True, False):
+            yield
+            _harvest(milp, part, bounds, deadline, see, stats, certainty, local)
         return
     model = _Model(problem, part)
     yield
@@ -352,6 +396,102 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
                 chunk = max(1, len(cand) // 2)
                 continue
             break  # out of time
+
+
+def _open_bounds(part: _Part, bounds: ExactBounds, certainty: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The open bounds: pairs, whether each is a minimum, and the count a dataset must reach to
+    go beyond it. ``certainty``: only candidate certain (minimum seen at the whole group) and
+    impossible (maximum seen at 0) values."""
+    g, lab = part.pair_group, part.pair_label
+    size = bounds.sizes[g]
+    lo_open = bounds.min_lo[g, lab] < bounds.min_hi[g, lab]
+    hi_open = bounds.max_lo[g, lab] < bounds.max_hi[g, lab]
+    if certainty:
+        lo_open &= bounds.min_hi[g, lab] == size
+        hi_open &= bounds.max_lo[g, lab] == 0
+    # with two possible values a group's maximum of one is its size minus its minimum of the other
+    # (ExactBounds.tighten): only the minima are asked about
+    two = (bounds.max_hi > 0).sum(axis=1) == 2
+    hi_open &= ~two[g]
+    lo, hi = np.flatnonzero(lo_open), np.flatnonzero(hi_open)
+    pairs = np.r_[lo, hi]
+    minimum = np.r_[np.ones(len(lo), bool), np.zeros(len(hi), bool)]
+    target = np.r_[bounds.min_hi[g[lo], lab[lo]] - 1, bounds.max_lo[g[hi], lab[hi]] + 1]
+    return pairs, minimum, target
+
+
+def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, certainty: bool, local) -> None:  # type: ignore[no-untyped-def]
+    """Settle open bounds (certainty candidates first) :data:`MILP_CHUNK` at a time: a dataset
+    going beyond as many of them as possible; an optimum of 0, proved, settles the chunk. When a
+    solve passes fewer than :data:`STALL` bounds, the neighbourhood of the reference dataset is
+    searched bound by bound first (``local``, :mod:`ppdm.exact.local`)."""
+    g, lab = part.pair_group, part.pair_label
+    searched_locally = False
+    while True:
+        pairs, minimum, target = _open_bounds(part, bounds, certainty)
+        if not len(pairs):
+            return
+        pairs, minimum, target = pairs[:MILP_CHUNK], minimum[:MILP_CHUNK], target[:MILP_CHUNK]
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            return
+        out = milp.beyond(pairs, bounds.sizes[g[pairs]], minimum, target, left)
+        stats["solves"] += 1
+        if out.x is not None and out.beyond > 0:
+            see(out.x)
+            if out.beyond < STALL and not searched_locally:
+                searched_locally = True
+                local(certainty)
+            continue
+        if not out.proved:
+            return  # out of time (or no dataset): what is open stays open
+        lo, hi = pairs[minimum], pairs[~minimum]
+        bounds.min_lo[g[lo], lab[lo]] = bounds.min_hi[g[lo], lab[lo]]
+        bounds.max_hi[g[hi], lab[hi]] = bounds.max_lo[g[hi], lab[hi]]
+
+
+def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, reference: np.ndarray, certainty: bool) -> None:  # type: ignore[no-untyped-def]
+    """Open bounds passed by datasets a few records from ``reference``: one small solve per open
+    bound still open, its answer spread over every open bound of the classes it moves."""
+    g, lab = part.pair_group, part.pair_label
+    pair_local = np.searchsorted(part.groups, g)
+    pair_class = hood.group_class[pair_local]
+    ref_count = np.bincount(part.pair_of_var, weights=reference, minlength=len(g)).astype(np.int64)
+    pairs, minimum, _ = _open_bounds(part, bounds, certainty)
+    failed: set[tuple[int, int, bool, int]] = set()  # the same question for another member of a class
+    for i in range(len(pairs)):
+        left = _left(deadline)
+        if left is not None and left <= 0:
+            return
+        p, is_min = pairs[i], bool(minimum[i])
+        if not _still_open(bounds, g[p], lab[p], is_min):
+            continue
+        t = bounds.min_hi[g[p], lab[p]] - 1 if is_min else bounds.max_lo[g[p], lab[p]] + 1
+        need = int(ref_count[p] - t if is_min else t - ref_count[p])
+        question = (int(pair_class[p]), int(lab[p]), is_min, need)
+        if need <= 0 or question in failed:
+            continue
+        delta = hood.change(int(pair_local[p]), int(lab[p]), need, is_min, left)
+        stats["local_solves"] = stats.get("local_solves", 0) + 1
+        if delta is None:
+            failed.add(question)
+            continue
+        moved = np.unique(hood.col_class[delta != 0])
+        for j in np.flatnonzero(np.isin(pair_class[pairs], moved)):
+            q, q_min = pairs[j], bool(minimum[j])
+            if not _still_open(bounds, g[q], lab[q], q_min):
+                continue
+            x = hood.spread(delta, int(pair_local[q]), int(lab[q]), q_min)
+            if x is not None and milp.holds(x):
+                see(x)
+                stats["local_datasets"] = stats.get("local_datasets", 0) + 1
+    see(reference)  # keep a dataset near the reference as the last one seen
+
+
+def _still_open(bounds: ExactBounds, group: int, label: int, minimum: bool) -> bool:
+    if minimum:
+        return bool(bounds.min_lo[group, label] < bounds.min_hi[group, label])
+    return bool(bounds.max_lo[group, label] < bounds.max_hi[group, label])
 
 
 def _left(deadline: float | None) -> float | None:

@@ -24,7 +24,7 @@ Detail = Literal["bounds", "certainty"]
 
 def exact_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, method: Method = "auto", lp: bool = True,
-    detail: Detail = "bounds", interior: np.ndarray | None = None,
+    detail: Detail = "bounds", interior: np.ndarray | None = None, engine: str | None = None,
 ) -> ExactBounds:
     """Per group and sensitive value, the min and max count over every consistent dataset.
 
@@ -33,7 +33,9 @@ def exact_bounds(
     ``method``: ``"network"`` refuses rows that are not a network; ``"search"`` skips the flows.
     ``detail``: ``"certainty"`` settles certain and impossible values exactly but may leave other
     minima and maxima as proved intervals (network only: it skips one maximum flow per movable
-    count); ``"bounds"`` settles every one.
+    count); ``"bounds"`` settles every one. ``engine``: the integer search's solver, ``"milp"``
+    (HiGHS branch and bound, many bounds per solve), ``"cp-sat"`` or ``"auto"`` (HiGHS on large
+    components); ``None``: :data:`ppdm.exact.search.DEFAULT_ENGINE` (CP-SAT).
     """
     if detail not in ("bounds", "certainty"):
         raise MaxEntError(f"unknown detail {detail!r} (bounds or certainty)")
@@ -50,7 +52,7 @@ def exact_bounds(
     first = np.zeros(merged.n_groups, dtype=np.intp)
     first[class_of[::-1]] = np.arange(len(class_of))[::-1]
     inner = None if interior is None else np.asarray(interior)[first]
-    bounds = member_bounds(search_bounds(merged, time_limit, class_truth, lp=lp, interior=inner), class_of, problem.sizes)
+    bounds = member_bounds(search_bounds(merged, time_limit, class_truth, lp=lp, interior=inner, engine=engine), class_of, problem.sizes)
     bounds.seconds = time.perf_counter() - start
     return _tight(bounds)
 
