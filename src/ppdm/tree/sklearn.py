@@ -31,6 +31,7 @@ What the import cannot see, it checks or asks for (errors are :class:`ModelImpor
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -100,7 +101,10 @@ def _node_split(
     branch a missing numeric value or ordinal code takes instead (boosting libraries record it).
     """
     if feature.kind == "numeric":
-        return ThresholdSplit(feature.attribute, float(threshold), larger if missing is None else missing)
+        # A split of the missing values from all others has threshold +inf; scikit-learn refuses
+        # infinite inputs, so the largest float routes every value alike and stays valid JSON.
+        threshold = min(float(threshold), sys.float_info.max)
+        return ThresholdSplit(feature.attribute, threshold, larger if missing is None else missing)
     domain = domains[feature.attribute]
     if feature.kind == "ordinal":
         cut = min(max(int(math.floor(threshold)) + 1, 0), len(domain))
@@ -322,6 +326,17 @@ def _subtree_sums(tree: Tree, at_node: np.ndarray) -> np.ndarray:
     return out
 
 
+def _missing_branch(sk: Any, i: int, feature: _Feature) -> int | None:
+    """Where node ``i`` sends a missing numeric value: scikit-learn ≥ 1.3 records it per node
+    (``missing_go_to_left``: the side chosen when the column had missing values in training, the
+    side with more samples otherwise), and predicts with it; ``None`` before that. One-hot and
+    ordinal columns are encoded by the user, so their missing values are not NaN to the model."""
+    go_left = getattr(sk, "missing_go_to_left", None)
+    if go_left is None or feature.kind != "numeric":
+        return None
+    return 0 if go_left[i] else 1
+
+
 def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], candidates: list[str]) -> list[Node]:
     value = sk.value[:, 0, :].astype(float)
     totals = value.sum(axis=1, keepdims=True)
@@ -343,7 +358,8 @@ def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], cand
         if left != -1:
             parent[left] = parent[right] = i
             larger = 0 if sk.n_node_samples[left] >= sk.n_node_samples[right] else 1
-            node.split = _node_split(features[sk.feature[i]], sk.threshold[i], domains, larger)
+            feature = features[sk.feature[i]]
+            node.split = _node_split(feature, sk.threshold[i], domains, larger, _missing_branch(sk, i, feature))
             node.children = [left, right]
             node.candidates = tuple(candidates)
         nodes.append(node)
