@@ -14,7 +14,8 @@ to an attribute of the original table ``data``:
 
 Node ids, structure, labels and class counts are kept as scikit-learn has them. Thresholds are
 compared in float64; scikit-learn compares float32 copies of the inputs, which only differs for
-values that float32 cannot represent exactly.
+values that float32 cannot represent exactly: a threshold that a value of ``data`` crosses that
+way is moved just past it, so ``data``'s rows go where scikit-learn sent them.
 
 What the import cannot see, it checks or asks for (errors are :class:`ModelImportError`):
 
@@ -158,7 +159,7 @@ def tree_from_sklearn(
     classes = [_plain(c) for c in estimator.classes_]
     name = _class_attribute(class_attribute, y, data, classes, used)
     tree = Tree(
-        _nodes(sk, features, domains, used),
+        _nodes(sk, features, domains, used, _numeric_values(data, features)),
         attributes,
         classes,
         class_attribute=name,
@@ -337,7 +338,41 @@ def _missing_branch(sk: Any, i: int, feature: _Feature) -> int | None:
     return 0 if go_left[i] else 1
 
 
-def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], candidates: list[str]) -> list[Node]:
+def _numeric_values(data: pd.DataFrame, features: list[_Feature]) -> dict[str, np.ndarray]:
+    """Each numeric attribute's distinct finite values in ``data``, sorted (for :func:`_on_float32`)."""
+    out = {}
+    for f in features:
+        if f.kind == "numeric" and f.attribute not in out:
+            v = pd.to_numeric(data[f.attribute], errors="coerce").to_numpy(dtype=float)
+            out[f.attribute] = np.unique(v[np.isfinite(v)])
+    return out
+
+
+def _on_float32(threshold: float, values: np.ndarray | None) -> float:
+    """A threshold ``t`` that sends ``values`` as scikit-learn does: it compares float32 copies,
+    ``float32(x) <= t``, so a value just above ``t`` that rounds onto it goes left (a threshold
+    on a data value: extra trees, or a midpoint that rounds up). The largest such value replaces
+    ``t``; thresholds no value of ``data`` crosses stay as scikit-learn has them."""
+    if values is None or not np.isfinite(threshold) or not len(values):
+        return threshold
+    below = np.float32(threshold)
+    if float(below) > threshold:
+        below = np.nextafter(below, np.float32(-np.inf))
+    above = np.nextafter(below, np.float32(np.inf))
+    upper = (float(below) + float(above)) / 2.0  # float32(x) <= below for x < upper (exact in float64)
+    if int(np.array(below, dtype=np.float32).view(np.uint32)) % 2:  # a tie rounds to the even one
+        upper = float(np.nextafter(upper, -np.inf))
+    i = int(np.searchsorted(values, upper, side="right")) - 1
+    return float(values[i]) if i >= 0 and values[i] > threshold else threshold
+
+
+def _nodes(
+    sk: Any,
+    features: list[_Feature],
+    domains: Mapping[str, tuple],
+    candidates: list[str],
+    numeric_values: Mapping[str, np.ndarray] | None = None,
+) -> list[Node]:
     value = sk.value[:, 0, :].astype(float)
     totals = value.sum(axis=1, keepdims=True)
     counts = np.divide(value, totals, out=np.zeros_like(value), where=totals > 0) * sk.weighted_n_node_samples[:, None]
@@ -359,7 +394,8 @@ def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], cand
             parent[left] = parent[right] = i
             larger = 0 if sk.n_node_samples[left] >= sk.n_node_samples[right] else 1
             feature = features[sk.feature[i]]
-            node.split = _node_split(feature, sk.threshold[i], domains, larger, _missing_branch(sk, i, feature))
+            threshold = _on_float32(float(sk.threshold[i]), (numeric_values or {}).get(feature.attribute))
+            node.split = _node_split(feature, threshold, domains, larger, _missing_branch(sk, i, feature))
             node.children = [left, right]
             node.candidates = tuple(candidates)
         nodes.append(node)
