@@ -170,3 +170,17 @@ print(forest_from_xgboost({str(tmp_path / 'm.json')!r}, X, y=rows['income'], ver
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env={"PYTHONPATH": str(REPO / "src")})
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["2", "2"]
+
+
+def test_lightgbm_names_with_spaces_are_traced_back_to_the_columns(tmp_path):
+    # LightGBM writes "Securities Account" as "Securities_Account" in its model file; the file
+    # alone (as the CLI reads it) must still find the column, numeric and one-hot alike
+    r = np.random.default_rng(0)
+    X = pd.DataFrame({"Securities Account": r.integers(0, 2, 400), "home town": r.choice(["a", "b c"], 400)})
+    y = pd.Series(np.where((X["Securities Account"] == 1) ^ (r.random(400) < 0.2), 1, 0), name="Personal Loan")
+    D = pd.get_dummies(X).astype(float)
+    est = lgb.LGBMClassifier(n_estimators=3, num_leaves=4, verbose=-1, n_jobs=1).fit(D, y)
+    est.booster_.save_model(tmp_path / "m.txt")
+    forest = forest_from_lightgbm(tmp_path / "m.txt", X.assign(**{"Personal Loan": y}), y=y)
+    assert set(forest.trees[0].attributes) <= {"Securities Account", "home town"}
+    assert (forest.predict(X) == est.predict(D)).all()

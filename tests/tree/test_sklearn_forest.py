@@ -105,3 +105,42 @@ def test_unsupported_models_are_refused_with_their_reason(adult):
         hist = HistGradientBoostingClassifier(max_iter=2, categorical_features="from_dtype").fit(native, y)
     with pytest.raises(ModelImportError, match="categorical features: encode them"):
         forest_from_sklearn(hist, X, y=y)
+
+
+@pytest.mark.parametrize("bootstrap", [False, True])
+def test_missing_numeric_values_go_where_scikit_learn_sends_them(tmp_path, bootstrap):
+    # scikit-learn >= 1.3 learns per node where NaN goes (and splits NaN from all other values
+    # with threshold +inf); the import must follow it, pass its own count check and save as JSON
+    import pandas as pd
+
+    from ppdm.tree import load_forest, save_forest
+
+    r = np.random.default_rng(5)
+    X = pd.DataFrame({"a": r.choice(["x", "y", "z"], 300), "num": r.normal(size=300).round(1)})
+    X.loc[r.choice(300, 40, replace=False), "num"] = np.nan
+    y = pd.Series(np.where(X["num"].isna() ^ (r.random(300) < 0.2), "yes", "no"), name="target")
+    D = pd.get_dummies(X).astype(float)
+    est = RandomForestClassifier(3, max_depth=3, bootstrap=bootstrap, random_state=0).fit(D, y)
+    forest = forest_from_sklearn(est, X, y=y, verify=True)
+    assert (forest.predict(X) == est.predict(D)).all()
+    save_forest(forest, tmp_path / "forest.json")
+    assert (load_forest(tmp_path / "forest.json").predict(X) == est.predict(D)).all()
+
+
+def test_values_float32_rounds_onto_a_threshold_go_where_scikit_learn_sends_them():
+    # scikit-learn compares float32 copies: 2.1 rounds down onto an extra tree's threshold
+    # 2.0999999046 and goes left, although 2.1 > 2.0999999046 in float64
+    import pandas as pd
+
+    from sklearn.ensemble import ExtraTreesClassifier
+
+    r = np.random.default_rng(5)
+    X = pd.DataFrame({"a": r.choice(["x", "y", "z"], 400), "num": r.normal(size=400).round(1)})
+    X.loc[r.choice(400, 40, replace=False), "num"] = np.nan
+    y = pd.Series(np.where(X["num"].isna() ^ (r.random(400) < 0.2), "yes", "no"), name="target")
+    y[r.random(400) < 0.3] = "maybe"
+    D = pd.get_dummies(X).astype(float)
+    est = ExtraTreesClassifier(4, max_depth=4, random_state=0).fit(D, y)
+    assert np.isclose(est.estimators_[1].tree_.threshold[24], 2.1) and float(np.float32(2.1)) < 2.1
+    forest = forest_from_sklearn(est, X, y=y, verify=True)
+    assert (forest.predict(X) == est.predict(D)).all()

@@ -40,6 +40,23 @@ _ZERO = 1e-35  # LightGBM's kZeroThreshold: |x| <= it counts as zero
 _MISSING = {0: "None", 1: "Zero", 2: "NaN"}
 
 
+def _unsanitized(names: Sequence[str], data: pd.DataFrame, prefix_sep: str) -> list[str]:
+    """The model's feature names with ``data``'s names restored: LightGBM writes every whitespace
+    in a name as ``_`` ("Securities Account" becomes "Securities_Account", a one-hot column
+    "town_b c" "town_b_c"). A name that is a column already, or matches none, is kept."""
+    def clean(text: str) -> str:
+        return re.sub(r"\s", "_", text)
+
+    wanted = {str(n) for n in names} - {str(c) for c in data.columns}
+    original: dict[str, str] = {}
+    for c in map(str, data.columns):
+        original.setdefault(clean(c), c)
+        if wanted and not pd.api.types.is_numeric_dtype(data[c]):
+            for v in data[c].dropna().unique():
+                original.setdefault(clean(f"{c}{prefix_sep}{v}"), f"{c}{prefix_sep}{v}")
+    return [n if n not in wanted else original.get(n, n) for n in map(str, names)]
+
+
 def forest_from_lightgbm(
     model: Any,
     data: pd.DataFrame,
@@ -74,7 +91,7 @@ def forest_from_lightgbm(
     if str(header.get("average_output", "false")).lower() in ("true", "1") or settings.get("boosting") == "rf":
         raise ModelImportError("LightGBM random forest mode (boosting='rf') is not imported")
     k = int(header.get("num_tree_per_iteration", 1))
-    names = list(feature_names) if feature_names is not None else list(header.get("feature_names", []))
+    names = list(feature_names) if feature_names is not None else _unsanitized(header.get("feature_names", []), data, prefix_sep)
     n_features = int(header.get("max_feature_idx", len(names) - 1)) + 1
     if len(names) != n_features:
         raise ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known")

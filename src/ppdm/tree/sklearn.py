@@ -14,7 +14,8 @@ to an attribute of the original table ``data``:
 
 Node ids, structure, labels and class counts are kept as scikit-learn has them. Thresholds are
 compared in float64; scikit-learn compares float32 copies of the inputs, which only differs for
-values that float32 cannot represent exactly.
+values that float32 cannot represent exactly: a threshold that a value of ``data`` crosses that
+way is moved just past it, so ``data``'s rows go where scikit-learn sent them.
 
 What the import cannot see, it checks or asks for (errors are :class:`ModelImportError`):
 
@@ -31,6 +32,7 @@ What the import cannot see, it checks or asks for (errors are :class:`ModelImpor
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -100,7 +102,10 @@ def _node_split(
     branch a missing numeric value or ordinal code takes instead (boosting libraries record it).
     """
     if feature.kind == "numeric":
-        return ThresholdSplit(feature.attribute, float(threshold), larger if missing is None else missing)
+        # A split of the missing values from all others has threshold +inf; scikit-learn refuses
+        # infinite inputs, so the largest float routes every value alike and stays valid JSON.
+        threshold = min(float(threshold), sys.float_info.max)
+        return ThresholdSplit(feature.attribute, threshold, larger if missing is None else missing)
     domain = domains[feature.attribute]
     if feature.kind == "ordinal":
         cut = min(max(int(math.floor(threshold)) + 1, 0), len(domain))
@@ -154,7 +159,7 @@ def tree_from_sklearn(
     classes = [_plain(c) for c in estimator.classes_]
     name = _class_attribute(class_attribute, y, data, classes, used)
     tree = Tree(
-        _nodes(sk, features, domains, used),
+        _nodes(sk, features, domains, used, _numeric_values(data, features)),
         attributes,
         classes,
         class_attribute=name,
@@ -322,7 +327,52 @@ def _subtree_sums(tree: Tree, at_node: np.ndarray) -> np.ndarray:
     return out
 
 
-def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], candidates: list[str]) -> list[Node]:
+def _missing_branch(sk: Any, i: int, feature: _Feature) -> int | None:
+    """Where node ``i`` sends a missing numeric value: scikit-learn ≥ 1.3 records it per node
+    (``missing_go_to_left``: the side chosen when the column had missing values in training, the
+    side with more samples otherwise), and predicts with it; ``None`` before that. One-hot and
+    ordinal columns are encoded by the user, so their missing values are not NaN to the model."""
+    go_left = getattr(sk, "missing_go_to_left", None)
+    if go_left is None or feature.kind != "numeric":
+        return None
+    return 0 if go_left[i] else 1
+
+
+def _numeric_values(data: pd.DataFrame, features: list[_Feature]) -> dict[str, np.ndarray]:
+    """Each numeric attribute's distinct finite values in ``data``, sorted (for :func:`_on_float32`)."""
+    out = {}
+    for f in features:
+        if f.kind == "numeric" and f.attribute not in out:
+            v = pd.to_numeric(data[f.attribute], errors="coerce").to_numpy(dtype=float)
+            out[f.attribute] = np.unique(v[np.isfinite(v)])
+    return out
+
+
+def _on_float32(threshold: float, values: np.ndarray | None) -> float:
+    """A threshold ``t`` that sends ``values`` as scikit-learn does: it compares float32 copies,
+    ``float32(x) <= t``, so a value just above ``t`` that rounds onto it goes left (a threshold
+    on a data value: extra trees, or a midpoint that rounds up). The largest such value replaces
+    ``t``; thresholds no value of ``data`` crosses stay as scikit-learn has them."""
+    if values is None or not np.isfinite(threshold) or not len(values):
+        return threshold
+    below = np.float32(threshold)
+    if float(below) > threshold:
+        below = np.nextafter(below, np.float32(-np.inf))
+    above = np.nextafter(below, np.float32(np.inf))
+    upper = (float(below) + float(above)) / 2.0  # float32(x) <= below for x < upper (exact in float64)
+    if int(np.array(below, dtype=np.float32).view(np.uint32)) % 2:  # a tie rounds to the even one
+        upper = float(np.nextafter(upper, -np.inf))
+    i = int(np.searchsorted(values, upper, side="right")) - 1
+    return float(values[i]) if i >= 0 and values[i] > threshold else threshold
+
+
+def _nodes(
+    sk: Any,
+    features: list[_Feature],
+    domains: Mapping[str, tuple],
+    candidates: list[str],
+    numeric_values: Mapping[str, np.ndarray] | None = None,
+) -> list[Node]:
     value = sk.value[:, 0, :].astype(float)
     totals = value.sum(axis=1, keepdims=True)
     counts = np.divide(value, totals, out=np.zeros_like(value), where=totals > 0) * sk.weighted_n_node_samples[:, None]
@@ -343,7 +393,9 @@ def _nodes(sk: Any, features: list[_Feature], domains: Mapping[str, tuple], cand
         if left != -1:
             parent[left] = parent[right] = i
             larger = 0 if sk.n_node_samples[left] >= sk.n_node_samples[right] else 1
-            node.split = _node_split(features[sk.feature[i]], sk.threshold[i], domains, larger)
+            feature = features[sk.feature[i]]
+            threshold = _on_float32(float(sk.threshold[i]), (numeric_values or {}).get(feature.attribute))
+            node.split = _node_split(feature, threshold, domains, larger, _missing_branch(sk, i, feature))
             node.children = [left, right]
             node.candidates = tuple(candidates)
         nodes.append(node)
