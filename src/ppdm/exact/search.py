@@ -565,7 +565,7 @@ def _lp_certainty(
     relaxed solution moves before the sums are asked about."""
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
-    lp = _Relaxation(problem, part)
+    lp = _Relaxation(problem, part, deadline)
     for sign in (1.0, -1.0):
         if sign > 0:
             cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
@@ -603,7 +603,8 @@ def _lp_certainty(
 class _Relaxation:
     """The linear relaxation of one component (scipy's HiGHS), asked about sums of counts."""
 
-    def __init__(self, problem: CountProblem, part: _Part) -> None:
+    def __init__(self, problem: CountProblem, part: _Part, deadline: float | None = None) -> None:
+        self.deadline = deadline
         n = len(part.vars)
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
         G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
@@ -648,7 +649,7 @@ class _Relaxation:
         A_ub = sp.vstack(ub_parts).tocsr()
         c = np.r_[np.zeros(n + 1), -np.ones(k)]
         bounds = [(0, None)] * n + [(1, None)] + [(0, 1)] * k
-        res = linprog(c, A_eq=eq, b_eq=np.zeros(eq.shape[0]), A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), bounds=bounds, method="highs")
+        res = linprog(c, A_eq=eq, b_eq=np.zeros(eq.shape[0]), A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), bounds=bounds, method="highs", options=_lp_options(self.deadline))
         if res.status != 0:
             return None
         return res.x[n + 1 :] < 0.5
@@ -658,13 +659,18 @@ class _Relaxation:
         at the optimum (``None`` if the solver fails). Raises when the relaxation is infeasible."""
         mask = np.isin(self.part.pair_of_var, pairs)
         c = np.where(mask, sign, 0.0)
-        res = linprog(c, **self.kw)
+        res = linprog(c, **self.kw, options=_lp_options(self.deadline))
         if res.status == 2:
             raise InfeasibleError("no dataset reproduces what is published (the LP relaxation is infeasible)", ["lp"])
         if res.status != 0:
             return None
         per_pair = np.bincount(self.part.pair_of_var, weights=res.x, minlength=len(self.part.pair_group))
         return per_pair[pairs]
+
+
+def _lp_options(deadline: float | None) -> dict:
+    """HiGHS's own time limit: what is left of the budget (a timed-out LP proves nothing)."""
+    return {} if deadline is None else {"time_limit": max(deadline - time.perf_counter(), 0.01)}
 
 
 def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None) -> None:
@@ -693,7 +699,7 @@ def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: d
             return
         c = np.zeros(n)
         c[part.pair_of_var == p] = sign
-        res = linprog(c, **kw)
+        res = linprog(c, **kw, options=_lp_options(deadline))
         stats["lp_solves"] += 1
         if res.status == 2:
             raise InfeasibleError("no dataset reproduces what is published (the LP relaxation is infeasible)", ["lp"])
