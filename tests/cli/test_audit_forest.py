@@ -119,3 +119,16 @@ def test_a_progress_bar_over_the_trees_on_a_terminal_only(files, monkeypatch):
             progress(done, forest.n_trees)
             seen.append(done)
     assert seen == list(range(1, forest.n_trees + 1))
+
+
+def test_dropping_rows_a_forest_counted_is_refused_saying_so(run, files):
+    """The forest's multiplicities count every training row: ``--missing drop`` cannot audit a
+    subset, and the message says that (not that the rows are out of order)."""
+    frame = pd.read_csv(files / "train.csv")
+    frame.loc[[3, 17], FEATURES[0]] = None
+    path = files / "holes.csv"
+    frame.to_csv(path, index=False)
+    args = ("audit", "--model", files / "forest.json", "--data", path, "--sensitive", "class", "--known", ",".join(FEATURES))
+    result = run(*args, "--missing", "drop")
+    assert result.exit_code == 2 and "would leave out 2 of the 300 training rows" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1

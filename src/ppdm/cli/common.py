@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ppdm.errors import PpdmError
+from ppdm.errors import DataError, PpdmError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -463,4 +463,10 @@ def _missing(
     trees = getattr(tree, "trees", [tree])  # a forest: every tree's splits
     split = [n.split.attribute for t in trees for n in t.nodes if n.split is not None]
     columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
-    return handle_missing(table, columns, policy)  # type: ignore[arg-type]
+    kept, dropped = handle_missing(table, columns, policy)  # type: ignore[arg-type]
+    if dropped and getattr(tree, "n_records", None) == len(table):
+        raise DataError(
+            f"--missing drop would leave out {dropped:,} of the {len(table):,} training rows, but the forest's trees "
+            "count every one of them (per-row multiplicities): audit all the rows the forest was fitted on"
+        )
+    return kept, dropped
