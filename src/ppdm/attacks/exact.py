@@ -127,19 +127,29 @@ def _counts(problem: FactoredProblem, types: AttackerTypes | ForestTypes, blocks
     return counts, types, truth
 
 
+def _solved(  # type: ignore[no-untyped-def]
+    model, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
+    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, build,
+):
+    """The threat model, the count problem ``build`` makes of the model, its bounds, and which
+    records the result is about (not those whose full record the attacker holds)."""
+    from ppdm.maxent.tree_constraints import Knowledge
+
+    threat = _threat(model, data, quasi_identifiers, sensitive, Knowledge(), threat)
+    counts, types, truth = build(model, data, threat, ties)
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
+    targets = np.ones(types.groups.n_records, dtype=bool)
+    if types.known_group is not None:
+        targets = ~types.known_group[types.groups.group_of_record]
+    return threat, counts, types, bounds, targets
+
+
 def _tree(
     tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
 ) -> AttackResult:
-    from ppdm.maxent.tree_constraints import Knowledge
-
-    threat = _threat(tree, data, quasi_identifiers, sensitive, Knowledge(), threat)
-    counts, types, truth = tree_count_problem(tree, data, threat, ties)
-    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
+    threat, counts, types, bounds, targets = _solved(tree, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, tree_count_problem)
     groups = types.groups
-    targets = np.ones(groups.n_records, dtype=bool)
-    if types.known_group is not None:
-        targets = ~types.known_group[groups.group_of_record]
     details = {"threat_model": threat.describe(tree.disclosure), "unknowns": types.domain.describe()}
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
     if pd.api.types.is_integer_dtype(data.index):
@@ -151,15 +161,8 @@ def _forest(
     forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
 ) -> AttackResult:
-    from ppdm.maxent.tree_constraints import Knowledge
-
-    threat = _threat(forest, data, quasi_identifiers, sensitive, Knowledge(), threat)
-    counts, types, truth = forest_count_problem(forest, data, threat, ties)
-    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
+    threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem)
     groups = types.groups
-    targets = np.ones(groups.n_records, dtype=bool)
-    if types.known_group is not None:
-        targets = ~types.known_group[groups.group_of_record]
     details = {
         "threat_model": threat.describe(forest.trees[0].disclosure),
         "model": f"{forest.algorithm or 'forest'}: {forest.n_trees} trees ({forest.combine})",
