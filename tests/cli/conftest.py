@@ -15,3 +15,4 @@ def run():
         return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
 
     return invoke
+

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import pytest
-from sklearn.ensemble import RandomForestClassifier
 
-from ppdm.data.datasets import load_nursery
-from ppdm.tree import forest_from_sklearn, save_forest
+from forest_files import nursery_forest_files
 
 FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
 
@@ -17,14 +14,7 @@ FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "so
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
     root = tmp_path_factory.mktemp("exact-forest")
-    frame, _ = load_nursery()
-    frame = frame.sample(300, random_state=0).reset_index(drop=True)
-    frame["class"] = frame["class"].cat.remove_unused_categories()
-    frame.to_csv(root / "train.csv", index=False)
-    frame = pd.read_csv(root / "train.csv")  # the table exactly as the CLI reads it
-    X, y = frame[FEATURES], frame["class"]
-    rf = RandomForestClassifier(3, max_depth=3, random_state=0, n_jobs=1).fit(pd.get_dummies(X).astype(float), y)
-    save_forest(forest_from_sklearn(rf, X, y=y), root / "forest.json")
+    nursery_forest_files(root, rows=300, trees=3, depth=3)
     return root
 
 

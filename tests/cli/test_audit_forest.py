@@ -7,10 +7,8 @@ import json
 
 import pandas as pd
 import pytest
-from sklearn.ensemble import RandomForestClassifier
 
-from ppdm.data.datasets import load_nursery
-from ppdm.tree import forest_from_sklearn, save_forest
+from forest_files import nursery_forest_files
 
 FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
 
@@ -20,15 +18,8 @@ def files(tmp_path_factory):
     """Nursery (300 rows) as a CSV; a bootstrap random forest as ppdm-forest JSON; XGBoost and
     LightGBM models of the same rows in their own file formats (when installed)."""
     root = tmp_path_factory.mktemp("forest-cli")
-    frame, _ = load_nursery()
-    frame = frame.sample(300, random_state=0).reset_index(drop=True)
-    frame["class"] = frame["class"].cat.remove_unused_categories()
-    frame.to_csv(root / "train.csv", index=False)
-    frame = pd.read_csv(root / "train.csv")  # the table exactly as the CLI reads it
-    X, y = frame[FEATURES], frame["class"]
-    D = pd.get_dummies(X).astype(float)
-    rf = RandomForestClassifier(4, max_depth=4, random_state=0, n_jobs=1).fit(D, y)
-    save_forest(forest_from_sklearn(rf, X, y=y), root / "forest.json")
+    frame, D = nursery_forest_files(root, rows=300, trees=4, depth=4)
+    y = frame["class"]
     codes = y.astype("category").cat.codes.to_numpy()
     try:
         import xgboost

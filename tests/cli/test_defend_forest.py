@@ -3,13 +3,13 @@ the forest it writes (audited again), and one-line errors (exit 2) for bad input
 
 import json
 
-import pandas as pd
 import pytest
-from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import GradientBoostingClassifier
 
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
-from ppdm.data.datasets import load_csv, load_nursery
+from forest_files import nursery_forest_files
+from ppdm.data.datasets import load_csv
 from ppdm.tree import forest_from_sklearn, load_forest, save_forest
 
 FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
@@ -20,15 +20,8 @@ KNOWN = ",".join(FEATURES)
 def files(tmp_path_factory):
     """Nursery (600 rows) as a CSV and a bootstrap random forest of it as ppdm-forest JSON."""
     root = tmp_path_factory.mktemp("defend-forest")
-    frame, _ = load_nursery()
-    frame = frame.sample(600, random_state=0).reset_index(drop=True)
-    frame["class"] = frame["class"].cat.remove_unused_categories()
-    frame.to_csv(root / "train.csv", index=False)
-    frame = pd.read_csv(root / "train.csv")  # the table exactly as the CLI reads it
+    frame, D = nursery_forest_files(root, rows=600, trees=3, depth=4)
     X, y = frame[FEATURES], frame["class"]
-    D = pd.get_dummies(X).astype(float)
-    rf = RandomForestClassifier(3, max_depth=4, random_state=0, n_jobs=1).fit(D, y)
-    save_forest(forest_from_sklearn(rf, X, y=y), root / "forest.json")
     frame.iloc[::-1].to_csv(root / "reversed.csv", index=False)
     frame.iloc[:-1].to_csv(root / "fewer.csv", index=False)
     gb = GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0).fit(D, y)
