@@ -9,9 +9,9 @@ lands in one joint leaf (one *cell*), and the Hessian's product with a vector ne
 
     H v = A [P ∘ (u − ū_cell)],   u = Aᵀ v,   ū_C = Σ_{t ∈ C} w(t | C) u_t,
 
-two sparse products with the rows. When the Hessian is small enough (fewer trees, or few rows
-per record: :data:`EXACT_NNZ`) it is formed and factorised; otherwise each Newton system is
-solved by conjugate gradients
+two sparse products with the rows. When the Hessian is sparse enough (by its bound
+:data:`EXACT_NNZ`, or formed once, :data:`FACTOR_NNZ`) it is formed and factorised; otherwise each
+Newton system is solved by conjugate gradients
 (preconditioned by the Hessian's diagonal, to a relative accuracy that tightens as the gradient
 falls: a truncated Newton method), followed by a backtracking line search on the dual.
 
@@ -132,9 +132,10 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
 
     Many records sit in leaves that, together over the trees, leave them a single class: the
     optimum is then on the boundary, at types the presolve cannot prove impossible, and the
-    multipliers run off to infinity as Newton chases them. A type whose share of its cell falls
-    below :data:`VANISHING` is therefore fixed at 0 (moving its mass changes no posterior by more
-    than that); the answer is checked against every original row as always.
+    multipliers run off to infinity as Newton chases them. A type whose share of its cell has
+    fallen below :data:`VANISHING` at two points in a row, after a step that brought the rows
+    closer, is therefore fixed at 0 (moving its mass changes no posterior by more than that); the
+    answer is checked against every original row as always.
     """
     start = time.perf_counter()
     A, _, le, _ = problem.stacked()
