@@ -219,7 +219,7 @@ def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float) -
     for it in range(1, MAX_CG + 1):
         Hp = dual.hess_vec(w, P, p) + ridge * p
         curvature = float(p @ Hp)
-        if not curvature > FLAT * float(p @ (diag * p)):  # no curvature left to trust
+        if not curvature - ridge * float(p @ p) > FLAT * float(p @ (diag * p)):  # the ridge's alone: noise
             return (d if it > 1 else g * inv), it
         alpha = rz / curvature
         step = d + alpha * p
