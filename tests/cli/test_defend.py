@@ -13,6 +13,7 @@ from ppdm.defend import DEFAULT_TARGET
 from ppdm.defend.candidates import FAMILIES
 from ppdm.learn import ID3Classifier
 from ppdm.tree import load_tree, save_tree
+from cli_output import one_line_error as _one_line_error
 
 QI = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country", "income"]
 KNOWN = ",".join(QI)
@@ -31,13 +32,6 @@ def files(tmp_path_factory):
     tree.class_attribute = "education"
     save_tree(tree, folder / "tree.json")
     return folder
-
-
-def _one_line_error(result, message):
-    assert result.exit_code == 2, result.output
-    assert message in result.output, result.output
-    assert "Traceback" not in result.output
-    assert result.output.strip().count("\n") == 0, result.output
 
 
 @pytest.mark.filterwarnings("ignore::ppdm.errors.UninformativeKnowledgeWarning")

@@ -11,6 +11,7 @@ from ppdm.attacks.threat import ThreatModel
 from forest_files import nursery_forest_files
 from ppdm.data.datasets import load_csv
 from ppdm.tree import forest_from_sklearn, load_forest, save_forest
+from cli_output import one_line_error as _one_line_error
 
 FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
 KNOWN = ",".join(FEATURES)
@@ -27,13 +28,6 @@ def files(tmp_path_factory):
     gb = GradientBoostingClassifier(n_estimators=2, max_depth=2, random_state=0).fit(D, y)
     save_forest(forest_from_sklearn(gb, X, y=y), root / "boosted.json")
     return root
-
-
-def _one_line_error(result, message):
-    assert result.exit_code == 2, result.output
-    assert message in result.output, result.output
-    assert "Traceback" not in result.output
-    assert result.output.strip().count("\n") == 0, result.output
 
 
 @pytest.mark.filterwarnings("ignore::ppdm.errors.UninformativeKnowledgeWarning")

@@ -12,15 +12,9 @@ import pytest
 import ppdm.data.datasets
 from ppdm.cli import DISCLOSURES, main
 from ppdm.tree import Disclosure
+from cli_output import one_line_error as _one_line_error
 
 HEAVY = ("numpy", "pandas", "scipy", "sklearn", "rich", "ppdm.tree", "ppdm.attacks", "ppdm.learn", "ppdm.maxent")
-
-
-def _one_line_error(result, message):
-    assert result.exit_code == 2, result.output
-    assert message in result.output, result.output
-    assert "Traceback" not in result.output
-    assert result.output.strip().count("\n") == 0, result.output
 
 
 def test_the_cli_module_imports_no_heavy_library():

@@ -9,15 +9,6 @@ from ppdm.learn.dp_forest import DPRandomForestClassifier
 from ppdm.tree import forest_from_dict, forest_to_dict
 
 
-@pytest.fixture
-def table():
-    rng = np.random.default_rng(0)
-    n = 2000
-    X = pd.DataFrame({"a": pd.Categorical(rng.choice(list("xyz"), n)), "b": rng.normal(size=n)})
-    y = pd.Series(np.where((X["a"] == "x") | (X["b"] > 1), "yes", "no"), name="c")
-    return X, y
-
-
 def test_the_trees_share_the_budget_and_count_every_record_once(table):
     X, y = table
     model = DPRandomForestClassifier(epsilon=50.0, n_estimators=5, max_depth=3, random_state=0).fit(X, y)

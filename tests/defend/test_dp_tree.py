@@ -1,21 +1,11 @@
 """The ε-DP random tree baseline: structure independent of the records, noise of scale 1/ε."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from ppdm.errors import PpdmError
 from ppdm.learn.dp_tree import DPRandomTreeClassifier
 from ppdm.tree import tree_from_dict, tree_to_dict
-
-
-@pytest.fixture
-def table():
-    rng = np.random.default_rng(0)
-    n = 2000
-    X = pd.DataFrame({"a": pd.Categorical(rng.choice(list("xyz"), n)), "b": rng.normal(size=n)})
-    y = pd.Series(np.where((X["a"] == "x") | (X["b"] > 1), "yes", "no"), name="c")
-    return X, y
 
 
 def test_structure_does_not_depend_on_the_records(table):
