@@ -196,7 +196,7 @@ def test_the_tree_by_tree_form_solves_the_paper_setting_without_the_dense_newton
     assert solve_forest(problem).status == "optimal"
 
 
-@pytest.mark.parametrize("path", ["dense", "sparse", "conjugate gradients"])
+@pytest.mark.parametrize("path", ["dense", "sparse", "conjugate gradients", "preconditioned"])
 def test_every_newton_direction_gives_the_same_estimate(nursery_coarse, path, monkeypatch):
     from ppdm.maxent.factored import solve_factored
 
@@ -205,8 +205,11 @@ def test_every_newton_direction_gives_the_same_estimate(nursery_coarse, path, mo
     problem, _ = forest_type_problem(forest, table, list(X.columns), y.name)
     if path == "sparse":
         monkeypatch.setattr("ppdm.maxent.forest_solve.DENSE_ROWS", 0)
-    if path == "conjugate gradients":
+    if path in ("conjugate gradients", "preconditioned"):
         monkeypatch.setattr("ppdm.maxent.forest_solve.EXACT_NNZ", 0)
+        monkeypatch.setattr("ppdm.maxent.forest_solve.PRECONDITION_NNZ", 0)
+    if path == "conjugate gradients":
+        monkeypatch.setattr("ppdm.maxent.forest_solve.FACTOR_NNZ", 0)
     ours = solve_forest(problem)
     assert ours.max_violation <= 1e-7
     assert np.abs(ours.marginal - solve_factored(problem).marginal).max() <= 1e-5
