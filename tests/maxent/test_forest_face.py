@@ -136,3 +136,19 @@ def test_an_exact_step_is_doubled_while_the_dual_falls():
     longer = forest_solve._line_search(_TailDual(), lam, value, -g, d, expand=True)  # type: ignore[arg-type]
     assert plain[0][0] == 1.0
     assert longer[0][0] == forest_solve.MAX_EXPAND
+
+
+def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_forest, monkeypatch):
+    problem, _ = education_forest
+    calls = {"n": 0}
+    direction = forest_solve._direction
+
+    def stalled_at_first(dual, w, P, g, eta, exact):  # no progress for the first max_newton steps
+        calls["n"] += 1
+        return (np.zeros_like(g), 0) if calls["n"] <= 40 else direction(dual, w, P, g, eta, exact)
+
+    monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
+    result = forest_solve.solve_forest(problem, max_newton=40)
+    assert calls["n"] > 40
+    assert result.status == "inaccurate"  # rows met, but zeros guessed
+    assert result.max_violation <= 1e-9
