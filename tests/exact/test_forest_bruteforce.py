@@ -151,11 +151,7 @@ def test_forest_bounds_equal_brute_force(bootstrap: bool, case: int, frame: pd.D
     sensitive, known, inputs, sa = CASES[case]
     forest = forest_of(frame, inputs, n_trees, bootstrap, seed)
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=sa).resolve(frame, "Y")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = exact_attack(forest, frame, threat=threat)
-    keys, lo, hi = brute_forest(forest, frame, threat, tuple(result.values))
-    compare(result, keys, lo, hi)
+    _equal_to_brute_force(forest, frame, threat)
 
 
 @pytest.mark.parametrize("publish", ["error-rates", "labels"])
@@ -165,11 +161,7 @@ def test_forest_publish_levels_equal_brute_force(publish: str, frame: pd.DataFra
     """Trees audited as publishing less than their class counts (extra trees)."""
     forest = forest_of(frame, ["A", "B", "S"], n_trees, bootstrap, extra=True)
     threat = ThreatModel(sensitive="S", known=("A", "B", "Y"), publish=publish).resolve(frame, "Y")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = exact_attack(forest, frame, threat=threat)
-    keys, lo, hi = brute_forest(published_forest(forest, threat.publish), frame, threat, tuple(result.values))
-    compare(result, keys, lo, hi)
+    _equal_to_brute_force(forest, frame, threat)
 
 
 @pytest.mark.parametrize("case", [1, 2, 3])
@@ -187,11 +179,7 @@ def test_boosted_forest_bounds_equal_brute_force(case: int, frame: pd.DataFrame,
     forest = forest_from_sklearn(est, X, y=frame["Y"], class_attribute="Y")
     assert forest.combine == "additive"
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=sa).resolve(frame, "Y")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = exact_attack(forest, frame, threat=threat)
-    keys, lo, hi = brute_forest(forest, frame, threat, tuple(result.values))
-    compare(result, keys, lo, hi)
+    _equal_to_brute_force(forest, frame, threat)
 
 
 @pytest.mark.parametrize("bootstrap", [False, True])
@@ -248,3 +236,12 @@ def test_the_truth_is_feasible_on_larger_nursery_forests(nursery, bootstrap: boo
     frame, forest, threats = _nursery_forest(nursery, 1000, 5, 5, bootstrap)
     for threat in threats:
         _truth_inside(exact_attack(forest, frame, threat=threat, time_limit=20))
+
+
+def _equal_to_brute_force(forest, frame: pd.DataFrame, threat: ThreatModel) -> None:
+    """The exact audit's bounds equal the brute force's over the forest as audited."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = exact_attack(forest, frame, threat=threat)
+    keys, lo, hi = brute_forest(published_forest(forest, threat.publish), frame, threat, tuple(result.values))
+    compare(result, keys, lo, hi)
