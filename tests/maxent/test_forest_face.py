@@ -20,6 +20,7 @@ from sklearn.ensemble import RandomForestClassifier
 from ppdm.data.datasets import load_adult
 from ppdm.maxent import forest_solve
 from ppdm.maxent.bound_propagation import forced_types
+from ppdm.maxent.face import forced_by_lp
 from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
 from ppdm.maxent.forest_constraints import forest_type_problem
 from ppdm.tree import forest_from_sklearn
@@ -71,10 +72,8 @@ def _reduced_truth(problem, types) -> tuple[FactoredReduced, np.ndarray]:
     return red, types.truth()[red.types] - red.pinned_types[red.types]
 
 
-def test_the_solver_lands_on_the_optimum_over_the_exact_face(education_forest, monkeypatch):
-    problem, types = education_forest
-    ours = forest_solve.solve_forest(problem)
-    assert ours.status == "optimal"
+def _on_the_face(problem, types, monkeypatch):
+    """The optimum with the oracle's face fixed at 0 and nothing else: the reference."""
     red, truth = _reduced_truth(problem, types)
     face = _face(red, truth)
     original = forest_solve.reduce_factored
@@ -84,11 +83,44 @@ def test_the_solver_lands_on_the_optimum_over_the_exact_face(education_forest, m
         out.log_base = np.where(face, -np.inf, out.log_base)
         return out
 
-    monkeypatch.setattr(forest_solve, "reduce_factored", on_the_face)
-    monkeypatch.setattr(forest_solve, "forced_types", lambda A, b, start, rho, alive: np.zeros(len(alive), dtype=bool))
-    reference = forest_solve.solve_forest(problem, tol=1e-12)
+    with monkeypatch.context() as m:
+        m.setattr(forest_solve, "reduce_factored", on_the_face)
+        m.setattr(forest_solve, "forced_types", lambda A, b, start, rho, alive: np.zeros(len(alive), dtype=bool))
+        reference = forest_solve.solve_forest(problem, tol=1e-12)
     assert reference.status == "optimal"
-    assert np.abs(ours.marginal - reference.marginal).max() <= 1e-7
+    return reference
+
+
+def test_the_solver_lands_on_the_optimum_over_the_exact_face(education_forest, monkeypatch):
+    problem, types = education_forest
+    ours = forest_solve.solve_forest(problem)
+    assert ours.status == "optimal"
+    assert np.abs(ours.marginal - _on_the_face(problem, types, monkeypatch).marginal).max() <= 1e-7
+
+
+def test_the_linear_programme_finds_the_exact_face(education_forest):
+    """The library's programme (pivot columns, no cell rows) against the oracle's (every type and
+    cell), from the presolved problem and from what bound propagation leaves."""
+    problem, types = education_forest
+    red, truth = _reduced_truth(problem, types)
+    face = _face(red, truth)
+    alive = np.isfinite(red.log_base)
+    assert (forced_by_lp(red.A, red.cell_of_type, alive, truth) == face & alive).all()
+    rho = np.bincount(red.access.indices, weights=red.weights, minlength=red.n_cells)
+    propagated = forced_types(sp.csr_matrix(red.A), red.b, red.cell_start, rho, alive)
+    rest = forced_by_lp(red.A, red.cell_of_type, alive & ~propagated, truth)
+    assert rest.sum() > 0  # the programme proves what propagation cannot
+    assert ((rest | propagated) == face & alive).all()
+    assert truth[rest].sum() == 0.0
+
+
+def test_the_linear_programme_refuses_a_point_that_is_not_feasible():
+    A = sp.csr_matrix(np.array([[0, 1, 0, 1]], dtype=float))
+    cells = np.array([0, 0, 1, 1])
+    with pytest.raises(ValueError, match="leaves cell 1 empty"):
+        forced_by_lp(A, cells, np.ones(4, dtype=bool), np.array([0.0, 0.5, 0.0, 0.0]))
+    with pytest.raises(ValueError, match="fills type 1, which is marked forced"):
+        forced_by_lp(A, cells, np.array([True, False, True, True]), np.array([0.0, 0.5, 0.5, 0.0]))
 
 
 def test_bound_propagation_forces_only_types_of_the_face(education_forest):
@@ -152,3 +184,25 @@ def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_
     assert calls["n"] > 40
     assert result.status == "inaccurate"  # rows met, but zeros guessed
     assert result.max_violation <= 1e-9
+    assert result.face.endswith("guessed")
+
+
+def test_a_stalled_chase_asks_the_linear_programme_and_lands_on_the_optimum(education_forest, monkeypatch):
+    """Given the data (a distribution meeting every row), a chase that stalls gets the exact face
+    from the linear programme and finishes without a guess, on the oracle's optimum."""
+    problem, types = education_forest
+    reference = _on_the_face(problem, types, monkeypatch)
+    calls = {"n": 0}
+    direction = forest_solve._direction
+
+    def stalled_at_first(dual, w, P, g, eta, exact):
+        calls["n"] += 1
+        return (np.zeros_like(g), 0) if calls["n"] <= 12 else direction(dual, w, P, g, eta, exact)
+
+    monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
+    monkeypatch.setattr(forest_solve, "FACE_AFTER", 12)
+    result = forest_solve.solve_forest(problem, max_newton=40, feasible=types.truth())
+    assert result.status == "optimal"
+    assert "linear programme" in result.face and "guessed" not in result.face
+    assert int(result.face.split("linear programme: ")[1].split()[0]) > 0
+    assert np.abs(result.marginal - reference.marginal).max() <= 1e-7

@@ -65,7 +65,7 @@ def forest_maxent_attack(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
     )
     check_truth(problem, types)
-    solution = solve_forest(problem, tol=tol)
+    solution = solve_forest(problem, tol=tol, feasible=types.truth())  # the data meets every row
     details = _details(forest, threat, problem, types, solution)
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
@@ -113,6 +113,7 @@ def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, type
         "joint_leaves": types.n_blocks,
         "constraint_rows": rows,
         "status": solution.status,
+        "face": solution.face,
         "entropy": solution.entropy,
         "form": "factored",
     }

@@ -50,7 +50,8 @@ class FactoredSolution:
     """The maximum-entropy estimate of a :class:`FactoredProblem` and how it was obtained.
 
     ``marginal``: groups × labels, P(label | q). ``types``: P(t) per type (pinned groups
-    included). ``entropy``: −Σ_q P(q) Σ_t p(t | q) log(p(t | q) / m_t), natural log.
+    included). ``entropy``: −Σ_q P(q) Σ_t p(t | q) log(p(t | q) / m_t), natural log. ``face``:
+    how the types no distribution meeting the rows can fill were found, when the solver says.
     """
 
     marginal: np.ndarray
@@ -65,6 +66,7 @@ class FactoredSolution:
     status: str = "optimal"
     dual: np.ndarray | None = None
     kkt_residual: float = float("nan")
+    face: str = ""
 
 
 def checked_violations(problem: FactoredProblem, types: np.ndarray, tol: float, how: str = "") -> tuple[np.ndarray, float]:
