@@ -75,8 +75,7 @@ MAX_CG = 200
 #: rounding noise there once sent a step to infinity (Adult, 100 trees of depth 5).
 FLAT = 1e-13
 
-#: On the conjugate-gradient path, a type whose share of its cell falls below this is fixed at 0
-#: (see :func:`solve_forest`).
+#: A guessing run fixes at 0 a type whose share of its cell falls below this (see :func:`solve_forest`).
 VANISHING = 1e-10
 
 #: Within-cell weights below e^−UNDERFLOW are 0: far below :data:`VANISHING`, and their products
@@ -164,22 +163,20 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
     types that carry no mass. Bound propagation (:mod:`ppdm.maxent.bound_propagation`) first fixes
     at 0 the types it proves can carry none. Exact Newton steps then chase the rest with steps
     doubled while the dual falls (:func:`_line_search`), so their weights reach 0 in a few steps.
-    On the conjugate-gradient path a type whose share of its cell has fallen below
-    :data:`VANISHING` at two points in a row, after a step that brought the rows closer, is fixed
-    at 0 instead; that guess can be wrong (with 16 classes it fixed types that carry mass, and
-    posteriors moved by up to 0.38), so the exact path never makes it. The answer is checked
-    against every original row as always. An exact chase that has not met the rows after
-    ``max_newton`` steps goes on for as many again with that guess and is reported ``inaccurate``:
-    the rows are met, but the guess may have fixed types that can carry mass (50 trees of depth 10
-    over Adult, ``income`` the class: two guessing runs that met every row differed by 0.43 in a
-    posterior).
 
     ``feasible``, one distribution over the problem's types that meets every row (the training
-    data's, :meth:`~ppdm.maxent.forest_types.ForestTypes.truth`), lets an exact chase that stalls
-    (:data:`FACE_AFTER`) find every type that no distribution can fill by a linear programme
-    (:mod:`ppdm.maxent.face`) and fix those at 0 instead: the optimum is then inside, no guess is
-    needed, and Newton's method converges as on an interior problem (that Adult forest: 2,627 types
-    beyond bound propagation's 11,877, then 14 steps).
+    data's, :meth:`~ppdm.maxent.forest_types.ForestTypes.truth`), lets a chase that stalls
+    (:data:`FACE_AFTER`) find every type no distribution can fill by a linear programme
+    (:mod:`ppdm.maxent.face`) and fix those at 0: the optimum is then inside, and Newton's method
+    converges as on an interior problem (50 trees of depth 10 over Adult: 2,627 types beyond bound
+    propagation's 11,877, then 14 steps). Without one, the conjugate-gradient path fixes at 0 a
+    type whose share of its cell has fallen below :data:`VANISHING` at two points in a row, after
+    a step that brought the rows closer, and so does a chase that has not met the rows after
+    ``max_newton`` steps, for as many again. That guess can be wrong (with 16 classes it fixed
+    types that carry mass, and posteriors moved by up to 0.38; on that Adult forest two guessing
+    runs that met every row differed by 0.43 in a posterior), so a solution it touched is reported
+    ``inaccurate`` even when every row is met. ``face`` on the solution says how the forced types
+    were found. The answer is checked against every original row as always.
     """
     start = time.perf_counter()
     A, _, le, _ = problem.stacked()
@@ -201,14 +198,15 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
     gnorms: list[float] = []
     low = np.zeros(len(w), dtype=bool)
     precondition = None
-    guess = not exact
-    reference = None if feasible is None or not exact else feasible[red.types] - red.pinned_types[red.types]
+    reference = None if feasible is None else feasible[red.types] - red.pinned_types[red.types]
+    guess = not exact and reference is None  # without a feasible point the CG path guesses from the start
+    guessed = 0
     face = f"bound propagation: {int(np.isinf(dual.log_base).sum() - np.isinf(red.log_base).sum())} types"
     for steps in range(1, 2 * max_newton + 1):
         if steps == max_newton + 1:
             if guess:
                 break
-            guess = True  # the exact chase did not finish: fall back to guessing zeros, as on the CG path
+            guess = True  # the chase did not finish: fall back to guessing zeros
         gnorm = float(np.abs(g).max(initial=0.0))
         if gnorm <= tol or (gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)):
             break
@@ -234,14 +232,15 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
         if guess:  # exact steps drive vanishing types to 0 themselves (see _line_search)
             low, vanishing = _vanishing(dual, w, low, float(np.abs(g).max(initial=0.0)) <= gnorm)
             if vanishing.any():
+                guessed += int(vanishing.sum())
                 dual.log_base[vanishing] = -np.inf
                 value, w, P, g = dual.state(lam)
         history.append(value)
     red.log_base = dual.log_base  # the types fixed at 0 stay there
     solution = _solution(problem, red, lam, steps, cg_total, time.perf_counter() - start, tol)
-    if exact and guess and solution.status == "optimal":
+    if guessed and solution.status == "optimal":
         solution.status = "inaccurate"  # the rows are met, but zeros were guessed: maybe not the maximum
-    solution.face = face + ("; guessed" if guess else "")
+    solution.face = face + (f"; guessed: {guessed} more" if guessed else "")
     return solution
 
 
