@@ -109,6 +109,26 @@ def test_the_truth_satisfies_every_tree_row(family, dataset, request):
     assert "baseline_accuracy" in summary or "baseline" in str(summary)
 
 
+@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("dataset", ["adult", "nursery"])
+def test_the_exact_face_changes_nothing_newton_found(family, dataset, request, monkeypatch):
+    """The face's linear programme, asked at the first step, against Newton's own chase: the same
+    estimate on every family (the data it starts from fills no type it proves empty)."""
+    from ppdm.maxent import forest_solve
+
+    table, X, D, y = request.getfixturevalue(f"{dataset}_small")
+    forest = FAMILIES[family](X, D, y)
+    problem, types = forest_type_problem(forest, table, list(X.columns), y.name)
+    chased = solve_forest(problem, feasible=types.truth())
+    monkeypatch.setattr(forest_solve, "FACE_AFTER", 1)
+    monkeypatch.setattr(forest_solve, "FACE_WINDOW", 0)
+    proved = solve_forest(problem, feasible=types.truth())
+    assert chased.status == proved.status == "optimal", (chased.face, proved.face)
+    assert np.abs(chased.marginal - proved.marginal).max() <= 1e-6
+    if proved.face:  # problems the forest path takes (one joint leaf per group)
+        assert "linear programme" in proved.face and "guessed" not in proved.face
+
+
 def test_a_table_that_is_not_the_training_data_is_refused(nursery_small):
     table, X, D, y = nursery_small
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
