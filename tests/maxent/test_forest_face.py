@@ -220,3 +220,13 @@ def test_conjugate_gradients_guess_nothing_when_the_data_is_given(education_fore
     assert np.abs(result.marginal - reference.marginal).max() <= 1e-6
     guessing = forest_solve.solve_forest(problem)
     assert "guessed: " in guessing.face and guessing.status == "inaccurate"
+
+
+def test_a_programme_that_does_not_finish_leaves_the_guess_and_says_so(education_forest, monkeypatch):
+    problem, types = education_forest
+    for name in ("EXACT_NNZ", "PRECONDITION_NNZ", "FACTOR_NNZ"):
+        monkeypatch.setattr(forest_solve, name, -1.0)
+    monkeypatch.setattr(forest_solve, "forced_by_lp", lambda *args: None)  # out of time
+    result = forest_solve.solve_forest(problem, feasible=types.truth())
+    assert "linear programme: did not finish" in result.face and "guessed: " in result.face
+    assert result.status == "inaccurate"

@@ -169,7 +169,8 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
     (:data:`FACE_AFTER`) find every type no distribution can fill by a linear programme
     (:mod:`ppdm.maxent.face`) and fix those at 0: the optimum is then inside, and Newton's method
     converges as on an interior problem (50 trees of depth 10 over Adult: 2,627 types beyond bound
-    propagation's 11,877, then 14 steps). Without one, the conjugate-gradient path fixes at 0 a
+    propagation's 11,877, asked for after 30 steps; 8 more steps). Without one (or when the
+    programme does not finish in :data:`FACE_SECONDS`), the conjugate-gradient path fixes at 0 a
     type whose share of its cell has fallen below :data:`VANISHING` at two points in a row, after
     a step that brought the rows closer, and so does a chase that has not met the rows after
     ``max_newton`` steps, for as many again. That guess can be wrong (with 16 classes it fixed
@@ -215,6 +216,7 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
             forced = forced_by_lp(red.A, red.cell_of_type, np.isfinite(dual.log_base), reference, FACE_SECONDS)
             reference = None  # once
             face += "; linear programme: " + ("did not finish" if forced is None else f"{int(forced.sum())} more")
+            guess = forced is None and not exact  # the CG path then guesses, as without the data
             if forced is not None and forced.any():
                 dual.log_base[forced] = -np.inf
                 value, w, P, g = dual.state(lam)
