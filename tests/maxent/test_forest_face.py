@@ -160,6 +160,17 @@ class _TailDual:
         return value, np.ones(1), np.ones(1), np.array([-value])
 
 
+def test_a_stall_is_judged_by_the_best_violation_not_by_a_spike(monkeypatch):
+    monkeypatch.setattr(forest_solve, "FACE_AFTER", 12)
+    monkeypatch.setattr(forest_solve, "FACE_WINDOW", 10)
+    flat = [1e-5] * 12
+    assert forest_solve._stalled(flat)
+    assert not forest_solve._stalled(flat[:11])  # too early
+    spiked = [1e-5, 7e-5] + [2e-5] * 9 + [6e-6]  # its ends are 12x apart, its best only 1.7x
+    assert forest_solve._stalled(spiked)
+    assert not forest_solve._stalled([1e-5] * 2 + [1e-7] * 10)
+
+
 def test_an_exact_step_is_doubled_while_the_dual_falls():
     lam = np.zeros(1)
     value, _, _, g = _TailDual().state(lam)
