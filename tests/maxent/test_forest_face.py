@@ -114,6 +114,25 @@ def test_the_linear_programme_finds_the_exact_face(education_forest):
     assert truth[rest].sum() == 0.0
 
 
+def test_a_method_that_fails_hands_over_to_the_next(education_forest, monkeypatch):
+    from ppdm.maxent import face as face_module
+
+    problem, types = education_forest
+    red, truth = _reduced_truth(problem, types)
+    used = []
+
+    def flaky(*args, method, **kwargs):
+        used.append(method)
+        if method == "highs-ds":  # as HiGHS' "model status unknown"
+            return type("Result", (), {"status": 4, "x": None})()
+        return linprog(*args, method=method, **kwargs)
+
+    monkeypatch.setattr(face_module, "linprog", flaky)
+    alive = np.isfinite(red.log_base)
+    assert (forced_by_lp(red.A, red.cell_of_type, alive, truth) == _face(red, truth) & alive).all()
+    assert used == ["highs-ds", "highs-ipm"]
+
+
 def test_the_linear_programme_refuses_a_point_that_is_not_feasible():
     A = sp.csr_matrix(np.array([[0, 1, 0, 1]], dtype=float))
     cells = np.array([0, 0, 1, 1])
