@@ -246,7 +246,7 @@ def test_conjugate_gradients_guess_nothing_when_the_data_is_given(education_fore
         monkeypatch.setattr(forest_solve, name, -1.0)
     result = forest_solve.solve_forest(problem, feasible=types.truth())
     assert result.status == "optimal", result.face
-    assert "guessed" not in result.face
+    assert "linear programme: " in result.face and "guessed" not in result.face
     assert np.abs(result.marginal - reference.marginal).max() <= 1e-6
     guessing = forest_solve.solve_forest(problem)
     assert "guessed: " in guessing.face and guessing.status == "inaccurate"
@@ -260,3 +260,11 @@ def test_a_programme_that_does_not_finish_leaves_the_guess_and_says_so(education
     result = forest_solve.solve_forest(problem, feasible=types.truth())
     assert "linear programme: did not finish" in result.face and "guessed: " in result.face
     assert result.status == "inaccurate"
+
+
+def test_a_feasible_point_that_misses_a_row_is_refused(education_forest):
+    problem, types = education_forest
+    shifted = types.truth().copy()
+    shifted[np.flatnonzero(shifted)[0]] += 0.01
+    with pytest.raises(ValueError, match="does not meet the problem"):
+        forest_solve.solve_forest(problem, feasible=shifted)

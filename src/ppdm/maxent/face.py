@@ -14,11 +14,11 @@ publishes was counted on it). Moves D = P − P⁰ between such distributions fo
 
     {D : A D = 0, Σ_{t ∈ C} D_t = 0 for every cell, D_t ≥ 0 where P⁰_t = 0}
 
-(a type P⁰ fills can move either way), and a type is free iff some move has D_t > 0. The cone is
-closed under sums and scaling, so max Σ_t min(D_t, 1) over it reaches 1 on every free type at
-once and 0 on every forced one. Each cell's best-filled type (its *pivot*) absorbs the cell's
+(a type P⁰ fills can move either way, so it is free), and a type P⁰ leaves empty is free iff some
+move has D_t > 0. The cone is closed under sums and scaling, so max Σ min(D_t, 1) over those
+types reaches 1 on every free one at once and 0 on every forced one. Each cell's best-filled type (its *pivot*) absorbs the cell's
 sum, D_pivot = −Σ_{others} D_t: the programme has one column A_t − A_pivot per other live type
-and no cell rows (50 trees of depth 10 over Adult: 14,832 columns, 2,739 rows, ~2 minutes with
+and no cell rows (50 trees of depth 10 over Adult: 14,832 columns, 2,739 rows, 103–113 s with
 HiGHS' dual simplex; 10 trees: 12,031 columns, 0.3 s).
 """
 
@@ -43,8 +43,8 @@ def forced_by_lp(A: sp.spmatrix, cell_of_type: np.ndarray, alive: np.ndarray, fe
     ``A``: rows × types (the types of one cell consecutive or not); ``cell_of_type``: each type's
     cell; ``alive``: the types not already known to be forced; ``feasible``: a distribution over
     the types meeting every row and cell total, 0 outside ``alive`` (the training data's). Returns
-    ``None`` when the linear programme does not finish within ``time_limit`` seconds (or no
-    method of :data:`METHODS` solves it).
+    ``None`` when no method of :data:`METHODS` solves the programme (each gets ``time_limit``
+    seconds; one that runs out of time ends the attempt).
     """
     if (feasible[~alive] > EMPTY).any():
         raise ValueError(f"the feasible point fills type {int(np.flatnonzero(~alive & (feasible > EMPTY))[0])}, which is marked forced")

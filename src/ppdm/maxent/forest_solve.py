@@ -97,7 +97,7 @@ STALLED = 1e-7
 FACE_AFTER = 30
 FACE_WINDOW = 10
 
-#: Seconds the face's linear programme may take before the chase goes on without it.
+#: Seconds each method of the face's linear programme may take before the chase goes on without it.
 FACE_SECONDS = 900.0
 
 #: Rows at most for which the whole problem goes to the Newton driver of the factored form.
@@ -199,7 +199,7 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
     gnorms: list[float] = []
     low = np.zeros(len(w), dtype=bool)
     precondition = None
-    reference = None if feasible is None else feasible[red.types] - red.pinned_types[red.types]
+    reference = None if feasible is None else _reference(dual, feasible)
     guess = not exact and reference is None  # without a feasible point the CG path guesses from the start
     guessed = 0
     face = f"bound propagation: {int(np.isinf(dual.log_base).sum() - np.isinf(red.log_base).sum())} types"
@@ -209,10 +209,11 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
                 break
             guess = True  # the chase did not finish: fall back to guessing zeros
         gnorm = float(np.abs(g).max(initial=0.0))
-        if gnorm <= tol or (gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)):
+        if gnorm <= tol:
             break
+        flat = gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)
         gnorms.append(gnorm)
-        if reference is not None and not guess and _stalled(gnorms):
+        if reference is not None and not guess and (flat or _stalled(gnorms)):
             forced = forced_by_lp(red.A, red.cell_of_type, np.isfinite(dual.log_base), reference, FACE_SECONDS)
             reference = None  # once
             face += "; linear programme: " + ("did not finish" if forced is None else f"{int(forced.sum())} more")
@@ -222,6 +223,8 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
                 value, w, P, g = dual.state(lam)
                 history, gnorms, precondition = [value], [], None
                 continue
+        if flat:
+            break
         eta = min(0.5, np.sqrt(gnorm))
         if mode == "precondition" and precondition is None and (gnorm <= SWITCH or steps > SWITCH_STEPS):
             precondition = _preconditioner(dual, w, P)
@@ -244,6 +247,18 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
         solution.status = "inaccurate"  # the rows are met, but zeros were guessed: maybe not the maximum
     solution.face = face + (f"; guessed: {guessed} more" if guessed else "")
     return solution
+
+
+def _reference(dual: _Dual, feasible: np.ndarray) -> np.ndarray:
+    """``feasible`` on the presolved problem's types, checked against its rows and cell totals."""
+    red = dual.red
+    reference = feasible[red.types] - red.pinned_types[red.types]
+    rows = np.abs(red.A @ reference - red.b)
+    cells = np.abs(np.add.reduceat(reference, dual.starts) - dual.rho)
+    if rows.max(initial=0.0) > 1e-9 or cells.max(initial=0.0) > 1e-9:
+        worst = f"row {int(rows.argmax())}" if rows.max(initial=0.0) >= cells.max(initial=0.0) else f"cell {int(cells.argmax())}"
+        raise ValueError(f"the feasible point does not meet the problem ({worst} off by {max(rows.max(initial=0.0), cells.max(initial=0.0)):.1e})")
+    return reference
 
 
 def _stalled(gnorms: list[float]) -> bool:
