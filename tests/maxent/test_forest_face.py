@@ -268,3 +268,17 @@ def test_a_feasible_point_that_misses_a_row_is_refused(education_forest):
     shifted[np.flatnonzero(shifted)[0]] += 0.01
     with pytest.raises(ValueError, match="does not meet the problem"):
         forest_solve.solve_forest(problem, feasible=shifted)
+
+
+def test_the_forced_types_come_with_a_checked_certificate():
+    """D₁ + D₂ = 0 with D ≥ 0 forces both: y = −1 proves it (r = 1 on each), y = 0 does not; the
+    programme's own duals prove it too."""
+    from ppdm.maxent.face import _certified, _free
+
+    moves = sp.csr_matrix(np.array([[1.0, 1.0]]))
+    signed = np.array([True, True])
+    assert _certified(moves, signed, np.array([True, True]), np.array([-1.0]))
+    assert not _certified(moves, signed, np.array([True, True]), np.array([0.0]))
+    assert not _free(moves, signed, 60.0).any()
+    free = _free(sp.csr_matrix(np.array([[1.0, -1.0]])), signed, 60.0)  # D₁ = D₂ ≥ 0: both can move
+    assert free.all()
