@@ -238,12 +238,17 @@ def test_a_stalled_chase_asks_the_linear_programme_and_lands_on_the_optimum(educ
     assert np.abs(result.marginal - reference.marginal).max() <= 1e-7
 
 
+def _conjugate_gradients_only(monkeypatch) -> None:
+    """Every Hessian too large to factorise: the solver's conjugate-gradient path."""
+    for name in ("EXACT_NNZ", "PRECONDITION_NNZ", "FACTOR_NNZ"):
+        monkeypatch.setattr(forest_solve, name, -1.0)
+
+
 def test_conjugate_gradients_guess_nothing_when_the_data_is_given(education_forest, monkeypatch):
     """On the conjugate-gradient path (forced here) the data's feasible point replaces the guess."""
     problem, types = education_forest
     reference = _on_the_face(problem, types, monkeypatch)
-    for name in ("EXACT_NNZ", "PRECONDITION_NNZ", "FACTOR_NNZ"):
-        monkeypatch.setattr(forest_solve, name, -1.0)
+    _conjugate_gradients_only(monkeypatch)
     result = forest_solve.solve_forest(problem, feasible=types.truth())
     assert result.status == "optimal", result.face
     assert "linear programme: " in result.face and "guessed" not in result.face
@@ -254,8 +259,7 @@ def test_conjugate_gradients_guess_nothing_when_the_data_is_given(education_fore
 
 def test_a_programme_that_does_not_finish_leaves_the_guess_and_says_so(education_forest, monkeypatch):
     problem, types = education_forest
-    for name in ("EXACT_NNZ", "PRECONDITION_NNZ", "FACTOR_NNZ"):
-        monkeypatch.setattr(forest_solve, name, -1.0)
+    _conjugate_gradients_only(monkeypatch)
     monkeypatch.setattr(forest_solve, "forced_by_lp", lambda *args: None)  # out of time
     result = forest_solve.solve_forest(problem, feasible=types.truth())
     assert "linear programme: did not finish" in result.face and "guessed: " in result.face

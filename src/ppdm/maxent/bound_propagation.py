@@ -16,9 +16,9 @@ estimate is the maximum-entropy distribution among those meeting the rows). Fixi
 before Newton's method spares it chasing them: their multipliers would run off to infinity.
 
 The rows of a forest over bootstrap samples (the multiplicities make no two records alike) can
-force more types than propagation proves: the linear programme that finds all of them took
-5–6 minutes on 100 trees of depth 10 over Adult, where propagation takes about a second and finds
-three quarters of them.
+force more types than propagation proves; the linear programme of :mod:`ppdm.maxent.face` finds
+all of them, but takes minutes where propagation takes about a second (100 trees of depth 10 over
+Adult: three quarters of them), so the solver asks it only when Newton's chase stalls.
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ publishes was counted on it). Moves D = P − P⁰ between such distributions fo
 
 (a type P⁰ fills can move either way, so it is free), and a type P⁰ leaves empty is free iff some
 move has D_t > 0. The cone is closed under sums and scaling, so max Σ min(D_t, 1) over those
-types reaches 1 on every free one at once and 0 on every forced one. Each cell's best-filled type (its *pivot*) absorbs the cell's
-sum, D_pivot = −Σ_{others} D_t: the programme has one column A_t − A_pivot per other live type
-and no cell rows (50 trees of depth 10 over Adult: 14,832 columns, 2,739 rows, 103–113 s with
-HiGHS' dual simplex; 10 trees: 12,031 columns, 0.3 s).
+types reaches 1 on every free one at once and 0 on every forced one. Each cell's best-filled type
+(its *pivot*) absorbs the cell's sum, D_pivot = −Σ_{others} D_t: the programme has one column
+A_t − A_pivot per other live type and no cell rows (50 trees of depth 10 over Adult: 14,832
+columns, 2,739 rows, 103–113 s with HiGHS' dual simplex; 10 trees: 12,031 columns, 0.3 s).
 """
 
 from __future__ import annotations
@@ -53,16 +53,16 @@ def forced_by_lp(A: sp.spmatrix, cell_of_type: np.ndarray, alive: np.ndarray, fe
         raise ValueError(f"the feasible point fills type {int(np.flatnonzero(~alive & (feasible > EMPTY))[0])}, which is marked forced")
     columns, pivots = _columns_and_pivots(cell_of_type, alive, feasible)
     forced = np.zeros(len(alive), dtype=bool)
-    signed = columns[feasible[columns] <= EMPTY]  # the types only a move onto them can fill
-    if len(signed) == 0:
+    signed = feasible[columns] <= EMPTY  # the types only a move onto them can fill
+    if not signed.any():
         return forced
     A = sp.csc_matrix(A)
     moves = (A[:, columns] - A[:, pivots]).tocsr()
     moves = moves[np.diff(moves.indptr) > 0]
-    free = _free(moves, np.isin(columns, signed), time_limit)
+    free = _free(moves, signed, time_limit)
     if free is None:
         return None
-    forced[signed[~free]] = True
+    forced[columns[signed][~free]] = True
     return forced
 
 
