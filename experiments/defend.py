@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     tree.class_attribute = "education"
     threat = ThreatModel(known=tuple(qi), publish="error-rates")
     result = defend(
-        train, threat, TARGET, model=tree, test=test, grids=Grids.small() if args.quick else Grids.full(),
+        tree, train, threat, TARGET, test=test, grids=Grids.small() if args.quick else Grids.full(),
         hierarchies=adult_hierarchies(), risk="confident", time_budget=args.time_budget,
     )
     wall = time.monotonic() - start

@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     rf = fit_forest(train, qi, args.trees)
     threat = ThreatModel(known=tuple(qi))
     result = defend(
-        train, threat, TARGET, model=rf, class_attribute="education", test=test,
+        rf, train, threat, TARGET, class_attribute="education", test=test,
         grids=Grids.small() if args.quick else Grids.full(), risk="confident", time_budget=args.time_budget,
     )  # fmt: skip
     wall = time.monotonic() - start

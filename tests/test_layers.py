@@ -27,7 +27,11 @@ SRC = REPO / "src"
 PACKAGE = SRC / "ppdm"
 DESIGN = REPO.parent / "shared" / "DESIGN.md"
 EVERYONE = {"errors"}  # importable by every row
-TOP_LEVEL_ROWS = {"__main__": "cli"}  # top-level modules that belong to a package's row
+# Top-level modules that belong to a package's row: ``python -m ppdm`` and the front door
+# (``ppdm.api``, re-exported from ``ppdm``), which sits with the CLI at the top: the CLI only parses,
+# calls it and prints.
+TOP_LEVEL_ROWS = {"__main__": "cli", "api": "cli"}
+ROOT_IMPORTS = {"ppdm.api", "ppdm.errors"}  # what the ``ppdm`` package itself may import (lazily): the front door
 
 
 @dataclass(frozen=True)
@@ -161,8 +165,10 @@ def test_imports_follow_the_layer_table(table, imports):
         source, target = row_of(imp.importer), row_of(imp.target)
         if target in ("", source) or target in EVERYONE:
             continue
-        if source == "":
-            bad.append(f"{imp.where()}  (the ppdm package itself imports no ppdm module)")
+        if source == "" and imp.target not in ROOT_IMPORTS:
+            bad.append(f"{imp.where()}  (the ppdm package itself imports only the front door, ppdm.api)")
+        elif source == "":
+            continue
         elif source in EVERYONE:
             bad.append(f"{imp.where()}  (ppdm.{source} imports no ppdm module)")
         elif target not in table.get(source, set()):

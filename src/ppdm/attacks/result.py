@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.data.files import write_atomic
 from ppdm.data.qigroups import QIGroups
 from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, best_guess, disclosure_summary, is_certain, prior_distribution
 
@@ -216,7 +217,8 @@ class AttackResult:
         return [values[start:end] for start, end in zip([0, *ends[:-1]], ends)]
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(result_json(self.to_dict()))
+        """Write :meth:`to_dict` as JSON (whole or not at all: :func:`ppdm.data.files.write_atomic`)."""
+        write_atomic(path, result_json(self.to_dict()))
 
 
 def _records(table: pd.DataFrame) -> list[dict[str, Any]]:

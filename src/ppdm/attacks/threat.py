@@ -16,6 +16,8 @@ every part is a choice:
 * ``known_individuals``: rows whose full record the attacker already has (background knowledge of
   paper 003 §3.2): they are no longer targets, and what they contribute to the published counts is
   subtracted from what the attacker has to explain.
+* ``class_known``: the attacker also knows each record's class (the same as listing the class
+  column in ``known``; with a ``preset`` it adds the class to the preset's columns).
 
 Presets name the usual stories (:data:`PRESETS`); a YAML file (:func:`load_threat`) or the CLI
 flags declare the rest.
@@ -83,8 +85,15 @@ class ThreatModel:
     known_individuals: tuple[int, ...] = ()
     preset: str | None = None
     quasi_identifiers: tuple[str, ...] = field(default=(), compare=False)
+    class_known: bool = False
 
     def __post_init__(self) -> None:
+        if isinstance(self.known, (str, bytes)):
+            raise PpdmError(f"known must be a list of column names, not the text {self.known!r}: write known=[{self.known!r}]")
+        if self.sensitive is not None and not isinstance(self.sensitive, str):
+            raise PpdmError(f"sensitive must be one column name, got {self.sensitive!r}")
+        if not isinstance(self.class_known, bool):
+            raise PpdmError(f"class_known must be True or False, got {self.class_known!r}")
         if self.preset is not None and self.preset not in PRESETS:
             raise PpdmError(f"unknown threat preset {self.preset!r} (choose one of: {', '.join(PRESETS)})")
         if self.publish is not None:
@@ -92,10 +101,6 @@ class ThreatModel:
         if self.known is not None:
             object.__setattr__(self, "known", tuple(self.known))
         object.__setattr__(self, "known_individuals", tuple(int(i) for i in self.known_individuals))
-
-    @property
-    def class_known(self) -> bool:
-        return self.known is not None and self._class in self.known
 
     _class: str | None = field(default=None, repr=False, compare=False)
 
@@ -114,8 +119,15 @@ class ThreatModel:
         bad = [i for i in self.known_individuals if not 0 <= i < n]
         if bad:
             raise DataError(f"known individual row {bad[0]} is outside the table's {n:,} rows")
+        if self.class_known:
+            if sensitive == class_attribute:
+                raise DataError(f"class_known: the class {class_attribute!r} is the sensitive column")
+            known = (*known, class_attribute)
+        known = tuple(dict.fromkeys(known))
         sa = self.sa_published if self.sa_published is not None else sensitive != class_attribute
-        return replace(self, sensitive=sensitive, known=tuple(dict.fromkeys(known)), sa_published=sa, _class=class_attribute)
+        return replace(
+            self, sensitive=sensitive, known=known, sa_published=sa, class_known=class_attribute in known, _class=class_attribute,
+        )
 
     def _preset_known(self, data: pd.DataFrame, sensitive: str, class_attribute: str) -> tuple[str, ...]:
         preset = self.preset or "paper"
@@ -151,7 +163,7 @@ class ThreatModel:
         """The declared fields (what :class:`ThreatModel` takes), unresolved."""
         return {
             "sensitive": self.sensitive, "known": self.known, "publish": self.publish, "sa_published": self.sa_published,
-            "known_individuals": self.known_individuals, "preset": self.preset,
+            "known_individuals": self.known_individuals, "preset": self.preset, "class_known": self.class_known,
         }
 
     def to_dict(self) -> dict[str, object]:
@@ -166,7 +178,7 @@ class ThreatModel:
         }
 
 
-_KEYS = {"preset", "sensitive", "known", "publish", "sa_published", "known_individuals"}
+_KEYS = {"preset", "sensitive", "known", "publish", "sa_published", "known_individuals", "class_known"}
 
 
 def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") -> ThreatModel:
@@ -182,6 +194,9 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
     sa = spec.get("sa_published")
     if sa is not None and not isinstance(sa, bool):
         raise PpdmError(f"{where}: 'sa_published' must be true or false, got {sa!r}")
+    class_known = spec.get("class_known", False)
+    if not isinstance(class_known, bool):
+        raise PpdmError(f"{where}: 'class_known' must be true or false, got {class_known!r}")
     individuals = spec.get("known_individuals", []) or []
     if not isinstance(individuals, Sequence) or not all(isinstance(i, int) and not isinstance(i, bool) for i in individuals):
         raise PpdmError(f"{where}: 'known_individuals' must be a list of row numbers (0 = the first data row)")
@@ -192,6 +207,7 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
         sa_published=sa,
         known_individuals=tuple(individuals),
         preset=None if spec.get("preset") is None else str(spec["preset"]),
+        class_known=class_known,
     )
 
 

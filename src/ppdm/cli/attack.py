@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from ppdm.attacks import AttackResult
 
-from ppdm.cli.common import BASELINE_KEYS, _print_against_baseline, _print_riskiest, _split_list, check_outputs, csv_options, console, handles_errors, main, read_csv
+from ppdm.cli.common import _print_against_baseline, _print_riskiest, _split_list, check_outputs, csv_options, console, handles_errors, main, read_csv
 
 ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
 
@@ -51,6 +51,8 @@ def _known_rows(table: pd.DataFrame, known: Path) -> pd.DataFrame:
 
 def _print_result(result: AttackResult, top: int) -> None:
     from rich.table import Table
+
+    from ppdm.report.summary import BASELINE_KEYS
 
     table = Table(
         title=f"{result.attack} attack on {result.sensitive!r}", show_header=False

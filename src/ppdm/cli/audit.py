@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -16,16 +15,12 @@ from ppdm.errors import PpdmError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ppdm.attacks import AttackResult
     from ppdm.tree import Tree
 
 from ppdm.cli.common import (
     _default_known,
     _features,
     _known_columns,
-    _missing,
-    _print_disclosure,
-    _print_riskiest,
     _threat_from_options,
     _with_class_known,
     check_outputs,
@@ -42,7 +37,9 @@ from ppdm.cli.common import (
 from ppdm.cli.report import check_report_outputs, write_html_report
 
 
-#: The integer search's time budget when --exact-time-limit is not given (seconds).
+#: The integer search's time budget when --exact-time-limit is not given (seconds): the library's
+#: ``ppdm.api.EXACT_SECONDS``, written here so that building the options loads no library (a test
+#: keeps the two equal).
 DEFAULT_EXACT_SECONDS = 300.0
 
 
@@ -71,32 +68,6 @@ def _train_for_audit(
         model.fit(frame[_known_columns(frame, features)], frame[target])
     model.tree_.class_attribute = target
     return model.tree_, frame, [f for f in features if f != sensitive]
-
-
-def _print_audit(result: AttackResult, top: int) -> None:
-    d = result.details
-    s = result.summary()
-    console.print(d.get("threat_model", ""), highlight=False)
-    dropped = (
-        f" ({d['dropped_rows']:,} rows with missing values left out)"
-        if d.get("dropped_rows")
-        else ""
-    )
-    console.print(
-        f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} groups "
-        f"of known values{dropped}; unknowns: {d.get('unknowns', '')}",
-        highlight=False,
-    )
-    rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
-    console.print(
-        f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}"
-    )
-    if "note" in d:
-        from rich.text import Text
-
-        console.print(Text.assemble("  ", ("note:", "yellow"), f" {d['note']}"))
-    _print_disclosure(d, s)
-    _print_riskiest(result, top)
 
 
 @main.command("audit")
@@ -246,9 +217,7 @@ def audit_command(
         raise PpdmError("--exact-time-limit needs --exact")
     if exact and internal:
         raise PpdmError("--exact does not use the split choices (--internal): run them separately")
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.errors import UninformativeKnowledgeWarning
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.api import audit
 
     threat = _threat_from_options(
         threat_file,
@@ -292,76 +261,21 @@ def audit_command(
         tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend)
     if class_known:
         threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
-    weights = None
-    if backend == "dask":
-        table, weights, dropped, threat = _counted(table, tree, threat, missing, quiet)
-    else:
-        table, dropped = _missing(table, tree, threat, missing)
-    knowledge = Knowledge(rate=True, label=not no_label, internal=internal)
-    result = None
-    if estimate:
-        with _tree_progress(tree, quiet) as progress, status("solving the maximum-entropy problem", quiet or progress is not None):
-            with warnings.catch_warnings():
-                warnings.simplefilter(
-                    "ignore", UninformativeKnowledgeWarning
-                )  # printed with the summary
-                result = maxent_attack(
-                    tree, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress
-                )
-        if dropped:
-            result.details["dropped_rows"] = dropped
-        if not quiet:
-            _print_audit(result, top)
-    proved = None
-    if exact:
-        from ppdm.attacks.exact import exact_attack
-
-        with status("proving what is certain on whole counts", quiet):
-            seconds = DEFAULT_EXACT_SECONDS if exact_time_limit is None else exact_time_limit
-            proved = exact_attack(tree, table, time_limit=seconds, threat=threat)
-        if not quiet:
-            _print_exact(proved, result)
+    doing = " and proving what is certain on whole counts" if exact else ""
+    with _tree_progress(tree, quiet) as progress, status(f"auditing{doing}", quiet or progress is not None):
+        result = audit(
+            tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
+            time_limit=time_limit, exact_time_limit=exact_time_limit, progress=progress,
+        )
+    if not quiet:
+        for line in result.lines(top):
+            console.print(line, highlight=False, markup=False)
     if out is not None:
-        _save(out, result, proved)
+        result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
     if report_out is not None:
-        write_html_report([r for r in (result, proved) if r is not None], tree, threat, report_out, quiet=quiet)
-
-
-def _print_exact(proved: AttackResult, estimate: AttackResult | None) -> None:
-    """The exact audit in a few lines: proved certain, undecided, and the baseline."""
-    d, s = proved.details["exact"], proved.summary()
-    if estimate is None:
-        console.print(proved.details.get("threat_model", ""), highlight=False)
-    certain = int((proved.certain_groups[proved.groups.group_of_record] & proved.targets).sum())
-    console.print(
-        f"exact audit ({d['method']}, {d['seconds']:.2f} s): proved certain: {certain:,} people, "
-        f"undecided: {d['undecided_records']:,}",
-        highlight=False,
-    )
-    line = "  baseline: the prior alone proves nobody certain"
-    base = s.get("baseline")
-    if base:
-        line += f" (its majority guess {base['majority_guess']!r} is right for {base['accuracy']:.1%})"
-    if estimate is not None:
-        line += f"; the maximum-entropy estimate is certain about {estimate.summary()['certain_records']:,} people"
-    console.print(line, highlight=False)
-    if d.get("at_least_one_groups"):
-        console.print(f"  groups where some value is held by at least one (not all) of their people, proved: {d['at_least_one_groups']:,}", highlight=False)
-
-
-def _save(out: Path, estimate: AttackResult | None, proved: AttackResult | None) -> None:
-    from ppdm.attacks.result import result_json
-
-    if estimate is None:
-        assert proved is not None
-        proved.save(out)
-        return
-    payload = estimate.to_dict()
-    if proved is not None:
-        payload["exact"] = proved.to_dict()
-    out.write_text(result_json(payload))
+        write_html_report(result.results, tree, threat, report_out, quiet=quiet)
 
 
 def _model_and_table(
@@ -401,19 +315,3 @@ def _tree_progress(model: Any, quiet: bool) -> Iterator[Callable[[int, int], Non
             bar.update(task, completed=done, total=total)
 
         yield advance
-
-
-def _counted(frame: Any, tree: Tree, threat: Any, policy: str, quiet: bool) -> tuple[pd.DataFrame, Any, int, Any]:
-    """A lazily read table counted partition by partition into the distinct combinations of the
-    columns the audit reads (with the records each stands for), missing values dealt with."""
-    from ppdm.data.counting import compress
-    from ppdm.data.missing import handle_missing_counted
-
-    resolved = threat.resolve(frame._meta, tree.class_attribute)
-    split = [n.split.attribute for n in tree.nodes if n.split is not None]
-    wanted = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
-    columns = [c for c in dict.fromkeys(wanted) if c in frame.columns]
-    table, weights = compress(frame, columns, progress=False if quiet else None)
-    table, weights, dropped = handle_missing_counted(table, weights, columns, policy)  # type: ignore[arg-type]
-    return table, weights, dropped, resolved
-

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import PpdmError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -150,72 +150,22 @@ def main() -> None:
     """ppdm: what does a published decision tree disclose, and how to publish one that discloses less."""
 
 
+def _print_lines(lines: list[str]) -> None:
+    for line in lines:
+        console.print(line, highlight=False, markup=False)
+
+
 def _print_against_baseline(summary: dict) -> None:
     """The attack's accuracy and exposure next to what the prior alone gives."""
-    certain = summary["certain_records"]
-    if "baseline" not in summary:
-        console.print(
-            f"  people the attacker is certain about: {certain:,} (true values unknown: accuracy not measured)",
-            highlight=False,
-        )
-        return
-    base, lift = summary["baseline"], summary["lift"]
-    lo, hi = summary["attacker_accuracy_ci95"]
-    ratio = f", x{lift['ratio']:.2f}" if lift["ratio"] is not None else ""
-    console.print(
-        f"  attacker accuracy {summary['attacker_accuracy']:.4f} (95% CI {lo:.4f}-{hi:.4f}) against {base['accuracy']:.4f} "
-        f"for the prior alone (always guessing {base['majority_guess']!r}): lift {lift['difference']:+.4f}{ratio}",
-        highlight=False,
-    )
-    console.print(
-        f"  certain guesses: {certain:,} people ({summary['certain_right']:,} right, {summary['certain_wrong']:,} wrong; "
-        "a wrong certain guess is not an exposure)",
-        highlight=False,
-    )
-    levels = ", ".join(
-        f"{k} {v:,} (prior alone {summary['prior_alone'][k]:,})"
-        for k, v in summary["confidence_in_true_value"].items()
-    )
-    console.print(
-        f"  people by the attacker's confidence in their true value: {levels}",
-        highlight=False,
-    )
-    beyond = ", ".join(f"{k} {v:,}" for k, v in summary["beyond_prior"].items())
-    console.print(
-        f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}",
-        highlight=False,
-    )
+    from ppdm.report.summary import baseline_lines
 
-
-BASELINE_KEYS = (
-    "attacker_accuracy",
-    "attacker_accuracy_ci95",
-    "baseline",
-    "lift",
-    "mean_confidence_in_true_value",
-    "certain_right",
-    "certain_wrong",
-    "confidence_in_true_value",
-    "prior_alone",
-    "beyond_prior",
-)
+    _print_lines(baseline_lines(summary))
 
 
 def _print_riskiest(result: AttackResult, top: int) -> None:
-    if not top:
-        return
-    console.print(f"riskiest QI groups (top {top}):")
-    qi = list(result.groups.quasi_identifiers)
-    for i, row in enumerate(
-        result.riskiest_groups(top).itertuples(index=False), start=1
-    ):
-        values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
-        console.print(
-            f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, "
-            f"{row.records} record{'s' if row.records != 1 else ''}, {row.provenance})",
-            highlight=False,
-            markup=False,
-        )
+    from ppdm.report.summary import riskiest_lines
+
+    _print_lines(riskiest_lines(result, top))
 
 
 def _rank(level: str) -> int:
@@ -225,12 +175,9 @@ def _rank(level: str) -> int:
 
 def _print_disclosure(details: dict, summary: dict) -> None:
     """The lines every maximum-entropy audit prints: divergence, then the attack against the prior."""
-    if "overall_divergence" in details:
-        console.print(
-            f"  overall divergence D_overall = {details['overall_divergence']:.5f} (natural log; 0 = everything disclosed)",
-            highlight=False,
-        )
-    _print_against_baseline(summary)
+    from ppdm.report.summary import disclosure_lines
+
+    _print_lines(disclosure_lines(details, summary))
 
 
 def _known_columns(frame: pd.DataFrame, columns: list[str]) -> list[str]:
@@ -451,22 +398,3 @@ def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
             f"--class-known: the class {tree.class_attribute!r} is the sensitive column"
         )
     return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
-
-
-def _missing(
-    table: pd.DataFrame, tree: Any, threat: Any, policy: str
-) -> tuple[pd.DataFrame, int]:
-    """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
-    from ppdm.data.missing import handle_missing
-
-    resolved = threat.resolve(table, tree.class_attribute)
-    trees = getattr(tree, "trees", [tree])  # a forest: every tree's splits
-    split = [n.split.attribute for t in trees for n in t.nodes if n.split is not None]
-    columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
-    kept, dropped = handle_missing(table, columns, policy)  # type: ignore[arg-type]
-    if dropped and getattr(tree, "n_records", None) == len(table):
-        raise DataError(
-            f"--missing drop would leave out {dropped:,} of the {len(table):,} training rows, but the forest's trees "
-            "count every one of them (per-row multiplicities): audit all the rows the forest was fitted on"
-        )
-    return kept, dropped

@@ -115,7 +115,7 @@ def defend_command(
     if class_known:
         threat = _with_class_known(threat, model, frame)
     result = defend(
-        frame, threat, parsed, model=model, test=test, families=family_list, grids=Grids.small() if quick else Grids.full(),
+        model, frame, threat, parsed, test=test, families=family_list, grids=Grids.small() if quick else Grids.full(),
         hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else None,
     )
     if not quiet:

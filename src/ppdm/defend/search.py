@@ -22,6 +22,7 @@ import json
 import math
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -153,11 +154,12 @@ def _plain(v: Any) -> Any:
 
 
 def defend(
-    data: pd.DataFrame,
+    model: Any = None,
+    /,
+    data: pd.DataFrame | None = None,
     threat: ThreatModel | None = None,
     target: Target | str = DEFAULT_TARGET,
     *,
-    model: Any = None,
     class_attribute: str | None = None,
     learner: Learner | Any | None = None,
     test: pd.DataFrame | None = None,
@@ -169,8 +171,13 @@ def defend(
     time_budget: float | None = 300.0,
     random_state: int | None = 0,
     progress: bool | None = None,
+    **legacy: Any,
 ) -> DefenseResult:
     """Search the candidates for the most accurate model meeting ``target`` under ``threat``.
+
+    Called model first, as every audit: ``defend(model, data, threat, target)``. The older
+    spelling ``defend(data, threat, target, model=...)`` still works for this release, with a
+    :class:`DeprecationWarning`.
 
     The model may be a forest (a ppdm :class:`~ppdm.tree.forest.Forest` of a scikit-learn random
     forest or extra trees, or the fitted scikit-learn estimator): the candidates are then forests
@@ -197,6 +204,7 @@ def defend(
     ``progress``: a progress bar on standard error (default: when it is a terminal).
     """
     start = time.monotonic()
+    model, data, threat, target = _model_first(model, data, threat, target, legacy)
     data = _check_data(data)
     target = parse_target(target) if isinstance(target, str) else target
     risk_name = target.measure(risk).name if risk is not None else target.measures[0].name
@@ -235,6 +243,22 @@ def defend(
 
 
 # -- inputs -----------------------------------------------------------------------------------
+def _model_first(model: Any, data: Any, threat: Any, target: Any, legacy: dict[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """The arguments in today's order, from either spelling (the data-first one warns)."""
+    if isinstance(model, pd.DataFrame) or "model" in legacy:
+        warnings.warn(
+            "defend(data, threat, target, model=...) is deprecated: call defend(model, data, threat, target)",
+            DeprecationWarning, stacklevel=3,
+        )
+        if isinstance(model, pd.DataFrame):  # shift the positional arguments one place
+            model, data, threat, target = legacy.pop("model", None), model, data, threat if threat is not None else target
+        else:
+            model = legacy.pop("model")
+    if legacy:
+        raise TypeError(f"defend() got an unexpected keyword argument {next(iter(legacy))!r}")
+    return model, data, threat, target
+
+
 def _check_data(data: Any) -> pd.DataFrame:
     if not isinstance(data, pd.DataFrame):
         raise DataError(f"data must be a pandas DataFrame of the training records (got {type(data).__name__})")

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-import ppdm
 from ppdm.attacks.result import AttackResult
 from ppdm.errors import ReportError
 from ppdm.report.advice import advice
@@ -57,7 +56,7 @@ def build_report(
     return {
         "format": FORMAT,
         "version": 1,
-        "ppdm": ppdm.__version__,
+        "ppdm": _version(),
         "title": title or _title(attacks),
         "target": {"certain": target.certain, "threshold": target.threshold, "share": target.share, "text": target.describe()},
         "model": view,
@@ -65,6 +64,17 @@ def build_report(
         "frontier": front,
         "advice": advice(attacks, view, front, target),
     }
+
+
+def _version() -> str:
+    """ppdm's version as installed (read from the package's metadata, not from ``ppdm``, which
+    re-exports the front door that imports this module)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ppdm")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _as_dict(result: AttackResult | dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ppdm.data.files import write_atomic
+
 
 
 def json_path_for(html: Path) -> Path:
@@ -23,8 +25,8 @@ def write_report(report: dict[str, Any], html: str | Path, json_out: str | Path 
 
     html = Path(html)
     data = Path(json_out) if json_out is not None else json_path_for(html)
-    data.write_text(json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n", encoding="utf-8")
-    html.write_text(render_html(report), encoding="utf-8")
+    write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+    write_atomic(html, render_html(report))
     if pdf is not None:
         print_pdf(html, Path(pdf))
     return data

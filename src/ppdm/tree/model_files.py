@@ -7,7 +7,12 @@ The CLI's ``--model`` / ``--tree`` options accept any of:
 * an XGBoost JSON model (``booster.save_model("m.json")``: an object with a ``learner``) and a
   LightGBM ``dump_model()`` JSON (an object with ``tree_info``) → :class:`Forest`;
 * a LightGBM model text file (``booster.save_model("m.txt")``: it starts with ``tree``) →
-  :class:`Forest`.
+  :class:`Forest`;
+* a scikit-learn model in skops' secure format (``skops.io.dump(model, "m.skops")``: a tree, a
+  forest, gradient boosting, or a Pipeline ending in one; :func:`ppdm.tree.estimator.from_estimator`)
+  → :class:`Tree` or :class:`Forest`. Only the types in :data:`SKOPS_TRUSTED` beyond skops' own
+  safe list are loaded; a file holding any other type is refused, naming it (``pip install
+  "ppdm[skops]"``).
 
 The libraries' files number their input columns; naming them and tracing one-hot columns back
 to attributes needs the training table, unencoded, with its class column (``data``; see
@@ -33,14 +38,21 @@ from ppdm.tree.xgboost_json import forest_from_xgboost
 
 __all__ = ["load_model", "model_kind"]
 
-KINDS = ("ppdm-tree", "ppdm-forest", "xgboost-json", "lightgbm-json", "lightgbm-text")
+KINDS = ("ppdm-tree", "ppdm-forest", "xgboost-json", "lightgbm-json", "lightgbm-text", "skops")
+
+#: The types a ``.skops`` file may hold beyond skops' default safe list: scikit-learn's tree
+#: structures (every estimator, encoder and pipeline ppdm imports is on skops' own list).
+SKOPS_TRUSTED = (
+    "sklearn.tree._tree.Tree",
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+)
 
 
 def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attribute: str | None = None) -> Tree | Forest:
     """Read the tree or forest in ``path``, whichever of the formats above it is.
 
-    ``data``: the training table (unencoded, with the class column), needed by XGBoost and
-    LightGBM files only; their counts are checked against it when it has as many rows as the
+    ``data``: the training table (unencoded, with the class column), needed by XGBoost, LightGBM
+    and skops files only; their counts are checked against it when it has as many rows as the
     model was trained on. ``class_attribute``: the class column of ``data`` (default: the one
     column outside the model's inputs with as many values as the model has classes).
     """
@@ -51,12 +63,18 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
             return tree_from_dict(content)
         if kind == "ppdm-forest":
             return forest_from_dict(content)
+        if data is None and kind == "skops":
+            raise ModelImportError("a scikit-learn model splits encoded columns: pass the training table (--data) to read them")
         if data is None:
             raise ModelImportError(
                 f"a {kind.split('-')[0]} model numbers its input columns: pass the training table (--data) to name them"
             )
         if class_attribute is not None and class_attribute not in data.columns:
             raise ModelImportError(f"the class column {class_attribute!r} is not a column of the training table")
+        if kind == "skops":
+            from ppdm.tree.estimator import from_estimator
+
+            return from_estimator(_skops(p), data, class_attribute=class_attribute)
         if kind == "xgboost-json":
             return forest_from_xgboost(content, data, class_attribute=class_attribute)
         return forest_from_lightgbm(content, data, class_attribute=class_attribute)
@@ -78,6 +96,9 @@ def _read(p: Path) -> tuple[str, Any]:
         raise TreeFormatError(f"{p}: is a directory, not a model file")
     if not p.is_file():
         raise TreeFormatError(f"{p}: no such model file")
+    with p.open("rb") as f:
+        if f.read(4) == b"PK\x03\x04":  # a zip archive: skops' format
+            return "skops", None
     try:
         text = p.read_text()
     except UnicodeDecodeError:
@@ -104,3 +125,22 @@ def _read(p: Path) -> tuple[str, Any]:
         f"{p}: not a model file ppdm reads ({found}; expected a ppdm-tree or ppdm-forest file, an XGBoost JSON "
         "model or a LightGBM model)"
     )
+
+
+def _skops(p: Path) -> Any:
+    """The estimator in a skops file, loaded only if every type it holds is trusted."""
+    try:
+        import skops.io as sio
+    except ImportError:
+        raise ModelImportError('reading a .skops file needs skops: pip install "ppdm[skops]"') from None
+    try:
+        untrusted = sio.get_untrusted_types(file=p)
+    except Exception:  # a zip that is not a skops file: skops raises several types
+        raise TreeFormatError("a zip archive but not a skops model file") from None
+    refused = sorted(set(untrusted) - set(SKOPS_TRUSTED))
+    if refused:
+        raise ModelImportError(
+            f"the skops file holds types ppdm does not load ({', '.join(refused[:3])}{', ...' if len(refused) > 3 else ''}): "
+            "only scikit-learn trees, forests, gradient boosting and encoding pipelines are read"
+        )
+    return sio.load(p, trusted=list(untrusted))

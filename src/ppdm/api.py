@@ -1,0 +1,363 @@
+"""The front door: read a published model, declare the attacker, audit it, defend it.
+
+Everything a Python user needs is re-exported from :mod:`ppdm`::
+
+    import ppdm
+    model = ppdm.load_model("forest.json", data)              # or ppdm.from_estimator(estimator, X, y)
+    threat = ppdm.ThreatModel(sensitive="sex", known=["age", "race"], class_known=True)
+    audit = ppdm.audit(model, data, threat, exact=False)
+    print(audit)                                              # what ``ppdm audit`` prints
+    audit.people(); audit.leaves(); audit.save("audit.json"); audit.report("audit.html")
+
+:func:`audit` is the whole audit ``ppdm audit`` runs: the maximum-entropy estimate (papers 000
+§3–4 and its forest form, :func:`ppdm.attacks.maxent.maxent_attack`), the exact audit on whole
+counts (:func:`ppdm.attacks.exact.exact_attack`), the missing-value policy, and the JSON and the
+report they make. A tree is audited like a forest of one: the same :class:`Audit` comes back.
+"""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from ppdm.attacks.result import AttackResult, result_json
+from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
+from ppdm.data.counting import compress, is_dask
+from ppdm.data.files import write_atomic
+from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
+from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning
+from ppdm.tree.estimator import from_estimator
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree
+from ppdm.tree.model_files import load_model
+
+__all__ = ["Audit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat"]
+
+#: The defense search, called model first: ``defend(model, data, threat, target)``
+#: (:func:`ppdm.defend.search.defend`). It is the package :mod:`ppdm.defend` itself, which is
+#: callable, so that ``ppdm.defend`` means one thing however it was reached.
+defend = importlib.import_module("ppdm.defend")
+
+#: The exact audit's time budget when none is given (seconds).
+EXACT_SECONDS = 300.0
+
+Missing = Literal["error", "drop", "as-value"]
+Model = Tree | Forest
+
+
+@dataclass
+class Audit:
+    """One audit of a published model: the estimate, the proof, and views of both.
+
+    ``estimate``: the maximum-entropy attack (``None`` with ``estimate=False``); ``proved``: the
+    exact audit (``None`` unless ``exact=True``). ``model`` is the model as read, ``threat`` the
+    threat model resolved against the table, ``table`` the records audited (after the
+    missing-value policy) and ``dropped_rows`` how many were left out.
+    """
+
+    model: Model
+    threat: ThreatModel
+    estimate: AttackResult | None
+    proved: AttackResult | None
+    table: pd.DataFrame
+    weights: np.ndarray | None = None
+    dropped_rows: int = 0
+
+    @property
+    def results(self) -> list[AttackResult]:
+        """The attack results, estimate first."""
+        return [r for r in (self.estimate, self.proved) if r is not None]
+
+    @property
+    def main(self) -> AttackResult:
+        """The result the people view reads first: the estimate, else the exact audit."""
+        return self.results[0]
+
+    def lines(self, top: int = 5) -> list[str]:
+        """The summary ``ppdm audit`` prints, line by line (``top`` riskiest groups)."""
+        from ppdm.report.summary import audit_lines
+
+        return audit_lines(self.estimate, self.proved, top)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def summary(self) -> dict[str, Any]:
+        """The main result's summary (:meth:`AttackResult.summary`), with the exact audit's under ``"exact"``."""
+        out = self.main.summary()
+        if self.estimate is not None and self.proved is not None:
+            out["exact"] = self.proved.summary()
+        return out
+
+    # -- views -----------------------------------------------------------------------------------
+    def people(self) -> pd.DataFrame:
+        """One row per record audited: its row id, its group of known values, the attacker's
+        posterior over the sensitive values, best guess and confidence, whether the estimate is
+        certain (and, with the truth known, right), and with ``exact=True`` what is proved.
+
+        On a counted (Dask) table the rows are the distinct combinations, ``records`` each.
+        """
+        main = self.main
+        groups = main.groups
+        g = groups.group_of_record
+        out = pd.DataFrame({"row": np.arange(groups.n_records) if main.row_ids is None else main.row_ids, "group": g})
+        if groups.record_weights is not None:
+            out["records"] = groups.record_weights
+        out["target"] = main.targets
+        if main.true_codes is not None:
+            out["truth"] = _values(main.values, main.true_codes)
+        if self.estimate is not None:
+            est = self.estimate
+            for j, value in enumerate(est.values):
+                out[f"P({value})"] = est.posterior[est.groups.group_of_record, j]
+            out["guess"] = _values(est.values, est.predicted())
+            out["confidence"] = est.posterior.max(axis=1)[est.groups.group_of_record]
+            if est.true_codes is not None:
+                out["confidence_in_truth"] = est.confidence_in_truth()
+            out["certain"] = est.certain_groups[est.groups.group_of_record] & est.targets
+        if self.proved is not None:
+            proved = self.proved
+            pg = proved.groups.group_of_record
+            out["proved_certain"] = proved.certain_groups[pg] & proved.targets
+            out["proved_value"] = np.where(out["proved_certain"], _values(proved.values, proved.predicted()), None)
+            if proved.bounds is not None:
+                out["undecided"] = proved.bounds["undecided"][pg]
+                for j, value in enumerate(proved.values):
+                    out[f"min({value})"] = proved.bounds["min"][pg, j]
+                    out[f"max({value})"] = proved.bounds["max"][pg, j]
+        return out
+
+    def leaves(self) -> pd.DataFrame:
+        """One row per (tree, leaf) of the model (a tree is tree 0): what the leaf publishes
+        (its label and training size) and, routing every audited record by its true values, how
+        many records land there and how many of them the estimate holds certain or exposes
+        (certain and right), and the exact audit proves."""
+        trees = self.model.trees if isinstance(self.model, Forest) else [self.model]
+        people = self.people()
+        weights = people["records"].to_numpy(float) if "records" in people else np.ones(len(people))
+        frames = [_leaf_rows(t, tree, self.table, people, weights) for t, tree in enumerate(trees)]
+        return pd.concat(frames, ignore_index=True)
+
+    # -- output ----------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """What ``ppdm audit --out`` writes: the estimate's JSON with the exact audit's under ``"exact"``
+        (or the exact audit's alone)."""
+        if self.estimate is None:
+            assert self.proved is not None
+            return self.proved.to_dict()
+        payload = self.estimate.to_dict()
+        if self.proved is not None:
+            payload["exact"] = self.proved.to_dict()
+        return payload
+
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` as JSON, whole or not at all."""
+        write_atomic(path, result_json(self.to_dict()))
+
+    def report(
+        self,
+        path: str | Path,
+        *,
+        json: str | Path | None = None,
+        pdf: str | Path | None = None,
+        frontier: Any = None,
+        title: str | None = None,
+    ) -> dict[str, Any]:
+        """Write the HTML report (and its JSON beside it, or at ``json``; a PDF with ``pdf``) and
+        return the report's data (:func:`ppdm.report.build_report`)."""
+        from ppdm.report import build_report, write_report
+
+        report = build_report(self.results, self.model, self.threat, frontier, title=title)
+        write_report(report, path, json, pdf)
+        return report
+
+    def __repr__(self) -> str:
+        parts = [p for p, r in (("estimate", self.estimate), ("exact", self.proved)) if r is not None]
+        return f"<Audit of {self.main.sensitive!r} over {self.main.groups.n_records:,} records: {' + '.join(parts)}>"
+
+
+def audit(
+    model: Model | str | Path | Any,
+    data: pd.DataFrame | str | Path | Any,
+    threat: ThreatModel | dict[str, Any] | str | Path | None = None,
+    *,
+    exact: bool = False,
+    estimate: bool = True,
+    missing: Missing = "error",
+    labels: bool = True,
+    internal: bool = False,
+    time_limit: float | None = None,
+    exact_time_limit: float | None = None,
+    class_attribute: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    client: Any = None,
+) -> Audit:
+    """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
+
+    ``model``: a :class:`Tree` or :class:`Forest`, a model file (:func:`load_model`) or a fitted
+    estimator (:func:`from_estimator`). ``data``: the training records (a DataFrame, a CSV path,
+    or a ``dask.dataframe`` for tables beyond memory, trees only), in the order the model was
+    fitted on when it counts rows with multiplicities. ``threat``: a :class:`ThreatModel`, its
+    mapping or YAML file (default: paper 000's attacker, who knows the declared quasi-identifiers
+    and wants the class).
+
+    ``estimate``: run the maximum-entropy estimate (paper 000 §3–4; ``labels``: use the leaves'
+    labels; ``internal``: the split choices too, paper 000 §4.2, a local optimum within
+    ``time_limit`` seconds). ``exact``: also prove, on whole counts, who is certain in every
+    dataset consistent with the model (within ``exact_time_limit`` seconds, default 300; what is
+    open is undecided, never certain). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
+    missing values in the columns the audit reads (:mod:`ppdm.data.missing`).
+    ``progress(done, total)`` is called as each of a forest's trees' rows are built.
+    """
+    if not estimate and not exact:
+        raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
+    if exact_time_limit is not None and not exact:
+        raise PpdmError("exact_time_limit needs exact=True")
+    if exact and internal:
+        raise PpdmError("the exact audit does not use the split choices (internal=True): run them separately")
+    if missing not in POLICIES:
+        raise PpdmError(f"unknown missing-value policy {missing!r} (choose one of: {', '.join(POLICIES)})")
+    table = _as_table(data)
+    published = _as_model(model, table, class_attribute)
+    declared = _as_threat(threat)
+    if is_dask(table):
+        if exact:
+            raise PpdmError("the exact audit works on a pandas table: audit the counted groups in memory")
+        counted, weights, dropped, resolved = _counted(table, published, declared, missing, client)
+    else:
+        counted, weights = table, None
+        counted, dropped, resolved = _with_missing(table, published, declared, missing)
+    result = None
+    if estimate:
+        told = resolved if weights is not None else declared  # a counted table holds only the columns read
+        result = _estimate(published, counted, told, weights, labels, internal, time_limit, progress)
+        if dropped:
+            result.details["dropped_rows"] = dropped
+    proved = None
+    if exact:
+        from ppdm.attacks.exact import exact_attack
+
+        seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
+        proved = exact_attack(published, counted, time_limit=seconds, threat=declared)
+    return Audit(published, resolved, result, proved, counted, weights, dropped)
+
+
+# -- inputs --------------------------------------------------------------------------------------
+def _as_table(data: Any) -> Any:
+    if isinstance(data, (str, Path)):
+        from ppdm.data.datasets import load_csv
+
+        return load_csv(data)[0]
+    if isinstance(data, pd.DataFrame) or is_dask(data):
+        return data
+    raise DataError(f"data must be the training table (a pandas DataFrame or a CSV path), got {type(data).__name__}")
+
+
+def _as_model(model: Any, table: Any, class_attribute: str | None) -> Model:
+    if isinstance(model, (Tree, Forest)):
+        return model
+    frame = table._meta if is_dask(table) else table
+    if isinstance(model, (str, Path)):
+        return load_model(model, None if is_dask(table) else frame, class_attribute=class_attribute)
+    return from_estimator(model, frame, class_attribute=class_attribute)
+
+
+def _as_threat(threat: ThreatModel | dict[str, Any] | str | Path | None) -> ThreatModel:
+    if threat is None:
+        return ThreatModel()
+    if isinstance(threat, ThreatModel):
+        return threat
+    if isinstance(threat, dict):
+        return threat_from_dict(threat)
+    if isinstance(threat, (str, Path)):
+        return load_threat(threat)
+    raise PpdmError(f"threat must be a ThreatModel, a mapping of its keys or a YAML file, got {type(threat).__name__}")
+
+
+def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
+    """The columns an audit reads under a resolved ``threat``: the known ones, the sensitive one,
+    the class and every split attribute of the model."""
+    trees = model.trees if isinstance(model, Forest) else [model]
+    split = [n.split.attribute for t in trees for n in t.nodes if n.split is not None]
+    return list(dict.fromkeys([*(threat.known or ()), str(threat.sensitive), model.class_attribute, *split]))
+
+
+def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:
+    """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
+    resolved = threat.resolve(table, model.class_attribute)
+    kept, dropped = handle_missing(table, audit_columns(model, resolved), policy)
+    if dropped and isinstance(model, Forest) and model.n_records == len(table):
+        raise DataError(
+            f"--missing drop would leave out {dropped:,} of the {len(table):,} training rows, but the forest's trees "
+            "count every one of them (per-row multiplicities): audit all the rows the forest was fitted on"
+        )
+    return kept, dropped, resolved
+
+
+def _counted(frame: Any, model: Model, threat: ThreatModel, policy: Missing, client: Any) -> tuple[pd.DataFrame, np.ndarray, int, ThreatModel]:
+    """A lazily read table counted partition by partition into the distinct combinations of the
+    columns the audit reads (with the records each stands for), missing values dealt with."""
+    if isinstance(model, Forest):
+        raise DataError("a forest is audited on an in-memory (pandas) table, not a Dask one")
+    resolved = threat.resolve(frame._meta, model.class_attribute)
+    columns = [c for c in audit_columns(model, resolved) if c in frame.columns]
+    found = compress(frame, columns, client)
+    assert found is not None  # no limit asked
+    table, weights = found
+    assert weights is not None
+    table, weights, dropped = handle_missing_counted(table, weights, columns, policy)
+    return table, weights, dropped, resolved
+
+
+def _estimate(
+    model: Model, table: pd.DataFrame, threat: ThreatModel, weights: np.ndarray | None, labels: bool, internal: bool,
+    time_limit: float | None, progress: Callable[[int, int], None] | None,
+) -> AttackResult:
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.maxent.tree_constraints import Knowledge
+
+    knowledge = Knowledge(rate=True, label=labels, internal=internal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # the note is in the summary
+        return maxent_attack(
+            model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
+        )
+
+
+# -- views -----------------------------------------------------------------------------------------
+def _values(values: Sequence[Any], codes: np.ndarray) -> np.ndarray:
+    return np.asarray(list(values), dtype=object)[np.asarray(codes)]
+
+
+def _leaf_rows(t: int, tree: Tree, table: pd.DataFrame, people: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
+    """The leaves of tree ``t`` with the audited records that land there (see :meth:`Audit.leaves`)."""
+    leaves = tree.leaves()
+    ids = np.array([leaf.id for leaf in leaves], dtype=np.intp)
+    out = pd.DataFrame({
+        "tree": t,
+        "leaf": ids,
+        "label": [tree.classes[leaf.label] for leaf in leaves],
+        "samples": [leaf.n_samples for leaf in leaves],
+    })
+    landing = tree.apply(table)
+    position = np.full(max(n.id for n in tree.nodes) + 1, -1, dtype=np.intp)
+    position[ids] = np.arange(len(ids))
+    at = position[landing]
+
+    def count(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(at, weights=weights * mask, minlength=len(ids))
+
+    out["records"] = count(np.ones(len(people), dtype=bool))
+    for column in ("certain", "proved_certain"):
+        if column in people:
+            out[column] = count(people[column].to_numpy(bool))
+    if "certain" in people and "truth" in people:
+        out["exposed"] = count(people["certain"].to_numpy(bool) & (people["guess"] == people["truth"]).to_numpy())
+    return out

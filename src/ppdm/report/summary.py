@@ -1,0 +1,122 @@
+"""The printed summary of an audit: the lines ``ppdm audit`` prints and ``print(audit)`` shows.
+
+Plain text, one list of lines per part, so the CLI and the Python API say the same thing: the
+threat model in one line, what was solved, the attacker against the prior's baseline (accuracy,
+certain guesses right and wrong, people by confidence in their true value), the riskiest groups,
+and the exact audit's proved counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ppdm.attacks.result import AttackResult
+
+#: The summary keys that compare an attack with the prior (printed by :func:`baseline_lines`).
+BASELINE_KEYS = (
+    "attacker_accuracy",
+    "attacker_accuracy_ci95",
+    "baseline",
+    "lift",
+    "mean_confidence_in_true_value",
+    "certain_right",
+    "certain_wrong",
+    "confidence_in_true_value",
+    "prior_alone",
+    "beyond_prior",
+)
+
+
+def baseline_lines(summary: Mapping[str, Any]) -> list[str]:
+    """The attack's accuracy and exposure next to what the prior alone gives."""
+    certain = summary["certain_records"]
+    if "baseline" not in summary:
+        return [f"  people the attacker is certain about: {certain:,} (true values unknown: accuracy not measured)"]
+    base, lift = summary["baseline"], summary["lift"]
+    lo, hi = summary["attacker_accuracy_ci95"]
+    ratio = f", x{lift['ratio']:.2f}" if lift["ratio"] is not None else ""
+    levels = ", ".join(
+        f"{k} {v:,} (prior alone {summary['prior_alone'][k]:,})" for k, v in summary["confidence_in_true_value"].items()
+    )
+    beyond = ", ".join(f"{k} {v:,}" for k, v in summary["beyond_prior"].items())
+    return [
+        f"  attacker accuracy {summary['attacker_accuracy']:.4f} (95% CI {lo:.4f}-{hi:.4f}) against {base['accuracy']:.4f} "
+        f"for the prior alone (always guessing {base['majority_guess']!r}): lift {lift['difference']:+.4f}{ratio}",
+        f"  certain guesses: {certain:,} people ({summary['certain_right']:,} right, {summary['certain_wrong']:,} wrong; "
+        "a wrong certain guess is not an exposure)",
+        f"  people by the attacker's confidence in their true value: {levels}",
+        f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}",
+    ]
+
+
+def disclosure_lines(details: Mapping[str, Any], summary: Mapping[str, Any]) -> list[str]:
+    """What every maximum-entropy audit prints after its solve: divergence, then the attack against the prior."""
+    lines = []
+    if "overall_divergence" in details:
+        lines.append(
+            f"  overall divergence D_overall = {details['overall_divergence']:.5f} (natural log; 0 = everything disclosed)"
+        )
+    return lines + baseline_lines(summary)
+
+
+def riskiest_lines(result: AttackResult, top: int) -> list[str]:
+    """The ``top`` groups the attacker is most confident about, one line each."""
+    if not top:
+        return []
+    lines = [f"riskiest QI groups (top {top}):"]
+    qi = list(result.groups.quasi_identifiers)
+    for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
+        values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
+        records = f"{row.records} record{'s' if row.records != 1 else ''}"
+        lines.append(f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, {records}, {row.provenance})")
+    return lines
+
+
+def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
+    """The maximum-entropy estimate: threat model, problem and solve, disclosure, riskiest groups."""
+    d, s = result.details, result.summary()
+    dropped = f" ({d['dropped_rows']:,} rows with missing values left out)" if d.get("dropped_rows") else ""
+    rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"
+    lines = [
+        str(d.get("threat_model", "")),
+        f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} groups "
+        f"of known values{dropped}; unknowns: {d.get('unknowns', '')}",
+        f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), "
+        f"largest violation {d['max_violation']:.1e}",
+    ]
+    if "note" in d:
+        lines.append(f"  note: {d['note']}")
+    return lines + disclosure_lines(d, s) + riskiest_lines(result, top)
+
+
+def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> list[str]:
+    """The exact audit in a few lines: proved certain, undecided, and the baseline."""
+    d, s = proved.details["exact"], proved.summary()
+    lines = [] if estimate is not None else [str(proved.details.get("threat_model", ""))]
+    certain = int((proved.certain_groups[proved.groups.group_of_record] & proved.targets).sum())
+    lines.append(
+        f"exact audit ({d['method']}, {d['seconds']:.2f} s): proved certain: {certain:,} people, "
+        f"undecided: {d['undecided_records']:,}"
+    )
+    line = "  baseline: the prior alone proves nobody certain"
+    base = s.get("baseline")
+    if base:
+        line += f" (its majority guess {base['majority_guess']!r} is right for {base['accuracy']:.1%})"
+    if estimate is not None:
+        line += f"; the maximum-entropy estimate is certain about {estimate.summary()['certain_records']:,} people"
+    lines.append(line)
+    if d.get("at_least_one_groups"):
+        lines.append(
+            f"  groups where some value is held by at least one (not all) of their people, proved: {d['at_least_one_groups']:,}"
+        )
+    return lines
+
+
+def audit_lines(estimate: AttackResult | None, proved: AttackResult | None, top: int = 5) -> list[str]:
+    """Everything ``ppdm audit`` prints about one audit (estimate, then the exact audit)."""
+    lines = estimate_lines(estimate, top) if estimate is not None else []
+    if proved is not None:
+        lines += exact_lines(proved, estimate)
+    return lines
