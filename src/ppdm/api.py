@@ -30,7 +30,7 @@ import pandas as pd
 from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
-from ppdm.data.files import write_atomic
+from ppdm.files import write_atomic
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning
 from ppdm.tree.estimator import from_estimator

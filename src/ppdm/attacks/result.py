@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.data.files import write_atomic
+from ppdm.files import write_atomic
 from ppdm.data.qigroups import QIGroups
 from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, best_guess, disclosure_summary, is_certain, prior_distribution
 
@@ -217,7 +217,7 @@ class AttackResult:
         return [values[start:end] for start, end in zip([0, *ends[:-1]], ends)]
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON (whole or not at all: :func:`ppdm.data.files.write_atomic`)."""
+        """Write :meth:`to_dict` as JSON (whole or not at all: :func:`ppdm.files.write_atomic`)."""
         write_atomic(path, result_json(self.to_dict()))
 
 

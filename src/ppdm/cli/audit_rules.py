@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ppdm.errors import PpdmError
+from ppdm.files import write_atomic
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -15,7 +16,19 @@ if TYPE_CHECKING:
     from ppdm.attacks import AttackResult
     from ppdm.data.roles import Roles
 
-from ppdm.cli.common import _known_columns, _print_disclosure, _print_riskiest, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv, status
+from ppdm.cli.common import (
+    _known_columns,
+    _print_disclosure,
+    _print_riskiest,
+    _split_list,
+    check_outputs,
+    console,
+    csv_options,
+    handles_errors,
+    main,
+    read_csv,
+    status,
+)
 
 VIEWS = ("people", "divergence", "nar-impact")
 MAX_ITEMSETS = 20_000
@@ -302,7 +315,7 @@ def audit_rules_command(
             if table is None
             else json.loads(table.to_json(orient="records"))
         }
-        out.write_text(result_json(payload))
+        write_atomic(out, result_json(payload))
     if not quiet:
         for path in (rules_out, out):
             if path is not None:

@@ -51,19 +51,40 @@ DISCLOSURES = ("labels", "error-rates", "class-counts")
 building the options does not import the library; a test keeps the two equal)."""
 
 
-def _fail(message: str) -> None:
+#: The longest error line printed; the rest of a longer message is counted, not shown.
+MESSAGE_LIMIT = 400
+
+
+def _fail(message: str, status: int = 2) -> None:
     from rich.text import Text
 
     errors.print(
-        Text.assemble(("error:", "bold red"), " ", message),
+        Text.assemble(("error:", "bold red"), " ", _shorten(message)),
         highlight=False,
         soft_wrap=True,
     )
-    sys.exit(2)
+    sys.exit(status)
+
+
+def _shorten(message: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``message`` on one line, cut at ``limit`` characters (the rest counted)."""
+    message = " ".join(message.split())
+    if len(message) > limit:
+        message = f"{message[:limit]}… ({len(message) - limit:,} more characters)"
+    return message
+
+
+def _debugging() -> bool:
+    """Whether ``ppdm --debug`` (or ``PPDM_DEBUG=1``) asked for the traces of unexpected errors."""
+    context = click.get_current_context(silent=True)
+    asked = bool(context is not None and context.find_root().params.get("debug"))
+    return asked or os.environ.get("PPDM_DEBUG", "") not in ("", "0")
 
 
 def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn library errors into one line and exit status 2."""
+    """Whatever fails underneath, the command ends in one line on standard error: exit status 2
+    (130 when interrupted). Library errors say what is wrong; an unexpected error names its type
+    and asks for ``ppdm --debug``, which shows the whole trace instead."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -71,20 +92,45 @@ def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(*args, **kwargs)
         except PpdmError as exc:
             _fail(str(exc))
-        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-            _fail(f"{exc.strerror}: {exc.filename}")
+        except click.ClickException:
+            raise
+        except KeyboardInterrupt:
+            _fail("interrupted: no output was written in part", 130)
+        except OSError as exc:
+            if _debugging():
+                raise
+            where = f": {exc.filename}" if exc.filename else ""
+            _fail(f"{exc.strerror or exc}{where}")
+        except RecursionError:
+            if _debugging():
+                raise
+            _fail("the input is nested too deeply to read")
+        except MemoryError:
+            if _debugging():
+                raise
+            _fail("out of memory: the input is too large for this machine")
+        except Exception as exc:
+            if _debugging():
+                raise
+            text = _shorten(str(exc), MESSAGE_LIMIT // 2) or "no message"
+            _fail(f"unexpected {type(exc).__name__}: {text} (rerun as `ppdm --debug ...` for the trace)")
 
     return wrapper
 
 
 def check_outputs(*paths: Path | None) -> None:
-    """Refuse, before any work, an output file that cannot be written (its folder is missing)."""
+    """Refuse, before any work, an output file that cannot be written (its folder is missing), that
+    names an input of the command (every other path option or argument), or that another output
+    names too: an output never overwrites what the command reads."""
+    _check_distinct([p for p in paths if p is not None])
     for path in paths:
         if path is None:
             continue
         folder = path.parent
         if path.is_dir():
             raise PpdmError(f"{path}: is a directory; give a file name to write")
+        if path.exists() and not path.is_file():
+            raise PpdmError(f"{path}: not a regular file; give a file name to write")
         if not folder.is_dir():
             what = "is not a directory" if folder.exists() else "does not exist"
             raise PpdmError(f"{path}: cannot write it, the directory {folder} {what}")
@@ -92,6 +138,39 @@ def check_outputs(*paths: Path | None) -> None:
             raise PpdmError(
                 f"{path}: cannot write it, the directory {folder} is not writable"
             )
+
+
+#: The parameters that name files a command writes (every other path a command takes is read).
+OUTPUT_OPTIONS = frozenset({"out", "report_out", "train_out", "test_out", "rules_out", "json_out", "pdf"})
+
+
+def _check_distinct(outputs: list[Path]) -> None:
+    context = click.get_current_context(silent=True)
+    inputs: list[tuple[str, Path]] = []
+    if context is not None:
+        options = {p.name: (p.opts[0] if p.opts else p.name) for p in context.command.params}
+        for name, value in context.params.items():
+            for v in value if isinstance(value, tuple) else (value,):
+                if isinstance(v, Path) and name not in OUTPUT_OPTIONS and not any(v is o for o in outputs):
+                    inputs.append((str(options.get(name, name)), v))
+    seen: list[Path] = []
+    for out in outputs:
+        for option, given in inputs:
+            if _same_file(out, given):
+                raise PpdmError(f"{out}: it is also an input ({option} {given}); write the output to another file")
+        for other in seen:
+            if _same_file(out, other):
+                raise PpdmError(f"{out}: two outputs would write the same file")
+        seen.append(out)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        return False
+    return a.resolve() == b.resolve()
 
 
 @contextmanager
@@ -146,7 +225,8 @@ class CommandGroup(click.Group):
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 120},
 )
 @click.version_option(package_name="ppdm")
-def main() -> None:
+@click.option("--debug", is_flag=True, help="Show the whole trace of an unexpected error (also PPDM_DEBUG=1).")
+def main(debug: bool) -> None:
     """ppdm: what does a published decision tree disclose, and how to publish one that discloses less."""
 
 

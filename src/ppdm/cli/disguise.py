@@ -8,11 +8,21 @@ from typing import TYPE_CHECKING
 import click
 
 from ppdm.errors import PpdmError
+from ppdm.files import atomic_path
 
 if TYPE_CHECKING:
     import pandas as pd
 
-from ppdm.cli.common import _known_columns, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv
+from ppdm.cli.common import (
+    _known_columns,
+    _split_list,
+    check_outputs,
+    console,
+    csv_options,
+    handles_errors,
+    main,
+    read_csv,
+)
 
 
 @main.command("disguise")
@@ -67,7 +77,8 @@ def disguise_command(
     elif bins:
         frame = bin_numeric(frame, _numeric(frame, names), n_bins=bins)
     disguised = disguise(frame, theta, names, random_state=seed, scheme=scheme)  # type: ignore[arg-type]
-    disguised.to_csv(out, index=False)
+    with atomic_path(out) as tmp:
+        disguised.to_csv(tmp, index=False)
     if not quiet:
         console.print(
             f"disguised {len(names)} column(s) of {len(frame):,} rows with θ = {theta:g} ({scheme} scheme, seed {seed}); "

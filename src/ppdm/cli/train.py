@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ppdm.errors import PpdmError
+from ppdm.files import atomic_path
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -16,7 +17,18 @@ if TYPE_CHECKING:
     from ppdm.data.hierarchy import Hierarchy
     from ppdm.data.roles import Roles
 
-from ppdm.cli.common import DISCLOSURES, _features, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv, status
+from ppdm.cli.common import (
+    DISCLOSURES,
+    _features,
+    _split_list,
+    check_outputs,
+    console,
+    csv_options,
+    handles_errors,
+    main,
+    read_csv,
+    status,
+)
 
 
 def _load_training_data(
@@ -169,7 +181,8 @@ def _write_split(
         raise PpdmError("--test-out: there is no held-out split (--test-size 0)")
     for path, frame in ((train_out, train), (test_out, test)):
         if path is not None and frame is not None:
-            frame.to_csv(path, index=True, index_label="row")
+            with atomic_path(path) as tmp:
+                frame.to_csv(tmp, index=True, index_label="row")
 
 
 @main.command("train")

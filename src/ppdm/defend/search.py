@@ -74,6 +74,7 @@ from ppdm.defend.models import (
 )
 from ppdm.defend.targets import Evidence, Target, parse_target
 from ppdm.errors import DataError, ModelImportError, PpdmError
+from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
@@ -142,7 +143,7 @@ class DefenseResult:
 
     def save_frontier(self, path: str | Path) -> None:
         """Write :meth:`frontier_records` as a JSON list."""
-        Path(path).write_text(json.dumps(self.frontier_records(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_atomic(path, json.dumps(self.frontier_records(), indent=1, ensure_ascii=False) + "\n")
 
 
 def _plain(v: Any) -> Any:
@@ -250,8 +251,10 @@ def _model_first(model: Any, data: Any, threat: Any, target: Any, legacy: dict[s
             "defend(data, threat, target, model=...) is deprecated: call defend(model, data, threat, target)",
             DeprecationWarning, stacklevel=3,
         )
-        if isinstance(model, pd.DataFrame):  # shift the positional arguments one place
+        if isinstance(model, pd.DataFrame) and data is not None:  # defend(data, threat[, target], ...)
             model, data, threat, target = legacy.pop("model", None), model, data, threat if threat is not None else target
+        elif isinstance(model, pd.DataFrame):  # defend(data, threat=..., target=..., ...)
+            model, data = legacy.pop("model", None), model
         else:
             model = legacy.pop("model")
     if legacy:

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ppdm.data.files import write_atomic
+from ppdm.files import write_atomic
 
 
 

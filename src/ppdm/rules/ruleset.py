@@ -27,6 +27,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from ppdm.errors import RulesError
+from ppdm.files import write_atomic
 
 Publish = Literal["exact", "thresholds"]
 FORMAT = "ppdm-rules"
@@ -113,7 +114,7 @@ class RuleSet:
         }
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        write_atomic(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> "RuleSet":

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ppdm.errors import PpdmError, TreeFormatError
+from ppdm.files import write_atomic
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import COMBINES, LINKS, QUANTITIES, Forest
 from ppdm.tree.io import (
@@ -114,7 +115,7 @@ def _write_multiplicities(m: np.ndarray | None) -> str | list[int] | None:
 
 def save_forest(forest: Forest, path: str | Path) -> None:
     """Write ``forest`` to ``path`` as ``ppdm-forest`` JSON."""
-    Path(path).write_text(json.dumps(forest_to_dict(forest), allow_nan=False) + "\n")
+    write_atomic(path, json.dumps(forest_to_dict(forest), allow_nan=False) + "\n")
 
 
 # -- reading ----------------------------------------------------------------------------------

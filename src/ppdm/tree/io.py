@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ppdm.errors import TreeFormatError
+from ppdm.files import write_atomic
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
@@ -110,7 +111,7 @@ def tree_to_dict(tree: Tree, disclosure: Disclosure | str | None = None) -> dict
 
 def save_tree(tree: Tree, path: str | Path, disclosure: Disclosure | str | None = None) -> None:
     """Write ``tree`` to ``path`` as JSON, holding only what ``disclosure`` reveals (default: the tree's own level)."""
-    Path(path).write_text(json.dumps(tree_to_dict(tree, disclosure), indent=1, allow_nan=False) + "\n")
+    write_atomic(path, json.dumps(tree_to_dict(tree, disclosure), indent=1, allow_nan=False) + "\n")
 
 
 # -- reading ----------------------------------------------------------------------------------

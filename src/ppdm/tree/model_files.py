@@ -94,6 +94,8 @@ def _read(p: Path) -> tuple[str, Any]:
     """The file's kind and its content (a parsed JSON object, or the LightGBM text)."""
     if p.is_dir():
         raise TreeFormatError(f"{p}: is a directory, not a model file")
+    if p.exists() and not p.is_file():
+        raise TreeFormatError(f"{p}: not a regular file (a model is a JSON, text or .skops file)")
     if not p.is_file():
         raise TreeFormatError(f"{p}: no such model file")
     with p.open("rb") as f:

@@ -28,6 +28,7 @@ import yaml
 from ppdm.data.hierarchy.model import Hierarchy
 from ppdm.data.hierarchy.spec import parse_entry, prefixed
 from ppdm.errors import HierarchyError
+from ppdm.files import write_atomic
 
 __all__ = ["adult_hierarchies", "load_hierarchies", "save_hierarchies"]
 
@@ -155,7 +156,7 @@ def save_hierarchies(path: PathLike, hierarchies: Mapping[str, Hierarchy]) -> No
         text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     else:
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)
-    path.write_text(text, encoding="utf-8")
+    write_atomic(path, text)
 
 
 @functools.lru_cache(maxsize=1)
