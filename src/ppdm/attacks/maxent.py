@@ -47,10 +47,7 @@ UNIFORM_NOTE = (
     "learns nothing from this tree; publish-level 'error-rates' or the SA distribution (--sa) make the audit informative"
 )
 
-_LEVEL = {Disclosure.LABELS: 0, Disclosure.ERROR_RATES: 1, Disclosure.CLASS_COUNTS: 2}
-
 _KNOWN_KEY = "__ppdm_known_individual__"
-
 
 
 def maxent_attack(
@@ -212,7 +209,7 @@ def _published(tree: Tree, publish: Disclosure | None) -> Tree:
     """The tree as audited: what the file holds, or less when the threat model says so."""
     if publish is None or publish is tree.disclosure:
         return tree
-    if _LEVEL[publish] > _LEVEL[tree.disclosure]:
+    if publish > tree.disclosure:
         raise PpdmError(
             f"the model publishes {tree.disclosure.value} only: it cannot be audited as publishing {publish.value}"
         )
