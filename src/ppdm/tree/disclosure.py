@@ -13,7 +13,10 @@ and the split criterion (paper 000 §4.2 assumes the attacker knows the algorith
 The levels are ordered, each revealing everything the one before it does: ``LABELS <
 ERROR_RATES < CLASS_COUNTS`` (the order they are declared in; :attr:`Disclosure.rank`). This is
 the one place that order is written: compare levels, take their ``max``/``min`` or iterate
-``Disclosure`` (least first) instead of spelling it out again.
+``Disclosure`` (least first) instead of spelling it out again. A level compares with another
+``Disclosure`` or its value (``Disclosure.LABELS < "class-counts"``; a value naming no level
+raises :class:`~ppdm.errors.PpdmError`, as :meth:`Disclosure.parse` does); equality and hashing
+stay those of the value, as for any ``str`` enum.
 """
 
 from __future__ import annotations
@@ -24,13 +27,6 @@ from ppdm.errors import PpdmError
 
 
 class Disclosure(str, Enum):
-    """How much of its counts a published tree reveals, least first (members compare by :attr:`rank`).
-
-    Comparisons take another ``Disclosure`` or its value (``Disclosure.LABELS < "class-counts"``; a
-    value naming no level raises :class:`~ppdm.errors.PpdmError`, as :meth:`parse` does);
-    equality and hashing stay those of the value, as for any ``str`` enum.
-    """
-
     LABELS = "labels"
     ERROR_RATES = "error-rates"
     CLASS_COUNTS = "class-counts"

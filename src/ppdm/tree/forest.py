@@ -152,7 +152,7 @@ class Forest:
         """What tree ``i`` publishes: its disclosure level and its known per-node quantities."""
         return self.trees[i].disclosure, self.known[i]
 
-    def published(self, disclosure: Disclosure | str | None = None) -> "Forest":
+    def published(self, disclosure: Disclosure | str | None = None) -> Forest:
         """The forest as audited at ``disclosure``: each tree publishing at most that level
         (:meth:`Tree.published <ppdm.tree.model.Tree.published>` for those that publish more).
 

@@ -247,12 +247,7 @@ class Tree:
 
     # -- publishing --------------------------------------------------------------------------
     def published(self, disclosure: Disclosure | str | None = None) -> "Tree":
-        """A copy holding only what ``disclosure`` (default: the tree's own level) reveals.
-
-        The copy's ``disclosure`` is ``disclosure`` even when that is more than the tree holds
-        (the counts it lacks stay absent); callers that must refuse such a request compare the
-        levels first (:meth:`ppdm.tree.forest.Forest.published` does).
-        """
+        """A copy holding only what ``disclosure`` (default: the tree's own level) reveals."""
         level = self.disclosure if disclosure is None else Disclosure.parse(disclosure)
         out = copy.deepcopy(self)
         out.disclosure = level
