@@ -35,7 +35,7 @@ from ppdm.maxent.nonlinear import solve_with_internal
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
 from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem, type_problem
-from ppdm.maxent.unknowns import AttackerTable, attacker_table, split_attributes
+from ppdm.maxent.unknowns import AttackerTable, attacker_table
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
@@ -143,7 +143,7 @@ class AuditProblem:
 def _audit_columns(tree: Tree, data: pd.DataFrame, threat: ThreatModel) -> list[str]:
     """The columns of ``data`` a resolved threat's audit reads: the known ones, the sensitive one,
     the class and the tree's split attributes."""
-    wanted = [*(threat.known or ()), threat.sensitive, tree.class_attribute, *split_attributes(tree)]
+    wanted = [*(threat.known or ()), threat.sensitive, tree.class_attribute, *tree.split_attributes]
     return [c for c in dict.fromkeys(wanted) if c in data.columns]
 
 
@@ -177,7 +177,7 @@ def audit_problem(
 
 def is_paper_setting(tree: Tree, threat: ThreatModel) -> bool:
     """Paper 000's setting: the class is sensitive and the attacker knows every split attribute."""
-    return threat.sensitive == tree.class_attribute and set(split_attributes(tree)) <= set(threat.known or ())
+    return threat.sensitive == tree.class_attribute and set(tree.split_attributes) <= set(threat.known or ())
 
 
 def _factored_audit(

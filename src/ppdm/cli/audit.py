@@ -410,8 +410,7 @@ def _counted(frame: Any, tree: Tree, threat: Any, policy: str, quiet: bool) -> t
     from ppdm.data.missing import handle_missing_counted
 
     resolved = threat.resolve(frame._meta, tree.class_attribute)
-    split = [n.split.attribute for n in tree.nodes if n.split is not None]
-    wanted = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
+    wanted = [*resolved.known, resolved.sensitive, tree.class_attribute, *tree.split_attributes]
     columns = [c for c in dict.fromkeys(wanted) if c in frame.columns]
     table, weights = compress(frame, columns, progress=False if quiet else None)
     table, weights, dropped = handle_missing_counted(table, weights, columns, policy)  # type: ignore[arg-type]

@@ -456,9 +456,7 @@ def _missing(
     from ppdm.data.missing import handle_missing
 
     resolved = threat.resolve(table, tree.class_attribute)
-    trees = getattr(tree, "trees", [tree])  # a forest: every tree's splits
-    split = [n.split.attribute for t in trees for n in t.nodes if n.split is not None]
-    columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
+    columns = [*resolved.known, resolved.sensitive, tree.class_attribute, *tree.split_attributes]  # a forest: any tree's
     kept, dropped = handle_missing(table, columns, policy)  # type: ignore[arg-type]
     if dropped and getattr(tree, "n_records", None) == len(table):
         raise DataError(
