@@ -172,7 +172,7 @@ class Forest:
         trees = [t.published(level) if t.disclosure > level else t for t in self.trees]
         if all(a is b for a, b in zip(trees, self.trees)):
             return self
-        extra = {"link": self.link, "base_score": self.base_score, "outputs": self.outputs} if self.combine == "additive" else {}
+        extra: dict[str, Any] = {"link": self.link, "base_score": self.base_score, "outputs": self.outputs} if self.combine == "additive" else {}
         return Forest(trees, self.combine, multiplicities=self.multiplicities, algorithm=self.algorithm, params=self.params, **extra)
 
     # -- routing and prediction ----------------------------------------------------------------
