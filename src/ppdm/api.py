@@ -284,9 +284,7 @@ def _as_threat(threat: ThreatModel | dict[str, Any] | str | Path | None) -> Thre
 def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
     """The columns an audit reads under a resolved ``threat``: the known ones, the sensitive one,
     the class and every split attribute of the model."""
-    trees = model.trees if isinstance(model, Forest) else [model]
-    split = [n.split.attribute for t in trees for n in t.nodes if n.split is not None]
-    return list(dict.fromkeys([*(threat.known or ()), str(threat.sensitive), model.class_attribute, *split]))
+    return list(dict.fromkeys([*(threat.known or ()), str(threat.sensitive), model.class_attribute, *model.split_attributes]))
 
 
 def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:

@@ -16,7 +16,6 @@ from ppdm.defend import defend
 from ppdm.defend.audits import DEFAULT_AUDITORS
 from ppdm.defend.candidates import Grids, Learner, encode_for_sklearn
 from ppdm.defend.forest_candidates import audit_cost, audit_rows, retrain_cost
-from ppdm.defend.models import depth_of, disclosure_of, leaves_of, publish
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree import Disclosure, Forest, forest_from_sklearn
 
@@ -45,7 +44,7 @@ def searched(nursery):
 def _reaudit(forest: Forest, train):
     """Maximum entropy and the forest homogeneity attack, outside the search."""
     results = [maxent_attack(forest, train, threat=THREAT)]
-    if disclosure_of(forest) is not Disclosure.LABELS:
+    if forest.disclosure is not Disclosure.LABELS:
         results.append(forest_homogeneity_attack(forest, train, quasi_identifiers=list(KNOWN), sensitive="class"))
     certain = np.logical_or.reduce([r.exposed_right() for r in results])
     confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])
@@ -91,7 +90,7 @@ def test_a_retrained_forest_is_chosen_when_it_is_the_most_accurate_meeting_the_t
     result = defend(train, THREAT, "confident=0.3@0.9", model=rf, class_attribute="class", test=test, grids=GRIDS,
                     families=["retrain"], progress=False)  # fmt: skip
     assert result.chosen_row()["family"] == "retrain"
-    assert result.chosen.n_trees in (1, 3) and disclosure_of(result.chosen) is Disclosure.CLASS_COUNTS
+    assert result.chosen.n_trees in (1, 3) and result.chosen.disclosure is Disclosure.CLASS_COUNTS
     _, share = _reaudit(result.chosen, train)
     assert share <= 0.3
 
@@ -102,7 +101,7 @@ def test_a_ppdm_forest_is_retrained_as_a_forest_of_its_kind(nursery):
     result = defend(train, THREAT, TARGET, model=forest, test=test, grids=GRIDS, families=["retrain"], progress=False,
                     time_budget=120)  # fmt: skip
     frame = result.frontier
-    assert frame.iloc[0]["leaves"] == leaves_of(forest)
+    assert frame.iloc[0]["leaves"] == forest.n_leaves
     assert "RandomForestClassifier bootstrap=False" in set(frame["label"])
     assert (frame["status"] == "audited").all()
 
@@ -110,7 +109,7 @@ def test_a_ppdm_forest_is_retrained_as_a_forest_of_its_kind(nursery):
 def test_the_retraining_order_and_its_cost_estimate(nursery):
     train, _, rf = nursery
     forest = forest_from_sklearn(rf, train[list(KNOWN)], y=train["class"])
-    per_tree = leaves_of(forest) / 3
+    per_tree = forest.n_leaves / 3
     assert retrain_cost({"max_depth": 1}, forest, len(train)) == 3 * 2
     assert retrain_cost({"n_estimators": 1}, forest, len(train)) == per_tree
     assert retrain_cost({"min_samples_leaf": 500}, forest, len(train)) == 3 * min(per_tree, 2)
@@ -118,9 +117,9 @@ def test_the_retraining_order_and_its_cost_estimate(nursery):
     # without a minimum leaf size a row costs more; labels only, less
     assert audit_cost(10, Disclosure.CLASS_COUNTS, 4, 100) == 40 < audit_cost(10, Disclosure.CLASS_COUNTS, 4, 1) == 400
     assert audit_cost(10, Disclosure.LABELS, 4, 1) == 1
-    assert depth_of(forest) == 5
-    labels_only = publish(forest, Disclosure.LABELS)
-    assert disclosure_of(labels_only) is Disclosure.LABELS and all(n.counts is None for t in labels_only.trees for n in t.nodes)
+    assert forest.depth == 5
+    labels_only = forest.published(Disclosure.LABELS)
+    assert labels_only.disclosure is Disclosure.LABELS and all(n.counts is None for t in labels_only.trees for n in t.nodes)
 
 
 def test_a_candidate_under_way_is_stopped_by_the_budget(nursery):

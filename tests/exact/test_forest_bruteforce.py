@@ -21,7 +21,6 @@ from hypothesis import strategies as st
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 from ppdm.attacks.exact import exact_attack
-from ppdm.attacks.forest_maxent import published_forest
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.tree import forest_from_sklearn
@@ -243,5 +242,5 @@ def _equal_to_brute_force(forest, frame: pd.DataFrame, threat: ThreatModel) -> N
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = exact_attack(forest, frame, threat=threat)
-    keys, lo, hi = brute_forest(published_forest(forest, threat.publish), frame, threat, tuple(result.values))
+    keys, lo, hi = brute_forest(forest.published(threat.publish), frame, threat, tuple(result.values))
     compare(result, keys, lo, hi)

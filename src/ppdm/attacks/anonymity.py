@@ -45,11 +45,6 @@ from ppdm.tree.spans import Spans
 __all__ = ["exposed_tuples", "model_anonymity", "span_ids"]
 
 
-def _split_attributes(model: Tree | Forest) -> list[str]:
-    trees = model.trees if isinstance(model, Forest) else [model]
-    return sorted({n.split.attribute for tree in trees for n in tree.nodes if n.split is not None})
-
-
 def span_ids(reach: sp.csr_matrix) -> np.ndarray:
     """An id per row of ``reach`` (sorted indices) such that two rows share it iff they reach the same nodes."""
     return _row_keys(reach, np.zeros(reach.shape[0], dtype=np.intp))
@@ -63,7 +58,7 @@ def _reach(model: Tree | Forest, data: pd.DataFrame, public: Sequence[str]) -> t
     """
     if isinstance(model, Tree):
         return reachable_leaves(model, data, known=public), [(0, n) for n in range(model.n_nodes)]
-    used = [a for a in _split_attributes(model) if a in public]
+    used = [a for a in sorted(model.split_attributes) if a in public]
     codes, table = group_codes(data, used)
     blocks = [reachable_leaves(tree, table, known=used) for tree in model.trees]
     columns = [(t, n) for t, tree in enumerate(model.trees) for n in range(tree.n_nodes)]
@@ -163,7 +158,7 @@ def model_anonymity(
     ``(tree, leaf)`` pairs.
     """
     public = list(roles.quasi_identifiers if isinstance(roles, Roles) else roles)
-    used_public = [a for a in _split_attributes(tree) if a in public]
+    used_public = [a for a in sorted(tree.split_attributes) if a in public]
     check_columns(data, used_public)
     is_public = _class_is_public(tree, public, class_public)
     has_class = tree.class_attribute in data.columns

@@ -72,7 +72,7 @@ def background_knowledge_attack(
 
 
 def _known_counts(tree: Tree, known: pd.DataFrame, sensitive: str) -> np.ndarray:
-    split_attributes = sorted({n.split.attribute for n in tree.nodes if n.split is not None})
+    split_attributes = sorted(tree.split_attributes)
     check_columns(known, split_attributes + [sensitive])
     leaf = reachable_leaves(tree, known, known=split_attributes).indices  # one leaf per full record
     codes = class_codes(tree, known[sensitive], sensitive)

@@ -96,11 +96,10 @@ def forest_count_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel
     """The count problem of a forest audit under a resolved ``threat``: every used tree's rows
     (:func:`~ppdm.maxent.forest_constraints.forest_type_problem`, multiplicities as coefficients),
     the attacker's table and the records' counts (``None`` without every unknown column)."""
-    from ppdm.attacks.forest_maxent import published_forest
     from ppdm.maxent.forest_constraints import forest_type_problem
     from ppdm.maxent.tree_constraints import Knowledge
 
-    forest = published_forest(forest, threat.publish)
+    forest = forest.published(threat.publish)
     knowledge = Knowledge(sa=bool(threat.sa_published))
     problem, types = forest_type_problem(forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals)
     return _counts(problem, types, None, ties)

@@ -361,7 +361,7 @@ def _subtract_known(view: ForestView, known: pd.DataFrame, positions: np.ndarray
     multiplicity is then known only in trees that hold every row once).
     """
     forest, sensitive = view.forest, view.sensitive
-    split_attributes = sorted({n.split.attribute for t in forest.trees for n in t.nodes if n.split is not None})
+    split_attributes = sorted(forest.split_attributes)
     check_columns(known, split_attributes + [sensitive])
     codes = class_codes(forest.trees[0], known[sensitive], sensitive)
     out: list[np.ndarray | None] = []

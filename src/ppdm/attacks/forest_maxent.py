@@ -25,7 +25,7 @@ import pandas as pd
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
-from ppdm.errors import PpdmError, UninformativeKnowledgeWarning
+from ppdm.errors import UninformativeKnowledgeWarning
 from ppdm.maxent.factored import FactoredSolution
 from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.forest_constraints import forest_type_problem
@@ -33,15 +33,12 @@ from ppdm.maxent.forest_solve import solve_forest
 from ppdm.maxent.forest_types import ForestTypes
 from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
-from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 
 UNINFORMATIVE = (
     "no tree publishes anything the known columns do not already decide (no class counts, rates or labels; "
     "sample counts only inform about unknown split attributes): the estimate is uniform"
 )
-
-_LEVEL = {Disclosure.LABELS: 0, Disclosure.ERROR_RATES: 1, Disclosure.CLASS_COUNTS: 2}
 
 
 def forest_maxent_attack(
@@ -59,7 +56,7 @@ def forest_maxent_attack(
     ``progress(done, total)`` is called after each tree's rows are built.
     """
     threat = threat.resolve(data, forest.class_attribute)
-    forest = published_forest(forest, threat.publish)
+    forest = forest.published(threat.publish)
     knowledge = replace(knowledge, sa=bool(threat.sa_published))
     problem, types = forest_type_problem(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
@@ -74,20 +71,6 @@ def forest_maxent_attack(
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
-
-
-def published_forest(forest: Forest, publish: Disclosure | None) -> Forest:
-    """The forest as audited: each tree publishing at most ``publish`` (``None``: as the file says)."""
-    if publish is None:
-        return forest
-    top = max(_LEVEL[t.disclosure] for t in forest.trees)
-    if _LEVEL[publish] > top:
-        raise PpdmError(f"the forest's trees publish {forest.trees[0].disclosure.value} at most: they cannot be audited as publishing {publish.value}")
-    trees = [t.published(publish) if _LEVEL[t.disclosure] > _LEVEL[publish] else t for t in forest.trees]
-    if all(a is b for a, b in zip(trees, forest.trees)):
-        return forest
-    extra = {"link": forest.link, "base_score": forest.base_score, "outputs": forest.outputs} if forest.combine == "additive" else {}
-    return Forest(trees, forest.combine, multiplicities=forest.multiplicities, algorithm=forest.algorithm, params=forest.params, **extra)
 
 
 def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, types: ForestTypes, solution: FactoredSolution) -> dict[str, object]:

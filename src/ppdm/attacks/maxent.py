@@ -35,7 +35,7 @@ from ppdm.maxent.nonlinear import solve_with_internal
 from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
 from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem, type_problem
-from ppdm.maxent.unknowns import AttackerTable, attacker_table, split_attributes
+from ppdm.maxent.unknowns import AttackerTable, attacker_table
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
@@ -47,10 +47,7 @@ UNIFORM_NOTE = (
     "learns nothing from this tree; publish-level 'error-rates' or the SA distribution (--sa) make the audit informative"
 )
 
-_LEVEL = {Disclosure.LABELS: 0, Disclosure.ERROR_RATES: 1, Disclosure.CLASS_COUNTS: 2}
-
 _KNOWN_KEY = "__ppdm_known_individual__"
-
 
 
 def maxent_attack(
@@ -146,7 +143,7 @@ class AuditProblem:
 def _audit_columns(tree: Tree, data: pd.DataFrame, threat: ThreatModel) -> list[str]:
     """The columns of ``data`` a resolved threat's audit reads: the known ones, the sensitive one,
     the class and the tree's split attributes."""
-    wanted = [*(threat.known or ()), threat.sensitive, tree.class_attribute, *split_attributes(tree)]
+    wanted = [*(threat.known or ()), threat.sensitive, tree.class_attribute, *tree.split_attributes]
     return [c for c in dict.fromkeys(wanted) if c in data.columns]
 
 
@@ -180,7 +177,7 @@ def audit_problem(
 
 def is_paper_setting(tree: Tree, threat: ThreatModel) -> bool:
     """Paper 000's setting: the class is sensitive and the attacker knows every split attribute."""
-    return threat.sensitive == tree.class_attribute and set(split_attributes(tree)) <= set(threat.known or ())
+    return threat.sensitive == tree.class_attribute and set(tree.split_attributes) <= set(threat.known or ())
 
 
 def _factored_audit(
@@ -212,7 +209,7 @@ def _published(tree: Tree, publish: Disclosure | None) -> Tree:
     """The tree as audited: what the file holds, or less when the threat model says so."""
     if publish is None or publish is tree.disclosure:
         return tree
-    if _LEVEL[publish] > _LEVEL[tree.disclosure]:
+    if publish > tree.disclosure:
         raise PpdmError(
             f"the model publishes {tree.disclosure.value} only: it cannot be audited as publishing {publish.value}"
         )

@@ -24,7 +24,8 @@ def tree_as_table(tree: Tree, expand: bool = True) -> pd.DataFrame:
     otherwise one row per (leaf, class) with a ``count`` column, and a ``leaf`` column.
     """
     counts, _ = published_leaf_counts(tree)
-    attributes = [a for a in tree.attributes if any(n.split is not None and n.split.attribute == a for n in tree.nodes)]
+    used = set(tree.split_attributes)
+    attributes = [a for a in tree.attributes if a in used]
     domains = tree.domains()
     rows = []
     for leaf in tree.leaves():

@@ -48,7 +48,8 @@ errors = LazyConsole(stderr=True, markup=False)
 
 DISCLOSURES = ("labels", "error-rates", "class-counts")
 """The values of :class:`ppdm.tree.Disclosure`, least revealing first (spelled out here so that
-building the options does not import the library; a test keeps the two equal)."""
+building the options does not import the library; a test keeps the two equal). Compare levels
+as ``Disclosure`` members, which are ordered, not by their place here."""
 
 
 #: The longest error line printed; the rest of a longer message is counted, not shown.
@@ -246,11 +247,6 @@ def _print_riskiest(result: AttackResult, top: int) -> None:
     from ppdm.report.summary import riskiest_lines
 
     _print_lines(riskiest_lines(result, top))
-
-
-def _rank(level: str) -> int:
-    """How much a disclosure level reveals (a ``Disclosure`` or its value)."""
-    return DISCLOSURES.index(level)
 
 
 def _print_disclosure(details: dict, summary: dict) -> None:

@@ -9,7 +9,7 @@ import click
 from ppdm.errors import PpdmError
 
 
-from ppdm.cli.common import DISCLOSURES, _rank, console, handles_errors, main
+from ppdm.cli.common import DISCLOSURES, console, handles_errors, main
 
 
 @main.command("show")
@@ -36,9 +36,7 @@ def show_command(
     from ppdm.tree import Disclosure, load_tree, render_tree
 
     tree = load_tree(tree_file)
-    if disclosure is not None and _rank(Disclosure(disclosure)) > _rank(
-        tree.disclosure
-    ):
+    if disclosure is not None and Disclosure(disclosure) > tree.disclosure:
         raise PpdmError(
             f"{tree_file} holds only {tree.disclosure.value}; it cannot show {disclosure}"
         )

@@ -25,13 +25,17 @@ from ppdm.attacks.homogeneity import homogeneity_attack
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
-from ppdm.defend.models import Model, disclosure_of
 from ppdm.errors import UninformativeKnowledgeWarning
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree
 from ppdm.tree.spans import Spans
 
-__all__ = ["DEFAULT_AUDITORS", "Auditor", "audit_until", "cheap_first", "leaf_auditor", "maxent_auditor", "spans_of"]
+__all__ = ["DEFAULT_AUDITORS", "Auditor", "Model", "audit_until", "cheap_first", "leaf_auditor", "maxent_auditor", "spans_of"]
+
+Model = Tree | Forest
+"""A model the search can publish and audit: one tree, or a forest of them (both answer
+``disclosure``, ``published``, ``n_leaves``, ``depth`` and ``split_attributes`` alike)."""
 
 #: ``auditor(model, data, threat, noisy)``: an attack's result, or ``None`` when it does not apply;
 #: ``model`` is a :class:`Tree` or, when the search defends a forest, a :class:`Forest`.
@@ -57,7 +61,7 @@ def leaf_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bo
     (:func:`~ppdm.attacks.forest_leaves.forest_homogeneity_attack`).
     """
     known = list(threat.known or ())
-    if threat.sensitive != tree.class_attribute or disclosure_of(tree) is Disclosure.LABELS or not known:
+    if threat.sensitive != tree.class_attribute or tree.disclosure is Disclosure.LABELS or not known:
         return None
     if isinstance(tree, Forest):
         result = forest_homogeneity_attack(tree, data, quasi_identifiers=known, sensitive=threat.sensitive)

@@ -52,9 +52,6 @@ __all__ = [
 FAMILIES = ("pruning", "retrain", "kadet", "publish-less", "dp")
 """The candidate families :func:`ppdm.defend.search.defend` draws from (``pruning`` = both methods)."""
 
-_LEVELS = (Disclosure.LABELS, Disclosure.ERROR_RATES, Disclosure.CLASS_COUNTS)
-
-
 @dataclass
 class Candidate:
     """One thing the publisher could publish instead.
@@ -261,7 +258,7 @@ def kadet_candidates(
 def publish_less_candidates(tree: Tree | Forest, level: Disclosure) -> list[Candidate]:
     """The same tree with every disclosure level below ``level`` (the tree's predictions are unchanged;
     a ``mean-proba`` forest without class counts predicts by its trees' votes)."""
-    below = _LEVELS[: _LEVELS.index(level)]
+    below = [d for d in Disclosure if d < level]
     return [
         Candidate(f"publish {d.value}", "publish-less", {"publish": d.value}, lambda: tree, publish=d) for d in reversed(below)
     ]

@@ -72,7 +72,7 @@ def min_leaf_of(params: dict[str, Any], learner: Learner) -> int:
 def retrain_cost(params: dict[str, Any], model: Forest, n_rows: int) -> float:
     """Estimated leaves of ``model``'s estimator retrained with ``params`` (the order of the search)."""
     trees = params.get("n_estimators", model.n_trees)
-    per_tree = sum(t.n_leaves for t in model.trees) / model.n_trees
+    per_tree = model.n_leaves / model.n_trees
     if "max_depth" in params:
         per_tree = min(per_tree, 2.0 ** params["max_depth"])
     if "min_samples_leaf" in params:
@@ -85,9 +85,8 @@ def forest_retrain_candidates(learner: Learner, model: Forest, X: pd.DataFrame, 
     bootstrap switched), cheapest first (:func:`retrain_cost`)."""
     name = type(learner.estimator).__name__
     settings = learner.estimator.get_params()
-    depth = max(t.depth for t in model.trees)
     changes: list[dict[str, Any]] = [{"n_estimators": n} for n in grids.n_estimators if n < model.n_trees]
-    changes += [{"max_depth": d} for d in grids.max_depth if d < depth]
+    changes += [{"max_depth": d} for d in grids.max_depth if d < model.depth]
     changes += [{"min_samples_leaf": m} for m in grids.min_samples_leaf if m < len(X) / 2 and m > settings.get("min_samples_leaf", 1)]
     if "bootstrap" in settings:
         changes.append({"bootstrap": not settings["bootstrap"]})

@@ -38,6 +38,7 @@ from ppdm.attacks.threat import ThreatModel
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
     Auditor,
+    Model,
     audit_until,
     cheap_first,
     spans_of,
@@ -63,14 +64,6 @@ from ppdm.defend.forest_candidates import (
     forest_retrain_candidates,
     min_leaf_of,
     retrain_cost,
-)
-from ppdm.defend.models import (
-    LEVELS,
-    Model,
-    depth_of,
-    disclosure_of,
-    leaves_of,
-    publish,
 )
 from ppdm.defend.targets import Evidence, Target, parse_target
 from ppdm.errors import DataError, ModelImportError, PpdmError
@@ -216,7 +209,7 @@ def defend(
     threat = (threat or ThreatModel()).resolve(data, tree.class_attribute)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
-    level = threat.publish or disclosure_of(tree)
+    level = threat.publish or tree.disclosure
     audit_threat = replace(threat, publish=None)
     wanted = {*tree.attributes, *learner.columns(data)}
     features = [c for c in data.columns if c in wanted]
@@ -233,7 +226,7 @@ def defend(
     rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner))
     if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
         with contextlib.suppress(PpdmError):
-            rows[0].update(_measured(publish(tree, level), accuracy))
+            rows[0].update(_measured(tree.published(level), accuracy))
     frontier = _frontier(rows, target, risk_name)
     chosen_label = _choose(frontier, target.measure(risk_name).higher_is_riskier)
     chosen = trees.get(chosen_label) if chosen_label is not None else None
@@ -352,7 +345,7 @@ def _candidates(
         if family == "pruning":
             groups.append(pruning_candidates(tree, grids.s, len(X)))
         elif family == "retrain":
-            depths = [d for d in grids.max_depth if d < depth_of(tree)]
+            depths = [d for d in grids.max_depth if d < tree.depth]
             groups.append(retrain_candidates(learner, X, y, depths, grids.min_samples_leaf))
         elif family == "kadet":
             groups.append(kadet_candidates(X, y, threat.known or (), grids.k, grids.l, hierarchies=hierarchies, class_public=threat.class_known))
@@ -388,7 +381,7 @@ def _forest_candidates(
 def _input_cost(forest: Forest, level: Disclosure, learner: Learner) -> float:
     """The estimated cost of auditing the input forest published at ``level``."""
     min_leaf = min_leaf_of({}, learner) if learner.is_forest else 1
-    return audit_cost(leaves_of(forest), level, len(forest.classes), min_leaf)
+    return audit_cost(forest.n_leaves, level, len(forest.classes), min_leaf)
 
 
 def _order(candidates: Sequence[Candidate], model: Model, level: Disclosure, learner: Learner) -> list[int]:
@@ -401,7 +394,7 @@ def _order(candidates: Sequence[Candidate], model: Model, level: Disclosure, lea
 
 
 def _cap(level: Disclosure, cap: Disclosure | None) -> Disclosure:
-    return level if cap is None else min(level, cap, key=LEVELS.index)
+    return level if cap is None else min(level, cap)
 
 
 def _run(
@@ -449,7 +442,7 @@ def _accuracy(table: pd.DataFrame, class_attribute: str, features: list[str]) ->
 
 def _measured(model: Model, accuracy: Callable[[Model], float]) -> dict[str, Any]:
     """What a candidate's row says without an audit: its accuracy, leaves and disclosure."""
-    return {"accuracy": accuracy(model), "leaves": leaves_of(model), "publish": disclosure_of(model).value}
+    return {"accuracy": accuracy(model), "leaves": model.n_leaves, "publish": model.disclosure.value}
 
 
 def _row(cand: Candidate, status: str, **values: Any) -> dict[str, Any]:
@@ -468,7 +461,7 @@ def _evaluate(
     """
     t0 = time.monotonic()
     try:
-        tree = publish(cand.build(), _cap(level, cand.publish))
+        tree = cand.build().published(_cap(level, cand.publish))
         measured = _measured(tree, accuracy)
     except PpdmError as exc:
         return _row(cand, f"failed: {exc}", seconds=time.monotonic() - t0), None

@@ -153,16 +153,6 @@ def _first_record(groups: QIGroups) -> np.ndarray:
 # -- the unknowns -------------------------------------------------------------------------------
 
 
-def forest_split_attributes(forest: Forest) -> list[str]:
-    """The attributes any tree of the forest splits on, in order of first appearance."""
-    seen: dict[str, None] = {}
-    for tree in forest.trees:
-        for node in tree.nodes:
-            if node.split is not None:
-                seen.setdefault(node.split.attribute, None)
-    return list(seen)
-
-
 def _component(forest: Forest, name: str, role: str) -> Component:
     """An attribute some tree splits on: its categories, or the intervals every tree's thresholds cut."""
     attr = forest.attributes[name]
@@ -180,7 +170,7 @@ def forest_domain(forest: Forest, data: pd.DataFrame | None, known: Sequence[str
     known_set = set(known)
     if sensitive in known_set:
         raise DataError(f"the sensitive column {sensitive!r} cannot also be a known column")
-    split = forest_split_attributes(forest)
+    split = forest.split_attributes
     if sensitive == forest.class_attribute:
         components = [Component(sensitive, "sensitive", tuple(forest.classes), in_tree=False)]
     elif sensitive in split:

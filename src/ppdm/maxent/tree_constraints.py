@@ -65,7 +65,7 @@ class Knowledge:
 
 def paper_table(tree: Tree, groups: QIGroups) -> AttackerTable:
     """Paper 000's attacker: every split attribute is a quasi-identifier, u is the class."""
-    unknown = sorted({n.split.attribute for n in tree.nodes if n.split is not None} - set(groups.quasi_identifiers))
+    unknown = sorted(set(tree.split_attributes) - set(groups.quasi_identifiers))
     if unknown:
         raise MaxEntError(
             f"the tree splits on {', '.join(map(repr, unknown))}, which the attacker does not know: "

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
 from ppdm.tree.splits import Split, ThresholdSplit
 
@@ -172,13 +173,10 @@ class AttackerTable:
         return None if joint is None else self.sensitive_marginal(joint / self.groups.weights[:, None])
 
 
-def split_attributes(tree: Tree) -> list[str]:
-    """The attributes the tree splits on, in order of first appearance."""
-    seen: dict[str, None] = {}
-    for node in tree.nodes:
-        if node.split is not None:
-            seen.setdefault(node.split.attribute, None)
-    return list(seen)
+def split_attributes(tree: Tree | Forest) -> list[str]:
+    """The attributes the model splits on, in order of first appearance (the model's own
+    :attr:`~ppdm.tree.model.Tree.split_attributes`, as a list; kept for its callers)."""
+    return list(tree.split_attributes)
 
 
 def _thresholds(tree: Tree, attribute: str) -> np.ndarray:
@@ -207,7 +205,7 @@ def sensitive_component(tree: Tree, data: pd.DataFrame | None, sensitive: str) -
     """The sensitive attribute's cells: the classes, the tree's domain, or the column's values."""
     if sensitive == tree.class_attribute:
         return Component(sensitive, "sensitive", tuple(tree.classes), in_tree=False)
-    if sensitive in split_attributes(tree):
+    if sensitive in tree.split_attributes:
         return _tree_component(tree, sensitive, "sensitive")
     if data is None or sensitive not in data.columns:
         raise DataError(f"the sensitive column {sensitive!r} is not in the data and the tree does not use it: its values are unknown")
@@ -236,7 +234,7 @@ def unknown_domain(tree: Tree, data: pd.DataFrame | None, known: Sequence[str], 
     components = [sensitive_component(tree, data, sensitive)]
     if tree.class_attribute != sensitive and tree.class_attribute not in known_set:
         components.append(Component(tree.class_attribute, "class", tuple(tree.classes), in_tree=False))
-    for name in split_attributes(tree):
+    for name in tree.split_attributes:
         if name not in known_set and name != sensitive:
             components.append(_tree_component(tree, name, "split"))
     return UnknownDomain(tuple(components))
@@ -270,7 +268,7 @@ class LeafReach:
 
 def leaf_reach(tree: Tree, groups: QIGroups, domain: UnknownDomain) -> LeafReach:
     """Send the groups down the tree: known splits route them, unknown ones narrow the unknowns."""
-    known_split = [a for a in split_attributes(tree) if a in groups.quasi_identifiers]
+    known_split = [a for a in tree.split_attributes if a in groups.quasi_identifiers]
     encoded = tree.encode(groups.table, strict=True, columns=known_split)
     _check_routable(tree, groups, encoded, known_split)
     unknown = {c.name: c for c in domain.components if c.role != "class" and c.in_tree}

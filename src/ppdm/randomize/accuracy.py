@@ -71,7 +71,7 @@ def estimate_accuracy(
     unknown = chosen - set(disguised_test.columns)
     if unknown:
         raise DataError(f"disguised column(s) not in the test data: {', '.join(map(repr, sorted(map(str, unknown))))}")
-    used = sorted({n.split.attribute for n in tree.nodes if n.split is not None} | {cls})
+    used = sorted({*tree.split_attributes, cls})
     flipped = [c for c in used if c in chosen]
     binary = all(len(column_domain(disguised_test[c], c)) == 2 for c in flipped)
     if method == "auto":

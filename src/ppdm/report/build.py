@@ -95,8 +95,7 @@ def _as_audited(model: Tree | Forest, threat: ThreatModel | None, results: list[
     if level is None:
         found = re.search(r"model publishes ([a-z-]+)", str(results[0]["summary"].get("threat_model", "")))
         level = found.group(1) if found else None
-    order = [d.value for d in Disclosure]
-    if not isinstance(model, Tree) or level not in order or order.index(level) >= order.index(model.disclosure.value):
+    if not isinstance(model, Tree) or level not in {d.value for d in Disclosure} or Disclosure(level) >= model.disclosure:
         return model
     return model.published(level)
 

@@ -9,6 +9,14 @@
 
 Every level also reveals the tree's structure, its split predicates, the candidate attributes
 and the split criterion (paper 000 §4.2 assumes the attacker knows the algorithm).
+
+The levels are ordered, each revealing everything the one before it does: ``LABELS <
+ERROR_RATES < CLASS_COUNTS`` (the order they are declared in; :attr:`Disclosure.rank`). This is
+the one place that order is written: compare levels, take their ``max``/``min`` or iterate
+``Disclosure`` (least first) instead of spelling it out again. A level compares with another
+``Disclosure`` or its value (``Disclosure.LABELS < "class-counts"``; a value naming no level
+raises :class:`~ppdm.errors.PpdmError`, as :meth:`Disclosure.parse` does); equality and hashing
+stay those of the value, as for any ``str`` enum.
 """
 
 from __future__ import annotations
@@ -34,9 +42,40 @@ class Disclosure(str, Enum):
             raise PpdmError(f"unknown disclosure {value!r} (choose one of: {names})") from None
 
     @property
+    def rank(self) -> int:
+        """The level's place in the order, 0 for ``LABELS``: a higher rank reveals more."""
+        return _RANK[self]
+
+    def _other_rank(self, other: object) -> int | None:
+        if isinstance(other, Disclosure):
+            return other.rank
+        if isinstance(other, str):
+            return Disclosure.parse(other).rank
+        return None
+
+    def __lt__(self, other: object) -> bool:
+        rank = self._other_rank(other)
+        return NotImplemented if rank is None else self.rank < rank
+
+    def __le__(self, other: object) -> bool:
+        rank = self._other_rank(other)
+        return NotImplemented if rank is None else self.rank <= rank
+
+    def __gt__(self, other: object) -> bool:
+        rank = self._other_rank(other)
+        return NotImplemented if rank is None else self.rank > rank
+
+    def __ge__(self, other: object) -> bool:
+        rank = self._other_rank(other)
+        return NotImplemented if rank is None else self.rank >= rank
+
+    @property
     def reveals_rates(self) -> bool:
         return self is not Disclosure.LABELS
 
     @property
     def reveals_counts(self) -> bool:
         return self is Disclosure.CLASS_COUNTS
+
+
+_RANK = {level: i for i, level in enumerate(Disclosure)}

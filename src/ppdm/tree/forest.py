@@ -65,6 +65,11 @@ class Forest:
         training row, the same rows for every tree) or ``None`` when unknown.
     algorithm: the library and model (``"sklearn-random-forest"``, ``"xgboost"``, ...).
     params: training parameters the counts were derived with (learning rate, regularization, ...).
+
+    A forest answers what a :class:`~ppdm.tree.model.Tree` does about what it publishes, with the
+    same spelling, so code can take either: :attr:`disclosure`, :meth:`published`,
+    :attr:`n_leaves`, :attr:`depth`, :attr:`split_attributes` (a tree is a forest of one: a
+    one-tree forest answers them as its tree does).
     """
 
     def __init__(
@@ -112,21 +117,68 @@ class Forest:
         sizes = {len(m) for m in self.multiplicities if m is not None}
         return sizes.pop() if sizes else None
 
+    @property
+    def n_leaves(self) -> int:
+        """Leaves published: over every tree (as :attr:`Tree.n_leaves <ppdm.tree.model.Tree.n_leaves>` for one)."""
+        return sum(t.n_leaves for t in self.trees)
+
+    @property
+    def depth(self) -> int:
+        """The depth of the deepest tree."""
+        return max(t.depth for t in self.trees)
+
+    @property
+    def split_attributes(self) -> tuple[str, ...]:
+        """The attributes any tree splits on, each once, in order of first appearance (tree order, then node order)."""
+        return tuple(dict.fromkeys(a for t in self.trees for a in t.split_attributes))
+
     def __len__(self) -> int:
         return len(self.trees)
 
     def __getitem__(self, i: int) -> Tree:
         return self.trees[i]
 
+    # -- publishing --------------------------------------------------------------------------
+    @property
+    def disclosure(self) -> Disclosure:
+        """What the forest publishes: the most any of its trees does (:class:`Disclosure` is ordered).
+
+        Read from the trees each time (a tree's level may be changed after the forest is built).
+        Every importer gives all the trees of a model one level, which is then the forest's.
+        """
+        return max(t.disclosure for t in self.trees)
+
     def publishes(self, i: int) -> tuple[Disclosure, frozenset[str]]:
         """What tree ``i`` publishes: its disclosure level and its known per-node quantities."""
         return self.trees[i].disclosure, self.known[i]
 
+    def published(self, disclosure: Disclosure | str | None = None) -> Forest:
+        """The forest as audited at ``disclosure``: each tree publishing at most that level
+        (:meth:`Tree.published <ppdm.tree.model.Tree.published>` for those that publish more).
+
+        ``None`` means as the trees hold (the forest itself). Trees publishing no more than
+        ``disclosure`` are kept as they are (shared, not copied), and a forest none of whose trees
+        publishes more is returned itself. Asking for more than :attr:`disclosure` raises
+        :class:`~ppdm.errors.PpdmError`: no tree holds it. With error rates or labels only, the
+        trees' leaves no longer carry class frequencies, so a ``"mean-proba"`` forest predicts by
+        its trees' votes (the "predict-only" release).
+        """
+        if disclosure is None:
+            return self
+        level = Disclosure.parse(disclosure)
+        top = self.disclosure
+        if level > top:
+            raise PpdmError(f"the forest's trees publish {top.value} at most: they cannot be audited as publishing {level.value}")
+        trees = [t.published(level) if t.disclosure > level else t for t in self.trees]
+        if all(a is b for a, b in zip(trees, self.trees)):
+            return self
+        extra: dict[str, Any] = {"link": self.link, "base_score": self.base_score, "outputs": self.outputs} if self.combine == "additive" else {}
+        return Forest(trees, self.combine, multiplicities=self.multiplicities, algorithm=self.algorithm, params=self.params, **extra)
+
     # -- routing and prediction ----------------------------------------------------------------
     def encode(self, X: pd.DataFrame) -> dict[str, np.ndarray]:
         """The columns of ``X`` any tree splits on, encoded once for every tree (see :meth:`Tree.encode`)."""
-        used = {n.split.attribute for t in self.trees for n in t.nodes if n.split is not None}
-        return encode_columns(X, self.attributes, used, "forest")
+        return encode_columns(X, self.attributes, set(self.split_attributes), "forest")
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """The leaf each row of ``X`` lands in, per tree (rows × trees)."""
@@ -168,10 +220,9 @@ class Forest:
         return classes[np.argmax(self.predict_proba(X), axis=1)]
 
     def __repr__(self) -> str:
-        depth = max(t.depth for t in self.trees)
         return (
             f"Forest(algorithm={self.algorithm!r}, combine={self.combine!r}, link={self.link!r}, "
-            f"trees={self.n_trees}, max_depth={depth}, classes={list(self.classes)!r})"
+            f"trees={self.n_trees}, max_depth={self.depth}, classes={list(self.classes)!r})"
         )
 
 

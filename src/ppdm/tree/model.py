@@ -142,6 +142,11 @@ class Tree:
     def depth(self) -> int:
         return max(n.depth for n in self.nodes)
 
+    @property
+    def split_attributes(self) -> tuple[str, ...]:
+        """The attributes the tree splits on, each once, in order of first appearance (node order)."""
+        return tuple(dict.fromkeys(n.split.attribute for n in self.nodes if n.split is not None))
+
     def leaves(self) -> list[Node]:
         return [n for n in self.nodes if n.is_leaf]
 
@@ -183,7 +188,7 @@ class Tree:
         With ``strict``, a value outside an attribute's domain raises :class:`DataError` naming
         the column and value (an attack must not silently route a person down a default branch).
         """
-        used = {n.split.attribute for n in self.nodes if n.split is not None}
+        used = set(self.split_attributes)
         if columns is not None:
             used &= set(columns)
         return encode_columns(X, self.attributes, used, "tree", strict)
