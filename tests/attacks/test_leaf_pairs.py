@@ -36,7 +36,7 @@ def test_triples_are_sorted_and_deduplicated_per_group():
     assert pairs.leaves_in_tree().tolist() == [1, 2, 2, 1, 1]  # group 1 reaches two leaves of tree 0
     assert pairs.n_trees == 2 and pairs.group.tolist() == [0, 1, 1, 1, 2]
     assert LeafPairs.from_lists(pairs.to_lists()) == pairs
-    tree, leaf, incidence = pairs.distinct()
+    tree, leaf, incidence = pairs.incidence()
     assert list(zip(tree.tolist(), leaf.tolist())) == [(0, 2), (0, 3), (0, 5), (0, 9), (1, 4)]
     assert incidence.toarray().tolist() == [[0, 1, 0, 0, 0], [1, 0, 0, 1, 1], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0]]
 

@@ -122,17 +122,17 @@ class LeafPairs:
         lo, hi = self.offsets[g], self.offsets[g + 1]
         return list(zip(self.tree[lo:hi].tolist(), self.leaf[lo:hi].tolist()))
 
-    def distinct(self) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
-        """The distinct pairs (``tree``, ``leaf``, sorted) and the ``groups × distinct`` 0/1 incidence."""
-        if not self.n_pairs:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, empty, sp.csr_matrix((self.n_groups, 0))
-        key = np.stack([self.tree, self.leaf], axis=1)
-        unique, inverse = np.unique(key, axis=0, return_inverse=True)
-        incidence = sp.csr_matrix(
-            (np.ones(self.n_pairs), (self.group, inverse.ravel())), shape=(self.n_groups, len(unique))
-        )
-        return unique[:, 0], unique[:, 1], incidence
+    def distinct(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct pairs (``tree``, ``leaf``, sorted by tree then leaf) and each pair's index among them."""
+        width = int(self.leaf.max()) + 1 if self.n_pairs else 1
+        unique, column = np.unique(self.tree * width + self.leaf, return_inverse=True)
+        return unique // width, unique % width, column.ravel()
+
+    def incidence(self) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix]:
+        """The distinct pairs (as :meth:`distinct`) and the ``groups × distinct`` 0/1 matrix."""
+        tree, leaf, column = self.distinct()
+        matrix = sp.csr_matrix((np.ones(self.n_pairs), (self.group, column)), shape=(self.n_groups, len(tree)))
+        return tree, leaf, matrix
 
     def leaves_in_tree(self) -> np.ndarray:
         """Per pair: how many leaves its group can reach in its tree (1: that leaf alone decides
