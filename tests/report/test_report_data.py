@@ -201,3 +201,42 @@ def test_a_defense_frontier_lists_the_candidates_it_could_not_audit():
     assert out["not_audited"] == [{"label": "DP tree ε=1", "status": "failed: no audit applies"}]
     with pytest.raises(ReportError, match="frontier point 0"):  # a point without numbers and without a reason stays an error
         frontier_of([{"label": "x", "accuracy": None, "risk": None}], "risk")
+
+
+def test_a_forest_audit_is_tabled_by_tree_and_leaf(audit):
+    """Every (tree, leaf) pair the groups reach gets a row with its rule, what it publishes and its
+    anchor; people are counted once per tree; a saved result gives the same table."""
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.threat import ThreatModel
+    from ppdm.tree import forest_from_sklearn
+
+    _, frame, _, _ = audit
+    X = pd.DataFrame({"a": frame["a"].cat.codes.astype(float), "b": frame["b"].cat.codes.astype(float)})
+    rf = RandomForestClassifier(n_estimators=4, max_depth=2, random_state=0).fit(X, frame["s"])
+    forest = forest_from_sklearn(rf, X, y=frame["s"])
+    data = X.assign(s=frame["s"])
+    threat = ThreatModel(sensitive="s", known=("a", "b"))
+    result = maxent_attack(forest, data, threat=threat)
+    report = build_report([result], forest, threat)
+    attack = report["attacks"][0]
+    rows = attack["exposure"]
+    pairs = result.leaf_pairs
+    assert {(r["tree"], r["leaf"]) for r in rows} == set(zip(pairs.tree.tolist(), pairs.leaf.tolist()))
+    for r in rows:
+        assert r["source"] == f"tree {r['tree']} leaf {r['leaf']}" and r["anchor"] == f"tree-{r['tree']}-node-{r['leaf']}"
+        assert r["rule"] and r["published"]
+    for t in range(4):  # every person lands in one leaf of every tree
+        assert sum(r["people"] for r in rows if r["tree"] == t) == sum(r["sole"] for r in rows if r["tree"] == t) == 240
+    lp = attack["groups"]["leaf_pairs"]
+    assert lp["tree"] == pairs.tree.tolist() and lp["leaf"] == pairs.leaf.tolist() and lp["offsets"] == pairs.offsets.tolist()
+    saved = build_report([json.loads(json.dumps(result.to_dict()))], forest, threat)
+    assert saved["attacks"][0]["exposure"] == rows
+    unsaved = build_report([json.loads(json.dumps(result.to_dict()))])  # without the model: trees from the pairs
+    assert [r["source"] for r in unsaved["attacks"][0]["exposure"]] == [r["source"] for r in rows]
+    page = render_html(report)
+    assert "tree:0 leaf:7" in page and "no leaf pairs" not in page
+    assert any(r["certain_right"] for r in rows)  # the pure leaf (a = x) proves its people in every tree
+    assert any("proved people (71) reach a leaf in each of the forest's 4 trees" in step for step in report["advice"]), report["advice"]

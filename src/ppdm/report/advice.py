@@ -88,7 +88,7 @@ def _forest_leaves(attack: dict[str, Any], rows: list[dict[str, Any]], key: str,
     count = f" ({int(people):,})" if people is not None else ""
     return (
         f"{attack['name']}: the {what}{count} reach a leaf in each of the forest's {trees} trees, and the trees disclose "
-        f"together; the leaves most of them reach: {names}. Pruning one tree's leaves leaves the other trees' counts: "
+        f"together; the leaves most of them reach: {names}. Pruning the leaves of one tree does not touch the other trees' counts: "
         "retrain with fewer or shallower trees or a minimum-leaf limit, publish less, or let ppdm defend search."
     )
 
