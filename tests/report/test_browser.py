@@ -144,3 +144,151 @@ def test_screenshot_and_pdf(page, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
     print_pdf(page, pdf)
     assert pdf.read_bytes()[:5] == b"%PDF-" and pdf.stat().st_size > 10_000
+
+
+# -- a forest's report --------------------------------------------------------------------------------
+
+
+class ForestPage(HTMLParser):
+    """In a dumped DOM: the leaf table's rows (cells' text, the first cell's link), the exposure
+    plot's bar names (text and link), the ids on the page and the clicks' results."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.leaf_rows: list[dict] = []
+        self.bar_names: list[tuple[str, str | None]] = []
+        self.ids: set[str] = set()
+        self.clicks: dict | None = None
+        self._table: str | None = None
+        self._row: dict | None = None
+        self._cell: list[str] | None = None
+        self._in_exposure = False
+        self._href: str | None = None
+        self._text: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "body" and "data-clicks" in a:
+            self.clicks = json.loads(a["data-clicks"])
+        if tag == "table" and "data-table" in a:
+            self._table = a["data-table"]
+        if self._table == "leaves" and tag == "tr" and self._row is None:
+            self._row = {"cells": [], "href": None}
+        if self._row is not None and tag == "td":
+            self._cell = []
+        if self._row is not None and self._cell is not None and tag == "a" and len(self._row["cells"]) == 0:
+            self._row["href"] = a.get("href")
+        if tag == "svg" and a.get("id") == "fig-exposure-0":
+            self._in_exposure = True
+        if self._in_exposure and tag == "a":
+            self._href = a.get("href")
+        if self._in_exposure and tag == "text":
+            self._text = []
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+        if self._text is not None:
+            self._text.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._row is not None and self._cell is not None:
+            self._row["cells"].append("".join(self._cell))
+            self._cell = None
+        if tag == "tr" and self._row is not None:
+            if self._row["cells"]:
+                self.leaf_rows.append(self._row)
+            self._row = None
+        if tag == "table":
+            self._table = None
+        if tag == "text" and self._text is not None:
+            text = "".join(self._text)
+            if text.startswith(("tree ", "leaf ")):
+                self.bar_names.append((text, self._href))
+            self._text = None
+        if tag == "a":
+            self._href = None
+        if tag == "svg":
+            self._in_exposure = False
+
+
+@pytest.fixture(scope="module")
+def forest_audit(tmp_path_factory):
+    """A 10-tree bootstrap random forest of 300 Nursery rows, audited by maximum entropy with
+    every feature known, and its report."""
+    from forest_files import NURSERY_FEATURES, nursery_forest_files
+
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.threat import ThreatModel
+    from ppdm.tree import load_forest
+
+    folder = tmp_path_factory.mktemp("forest-report")
+    frame, _ = nursery_forest_files(folder, rows=300, trees=10, depth=4)
+    forest = load_forest(folder / "forest.json")
+    threat = ThreatModel(sensitive="class", known=tuple(NURSERY_FEATURES))
+    result = maxent_attack(forest, frame, threat=threat)
+    report = build_report([result], forest, threat)
+    write_report(report, folder / "forest.html")
+    return forest, result, folder / "forest.html"
+
+
+@pytest.fixture(scope="module")
+def forest_dom(forest_audit):
+    _, _, page = forest_audit
+    clicked = page.with_name("forest-clicked.html")
+    clicked.write_text(page.read_text(encoding="utf-8").replace("</body>", CLICKS + "</body>"), encoding="utf-8")
+    run = dump_dom(clicked)
+    assert run.console == [], f"console messages: {run.console}"
+    dom = ForestPage()
+    dom.feed(run.stdout)
+    return dom
+
+
+def test_a_forest_report_tables_each_tree_s_leaves_with_their_rule(forest_audit, forest_dom):
+    forest, result, _ = forest_audit
+    rows = forest_dom.leaf_rows
+    assert len(rows) == 50  # the first 50 of the table
+    trees = set()
+    for row in rows:
+        name, rule, published = row["cells"][:3]
+        t, leaf = name.removeprefix("tree ").split(" leaf ")
+        trees.add(int(t))
+        assert row["href"] == f"#tree-{t}-node-{leaf}" and row["href"][1:] in forest_dom.ids  # links to its line
+        node = forest.trees[int(t)].nodes[int(leaf)]
+        assert node.is_leaf and rule and published.startswith(str(forest.classes[node.label]))
+    assert len(trees) >= 5, trees
+    every = {(t, l) for t, l in zip(result.leaf_pairs.tree.tolist(), result.leaf_pairs.leaf.tolist())}
+    shown = {tuple(int(x) for x in r["cells"][0].removeprefix("tree ").split(" leaf ")) for r in rows}
+    assert shown <= every
+
+
+def test_a_forest_s_exposure_plot_names_tree_and_leaf(forest_dom):
+    names = forest_dom.bar_names
+    assert len(names) == 12 and len({n for n, _ in names}) == 12, names
+    for text, href in names:
+        t, leaf = text.removeprefix("tree ").split(" leaf ")
+        assert href == f"#tree-{t}-node-{leaf}" and href[1:] in forest_dom.ids
+
+
+def test_a_forest_leaf_lists_the_people_who_reach_it(forest_audit, forest_dom):
+    _, result, _ = forest_audit
+    clicks = forest_dom.clicks
+    assert clicks is not None, "the clicks did not run"
+    first = forest_dom.leaf_rows[0]["cells"][0]
+    t, leaf = (int(x) for x in first.removeprefix("tree ").split(" leaf "))
+    assert clicks["leaf"] == str(leaf)
+    pairs = result.leaf_pairs
+    groups = pairs.group[(pairs.tree == t) & (pairs.leaf == leaf)]
+    reaching = int(result.groups.counts[groups].sum())
+    assert 0 < reaching < 300
+    assert clicks["filtered"] == min(reaching, 100)
+    assert clicks["count"] == f"showing {min(reaching, 100)} of {reaching} people matching (300 in all)"
+
+
+def test_a_forest_report_screenshot(forest_audit, tmp_path):
+    _, _, page = forest_audit
+    png = tmp_path / "forest.png"
+    assert screenshot(page, png, height=1200).console == []
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

@@ -2,6 +2,7 @@
 
 import json
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -9,7 +10,6 @@ import pytest
 from ppdm.errors import ReportError
 from ppdm.report import RiskTarget, build_report, frontier_of, render_html, verdict
 from ppdm.report.build import persons_from_report
-from ppdm.report.exposure import parse_leaves
 from ppdm.report.plots import pareto_front, share_at_least
 from ppdm.tree.render import render_tree
 
@@ -59,20 +59,57 @@ def test_advice_names_the_leaves_to_prune_and_the_search(report):
     assert "chose 'pruned': accuracy 66.0 %, share of people at confidence ≥ 0.9 0.0 %" in advice
 
 
-def test_provenance_texts_parse_to_leaves():
-    assert parse_leaves("leaf 4") == (None, [4])
-    assert parse_leaves("leaves 3, 7, 12") == (None, [3, 7, 12])
-    assert parse_leaves("tree 2 leaves 3, 7") == (2, [3, 7])
-    assert parse_leaves("AR rows 3, NAR rows 2") is None
+def test_the_report_reads_no_leaf_out_of_a_provenance_text():
+    """Leaves come from the results' leaf pairs: no regular expression of the report's code
+    (Python or its script) is applied to provenance or names a leaf."""
+    from pathlib import Path
+
+    import ppdm.report
+
+    folder = Path(ppdm.report.__file__).parent
+    found = subprocess.run(
+        ["grep", "-rn", "--include=*.py", r"re\.\(search\|match\|findall\|compile\|fullmatch\|sub\)", "."],
+        capture_output=True, text=True, check=False, cwd=folder,
+    ).stdout.splitlines()
+    assert found, "the check should see the report's other regular expressions (threat lines, the browser's log)"
+    assert not [line for line in found if re.search(r"provenance|leaf|leaves", line, re.I)], found
+    script = (folder / "script.py").read_text()
+    literals = re.findall(r"/\^[^/\n]*/", script)  # the script's regular expression literals
+    assert all("leaf" not in lit and "tree" not in lit for lit in literals if "leaf:" not in lit), literals
 
 
-def test_a_rules_style_provenance_is_tabled_as_it_is(audit):
+def test_a_result_without_leaf_pairs_is_tabled_by_its_provenance_texts(audit):
+    """A rule set's audit, or a result written before ppdm recorded leaf pairs: one row per
+    distinct provenance text, and nothing parsed out of it (the text looks like a leaf here)."""
     _, _, _, result = audit
     data = result.to_dict()
+    for g in data["groups"]:
+        del g["leaf_pairs"]
+    attack = build_report([data])["attacks"][0]
+    rows = attack["exposure"]
+    assert {r["source"] for r in rows} == set(result.provenance) and all(r["leaf"] is None for r in rows)
+    assert sum(r["people"] for r in rows) == 240 and attack["groups"]["leaf_pairs"] is None
+    assert "no leaf pairs" in render_html(build_report([data]))
     for g in data["groups"]:
         g["provenance"] = "AR rows 1, NAR rows 0"
     rows = build_report([data])["attacks"][0]["exposure"]
     assert [r["source"] for r in rows] == ["AR rows 1, NAR rows 0"] and rows[0]["people"] == 240
+
+
+def test_leaf_pairs_of_some_groups_only_are_refused(audit, tmp_path):
+    from ppdm.report.load import load_result
+
+    _, _, _, result = audit
+    data = result.to_dict()
+    del data["groups"][1]["leaf_pairs"]
+    path = tmp_path / "half.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ReportError, match=r"half.json: 1 of \d+ groups have no leaf_pairs"):
+        load_result(path)
+    data["groups"][1]["leaf_pairs"] = [["tree 0", 4]]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ReportError, match=r"half.json: leaf pairs: .*\[tree, leaf\] integer pairs"):
+        load_result(path)
 
 
 def test_without_true_values_the_report_says_what_it_cannot_measure(audit):
@@ -164,3 +201,42 @@ def test_a_defense_frontier_lists_the_candidates_it_could_not_audit():
     assert out["not_audited"] == [{"label": "DP tree ε=1", "status": "failed: no audit applies"}]
     with pytest.raises(ReportError, match="frontier point 0"):  # a point without numbers and without a reason stays an error
         frontier_of([{"label": "x", "accuracy": None, "risk": None}], "risk")
+
+
+def test_a_forest_audit_is_tabled_by_tree_and_leaf(audit):
+    """Every (tree, leaf) pair the groups reach gets a row with its rule, what it publishes and its
+    anchor; people are counted once per tree; a saved result gives the same table."""
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.threat import ThreatModel
+    from ppdm.tree import forest_from_sklearn
+
+    _, frame, _, _ = audit
+    X = pd.DataFrame({"a": frame["a"].cat.codes.astype(float), "b": frame["b"].cat.codes.astype(float)})
+    rf = RandomForestClassifier(n_estimators=4, max_depth=2, random_state=0).fit(X, frame["s"])
+    forest = forest_from_sklearn(rf, X, y=frame["s"])
+    data = X.assign(s=frame["s"])
+    threat = ThreatModel(sensitive="s", known=("a", "b"))
+    result = maxent_attack(forest, data, threat=threat)
+    report = build_report([result], forest, threat)
+    attack = report["attacks"][0]
+    rows = attack["exposure"]
+    pairs = result.leaf_pairs
+    assert {(r["tree"], r["leaf"]) for r in rows} == set(zip(pairs.tree.tolist(), pairs.leaf.tolist()))
+    for r in rows:
+        assert r["source"] == f"tree {r['tree']} leaf {r['leaf']}" and r["anchor"] == f"tree-{r['tree']}-node-{r['leaf']}"
+        assert r["rule"] and r["published"]
+    for t in range(4):  # every person lands in one leaf of every tree
+        assert sum(r["people"] for r in rows if r["tree"] == t) == sum(r["sole"] for r in rows if r["tree"] == t) == 240
+    lp = attack["groups"]["leaf_pairs"]
+    assert lp["tree"] == pairs.tree.tolist() and lp["leaf"] == pairs.leaf.tolist() and lp["offsets"] == pairs.offsets.tolist()
+    saved = build_report([json.loads(json.dumps(result.to_dict()))], forest, threat)
+    assert saved["attacks"][0]["exposure"] == rows
+    unsaved = build_report([json.loads(json.dumps(result.to_dict()))])  # without the model: trees from the pairs
+    assert [r["source"] for r in unsaved["attacks"][0]["exposure"]] == [r["source"] for r in rows]
+    page = render_html(report)
+    assert "tree:0 leaf:7" in page and "no leaf pairs" not in page
+    assert any(r["certain_right"] for r in rows)  # the pure leaf (a = x) proves its people in every tree
+    assert any("proved people (71) reach a leaf in each of the forest's 4 trees" in step for step in report["advice"]), report["advice"]

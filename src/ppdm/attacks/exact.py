@@ -151,6 +151,7 @@ def _tree(
     groups = types.groups
     details = {"threat_model": threat.describe(tree.disclosure), "unknowns": types.domain.describe()}
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
+    result.leaf_pairs = types.leaf_pairs()
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
@@ -170,6 +171,7 @@ def _forest(
         "unknowns": types.domain.describe(),
     }
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
+    result.leaf_pairs = types.leaf_pairs()
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result

@@ -31,7 +31,9 @@ leaf values only) give no candidates.
 The attacker's distribution for a group: the mean, over the trees that hold all its records, of
 the class distribution over its span's records (the single-tree posterior), restricted to the
 candidate classes; with no such tree, the class distribution of the trees' roots (the prior the
-forest publishes). Provenance names tree and leaf (``tree 3 leaf 17``).
+forest publishes). Provenance names tree and leaf (``tree 3 leaf 17``: for a certain group the
+trees that narrow it down, else the first trees holding it); ``leaf_pairs`` holds, as arrays,
+every tree's leaves each group can reach.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from ppdm.data.roles import check_columns
 from ppdm.errors import AttackError, DataError
 from ppdm.metrics.baseline import at_least, is_certain
 from ppdm.tree.forest import Forest
+from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves
 
@@ -219,6 +222,7 @@ class ForestView:
             targets=np.ones(n, dtype=bool) if targets is None else targets,
             exposed=np.zeros(n, dtype=bool),
             true_codes=self.true_codes,
+            leaf_pairs=LeafPairs.from_spans(self.spans),
         )
         result.exposed = result.certain_groups[self.groups.group_of_record]
         result.details = {

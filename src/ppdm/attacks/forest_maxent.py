@@ -128,6 +128,7 @@ def _result(types: ForestTypes, threat: ThreatModel, posterior: np.ndarray, deta
         exposed=np.zeros(groups.n_records, dtype=bool),
         true_codes=types.true_sensitive(),
         details=details,
+        leaf_pairs=types.leaf_pairs(),
     )
     result.exposed = result.certain_groups[groups.group_of_record]
     return result

@@ -22,6 +22,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import AttackError, DataError
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree
 from ppdm.tree.routing import reachable_leaves
 
@@ -76,6 +77,7 @@ class AttackerView:
             exposed=np.zeros(n, dtype=bool),
             true_codes=self.true_codes,
             details=details,
+            leaf_pairs=LeafPairs.from_spans([self.span]),
         )
         result.exposed = result.certain_groups[self.groups.group_of_record]
         return result

@@ -39,6 +39,7 @@ from ppdm.maxent.unknowns import AttackerTable, attacker_table
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
+from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree
 
 UNIFORM_NOTE = (
@@ -339,9 +340,16 @@ def _result(table: AttackerTable | AttackerTypes, threat: ThreatModel, posterior
         exposed=np.zeros(len(groups.group_of_record), dtype=bool),
         true_codes=true_codes,
         details=details,
+        leaf_pairs=table.leaf_pairs() if isinstance(table, AttackerTypes) else slot_leaf_pairs(table.leaf, table.valid),
     )
     result.exposed = result.certain_groups[groups.group_of_record]
     return result
+
+
+def slot_leaf_pairs(leaf: np.ndarray, valid: np.ndarray) -> LeafPairs:
+    """Per group (row of ``leaf``, groups × slots), the leaves its valid slots land in."""
+    group, slot = np.nonzero(valid)
+    return LeafPairs.from_triples(group, np.zeros(len(group), dtype=np.int64), leaf[group, slot], leaf.shape[0])
 
 
 def leaf_provenance(leaf: np.ndarray, valid: np.ndarray) -> list[str]:

@@ -3,7 +3,8 @@
 Every attack in ppdm returns one, so that reports and metrics treat them alike. For each QI group
 (a distinct combination of quasi-identifiers, paper 000 §3) it holds the attacker's distribution
 over the sensitive values and what caused it (*provenance*: the leaves of the group's span, or a
-constraint family); for each record, whether the attack is about it (``targets``) and whether the
+constraint family, in words; and, for audits of a tree or forest, ``leaf_pairs``: the (tree,
+leaf) pairs the group can reach, as arrays); for each record, whether the attack is about it (``targets``) and whether the
 attack, by its own definition, exposes it (``exposed``). When the true sensitive values are known
 (the data publisher runs the audit on the training data) the attacker's confidence in each
 record's true value is reported too.
@@ -23,6 +24,7 @@ import pandas as pd
 from ppdm.files import write_atomic
 from ppdm.data.qigroups import QIGroups
 from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, best_guess, disclosure_summary, is_certain, prior_distribution
+from ppdm.tree.leaf_pairs import LeafPairs
 
 
 def _plain(v: Any) -> Any:
@@ -43,7 +45,8 @@ class AttackResult:
     sensitive: the sensitive attribute; ``values`` its domain, in the columns' order.
     groups: the attacker's table (QI groups, counts, each record's group).
     posterior: ``(n_groups, n_values)``, the attacker's distribution over sensitive values.
-    provenance: per group, what the posterior comes from (e.g. "leaf 17").
+    provenance: per group, what the posterior comes from, in words (e.g. "leaf 17"): for
+        display only; nothing reads it back.
     targets: per record, whether the attack is about this person (e.g. not a known individual).
     exposed: per record, whether the attack exposes the person by its own definition.
     true_codes: per record, the index of the true sensitive value, or ``None`` if unknown.
@@ -52,6 +55,9 @@ class AttackResult:
         left out (missing values) keep the numbers of the file.
     bounds: exact audits only: per group and value the proved ``"min"`` and ``"max"`` record
         counts over every consistent dataset, and per group whether it is ``"undecided"``.
+    leaf_pairs: audits of a tree or forest: per group, the (tree, leaf) pairs its known values
+        can reach (:class:`~ppdm.tree.leaf_pairs.LeafPairs`; a tree's leaves are tree 0);
+        ``None`` for audits of other models (rule sets).
     """
 
     attack: str
@@ -66,6 +72,7 @@ class AttackResult:
     details: dict[str, Any] = field(default_factory=dict)
     row_ids: np.ndarray | None = None
     bounds: dict[str, np.ndarray] | None = None
+    leaf_pairs: LeafPairs | None = None
 
     # -- per group / per record --------------------------------------------------------------
     @property
@@ -151,7 +158,9 @@ class AttackResult:
         join back to the user's CSV. When the true sensitive values are known, ``truth`` holds
         each of those records' true value (an index into ``values``, in the order of ``rows``)
         and ``targets`` whether the attack is about it (a known individual is not): the report
-        reads both to show each person's confidence in their true value.
+        reads both to show each person's confidence in their true value. With ``leaf_pairs``,
+        each group's ``leaf_pairs`` lists the ``[tree, leaf]`` pairs it can reach (the report's
+        per-leaf table and exposure plot are drawn from them; ``provenance`` is text to read).
 
         Linear in the number of groups and records: every per-group column is computed once.
         """
@@ -184,6 +193,11 @@ class AttackResult:
         if self.true_codes is not None and self.groups.record_weights is None:  # per record, so not for counted rows
             for group, truth, targets in zip(groups, self._by_group(self.true_codes), self._by_group(self.targets)):
                 group["truth"], group["targets"] = truth, targets
+        if self.leaf_pairs is not None:
+            if self.leaf_pairs.n_groups != n:
+                raise ValueError(f"leaf pairs of {self.leaf_pairs.n_groups} groups for {n} groups")
+            for group, pairs in zip(groups, self.leaf_pairs.to_lists()):
+                group["leaf_pairs"] = pairs
         if self.bounds is not None:
             extra = zip(self.bounds["min"].tolist(), self.bounds["max"].tolist(), self.bounds["undecided"].tolist())
             for group, (lo, hi, undecided) in zip(groups, extra):

@@ -29,6 +29,7 @@ from ppdm.maxent.unknowns import (
     leaf_reach,
     size_error,
 )
+from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree, encode_categories
 
 
@@ -108,6 +109,10 @@ class AttackerTypes:
         if sens is None:
             return None
         return np.bincount(sens, weights=self.groups.record_weights, minlength=self.domain.sensitive.size) / self.groups.n_records
+
+    def leaf_pairs(self) -> LeafPairs:
+        """Per group, the leaves it can land in, as (tree 0, leaf) pairs."""
+        return LeafPairs.from_reach(self.reach, self.leaves)
 
     def provenance(self) -> list[str]:
         """Per group, the leaves it can land in ("leaf 4", "leaves 3, 7")."""

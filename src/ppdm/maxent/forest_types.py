@@ -44,6 +44,7 @@ from ppdm.maxent.unknowns import (
     sensitive_component,
 )
 from ppdm.tree.forest import Forest
+from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import encode_categories
 from ppdm.tree.splits import ThresholdSplit
 
@@ -115,6 +116,11 @@ class ForestTypes:
     true_sensitive = AttackerTypes.true_sensitive
     true_marginal = AttackerTypes.true_marginal
     sensitive_distribution = AttackerTypes.sensitive_distribution
+
+    def leaf_pairs(self) -> LeafPairs:
+        """Per group, the (tree, leaf) pairs of the joint leaves it reaches, over every tree of
+        the forest (the trees ``left_out`` too: the routing does not depend on the counts)."""
+        return LeafPairs.from_reach(self.reach, self.block_leaves)
 
     def provenance(self) -> list[str]:
         """Per group, its leaf in every tree ("tree 0 leaf 17; tree 1 leaves 3, 9; ...")."""

@@ -59,6 +59,8 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
         chosen.append(row)
         covered += row[key]
     what = "proved people" if key == "certain_right" else "people held at high confidence only because of the model"
+    if any(r.get("tree") is not None for r in rows):
+        return [_forest_leaves(attack, rows, key, what)]
     names = ", ".join(f"{r['leaf']}" for r in chosen)
     share = pct(covered / total)
     if covered < 0.5 * total:
@@ -73,6 +75,22 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
         f"{attack['name']}: {subject} {share} of the {what} ({int(covered):,} of {int(total):,}). "
         "Prune them into their parents (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
     ]
+
+
+def _forest_leaves(attack: dict[str, Any], rows: list[dict[str, Any]], key: str, what: str) -> str:
+    """A forest: everyone is counted under a leaf of every tree, so the leaves' counts do not add
+    up to people; name the leaves most of them reach, and the remedies that act on every tree."""
+    summary = attack["summary"]
+    people = summary.get("certain_right", summary.get("exposed_records")) if key == "certain_right" else summary.get("beyond_prior", {}).get(">=0.9")
+    top = sorted(rows, key=lambda r: -r[key])[:3]
+    names = ", ".join(f"{r['source']} ({int(r[key]):,})" for r in top if r[key] > 0)
+    trees = len({r["tree"] for r in rows})
+    count = f" ({int(people):,})" if people is not None else ""
+    return (
+        f"{attack['name']}: the {what}{count} reach a leaf in each of the forest's {trees} trees, and the trees disclose "
+        f"together; the leaves most of them reach: {names}. Pruning the leaves of one tree does not touch the other trees' counts: "
+        "retrain with fewer or shallower trees or a minimum-leaf limit, publish less, or let ppdm defend search."
+    )
 
 
 def _defend(frontier: dict[str, Any] | None, target: RiskTarget) -> str:

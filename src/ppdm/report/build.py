@@ -14,11 +14,12 @@ import numpy as np
 from ppdm.attacks.result import AttackResult
 from ppdm.errors import ReportError
 from ppdm.report.advice import advice
-from ppdm.report.exposure import exposure_table
+from ppdm.report.exposure import exposure_table, leaf_sources, text_sources
 from ppdm.report.model_view import model_view
-from ppdm.report.persons import Persons, persons_of
+from ppdm.report.persons import Persons, leaf_pairs_of, persons_of
 from ppdm.report.threat_words import threat_sentences
 from ppdm.report.verdict import RiskTarget, verdict
+from ppdm.tree.leaf_pairs import LeafPairs
 
 if TYPE_CHECKING:
     from ppdm.attacks.threat import ThreatModel
@@ -105,6 +106,9 @@ def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatM
     values = [str(v) for v in result["values"]]
     persons = persons_of(result)
     provenance = [g["provenance"] for g in result["groups"]]
+    pairs = leaf_pairs_of(result)
+    forest = pairs is not None and (view["kind"] == "forest" if view is not None else pairs.n_trees > 1)
+    sources = text_sources(provenance) if pairs is None else leaf_sources(pairs, forest)
     description = summary.get("threat_model") or (threat.describe() if threat is not None else "")
     return {
         "name": f"{summary['attack']} attack on {summary['sensitive']!r}",
@@ -115,14 +119,21 @@ def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatM
         "threat": {**threat_sentences(description, threat), "spec": threat.to_dict() if threat is not None else None},
         "summary": summary,
         "verdict": verdict(summary, target),
-        "exposure": exposure_table(persons, provenance, values, view),
+        "exposure": exposure_table(persons, sources, values, view),
         "groups": {
             "qi": [[g["qi"].get(q) for q in result["quasi_identifiers"]] for g in result["groups"]],
             "posterior": np.round(persons.posterior, 6).tolist(),
             "provenance": provenance,
+            "leaf_pairs": None if pairs is None else _pairs_json(pairs, forest),
         },
         "people": _people(persons),
     }
+
+
+def _pairs_json(pairs: LeafPairs, forest: bool) -> dict[str, Any]:
+    """The groups' (tree, leaf) pairs as columns: group ``g``'s are ``tree[offsets[g]:offsets[g+1]]``
+    and ``leaf[...]``; ``tree`` is ``None`` for a single tree (its leaves are named "leaf 7")."""
+    return {"offsets": pairs.offsets.tolist(), "tree": pairs.tree.tolist() if forest else None, "leaf": pairs.leaf.tolist()}
 
 
 def _people(persons: Persons) -> dict[str, Any]:

@@ -1,15 +1,17 @@
 """Which leaf causes which disclosure: the attack's people counted by the leaves they land in.
 
-An attack names, per QI group, what its posterior comes from (``provenance``): the leaves of the
-group's span for a tree ("leaf 7", "leaves 3, 7": the leaves a person with those known values can
-reach, paper 000 §4's span), a constraint family for rule sets. Every person is counted under
-each leaf of their span; ``sole`` counts those whose span is that one leaf, whose disclosure the
-leaf causes alone. Provenance that names no leaf is tabled as it is, one row per distinct text.
+An attack of a tree or forest gives, per QI group, the (tree, leaf) pairs its known values can
+reach (``leaf_pairs``, :class:`~ppdm.tree.leaf_pairs.LeafPairs`: paper 000 §4's span, one per
+tree of a forest). Every person is counted under each leaf of their span; ``sole`` counts those
+who can reach that leaf alone in its tree, whose landing there (in that tree) it decides. An
+attack without leaf pairs (a rule set's, whose provenance names constraint rows, or a result
+written before ppdm recorded the pairs) is tabled by its provenance texts as they are, one row per
+distinct text: nothing here reads leaf ids out of a text.
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,54 +19,62 @@ import scipy.sparse as sp
 
 from ppdm.metrics.baseline import at_least
 from ppdm.report.persons import Persons
-
-LEAVES = re.compile(r"^(?:tree (\d+) )?leaf (\d+)$|^(?:tree (\d+) )?leaves (\d+(?:, \d+)*)$")
+from ppdm.tree.leaf_pairs import LeafPairs
 
 #: The confidence in the true value that the per-leaf table and the plots count people at.
 HIGH = 0.9
 
 
-def parse_leaves(provenance: str) -> tuple[int | None, list[int]] | None:
-    """``(tree index or None, leaf ids)`` of a provenance text, ``None`` if it names no leaf."""
-    m = LEAVES.match(provenance.strip())
-    if m is None:
-        return None
-    if m.group(2) is not None:
-        return (int(m.group(1)) if m.group(1) else None), [int(m.group(2))]
-    return (int(m.group(3)) if m.group(3) else None), [int(x) for x in m.group(4).split(", ")]
+@dataclass
+class Sources:
+    """What the per-leaf table has a row for: each source's ``tree`` (``None`` for a single tree
+    and for texts), ``leaf`` (``None`` for texts) and ``source`` (its name); the groups × sources
+    0/1 ``incidence``, and ``sole``: 1 where the group can reach that leaf alone in its tree."""
+
+    rows: list[dict[str, Any]]
+    incidence: sp.csr_matrix
+    sole: sp.csr_matrix
+
+    @property
+    def by_leaf(self) -> bool:
+        return bool(self.rows) and self.rows[0]["leaf"] is not None
 
 
-def _sources(provenance: list[str]) -> tuple[list[dict[str, Any]], sp.csr_matrix, bool]:
-    """The distinct sources (leaves, or provenance texts) and the groups × sources incidence."""
-    distinct = {text: parse_leaves(text) for text in dict.fromkeys(provenance)}
-    by_leaf = all(v is not None for v in distinct.values())
-    keys: dict[tuple[int | None, int | str], int] = {}
-    members: dict[str, list[int]] = {}
-    for text, parsed in distinct.items():
-        names = [(parsed[0], leaf) for leaf in parsed[1]] if by_leaf and parsed else [(None, text)]
-        members[text] = [keys.setdefault(name, len(keys)) for name in names]
-    rows, cols = [], []
-    for g, text in enumerate(provenance):
-        cols.extend(members[text])
-        rows.extend([g] * len(members[text]))
-    matrix = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(provenance), len(keys)))
-    sources = [{"tree": tree, "leaf": key if by_leaf else None, "source": key if not by_leaf else f"leaf {key}"} for tree, key in keys]
-    return sources, matrix, by_leaf
+def leaf_sources(pairs: LeafPairs, forest: bool) -> Sources:
+    """One source per distinct (tree, leaf) pair; a single tree's (``forest`` false) named "leaf 7"."""
+    tree, leaf, column = pairs.distinct()
+    shape = (pairs.n_groups, len(tree))
+    incidence = sp.csr_matrix((np.ones(pairs.n_pairs), (pairs.group, column)), shape=shape)
+    alone = (pairs.leaves_in_tree() == 1).astype(float)
+    sole = sp.csr_matrix((alone, (pairs.group, column)), shape=shape)
+    rows = [
+        {"tree": t if forest else None, "leaf": l, "source": f"tree {t} leaf {l}" if forest else f"leaf {l}"}
+        for t, l in zip(tree.tolist(), leaf.tolist())
+    ]
+    return Sources(rows, incidence, sole)
 
 
-def exposure_table(persons: Persons, provenance: list[str], values: list[str], leaf_info: dict | None) -> list[dict[str, Any]]:
-    """Per leaf (or provenance text): people reaching it, those it alone decides, those held at
-    ≥ :data:`HIGH` in their true value (and beyond the prior), proved right and wrong, and what
-    it discloses (the guessed value of its proved people). Sorted by exposure, largest first.
-    ``leaf_info`` (from :func:`ppdm.report.model_view.model_view`) adds each leaf's rule."""
-    sources, incidence, by_leaf = _sources(provenance)
-    n_groups = len(provenance)
-    span = np.asarray(incidence.sum(axis=1)).ravel()
+def text_sources(provenance: list[str]) -> Sources:
+    """One source per distinct provenance text (each group has one)."""
+    distinct = {text: j for j, text in enumerate(dict.fromkeys(provenance))}
+    column = np.array([distinct[text] for text in provenance], dtype=np.intp)
+    n = len(provenance)
+    incidence = sp.csr_matrix((np.ones(n), (np.arange(n), column)), shape=(n, len(distinct)))
+    rows = [{"tree": None, "leaf": None, "source": text} for text in distinct]
+    return Sources(rows, incidence, incidence.copy())
+
+
+def exposure_table(persons: Persons, sources: Sources, values: list[str], leaf_info: dict | None) -> list[dict[str, Any]]:
+    """Per source (leaf, or provenance text): people reaching it, those it alone decides, those
+    held at ≥ :data:`HIGH` in their true value (and beyond the prior), proved right and wrong, and
+    what it discloses (the guessed value of its proved people). Sorted by exposure, largest
+    first. ``leaf_info`` (from :func:`ppdm.report.model_view.model_view`) adds each leaf's rule."""
+    incidence, by_leaf = sources.incidence, sources.by_leaf
+    n_groups = incidence.shape[0]
     per_group = {
         "people": _per_group(persons, persons.target, n_groups),
         "certain_right": _per_group(persons, persons.certain_right(), n_groups),
     }
-    sole = incidence.multiply((span == 1)[:, None]).tocsr()
     conf, prior = persons.confidence(), persons.prior_confidence()
     if conf is not None:
         high = at_high(conf) & persons.target
@@ -75,10 +85,10 @@ def exposure_table(persons: Persons, provenance: list[str], values: list[str], l
             per_group["beyond"] = _per_group(persons, high & ~at_high(prior), n_groups)
             per_group["prior_sum"] = _per_group(persons, np.where(persons.target, prior, 0.0), n_groups)
     totals = {k: incidence.T @ v for k, v in per_group.items()}
-    totals["sole"] = sole.T @ per_group["people"]
+    totals["sole"] = sources.sole.T @ per_group["people"]
     disclosed = _disclosed(persons, incidence, values)
     table = []
-    for j, source in enumerate(sources):
+    for j, source in enumerate(sources.rows):
         row = {**source, **{k: _num(v[j]) for k, v in totals.items() if not k.endswith("_sum")}}
         if "conf_sum" in totals and totals["people"][j] > 0:
             row["mean_confidence"] = float(totals["conf_sum"][j] / totals["people"][j])
@@ -86,8 +96,7 @@ def exposure_table(persons: Persons, provenance: list[str], values: list[str], l
                 row["mean_prior"] = float(totals["prior_sum"][j] / totals["people"][j])
         row["discloses"] = disclosed[j]
         if by_leaf and leaf_info is not None:
-            info = _leaf_info(leaf_info, source["tree"], source["leaf"])
-            row.update(info or {})
+            row.update(leaf_of(leaf_info, source["tree"], source["leaf"]) or {})
         table.append(row)
     table.sort(key=lambda r: (-r["certain_right"], -r.get("beyond", r.get("high", 0)), -added(r), -r["people"], str(r["source"])))
     return table
@@ -127,7 +136,8 @@ def _disclosed(persons: Persons, incidence: sp.csr_matrix, values: list[str]) ->
     return out
 
 
-def _leaf_info(model: dict, tree: int | None, leaf: int) -> dict[str, Any] | None:
+def leaf_of(model: dict, tree: int | None, leaf: int) -> dict[str, Any] | None:
+    """A leaf's rule, what is published about it and its anchor (``None``: not in the model)."""
     trees = model["trees"]
     index = tree or 0
     if index >= len(trees):

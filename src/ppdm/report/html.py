@@ -49,9 +49,17 @@ def render_html(report: dict[str, Any]) -> str:
 def _embedded(report: dict[str, Any]) -> str:
     """What the tables need, as JSON safe inside a ``<script>`` element."""
     keys = ("sensitive", "values", "quasi_identifiers", "people", "groups", "exposure")
-    payload = {"attacks": [{k: a[k] for k in keys} for a in report["attacks"]]}
+    payload = {"attacks": [{k: _groups_shown(a[k]) if k == "groups" else a[k] for k in keys} for a in report["attacks"]]}
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _groups_shown(groups: dict[str, Any]) -> dict[str, Any]:
+    """The groups as the script needs them: with leaf pairs it draws every cell from them, so the
+    provenance texts (one per group, long for a forest) stay in the JSON file only."""
+    if groups.get("leaf_pairs") is None:
+        return groups
+    return {k: v for k, v in groups.items() if k != "provenance"}
 
 
 def _header(report: dict[str, Any]) -> str:
@@ -114,6 +122,9 @@ def _attack_section(a: dict[str, Any], i: int) -> str:
     )
     s = a["summary"]
     facts = f"{s['records']:,} people in {s['qi_groups']:,} groups of known values"
+    pairs = a["groups"].get("leaf_pairs")
+    forest = pairs is not None and pairs["tree"] is not None
+    example, example_words = ("tree:0 leaf:7", "leaf 7 of tree 0") if forest else ("leaf:7", "leaf 7")
     return (
         f'<section id="attack-{i}" class="attack"><h2>{escape(a["name"])}</h2><p class="note">{escape(facts)}; '
         f'known columns: {escape(", ".join(a["quasi_identifiers"]) or "none")}.</p>'
@@ -122,13 +133,30 @@ def _attack_section(a: dict[str, Any], i: int) -> str:
         f"<h3>Exposure by leaf</h3><figure>{exposure_figure(a['exposure'], f'fig-exposure-{i}', a['name'])}"
         "<figcaption>The leaves whose people are most exposed; click a bar or a name to see the leaf in the model.</figcaption></figure>"
         f'<h3 id="leaves-{i}">Per leaf: which leaf causes which disclosure</h3>'
-        '<p class="note">A person is counted under every leaf their known values can lead to; "decided by it alone" counts '
-        "those who can reach this leaf only. Click a leaf to see it in the model.</p>"
+        f'<p class="note">{escape(_leaf_note(pairs))}</p>'
         f'<div data-table="leaves" data-attack="{i}"></div>'
         f'<h3 id="people-{i}">Per person</h3>'
         '<p class="note">One row per person, with the row of your CSV (0 = the first data row). Click a column to sort; '
-        "type to filter (leaf:7 lists the people who can reach leaf 7).</p>"
+        f"type to filter ({escape(example)} lists the people who can reach {escape(example_words)}).</p>"
         f'<div data-table="people" data-attack="{i}"></div></section>'
+    )
+
+
+def _leaf_note(pairs: dict[str, Any] | None) -> str:
+    if pairs is None:
+        return (
+            "This result has no leaf pairs (a rule set's audit, or a file written by an older ppdm: audit again to "
+            "get them): one row per provenance text, as the attack wrote it."
+        )
+    if pairs["tree"] is not None:
+        return (
+            "One row per leaf of each tree. A person is counted under the leaf their known values lead to in every tree "
+            '(several leaves of a tree when they lack a value it splits on); "decided by it alone" counts those who can '
+            "reach only this leaf in its tree. Click a leaf to see it in the model."
+        )
+    return (
+        'A person is counted under every leaf their known values can lead to; "decided by it alone" counts '
+        "those who can reach this leaf only. Click a leaf to see it in the model."
     )
 
 

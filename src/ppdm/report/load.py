@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ppdm.errors import ReportError
+from ppdm.report.persons import leaf_pairs_of
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_io import forest_from_dict
 from ppdm.tree.io import read_model_file, tree_from_dict
@@ -41,6 +42,10 @@ def load_result(path: str | Path) -> dict[str, Any]:
             raise ReportError(f"{path}: group {i} lacks rows, posterior, provenance or qi")
         if len(group["posterior"]) != len(data["values"]):
             raise ReportError(f"{path}: group {i} has {len(group['posterior'])} probabilities for {len(data['values'])} values")
+    try:
+        leaf_pairs_of(data)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from None
     return data
 
 

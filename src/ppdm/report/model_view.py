@@ -3,7 +3,8 @@
 A tree is rendered as ``ppdm show`` prints it (:func:`ppdm.tree.render.render_lines`, the
 papers' C4.5 / Weka style of paper 000 Figure 1), each line ending with ``[node N]`` and carrying
 an anchor (``node-N``; ``tree-T-node-N`` in a forest), so a leaf named anywhere in the report
-(provenance "leaf 7", the per-leaf table, the exposure plot) links to its line. Each leaf also
+(a person's leaves, the per-leaf table, the exposure plot: all drawn from the results' leaf
+pairs) links to its line. Each leaf also
 gets its rule (the conditions of its path) and what the file publishes about it.
 """
 

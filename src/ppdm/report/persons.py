@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from ppdm.errors import ReportError
 from ppdm.metrics.baseline import at_least, is_certain
+from ppdm.tree.leaf_pairs import LeafPairs
 
 
 @dataclass
@@ -84,6 +86,22 @@ def persons_of(result: dict[str, Any]) -> Persons:
     )
     posterior = np.array([g["posterior"] for g in groups], dtype=float).reshape(len(groups), len(result["values"]))
     return Persons(row, group, target, truth, posterior, _prior(result))
+
+
+def leaf_pairs_of(result: dict[str, Any]) -> LeafPairs | None:
+    """The (tree, leaf) pairs each group of an attack result's JSON can reach (its groups'
+    ``leaf_pairs``); ``None`` when no group has them: a rule-set audit, or a result written
+    before ppdm recorded them, whose report then tables the provenance texts as they are."""
+    groups = result["groups"]
+    have = sum("leaf_pairs" in g for g in groups)
+    if have == 0:
+        return None
+    if have < len(groups):
+        raise ReportError(f"{len(groups) - have} of {len(groups)} groups have no leaf_pairs: the result is incomplete")
+    try:
+        return LeafPairs.from_lists([g["leaf_pairs"] for g in groups])
+    except (TypeError, ValueError) as exc:
+        raise ReportError(str(exc)) from None
 
 
 def _prior(result: dict[str, Any]) -> np.ndarray | None:

@@ -96,14 +96,20 @@ def _gain_figure(rows: list[dict[str, Any]], figure_id: str, name: str, top: int
 
 
 def _bars_plot(rows: list[dict[str, Any]], x: tuple[float, float]) -> Plot:
-    plot = Plot(x, (len(rows) + 0.5, 0.5), height=80 + 26 * max(len(rows), 1), margin=(110, 30, 46, 44))
+    left = max([110] + [14 + 7 * len(_label(r)) for r in rows])  # room for "tree 12 leaf 345"
+    plot = Plot(x, (len(rows) + 0.5, 0.5), height=80 + 26 * max(len(rows), 1), margin=(left, 30, 46, 44))
     if not rows:
         plot.text(plot.width / 2, 60, "no leaf reaches any person", anchor="middle", color=MUTED)
     return plot
 
 
+def _label(row: dict[str, Any]) -> str:
+    """A bar's name: the leaf's ("leaf 7", "tree 3 leaf 7"), or a provenance text, cut short."""
+    return str(row["source"]) if row.get("leaf") is not None else str(row["source"])[:16]
+
+
 def _bar_label(plot: Plot, row: dict[str, Any], i: int) -> tuple[str, str | None]:
-    label = f"leaf {row['leaf']}" if row.get("leaf") is not None else str(row["source"])[:16]
+    label = _label(row)
     href = f"#{row['anchor']}" if row.get("anchor") else None
     plot.text(plot.margin[0] - 8, plot.sy(i) + 4, label, anchor="end", size=11, href=href)
     return label, href

@@ -6,32 +6,70 @@ JS = r"""
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("report-data").textContent);
-  const SHOWN_LEAVES = 6;  // a cell links this many leaves; its tooltip lists them all
-  const LEAVES = /^(?:tree (\d+) )?(?:leaf|leaves) (\d+(?:, \d+)*)$/;
+  const SHOWN_LEAVES = 6, SHOWN_PAIRS = 3;  // a cell links this many leaves (of a forest: tree-leaf pairs); its tooltip lists them all
+  const LEAF_QUERY = /^(?:tree:(\d+) +)?leaf:(\d+)$/;  // what a reader types in a filter, never provenance
 
   function pct(v) { return v === null || v === undefined ? "" : (100 * v).toFixed(1) + " %"; }
   function num(v) { return v === null || v === undefined ? "" : Number(v).toLocaleString("en"); }
-  function leafIds(text) {
-    const m = LEAVES.exec(String(text));
-    return m ? { tree: m[1] === undefined ? null : Number(m[1]), ids: m[2].split(", ").map(Number) } : null;
-  }
   function anchorOf(tree, id) { return tree === null ? "node-" + id : "tree-" + tree + "-node-" + id; }
-  function leafCell(text) {
-    const parsed = leafIds(text), span = document.createElement("span");
-    if (!parsed) { span.textContent = text; return span; }
-    span.append(parsed.ids.length === 1 ? "leaf " : "leaves ");
-    parsed.ids.slice(0, SHOWN_LEAVES).forEach(function (id, i) {
-      if (i) span.append(", ");
-      const a = document.createElement("a");
-      a.href = "#" + anchorOf(parsed.tree, id);
-      a.textContent = String(id);
-      span.append(a);
+
+  // Per group, the leaves it can reach, from the attack's leaf pairs (columns: group g's are
+  // tree/leaf[offsets[g]:offsets[g+1]]; tree is null for a single tree): { trees, ids, text }.
+  // Without leaf pairs (a rule set's audit, an older result) each group keeps its provenance text.
+  function groupLeaves(groups) {
+    const lp = groups.leaf_pairs;
+    if (!lp) return groups.provenance;
+    const out = new Array(lp.offsets.length - 1);
+    for (let k = 0; k < out.length; k++) {
+      const lo = lp.offsets[k], hi = lp.offsets[k + 1];
+      const cell = { trees: lp.tree === null ? null : lp.tree.slice(lo, hi), ids: lp.leaf.slice(lo, hi) };
+      cell.text = runs(cell).map(function (r) {
+        return (r.tree === null ? "" : "tree " + r.tree + " ") + (r.ids.length === 1 ? "leaf " : "leaves ") + r.ids.join(", ");
+      }).join("; ");
+      out[k] = cell;
+    }
+    return out;
+  }
+  function runs(cell) {  // the cell's leaves tree by tree: [{ tree, ids }]
+    if (cell.trees === null) return [{ tree: null, ids: cell.ids }];
+    const out = [];
+    cell.ids.forEach(function (id, i) {
+      const t = cell.trees[i];
+      if (!out.length || out[out.length - 1].tree !== t) out.push({ tree: t, ids: [] });
+      out[out.length - 1].ids.push(id);
     });
-    if (parsed.ids.length > SHOWN_LEAVES) {
-      span.append(" … +" + (parsed.ids.length - SHOWN_LEAVES));
-      span.title = text;
+    return out;
+  }
+  function leafCell(value) {
+    const span = document.createElement("span");
+    if (value === null || typeof value !== "object") { span.textContent = value === null ? "" : String(value); return span; }
+    const most = value.trees === null ? SHOWN_LEAVES : SHOWN_PAIRS;
+    let shown = 0;
+    runs(value).forEach(function (r, j) {
+      if (shown >= most) return;
+      if (j) span.append("; ");
+      span.append((r.tree === null ? "" : "tree " + r.tree + " ") + (r.ids.length === 1 ? "leaf " : "leaves "));
+      r.ids.forEach(function (id, i) {
+        if (shown >= most) return;
+        if (i) span.append(", ");
+        const a = document.createElement("a");
+        a.href = "#" + anchorOf(r.tree, id);
+        a.textContent = String(id);
+        span.append(a);
+        shown++;
+      });
+    });
+    if (value.ids.length > shown) {
+      span.append(" … +" + (value.ids.length - shown));
+      span.title = value.text;
     }
     return span;
+  }
+  function reaches(cell, query) {  // does a cell of leaves (or of the leaf table) hold the queried leaf?
+    const tree = query[1] === undefined ? null : Number(query[1]), id = Number(query[2]);
+    if (cell === null || typeof cell !== "object") return false;
+    if (cell.ids === undefined) return cell.id === id && (tree === null || cell.tree === tree);
+    return cell.ids.some(function (x, i) { return x === id && (tree === null || (cell.trees !== null && cell.trees[i] === tree)); });
   }
 
   // -- rows --------------------------------------------------------------------------------------
@@ -50,6 +88,7 @@ JS = r"""
     columns.push({ label: "attacker's guess", kind: "text" }, { label: "leaves", kind: "leaves" });
     a.quasi_identifiers.forEach(function (q) { columns.push({ label: q, kind: "text" }); });
     const guess = g.posterior.map(function (row) { return row.indexOf(Math.max.apply(null, row)); });
+    const leaves = groupLeaves(g);
     const certain = g.posterior.map(function (row) { return Math.max.apply(null, row) >= 1 - 1e-9; });
     const rows = new Array(n);
     for (let i = 0; i < n; i++) {
@@ -68,10 +107,11 @@ JS = r"""
         if (certain[k]) { status = "certain"; cls = "proved"; }
         row = [p.row[i], status, Math.max.apply(null, g.posterior[k])];
       }
-      row.push(a.values[guess[k]], g.provenance[k]);
+      row.push(a.values[guess[k]], leaves[k]);
       rows[i] = { cells: row.concat(g.qi[k]), cls: cls, risk: cls === "proved" ? 2 : cls === "high" ? 1 : 0 };
     }
-    return { columns: columns, rows: rows, sortBy: 2, descending: true, limit: 100, riskFilter: true, noun: "people" };
+    const leafExample = g.leaf_pairs && g.leaf_pairs.tree !== null ? "tree:0 leaf:7" : "leaf:7";
+    return { columns: columns, rows: rows, sortBy: 2, descending: true, limit: 100, riskFilter: true, noun: "people", leafExample: leafExample };
   }
 
   function leafTable(a, index) {
@@ -91,8 +131,9 @@ JS = r"""
                                { label: "mean prior", kind: "pct" });
     columns.push({ label: "discloses", kind: "text", title: "the values proved of its people" });
     const rows = e.map(function (r) {
-      const leaf = byLeaf ? { text: "leaf " + r.leaf, tree: r.tree, id: r.leaf, anchor: r.anchor } : r.source;
-      const who = byLeaf ? { count: r.people, leaf: r.leaf, attack: index } : r.people;
+      const tree = r.tree === undefined ? null : r.tree;
+      const leaf = byLeaf ? { text: r.source, tree: tree, id: r.leaf, anchor: r.anchor } : r.source;
+      const who = byLeaf ? { count: r.people, tree: tree, leaf: r.leaf, attack: index } : r.people;
       const cells = [leaf, r.rule || "", r.published || "", who, r.sole];
       if (hasTruth) cells.push(r[high]);
       cells.push(r.certain_right);
@@ -100,7 +141,7 @@ JS = r"""
                                r.mean_prior === undefined ? null : r.mean_prior);
       cells.push(r.discloses);
       const cls = r.certain_right > 0 ? "proved" : (hasTruth && r[high] > 0 ? "high" : "");
-      return { cells: cells, cls: cls, risk: 0, id: byLeaf ? "leafrow-" + anchorOf(r.tree, r.leaf) : null };
+      return { cells: cells, cls: cls, risk: 0, id: byLeaf ? "leafrow-" + anchorOf(tree, r.leaf) : null };
     });
     return { columns: columns, rows: rows, sortBy: null, descending: true, limit: 50, riskFilter: false, noun: byLeaf ? "leaves" : "sources" };
   }
@@ -114,8 +155,9 @@ JS = r"""
       const button = document.createElement("button");
       button.className = "link";
       button.textContent = num(value.count);
-      button.title = "list the people who can reach leaf " + value.leaf;
+      button.title = "list the people who can reach " + (value.tree === null ? "" : "tree " + value.tree + " ") + "leaf " + value.leaf;
       button.dataset.showLeaf = String(value.leaf);
+      if (value.tree !== null) button.dataset.showTree = String(value.tree);
       button.dataset.attack = String(value.attack);
       td.append(button);
     }
@@ -135,7 +177,7 @@ JS = r"""
     if (kind === "num" || kind === "pct") return function (x, y) {
       return (x === null ? -Infinity : x) - (y === null ? -Infinity : y);
     };
-    if (kind === "leaf") return function (x, y) { return (x.id || 0) - (y.id || 0); };
+    if (kind === "leaf") return function (x, y) { return (x.tree || 0) - (y.tree || 0) || (x.id || 0) - (y.id || 0); };
     if (kind === "who") return function (x, y) { return x.count - y.count; };
     return function (x, y) { return textOf(x).localeCompare(textOf(y), "en", { numeric: true }); };
   }
@@ -146,7 +188,7 @@ JS = r"""
     controls.className = "controls"; wrap.className = "tablewrap";
     const search = document.createElement("input");
     search.type = "search";
-    search.placeholder = spec.noun === "people" ? "filter: any value, or leaf:7" : "filter: any value";
+    search.placeholder = spec.noun === "people" ? "filter: any value, or " + spec.leafExample : "filter: any value";
     search.setAttribute("aria-label", "filter the " + spec.noun);
     controls.append(search);
     let risky = null;
@@ -180,15 +222,13 @@ JS = r"""
     table.className = spec.noun;
 
     function matches() {
-      const q = state.query.trim().toLowerCase(), leafQuery = /^leaf:(\d+)$/.exec(q);
+      const q = state.query.trim().toLowerCase(), leafQuery = LEAF_QUERY.exec(q);
       return spec.rows.filter(function (r) {
         if (state.risky && r.risk === 0) return false;
         if (!q) return true;
         if (leafQuery) {
           return spec.columns.some(function (c, j) {
-            if (c.kind === "leaves") { const p = leafIds(r.cells[j]); return p !== null && p.ids.indexOf(Number(leafQuery[1])) >= 0; }
-            if (c.kind === "leaf") return r.cells[j] && r.cells[j].id === Number(leafQuery[1]);
-            return false;
+            return (c.kind === "leaves" || c.kind === "leaf") && reaches(r.cells[j], leafQuery);
           });
         }
         if (r.text === undefined) r.text = r.cells.map(textOf).join("\u0001").toLowerCase();
@@ -238,7 +278,7 @@ JS = r"""
     if (!button) return;
     const i = Number(button.dataset.attack), t = people[i];
     if (!t) return;
-    t.filter("leaf:" + button.dataset.showLeaf);
+    t.filter((button.dataset.showTree === undefined ? "" : "tree:" + button.dataset.showTree + " ") + "leaf:" + button.dataset.showLeaf);
     document.getElementById("people-" + i).scrollIntoView();
   });
   document.body.dataset.ready = "1";

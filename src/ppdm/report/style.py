@@ -33,6 +33,7 @@ th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: lef
 th { background: #f3f4f6; position: sticky; top: 0; cursor: pointer; user-select: none; white-space: nowrap; }
 th[aria-sort=ascending]::after { content: " ▲"; } th[aria-sort=descending]::after { content: " ▼"; }
 table.leaves td:nth-child(2) { min-width: 240px; }
+table.leaves td:first-child { white-space: nowrap; }
 td.leaves { white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.proved td { background: #fee2e2; } tr.high td { background: #ffedd5; }
