@@ -40,12 +40,20 @@ class SearchOptions:
     harvest: int = 64
     #: Open bounds asked about in one branch-and-bound question.
     milp_chunk: int = 5000
+    #: Relative gap at which a branch-and-bound solve stops: a dataset passing most of what can be
+    #: passed at once is as good as the best one (the next solve takes the rest); proofs do not
+    #: depend on it.
+    milp_gap: float = 0.1
     #: A branch-and-bound solve passing fewer open bounds than this turns to the neighbourhood
     #: search (:mod:`ppdm.exact.local`).
     stall: int = 30
+    #: Records a dataset of the neighbourhood search may change.
+    local_records: int = 16
     #: Whether datasets one or two record moves from the first one (:mod:`ppdm.exact.moves`)
     #: refute candidates before any solver is asked.
     record_moves: bool = True
+    #: Partners tried per record move before giving up on it.
+    move_partners: int = 8
     #: The most candidates per component whose LP bound is computed one by one (each costs one LP).
     lp_candidates: int = 400
     #: How close to 0 or 1 a share of the interior point must be to leave a count a candidate of

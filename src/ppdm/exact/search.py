@@ -316,12 +316,12 @@ def _search_part(s: _Search, truth: np.ndarray | None, lp: bool, interior: np.nd
         return
     if engine == "milp":
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
-        milp = MilpModel(local_group, problem.sizes[part.groups], part.rows, part.pair_of_var, len(part.pair_group))
+        milp = MilpModel(local_group, problem.sizes[part.groups], part.rows, part.pair_of_var, len(part.pair_group), s.options.milp_gap)
         hood: list[Neighbourhood] = []
 
         def local(certainty: bool) -> None:
             if not hood:
-                hood.append(Neighbourhood(local_group, problem.var_label[part.vars], problem.sizes[part.groups], part.rows, reference))
+                hood.append(Neighbourhood(local_group, problem.var_label[part.vars], problem.sizes[part.groups], part.rows, reference, s.options.local_records))
             _local(s, hood[0], milp, reference, certainty)
 
         for certainty in (True, False):
@@ -348,7 +348,7 @@ def _moves(s: _Search, x: np.ndarray) -> None:
     cand = (bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size)
     if not cand.any():
         return
-    found = paired_moves(s.problem.var_group[part.vars], part.rows, x, cand[part.pair_of_var], s.deadline)
+    found = paired_moves(s.problem.var_group[part.vars], part.rows, x, cand[part.pair_of_var], s.deadline, s.options.move_partners)
     for idx, change in found:  # each checked row by row against the rows' slack when found
         y = x.copy()
         np.add.at(y, idx, change)
