@@ -160,7 +160,7 @@ def bench_rules(frame, rules_time: float, samples: int, engines: list[str]) -> d
     estimate, est_s = _timed(lambda: rules_attack(rules, frame))
     print(f"rules exact: {seconds:.2f} s, load {load}: {d}; maxent {est_s:.2f} s certain {_people(estimate)}", flush=True)
     from ppdm.attacks.rules import rules_audit_problem
-    from ppdm.exact import exact_bounds
+    from ppdm.exact import SearchOptions, exact_bounds
     from ppdm.exact.build import from_joint, truth_counts
     from ppdm.maxent.rule_constraints import RuleKnowledge
     from ppdm.maxent.solve import solve_linear
@@ -172,7 +172,7 @@ def bench_rules(frame, rules_time: float, samples: int, engines: list[str]) -> d
     by_engine = {}
     for engine in engines:  # the search alone, same rows, same budget: the engines side by side
         eload = _load()
-        bounds, es = _timed(lambda: exact_bounds(counts, rules_time, truth, method="search", interior=interior, engine=engine))
+        bounds, es = _timed(lambda: exact_bounds(counts, rules_time, truth, method="search", interior=interior, options=SearchOptions(engine=engine)))
         people = int(bounds.sizes[bounds.certain_groups].sum())
         by_engine[engine] = {"seconds": es, "load": eload, "certain_people": people} | {
             k: v for k, v in bounds.summary().items() if k in ("undecided_records", "undecided_groups", "undecided_bounds", "solves", "local_solves", "method")}

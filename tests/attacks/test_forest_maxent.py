@@ -3,6 +3,8 @@ the estimate agrees with cvxpy + Clarabel, and bad inputs get one clear error.""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -20,7 +22,7 @@ from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.factored import expand
 from ppdm.maxent.forest_constraints import forest_type_problem
-from ppdm.maxent.forest_solve import solve_forest
+from ppdm.maxent.forest_solve import ForestSolveOptions, solve_forest
 from ppdm.maxent.forest_types import MAX_ROUTED
 from ppdm.tree import (
     forest_from_lightgbm,
@@ -120,7 +122,7 @@ def test_the_exact_face_changes_nothing_newton_found(family, dataset, request, m
     forest = FAMILIES[family](X, D, y)
     problem, types = forest_type_problem(forest, table, list(X.columns), y.name)
     chased = solve_forest(problem, feasible=types.truth())
-    monkeypatch.setattr(forest_solve, "_stalled", lambda gnorms: True)
+    monkeypatch.setattr(forest_solve, "_stalled", lambda gnorms, options: True)
     proved = solve_forest(problem, feasible=types.truth())
     assert chased.status == proved.status == "optimal", (chased.face, proved.face)
     assert np.abs(chased.marginal - proved.marginal).max() <= 1e-6
@@ -216,19 +218,19 @@ def test_the_tree_by_tree_form_solves_the_paper_setting_without_the_dense_newton
 
 
 @pytest.mark.parametrize("path", ["dense", "sparse", "conjugate gradients", "preconditioned"])
-def test_every_newton_direction_gives_the_same_estimate(nursery_coarse, path, monkeypatch):
+def test_every_newton_direction_gives_the_same_estimate(nursery_coarse, path):
     from ppdm.maxent.factored import solve_factored
 
     table, X, D, y = nursery_coarse
     forest = _sklearn(RandomForestClassifier(5, max_depth=3, random_state=0, n_jobs=1))(X, D, y)
     problem, _ = forest_type_problem(forest, table, list(X.columns), y.name)
+    options = ForestSolveOptions()
     if path == "sparse":
-        monkeypatch.setattr("ppdm.maxent.forest_solve.DENSE_ROWS", 0)
+        options = replace(options, dense_rows=0)
     if path in ("conjugate gradients", "preconditioned"):
-        monkeypatch.setattr("ppdm.maxent.forest_solve.EXACT_NNZ", 0)
-        monkeypatch.setattr("ppdm.maxent.forest_solve.PRECONDITION_NNZ", 0)
+        options = replace(options, exact_nnz=0, precondition_nnz=0)
     if path == "conjugate gradients":
-        monkeypatch.setattr("ppdm.maxent.forest_solve.FACTOR_NNZ", 0)
-    ours = solve_forest(problem)
+        options = replace(options, factor_nnz=0)
+    ours = solve_forest(problem, options=options)
     assert ours.max_violation <= 1e-7
     assert np.abs(ours.marginal - solve_factored(problem).marginal).max() <= 1e-5

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from ppdm.attacks.exact import exact_attack
 from ppdm.attacks.threat import ThreatModel
+from ppdm.exact import SearchOptions
 from ppdm.learn import ID3Classifier
 from ppdm.rules import mine_rules
 from ppdm.tree.disclosure import Disclosure
@@ -177,27 +178,22 @@ def test_rule_set_bounds_equal_brute_force(publish: str, frame: pd.DataFrame, su
     _compare(result, keys, lo, hi)
 
 
-@pytest.fixture
-def milp_everywhere(monkeypatch):  # type: ignore[no-untyped-def]
-    """Every component goes to HiGHS branch and bound (``ppdm.exact.milp``), however small."""
-    from ppdm.exact import search
-
-    monkeypatch.setattr(search, "MILP_MIN_VARS", 0)
-    monkeypatch.setattr(search, "DEFAULT_ENGINE", "auto")
+#: Every component goes to HiGHS branch and bound (``ppdm.exact.milp``), however small.
+MILP_EVERYWHERE = SearchOptions(engine="auto", milp_min_vars=0)
 
 
 @pytest.mark.parametrize("publish", ["class-counts", "error-rates", "labels"])
 @pytest.mark.parametrize("case", [1, 2, 4, 6])
 @given(frame=tables(), depth=st.integers(1, 2))
 @SETTINGS
-def test_milp_tree_bounds_equal_brute_force(milp_everywhere, publish: str, case: int, frame: pd.DataFrame, depth: int) -> None:  # type: ignore[no-untyped-def]
+def test_milp_tree_bounds_equal_brute_force(publish: str, case: int, frame: pd.DataFrame, depth: int) -> None:
     """The branch-and-bound engine, strict label rows included, against every consistent dataset."""
     sensitive, known, inputs, sa = CASES[case]
     tree = _tree(frame, inputs, depth)
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), publish=publish, sa_published=sa).resolve(frame, "Y")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = exact_attack(tree, frame, threat=threat, method="search")
+        result = exact_attack(tree, frame, threat=threat, method="search", options=MILP_EVERYWHERE)
     assert result.details["exact"]["components"] == 0 or result.details["exact"]["method"] == "milp"
     keys, lo, hi = _brute_tree(tree.published(publish), frame, threat, tuple(result.values))
     _compare(result, keys, lo, hi)
@@ -206,33 +202,26 @@ def test_milp_tree_bounds_equal_brute_force(milp_everywhere, publish: str, case:
 @pytest.mark.parametrize("publish", ["exact", "thresholds"])
 @given(frame=tables(), support=st.sampled_from([0.2, 0.3, 0.4]), confidence=st.sampled_from([0.5, 0.6, 0.8]))
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-def test_milp_rule_set_bounds_equal_brute_force(milp_everywhere, publish: str, frame: pd.DataFrame, support: float, confidence: float) -> None:  # type: ignore[no-untyped-def]
+def test_milp_rule_set_bounds_equal_brute_force(publish: str, frame: pd.DataFrame, support: float, confidence: float) -> None:
     values = tuple(sorted(frame["S"].unique()))
     rules = mine_rules(frame, ["A", "B"], "S", support, confidence, values=values).published(publish)
-    result = exact_attack(rules, frame)
+    result = exact_attack(rules, frame, options=MILP_EVERYWHERE)
     keys, lo, hi = _brute_rules(rules, frame, ["A", "B"])
     _compare(result, keys, lo, hi)
 
 
-@pytest.fixture
-def local_everywhere(monkeypatch):  # type: ignore[no-untyped-def]
-    """Branch and bound on every component, no record moves, and the neighbourhood search after
-    every dataset branch and bound finds."""
-    from ppdm.exact import search
-
-    monkeypatch.setattr(search, "MILP_MIN_VARS", 0)
-    monkeypatch.setattr(search, "DEFAULT_ENGINE", "auto")
-    monkeypatch.setattr(search, "STALL", 10**9)
-    monkeypatch.setattr(search, "_moves", lambda *args: None)
+#: Branch and bound on every component, no record moves, and the neighbourhood search after
+#: every dataset branch and bound finds.
+LOCAL_EVERYWHERE = SearchOptions(engine="auto", milp_min_vars=0, stall=10**9, record_moves=False)
 
 
 @pytest.mark.parametrize("publish", ["exact", "thresholds"])
 @given(frame=tables(), support=st.sampled_from([0.2, 0.3, 0.4]), confidence=st.sampled_from([0.5, 0.6, 0.8]))
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-def test_neighbourhood_search_keeps_rule_set_bounds_exact(local_everywhere, publish: str, frame: pd.DataFrame, support: float, confidence: float) -> None:  # type: ignore[no-untyped-def]
+def test_neighbourhood_search_keeps_rule_set_bounds_exact(publish: str, frame: pd.DataFrame, support: float, confidence: float) -> None:
     values = tuple(sorted(frame["S"].unique()))
     rules = mine_rules(frame, ["A", "B"], "S", support, confidence, values=values).published(publish)
-    result = exact_attack(rules, frame)
+    result = exact_attack(rules, frame, options=LOCAL_EVERYWHERE)
     keys, lo, hi = _brute_rules(rules, frame, ["A", "B"])
     _compare(result, keys, lo, hi)
 
@@ -241,12 +230,12 @@ def test_neighbourhood_search_keeps_rule_set_bounds_exact(local_everywhere, publ
 @pytest.mark.parametrize("case", [2, 4, 6])
 @given(frame=tables(), depth=st.integers(1, 2))
 @SETTINGS
-def test_neighbourhood_search_keeps_tree_bounds_exact(local_everywhere, publish: str, case: int, frame: pd.DataFrame, depth: int) -> None:  # type: ignore[no-untyped-def]
+def test_neighbourhood_search_keeps_tree_bounds_exact(publish: str, case: int, frame: pd.DataFrame, depth: int) -> None:
     sensitive, known, inputs, sa = CASES[case]
     tree = _tree(frame, inputs, depth)
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), publish=publish, sa_published=sa).resolve(frame, "Y")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = exact_attack(tree, frame, threat=threat, method="search")
+        result = exact_attack(tree, frame, threat=threat, method="search", options=LOCAL_EVERYWHERE)
     keys, lo, hi = _brute_tree(tree.published(publish), frame, threat, tuple(result.values))
     _compare(result, keys, lo, hi)

@@ -23,6 +23,7 @@ from ppdm.maxent.bound_propagation import forced_types
 from ppdm.maxent.face import forced_by_lp
 from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
 from ppdm.maxent.forest_constraints import forest_type_problem
+from ppdm.maxent.forest_solve import ForestSolveOptions
 from ppdm.tree import forest_from_sklearn
 
 KNOWN = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country", "income"]
@@ -179,25 +180,25 @@ class _TailDual:
         return value, np.ones(1), np.ones(1), np.array([-value])
 
 
-def test_a_stall_is_judged_by_the_best_violation_not_by_a_spike(monkeypatch):
-    monkeypatch.setattr(forest_solve, "FACE_AFTER", 12)
-    monkeypatch.setattr(forest_solve, "FACE_WINDOW", 10)
+def test_a_stall_is_judged_by_the_best_violation_not_by_a_spike():
+    options = ForestSolveOptions(face_after=12, face_window=10)
     flat = [1e-5] * 12
-    assert forest_solve._stalled(flat)
-    assert not forest_solve._stalled(flat[:11])  # too early
+    assert forest_solve._stalled(flat, options)
+    assert not forest_solve._stalled(flat[:11], options)  # too early
     spiked = [1e-5, 7e-5] + [2e-5] * 9 + [6e-6]  # its ends are 12x apart, its best only 1.7x
-    assert forest_solve._stalled(spiked)
-    assert not forest_solve._stalled([1e-5] * 2 + [1e-7] * 10)
+    assert forest_solve._stalled(spiked, options)
+    assert not forest_solve._stalled([1e-5] * 2 + [1e-7] * 10, options)
 
 
 def test_an_exact_step_is_doubled_while_the_dual_falls():
     lam = np.zeros(1)
     value, _, _, g = _TailDual().state(lam)
     d = np.ones(1)
+    max_expand = ForestSolveOptions().max_expand
     plain = forest_solve._line_search(_TailDual(), lam, value, -g, d)  # type: ignore[arg-type]
-    longer = forest_solve._line_search(_TailDual(), lam, value, -g, d, expand=True)  # type: ignore[arg-type]
+    longer = forest_solve._line_search(_TailDual(), lam, value, -g, d, max_expand)  # type: ignore[arg-type]
     assert plain[0][0] == 1.0
-    assert longer[0][0] == forest_solve.MAX_EXPAND
+    assert longer[0][0] == max_expand
 
 
 def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_forest, monkeypatch):
@@ -205,12 +206,12 @@ def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_
     calls = {"n": 0}
     direction = forest_solve._direction
 
-    def stalled_at_first(dual, w, P, g, eta, exact):  # no progress for the first max_newton steps
+    def stalled_at_first(dual, w, P, g, eta, exact, options):  # no progress for the first max_newton steps
         calls["n"] += 1
-        return (np.zeros_like(g), 0) if calls["n"] <= 40 else direction(dual, w, P, g, eta, exact)
+        return (np.zeros_like(g), 0) if calls["n"] <= 40 else direction(dual, w, P, g, eta, exact, options)
 
     monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
-    result = forest_solve.solve_forest(problem, max_newton=40)
+    result = forest_solve.solve_forest(problem, options=ForestSolveOptions(max_newton=40, max_newton_cg=40))
     assert calls["n"] > 40
     assert result.status == "inaccurate"  # rows met, but zeros guessed
     assert result.max_violation <= 1e-9
@@ -225,43 +226,39 @@ def test_a_stalled_chase_asks_the_linear_programme_and_lands_on_the_optimum(educ
     calls = {"n": 0}
     direction = forest_solve._direction
 
-    def stalled_at_first(dual, w, P, g, eta, exact):
+    def stalled_at_first(dual, w, P, g, eta, exact, options):
         calls["n"] += 1
-        return (np.zeros_like(g), 0) if calls["n"] <= 12 else direction(dual, w, P, g, eta, exact)
+        return (np.zeros_like(g), 0) if calls["n"] <= 12 else direction(dual, w, P, g, eta, exact, options)
 
     monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
-    monkeypatch.setattr(forest_solve, "FACE_AFTER", 12)
-    result = forest_solve.solve_forest(problem, max_newton=40, feasible=types.truth())
+    options = ForestSolveOptions(max_newton=40, max_newton_cg=40, face_after=12)
+    result = forest_solve.solve_forest(problem, feasible=types.truth(), options=options)
     assert result.status == "optimal"
     assert "linear programme" in result.face and "guessed" not in result.face
     assert int(result.face.split("linear programme: ")[1].split()[0]) > 0
     assert np.abs(result.marginal - reference.marginal).max() <= 1e-7
 
 
-def _conjugate_gradients_only(monkeypatch) -> None:
-    """Every Hessian too large to factorise: the solver's conjugate-gradient path."""
-    for name in ("EXACT_NNZ", "PRECONDITION_NNZ", "FACTOR_NNZ"):
-        monkeypatch.setattr(forest_solve, name, -1.0)
+#: Every Hessian too large to factorise: the solver's conjugate-gradient path.
+CONJUGATE_GRADIENTS_ONLY = ForestSolveOptions(exact_nnz=-1.0, precondition_nnz=-1.0, factor_nnz=-1.0)
 
 
 def test_conjugate_gradients_guess_nothing_when_the_data_is_given(education_forest, monkeypatch):
     """On the conjugate-gradient path (forced here) the data's feasible point replaces the guess."""
     problem, types = education_forest
     reference = _on_the_face(problem, types, monkeypatch)
-    _conjugate_gradients_only(monkeypatch)
-    result = forest_solve.solve_forest(problem, feasible=types.truth())
+    result = forest_solve.solve_forest(problem, feasible=types.truth(), options=CONJUGATE_GRADIENTS_ONLY)
     assert result.status == "optimal", result.face
     assert "linear programme: " in result.face and "guessed" not in result.face
     assert np.abs(result.marginal - reference.marginal).max() <= 1e-6
-    guessing = forest_solve.solve_forest(problem)
+    guessing = forest_solve.solve_forest(problem, options=CONJUGATE_GRADIENTS_ONLY)
     assert "guessed: " in guessing.face and guessing.status == "inaccurate"
 
 
 def test_a_programme_that_does_not_finish_leaves_the_guess_and_says_so(education_forest, monkeypatch):
     problem, types = education_forest
-    _conjugate_gradients_only(monkeypatch)
     monkeypatch.setattr(forest_solve, "forced_by_lp", lambda *args: None)  # out of time
-    result = forest_solve.solve_forest(problem, feasible=types.truth())
+    result = forest_solve.solve_forest(problem, feasible=types.truth(), options=CONJUGATE_GRADIENTS_ONLY)
     assert "linear programme: did not finish" in result.face and "guessed: " in result.face
     assert result.status == "inaccurate"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppdm.maxent.forest_solve import _pcg
+from ppdm.maxent.forest_solve import ForestSolveOptions, _pcg
 
 
 class _FlatDual:
@@ -23,6 +23,6 @@ class _FlatDual:
 
 def test_conjugate_gradients_stop_at_noise_curvature_with_a_finite_step() -> None:
     g = np.array([1.0, -2.0, 0.5])
-    step, iterations = _pcg(_FlatDual(), np.ones(3), np.ones(3), g, 1e-3)  # type: ignore[arg-type]
+    step, iterations = _pcg(_FlatDual(), np.ones(3), np.ones(3), g, 1e-3, ForestSolveOptions())  # type: ignore[arg-type]
     assert np.all(np.isfinite(step)) and iterations == 1
     assert np.allclose(step, g / (1.0 + 1e-12))  # the preconditioned gradient

@@ -26,6 +26,7 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_counts
+from ppdm.exact.options import SearchOptions
 from ppdm.exact.problem import CountProblem, CountRows
 from ppdm.exact.solve import Detail, Method, exact_bounds
 from ppdm.maxent.attacker_types import AttackerTypes
@@ -51,6 +52,7 @@ def exact_attack(
     ties: Ties = "first",
     rule_knowledge: RuleKnowledge | None = None,
     detail: Detail = "bounds",
+    options: SearchOptions | None = None,
 ) -> AttackResult:
     """Per group and sensitive value, the proved min and max count over every consistent dataset.
 
@@ -65,17 +67,20 @@ def exact_attack(
     posterior is the midpoint of each value's proved [min, max], normalised (a point inside what
     is proved, not a belief); ``bounds`` and ``details["exact"]`` hold the rest. ``detail``:
     ``"certainty"`` may leave minima and maxima other than certain and impossible ones as proved
-    intervals (faster on one tree; see :func:`ppdm.exact.exact_bounds`).
+    intervals (faster on one tree; see :func:`ppdm.exact.exact_bounds`). ``options``: the integer
+    search's settings (:class:`~ppdm.exact.options.SearchOptions`); without an engine named there,
+    rule sets go to ``"auto"`` (HiGHS branch and bound on large components), trees and forests to
+    CP-SAT.
     """
     if time_limit is not None and time_limit <= 0:
         raise PpdmError(f"time_limit must be positive seconds, got {time_limit!r}")
     if isinstance(model, RuleSet):
-        return _rules(model, data, quasi_identifiers, time_limit, method, rule_knowledge or RuleKnowledge(), detail)
+        return _rules(model, data, quasi_identifiers, time_limit, method, rule_knowledge or RuleKnowledge(), detail, options)
     if isinstance(model, Forest):
-        return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail)
+        return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, options)
     if not isinstance(model, Tree):
         raise PpdmError(f"the exact audit takes a Tree, a Forest or a RuleSet, got {type(model).__name__}")
-    return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail)
+    return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, options)
 
 
 def tree_count_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, ties: Ties = "first") -> tuple[CountProblem, AttackerTypes, np.ndarray | None]:
@@ -128,7 +133,7 @@ def _counts(problem: FactoredProblem, types: AttackerTypes | ForestTypes, blocks
 
 def _solved(  # type: ignore[no-untyped-def]
     model, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
-    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, build,
+    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, build, options: SearchOptions | None,
 ):
     """The threat model, the count problem ``build`` makes of the model, its bounds, and which
     records the result is about (not those whose full record the attacker holds)."""
@@ -136,7 +141,7 @@ def _solved(  # type: ignore[no-untyped-def]
 
     threat = _threat(model, data, quasi_identifiers, sensitive, Knowledge(), threat)
     counts, types, truth = build(model, data, threat, ties)
-    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail)
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, options=options)
     targets = np.ones(types.groups.n_records, dtype=bool)
     if types.known_group is not None:
         targets = ~types.known_group[types.groups.group_of_record]
@@ -145,9 +150,9 @@ def _solved(  # type: ignore[no-untyped-def]
 
 def _tree(
     tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
-    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
+    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
-    threat, counts, types, bounds, targets = _solved(tree, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, tree_count_problem)
+    threat, counts, types, bounds, targets = _solved(tree, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, tree_count_problem, options)
     groups = types.groups
     details = {"threat_model": threat.describe(tree.disclosure), "unknowns": types.domain.describe()}
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
@@ -159,9 +164,9 @@ def _tree(
 
 def _forest(
     forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
-    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
+    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
-    threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem)
+    threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem, options)
     groups = types.groups
     details = {
         "threat_model": threat.describe(forest.trees[0].disclosure),
@@ -179,7 +184,7 @@ def _forest(
 
 def _rules(
     rules: RuleSet, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, time_limit: float | None, method: Method,
-    knowledge: RuleKnowledge, detail: Detail,
+    knowledge: RuleKnowledge, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
     if knowledge.strict != "integer":
         raise PpdmError("the exact audit reads NAR rows on whole counts (strict='integer')")
@@ -195,8 +200,10 @@ def _rules(
         from ppdm.maxent.solve import solve_linear
 
         interior = solve_linear(problem).p  # relative interior of the relaxation: the LP step's candidates
-    # HiGHS branch and bound on large components: measured on paper 004's rule set (benchmarks/README.md)
-    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior, engine="auto")
+    options = SearchOptions() if options is None else options
+    if options.engine is None:  # HiGHS branch and bound on large components: measured on paper 004's rule set (benchmarks/README.md)
+        options = replace(options, engine="auto")
+    bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, interior=interior, options=options)
     details = {"rules": len(rules), "publish": rules.publish, "constraint_rows": {r.name: r.n_rows for r in counts.rows}}
     n = groups.n_records
     return _result("exact-rules", rules.sensitive, tuple(rules.values), groups, bounds, counts, true_codes, np.ones(n, dtype=bool), details)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,13 +48,6 @@ class Distinct:
     @property
     def n_records(self) -> int:
         return int(self.counts.sum())
-
-
-class Counting(Protocol):
-    """What a counting backend provides."""
-
-    def distinct(self, frame: Any, columns: Sequence[str]) -> Distinct:
-        """The distinct combinations of ``columns`` in ``frame`` and how many records hold each."""
 
 
 def is_dask(frame: object) -> bool:
@@ -174,7 +167,7 @@ class DaskCounting:
         self.batch = batch
 
     def distinct(self, frame: Any, columns: Sequence[str], limit: int | None = None) -> Distinct | None:  # type: ignore[override]
-        """As :meth:`Counting.distinct`; ``None`` as soon as there are more than ``limit`` combinations."""
+        """As :meth:`PandasCounting.distinct`; ``None`` as soon as there are more than ``limit`` combinations."""
         _check(frame, columns)
         columns = list(columns)
         if not columns:
@@ -263,15 +256,6 @@ def _local_workers() -> int:
     import os
 
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-
-
-def backend_for(frame: Any, client: Any = None, progress: bool | None = None) -> PandasCounting | DaskCounting:
-    """The backend that counts ``frame``: Dask for a Dask frame, pandas otherwise."""
-    if is_dask(frame):
-        return DaskCounting(client, progress)
-    if client is not None:
-        raise DataError("a distributed client counts Dask frames only: pass the data as a dask.dataframe")
-    return PandasCounting()
 
 
 def compress(

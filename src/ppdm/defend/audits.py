@@ -81,13 +81,6 @@ def spans_of(tree: Model, data: pd.DataFrame, threat: ThreatModel) -> Spans:
     return model_anonymity(tree, data, list(threat.known or ()), class_public=threat.class_known)
 
 
-def run_audits(
-    tree: Model, data: pd.DataFrame, threat: ThreatModel, auditors: Sequence[Auditor], noisy: bool = False
-) -> list[AttackResult]:
-    """Every auditor that applies, in order."""
-    return audit_until(tree, data, threat, auditors, noisy)[0]
-
-
 def audit_until(
     tree: Model, data: pd.DataFrame, threat: ThreatModel, auditors: Sequence[Auditor], noisy: bool = False,
     enough: Callable[[list[AttackResult]], bool] | None = None,

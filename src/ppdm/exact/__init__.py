@@ -8,7 +8,8 @@ the model, and says which rows are in every consistent dataset.
 """
 
 from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.options import SearchOptions
 from ppdm.exact.problem import CountProblem, CountRows
 from ppdm.exact.solve import exact_bounds
 
-__all__ = ["CountProblem", "CountRows", "ExactBounds", "exact_bounds"]
+__all__ = ["CountProblem", "CountRows", "ExactBounds", "SearchOptions", "exact_bounds"]

@@ -21,14 +21,17 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-#: Records a local dataset may change (the budget R).
-RECORDS = 16
+from ppdm.exact.options import SearchOptions
 
 
 class Neighbourhood:
-    """The rows that ``RECORDS`` changed records could break, over classes of groups alike in them."""
+    """The rows that ``records`` changed records (the budget R) could break, over classes of
+    groups alike in them."""
 
-    def __init__(self, var_group: np.ndarray, var_label: np.ndarray, sizes: np.ndarray, rows, x_ref: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    def __init__(  # type: ignore[no-untyped-def]
+        self, var_group: np.ndarray, var_label: np.ndarray, sizes: np.ndarray, rows, x_ref: np.ndarray, records: int = SearchOptions.local_records,
+    ) -> None:
+        self.records = records
         kept, rhs, le = [], [], []
         for A, b, sense, strict, _ in rows:
             if sense == "eq":
@@ -38,7 +41,7 @@ class Neighbourhood:
                 continue
             slack = b - A @ x_ref - (0 if strict is None else strict.astype(np.int64))
             spread = np.maximum(_row_max(A), 0) - np.minimum(_row_min(A), 0)
-            tight = slack < RECORDS * spread
+            tight = slack < records * spread
             kept.append(A[tight])
             rhs.append(slack[tight].astype(float))
             le.append(np.ones(int(tight.sum()), bool))
@@ -71,7 +74,7 @@ class Neighbourhood:
         self.var_order = np.argsort(self.var_key)
 
     def change(self, group: int, label: int, need: int, minimum: bool, seconds: float | None) -> np.ndarray | None:
-        """Per class column, the change (in records) of a dataset within ``RECORDS`` records of the
+        """Per class column, the change (in records) of a dataset within ``records`` records of the
         reference whose count of ``label`` in ``group``'s class moves by ``need`` (down for a
         minimum, up for a maximum); ``None`` when there is none or time ran out."""
         k, n = self.n_cols, self.n_cols
@@ -80,7 +83,7 @@ class Neighbourhood:
         target = mine * (self.col_label == label)
         C = sp.csr_matrix((np.ones(k), (self.col_class, np.arange(k))))  # class balance
         D = sp.hstack([sp.identity(k), -sp.identity(k)]).tocsr()  # P − M
-        cons = [LinearConstraint(C @ D, 0, 0), LinearConstraint(np.ones((1, 2 * n)), 0, 2 * RECORDS)]
+        cons = [LinearConstraint(C @ D, 0, 0), LinearConstraint(np.ones((1, 2 * n)), 0, 2 * self.records)]
         if self.A.shape[0]:
             lo = np.where(self.le, -np.inf, self.rhs)
             cons.append(LinearConstraint(self.A @ D, lo, self.rhs))

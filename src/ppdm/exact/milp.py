@@ -29,13 +29,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from ppdm.exact.options import SearchOptions
+
 #: Rows of one component: (A, b, sense, strict flags or None, names), over the component's variables.
 Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
-
-
-#: Relative gap at which a solve stops: a dataset passing most of what can be passed at once is
-#: as good as the best one (the next solve takes the rest); proofs do not depend on it (below).
-GAP = 0.1
 
 
 @dataclass
@@ -53,9 +50,13 @@ class MilpModel:
     """One component's rows as a mixed-integer program over whole counts, asked about open bounds.
 
     ``var_group``: each variable's group (0..groups−1 of the component); ``sizes``: records per
-    group; ``pair_of_var``: each variable's pair (group, value)."""
+    group; ``pair_of_var``: each variable's pair (group, value); ``gap``: the relative gap at which
+    a solve stops (:attr:`SearchOptions.milp_gap`; proofs do not depend on it, see :meth:`beyond`)."""
 
-    def __init__(self, var_group: np.ndarray, sizes: np.ndarray, rows: Rows, pair_of_var: np.ndarray, n_pairs: int) -> None:
+    def __init__(
+        self, var_group: np.ndarray, sizes: np.ndarray, rows: Rows, pair_of_var: np.ndarray, n_pairs: int, gap: float = SearchOptions.milp_gap,
+    ) -> None:
+        self.gap = gap
         n = len(var_group)
         self.n, self.sizes, self.var_group = n, np.asarray(sizes, dtype=np.int64), np.asarray(var_group)
         G = sp.csr_matrix((np.ones(n), (var_group, np.arange(n))), shape=(len(sizes), n))
@@ -109,7 +110,7 @@ class MilpModel:
         cons.append(LinearConstraint(flags, -np.inf, rhs))
         upper = np.r_[self.sizes[self.var_group].astype(float), np.ones(e + k)]
         c = np.r_[np.zeros(n + e), -np.ones(k)]
-        options = {"mip_rel_gap": GAP, "disp": False}
+        options = {"mip_rel_gap": self.gap, "disp": False}
         if seconds is not None:
             options["time_limit"] = max(float(seconds), 0.05)
         res = milp(c, constraints=cons, integrality=np.ones(width), bounds=Bounds(np.zeros(width), upper), options=options)

@@ -15,8 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-#: Partners tried per move before giving up on it.
-PARTNERS = 8
+from ppdm.exact.options import SearchOptions
 
 #: The most entries (rows × variables) of the dense copy of the rows the moves work on.
 DENSE_LIMIT = 50_000_000
@@ -24,12 +23,13 @@ DENSE_LIMIT = 50_000_000
 
 def paired_moves(
     var_group: np.ndarray, rows: list[tuple[sp.csr_matrix, np.ndarray, str, np.ndarray | None, list[str]]], x: np.ndarray,
-    wanted: np.ndarray, deadline: float | None = None,
+    wanted: np.ndarray, deadline: float | None = None, partners: int = SearchOptions.move_partners,
 ) -> list[tuple[np.ndarray, np.ndarray]]:
     """Consistent datasets one or two record moves away from ``x``, as (variables, changes).
 
     ``wanted``: per variable, whether moving a record *out* of it is worth a dataset (the
-    candidates still to refute). One dataset per wanted source variable at most.
+    candidates still to refute). One dataset per wanted source variable at most, after trying at
+    most ``partners`` second moves for it.
     """
     import time
 
@@ -69,7 +69,7 @@ def paired_moves(
             done[u[m]] = True
             continue
         lo, hi = np.searchsorted(keys_sorted, -key[m] - 1e-7), np.searchsorted(keys_sorted, -key[m] + 1e-7)
-        for p in sorted_idx[lo:hi][:PARTNERS]:
+        for p in sorted_idx[lo:hi][:partners]:
             if var_group[u[p]] == var_group[u[m]]:
                 continue
             d = d1 + D[:, v[p]] - D[:, u[p]]

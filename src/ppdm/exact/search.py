@@ -30,8 +30,8 @@ them, so the search is organised to answer many at once, soundly:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,41 +43,8 @@ from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
+from ppdm.exact.options import ENGINES, SearchOptions
 from ppdm.exact.problem import CountProblem
-
-#: The most candidates per component whose LP bound is computed (each costs one LP).
-LP_CANDIDATES = 400
-
-#: CP-SAT workers (the machines this runs on have few cores).
-WORKERS = 2
-
-#: How close to 0 or 1 a share of an interior point must be to leave a count a candidate.
-INTERIOR_TOL = 1e-5
-
-#: Open counts asked about in one backbone question.
-CHUNK = 300
-
-#: Open bounds asked about in one branch-and-bound question (``engine="milp"``).
-MILP_CHUNK = 5000
-
-#: The integer engines: HiGHS branch and bound (many bounds per solve), CP-SAT, or by size.
-ENGINES = ("auto", "milp", "cp-sat")
-
-#: The engine when none is named: CP-SAT, as before branch and bound came in (rule sets ask for
-#: ``"auto"``: measured there; forests and trees keep the engine their benchmarks were tuned on).
-DEFAULT_ENGINE = "cp-sat"
-
-#: A branch-and-bound solve passing fewer open bounds than this turns to the neighbourhood search.
-STALL = 30
-
-#: With ``engine="auto"``, components with at least this many variables go to HiGHS (on small
-#: ones CP-SAT answers within milliseconds; on Adult's rule set HiGHS is minutes ahead).
-MILP_MIN_VARS = 300
-
-#: Seconds of a certainty or backbone question before its best dataset so far is taken (doubled
-#: each time a question refutes nothing): datasets found early settle counts while the optimum
-#: is still far.
-BACKBONE_SECONDS = 4.0
 
 
 def components(problem: CountProblem) -> tuple[int, np.ndarray]:
@@ -104,22 +71,75 @@ class _Part:
     pair_of_var: np.ndarray
 
 
+@dataclass
+class SearchStats:
+    """What the search did, reported in :attr:`ExactBounds.stats`: components searched, solver
+    calls, LP solves and the bounds they proved; and, when those stages ran, the datasets the
+    record moves found (in the last component that had candidates) and the neighbourhood
+    search's solves and datasets."""
+
+    components: int = 0
+    solves: int = 0
+    lp_solves: int = 0
+    proved_by_lp: int = 0
+    move_datasets: int | None = None
+    local_solves: int | None = None
+    local_datasets: int | None = None
+
+    def as_dict(self) -> dict[str, int]:
+        """The counts of the stages that ran, in this order."""
+        return {name: value for name, value in asdict(self).items() if value is not None}
+
+
+@dataclass
+class _Search:
+    """The search of one component, as every stage sees it: the problem and the component, the
+    bounds the stages tighten (shared by every component), the deadline, the settings, the
+    counts reported, and the last consistent dataset seen (over the component's variables)."""
+
+    problem: CountProblem
+    part: _Part
+    bounds: ExactBounds
+    deadline: float | None
+    options: SearchOptions
+    stats: SearchStats
+    last: np.ndarray | None = None
+
+    def see(self, x_local: np.ndarray) -> None:
+        """A consistent dataset: the minima are at most, the maxima at least, what it shows; it
+        becomes the last one seen."""
+        g, lab = self.part.pair_group, self.part.pair_label
+        counts = np.bincount(self.part.pair_of_var, weights=x_local, minlength=len(g)).astype(np.int64)
+        self.bounds.min_hi[g, lab] = np.minimum(self.bounds.min_hi[g, lab], counts)
+        self.bounds.max_lo[g, lab] = np.maximum(self.bounds.max_lo[g, lab], counts)
+        self.last = x_local
+
+    def left(self) -> float | None:
+        """Seconds left of the budget (``None``: no budget)."""
+        return _left(self.deadline)
+
+    def out_of_time(self) -> bool:
+        left = self.left()
+        return left is not None and left <= 0
+
+
 def search_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, lp: bool = True,
-    interior: np.ndarray | None = None, engine: str | None = None,
+    interior: np.ndarray | None = None, options: SearchOptions | None = None,
 ) -> ExactBounds:
     """Min and max of every (group, value) count over the consistent datasets (module docstring).
 
-    ``engine``: ``"milp"`` (HiGHS branch and bound, :mod:`ppdm.exact.milp`), ``"cp-sat"``, or
-    ``"auto"``: HiGHS on components of at least :data:`MILP_MIN_VARS` variables; ``None``:
-    :data:`DEFAULT_ENGINE`."""
-    engine = DEFAULT_ENGINE if engine is None else engine
+    ``options``: the search's settings, its integer engine among them (:class:`SearchOptions`;
+    ``None``: the defaults)."""
+    options = SearchOptions() if options is None else options
+    engine = "cp-sat" if options.engine is None else options.engine
     if engine not in ENGINES:
         raise MaxEntError(f"unknown integer engine {engine!r} (auto, milp or cp-sat)")
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     bounds = ExactBounds.trivial(problem.sizes, problem.possible_labels())
-    stats = {"components": 0, "solves": 0, "lp_solves": 0, "proved_by_lp": 0, "engines": []}
+    stats = SearchStats()
+    engines: list[str] = []
     if truth is not None:
         if not problem.satisfied(truth):
             raise InfeasibleError("the real records do not reproduce what is published", ["truth"])
@@ -132,18 +152,18 @@ def search_bounds(
             bounds.min_hi[g, lab] = bounds.min_lo[g, lab]
             bounds.max_lo[g, lab] = bounds.max_hi[g, lab]
             continue
-        stats["components"] += 1
-        used = engine if engine != "auto" else "milp" if len(part.vars) >= MILP_MIN_VARS else "cp-sat"
-        if used not in stats["engines"]:
-            stats["engines"].append(used)
-        searches.append(_search_part(problem, part, bounds, deadline, truth, lp, stats, interior, used))
+        stats.components += 1
+        used = engine if engine != "auto" else "milp" if len(part.vars) >= options.milp_min_vars else "cp-sat"
+        if used not in engines:
+            engines.append(used)
+        searches.append(_search_part(_Search(problem, part, bounds, deadline, options, stats), truth, lp, interior, used))
     # stage by stage over every component: one component's bounds never take the budget
     # another needs to settle its certainty
     while searches:
         searches = [s for s in searches if next(s, _DONE) is not _DONE]
-    bounds.method = "+".join(sorted(stats.pop("engines"))) or "cp-sat"
+    bounds.method = "+".join(sorted(engines)) or "cp-sat"
     bounds.seconds = time.perf_counter() - start
-    bounds.stats = stats
+    bounds.stats = stats.as_dict()
     bounds.tighten()  # the maxima of two-valued groups the search left to the minima
     bounds.check()
     return bounds
@@ -195,10 +215,11 @@ def _split_sense(
 class _Model:
     """A CP-SAT model of one component, rebuilt cheaply (cloned) for each question."""
 
-    def __init__(self, problem: CountProblem, part: _Part) -> None:
+    def __init__(self, problem: CountProblem, part: _Part, options: SearchOptions) -> None:
         from ortools.sat.python import cp_model
 
         self.cp = cp_model
+        self.options = options
         m = cp_model.CpModel()
         sizes = problem.sizes[problem.var_group[part.vars]]
         x = [m.new_int_var(0, int(s), f"x{i}") for i, s in enumerate(sizes)]
@@ -234,7 +255,7 @@ class _Model:
         """Add ``extra(model)`` (returning an expression to maximise, or ``None``) to a copy and
         solve, starting from ``hint`` (a consistent dataset) when given: the status, the counts
         found and the objective's value. ``harvest``: a list that receives every improving
-        solution met on the way (each a consistent dataset, at most :data:`HARVEST`)."""
+        solution met on the way (each a consistent dataset, at most ``options.harvest``)."""
         model = self.model.clone()
         objective = extra(model)
         if maximize and objective is not None:
@@ -243,13 +264,13 @@ class _Model:
             for v, h in zip(self.x, hint.tolist()):
                 model.add_hint(v, h)
         solver = self.cp.CpSolver()
-        solver.parameters.num_workers = WORKERS
+        solver.parameters.num_workers = self.options.workers
         if seconds is not None:
             solver.parameters.max_time_in_seconds = max(seconds, 0.05)
         if harvest is None:
             status = solver.solve(model)
         else:
-            status = solver.solve(model, _harvester(self.cp, self.x, harvest))
+            status = solver.solve(model, _harvester(self.cp, self.x, harvest, self.options.harvest))
         name = solver.status_name(status)
         if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
             value = solver.objective_value if maximize and objective is not None else 0.0
@@ -260,106 +281,94 @@ class _Model:
 _DONE = object()
 
 
-#: Most intermediate solutions kept from one CP-SAT call.
-HARVEST = 64
-
-
-def _harvester(cp_model, x: list, out: list):  # type: ignore[no-untyped-def]
-    """A CP-SAT solution callback appending each solution's counts to ``out``."""
+def _harvester(cp_model, x: list, out: list, most: int):  # type: ignore[no-untyped-def]
+    """A CP-SAT solution callback appending each solution's counts to ``out`` (``most`` at most)."""
 
     class Harvest(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
-            if len(out) < HARVEST:
+            if len(out) < most:
                 out.append(np.array([self.value(v) for v in x], dtype=np.int64))
 
     return Harvest()
 
 
-def _search_part(
-    problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict,
-    interior: np.ndarray | None = None, engine: str = "cp-sat",
-) -> Iterator[None]:
+def _search_part(s: _Search, truth: np.ndarray | None, lp: bool, interior: np.ndarray | None = None, engine: str = "cp-sat") -> Iterator[None]:
     """The search of one component, in stages (a generator: it pauses after each so that every
     component settles its certain values, then its impossible ones, before any other bound)."""
-    g, lab = part.pair_group, part.pair_label
-    last: list[np.ndarray] = []
-
-    def see(x_local: np.ndarray) -> None:
-        counts = np.bincount(part.pair_of_var, weights=x_local, minlength=len(g)).astype(np.int64)
-        bounds.min_hi[g, lab] = np.minimum(bounds.min_hi[g, lab], counts)
-        bounds.max_lo[g, lab] = np.maximum(bounds.max_lo[g, lab], counts)
-        last[:] = [x_local]
-
+    problem, part = s.problem, s.part
     if truth is None:
-        status, x, _ = _Model(problem, part).solve(lambda m: None, _left(deadline))
-        stats["solves"] += 1
+        status, x, _ = _Model(problem, part, s.options).solve(lambda m: None, s.left())
+        s.stats.solves += 1
         if x is None:
             if status == "INFEASIBLE":
                 raise InfeasibleError("no dataset reproduces what is published", [n for *_, names in part.rows for n in names][:5])
             return  # out of time: everything stays open
-        see(x)
+        reference = x
     else:
-        see(truth[part.vars])
-    reference = last[0]
+        reference = truth[part.vars]
+    s.see(reference)
     yield
-    _moves(problem, part, bounds, last[0], see, stats, deadline)
+    if s.options.record_moves:
+        _moves(s, reference)
     if lp:
-        _lp_certainty(problem, part, bounds, stats, deadline, interior)
-    left = _left(deadline)
-    if left is not None and left <= 0:
+        _lp_certainty(s, interior)
+    if s.out_of_time():
         return
     if engine == "milp":
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
-        milp = MilpModel(local_group, problem.sizes[part.groups], part.rows, part.pair_of_var, len(g))
+        milp = MilpModel(local_group, problem.sizes[part.groups], part.rows, part.pair_of_var, len(part.pair_group), s.options.milp_gap)
         hood: list[Neighbourhood] = []
 
         def local(certainty: bool) -> None:
             if not hood:
-                hood.append(Neighbourhood(local_group, problem.var_label[part.vars], problem.sizes[part.groups], part.rows, reference))
-            _local(hood[0], milp, part, bounds, deadline, see, stats, reference, certainty)
+                hood.append(Neighbourhood(local_group, problem.var_label[part.vars], problem.sizes[part.groups], part.rows, reference, s.options.local_records))
+            _local(s, hood[0], milp, reference, certainty)
 
         for certainty in (True, False):
             yield
-            _harvest(milp, part, bounds, deadline, see, stats, certainty, local)
+            _harvest(s, milp, certainty, local)
         return
-    model = _Model(problem, part)
+    model = _Model(problem, part, s.options)
     yield
-    _certainty(model, part, bounds, deadline, see, last, stats, signs=(-1,))
+    _certainty(s, model, signs=(-1,))
     yield
-    _certainty(model, part, bounds, deadline, see, last, stats, signs=(1,))
+    _certainty(s, model, signs=(1,))
     yield
     if lp:
-        _lp_bounds(problem, part, bounds, stats, deadline)
+        _lp_bounds(s)
     for direction in ("max", "min"):
-        _backbone(model, part, bounds, direction, deadline, see, last, stats)
+        _backbone(s, model, direction)
 
 
-def _moves(problem: CountProblem, part: _Part, bounds: ExactBounds, x: np.ndarray, see, stats: dict, deadline: float | None) -> None:  # type: ignore[no-untyped-def]
+def _moves(s: _Search, x: np.ndarray) -> None:
     """Refute candidate certain values with datasets one or two record moves from ``x``."""
+    part, bounds = s.part, s.bounds
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
     cand = (bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size)
     if not cand.any():
         return
-    found = paired_moves(problem.var_group[part.vars], part.rows, x, cand[part.pair_of_var], deadline)
+    found = paired_moves(s.problem.var_group[part.vars], part.rows, x, cand[part.pair_of_var], s.deadline, s.options.move_partners)
     for idx, change in found:  # each checked row by row against the rows' slack when found
         y = x.copy()
         np.add.at(y, idx, change)
-        see(y)
-    stats["move_datasets"] = len(found)
+        s.see(y)
+    s.stats.move_datasets = len(found)
     if found:
-        see(x)  # the last dataset seen stays the starting point
+        s.see(x)  # the last dataset seen stays the starting point
 
 
-def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict, signs: tuple[int, ...] = (-1, 1)) -> None:  # type: ignore[no-untyped-def]
+def _certainty(s: _Search, model: _Model, signs: tuple[int, ...] = (-1, 1)) -> None:
     """Settle certainty first, with linear objectives (easy for CP-SAT): push down the total of
     every count no dataset seen has taken below the whole group. At the optimum either some of
     them drop (refuted: not certain) or the total cannot drop at all, and then every one of them
     is certain (a sum at its largest has every term at its largest). Impossible values likewise,
-    pushing up the counts every dataset seen has left at 0."""
-    g, lab = part.pair_group, part.pair_label
+    pushing up the counts every dataset seen has left at 0. Each question may take
+    ``backbone_seconds``, twice as long after one that refuted nothing."""
+    bounds = s.bounds
+    g, lab = s.part.pair_group, s.part.pair_label
     size = bounds.sizes[g]
-    cap = BACKBONE_SECONDS
+    cap = s.options.backbone_seconds
     for sign in signs:
         chunk: int | None = None  # how many candidates one question holds (None: all)
         while True:
@@ -368,18 +377,18 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
             else:
                 cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
             cand = cand[:chunk]
-            left = _left(deadline)
+            left = s.left()
             if not len(cand) or (left is not None and left <= 0):
                 break
             found: list[np.ndarray] = []
             seconds = cap if left is None else min(cap, left)
             capped = left is None or seconds < left
-            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=last[0] if last else None, harvest=found)
-            stats["solves"] += 1
+            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=s.last, harvest=found)
+            s.stats.solves += 1
             for y in found:
-                see(y)
+                s.see(y)
             if x is not None:
-                see(x)
+                s.see(x)
             extreme = -int(size[cand].sum()) if sign < 0 else 0
             if x is not None and round(value) == extreme and status == "OPTIMAL":
                 # the total cannot move: every candidate of the question is settled
@@ -398,11 +407,12 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
             break  # out of time
 
 
-def _open_bounds(part: _Part, bounds: ExactBounds, certainty: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _open_bounds(s: _Search, certainty: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The open bounds: pairs, whether each is a minimum, and the count a dataset must reach to
     go beyond it. ``certainty``: only candidate certain (minimum seen at the whole group) and
     impossible (maximum seen at 0) values."""
-    g, lab = part.pair_group, part.pair_label
+    bounds = s.bounds
+    g, lab = s.part.pair_group, s.part.pair_label
     size = bounds.sizes[g]
     lo_open = bounds.min_lo[g, lab] < bounds.min_hi[g, lab]
     hi_open = bounds.max_lo[g, lab] < bounds.max_hi[g, lab]
@@ -420,26 +430,27 @@ def _open_bounds(part: _Part, bounds: ExactBounds, certainty: bool) -> tuple[np.
     return pairs, minimum, target
 
 
-def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, certainty: bool, local) -> None:  # type: ignore[no-untyped-def]
-    """Settle open bounds (certainty candidates first) :data:`MILP_CHUNK` at a time: a dataset
+def _harvest(s: _Search, milp: MilpModel, certainty: bool, local: Callable[[bool], None]) -> None:
+    """Settle open bounds (certainty candidates first) ``milp_chunk`` at a time: a dataset
     going beyond as many of them as possible; an optimum of 0, proved, settles the chunk. When a
-    solve passes fewer than :data:`STALL` bounds, the neighbourhood of the reference dataset is
+    solve passes fewer than ``stall`` bounds, the neighbourhood of the reference dataset is
     searched bound by bound first (``local``, :mod:`ppdm.exact.local`)."""
-    g, lab = part.pair_group, part.pair_label
+    bounds, chunk = s.bounds, s.options.milp_chunk
+    g, lab = s.part.pair_group, s.part.pair_label
     searched_locally = False
     while True:
-        pairs, minimum, target = _open_bounds(part, bounds, certainty)
+        pairs, minimum, target = _open_bounds(s, certainty)
         if not len(pairs):
             return
-        pairs, minimum, target = pairs[:MILP_CHUNK], minimum[:MILP_CHUNK], target[:MILP_CHUNK]
-        left = _left(deadline)
+        pairs, minimum, target = pairs[:chunk], minimum[:chunk], target[:chunk]
+        left = s.left()
         if left is not None and left <= 0:
             return
         out = milp.beyond(pairs, bounds.sizes[g[pairs]], minimum, target, left)
-        stats["solves"] += 1
+        s.stats.solves += 1
         if out.x is not None and out.beyond > 0:
-            see(out.x)
-            if out.beyond < STALL and not searched_locally:
+            s.see(out.x)
+            if out.beyond < s.options.stall and not searched_locally:
                 searched_locally = True
                 local(certainty)
             continue
@@ -450,17 +461,18 @@ def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float 
         bounds.max_hi[g[hi], lab[hi]] = bounds.max_lo[g[hi], lab[hi]]
 
 
-def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, reference: np.ndarray, certainty: bool) -> None:  # type: ignore[no-untyped-def]
+def _local(s: _Search, hood: Neighbourhood, milp: MilpModel, reference: np.ndarray, certainty: bool) -> None:
     """Open bounds passed by datasets a few records from ``reference``: one small solve per open
     bound still open, its answer spread over every open bound of the classes it moves."""
+    part, bounds = s.part, s.bounds
     g, lab = part.pair_group, part.pair_label
     pair_local = np.searchsorted(part.groups, g)
     pair_class = hood.group_class[pair_local]
     ref_count = np.bincount(part.pair_of_var, weights=reference, minlength=len(g)).astype(np.int64)
-    pairs, minimum, _ = _open_bounds(part, bounds, certainty)
+    pairs, minimum, _ = _open_bounds(s, certainty)
     failed: set[tuple[int, int, bool, int]] = set()  # the same question for another member of a class
     for i in range(len(pairs)):
-        left = _left(deadline)
+        left = s.left()
         if left is not None and left <= 0:
             return
         p, is_min = pairs[i], bool(minimum[i])
@@ -472,7 +484,7 @@ def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBound
         if need <= 0 or question in failed:
             continue
         delta = hood.change(int(pair_local[p]), int(lab[p]), need, is_min, left)
-        stats["local_solves"] = stats.get("local_solves", 0) + 1
+        s.stats.local_solves = (s.stats.local_solves or 0) + 1
         if delta is None:
             failed.add(question)
             continue
@@ -483,9 +495,9 @@ def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBound
                 continue
             x = hood.spread(delta, int(pair_local[q]), int(lab[q]), q_min)
             if x is not None and milp.holds(x):
-                see(x)
-                stats["local_datasets"] = stats.get("local_datasets", 0) + 1
-    see(reference)  # keep a dataset near the reference as the last one seen
+                s.see(x)
+                s.stats.local_datasets = (s.stats.local_datasets or 0) + 1
+    s.see(reference)  # keep a dataset near the reference as the last one seen
 
 
 def _still_open(bounds: ExactBounds, group: int, label: int, minimum: bool) -> bool:
@@ -498,11 +510,13 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.perf_counter()
 
 
-def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
-    """Settle the open maxima (or minima), :data:`CHUNK` at a time: a dataset exceeding as many
-    of them as possible, from the last one found; none (proved optimal) settles the chunk."""
-    g, lab = part.pair_group, part.pair_label
-    cap = BACKBONE_SECONDS
+def _backbone(s: _Search, model: _Model, direction: str) -> None:
+    """Settle the open maxima (or minima), ``chunk`` at a time: a dataset exceeding as many of
+    them as possible, from the last one found; none (proved optimal) settles the chunk. Each
+    question may take ``backbone_seconds``, twice as long after one that found nothing."""
+    bounds = s.bounds
+    g, lab = s.part.pair_group, s.part.pair_label
+    cap = s.options.backbone_seconds
     while True:
         if direction == "max":
             open_ = np.flatnonzero(bounds.max_lo[g, lab] < bounds.max_hi[g, lab])
@@ -510,8 +524,8 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
             open_ = np.flatnonzero(bounds.min_lo[g, lab] < bounds.min_hi[g, lab])
         if not len(open_):
             return
-        open_ = open_[:CHUNK]
-        left = _left(deadline)
+        open_ = open_[: s.options.chunk]
+        left = s.left()
         if left is not None and left <= 0:
             return
 
@@ -528,12 +542,12 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
 
         found: list[np.ndarray] = []
         seconds = cap if left is None else min(cap, left)
-        status, x, value = model.solve(extra, seconds, maximize=True, hint=last[0] if last else None, harvest=found)
-        stats["solves"] += 1
+        status, x, value = model.solve(extra, seconds, maximize=True, hint=s.last, harvest=found)
+        s.stats.solves += 1
         for y in found:
-            see(y)
+            s.see(y)
         if x is not None and value >= 0.5:
-            see(x)
+            s.see(x)
             continue
         if status not in ("OPTIMAL", "INFEASIBLE") and seconds < (left if left is not None else np.inf):
             cap *= 2  # nothing beyond within the cap: ask again for longer
@@ -547,9 +561,7 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
         return  # out of time: what is open stays open
 
 
-def _lp_certainty(
-    problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None, interior: np.ndarray | None = None,
-) -> None:
+def _lp_certainty(s: _Search, interior: np.ndarray | None = None) -> None:
     """Certain and impossible values the linear relaxation already proves, whole sets at a time.
 
     For the candidates (counts every dataset seen gives the whole group), minimise their sum
@@ -559,33 +571,35 @@ def _lp_certainty(
     its group size in every relaxed solution). Impossible values likewise, maximising.
 
     ``interior``: a point in the relative interior of the relaxation, as shares (groups ×
-    labels; the maximum-entropy estimate is one): a count it holds strictly inside its range is
-    not proved by the relaxation, so only the others are asked about. Without one, a single LP
-    over the homogenised rows (:meth:`_Relaxation.forced`) sets aside every candidate some
-    relaxed solution moves before the sums are asked about."""
-    g, lab = part.pair_group, part.pair_label
+    labels; the maximum-entropy estimate is one): a count it holds strictly inside its range
+    (farther than ``interior_tol`` from its ends) is not proved by the relaxation, so only the
+    others are asked about. Without one, a single LP over the homogenised rows
+    (:meth:`_Relaxation.forced`) sets aside every candidate some relaxed solution moves before
+    the sums are asked about."""
+    bounds, deadline, stats, tol = s.bounds, s.deadline, s.stats, s.options.interior_tol
+    g, lab = s.part.pair_group, s.part.pair_label
     size = bounds.sizes[g]
-    lp = _Relaxation(problem, part, deadline)
+    lp = _Relaxation(s.problem, s.part, deadline)
     for sign in (1.0, -1.0):
         if sign > 0:
             cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
             if interior is not None:
-                cand = cand[interior[g[cand], lab[cand]] >= 1 - INTERIOR_TOL]
+                cand = cand[interior[g[cand], lab[cand]] >= 1 - tol]
         else:
             cand = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
             if interior is not None:
-                cand = cand[interior[g[cand], lab[cand]] <= INTERIOR_TOL]
+                cand = cand[interior[g[cand], lab[cand]] <= tol]
         if interior is None and len(cand) > 1:
             # one LP finds every candidate the relaxation cannot move; the loop below confirms them
             forced = lp.forced(cand, sign)
-            stats["lp_solves"] += 1
+            stats.lp_solves += 1
             if forced is not None:
                 cand = cand[forced]
         while len(cand):
             if deadline is not None and time.perf_counter() > deadline:
                 return
             per_pair = lp.solve(cand, sign)
-            stats["lp_solves"] += 1
+            stats.lp_solves += 1
             if per_pair is None:
                 break
             target = size[cand] if sign > 0 else np.zeros(len(cand))
@@ -595,7 +609,7 @@ def _lp_certainty(
                     bounds.min_lo[g[cand], lab[cand]] = size[cand]
                 else:
                     bounds.max_hi[g[cand], lab[cand]] = 0
-                stats["proved_by_lp"] += len(cand)
+                stats.proved_by_lp += len(cand)
                 break
             cand = cand[~moved]
 
@@ -673,14 +687,16 @@ def _lp_options(deadline: float | None) -> dict:
     return {} if deadline is None else {"time_limit": max(deadline - time.perf_counter(), 0.01)}
 
 
-def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: dict, deadline: float | None) -> None:
+def _lp_bounds(s: _Search) -> None:
     """LP-relaxation bounds for the candidates: values every dataset seen gives all of a group
-    (is the minimum the whole group?) or none of it (is the maximum 0?)."""
+    (is the minimum the whole group?) or none of it (is the maximum 0?), one LP each, when there
+    are at most ``lp_candidates`` of them."""
+    problem, part, bounds, stats, deadline = s.problem, s.part, s.bounds, s.stats, s.deadline
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
     cand_min = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
     cand_max = np.flatnonzero((bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0))
-    if len(cand_min) + len(cand_max) == 0 or len(cand_min) + len(cand_max) > LP_CANDIDATES:
+    if len(cand_min) + len(cand_max) == 0 or len(cand_min) + len(cand_max) > s.options.lp_candidates:
         return
     n = len(part.vars)
     local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
@@ -700,7 +716,7 @@ def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: d
         c = np.zeros(n)
         c[part.pair_of_var == p] = sign
         res = linprog(c, **kw, options=_lp_options(deadline))
-        stats["lp_solves"] += 1
+        stats.lp_solves += 1
         if res.status == 2:
             raise InfeasibleError("no dataset reproduces what is published (the LP relaxation is infeasible)", ["lp"])
         if res.status != 0:
@@ -711,9 +727,9 @@ def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: d
             lo = int(np.ceil(value - 1e-6))
             if lo > bounds.min_lo[gi, li]:
                 bounds.min_lo[gi, li] = min(lo, bounds.min_hi[gi, li])
-                stats["proved_by_lp"] += int(bounds.min_lo[gi, li] == bounds.min_hi[gi, li])
+                stats.proved_by_lp += int(bounds.min_lo[gi, li] == bounds.min_hi[gi, li])
         else:
             hi = int(np.floor(value + 1e-6))
             if hi < bounds.max_hi[gi, li]:
                 bounds.max_hi[gi, li] = max(hi, bounds.max_lo[gi, li])
-                stats["proved_by_lp"] += int(bounds.max_lo[gi, li] == bounds.max_hi[gi, li])
+                stats.proved_by_lp += int(bounds.max_lo[gi, li] == bounds.max_hi[gi, li])

@@ -15,6 +15,7 @@ from ppdm.errors import MaxEntError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.classes import member_bounds, merge_classes
 from ppdm.exact.network import network_bounds, network_form
+from ppdm.exact.options import SearchOptions
 from ppdm.exact.problem import CountProblem
 from ppdm.exact.search import search_bounds
 
@@ -24,7 +25,7 @@ Detail = Literal["bounds", "certainty"]
 
 def exact_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, method: Method = "auto", lp: bool = True,
-    detail: Detail = "bounds", interior: np.ndarray | None = None, engine: str | None = None,
+    detail: Detail = "bounds", interior: np.ndarray | None = None, options: SearchOptions | None = None,
 ) -> ExactBounds:
     """Per group and sensitive value, the min and max count over every consistent dataset.
 
@@ -33,9 +34,10 @@ def exact_bounds(
     ``method``: ``"network"`` refuses rows that are not a network; ``"search"`` skips the flows.
     ``detail``: ``"certainty"`` settles certain and impossible values exactly but may leave other
     minima and maxima as proved intervals (network only: it skips one maximum flow per movable
-    count); ``"bounds"`` settles every one. ``engine``: the integer search's solver, ``"milp"``
-    (HiGHS branch and bound, many bounds per solve), ``"cp-sat"`` or ``"auto"`` (HiGHS on large
-    components); ``None``: :data:`ppdm.exact.search.DEFAULT_ENGINE` (CP-SAT).
+    count); ``"bounds"`` settles every one. ``options``: the integer search's settings
+    (:class:`~ppdm.exact.options.SearchOptions`), among them its engine: ``"milp"`` (HiGHS branch
+    and bound, many bounds per solve), ``"cp-sat"`` (the default) or ``"auto"`` (HiGHS on large
+    components); ``None``: the defaults.
     """
     if detail not in ("bounds", "certainty"):
         raise MaxEntError(f"unknown detail {detail!r} (bounds or certainty)")
@@ -52,7 +54,7 @@ def exact_bounds(
     first = np.zeros(merged.n_groups, dtype=np.intp)
     first[class_of[::-1]] = np.arange(len(class_of))[::-1]
     inner = None if interior is None else np.asarray(interior)[first]
-    bounds = member_bounds(search_bounds(merged, time_limit, class_truth, lp=lp, interior=inner, engine=engine), class_of, problem.sizes)
+    bounds = member_bounds(search_bounds(merged, time_limit, class_truth, lp=lp, interior=inner, options=options), class_of, problem.sizes)
     bounds.seconds = time.perf_counter() - start
     return _tight(bounds)
 

@@ -88,19 +88,6 @@ def forest_problem(
     return problem
 
 
-def row_trees(problem: FactoredProblem) -> np.ndarray:
-    """Per stacked row of a forest problem, the tree it belongs to (−1: the SA rows and others)."""
-    out = [np.full(blk.n_rows, _tree_of(blk.name)) for blk in problem.blocks]
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.intp)
-
-
-def _tree_of(name: str) -> int:
-    head, _, tail = name.partition(" tree ")
-    return int(tail) if head in _FAMILIES and tail.isdigit() else -1
-
-
-_FAMILIES = ("class-count", "rate", "size", "label")
-
 Decide = Callable[[sp.csr_matrix], "tuple[np.ndarray, np.ndarray]"]
 
 

@@ -9,9 +9,9 @@ lands in one joint leaf (one *cell*), and the Hessian's product with a vector ne
 
     H v = A [P ∘ (u − ū_cell)],   u = Aᵀ v,   ū_C = Σ_{t ∈ C} w(t | C) u_t,
 
-two sparse products with the rows. When the Hessian is sparse (by its bound :data:`EXACT_NNZ`,
-or formed once, :data:`PRECONDITION_NNZ`) it is formed and factorised at every step; up to
-:data:`FACTOR_NNZ` non-zeros conjugate gradients take the steps until the rows are nearly met and
+two sparse products with the rows. When the Hessian is sparse (by its bound, or formed once:
+:class:`ForestSolveOptions`) it is formed and factorised at every step; up to
+``factor_nnz`` non-zeros conjugate gradients take the steps until the rows are nearly met and
 the Hessian of that point, factorised once, preconditions them from there on; beyond, each
 Newton system is solved by conjugate gradients preconditioned by the Hessian's diagonal (to a
 relative accuracy that tightens as the gradient falls: a truncated Newton method). Each step
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg as sla
@@ -41,74 +42,71 @@ from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.face import forced_by_lp
 from ppdm.maxent.solve import kkt_residual_of
 
-#: Newton steps before giving up: with factorised Hessians, and with conjugate gradients (truncated
-#: steps converge slowly near the boundary: 50 trees of depth 10 on Adult still missed a row by
-#: 1.7e-6 after 100).
-MAX_NEWTON = 100
-MAX_NEWTON_CG = 400
 
-#: Hessians with at most this many non-zeros (bound) are factorised; larger ones go to CG.
-EXACT_NNZ = 2e7
+@dataclass(frozen=True)
+class ForestSolveOptions:
+    """Settings of :func:`solve_forest`. The defaults are those its benchmarks were run with
+    (``benchmarks/README.md``, "Forest solver settings", says where each comes from).
 
-#: Hessians with more non-zeros than EXACT_NNZ allows by its bound but at most this many in fact
-#: are factorised too (rf10: 1.2·10⁵ non-zeros, 0.2 s per factorisation; 100 trees of depth 10:
-#: 4.2·10⁶, 10–20 s per factorisation against 2–6 s per CG solve, but CG steps stall near the
-#: boundary: 50 such trees on Adult still missed a row by 1.4·10⁻⁶ after 400 of them).
-FACTOR_NNZ = 6e6
+    Which Newton systems are factorised (:func:`_mode`) is decided by ``exact_nnz``,
+    ``precondition_nnz`` and ``factor_nnz``; a negative value turns its path off.
+    """
 
-#: Hessians with more non-zeros than this (formed once) are factorised once, not at every step:
-#: conjugate gradients with the diagonal take the Newton steps until the rows are within
-#: :data:`SWITCH` (or for :data:`SWITCH_STEPS` steps), and the Hessian of that point, factorised,
-#: preconditions them from there on. 100 trees of depth 10 on Adult (4.2·10⁶ non-zeros, 12 s a
-#: factorisation): 48 s instead of 29 factorised steps (387 s); rf10 (1.2·10⁵, 0.2 s) stays below.
-PRECONDITION_NNZ = 1e6
-SWITCH = 1e-7
-SWITCH_STEPS = 50
-
-#: Hessians on at most this many rows are factorised as dense arrays.
-DENSE_ROWS = 4000
-
-#: Conjugate-gradient iterations per Newton step at most.
-MAX_CG = 200
-
-#: Conjugate gradients stop at a direction whose curvature is below FLAT times its diagonal part:
-#: rounding noise there once sent a step to infinity (Adult, 100 trees of depth 5).
-FLAT = 1e-13
-
-#: A guessing run fixes at 0 a type whose share of its cell falls below this (see :func:`solve_forest`).
-VANISHING = 1e-10
-
-#: Within-cell weights below e^−UNDERFLOW are 0: far below :data:`VANISHING`, and their products
-#: in the dual and the Hessian stay normal floating-point numbers (subnormal ones made the dual's
-#: evaluation twice as slow on rf10).
-UNDERFLOW = 300.0
-
-#: Longest step along an exact Newton direction, in multiples of the Newton step (see :func:`_line_search`).
-MAX_EXPAND = 1024.0
-
-#: Largest row violation at which a Newton run whose dual value no longer moves stops ("inaccurate").
-STALLED = 1e-7
-
-#: A chase that has taken this many steps without its best violation of the rows falling tenfold
-#: over the last :data:`FACE_WINDOW` asks the linear programme of :mod:`ppdm.maxent.face` for every
-#: type no distribution can fill (when it has a feasible point). The exact runs of the experiments
-#: took 12–40 steps and their best fell at least tenfold per ten steps from the 20th; 50 trees of
-#: depth 10 over Adult stalled near 2e-5 from the 14th.
-FACE_AFTER = 30
-FACE_WINDOW = 10
-
-#: Seconds each method of the face's linear programme may take before the chase goes on without it.
-FACE_SECONDS = 900.0
-
-#: Rows at most for which the whole problem goes to the Newton driver of the factored form.
-NEWTON_ROWS = 0
+    #: Newton steps of a chase whose Hessian is factorised before it falls back to guessing zeros
+    #: (for as many steps again).
+    max_newton: int = 100
+    #: The same for a chase by conjugate gradients, whose truncated steps converge slowly near the
+    #: boundary.
+    max_newton_cg: int = 400
+    #: The Hessian is factorised at every step when the bound on its non-zeros
+    #: (:meth:`_Dual.hessian_size`) is at most this.
+    exact_nnz: float = 2e7
+    #: ... or when, formed once, it has at most this many non-zeros in fact (the bound is far too
+    #: large with many classes).
+    precondition_nnz: float = 1e6
+    #: Up to this many non-zeros, conjugate gradients preconditioned by the diagonal take the steps
+    #: until the rows are within ``switch`` (or for ``switch_steps`` steps), then the Hessian of that
+    #: point, factorised once, preconditions them; beyond, the diagonal does throughout.
+    factor_nnz: float = 6e6
+    #: Largest row violation at which the preconditioning Hessian is formed.
+    switch: float = 1e-7
+    #: Steps after which it is formed anyway.
+    switch_steps: int = 50
+    #: Hessians on at most this many rows are factorised as dense arrays, larger ones by SuperLU.
+    dense_rows: int = 4000
+    #: Conjugate-gradient iterations per Newton step at most.
+    max_cg: int = 200
+    #: Conjugate gradients stop at a direction whose curvature is below this times its diagonal
+    #: part: below it the curvature is rounding noise, and a step along it can overflow.
+    flat: float = 1e-13
+    #: A guessing run fixes at 0 a type whose share of its cell falls below this.
+    vanishing: float = 1e-10
+    #: Within-cell weights below e^−underflow are 0: far below ``vanishing``, and their products
+    #: stay normal floating-point numbers (subnormal ones are slow).
+    underflow: float = 300.0
+    #: Longest step along an exact Newton direction, in multiples of the Newton step (see
+    #: :func:`_line_search`).
+    max_expand: float = 1024.0
+    #: Largest row violation at which a run whose dual value no longer moves stops ("inaccurate").
+    stalled: float = 1e-7
+    #: Steps a chase takes before it can count as stalled (see :func:`_stalled`): then, given a
+    #: feasible point, it asks the face's linear programme (:mod:`ppdm.maxent.face`) for every
+    #: type no distribution can fill.
+    face_after: int = 30
+    #: A chase has stalled when its best row violation over the last this many steps is not a tenth
+    #: of its best before.
+    face_window: int = 10
+    #: Seconds each method of the face's linear programme may take before the chase goes on
+    #: without it.
+    face_seconds: float = 900.0
 
 
 class _Dual:
     """D(λ) = Σ_C ρ_C log Σ_{t ∈ C} m_t e^{−(Aᵀλ)_t} + λ·b on one-cell-per-group problems."""
 
-    def __init__(self, red: FactoredReduced) -> None:
+    def __init__(self, red: FactoredReduced, underflow: float) -> None:
         self.red = red
+        self.underflow = underflow
         self.A = red.A
         self.AT = sp.csr_matrix(red.A.T)
         self.rho = np.bincount(red.access.indices, weights=red.weights, minlength=red.n_cells)
@@ -122,8 +120,8 @@ class _Dual:
         s = self.log_base - self.AT @ lam
         top = np.maximum.reduceat(s, self.starts)
         gap = s - top[self.cell]
-        e = np.exp(np.maximum(gap, -UNDERFLOW))
-        e[gap < -UNDERFLOW] = 0.0  # no subnormal numbers: each costs as much as ~100 normal ones
+        e = np.exp(np.maximum(gap, -self.underflow))
+        e[gap < -self.underflow] = 0.0  # no subnormal numbers: each costs as much as ~100 normal ones
         z = np.add.reduceat(e, self.starts)
         w = e / z[self.cell]
         P = self.rho[self.cell] * w
@@ -155,7 +153,9 @@ class _Dual:
         return first - Y.multiply(Y) @ self.rho
 
 
-def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | None = None, feasible: np.ndarray | None = None) -> FactoredSolution:
+def solve_forest(
+    problem: FactoredProblem, tol: float = 1e-9, feasible: np.ndarray | None = None, options: ForestSolveOptions | None = None,
+) -> FactoredSolution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
     Many records sit in leaves that, together over the trees, leave them a single class: the
@@ -166,34 +166,35 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
 
     ``feasible``, one distribution over the problem's types that meets every row (the training
     data's, :meth:`~ppdm.maxent.forest_types.ForestTypes.truth`), lets a chase that stalls
-    (:data:`FACE_AFTER`) find every type no distribution can fill by a linear programme
+    (``face_after``) find every type no distribution can fill by a linear programme
     (:mod:`ppdm.maxent.face`) and fix those at 0: the optimum is then inside, and Newton's method
     converges as on an interior problem (50 trees of depth 10 over Adult: 2,627 types beyond bound
     propagation's 11,877, asked for after 30 steps; 8 more steps). Without one (or when the
-    programme does not finish in :data:`FACE_SECONDS`), the conjugate-gradient path fixes at 0 a
-    type whose share of its cell has fallen below :data:`VANISHING` at two points in a row, after
+    programme does not finish in ``face_seconds``), the conjugate-gradient path fixes at 0 a
+    type whose share of its cell has fallen below ``vanishing`` at two points in a row, after
     a step that brought the rows closer, and so does a chase that has not met the rows after
-    ``max_newton`` steps, for as many again. That guess can be wrong (with 16 classes it fixed
-    types that carry mass, and posteriors moved by up to 0.38; on that Adult forest two guessing
-    runs that met every row differed by 0.43 in a posterior), so a solution it touched is reported
-    ``inaccurate`` even when every row is met. ``face`` on the solution says how the forced types
-    were found. The answer is checked against every original row as always.
+    ``max_newton`` steps (``max_newton_cg`` by conjugate gradients), for as many again. That
+    guess can be wrong (with 16 classes it fixed types that carry mass, and posteriors moved by up
+    to 0.38; on that Adult forest two guessing runs that met every row differed by 0.43 in a
+    posterior), so a solution it touched is reported ``inaccurate`` even when every row is met. ``face`` on the solution says how the forced types
+    were found. The answer is checked against every original row as always. ``options``: the
+    solver's settings (:class:`ForestSolveOptions`; ``None``: the defaults).
     """
     start = time.perf_counter()
+    options = ForestSolveOptions() if options is None else options
     A, _, le, _ = problem.stacked()
-    if A.shape[0] <= NEWTON_ROWS or le.any():
+    if not A.shape[0] or le.any():  # no rows to meet, or inequality rows: the general driver
         return solve_factored(problem, tol=tol)
     red = reduce_factored(problem)
     if (np.diff(red.access.indptr) != 1).any() or red.le.any():
         return solve_factored(problem, tol=tol)
-    dual = _Dual(red)
+    dual = _Dual(red, options.underflow)
     dual.log_base[forced_types(sp.csr_matrix(red.A), red.b, red.cell_start, dual.rho, np.isfinite(dual.log_base))] = -np.inf
     lam = np.zeros(len(red.b))
     value, w, P, g = dual.state(lam)
-    mode = _mode(dual, w, P)
+    mode = _mode(dual, w, P, options)
     exact = mode != "cg"
-    if max_newton is None:
-        max_newton = MAX_NEWTON_CG if mode == "cg" else MAX_NEWTON
+    max_newton = options.max_newton_cg if mode == "cg" else options.max_newton
     steps = cg_total = 0
     history = [value]
     gnorms: list[float] = []
@@ -211,10 +212,10 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
         gnorm = float(np.abs(g).max(initial=0.0))
         if gnorm <= tol:
             break
-        flat = gnorm <= STALLED and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)
+        flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)
         gnorms.append(gnorm)
-        if reference is not None and not guess and (flat or _stalled(gnorms)):
-            forced = forced_by_lp(red.A, red.cell_of_type, np.isfinite(dual.log_base), reference, FACE_SECONDS)
+        if reference is not None and not guess and (flat or _stalled(gnorms, options)):
+            forced = forced_by_lp(red.A, red.cell_of_type, np.isfinite(dual.log_base), reference, options.face_seconds)
             reference = None  # once
             face += "; linear programme: " + ("did not finish" if forced is None else f"{int(forced.sum())} more")
             guess = forced is None and not exact  # the CG path then guesses, as without the data
@@ -226,16 +227,16 @@ def solve_forest(problem: FactoredProblem, tol: float = 1e-9, max_newton: int | 
         if flat:
             break
         eta = min(0.5, np.sqrt(gnorm))
-        if mode == "precondition" and precondition is None and (gnorm <= SWITCH or steps > SWITCH_STEPS):
+        if mode == "precondition" and precondition is None and (gnorm <= options.switch or steps > options.switch_steps):
             precondition = _preconditioner(dual, w, P)
         if mode == "precondition":
-            d, n_cg = _pcg(dual, w, P, g, min(eta, 1e-2) if precondition else eta, precondition)
+            d, n_cg = _pcg(dual, w, P, g, min(eta, 1e-2) if precondition else eta, options, precondition)
         else:
-            d, n_cg = _direction(dual, w, P, g, eta, exact)
+            d, n_cg = _direction(dual, w, P, g, eta, exact, options)
         cg_total += n_cg
-        lam, value, w, P, g = _line_search(dual, lam, value, g, d, expand=exact)
+        lam, value, w, P, g = _line_search(dual, lam, value, g, d, options.max_expand if exact else None)
         if guess:  # exact steps drive vanishing types to 0 themselves (see _line_search)
-            low, vanishing = _vanishing(dual, w, low, float(np.abs(g).max(initial=0.0)) <= gnorm)
+            low, vanishing = _vanishing(dual, w, low, float(np.abs(g).max(initial=0.0)) <= gnorm, options.vanishing)
             if vanishing.any():
                 guessed += int(vanishing.sum())
                 dual.log_base[vanishing] = -np.inf
@@ -261,57 +262,60 @@ def _reference(dual: _Dual, feasible: np.ndarray) -> np.ndarray:
     return reference
 
 
-def _stalled(gnorms: list[float]) -> bool:
-    """Whether a chase has stalled: :data:`FACE_AFTER` steps taken, and the best violation of the
-    rows over the last :data:`FACE_WINDOW` not a tenth of the best before (a single spike ten
+def _stalled(gnorms: list[float], options: ForestSolveOptions) -> bool:
+    """Whether a chase has stalled: ``face_after`` steps taken, and the best violation of the
+    rows over the last ``face_window`` not a tenth of the best before (a single spike ten
     steps back hid a stall from a rule that compared the two ends of the window)."""
-    if len(gnorms) < FACE_AFTER or len(gnorms) <= FACE_WINDOW:
+    after, window = options.face_after, options.face_window
+    if len(gnorms) < after or len(gnorms) <= window:
         return False
-    return min(gnorms[-FACE_WINDOW:]) > min(gnorms[:-FACE_WINDOW]) / 10
+    return min(gnorms[-window:]) > min(gnorms[:-window]) / 10
 
 
-def _vanishing(dual: _Dual, w: np.ndarray, was_low: np.ndarray, closer: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The types below :data:`VANISHING` now, and those to fix at 0: below it at two points in a
-    row, after a step that brought the rows ``closer`` (a poor truncated-CG step can swing many
-    types to near 0 at once; fixing them then made the problem infeasible)."""
-    low = (w < VANISHING) & np.isfinite(dual.log_base)
+def _vanishing(dual: _Dual, w: np.ndarray, was_low: np.ndarray, closer: bool, vanishing: float) -> tuple[np.ndarray, np.ndarray]:
+    """The types whose share of their cell is below ``vanishing`` now, and those to fix at 0:
+    below it at two points in a row, after a step that brought the rows ``closer`` (a poor
+    truncated-CG step can swing many types to near 0 at once; fixing them then made the problem
+    infeasible)."""
+    low = (w < vanishing) & np.isfinite(dual.log_base)
     return low, (low & was_low) if closer else np.zeros_like(low)
 
 
-def _mode(dual: _Dual, w: np.ndarray, P: np.ndarray) -> str:
+def _mode(dual: _Dual, w: np.ndarray, P: np.ndarray, options: ForestSolveOptions) -> str:
     """How Newton systems are solved.
 
     ``"factorise"``: the Hessian is factorised at every step, when it is small: by its bound
-    :meth:`_Dual.hessian_size` (:data:`EXACT_NNZ`), or formed once (:data:`PRECONDITION_NNZ`; the
+    :meth:`_Dual.hessian_size` (``exact_nnz``), or formed once (``precondition_nnz``; the
     bound counts every pair of rows a cell's types share, and is 55× too large with 16 classes:
-    Adult with ``education`` as the class). ``"precondition"``: up to :data:`FACTOR_NNZ`
+    Adult with ``education`` as the class). ``"precondition"``: up to ``factor_nnz``
     non-zeros, conjugate gradients with the Hessian's diagonal until the rows are within
-    :data:`SWITCH`, then with the Hessian of that point factorised once. ``"cg"``: conjugate
+    ``switch``, then with the Hessian of that point factorised once. ``"cg"``: conjugate
     gradients with the diagonal throughout.
     """
-    if dual.hessian_size() <= EXACT_NNZ:
+    if dual.hessian_size() <= options.exact_nnz:
         return "factorise"
     nnz = dual.hessian(w, P).nnz
-    return "factorise" if nnz <= PRECONDITION_NNZ else "precondition" if nnz <= FACTOR_NNZ else "cg"
+    return "factorise" if nnz <= options.precondition_nnz else "precondition" if nnz <= options.factor_nnz else "cg"
 
 
-def _direction(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, exact: bool) -> tuple[np.ndarray, int]:
-    """The Newton direction: a sparse factorisation of the Hessian when it is small enough
-    (:data:`EXACT_NNZ`), conjugate gradients otherwise; and the CG iterations it took."""
+def _direction(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, exact: bool, options: ForestSolveOptions) -> tuple[np.ndarray, int]:
+    """The Newton direction: a factorisation of the Hessian when it is ``exact`` (small enough:
+    :func:`_mode`; dense up to ``dense_rows`` rows), conjugate gradients otherwise; and the CG
+    iterations it took."""
     if not exact:
-        return _pcg(dual, w, P, g, eta)
+        return _pcg(dual, w, P, g, eta, options)
     H = dual.hessian(w, P)
     ridge = max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300) * max(1e-12, 1e-4 * float(np.abs(g).max(initial=0.0)))
-    if len(g) <= DENSE_ROWS:
+    if len(g) <= options.dense_rows:
         damped = H.toarray()
         damped[np.diag_indices_from(damped)] += ridge
         try:
             return sla.cho_solve(sla.cho_factor(damped, check_finite=False), g, check_finite=False), 0
         except np.linalg.LinAlgError:
-            return _pcg(dual, w, P, g, eta)
+            return _pcg(dual, w, P, g, eta, options)
     step = _factorised(H, ridge).solve(g)
     if not np.all(np.isfinite(step)):  # pragma: no cover - the damped system is positive definite
-        return _pcg(dual, w, P, g, eta)
+        return _pcg(dual, w, P, g, eta, options)
     return step, 0
 
 
@@ -326,13 +330,17 @@ def _factorised(H: sp.csr_matrix, ridge: float) -> spla.SuperLU:
 
 def _preconditioner(dual: _Dual, w: np.ndarray, P: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """The Hessian at (w, P), factorised once, as a preconditioner for the Newton systems that follow
-    (see :data:`SWITCH`)."""
+    (see :attr:`ForestSolveOptions.switch`)."""
     H = dual.hessian(w, P)
     return _factorised(H, max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300) * 1e-10).solve
 
 
-def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, precondition: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, int]:
-    """Solve H d = g to relative residual ``eta`` by conjugate gradients, preconditioned by
+def _pcg(
+    dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, options: ForestSolveOptions,
+    precondition: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> tuple[np.ndarray, int]:
+    """Solve H d = g to relative residual ``eta`` by conjugate gradients (at most ``max_cg``
+    iterations, stopping at a direction flatter than ``flat``), preconditioned by
     ``precondition`` (r ↦ M⁻¹r) or else by the Hessian's diagonal (Jacobi)."""
     diag = np.maximum(dual.hess_diag(w, P), 1e-300)
     ridge = float(diag.max()) * 1e-12
@@ -345,10 +353,10 @@ def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, p
     p = z.copy()
     rz = float(r @ z)
     target = eta * float(np.linalg.norm(g))
-    for it in range(1, MAX_CG + 1):
+    for it in range(1, options.max_cg + 1):
         Hp = dual.hess_vec(w, P, p) + ridge * p
         curvature = float(p @ Hp)
-        if not curvature - ridge * float(p @ p) > FLAT * float(p @ (diag * p)):  # the ridge's alone: noise
+        if not curvature - ridge * float(p @ p) > options.flat * float(p @ (diag * p)):  # the ridge's alone: noise
             return (d if it > 1 else precondition(g)), it
         alpha = rz / curvature
         step = d + alpha * p
@@ -362,14 +370,14 @@ def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, p
         rz_new = float(r @ z)
         p = z + (rz_new / rz) * p
         rz = rz_new
-    return d, MAX_CG
+    return d, options.max_cg
 
 
-def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray, expand: bool = False):  # type: ignore[no-untyped-def]
+def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray, max_expand: float | None = None):  # type: ignore[no-untyped-def]
     """Backtracking (Armijo) along d from step 1; ∇D = −g, so the slope is −g·d.
 
-    With ``expand``, a full step that is accepted is doubled while the dual keeps falling (up to
-    :data:`MAX_EXPAND` times the step): near the boundary the Newton step of a dying type's
+    With ``max_expand``, a full step that is accepted is doubled while the dual keeps falling (up
+    to ``max_expand`` times the step): near the boundary the Newton step of a dying type's
     multipliers is about one unit of log-weight (its weight falls by a factor e per step, as Newton's
     method on e^{−x} moves x by 1), and longer steps along the same direction take its weight to 0
     in a few steps instead of ~20 (rf10: 23 Newton steps → 17). Only for exact Newton directions:
@@ -381,15 +389,16 @@ def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: n
         trial = lam + t * d
         new = dual.state(trial)
         if new[0] <= value - 1e-4 * t * slope + 1e-15 * abs(value):
-            return _expanded(dual, lam, value, slope, d, (trial, *new)) if expand and t == 1.0 else (trial, *new)
+            return _expanded(dual, lam, value, slope, d, (trial, *new), max_expand) if max_expand is not None and t == 1.0 else (trial, *new)
         t *= 0.5
     return (lam, value, *dual.state(lam)[1:])
 
 
-def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.ndarray, best: tuple):  # type: ignore[no-untyped-def]
-    """The accepted full step ``best``, doubled while the dual falls strictly and by Armijo's rule."""
+def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.ndarray, best: tuple, max_expand: float):  # type: ignore[no-untyped-def]
+    """The accepted full step ``best``, doubled while the dual falls strictly and by Armijo's rule
+    (up to ``max_expand`` times)."""
     t = 1.0
-    while t < MAX_EXPAND:
+    while t < max_expand:
         t *= 2.0
         trial = lam + t * d
         new = dual.state(trial)

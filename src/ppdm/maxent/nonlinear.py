@@ -34,9 +34,6 @@ from ppdm.maxent.presolve import Reduced, group_classes, reduce
 from ppdm.maxent.problem import MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
 
-SUB_NEWTON = 50  # Newton steps per subproblem before it counts as failed (the step is then retried shorter)
-STALL = 8  # kept steps in a row without reducing the worst violation by 1% before the penalty grows
-
 
 @dataclass(frozen=True)
 class _Settings:
@@ -48,6 +45,10 @@ class _Settings:
     rel_gain: float
     near: float
     max_kicks: int
+    #: Newton steps per subproblem before it counts as failed (the step is then retried shorter).
+    sub_newton: int = 50
+    #: Kept steps in a row without reducing the worst violation by 1% before the penalty grows.
+    stall: int = 8
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,7 @@ def _linearised_step(merged: _Merged, it: _Iterate, settings: _Settings) -> _Ste
     joint_class = (it.p * merged.base.weights[:, None]).ravel()
     sub = _subproblem(merged.base, it, c, J, joint_class)
     lam0 = np.concatenate([it.lam_base, it.lam_int[rows]])
-    result = solve_dual(sub, settings.tol, max_iter=100, lam0=lam0, max_newton=SUB_NEWTON)
+    result = solve_dual(sub, settings.tol, max_iter=100, lam0=lam0, max_newton=settings.sub_newton)
     # a subproblem the dual solver could not finish counts as a failed step
     merit = merged.merit(result.state.p, it.penalty) if result.converged else -np.inf
     return _Step(rows, c, J, joint_class, result, merit)
@@ -262,11 +263,11 @@ def _keep(merged: _Merged, it: _Iterate, step: _Step, settings: _Settings) -> bo
 
 
 def _watch_stall(merged: _Merged, it: _Iterate, worst: float, settings: _Settings) -> None:
-    """Grow the penalty tenfold (up to ``max_penalty``) after :data:`STALL` kept steps in a row
+    """Grow the penalty tenfold (up to ``max_penalty``) after ``settings.stall`` kept steps in a row
     that did not reduce the worst violation by 1%."""
     it.stalled = it.stalled + 1 if worst > settings.internal_tol and worst > 0.99 * it.stall_ref else 0
     it.stall_ref = worst if it.stalled == 0 else it.stall_ref
-    if it.stalled >= STALL and it.penalty < settings.max_penalty:
+    if it.stalled >= settings.stall and it.penalty < settings.max_penalty:
         # the entropy gained by the violation outweighs the penalty (its slope grows
         # without bound as a probability nears 0): the exact penalty is too small
         it.penalty, it.stalled = min(it.penalty * 10, settings.max_penalty), 0

@@ -1,0 +1,61 @@
+"""The settings of the exact audit's integer search (:mod:`ppdm.exact.search`), in one object.
+
+:func:`ppdm.exact.exact_bounds` takes them as ``options=``; the defaults are the settings its
+benchmarks were run with (``benchmarks/README.md``, the exact section).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Engine = Literal["auto", "milp", "cp-sat"]
+
+#: The integer engines: HiGHS branch and bound (many bounds per solve), CP-SAT, or by size.
+ENGINES: tuple[Engine, ...] = ("auto", "milp", "cp-sat")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Settings of the integer search; every field has the default it was tuned at."""
+
+    #: The integer engine: ``"milp"`` (HiGHS branch and bound, :mod:`ppdm.exact.milp`: many bounds
+    #: per solve), ``"cp-sat"``, or ``"auto"`` (HiGHS on components of at least
+    #: ``milp_min_vars`` variables, CP-SAT on smaller ones). ``None``: CP-SAT, the engine trees and
+    #: forests were tuned on; :func:`~ppdm.attacks.exact.exact_attack` asks for ``"auto"`` on rule
+    #: sets, where it was measured faster.
+    engine: Engine | None = None
+    #: With ``engine="auto"``, components with at least this many variables go to HiGHS (on small
+    #: ones CP-SAT answers within milliseconds).
+    milp_min_vars: int = 300
+    #: CP-SAT workers (the machines this runs on have few cores).
+    workers: int = 2
+    #: Seconds a CP-SAT certainty or backbone question may take before its best dataset so far is
+    #: taken (doubled each time a question refutes nothing): datasets found early settle counts
+    #: while the optimum is still far.
+    backbone_seconds: float = 4.0
+    #: Open counts asked about in one CP-SAT backbone question.
+    chunk: int = 300
+    #: Intermediate solutions kept from one CP-SAT call.
+    harvest: int = 64
+    #: Open bounds asked about in one branch-and-bound question.
+    milp_chunk: int = 5000
+    #: Relative gap at which a branch-and-bound solve stops: a dataset passing most of what can be
+    #: passed at once is as good as the best one (the next solve takes the rest); proofs do not
+    #: depend on it.
+    milp_gap: float = 0.1
+    #: A branch-and-bound solve passing fewer open bounds than this turns to the neighbourhood
+    #: search (:mod:`ppdm.exact.local`).
+    stall: int = 30
+    #: Records a dataset of the neighbourhood search may change.
+    local_records: int = 16
+    #: Whether datasets one or two record moves from the first one (:mod:`ppdm.exact.moves`)
+    #: refute candidates before any solver is asked.
+    record_moves: bool = True
+    #: Partners tried per record move before giving up on it.
+    move_partners: int = 8
+    #: The most candidates per component whose LP bound is computed one by one (each costs one LP).
+    lp_candidates: int = 400
+    #: How close to 0 or 1 a share of the interior point must be to leave a count a candidate of
+    #: the LP step.
+    interior_tol: float = 1e-5
