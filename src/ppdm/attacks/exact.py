@@ -183,7 +183,6 @@ def _rules(
     if knowledge.strict != "integer":
         raise PpdmError("the exact audit reads NAR rows on whole counts (strict='integer')")
     groups, true_codes, problem, stats = rules_audit_problem(rules, data, knowledge, quasi_identifiers)
-    k = len(rules.values)
     counts = from_joint(problem, groups.counts)
     truth = None
     if true_codes is not None:

@@ -24,8 +24,8 @@ import scipy.sparse as sp
 from ppdm.attacks.forest_maxent import forest_maxent_attack
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
-from ppdm.data.counting import compress, is_dask
 from ppdm.attacks.truth import TRUTH_TOLERANCE, check_truth
+from ppdm.data.counting import compress, is_dask
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
 from ppdm.maxent.attacker_types import AttackerTypes, attacker_types

@@ -29,8 +29,8 @@ from ppdm.cli.common import (
     _threat_from_options,
     _with_class_known,
     check_outputs,
-    csv_options,
     console,
+    csv_options,
     handles_errors,
     main,
     publish_option,
@@ -40,7 +40,6 @@ from ppdm.cli.common import (
     threat_options,
 )
 from ppdm.cli.report import check_report_outputs, write_html_report
-
 
 #: The integer search's time budget when --exact-time-limit is not given (seconds).
 DEFAULT_EXACT_SECONDS = 300.0

@@ -71,7 +71,7 @@ class Roles:
         """The columns a learner may split on: every column except the class attribute."""
         return [c for c in frame.columns if c != self.class_attribute]
 
-    def replace(self, **changes: object) -> "Roles":
+    def replace(self, **changes: object) -> Roles:
         """A copy with some roles changed (``quasi_identifiers``, ``sensitive``, ``class_attribute``)."""
         args = {
             "quasi_identifiers": self.quasi_identifiers,

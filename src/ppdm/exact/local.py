@@ -117,7 +117,7 @@ class Neighbourhood:
                 lab_out, lab_in = self.col_label[out] == label, self.col_label[into] == label
                 out = out[np.argsort(~lab_out if minimum else lab_out, kind="stable")]
                 into = into[np.argsort(lab_in if minimum else ~lab_in, kind="stable")]
-            for i, (a, b) in enumerate(zip(out.tolist(), into.tolist())):
+            for a, b in zip(out.tolist(), into.tolist()):
                 wants = first and (self.col_label[a] == label) == minimum and (self.col_label[b] == label) != minimum
                 va = self._var(group, a, x) if wants else None
                 if va is None or x[va] <= 0:

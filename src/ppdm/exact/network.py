@@ -36,7 +36,6 @@ from ppdm.errors import InfeasibleError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.problem import CountProblem
 
-
 #: Arcs per batch of side-by-side maximum flows (memory: about 40 bytes each).
 BATCH_ARCS = 2_000_000
 

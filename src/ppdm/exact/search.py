@@ -374,7 +374,7 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
             found: list[np.ndarray] = []
             seconds = cap if left is None else min(cap, left)
             capped = left is None or seconds < left
-            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=last[0] if last else None, harvest=found)
+            status, x, value = model.solve(lambda m, c=cand, s=sign: s * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=last[0] if last else None, harvest=found)
             stats["solves"] += 1
             for y in found:
                 see(y)
@@ -612,11 +612,11 @@ class _Relaxation:
         for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: still a relaxation
             (eq_A if sense == "eq" else ub_A).append(A)
             (eq_b if sense == "eq" else ub_b).append(b)
-        self.kw = dict(
-            A_eq=sp.vstack(eq_A).tocsr(), b_eq=np.concatenate(eq_b).astype(float),
-            A_ub=sp.vstack(ub_A).tocsr() if ub_A else None, b_ub=np.concatenate(ub_b).astype(float) if ub_b else None,
-            bounds=(0, None), method="highs",
-        )
+        self.kw = {
+            "A_eq": sp.vstack(eq_A).tocsr(), "b_eq": np.concatenate(eq_b).astype(float),
+            "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
+            "bounds": (0, None), "method": "highs",
+        }
         self.part, self.n = part, n
         self.sizes = problem.sizes
 
@@ -689,11 +689,11 @@ def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: d
     for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: a relaxation still
         (eq_A if sense == "eq" else ub_A).append(A)
         (eq_b if sense == "eq" else ub_b).append(b)
-    kw = dict(
-        A_eq=sp.vstack(eq_A).tocsr(), b_eq=np.concatenate(eq_b).astype(float),
-        A_ub=sp.vstack(ub_A).tocsr() if ub_A else None, b_ub=np.concatenate(ub_b).astype(float) if ub_b else None,
-        bounds=(0, None), method="highs",
-    )
+    kw = {
+        "A_eq": sp.vstack(eq_A).tocsr(), "b_eq": np.concatenate(eq_b).astype(float),
+        "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
+        "bounds": (0, None), "method": "highs",
+    }
     for p, sign in [(p, 1.0) for p in cand_min] + [(p, -1.0) for p in cand_max]:
         if deadline is not None and time.perf_counter() > deadline:
             return

@@ -211,7 +211,7 @@ class ID3Classifier(_TreeClassifier):
         self.builder = builder
         self.max_leaf_nodes = max_leaf_nodes
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "ID3Classifier":
+    def fit(self, X: pd.DataFrame, y: Sequence) -> ID3Classifier:
         """Grow the tree on ``X`` (categorical columns) and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)
@@ -280,7 +280,7 @@ class C45Classifier(_TreeClassifier):
         self.confidence = confidence
         self.prune = prune
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "C45Classifier":
+    def fit(self, X: pd.DataFrame, y: Sequence) -> C45Classifier:
         """Grow and prune the tree on ``X`` (categorical and numeric columns) and labels ``y``."""
         if not 0 < self.confidence < 1:
             raise PpdmError(f"confidence must be in (0, 1), got {self.confidence!r}")

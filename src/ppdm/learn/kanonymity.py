@@ -102,7 +102,7 @@ class SpanAdmissibility:
         table: EncodedTable,
         public: Sequence[str],
         k: int = 1,
-        l: float | None = None,
+        l: float | None = None,  # noqa: E741 (l-diversity's l)
         class_public: bool = False,
         hierarchies: Mapping[str, Hierarchy] | None = None,
     ) -> None:
@@ -491,7 +491,7 @@ class KAnonymousTreeClassifier(_TreeClassifier):
             raise DataError(f"quasi-identifier(s) not among the columns of X: {', '.join(map(repr, unknown))}")
         return list(self.quasi_identifiers)
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "KAnonymousTreeClassifier":
+    def fit(self, X: pd.DataFrame, y: Sequence) -> KAnonymousTreeClassifier:
         """Grow (and for C4.5 prune) a k-anonymous tree on ``X`` and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)

@@ -34,11 +34,11 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ppdm.maxent.bound_propagation import forced_types
+from ppdm.maxent.face import forced_by_lp
 from ppdm.maxent.factored import FactoredSolution, checked_violations, solve_factored
 from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
 from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
 from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.face import forced_by_lp
 from ppdm.maxent.solve import kkt_residual_of
 
 #: Newton steps before giving up: with factorised Hessians, and with conjugate gradients (truncated

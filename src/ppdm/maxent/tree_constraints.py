@@ -160,7 +160,7 @@ class _LeafRows:
         self._check_unreached()
 
     @classmethod
-    def of_slots(cls, tree: Tree, table: AttackerTable, coverage: Coverage) -> "_LeafRows":
+    def of_slots(cls, tree: Tree, table: AttackerTable, coverage: Coverage) -> _LeafRows:
         possible = table.valid if table.log_base is None else table.valid & np.isfinite(table.log_base)
         cols = np.flatnonzero(possible.ravel())
         weights, slots_per_group = table.groups.weights, possible.sum(axis=1)

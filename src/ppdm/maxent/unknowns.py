@@ -422,8 +422,8 @@ def _true_slots(tree: Tree, data: pd.DataFrame, table_arrays: tuple[np.ndarray, 
         first = int(np.flatnonzero(rec_class < 0)[0])
         raise DataError(f"column {tree.class_attribute!r}: value {data[tree.class_attribute].iloc[first]!r} (row {first}) is not one of the tree's classes")
 
-    def key(g: np.ndarray, l: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
-        return ((g.astype(np.int64) * tree.n_nodes + l) * k + c) * n_s + s
+    def key(g: np.ndarray, leaf: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+        return ((g.astype(np.int64) * tree.n_nodes + leaf) * k + c) * n_s + s
 
     gi, si = np.nonzero(valid)
     slot_keys = key(gi, leaf[gi, si], klass[gi, si], sens[gi, si])

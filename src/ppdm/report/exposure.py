@@ -119,7 +119,7 @@ def _disclosed(persons: Persons, incidence: sp.csr_matrix, values: list[str]) ->
     guess = persons.guess[persons.group]
     counts = np.zeros((incidence.shape[0], k))
     np.add.at(counts, (persons.group[proved], guess[proved]), 1.0)
-    by_source = np.asarray((incidence.T @ counts))
+    by_source = np.asarray(incidence.T @ counts)
     out = []
     for row in by_source:
         order = np.argsort(-row, kind="stable")

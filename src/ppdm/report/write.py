@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 
-
 def json_path_for(html: Path) -> Path:
     """Where the report's JSON goes by default: beside the page (``audit.html`` →
     ``audit.report.json``, a name that never collides with an audit's own ``audit.json``)."""

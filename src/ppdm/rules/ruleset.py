@@ -82,14 +82,14 @@ class RuleSet:
         return len(self.rules)
 
     # -- what is published ----------------------------------------------------------------------
-    def published(self, publish: Publish) -> "RuleSet":
+    def published(self, publish: Publish) -> RuleSet:
         """The same rules with only what ``publish`` reveals (exact values are dropped for thresholds)."""
         if publish == "thresholds":
             rules = [replace(r, support=None, confidence=None) for r in self.rules]
             return replace(self, rules=rules, publish="thresholds")
         return replace(self, publish="exact")
 
-    def top(self, t: int) -> "RuleSet":
+    def top(self, t: int) -> RuleSet:
         """The ``t`` rules of highest confidence (paper 004 Figure 5(c)); not a complete rule set."""
         if any(r.confidence is None for r in self.rules):
             raise RulesError("top(t) sorts by confidence, which this rule set does not record")
@@ -116,7 +116,7 @@ class RuleSet:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
-    def load(cls, path: str | Path) -> "RuleSet":
+    def load(cls, path: str | Path) -> RuleSet:
         if Path(path).is_dir():
             raise RulesError(f"{path}: is a directory, not a rules file")
         try:
@@ -133,7 +133,7 @@ class RuleSet:
             raise RulesError(f"{path}: {exc}") from None
 
     @classmethod
-    def from_dict(cls, data: Any) -> "RuleSet":
+    def from_dict(cls, data: Any) -> RuleSet:
         """Read the JSON form; every error names the field at fault (e.g. ``rules[3].support``)."""
         if not isinstance(data, dict):
             raise RulesError("a rule set must be a JSON object")
@@ -168,7 +168,7 @@ class RuleSet:
     def from_mlxtend(
         cls, frame: pd.DataFrame, sensitive: str, values: Sequence[Any], quasi_identifiers: Sequence[str],
         min_support: float, min_confidence: float, sep: str = "=", n_records: int | None = None,
-    ) -> "RuleSet":
+    ) -> RuleSet:
         """Rules from an ``mlxtend.frequent_patterns.association_rules`` frame over one-hot columns
         named ``attribute{sep}value`` (as ``pandas.get_dummies(prefix_sep=sep)`` makes them).
 

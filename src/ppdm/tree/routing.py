@@ -19,7 +19,6 @@ kADET learner's incremental span bookkeeping uses it too).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Union
 
 import numpy as np
 import pandas as pd
@@ -30,7 +29,7 @@ from ppdm.tree.splits import Interval, Scalar, Split, ThresholdSplit
 
 __all__ = ["Possible", "narrow", "reachable_leaves"]
 
-Possible = Union[Interval, np.ndarray]
+Possible = Interval | np.ndarray
 """The values of an unknown attribute a path still allows: an interval, or a mask over the domain."""
 
 
