@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -168,7 +169,7 @@ def audit_problem(
         factored = not knowledge.internal and not is_paper_setting(tree, threat)
     if factored:
         return _factored_audit(tree, data, threat, knowledge, check, weights)
-    table = _table(tree, data, threat, weights=weights)
+    table = _table(tree, data, threat, attacker_table, weights)
     coverage = counts_coverage(tree, table.groups.n_records)
     sa = _sa_distribution(table) if knowledge.sa else None
     problem = table_problem(tree, table, knowledge, sa, coverage)
@@ -219,7 +220,13 @@ def _published(tree: Tree, publish: Disclosure | None) -> Tree:
     return tree.published(publish)
 
 
-def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel, build=attacker_table, weights=None):  # type: ignore[no-untyped-def]
+_Table = TypeVar("_Table", AttackerTable, AttackerTypes)
+
+
+def _table(
+    tree: Tree, data: pd.DataFrame, threat: ThreatModel,
+    build: Callable[[Tree, pd.DataFrame, Sequence[str], str, np.ndarray | None], _Table], weights: np.ndarray | None = None,
+) -> _Table:
     """The attacker's table (``build``: :func:`attacker_table` or :func:`attacker_types`); each
     fully known individual becomes a group of its own."""
     known = list(threat.known or ())

@@ -86,7 +86,7 @@ def _print_audit(result: AttackResult, top: int) -> None:
         f"of known values{dropped}; unknowns: {d.get('unknowns', '')}",
         highlight=False,
     )
-    rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"  # type: ignore[union-attr]
+    rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"
     console.print(
         f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), largest violation {d['max_violation']:.1e}"
     )

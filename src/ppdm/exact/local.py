@@ -28,7 +28,7 @@ RECORDS = 16
 class Neighbourhood:
     """The rows that ``RECORDS`` changed records could break, over classes of groups alike in them."""
 
-    def __init__(self, var_group: np.ndarray, var_label: np.ndarray, sizes: np.ndarray, rows, x_ref: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, var_group: np.ndarray, var_label: np.ndarray, sizes: np.ndarray, rows: list[tuple[sp.csr_matrix, np.ndarray, str, np.ndarray | None, list[str]]], x_ref: np.ndarray) -> None:
         kept, rhs, le = [], [], []
         for A, b, sense, strict, _ in rows:
             if sense == "eq":

@@ -30,8 +30,9 @@ them, so the search is organised to answer many at once, soundly:
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,6 +45,12 @@ from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.problem import CountProblem
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+_See = Callable[[np.ndarray], None]
+"""Called with each consistent dataset found (the counts of the component's variables)."""
 
 #: The most candidates per component whose LP bound is computed (each costs one LP).
 LP_CANDIDATES = 400
@@ -227,10 +234,13 @@ class _Model:
         first = np.searchsorted(part.pair_of_var[order], np.arange(n_pairs + 1))
         self.pair_vars = [order[first[p] : first[p + 1]] for p in range(n_pairs)]
 
-    def pair_expr(self, p: int):  # type: ignore[no-untyped-def]
+    def pair_expr(self, p: int) -> cp_model.LinearExprT:
         return sum(self.x[i] for i in self.pair_vars[p])
 
-    def solve(self, extra, seconds: float | None, maximize: bool = False, hint: np.ndarray | None = None, harvest: list | None = None) -> tuple[str, np.ndarray | None, float]:  # type: ignore[no-untyped-def]
+    def solve(
+        self, extra: Callable[[cp_model.CpModel], cp_model.LinearExprT | None], seconds: float | None, maximize: bool = False,
+        hint: np.ndarray | None = None, harvest: list[np.ndarray] | None = None,
+    ) -> tuple[str, np.ndarray | None, float]:
         """Add ``extra(model)`` (returning an expression to maximise, or ``None``) to a copy and
         solve, starting from ``hint`` (a consistent dataset) when given: the status, the counts
         found and the objective's value. ``harvest``: a list that receives every improving
@@ -249,7 +259,7 @@ class _Model:
         if harvest is None:
             status = solver.solve(model)
         else:
-            status = solver.solve(model, _harvester(self.cp, self.x, harvest))
+            status = solver.solve(model, _harvester(self.x, harvest))
         name = solver.status_name(status)
         if status in (self.cp.OPTIMAL, self.cp.FEASIBLE):
             value = solver.objective_value if maximize and objective is not None else 0.0
@@ -264,8 +274,9 @@ _DONE = object()
 HARVEST = 64
 
 
-def _harvester(cp_model, x: list, out: list):  # type: ignore[no-untyped-def]
+def _harvester(x: list[cp_model.IntVar], out: list[np.ndarray]) -> cp_model.CpSolverSolutionCallback:
     """A CP-SAT solution callback appending each solution's counts to ``out``."""
+    from ortools.sat.python import cp_model
 
     class Harvest(cp_model.CpSolverSolutionCallback):
         def on_solution_callback(self) -> None:
@@ -334,7 +345,7 @@ def _search_part(
         _backbone(model, part, bounds, direction, deadline, see, last, stats)
 
 
-def _moves(problem: CountProblem, part: _Part, bounds: ExactBounds, x: np.ndarray, see, stats: dict, deadline: float | None) -> None:  # type: ignore[no-untyped-def]
+def _moves(problem: CountProblem, part: _Part, bounds: ExactBounds, x: np.ndarray, see: _See, stats: dict[str, Any], deadline: float | None) -> None:
     """Refute candidate certain values with datasets one or two record moves from ``x``."""
     g, lab = part.pair_group, part.pair_label
     size = bounds.sizes[g]
@@ -351,7 +362,7 @@ def _moves(problem: CountProblem, part: _Part, bounds: ExactBounds, x: np.ndarra
         see(x)  # the last dataset seen stays the starting point
 
 
-def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see, last: list, stats: dict, signs: tuple[int, ...] = (-1, 1)) -> None:  # type: ignore[no-untyped-def]
+def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float | None, see: _See, last: list[np.ndarray], stats: dict[str, Any], signs: tuple[int, ...] = (-1, 1)) -> None:
     """Settle certainty first, with linear objectives (easy for CP-SAT): push down the total of
     every count no dataset seen has taken below the whole group. At the optimum either some of
     them drop (refuted: not certain) or the total cannot drop at all, and then every one of them
@@ -420,7 +431,7 @@ def _open_bounds(part: _Part, bounds: ExactBounds, certainty: bool) -> tuple[np.
     return pairs, minimum, target
 
 
-def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, certainty: bool, local) -> None:  # type: ignore[no-untyped-def]
+def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see: _See, stats: dict[str, Any], certainty: bool, local: Callable[[bool], None]) -> None:
     """Settle open bounds (certainty candidates first) :data:`MILP_CHUNK` at a time: a dataset
     going beyond as many of them as possible; an optimum of 0, proved, settles the chunk. When a
     solve passes fewer than :data:`STALL` bounds, the neighbourhood of the reference dataset is
@@ -450,7 +461,7 @@ def _harvest(milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float 
         bounds.max_hi[g[hi], lab[hi]] = bounds.max_lo[g[hi], lab[hi]]
 
 
-def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see, stats: dict, reference: np.ndarray, certainty: bool) -> None:  # type: ignore[no-untyped-def]
+def _local(hood: Neighbourhood, milp: MilpModel, part: _Part, bounds: ExactBounds, deadline: float | None, see: _See, stats: dict[str, Any], reference: np.ndarray, certainty: bool) -> None:
     """Open bounds passed by datasets a few records from ``reference``: one small solve per open
     bound still open, its answer spread over every open bound of the classes it moves."""
     g, lab = part.pair_group, part.pair_label
@@ -498,7 +509,7 @@ def _left(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.perf_counter()
 
 
-def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, deadline: float | None, see, last: list, stats: dict) -> None:  # type: ignore[no-untyped-def]
+def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, deadline: float | None, see: _See, last: list[np.ndarray], stats: dict[str, Any]) -> None:
     """Settle the open maxima (or minima), :data:`CHUNK` at a time: a dataset exceeding as many
     of them as possible, from the last one found; none (proved optimal) settles the chunk."""
     g, lab = part.pair_group, part.pair_label
@@ -515,7 +526,7 @@ def _backbone(model: _Model, part: _Part, bounds: ExactBounds, direction: str, d
         if left is not None and left <= 0:
             return
 
-        def extra(m, open_=open_):  # type: ignore[no-untyped-def]
+        def extra(m: cp_model.CpModel, open_: np.ndarray = open_) -> cp_model.LinearExprT:
             flags = []
             for p in open_:
                 b = m.new_bool_var(f"beyond{p}")

@@ -9,6 +9,7 @@ no randomness: ties between equally good splits go to the attribute listed first
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,9 @@ from ppdm.learn.grower import Grower, StoppingRules
 from ppdm.learn.pruning import error_based_prune
 from ppdm.learn.splitter import SplitRules
 from ppdm.tree.model import Tree
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
 
 
 class _TreeClassifier(ClassifierMixin, BaseEstimator):
@@ -136,7 +140,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         named = isinstance(y, pd.Series) or is_dask(y)
         self._y_name = y.name if named and y.name is not None else "class"
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.string = True
@@ -231,9 +235,9 @@ class ID3Classifier(_TreeClassifier):
         grower = self._grower(
             table,
             source,
-            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),  # type: ignore[arg-type]
-            stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),  # type: ignore[arg-type]
-            builder=builder,  # type: ignore[arg-type]
+            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),
+            stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),
+            builder=builder,
         )
         self.tree_ = grower.grow()
         return self

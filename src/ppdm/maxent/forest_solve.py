@@ -365,7 +365,11 @@ def _pcg(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, p
     return d, MAX_CG
 
 
-def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray, expand: bool = False):  # type: ignore[no-untyped-def]
+_Step = tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray]
+"""A point on the search line: ``(lam, *dual.state(lam))``."""
+
+
+def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray, expand: bool = False) -> _Step:
     """Backtracking (Armijo) along d from step 1; ∇D = −g, so the slope is −g·d.
 
     With ``expand``, a full step that is accepted is doubled while the dual keeps falling (up to
@@ -386,7 +390,7 @@ def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: n
     return (lam, value, *dual.state(lam)[1:])
 
 
-def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.ndarray, best: tuple):  # type: ignore[no-untyped-def]
+def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.ndarray, best: _Step) -> _Step:
     """The accepted full step ``best``, doubled while the dual falls strictly and by Armijo's rule."""
     t = 1.0
     while t < MAX_EXPAND:

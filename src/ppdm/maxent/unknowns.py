@@ -79,7 +79,7 @@ class Component:
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
                 raise DataError(f"column {self.name!r}: value {column.iloc[first]!r} (row {first}) is not a number")
-            return np.searchsorted(self.thresholds, values, side="left").astype(np.intp)  # type: ignore[arg-type]
+            return np.searchsorted(self.thresholds, values, side="left").astype(np.intp)
         codes = encode_categories(column, self.cells)
         bad = codes < 0
         if bad.any():

@@ -44,8 +44,8 @@ def narrow(split: Split, branch: int, possible: Possible | None, categories: Seq
     if isinstance(split, ThresholdSplit):
         interval = split.condition(branch)
         if possible is not None:
-            interval = possible & interval  # type: ignore[operator]
-        return interval if interval.low < interval.high else None  # type: ignore[union-attr]
+            interval = possible & interval
+        return interval if interval.low < interval.high else None
     goes = split.lookup(categories)[: len(categories)] == branch
     mask = goes if possible is None else goes & possible
     return mask if mask.any() else None
