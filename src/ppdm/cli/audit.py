@@ -413,6 +413,6 @@ def _counted(frame: Any, tree: Tree, threat: Any, policy: str, quiet: bool) -> t
     wanted = [*resolved.known, resolved.sensitive, tree.class_attribute, *split]
     columns = [c for c in dict.fromkeys(wanted) if c in frame.columns]
     table, weights = compress(frame, columns, progress=False if quiet else None)
-    table, weights, dropped = handle_missing_counted(table, weights, columns, policy)  # type: ignore[arg-type]
+    table, weights, dropped = handle_missing_counted(table, weights, columns, policy)
     return table, weights, dropped, resolved
 

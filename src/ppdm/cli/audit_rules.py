@@ -276,7 +276,7 @@ def audit_rules_command(
         )
         _check_work(frame, qis, support, max_itemsets)
         rules = _mine(frame, qis, sensitive, support, confidence, quiet)
-    rules = rules.published(publish or rules.publish)  # type: ignore[arg-type]
+    rules = rules.published(publish or rules.publish)
     if rules_out is not None:
         rules.save(rules_out)
     knowledge = RuleKnowledge(

@@ -81,7 +81,7 @@ class Roles:
         if "sensitive" in changes and "class_attribute" not in changes and self.class_attribute == self.sensitive:
             args["class_attribute"] = None
         args.update(changes)
-        return Roles(**args)  # type: ignore[arg-type]
+        return Roles(**args)
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -72,8 +72,7 @@ def _prune(tree: Tree, node_id: int, s: float) -> _Kept | None:
     node = tree.nodes[node_id]
     if node.is_leaf:
         return None if node.counts.sum() <= s else (node_id, [])  # type: ignore[union-attr]
-    children = [(b, _prune(tree, c, s)) for b, c in enumerate(node.children)]
-    children = [(b, sub) for b, sub in children if sub is not None]
+    children = [(b, sub) for b, c in enumerate(node.children) if (sub := _prune(tree, c, s)) is not None]
     if not children:
         return None
     if len(children) == 1:
@@ -89,6 +88,7 @@ def _renumber(tree: Tree, sub: _Kept, parent: int | None, depth: int, out: list[
     node.id, node.parent, node.depth = len(out), parent, depth
     out.append(node)
     if not children:
+        assert node.counts is not None  # _prune keeps only leaves with counts
         return node.counts
     node.children = []
     total = np.zeros(len(tree.classes))

@@ -126,7 +126,7 @@ def search_bounds(
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     bounds = ExactBounds.trivial(problem.sizes, problem.possible_labels())
-    stats = {"components": 0, "solves": 0, "lp_solves": 0, "proved_by_lp": 0, "engines": []}
+    stats: dict[str, Any] = {"components": 0, "solves": 0, "lp_solves": 0, "proved_by_lp": 0, "engines": []}
     if truth is not None:
         if not problem.satisfied(truth):
             raise InfeasibleError("the real records do not reproduce what is published", ["truth"])
@@ -287,7 +287,7 @@ def _harvester(x: list[cp_model.IntVar], out: list[np.ndarray]) -> cp_model.CpSo
 
 
 def _search_part(
-    problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict,
+    problem: CountProblem, part: _Part, bounds: ExactBounds, deadline: float | None, truth: np.ndarray | None, lp: bool, stats: dict[str, Any],
     interior: np.ndarray | None = None, engine: str = "cp-sat",
 ) -> Iterator[None]:
     """The search of one component, in stages (a generator: it pauses after each so that every
@@ -385,7 +385,10 @@ def _certainty(model: _Model, part: _Part, bounds: ExactBounds, deadline: float 
             found: list[np.ndarray] = []
             seconds = cap if left is None else min(cap, left)
             capped = left is None or seconds < left
-            status, x, value = model.solve(lambda m, c=cand, s=sign: s * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=last[0] if last else None, harvest=found)
+            def push(m: cp_model.CpModel, c: np.ndarray = cand, s: int = sign) -> cp_model.LinearExprT:
+                return s * sum(model.pair_expr(p) for p in c)
+
+            status, x, value = model.solve(push, seconds, maximize=True, hint=last[0] if last else None, harvest=found)
             stats["solves"] += 1
             for y in found:
                 see(y)
@@ -619,11 +622,13 @@ class _Relaxation:
         n = len(part.vars)
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
         G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
-        eq_A, eq_b, ub_A, ub_b = [G], [problem.sizes[part.groups]], [], []
+        eq_A, eq_b = [G], [problem.sizes[part.groups]]
+        ub_A: list[sp.csr_matrix] = []
+        ub_b: list[np.ndarray] = []
         for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: still a relaxation
             (eq_A if sense == "eq" else ub_A).append(A)
             (eq_b if sense == "eq" else ub_b).append(b)
-        self.kw = {
+        self.kw: dict[str, Any] = {
             "A_eq": sp.vstack(eq_A).tocsr(), "b_eq": np.concatenate(eq_b).astype(float),
             "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
             "bounds": (0, None), "method": "highs",
@@ -696,11 +701,13 @@ def _lp_bounds(problem: CountProblem, part: _Part, bounds: ExactBounds, stats: d
     n = len(part.vars)
     local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
     G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
-    eq_A, eq_b, ub_A, ub_b = [G], [problem.sizes[part.groups]], [], []
+    eq_A, eq_b = [G], [problem.sizes[part.groups]]
+    ub_A: list[sp.csr_matrix] = []
+    ub_b: list[np.ndarray] = []
     for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: a relaxation still
         (eq_A if sense == "eq" else ub_A).append(A)
         (eq_b if sense == "eq" else ub_b).append(b)
-    kw = {
+    kw: dict[str, Any] = {
         "A_eq": sp.vstack(eq_A).tocsr(), "b_eq": np.concatenate(eq_b).astype(float),
         "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
         "bounds": (0, None), "method": "highs",

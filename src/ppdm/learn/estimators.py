@@ -59,7 +59,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         if self.min_gain < 0:
             raise PpdmError(f"min_gain must be non-negative, got {self.min_gain!r}")
 
-    def _encode(self, X: pd.DataFrame, y: Sequence) -> EncodedTable | None:
+    def _encode(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> EncodedTable | None:
         """The table the grower counts on; ``None`` for a Dask ``X`` with more distinct
         (attributes, class) rows than :data:`MAX_DISTINCT_ROWS` (count level by level instead)."""
         self._check_params()
@@ -89,8 +89,8 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
         if not is_dask(y):
             raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
-        names = [str(c) for c in X.columns]  # type: ignore[attr-defined]
-        frame = X.assign(**{_CLASS: y})  # type: ignore[attr-defined]
+        names = [str(c) for c in X.columns]
+        frame = X.assign(**{_CLASS: y})
         attributes, classes = domains(frame, names, _CLASS, self.categorical or ())
         described = EncodedTable(attributes, {}, np.zeros(0, dtype=np.intp), classes)
         self.feature_names_in_ = np.array(names, dtype=object)
@@ -162,10 +162,10 @@ def _counted(X: object, y: object) -> tuple[pd.DataFrame, pd.Series, np.ndarray]
     (``None``: more than :data:`MAX_DISTINCT_ROWS` of them)."""
     if not is_dask(y):
         raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
-    columns = [str(c) for c in X.columns]  # type: ignore[attr-defined]
+    columns = [str(c) for c in X.columns]
     if _CLASS in columns:
         raise DataError(f"column {_CLASS!r} is reserved")
-    counted = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS], limit=MAX_DISTINCT_ROWS)  # type: ignore[attr-defined]
+    counted = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS], limit=MAX_DISTINCT_ROWS)
     if counted is None:
         return None
     frame, weights = counted
@@ -215,7 +215,7 @@ class ID3Classifier(_TreeClassifier):
         self.builder = builder
         self.max_leaf_nodes = max_leaf_nodes
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> ID3Classifier:
+    def fit(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> ID3Classifier:
         """Grow the tree on ``X`` (categorical columns) and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)
@@ -284,7 +284,7 @@ class C45Classifier(_TreeClassifier):
         self.confidence = confidence
         self.prune = prune
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> C45Classifier:
+    def fit(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> C45Classifier:
         """Grow and prune the tree on ``X`` (categorical and numeric columns) and labels ``y``."""
         if not 0 < self.confidence < 1:
             raise PpdmError(f"confidence must be in (0, 1), got {self.confidence!r}")

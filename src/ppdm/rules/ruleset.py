@@ -180,15 +180,16 @@ class RuleSet:
                 raise RulesError(f"mlxtend rules: column {col!r} is missing")
         by_name = {str(v): v for v in values}
         rules = []
-        for i, row in enumerate(frame.itertuples(index=False)):
-            lhs = [_split_item(item, sep, f"row {i} antecedent") for item in sorted(row.antecedents)]
-            rhs = [_split_item(item, sep, f"row {i} consequent") for item in row.consequents]
+        columns = zip(frame["antecedents"], frame["consequents"], frame["support"], frame["confidence"])
+        for i, (antecedents, consequents, support, confidence) in enumerate(columns):
+            lhs = [_split_item(item, sep, f"row {i} antecedent") for item in sorted(antecedents)]
+            rhs = [_split_item(item, sep, f"row {i} consequent") for item in consequents]
             if len(rhs) != 1 or rhs[0][0] != sensitive or any(a not in quasi_identifiers for a, _ in lhs):
                 continue
             if rhs[0][1] not in by_name:
                 raise RulesError(f"mlxtend rules: row {i}: {sensitive}={rhs[0][1]!r} is not one of the values {list(by_name)}")
             ordered = tuple(sorted(lhs, key=lambda av: list(quasi_identifiers).index(av[0])))
-            rules.append(Rule(ordered, by_name[rhs[0][1]], float(row.support), float(row.confidence)))
+            rules.append(Rule(ordered, by_name[rhs[0][1]], float(support), float(confidence)))
         return cls(sensitive, tuple(values), tuple(quasi_identifiers), min_support, min_confidence, rules, "exact", n_records)
 
 
