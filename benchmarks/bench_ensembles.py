@@ -42,6 +42,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from limits import peak_gb, run_peer  # benchmarks/limits.py, beside this script
 
 CASES = ("rf10", "rf100", "xgb100", "lgb100", "rf50")

@@ -71,9 +71,9 @@ def _timed(fn):  # type: ignore[no-untyped-def]
 def plain_peers(problem: CountProblem, truth: np.ndarray | None, samples: int, seed: int = 0) -> dict[str, float]:
     """Seconds per optimisation of plain CP-SAT and of the plain LP on sampled counts, and the
     extrapolation to every min and max."""
+    import scipy.sparse as sp
     from ortools.sat.python import cp_model
     from scipy.optimize import linprog
-    import scipy.sparse as sp
 
     rng = np.random.default_rng(seed)
     pairs = np.unique(problem.var_group.astype(np.int64) * problem.n_labels + problem.var_label)
@@ -103,8 +103,8 @@ def plain_peers(problem: CountProblem, truth: np.ndarray | None, samples: int, s
     # plain LP: one relaxation per sampled count
     G = sp.csr_matrix((np.ones(problem.n_vars), (problem.var_group, np.arange(problem.n_vars))), shape=(problem.n_groups, problem.n_vars))
     eq = ~le
-    kw = dict(A_eq=sp.vstack([G, A[eq]]).tocsr(), b_eq=np.r_[problem.sizes, b[eq]].astype(float),
-              A_ub=A[le] if le.any() else None, b_ub=b[le].astype(float) if le.any() else None, bounds=(0, None), method="highs")
+    kw = {"A_eq": sp.vstack([G, A[eq]]).tocsr(), "b_eq": np.r_[problem.sizes, b[eq]].astype(float),
+              "A_ub": A[le] if le.any() else None, "b_ub": b[le].astype(float) if le.any() else None, "bounds": (0, None), "method": "highs"}
     lp_seconds = []
     for key in chosen:
         g, v = divmod(int(key), problem.n_labels)

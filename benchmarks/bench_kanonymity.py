@@ -14,10 +14,11 @@ import platform
 
 import pandas as pd
 
-from bench_learn import median_seconds  # the same timing as the learner benchmark
 from ppdm.data.datasets import load_adult
 from ppdm.data.hierarchy import adult_hierarchies
 from ppdm.learn import C45Classifier, ID3Classifier, KAnonymousTreeClassifier
+
+from bench_learn import median_seconds  # the same timing as the learner benchmark
 
 
 def main() -> None:

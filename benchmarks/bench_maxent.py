@@ -471,8 +471,8 @@ def main() -> None:
         worker_main(args)
         return
 
-    import cvxpy
     import casadi
+    import cvxpy
 
     work = Path(args.workdir or tempfile.mkdtemp(prefix="bench_maxent_"))
     work.mkdir(parents=True, exist_ok=True)

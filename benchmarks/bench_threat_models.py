@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from limits import peak_gb, run_peer  # benchmarks/limits.py, beside this script
 
 CASES = ("c45", "c45+income", "sk10", "sk10+income")

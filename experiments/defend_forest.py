@@ -50,13 +50,13 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks.forest_leaves import forest_homogeneity_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
-from ppdm.defend import DefenseResult, defend
-from ppdm.defend.candidates import Grids, encode_for_sklearn
-from ppdm.errors import UninformativeKnowledgeWarning
-from ppdm.tree import Disclosure, load_forest, save_forest
+from ppdm.attacks.forest_leaves import forest_homogeneity_attack  # noqa: E402
+from ppdm.attacks.maxent import maxent_attack  # noqa: E402
+from ppdm.attacks.threat import ThreatModel  # noqa: E402
+from ppdm.defend import DefenseResult, defend  # noqa: E402
+from ppdm.defend.candidates import Grids, encode_for_sklearn  # noqa: E402
+from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
+from ppdm.tree import Disclosure, load_forest, save_forest  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "defend"
 TARGET = "certain=0,confident=0.01@0.9"

@@ -575,7 +575,7 @@ def write_markdown(path: Path, res: dict[str, Any]) -> None:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for crit in CRITERIA:
-        for key, t in trees.items():
+        for t in trees.values():
             if t["criterion"] != crit:
                 continue
             c = t["constraints"]
@@ -732,7 +732,7 @@ def write_markdown(path: Path, res: dict[str, Any]) -> None:
         "| tree | K=1 | K=10 | K=50 | K=100 | K=200 | K=500 |",
         "|---|---|---|---|---|---|---|",
     ]
-    for name, tk in res["top_k"].items():
+    for tk in res["top_k"].values():
         if tk is None:
             continue
         t = trees[tk["tree"]]

@@ -22,11 +22,11 @@ Run from the repository root (needs Debian's chromium for the screenshots)::
 from __future__ import annotations
 
 import argparse
-import warnings
 import os
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +41,8 @@ except ImportError:  # pragma: no cover
 from ppdm.attacks.maxent import maxent_attack  # noqa: E402
 from ppdm.attacks.threat import ThreatModel  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
-from ppdm.errors import DataError, UninformativeKnowledgeWarning  # noqa: E402
 from ppdm.defend import collapse_small_children, remove_small_leaves  # noqa: E402
+from ppdm.errors import DataError, UninformativeKnowledgeWarning  # noqa: E402
 from ppdm.learn import C45Classifier, ID3Classifier  # noqa: E402
 from ppdm.report import RiskTarget, build_report, write_report  # noqa: E402
 from ppdm.report.browser import screenshot  # noqa: E402

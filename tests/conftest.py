@@ -13,7 +13,7 @@ import pytest
 
 def _frame(rows: list[tuple], columns: list[str]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=columns)
-    return df.astype({c: "category" for c in columns})
+    return df.astype(dict.fromkeys(columns, "category"))
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 NURSERY_FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
 
 

@@ -30,9 +30,9 @@ import pandas as pd
 from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
-from ppdm.files import write_atomic
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning
+from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -126,7 +126,9 @@ class Audit:
             proved = self.proved
             pg = proved.groups.group_of_record
             out["proved_certain"] = proved.certain_groups[pg] & proved.targets
-            out["proved_value"] = np.where(out["proved_certain"], _values(proved.values, proved.predicted()), None)
+            value = _values(proved.values, proved.predicted())
+            value[~out["proved_certain"].to_numpy(bool)] = None
+            out["proved_value"] = value
             if proved.bounds is not None:
                 out["undecided"] = proved.bounds["undecided"][pg]
                 for j, value in enumerate(proved.values):

@@ -14,6 +14,7 @@ from ppdm.data.roles import Roles
 from ppdm.errors import DataError
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.tree import Tree, tree_from_sklearn
+
 from oracles import partition
 
 

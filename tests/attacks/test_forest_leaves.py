@@ -163,11 +163,11 @@ def test_forest_spans_equal_the_brute_force_ones(seed, brute_force_forest_spans)
 def test_forest_spans_name_tree_and_leaf_and_refine_each_trees_spans():
     forest, data = _tiny(11, extra=False)
     spans = model_anonymity(forest, data, ["c1", "n1"])
-    for t, tree in enumerate(forest.trees):
+    for tree in forest.trees:
         one = Forest([tree], "mean-proba")
         alone = model_anonymity(one, data, ["c1", "n1"])
         assert alone.k >= spans.k  # more trees never merge spans
-        # records sharing a forest span share their span in tree t
+        # records sharing a forest span share their span in that tree
         assert all(len(set(alone.span_of[spans.span_of == s])) == 1 for s in range(len(spans.leaves)))
     assert {t for span in spans.leaves for t, _ in span} == set(range(forest.n_trees))
     view = forest_view(forest, data, ["c1", "n1"])

@@ -8,7 +8,6 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from oracles import clarabel_slots
 from sklearn.ensemble import (
     ExtraTreesClassifier,
     GradientBoostingClassifier,
@@ -29,6 +28,8 @@ from ppdm.tree import (
     forest_from_sklearn,
     forest_from_xgboost,
 )
+
+from oracles import clarabel_slots
 
 ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
 

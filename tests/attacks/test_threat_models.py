@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import sklearn_tree
 
 from ppdm.attacks.maxent import audit_problem, maxent_attack
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
@@ -20,6 +19,8 @@ from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.maxent.attacker_types import attacker_types
 from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.maxent.unknowns import attacker_table
+
+from oracles import sklearn_tree
 
 BANK_LOAN = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
 
@@ -132,7 +133,7 @@ def test_truth_is_feasible_on_random_tables(case):
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=sa)
     try:
         worst, _ = truth_violation(tree.published(publish), frame, threat, Knowledge(sa=sa))
-    except DataError as exc:  # a numeric sensitive column the tree does not cut is refused clearly
+    except DataError:  # a numeric sensitive column the tree does not cut is refused clearly
         assert sensitive != "y"
         return
     assert worst <= 1e-9

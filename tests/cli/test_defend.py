@@ -13,6 +13,7 @@ from ppdm.defend import DEFAULT_TARGET
 from ppdm.defend.candidates import FAMILIES
 from ppdm.learn import ID3Classifier
 from ppdm.tree import load_tree, save_tree
+
 from cli_output import one_line_error as _one_line_error
 
 QI = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country", "income"]

@@ -8,10 +8,11 @@ from sklearn.ensemble import GradientBoostingClassifier
 
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
-from forest_files import nursery_forest_files
 from ppdm.data.datasets import load_csv
 from ppdm.tree import forest_from_sklearn, load_forest, save_forest
+
 from cli_output import one_line_error as _one_line_error
+from forest_files import nursery_forest_files
 
 FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
 KNOWN = ",".join(FEATURES)

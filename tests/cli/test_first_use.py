@@ -12,13 +12,14 @@ import pytest
 import ppdm.data.datasets
 from ppdm.cli import DISCLOSURES, main
 from ppdm.tree import Disclosure
+
 from cli_output import one_line_error as _one_line_error
 
 HEAVY = ("numpy", "pandas", "scipy", "sklearn", "rich", "ppdm.tree", "ppdm.attacks", "ppdm.learn", "ppdm.maxent")
 
 
 def test_the_cli_module_imports_no_heavy_library():
-    code = "import sys, ppdm.cli; print(' '.join(sorted(m for m in sys.modules if m.startswith(%r))))" % (HEAVY,)
+    code = f"import sys, ppdm.cli; print(' '.join(sorted(m for m in sys.modules if m.startswith({HEAVY!r}))))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert loaded == []
 

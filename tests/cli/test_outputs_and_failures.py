@@ -6,11 +6,12 @@ import errno
 import os
 
 import pytest
-from cli_output import one_line_error
 
 from ppdm.data.datasets import load_dataset
 from ppdm.errors import PpdmError
 from ppdm.files import atomic_path, write_atomic
+
+from cli_output import one_line_error
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-dd = pytest.importorskip("dask.dataframe")
-distributed = pytest.importorskip("distributed")
-
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.counting import (
@@ -34,6 +31,9 @@ from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.learn.kanonymity import KAnonymousTreeClassifier
 from ppdm.rules.mining import mine_rules
 from ppdm.tree.io import tree_to_dict
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
 
 TOL = 1e-12
 ADULT_CATS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex"]

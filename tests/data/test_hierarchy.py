@@ -505,7 +505,7 @@ def test_random_categorical_groups_partition_and_refine(shape: object) -> None:
         owner = {v: label for label, vs in groups for v in vs}
         assert h.generalize(leaves, depth).tolist() == [owner[v] for v in leaves]
         if previous is not None:
-            for label, vs in groups:
+            for _, vs in groups:
                 assert len({previous[v] for v in vs}) == 1
         previous = owner
 

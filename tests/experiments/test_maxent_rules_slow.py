@@ -23,7 +23,7 @@ def test_maxent_rules_script_reproduces_the_papers_trends(tmp_path, load_experim
     def d(rows, **kw):
         return next(r["overall_divergence"] for r in rows if all(r[k] == v for k, v in kw.items()))
 
-    exact = dict(publish="exact", nar=True, strict="integer")
+    exact = {"publish": "exact", "nar": True, "strict": "integer"}
     # Fig. 5(a)/(b): fewer rules (higher thresholds), higher divergence
     assert d(res["confidence"], confidence=0.6, **exact) < d(res["confidence"], confidence=0.9, **exact)
     assert d(res["support"], support=0.06, **exact) < d(res["support"], support=0.1, **exact)

@@ -20,6 +20,7 @@ from ppdm.errors import AnonymityError, DataError, PpdmError
 from ppdm.learn import ID3Classifier
 from ppdm.learn.criteria import entropy
 from ppdm.learn.kanonymity import KAnonymousTreeClassifier, confidence_to_l
+
 from oracles import partition
 
 K_GRID = (10, 50, 100, 500, 1000)

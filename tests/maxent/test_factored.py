@@ -9,7 +9,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracles import clarabel_slots, sklearn_tree
 
 from ppdm.attacks.maxent import audit_problem, maxent_attack
 from ppdm.attacks.threat import ThreatModel
@@ -27,6 +26,8 @@ from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.maxent.unknowns import leaf_reach, unknown_domain
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, ThresholdSplit
+
+from oracles import clarabel_slots, sklearn_tree
 
 TOL = 1e-7
 
@@ -393,7 +394,7 @@ def test_factored_and_explicit_tables_hold_the_same_slots(adult):
     table = slots.table
     assert types.problem.n_slots == int(table.valid.sum())
     # the explicit table's (leaf, class, sensitive, log base) per slot are the factored types
-    keys = {(int(l), int(c), int(s), round(float(m), 9)) for l, c, s, m in zip(table.leaf[table.valid], table.klass[table.valid], table.sens[table.valid], table.log_base[table.valid])}
-    ours = {(int(l), int(c), int(s), round(float(m), 9)) for l, c, s, m in zip(types.table.type_leaf, types.table.type_class, types.table.type_sens, types.table.log_base)}
+    keys = {(int(leaf), int(c), int(s), round(float(m), 9)) for leaf, c, s, m in zip(table.leaf[table.valid], table.klass[table.valid], table.sens[table.valid], table.log_base[table.valid])}
+    ours = {(int(leaf), int(c), int(s), round(float(m), 9)) for leaf, c, s, m in zip(types.table.type_leaf, types.table.type_class, types.table.type_sens, types.table.log_base)}
     assert keys == ours
     assert np.array_equal(types.table.true_sensitive(), table.true_sensitive())

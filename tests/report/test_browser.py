@@ -218,11 +218,11 @@ class ForestPage(HTMLParser):
 def forest_audit(tmp_path_factory):
     """A 10-tree bootstrap random forest of 300 Nursery rows, audited by maximum entropy with
     every feature known, and its report."""
-    from forest_files import NURSERY_FEATURES, nursery_forest_files
-
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.attacks.threat import ThreatModel
     from ppdm.tree import load_forest
+
+    from forest_files import NURSERY_FEATURES, nursery_forest_files
 
     folder = tmp_path_factory.mktemp("forest-report")
     frame, _ = nursery_forest_files(folder, rows=300, trees=10, depth=4)
@@ -259,7 +259,7 @@ def test_a_forest_report_tables_each_tree_s_leaves_with_their_rule(forest_audit,
         node = forest.trees[int(t)].nodes[int(leaf)]
         assert node.is_leaf and rule and published.startswith(str(forest.classes[node.label]))
     assert len(trees) >= 5, trees
-    every = {(t, l) for t, l in zip(result.leaf_pairs.tree.tolist(), result.leaf_pairs.leaf.tolist())}
+    every = {(t, n) for t, n in zip(result.leaf_pairs.tree.tolist(), result.leaf_pairs.leaf.tolist())}
     shown = {tuple(int(x) for x in r["cells"][0].removeprefix("tree ").split(" leaf ")) for r in rows}
     assert shown <= every
 

@@ -131,7 +131,6 @@ def test_values_float32_rounds_onto_a_threshold_go_where_scikit_learn_sends_them
     # scikit-learn compares float32 copies: 2.1 rounds down onto an extra tree's threshold
     # 2.0999999046 and goes left, although 2.1 > 2.0999999046 in float64
     import pandas as pd
-
     from sklearn.ensemble import ExtraTreesClassifier
 
     r = np.random.default_rng(5)

@@ -11,7 +11,7 @@ __all__ = [
     "homogeneous_leaves", "published_leaf_counts", "single_record_leaves", "tree_as_table", "uniqueness_attack",
 ]
 
-from ppdm.attacks.anonymity import exposed_tuples, model_anonymity  # noqa: E402
+from ppdm.attacks.anonymity import exposed_tuples, model_anonymity
 
 __all__ += ["exposed_tuples", "model_anonymity"]
 

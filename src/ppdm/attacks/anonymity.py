@@ -29,6 +29,7 @@ hashing; the result is a :class:`~ppdm.tree.spans.Spans`, the type the kADET lea
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import overload
 
 import numpy as np
 import pandas as pd
@@ -74,7 +75,7 @@ def _span_leaves(reach: sp.csr_matrix, rows: np.ndarray, columns: list[tuple[int
     return ForestSpanLeaves(reach, rows, columns)
 
 
-class ForestSpanLeaves(Sequence):
+class ForestSpanLeaves(Sequence[tuple[tuple[int, int], ...]]):
     """Each forest span's ``(tree, leaf)`` pairs, built when asked for: a forest's spans can hold
     thousands of leaves each, and most reports read only a few spans."""
 
@@ -85,7 +86,11 @@ class ForestSpanLeaves(Sequence):
     def __len__(self) -> int:
         return len(self._rows)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> tuple[tuple[int, int], ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[tuple[int, int], ...]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[tuple[int, int], ...] | list[tuple[tuple[int, int], ...]]:
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(len(self)))]
         r = self._rows[i]

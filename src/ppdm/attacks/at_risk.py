@@ -56,6 +56,6 @@ def _rows(result: AttackResult, groups: np.ndarray, values: np.ndarray) -> list[
     ids = np.arange(result.groups.n_records) if result.row_ids is None else np.asarray(result.row_ids)
     of_record = result.groups.group_of_record
     return [
-        ids[(of_record == g) & (result.true_codes == v)][:MAX_ROWS_SHOWN].tolist()  # type: ignore[operator]
+        ids[(of_record == g) & (result.true_codes == v)][:MAX_ROWS_SHOWN].tolist()
         for g, v in zip(groups.tolist(), values.tolist())
     ]

@@ -11,9 +11,9 @@ tie rule, the SA distribution; AR and NAR rows), scaled to counts (:mod:`ppdm.ex
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -131,10 +131,15 @@ def _counts(problem: FactoredProblem, types: AttackerTypes | ForestTypes, blocks
     return counts, types, truth
 
 
-def _solved(  # type: ignore[no-untyped-def]
-    model, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
-    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, build, options: SearchOptions | None,
-):
+_Model = TypeVar("_Model", Tree, Forest)
+_Types = TypeVar("_Types", bound=AttackerTypes | ForestTypes)
+
+
+def _solved(
+    model: _Model, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
+    threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
+    build: Callable[[_Model, pd.DataFrame, ThreatModel, Ties], tuple[CountProblem, _Types, np.ndarray | None]], options: SearchOptions | None,
+) -> tuple[ThreatModel, CountProblem, _Types, ExactBounds, np.ndarray]:
     """The threat model, the count problem ``build`` makes of the model, its bounds, and which
     records the result is about (not those whose full record the attacker holds)."""
     from ppdm.maxent.tree_constraints import Knowledge
@@ -189,7 +194,6 @@ def _rules(
     if knowledge.strict != "integer":
         raise PpdmError("the exact audit reads NAR rows on whole counts (strict='integer')")
     groups, true_codes, problem, stats = rules_audit_problem(rules, data, knowledge, quasi_identifiers)
-    k = len(rules.values)
     counts = from_joint(problem, groups.counts)
     truth = None
     if true_codes is not None:

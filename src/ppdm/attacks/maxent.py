@@ -16,6 +16,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -24,8 +25,8 @@ import scipy.sparse as sp
 from ppdm.attacks.forest_maxent import forest_maxent_attack
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
-from ppdm.data.counting import compress, is_dask
 from ppdm.attacks.truth import TRUTH_TOLERANCE, check_truth
+from ppdm.data.counting import compress, is_dask
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
 from ppdm.maxent.attacker_types import AttackerTypes, attacker_types
@@ -166,7 +167,7 @@ def audit_problem(
         factored = not knowledge.internal and not is_paper_setting(tree, threat)
     if factored:
         return _factored_audit(tree, data, threat, knowledge, check, weights)
-    table = _table(tree, data, threat, weights=weights)
+    table = _table(tree, data, threat, attacker_table, weights)
     coverage = counts_coverage(tree, table.groups.n_records)
     sa = _sa_distribution(table) if knowledge.sa else None
     problem = table_problem(tree, table, knowledge, sa, coverage)
@@ -217,7 +218,13 @@ def _published(tree: Tree, publish: Disclosure | None) -> Tree:
     return tree.published(publish)
 
 
-def _table(tree: Tree, data: pd.DataFrame, threat: ThreatModel, build=attacker_table, weights=None):  # type: ignore[no-untyped-def]
+_Table = TypeVar("_Table", AttackerTable, AttackerTypes)
+
+
+def _table(
+    tree: Tree, data: pd.DataFrame, threat: ThreatModel,
+    build: Callable[[Tree, pd.DataFrame, Sequence[str], str, np.ndarray | None], _Table], weights: np.ndarray | None = None,
+) -> _Table:
     """The attacker's table (``build``: :func:`attacker_table` or :func:`attacker_types`); each
     fully known individual becomes a group of its own."""
     known = list(threat.known or ())

@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.files import write_atomic
 from ppdm.data.qigroups import QIGroups
+from ppdm.files import write_atomic
 from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, best_guess, disclosure_summary, is_certain, prior_distribution
 from ppdm.tree.leaf_pairs import LeafPairs
 

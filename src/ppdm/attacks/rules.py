@@ -15,7 +15,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
 from ppdm.maxent.problem import MaxEntProblem
-from ppdm.maxent.rule_constraints import RuleKnowledge, rules_problem
+from ppdm.maxent.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem
 from ppdm.maxent.solve import solve_linear
 from ppdm.metrics.divergence import individual_divergence, overall_divergence, top_k_individuals
 from ppdm.rules.mining import sensitive_codes
@@ -24,7 +24,7 @@ from ppdm.rules.ruleset import RuleSet
 
 def rules_audit_problem(
     rules: RuleSet, data: pd.DataFrame, knowledge: RuleKnowledge, quasi_identifiers: Sequence[str] | None = None
-) -> tuple[QIGroups, np.ndarray | None, MaxEntProblem, dict]:
+) -> tuple[QIGroups, np.ndarray | None, MaxEntProblem, RuleConstraintStats]:
     """The attacker's groups, each record's true sensitive code (``None`` without the column) and
     the constraint rows of ``rules`` over them (paper 004 §V), with the SA distribution when
     ``knowledge.sa`` says it is published."""

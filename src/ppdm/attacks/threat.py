@@ -104,7 +104,7 @@ class ThreatModel:
 
     _class: str | None = field(default=None, repr=False, compare=False)
 
-    def resolve(self, data: pd.DataFrame, class_attribute: str) -> "ThreatModel":
+    def resolve(self, data: pd.DataFrame, class_attribute: str) -> ThreatModel:
         """Every default filled in and checked against ``data`` and the model's class column."""
         sensitive = self.sensitive or class_attribute
         if sensitive not in data.columns and sensitive != class_attribute:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from ppdm.attacks import AttackResult
 
-from ppdm.cli.common import _print_against_baseline, _print_riskiest, _split_list, check_outputs, csv_options, console, handles_errors, main, read_csv
+from ppdm.cli.common import _print_against_baseline, _print_riskiest, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv
 
 ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
 

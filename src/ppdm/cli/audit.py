@@ -24,8 +24,8 @@ from ppdm.cli.common import (
     _threat_from_options,
     _with_class_known,
     check_outputs,
-    csv_options,
     console,
+    csv_options,
     handles_errors,
     main,
     publish_option,
@@ -35,7 +35,6 @@ from ppdm.cli.common import (
     threat_options,
 )
 from ppdm.cli.report import check_report_outputs, write_html_report
-
 
 #: The integer search's time budget when --exact-time-limit is not given (seconds): the library's
 #: ``ppdm.api.EXACT_SECONDS``, written here so that building the options loads no library (a test

@@ -58,8 +58,8 @@ def _print_rules_audit(result: AttackResult) -> None:
     console.print(
         f"  AR constraints: {rows.get('AR', 0):,} rows over {d['ar_variables']:,} variables",
         highlight=False,
-    )  # type: ignore[union-attr]
-    if "NAR" in rows or d["nar_patterns"]:  # type: ignore[operator]
+    )
+    if "NAR" in rows or d["nar_patterns"]:
         console.print(
             f"  NAR constraints: {d['nar_patterns']:,} unpublished patterns, {d['nar_generated']:,} generated, "
             f"{d['nar_pruned']:,} pruned (Theorem 3); {d['nar_variables']:,} variables",
@@ -272,7 +272,7 @@ def audit_rules_command(
         load_dataset(dataset, sensitive=sensitive)
         if dataset is not None
         else read_csv(data, sensitive=sensitive)
-    )  # type: ignore[arg-type]
+    )
     _known_columns(frame, [sensitive])
     if view == "nar-impact" and no_nar:
         raise PpdmError("--view nar-impact compares the audit with and without NAR constraints: drop --no-nar")
@@ -289,12 +289,12 @@ def audit_rules_command(
         )
         _check_work(frame, qis, support, max_itemsets)
         rules = _mine(frame, qis, sensitive, support, confidence, quiet)
-    rules = rules.published(publish or rules.publish)  # type: ignore[arg-type]
+    rules = rules.published(publish or rules.publish)
     if rules_out is not None:
         rules.save(rules_out)
     knowledge = RuleKnowledge(
         nar=not no_nar, prune=not no_prune, sa=sa_published, strict=strict
-    )  # type: ignore[arg-type]
+    )
     with status(f"solving the maximum-entropy problem ({len(rules):,} rules)", quiet):
         result = rules_attack(rules, frame, knowledge)
         if frame.index.name is not None:  # --row-ids: report the file's ids, not positions

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from ppdm.cli.common import console, main
 
 

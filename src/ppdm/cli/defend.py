@@ -17,7 +17,20 @@ if TYPE_CHECKING:
     from ppdm.defend import DefenseResult
     from ppdm.tree import Forest, Tree
 
-from ppdm.cli.common import _default_known, _split_list, _threat_from_options, _with_class_known, check_outputs, console, handles_errors, main, publish_option, sa_option, status, threat_options
+from ppdm.cli.common import (
+    _default_known,
+    _split_list,
+    _threat_from_options,
+    _with_class_known,
+    check_outputs,
+    console,
+    handles_errors,
+    main,
+    publish_option,
+    sa_option,
+    status,
+    threat_options,
+)
 
 DEFAULT_TARGET = "certain=0,confident=0.01@0.9"
 """Spelled out so that ``ppdm --help`` does not import the library; a test keeps it equal to

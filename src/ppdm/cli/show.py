@@ -6,10 +6,8 @@ from pathlib import Path
 
 import click
 
-from ppdm.errors import PpdmError
-
-
 from ppdm.cli.common import DISCLOSURES, console, handles_errors, main
+from ppdm.errors import PpdmError
 
 
 @main.command("show")

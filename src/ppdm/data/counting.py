@@ -166,7 +166,7 @@ class DaskCounting:
         self.progress = progress
         self.batch = batch
 
-    def distinct(self, frame: Any, columns: Sequence[str], limit: int | None = None) -> Distinct | None:  # type: ignore[override]
+    def distinct(self, frame: Any, columns: Sequence[str], limit: int | None = None) -> Distinct | None:
         """As :meth:`PandasCounting.distinct`; ``None`` as soon as there are more than ``limit`` combinations."""
         _check(frame, columns)
         columns = list(columns)

@@ -217,8 +217,8 @@ def _read_uci(path: Path, columns: Sequence[str], **options: Any) -> pd.DataFram
 
 def _read_adult(path: Path, skiprows: int) -> pd.DataFrame:
     """Parse one Adult file (comma-plus-space separated, no header, ``?`` for missing)."""
-    dtype: dict[str, str] = {c: "int64" for c in _ADULT_NUMERIC}
-    dtype.update({c: "category" for c in _ADULT_CATEGORIES})
+    dtype: dict[str, str] = dict.fromkeys(_ADULT_NUMERIC, "int64")
+    dtype.update(dict.fromkeys(_ADULT_CATEGORIES, "category"))
     frame = _read_uci(path, ADULT_COLUMNS, skipinitialspace=True, skiprows=skiprows, na_values=["?"], dtype=dtype)
     for column, categories in _ADULT_CATEGORIES.items():
         strip = _strip_period if column == "income" else None

@@ -38,7 +38,7 @@ class QIGroups:
     record_weights: np.ndarray | None = None
 
     @classmethod
-    def from_frame(cls, frame: pd.DataFrame, quasi_identifiers: Sequence[str], weights: np.ndarray | None = None) -> "QIGroups":
+    def from_frame(cls, frame: pd.DataFrame, quasi_identifiers: Sequence[str], weights: np.ndarray | None = None) -> QIGroups:
         """Group the rows of ``frame`` by their quasi-identifier values (``weights``: records per row)."""
         if len(frame) == 0:
             raise DataError("the table has no rows: there is no QI group to attack")

@@ -71,7 +71,7 @@ class Roles:
         """The columns a learner may split on: every column except the class attribute."""
         return [c for c in frame.columns if c != self.class_attribute]
 
-    def replace(self, **changes: object) -> "Roles":
+    def replace(self, **changes: object) -> Roles:
         """A copy with some roles changed (``quasi_identifiers``, ``sensitive``, ``class_attribute``)."""
         args = {
             "quasi_identifiers": self.quasi_identifiers,
@@ -81,7 +81,7 @@ class Roles:
         if "sensitive" in changes and "class_attribute" not in changes and self.class_attribute == self.sensitive:
             args["class_attribute"] = None
         args.update(changes)
-        return Roles(**args)  # type: ignore[arg-type]
+        return Roles(**args)
 
     def to_dict(self) -> dict[str, object]:
         return {

@@ -83,7 +83,7 @@ class Grids:
     max_depth: tuple[int, ...] = (1, 2, 3, 4, 5, 6, 8, 10)
     min_samples_leaf: tuple[int, ...] = (5, 10, 20, 50, 100, 200, 500)
     k: tuple[int, ...] = (2, 5, 10, 20, 50, 100, 200)
-    l: tuple[float, ...] = (1.5, 2.0, 3.0)
+    l: tuple[float, ...] = (1.5, 2.0, 3.0)  # noqa: E741 (l-diversity's l)
     epsilon: tuple[float, ...] = (0.1, 1.0, 10.0)
     dp_depth: tuple[int, ...] = (4, 8)
     n_estimators: tuple[int, ...] = (1, 2, 5, 10, 20, 50)

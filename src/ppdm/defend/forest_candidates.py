@@ -92,7 +92,7 @@ def forest_retrain_candidates(learner: Learner, model: Forest, X: pd.DataFrame, 
         changes.append({"bootstrap": not settings["bootstrap"]})
     changes.sort(key=lambda p: retrain_cost(p, model, len(X)))
     return [
-        Candidate(f"{name} {_text(p)}", "retrain", p, lambda p=p: learner.fit_forest(X, y, **p))  # type: ignore[misc]
+        Candidate(f"{name} {_text(p)}", "retrain", p, lambda p=p: learner.fit_forest(X, y, **p))
         for p in changes
     ]
 

@@ -27,7 +27,7 @@ import numpy as np
 from ppdm.errors import PpdmError
 from ppdm.tree.edit import collapse
 from ppdm.tree.model import Node, Tree
-from ppdm.tree.splits import CategoricalSplit
+from ppdm.tree.splits import CategoricalSplit, Split
 
 
 def _check(tree: Tree, s: float) -> None:
@@ -63,13 +63,16 @@ def remove_small_leaves(tree: Tree, s: float) -> Tree:
     )
 
 
-def _prune(tree: Tree, node_id: int, s: float):  # type: ignore[no-untyped-def]
+_Kept = tuple[int, list[tuple[int, "_Kept"]]]
+"""The kept part of a subtree: ``(old id, [(branch, kept child), ...])``."""
+
+
+def _prune(tree: Tree, node_id: int, s: float) -> _Kept | None:
     """The kept part of a subtree as ``(old id, [(branch, kept child), ...])``, or None if removed."""
     node = tree.nodes[node_id]
     if node.is_leaf:
         return None if node.counts.sum() <= s else (node_id, [])  # type: ignore[union-attr]
-    children = [(b, _prune(tree, c, s)) for b, c in enumerate(node.children)]
-    children = [(b, sub) for b, sub in children if sub is not None]
+    children = [(b, sub) for b, c in enumerate(node.children) if (sub := _prune(tree, c, s)) is not None]
     if not children:
         return None
     if len(children) == 1:
@@ -77,7 +80,7 @@ def _prune(tree: Tree, node_id: int, s: float):  # type: ignore[no-untyped-def]
     return (node_id, children)
 
 
-def _renumber(tree: Tree, sub, parent: int | None, depth: int, out: list[Node]) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _renumber(tree: Tree, sub: _Kept, parent: int | None, depth: int, out: list[Node]) -> np.ndarray:
     """Append the pruned subtree to ``out`` (parents before children); return its counts."""
     old_id, children = sub
     old = tree.nodes[old_id]
@@ -85,7 +88,8 @@ def _renumber(tree: Tree, sub, parent: int | None, depth: int, out: list[Node]) 
     node.id, node.parent, node.depth = len(out), parent, depth
     out.append(node)
     if not children:
-        return node.counts  # type: ignore[return-value]
+        assert node.counts is not None  # _prune keeps only leaves with counts
+        return node.counts
     node.children = []
     total = np.zeros(len(tree.classes))
     for _, child in children:
@@ -97,7 +101,7 @@ def _renumber(tree: Tree, sub, parent: int | None, depth: int, out: list[Node]) 
     return total
 
 
-def _keep_branches(old: Node, kept: list[int], out: list[Node], node: Node):  # type: ignore[no-untyped-def]
+def _keep_branches(old: Node, kept: list[int], out: list[Node], node: Node) -> Split | None:
     split = old.split
     if not isinstance(split, CategoricalSplit) or len(kept) == len(old.children):
         return split

@@ -67,7 +67,7 @@ class Evidence:
         if any(r.true_codes is None for r in results):
             raise PpdmError("measuring a target needs the true sensitive values in the data")
         certain = np.logical_or.reduce([r.exposed_right() for r in results])
-        confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])  # type: ignore[misc]
+        confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])
         targets = np.logical_and.reduce([r.targets for r in results])
         return cls(certain & targets, confidence, targets, spans, tuple(r.attack for r in results))
 

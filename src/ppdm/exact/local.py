@@ -28,8 +28,10 @@ class Neighbourhood:
     """The rows that ``records`` changed records (the budget R) could break, over classes of
     groups alike in them."""
 
-    def __init__(  # type: ignore[no-untyped-def]
-        self, var_group: np.ndarray, var_label: np.ndarray, sizes: np.ndarray, rows, x_ref: np.ndarray, records: int = SearchOptions.local_records,
+    def __init__(
+        self, var_group: np.ndarray, var_label: np.ndarray, sizes: np.ndarray,
+        rows: list[tuple[sp.csr_matrix, np.ndarray, str, np.ndarray | None, list[str]]], x_ref: np.ndarray,
+        records: int = SearchOptions.local_records,
     ) -> None:
         self.records = records
         kept, rhs, le = [], [], []
@@ -120,7 +122,7 @@ class Neighbourhood:
                 lab_out, lab_in = self.col_label[out] == label, self.col_label[into] == label
                 out = out[np.argsort(~lab_out if minimum else lab_out, kind="stable")]
                 into = into[np.argsort(lab_in if minimum else ~lab_in, kind="stable")]
-            for i, (a, b) in enumerate(zip(out.tolist(), into.tolist())):
+            for a, b in zip(out.tolist(), into.tolist()):
                 wants = first and (self.col_label[a] == label) == minimum and (self.col_label[b] == label) != minimum
                 va = self._var(group, a, x) if wants else None
                 if va is None or x[va] <= 0:

@@ -36,7 +36,6 @@ from ppdm.errors import InfeasibleError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.problem import CountProblem
 
-
 #: Arcs per batch of side-by-side maximum flows (memory: about 40 bytes each).
 BATCH_ARCS = 2_000_000
 
@@ -268,7 +267,9 @@ def _class_bounds(
     return min_lo, min_hi, max_lo, np.minimum(max_hi, n_class[:, None])
 
 
-def _queries(kc, cc, flow, labels, n_arc_labels, lower, raise_):  # type: ignore[no-untyped-def]
+def _queries(
+    kc: np.ndarray, cc: np.ndarray, flow: np.ndarray, labels: np.ndarray, n_arc_labels: np.ndarray, lower: np.ndarray, raise_: np.ndarray,
+) -> list[tuple[int, int, int, np.ndarray, np.ndarray, np.ndarray]]:
     """The reroutes that settle the movable pairs exactly: ``(k, v, sign, cells, sources, caps)``."""
     order = np.argsort(kc, kind="stable")
     first = np.searchsorted(kc[order], np.arange(lower.shape[0] + 1))
@@ -323,7 +324,10 @@ def _moves(
     return out
 
 
-def _bfs(H, src, dst, cls, kc, cc, order, first, start, end, qk, qv, n_cells):  # type: ignore[no-untyped-def]
+def _bfs(
+    H: sp.csr_matrix, src: np.ndarray, dst: np.ndarray, cls: np.ndarray, kc: np.ndarray, cc: np.ndarray, order: np.ndarray, first: np.ndarray,
+    start: np.ndarray, end: np.ndarray, qk: np.ndarray, qv: np.ndarray, n_cells: int,
+) -> np.ndarray:
     q = len(qk)
     reached = np.zeros((n_cells, q), dtype=bool)
     target = np.zeros((n_cells, q), dtype=bool)

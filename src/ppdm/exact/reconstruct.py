@@ -278,7 +278,7 @@ def _build(columns: list[_Column], cells: list[list[_Cell]], M: np.ndarray) -> _
     model = cp_model.CpModel()
     n_bits = _n_bits(columns)
     n = M.shape[1]
-    x = [[model.NewBoolVar(f"x{r}_{j}") for j in range(n_bits)] for r in range(n)]
+    x = [[model.new_bool_var(f"x{r}_{j}") for j in range(n_bits)] for r in range(n)]
     for col in columns:
         for r in range(n):
             _structure(model, col, x[r])
@@ -286,7 +286,7 @@ def _build(columns: list[_Column], cells: list[list[_Cell]], M: np.ndarray) -> _
     fixed, allowed = _propagate(columns, cells, M, fixed)
     for r in range(n):
         for j in np.flatnonzero(fixed[r] >= 0):
-            model.Add(x[r][j] == int(fixed[r, j]))
+            model.add(x[r][j] == int(fixed[r, j]))
     for t, tree in enumerate(cells):
         _tree(model, tree, M[t], x, fixed, allowed[t])
     canonical = _sort(model, x, block, n_bits)
@@ -299,10 +299,10 @@ def _n_bits(columns: list[_Column]) -> int:
 
 def _structure(model: Any, col: _Column, bits: list[Any]) -> None:
     if col.kind == "onehot":
-        model.AddExactlyOne([bits[j] for j in col.bits])
+        model.add_exactly_one([bits[j] for j in col.bits])
     elif col.kind == "order":
         for lo, hi in itertools.pairwise(col.bits):
-            model.AddImplication(bits[hi], bits[lo])
+            model.add_implication(bits[hi], bits[lo])
 
 
 def _deal(cells: list[list[_Cell]], M: np.ndarray, n_bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -353,20 +353,20 @@ def _tree(model: Any, cells: list[_Cell], m: np.ndarray, x: list[list[Any]], fix
             settled[where[0]] += m[r]
             free = [_lit(x[r][j], v) for j, v in cells[where[0]].lits if fixed[r, j] < 0]
             if free:
-                model.AddBoolAnd(free)
+                model.add_bool_and(free)
             continue
         options = []
         for i in where:
-            z = model.NewBoolVar("")
+            z = model.new_bool_var("")
             free = [_lit(x[r][j], v) for j, v in cells[i].lits if fixed[r, j] < 0]  # fixed ones hold (allowed)
             if free:
-                model.AddBoolAnd(free).OnlyEnforceIf(z)
+                model.add_bool_and(free).only_enforce_if(z)
             capture[i].append(z)
             weights[i].append(int(m[r]))
             options.append(z)
-        model.AddExactlyOne(options)
+        model.add_exactly_one(options)
     for i, cell in enumerate(cells):
-        model.Add(sum(w * z for w, z in zip(weights[i], capture[i])) == cell.count - int(settled[i]))
+        model.add(sum(w * z for w, z in zip(weights[i], capture[i])) == cell.count - int(settled[i]))
 
 
 def _propagate(
@@ -470,7 +470,7 @@ def _sort(model: Any, x: list[list[Any]], block: np.ndarray, n_bits: int) -> boo
     for g in np.unique(block[block >= 0]):
         members = np.flatnonzero(block == g)
         for a, b in itertools.pairwise(members):
-            model.Add(key(int(a)) <= key(int(b)))
+            model.add(key(int(a)) <= key(int(b)))
     return n_bits <= KEY_BITS
 
 
@@ -493,20 +493,20 @@ def _solve(model: Any, x: list[list[Any]], seconds: float, workers: int, seed: i
     solver.parameters.num_workers = workers
     solver.parameters.random_seed = seed
     solver.parameters.linearization_level = 0  # the LP relaxation of path implications is weak and slow
-    keeper = _keeper(solver, x) if model.HasObjective() else None
+    keeper = _keeper(solver, x) if model.has_objective() else None
     try:
-        status = solver.Solve(model, keeper)
+        status = solver.solve(model, keeper)
     finally:
         if keeper is not None:
             keeper.cancel()
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         found = keeper.found if keeper is not None else []
-        last = np.array([[solver.Value(v) for v in row] for row in x], dtype=np.int8).reshape(len(x), -1)
+        last = np.array([[solver.value(v) for v in row] for row in x], dtype=np.int8).reshape(len(x), -1)
         return "feasible", found or [last]  # the callback saw the last solution too
     if status == cp_model.INFEASIBLE:
         return "infeasible", []
     if status == cp_model.MODEL_INVALID:
-        raise PpdmError(f"the reconstruction model is invalid: {model.Validate()}")
+        raise PpdmError(f"the reconstruction model is invalid: {model.validate()}")
     return "unknown", []
 
 
@@ -522,11 +522,11 @@ def _keeper(solver: Any, x: list[list[Any]]) -> Any:
             self._timer: threading.Timer | None = None
 
         def on_solution_callback(self) -> None:
-            bits = [[self.Value(v) for v in row] for row in x]
+            bits = [[self.value(v) for v in row] for row in x]
             self.found.append(np.array(bits, dtype=np.int8).reshape(len(x), -1))
             if self._timer is None:
                 wait = max(1.0, 0.5 * (time.perf_counter() - self._start))
-                self._timer = threading.Timer(wait, solver.StopSearch)
+                self._timer = threading.Timer(wait, solver.stop_search)
                 self._timer.daemon = True
                 self._timer.start()
 
@@ -574,24 +574,24 @@ def _query(m: _Model, cand: _Candidates, columns: list[_Column], hint: np.ndarra
     x = [[q.get_bool_var_from_proto_index(v.Index()) for v in row] for row in m.x]
     for r, row in enumerate(x):
         for j, v in enumerate(row):
-            q.AddHint(v, int(hint[r, j]))
+            q.add_hint(v, int(hint[r, j]))
     dealt = (m.block >= 0).all() and len(np.unique(m.block)) > 1
     broken = []
     for u in np.flatnonzero(cand.copies > 0):
         slots = np.flatnonzero(m.block == m.block[cand.slots[u][0]]) if dealt else range(len(x))
         equal = []
         for r in slots:
-            e = q.NewBoolVar("")
-            q.AddBoolOr([_lit(x[r][j], not bool(v)) for j, v in enumerate(cand.rows[u])] + [e])
+            e = q.new_bool_var("")
+            q.add_bool_or([_lit(x[r][j], not bool(v)) for j, v in enumerate(cand.rows[u])] + [e])
             equal.append(e)
-        d = q.NewBoolVar("")
-        q.Add(sum(equal) <= int(cand.copies[u]) - 1).OnlyEnforceIf(d)
+        d = q.new_bool_var("")
+        q.add(sum(equal) <= int(cand.copies[u]) - 1).only_enforce_if(d)
         broken.append(d)
     if cand.open_cells is not None:
         for r, c in zip(*np.nonzero(cand.open_cells)):
             broken += [_lit(x[r][j], not v) for j, v in columns[c].equals(int(cand.values[r, c]))]
-    q.AddBoolOr(broken)
-    q.Maximize(sum(broken))
+    q.add_bool_or(broken)
+    q.maximize(sum(broken))
     return q, x
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,6 +46,9 @@ from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.options import ENGINES, SearchOptions
 from ppdm.exact.problem import CountProblem
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
 
 
 def components(problem: CountProblem) -> tuple[int, np.ndarray]:
@@ -248,10 +252,13 @@ class _Model:
         first = np.searchsorted(part.pair_of_var[order], np.arange(n_pairs + 1))
         self.pair_vars = [order[first[p] : first[p + 1]] for p in range(n_pairs)]
 
-    def pair_expr(self, p: int):  # type: ignore[no-untyped-def]
+    def pair_expr(self, p: int) -> cp_model.LinearExprT:
         return sum(self.x[i] for i in self.pair_vars[p])
 
-    def solve(self, extra, seconds: float | None, maximize: bool = False, hint: np.ndarray | None = None, harvest: list | None = None) -> tuple[str, np.ndarray | None, float]:  # type: ignore[no-untyped-def]
+    def solve(
+        self, extra: Callable[[cp_model.CpModel], cp_model.LinearExprT | None], seconds: float | None, maximize: bool = False,
+        hint: np.ndarray | None = None, harvest: list[np.ndarray] | None = None,
+    ) -> tuple[str, np.ndarray | None, float]:
         """Add ``extra(model)`` (returning an expression to maximise, or ``None``) to a copy and
         solve, starting from ``hint`` (a consistent dataset) when given: the status, the counts
         found and the objective's value. ``harvest``: a list that receives every improving
@@ -383,7 +390,10 @@ def _certainty(s: _Search, model: _Model, signs: tuple[int, ...] = (-1, 1)) -> N
             found: list[np.ndarray] = []
             seconds = cap if left is None else min(cap, left)
             capped = left is None or seconds < left
-            status, x, value = model.solve(lambda m, c=cand: sign * sum(model.pair_expr(p) for p in c), seconds, maximize=True, hint=s.last, harvest=found)
+            def push(m: cp_model.CpModel, c: np.ndarray = cand, sg: int = sign) -> cp_model.LinearExprT:
+                return sg * sum(model.pair_expr(p) for p in c)
+
+            status, x, value = model.solve(push, seconds, maximize=True, hint=s.last, harvest=found)
             s.stats.solves += 1
             for y in found:
                 s.see(y)
@@ -529,7 +539,7 @@ def _backbone(s: _Search, model: _Model, direction: str) -> None:
         if left is not None and left <= 0:
             return
 
-        def extra(m, open_=open_):  # type: ignore[no-untyped-def]
+        def extra(m: cp_model.CpModel, open_: np.ndarray = open_) -> cp_model.LinearExprT:
             flags = []
             for p in open_:
                 b = m.new_bool_var(f"beyond{p}")
@@ -622,15 +632,17 @@ class _Relaxation:
         n = len(part.vars)
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
         G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
-        eq_A, eq_b, ub_A, ub_b = [G], [problem.sizes[part.groups]], [], []
+        eq_A, eq_b = [G], [problem.sizes[part.groups]]
+        ub_A: list[sp.csr_matrix] = []
+        ub_b: list[np.ndarray] = []
         for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: still a relaxation
             (eq_A if sense == "eq" else ub_A).append(A)
             (eq_b if sense == "eq" else ub_b).append(b)
-        self.kw = dict(
-            A_eq=sp.vstack(eq_A).tocsr(), b_eq=np.concatenate(eq_b).astype(float),
-            A_ub=sp.vstack(ub_A).tocsr() if ub_A else None, b_ub=np.concatenate(ub_b).astype(float) if ub_b else None,
-            bounds=(0, None), method="highs",
-        )
+        self.kw: dict[str, Any] = {
+            "A_eq": sp.vstack(eq_A).tocsr(), "b_eq": np.concatenate(eq_b).astype(float),
+            "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
+            "bounds": (0, None), "method": "highs",
+        }
         self.part, self.n = part, n
         self.sizes = problem.sizes
 
@@ -701,15 +713,17 @@ def _lp_bounds(s: _Search) -> None:
     n = len(part.vars)
     local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
     G = sp.csr_matrix((np.ones(n), (local_group, np.arange(n))), shape=(len(part.groups), n))
-    eq_A, eq_b, ub_A, ub_b = [G], [problem.sizes[part.groups]], [], []
+    eq_A, eq_b = [G], [problem.sizes[part.groups]]
+    ub_A: list[sp.csr_matrix] = []
+    ub_b: list[np.ndarray] = []
     for A, b, sense, _, _ in part.rows:  # strict rows relaxed to ≤ b: a relaxation still
         (eq_A if sense == "eq" else ub_A).append(A)
         (eq_b if sense == "eq" else ub_b).append(b)
-    kw = dict(
-        A_eq=sp.vstack(eq_A).tocsr(), b_eq=np.concatenate(eq_b).astype(float),
-        A_ub=sp.vstack(ub_A).tocsr() if ub_A else None, b_ub=np.concatenate(ub_b).astype(float) if ub_b else None,
-        bounds=(0, None), method="highs",
-    )
+    kw: dict[str, Any] = {
+        "A_eq": sp.vstack(eq_A).tocsr(), "b_eq": np.concatenate(eq_b).astype(float),
+        "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
+        "bounds": (0, None), "method": "highs",
+    }
     for p, sign in [(p, 1.0) for p in cand_min] + [(p, -1.0) for p in cand_max]:
         if deadline is not None and time.perf_counter() > deadline:
             return

@@ -15,7 +15,7 @@ __all__ = [
     "error_based_prune", "expected_impurity", "get_criterion", "gini",
 ]
 
-from ppdm.learn.kanonymity import KAnonymousTreeClassifier, SpanAdmissibility, confidence_to_l  # noqa: E402
+from ppdm.learn.kanonymity import KAnonymousTreeClassifier, SpanAdmissibility, confidence_to_l
 
 __all__ += ["KAnonymousTreeClassifier", "SpanAdmissibility", "confidence_to_l"]
 from ppdm.learn.randomized import EstimatedCounts, RandomizedResponseTreeClassifier  # noqa: E402

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol, Union
+from typing import Protocol
 
 import numpy as np
 
@@ -43,7 +43,7 @@ class ThresholdProposal:
     allowed: Callable[[np.ndarray], np.ndarray]
 
 
-Proposal = Union[GroupedProposal, ThresholdProposal]
+Proposal = GroupedProposal | ThresholdProposal
 
 
 class Admissibility(Protocol):

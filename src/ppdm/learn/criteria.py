@@ -14,8 +14,8 @@ gain is ``impurity(parent) - expected_impurity(children)``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -87,7 +87,7 @@ CRITERIA: dict[str, Criterion] = {
 ALIASES = {"information_gain": "entropy", "info_gain": "entropy", "gain-ratio": "gain_ratio", "gainratio": "gain_ratio"}
 
 
-def get_criterion(name: "str | Criterion") -> Criterion:
+def get_criterion(name: str | Criterion) -> Criterion:
     """Look a criterion up by name ("entropy", "gini", "gain_ratio")."""
     if isinstance(name, Criterion):
         return name

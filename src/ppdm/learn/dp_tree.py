@@ -33,6 +33,7 @@ maximum-entropy audit) do not apply to it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from ppdm.errors import NotFittedError, PpdmError
 from ppdm.learn.encoding import EncodedTable, encode_table
 from ppdm.tree.model import Attribute, Node, Tree
-from ppdm.tree.splits import CategoricalSplit, ThresholdSplit
+from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
 
 __all__ = ["DPRandomTreeClassifier"]
 
@@ -137,7 +138,7 @@ def _random_structure(
     return nodes
 
 
-def _random_split(attributes: list[Attribute], allowed: dict, rng: np.random.Generator):  # type: ignore[no-untyped-def]
+def _random_split(attributes: list[Attribute], allowed: dict[str, Any], rng: np.random.Generator) -> tuple[Split | None, list[dict[str, Any]]]:
     """A random two-way split on an attribute that can still be split, and each branch's domain."""
     splittable = [a for a in attributes if (len(allowed[a.name]) >= 2 if a.is_categorical else allowed[a.name][0] < allowed[a.name][1])]
     if not splittable:

@@ -9,6 +9,7 @@ no randomness: ties between equally good splits go to the attribute listed first
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,9 @@ from ppdm.learn.grower import Grower, StoppingRules
 from ppdm.learn.pruning import error_based_prune
 from ppdm.learn.splitter import SplitRules
 from ppdm.tree.model import Tree
+
+if TYPE_CHECKING:
+    from sklearn.utils import Tags
 
 
 class _TreeClassifier(ClassifierMixin, BaseEstimator):
@@ -55,7 +59,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         if self.min_gain < 0:
             raise PpdmError(f"min_gain must be non-negative, got {self.min_gain!r}")
 
-    def _encode(self, X: pd.DataFrame, y: Sequence) -> EncodedTable | None:
+    def _encode(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> EncodedTable | None:
         """The table the grower counts on; ``None`` for a Dask ``X`` with more distinct
         (attributes, class) rows than :data:`MAX_DISTINCT_ROWS` (count level by level instead)."""
         self._check_params()
@@ -85,8 +89,8 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
         if not is_dask(y):
             raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
-        names = [str(c) for c in X.columns]  # type: ignore[attr-defined]
-        frame = X.assign(**{_CLASS: y})  # type: ignore[attr-defined]
+        names = [str(c) for c in X.columns]
+        frame = X.assign(**{_CLASS: y})
         attributes, classes = domains(frame, names, _CLASS, self.categorical or ())
         described = EncodedTable(attributes, {}, np.zeros(0, dtype=np.intp), classes)
         self.feature_names_in_ = np.array(names, dtype=object)
@@ -136,7 +140,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         named = isinstance(y, pd.Series) or is_dask(y)
         self._y_name = y.name if named and y.name is not None else "class"
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+    def __sklearn_tags__(self) -> Tags:
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.string = True
@@ -158,10 +162,10 @@ def _counted(X: object, y: object) -> tuple[pd.DataFrame, pd.Series, np.ndarray]
     (``None``: more than :data:`MAX_DISTINCT_ROWS` of them)."""
     if not is_dask(y):
         raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
-    columns = [str(c) for c in X.columns]  # type: ignore[attr-defined]
+    columns = [str(c) for c in X.columns]
     if _CLASS in columns:
         raise DataError(f"column {_CLASS!r} is reserved")
-    counted = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS], limit=MAX_DISTINCT_ROWS)  # type: ignore[attr-defined]
+    counted = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS], limit=MAX_DISTINCT_ROWS)
     if counted is None:
         return None
     frame, weights = counted
@@ -211,7 +215,7 @@ class ID3Classifier(_TreeClassifier):
         self.builder = builder
         self.max_leaf_nodes = max_leaf_nodes
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "ID3Classifier":
+    def fit(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> ID3Classifier:
         """Grow the tree on ``X`` (categorical columns) and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)
@@ -231,9 +235,9 @@ class ID3Classifier(_TreeClassifier):
         grower = self._grower(
             table,
             source,
-            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),  # type: ignore[arg-type]
-            stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),  # type: ignore[arg-type]
-            builder=builder,  # type: ignore[arg-type]
+            split_rules=SplitRules(min_samples_leaf=self.min_samples_leaf * scale, min_gain=self.min_gain),
+            stopping=StoppingRules(self.max_depth, self.min_samples_split * scale, self.max_leaf_nodes),
+            builder=builder,
         )
         self.tree_ = grower.grow()
         return self
@@ -280,7 +284,7 @@ class C45Classifier(_TreeClassifier):
         self.confidence = confidence
         self.prune = prune
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "C45Classifier":
+    def fit(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> C45Classifier:
         """Grow and prune the tree on ``X`` (categorical and numeric columns) and labels ``y``."""
         if not 0 < self.confidence < 1:
             raise PpdmError(f"confidence must be in (0, 1), got {self.confidence!r}")

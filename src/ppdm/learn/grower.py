@@ -33,7 +33,7 @@ import numpy as np
 from ppdm.learn.admissibility import Admissibility, AlwaysAdmissible, GroupedProposal, Proposal
 from ppdm.learn.counts import CountSource
 from ppdm.learn.criteria import Criterion
-from ppdm.learn.splitter import Candidate, Splitter, SplitRules
+from ppdm.learn.splitter import Candidate, SplitRules, Splitter
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, Scalar
 

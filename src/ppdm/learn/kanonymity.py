@@ -102,7 +102,7 @@ class SpanAdmissibility:
         table: EncodedTable,
         public: Sequence[str],
         k: int = 1,
-        l: float | None = None,
+        l: float | None = None,  # noqa: E741 (l-diversity's l)
         class_public: bool = False,
         hierarchies: Mapping[str, Hierarchy] | None = None,
     ) -> None:
@@ -178,8 +178,8 @@ class SpanAdmissibility:
         """Class counts of the node's spans by value of categorical ``name``: (spans, values, classes)."""
         spans = sorted(self.node_spans[node_id])
         rows = [self.span_rows[s] for s in spans]
-        every = np.concatenate(rows)  # type: ignore[arg-type]
-        local = np.repeat(np.arange(len(spans)), [len(r) for r in rows])  # type: ignore[arg-type]
+        every = np.concatenate(rows)
+        local = np.repeat(np.arange(len(spans)), [len(r) for r in rows])
         v, k = len(self.attributes[name].categories), self.table.n_classes
         key = (local * v + self.table.columns[name][every]) * k + self.table.y[every]
         return np.bincount(key, weights=self._weights(every), minlength=len(spans) * v * k).reshape(len(spans), v, k)
@@ -295,8 +295,8 @@ class SpanAdmissibility:
         """Class counts of the spans a public split would create: (spans, branches, classes)."""
         spans = sorted(self.node_spans[node_id])
         rows = [self.span_rows[s] for s in spans]
-        sizes = np.array([len(r) for r in rows])  # type: ignore[arg-type]
-        every = np.concatenate(rows)  # type: ignore[arg-type]
+        sizes = np.array([len(r) for r in rows])
+        every = np.concatenate(rows)
         local = np.repeat(np.arange(len(spans)), sizes)
         nb, k = split.n_branches, self.table.n_classes
         key = (local * nb + self._branch(split, every)) * k + self.table.y[every]
@@ -447,7 +447,7 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         self.categorical = categorical
 
     @property
-    def _algorithm(self) -> str:  # type: ignore[override]
+    def _algorithm(self) -> str:
         return f"kadet-{self.algorithm}"
 
     @property
@@ -491,7 +491,7 @@ class KAnonymousTreeClassifier(_TreeClassifier):
             raise DataError(f"quasi-identifier(s) not among the columns of X: {', '.join(map(repr, unknown))}")
         return list(self.quasi_identifiers)
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "KAnonymousTreeClassifier":
+    def fit(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> KAnonymousTreeClassifier:
         """Grow (and for C4.5 prune) a k-anonymous tree on ``X`` and class labels ``y``."""
         self._remember_y_name(y)
         table = self._encode(X, y)

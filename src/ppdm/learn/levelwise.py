@@ -216,7 +216,7 @@ class LevelCounts:
             parents = np.array([r[0] for r in by_depth[depth]], dtype=np.intp)
             starts = np.searchsorted(node[order], parents, side="left")
             ends = np.searchsorted(node[order], parents, side="right")
-            for (parent, split, ids), lo, hi in zip(by_depth[depth], starts, ends):
+            for (_parent, split, ids), lo, hi in zip(by_depth[depth], starts, ends):
                 rows = order[lo:hi]
                 values = columns[split.attribute][rows]
                 if isinstance(split, ThresholdSplit):

@@ -315,6 +315,6 @@ class RandomizedResponseTreeClassifier(ID3Classifier):
 
     def _count_source(self, table: EncodedTable) -> tuple[CountSource, float]:
         """Counts estimated from the disguised table, and ``noise_factor_`` (fitted here) on the sizes."""
-        source = EstimatedCounts(table, self.theta, self.disguised, self.class_disguised, self.scheme)  # type: ignore[arg-type]
+        source = EstimatedCounts(table, self.theta, self.disguised, self.class_disguised, self.scheme)
         self.noise_factor_ = source.noise_factor() if self.effective_sizes else 1.0
         return source, self.noise_factor_

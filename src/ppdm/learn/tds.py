@@ -106,7 +106,7 @@ class TopDownSpecialization:
         self.hierarchies = hierarchies
 
     # -- fitting ------------------------------------------------------------------------------
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "TopDownSpecialization":
+    def fit(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> TopDownSpecialization:
         """Specialize the quasi-identifiers of ``X`` as far as k-anonymity and the class ``y`` allow."""
         frame = check_frame(X)
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
@@ -333,7 +333,7 @@ class TDSClassifier(ClassifierMixin, BaseEstimator):
     def _numeric(self) -> str:
         return "ordinal" if self.algorithm == "c45" else "label"
 
-    def fit(self, X: pd.DataFrame, y: Sequence) -> "TDSClassifier":
+    def fit(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> TDSClassifier:
         """Anonymize ``X`` to k-anonymity by TDS and learn the tree on the result."""
         if self.algorithm not in ("id3", "c45"):
             raise PpdmError(f"algorithm must be 'id3' or 'c45', got {self.algorithm!r}")

@@ -5,7 +5,7 @@ from ppdm.maxent.solve import Solution, conflicting_rows, solve_linear
 
 __all__ = ["LinearBlock", "MaxEntProblem", "Solution", "conflicting_rows", "solve_linear"]
 
-from ppdm.maxent.rule_constraints import (  # noqa: E402
+from ppdm.maxent.rule_constraints import (
     RuleConstraintStats,
     RuleKnowledge,
     rules_problem,

@@ -162,10 +162,10 @@ def minimize_dual(
     """:func:`solve_dual` on any :class:`DualFunction` over ``n`` rows."""
     lam = np.zeros(n) if lam0 is None else dual.project(lam0.copy())
     if n == 0:
-        return DualResult(lam, dual.state(lam), 0, 0, True)  # type: ignore[arg-type]
+        return DualResult(lam, dual.state(lam), 0, 0, True)
     lam, state, steps, ok = _active_set_newton(dual, lam, tol, max_newton)
     if ok:
-        return DualResult(lam, state, 0, steps, True)  # type: ignore[arg-type]
+        return DualResult(lam, state, 0, steps, True)
     bounds = list(zip(np.where(np.isfinite(dual.lower), dual.lower, None), np.where(np.isfinite(dual.upper), dual.upper, None)))
     res = minimize(
         dual.fun_and_grad, lam, jac=True, method="L-BFGS-B", bounds=bounds,
@@ -173,7 +173,7 @@ def minimize_dual(
     )
     lam, state, more, ok = _active_set_newton(dual, res.x, tol, max_newton)
     converged = ok or bool(_elastic_violation(dual, lam, state.residual).max(initial=0.0) <= tol)
-    return DualResult(lam, state, int(res.nit), steps + more, converged)  # type: ignore[arg-type]
+    return DualResult(lam, state, int(res.nit), steps + more, converged)
 
 
 def _active_set_newton(dual: DualFunction, lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, DualStateLike, int, bool]:

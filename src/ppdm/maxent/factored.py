@@ -103,7 +103,7 @@ def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 
     types = red.pinned_types.copy()
     types[red.types] += state.P  # type: ignore[attr-defined]
     violations, worst = checked_violations(problem, types, tol)
-    entropy, marginal = entropy_and_marginal(problem, red, dual, state)  # type: ignore[arg-type]
+    entropy, marginal = entropy_and_marginal(problem, red, dual, state)
     lam = np.zeros(len(violations))
     lam[red.rows] = result.lam
     return FactoredSolution(

@@ -172,7 +172,7 @@ class _TreeRows:
         return LinearBlock(f"{family} tree {self.t}", A, b, sense, names)  # type: ignore[arg-type]
 
     def _counts(self) -> LinearBlock:
-        counts = np.stack([self.tree.nodes[i].counts for i in self.leaves])  # type: ignore[misc]
+        counts = np.stack([self.tree.nodes[i].counts for i in self.leaves])
         rows = self.row_of_leaf[self.leaf] * self.k + self.klass
         names = [f"count(tree {self.t} leaf {i}, {c})" for i in self.leaves for c in self.tree.classes]
         return self._block("class-count", rows, self.cols, self.coef, len(self.leaves) * self.k, counts.ravel() / self.n_total, names)
@@ -192,7 +192,7 @@ class _TreeRows:
 
     def _rate(self) -> LinearBlock:
         nodes = [self.tree.nodes[i] for i in self.leaves]
-        correct = np.array([n.n_samples - n.n_errors for n in nodes], dtype=float)  # type: ignore[operator]
+        correct = np.array([n.n_samples - n.n_errors for n in nodes], dtype=float)
         hit = self.klass == self.label[self.leaf]
         names = [f"rate(tree {self.t} leaf {n.id}: {c:g} of {n.n_samples:g} correct)" for n, c in zip(nodes, correct)]
         return self._block("rate", self.row_of_leaf[self.leaf][hit], self.cols[hit], self.coef[hit], len(self.leaves), correct / self.n_total, names)

@@ -35,11 +35,11 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ppdm.maxent.bound_propagation import forced_types
+from ppdm.maxent.face import forced_by_lp
 from ppdm.maxent.factored import FactoredSolution, checked_violations, solve_factored
 from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
 from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
 from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.face import forced_by_lp
 from ppdm.maxent.solve import kkt_residual_of
 
 
@@ -373,7 +373,11 @@ def _pcg(
     return d, options.max_cg
 
 
-def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray, max_expand: float | None = None):  # type: ignore[no-untyped-def]
+_Step = tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray]
+"""A point on the search line: ``(lam, *dual.state(lam))``."""
+
+
+def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray, max_expand: float | None = None) -> _Step:
     """Backtracking (Armijo) along d from step 1; ∇D = −g, so the slope is −g·d.
 
     With ``max_expand``, a full step that is accepted is doubled while the dual keeps falling (up
@@ -394,7 +398,7 @@ def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: n
     return (lam, value, *dual.state(lam)[1:])
 
 
-def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.ndarray, best: tuple, max_expand: float):  # type: ignore[no-untyped-def]
+def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.ndarray, best: _Step, max_expand: float) -> _Step:
     """The accepted full step ``best``, doubled while the dual falls strictly and by Armijo's rule
     (up to ``max_expand`` times)."""
     t = 1.0

@@ -137,7 +137,7 @@ def solve_with_internal(
     it = _start(merged, tol, penalty)
     rng = np.random.default_rng(seed)
     iterations, converged, timed_out = 0, False, False
-    for iterations in range(1, max_iter + 1):
+    for iterations in range(1, max_iter + 1):  # noqa: B007 (the count the loop reached is reported)
         if time_limit is not None and time.perf_counter() - start > time_limit:
             timed_out = True
             break

@@ -86,7 +86,7 @@ class MaxEntProblem:
     def n_variables(self) -> int:
         return self.n_groups * self.n_values
 
-    def add(self, block: LinearBlock) -> "MaxEntProblem":
+    def add(self, block: LinearBlock) -> MaxEntProblem:
         if block.A.shape[1] != self.n_variables:
             raise MaxEntError(f"block {block.name!r} has {block.A.shape[1]} columns, the problem {self.n_variables} variables")
         self.blocks.append(block)

@@ -160,7 +160,7 @@ class _LeafRows:
         self._check_unreached()
 
     @classmethod
-    def of_slots(cls, tree: Tree, table: AttackerTable, coverage: Coverage) -> "_LeafRows":
+    def of_slots(cls, tree: Tree, table: AttackerTable, coverage: Coverage) -> _LeafRows:
         possible = table.valid if table.log_base is None else table.valid & np.isfinite(table.log_base)
         cols = np.flatnonzero(possible.ravel())
         weights, slots_per_group = table.groups.weights, possible.sum(axis=1)
@@ -207,18 +207,18 @@ class _LeafRows:
         return LinearBlock(name, A, b, sense, names)
 
     def _counts_block(self) -> LinearBlock:
-        counts = np.stack([self.tree.nodes[i].counts for i in self.leaves])  # type: ignore[misc]
+        counts = np.stack([self.tree.nodes[i].counts for i in self.leaves])
         rows = self.row_of_leaf[self.leaf] * self.k + self.klass
         names = [f"count(leaf {i}, {c})" for i in self.leaves for c in self.tree.classes]
         return self._block("class-count", rows, self.cols, np.ones(len(rows)), len(self.leaves) * self.k, counts.ravel() / self.n_total, names)
 
     def _rate_block(self) -> LinearBlock:
         nodes = [self.tree.nodes[i] for i in self.leaves]
-        correct = np.array([n.n_samples - n.n_errors for n in nodes])  # type: ignore[operator]
+        correct = np.array([n.n_samples - n.n_errors for n in nodes])
         hit = self.klass == self.label[self.leaf]
         rows = self.row_of_leaf[self.leaf][hit]
         names = [
-            f"rate(leaf {n.id}: P({self.tree.classes[self.label[n.id]]}) = {c / max(n.n_samples, 1e-300):.4g})"  # type: ignore[operator,type-var]
+            f"rate(leaf {n.id}: P({self.tree.classes[self.label[n.id]]}) = {c / max(n.n_samples, 1e-300):.4g})"
             for n, c in zip(nodes, correct)
         ]
         return self._block("rate", rows, self.cols[hit], np.ones(len(rows)), len(self.leaves), correct / self.n_total, names)

@@ -80,7 +80,7 @@ class Component:
             if bad.any():
                 first = int(np.flatnonzero(bad)[0])
                 raise DataError(f"column {self.name!r}: value {column.iloc[first]!r} (row {first}) is not a number")
-            return np.searchsorted(self.thresholds, values, side="left").astype(np.intp)  # type: ignore[arg-type]
+            return np.searchsorted(self.thresholds, values, side="left").astype(np.intp)
         codes = encode_categories(column, self.cells)
         bad = codes < 0
         if bad.any():
@@ -420,8 +420,8 @@ def _true_slots(tree: Tree, data: pd.DataFrame, table_arrays: tuple[np.ndarray, 
         first = int(np.flatnonzero(rec_class < 0)[0])
         raise DataError(f"column {tree.class_attribute!r}: value {data[tree.class_attribute].iloc[first]!r} (row {first}) is not one of the tree's classes")
 
-    def key(g: np.ndarray, l: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
-        return ((g.astype(np.int64) * tree.n_nodes + l) * k + c) * n_s + s
+    def key(g: np.ndarray, leaf: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+        return ((g.astype(np.int64) * tree.n_nodes + leaf) * k + c) * n_s + s
 
     gi, si = np.nonzero(valid)
     slot_keys = key(gi, leaf[gi, si], klass[gi, si], sens[gi, si])

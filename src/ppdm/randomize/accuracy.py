@@ -121,7 +121,7 @@ def _by_leaves(tree: Tree, test: pd.DataFrame, theta: float, chosen: set[str], s
         label = tree.classes[leaf.label]
         pattern = pattern * 2 + (class_values == label)
         lies.append(None if class_domain is None else indicator_lie(len(class_domain)))
-        total += proportion_from_indicators(pattern, lies, theta, scheme)  # type: ignore[arg-type]
+        total += proportion_from_indicators(pattern, lies, theta, scheme)
     return total
 
 

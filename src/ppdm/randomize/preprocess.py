@@ -106,7 +106,7 @@ class MedianBinarizer(_Discretizer):
     def __init__(self, columns: Sequence[str] | None = None) -> None:
         self.columns = columns
 
-    def fit(self, df: pd.DataFrame) -> "MedianBinarizer":
+    def fit(self, df: pd.DataFrame) -> MedianBinarizer:
         names = list(df.columns) if self.columns is None else list(self.columns)
         missing = [c for c in names if c not in df.columns]
         if missing:
@@ -157,7 +157,7 @@ class QuantileBinner(_Discretizer):
         self.columns = columns
         self.n_bins = n_bins
 
-    def fit(self, df: pd.DataFrame) -> "QuantileBinner":
+    def fit(self, df: pd.DataFrame) -> QuantileBinner:
         if self.n_bins < 2:
             raise DataError(f"n_bins must be at least 2, got {self.n_bins!r}")
         names = [c for c in df.columns if _is_numeric(df[c])] if self.columns is None else list(self.columns)

@@ -52,7 +52,8 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
     if key is None:
         return []
     total = sum(r[key] for r in rows)
-    chosen, covered = [], 0.0
+    chosen: list[dict[str, Any]] = []
+    covered = 0.0
     for row in sorted(rows, key=lambda r: -r[key]):
         if covered >= 0.8 * total or len(chosen) == 8 or row[key] == 0:
             break

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ppdm.tree.forest import Forest
     from ppdm.tree.model import Tree
 
-FrontierPoint = Union[tuple[float, float, str], dict[str, Any]]
+FrontierPoint = tuple[float, float, str] | dict[str, Any]
 
 FORMAT = "ppdm-report"
 

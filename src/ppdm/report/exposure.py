@@ -48,8 +48,8 @@ def leaf_sources(pairs: LeafPairs, forest: bool) -> Sources:
     alone = (pairs.leaves_in_tree() == 1).astype(float)
     sole = sp.csr_matrix((alone, (pairs.group, column)), shape=shape)
     rows = [
-        {"tree": t if forest else None, "leaf": l, "source": f"tree {t} leaf {l}" if forest else f"leaf {l}"}
-        for t, l in zip(tree.tolist(), leaf.tolist())
+        {"tree": t if forest else None, "leaf": n, "source": f"tree {t} leaf {n}" if forest else f"leaf {n}"}
+        for t, n in zip(tree.tolist(), leaf.tolist())
     ]
     return Sources(rows, incidence, sole)
 
@@ -128,7 +128,7 @@ def _disclosed(persons: Persons, incidence: sp.csr_matrix, values: list[str]) ->
     guess = persons.guess[persons.group]
     counts = np.zeros((incidence.shape[0], k))
     np.add.at(counts, (persons.group[proved], guess[proved]), 1.0)
-    by_source = np.asarray((incidence.T @ counts))
+    by_source = np.asarray(incidence.T @ counts)
     out = []
     for row in by_source:
         order = np.argsort(-row, kind="stable")

@@ -9,7 +9,6 @@ from typing import Any
 from ppdm.files import write_atomic
 
 
-
 def json_path_for(html: Path) -> Path:
     """Where the report's JSON goes by default: beside the page (``audit.html`` →
     ``audit.report.json``, a name that never collides with an audit's own ``audit.json``)."""

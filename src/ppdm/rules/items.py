@@ -49,7 +49,7 @@ class ItemCodes:
     radix: np.ndarray
 
     @classmethod
-    def from_table(cls, table: pd.DataFrame, counts: np.ndarray, attributes: Sequence[str]) -> "ItemCodes":
+    def from_table(cls, table: pd.DataFrame, counts: np.ndarray, attributes: Sequence[str]) -> ItemCodes:
         """Code the columns ``attributes`` of ``table`` (one row per QI group, ``counts`` records each)."""
         cats: list[tuple[Any, ...]] = []
         cols: list[np.ndarray] = []

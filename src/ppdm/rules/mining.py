@@ -26,10 +26,10 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
 from ppdm.errors import RulesError
 from ppdm.rules.items import ItemCodes, at_least, first_group, itemsets_present, subsets_by_level
+from ppdm.rules.ruleset import Rule, RuleSet
 
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` as each attribute subset is taken up (``done`` from 1)."""
-from ppdm.rules.ruleset import Rule, RuleSet
 
 
 def sensitive_codes(column: pd.Series, values: Sequence[Any] | None = None) -> tuple[np.ndarray, tuple[Any, ...]]:

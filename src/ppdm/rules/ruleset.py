@@ -83,14 +83,14 @@ class RuleSet:
         return len(self.rules)
 
     # -- what is published ----------------------------------------------------------------------
-    def published(self, publish: Publish) -> "RuleSet":
+    def published(self, publish: Publish) -> RuleSet:
         """The same rules with only what ``publish`` reveals (exact values are dropped for thresholds)."""
         if publish == "thresholds":
             rules = [replace(r, support=None, confidence=None) for r in self.rules]
             return replace(self, rules=rules, publish="thresholds")
         return replace(self, publish="exact")
 
-    def top(self, t: int) -> "RuleSet":
+    def top(self, t: int) -> RuleSet:
         """The ``t`` rules of highest confidence (paper 004 Figure 5(c)); not a complete rule set."""
         if any(r.confidence is None for r in self.rules):
             raise RulesError("top(t) sorts by confidence, which this rule set does not record")
@@ -117,7 +117,7 @@ class RuleSet:
         write_atomic(path, json.dumps(self.to_dict(), indent=1) + "\n")
 
     @classmethod
-    def load(cls, path: str | Path) -> "RuleSet":
+    def load(cls, path: str | Path) -> RuleSet:
         if Path(path).is_dir():
             raise RulesError(f"{path}: is a directory, not a rules file")
         try:
@@ -134,7 +134,7 @@ class RuleSet:
             raise RulesError(f"{path}: {exc}") from None
 
     @classmethod
-    def from_dict(cls, data: Any) -> "RuleSet":
+    def from_dict(cls, data: Any) -> RuleSet:
         """Read the JSON form; every error names the field at fault (e.g. ``rules[3].support``)."""
         if not isinstance(data, dict):
             raise RulesError("a rule set must be a JSON object")
@@ -169,7 +169,7 @@ class RuleSet:
     def from_mlxtend(
         cls, frame: pd.DataFrame, sensitive: str, values: Sequence[Any], quasi_identifiers: Sequence[str],
         min_support: float, min_confidence: float, sep: str = "=", n_records: int | None = None,
-    ) -> "RuleSet":
+    ) -> RuleSet:
         """Rules from an ``mlxtend.frequent_patterns.association_rules`` frame over one-hot columns
         named ``attribute{sep}value`` (as ``pandas.get_dummies(prefix_sep=sep)`` makes them).
 
@@ -181,15 +181,16 @@ class RuleSet:
                 raise RulesError(f"mlxtend rules: column {col!r} is missing")
         by_name = {str(v): v for v in values}
         rules = []
-        for i, row in enumerate(frame.itertuples(index=False)):
-            lhs = [_split_item(item, sep, f"row {i} antecedent") for item in sorted(row.antecedents)]
-            rhs = [_split_item(item, sep, f"row {i} consequent") for item in row.consequents]
+        columns = zip(frame["antecedents"], frame["consequents"], frame["support"], frame["confidence"])
+        for i, (antecedents, consequents, support, confidence) in enumerate(columns):
+            lhs = [_split_item(item, sep, f"row {i} antecedent") for item in sorted(antecedents)]
+            rhs = [_split_item(item, sep, f"row {i} consequent") for item in consequents]
             if len(rhs) != 1 or rhs[0][0] != sensitive or any(a not in quasi_identifiers for a, _ in lhs):
                 continue
             if rhs[0][1] not in by_name:
                 raise RulesError(f"mlxtend rules: row {i}: {sensitive}={rhs[0][1]!r} is not one of the values {list(by_name)}")
             ordered = tuple(sorted(lhs, key=lambda av: list(quasi_identifiers).index(av[0])))
-            rules.append(Rule(ordered, by_name[rhs[0][1]], float(row.support), float(row.confidence)))
+            rules.append(Rule(ordered, by_name[rhs[0][1]], float(support), float(confidence)))
         return cls(sensitive, tuple(values), tuple(quasi_identifiers), min_support, min_confidence, rules, "exact", n_records)
 
 

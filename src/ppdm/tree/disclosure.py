@@ -26,13 +26,13 @@ from enum import Enum
 from ppdm.errors import PpdmError
 
 
-class Disclosure(str, Enum):
+class Disclosure(str, Enum):  # noqa: UP042 (StrEnum would change what str() and f-strings print)
     LABELS = "labels"
     ERROR_RATES = "error-rates"
     CLASS_COUNTS = "class-counts"
 
     @classmethod
-    def parse(cls, value: "str | Disclosure") -> "Disclosure":
+    def parse(cls, value: str | Disclosure) -> Disclosure:
         if isinstance(value, Disclosure):
             return value
         try:

@@ -69,7 +69,7 @@ class LeafPairs:
         return cls(offsets, tree, leaf)
 
     @classmethod
-    def from_spans(cls, spans: Sequence[sp.spmatrix]) -> LeafPairs:
+    def from_spans(cls, spans: Sequence[sp.csr_matrix]) -> LeafPairs:
         """From one ``groups × nodes`` 0/1 matrix per tree (1 where the group can land), as
         :func:`ppdm.tree.routing.reachable_leaves` gives them."""
         if not spans:
@@ -83,7 +83,7 @@ class LeafPairs:
         return cls.from_triples(group, tree, leaf, n_groups)
 
     @classmethod
-    def from_reach(cls, reach: sp.spmatrix, block_leaves: np.ndarray, trees: np.ndarray | None = None) -> LeafPairs:
+    def from_reach(cls, reach: sp.csr_matrix, block_leaves: np.ndarray, trees: np.ndarray | None = None) -> LeafPairs:
         """From a ``groups × blocks`` 0/1 reach and each block's leaf: a vector (one tree) or a
         ``blocks × trees`` matrix (a forest's joint leaves); ``trees``: only these columns."""
         coo = sp.coo_matrix(reach)

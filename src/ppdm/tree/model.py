@@ -246,7 +246,7 @@ class Tree:
         return out
 
     # -- publishing --------------------------------------------------------------------------
-    def published(self, disclosure: Disclosure | str | None = None) -> "Tree":
+    def published(self, disclosure: Disclosure | str | None = None) -> Tree:
         """A copy holding only what ``disclosure`` (default: the tree's own level) reveals."""
         level = self.disclosure if disclosure is None else Disclosure.parse(disclosure)
         out = copy.deepcopy(self)

@@ -19,7 +19,6 @@ kADET learner's incremental span bookkeeping uses it too).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Union
 
 import numpy as np
 import pandas as pd
@@ -30,7 +29,7 @@ from ppdm.tree.splits import Interval, Scalar, Split, ThresholdSplit
 
 __all__ = ["Possible", "narrow", "reachable_leaves"]
 
-Possible = Union[Interval, np.ndarray]
+Possible = Interval | np.ndarray
 """The values of an unknown attribute a path still allows: an interval, or a mask over the domain."""
 
 
@@ -45,8 +44,8 @@ def narrow(split: Split, branch: int, possible: Possible | None, categories: Seq
     if isinstance(split, ThresholdSplit):
         interval = split.condition(branch)
         if possible is not None:
-            interval = possible & interval  # type: ignore[operator]
-        return interval if interval.low < interval.high else None  # type: ignore[union-attr]
+            interval = possible & interval
+        return interval if interval.low < interval.high else None
     goes = split.lookup(categories)[: len(categories)] == branch
     mask = goes if possible is None else goes & possible
     return mask if mask.any() else None

@@ -19,12 +19,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 import numpy as np
 import pandas as pd
 
-Scalar = Union[str, int, float, bool]
+Scalar = str | int | float | bool
 
 
 def _fmt(value: object) -> str:
@@ -78,7 +77,7 @@ class CategoricalSplit:
         """Branch index for each row, given the rows' category codes (-1 = unknown)."""
         return self.lookup(categories)[codes]
 
-    def condition(self, i: int) -> "ValueSet":
+    def condition(self, i: int) -> ValueSet:
         return ValueSet(frozenset(self.groups[i]))
 
     def describe(self, i: int) -> str:
@@ -102,7 +101,7 @@ class ThresholdSplit:
             out[np.isnan(values)] = self.default
         return out
 
-    def condition(self, i: int) -> "Interval":
+    def condition(self, i: int) -> Interval:
         return Interval(-math.inf, self.threshold) if i == 0 else Interval(self.threshold, math.inf)
 
     def describe(self, i: int) -> str:
@@ -110,7 +109,7 @@ class ThresholdSplit:
         return f"{self.attribute} {op} {_fmt(self.threshold)}"
 
 
-Split = Union[CategoricalSplit, ThresholdSplit]
+Split = CategoricalSplit | ThresholdSplit
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,7 @@ class ValueSet:
 
     values: frozenset
 
-    def __and__(self, other: "ValueSet") -> "ValueSet":
+    def __and__(self, other: ValueSet) -> ValueSet:
         return ValueSet(self.values & other.values)
 
     def mask(self, column: pd.Series) -> np.ndarray:
@@ -137,7 +136,7 @@ class Interval:
     low: float
     high: float
 
-    def __and__(self, other: "Interval") -> "Interval":
+    def __and__(self, other: Interval) -> Interval:
         return Interval(max(self.low, other.low), min(self.high, other.high))
 
     def mask(self, column: pd.Series) -> np.ndarray:
@@ -152,7 +151,7 @@ class Interval:
         return f"{_fmt(self.low)} < {attribute} <= {_fmt(self.high)}"
 
 
-Condition = Union[ValueSet, Interval]
+Condition = ValueSet | Interval
 
 
 @dataclass(frozen=True)
@@ -164,13 +163,13 @@ class Prefix:
 
     conditions: Mapping[str, Condition] = field(default_factory=dict)
 
-    def __and__(self, other: "Prefix") -> "Prefix":
+    def __and__(self, other: Prefix) -> Prefix:
         merged = dict(self.conditions)
         for attr, cond in other.conditions.items():
             merged[attr] = merged[attr] & cond if attr in merged else cond  # type: ignore[operator]
         return Prefix(merged)
 
-    def with_condition(self, attribute: str, condition: Condition) -> "Prefix":
+    def with_condition(self, attribute: str, condition: Condition) -> Prefix:
         return self & Prefix({attribute: condition})
 
     @property

@@ -259,7 +259,7 @@ def _solve_lambda_eta(first: FlatTree, learner: Mapping) -> tuple[float, float] 
     if len(both) == 0:
         return None
     a = weights[both] - weights[L[both]] - weights[R[both]]
-    b = weights[L[both]] * H[L[both]] + weights[R[both]] * H[R[both]] - weights[both] * H[both]  # type: ignore[index]
+    b = weights[L[both]] * H[L[both]] + weights[R[both]] * H[R[both]] - weights[both] * H[both]
     if not np.any(a):
         return None
     lam = float(a @ b / (a @ a))
