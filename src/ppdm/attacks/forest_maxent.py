@@ -19,9 +19,9 @@ import warnings
 from collections.abc import Callable
 from dataclasses import replace
 
-import numpy as np
 import pandas as pd
 
+from ppdm.attacks.estimate import maxent_result, solve_details
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
@@ -32,7 +32,6 @@ from ppdm.maxent.forest_constraints import forest_type_problem
 from ppdm.maxent.forest_solve import solve_forest
 from ppdm.maxent.forest_types import ForestTypes
 from ppdm.maxent.tree_constraints import Knowledge
-from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.forest import Forest
 
 UNINFORMATIVE = (
@@ -67,68 +66,25 @@ def forest_maxent_attack(
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE
-    result = _result(types, threat, solution.marginal, details)
+    result = maxent_result(types, threat, solution.marginal, details)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
 
 
 def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, types: ForestTypes, solution: FactoredSolution) -> dict[str, object]:
-    rows: dict[str, int] = {}
-    for blk in problem.blocks:
-        family = blk.name.split(" tree ")[0]
-        rows[family] = rows.get(family, 0) + blk.n_rows
-    details: dict[str, object] = {
-        "threat_model": threat.describe(forest.trees[0].disclosure),
+    details = solve_details(types, threat, forest.trees[0].disclosure, problem, solution, solution.marginal)
+    details.update({
         "model": f"{forest.algorithm or 'forest'}: {forest.n_trees} trees ({forest.combine})",
         "trees_used": int(types.used.sum()),
         "trees_left_out": types.left_out,
         "multiplicities": "known" if any(m is not None for m in forest.multiplicities) else "each record once",
-        "unknowns": types.domain.describe(),
-        "coverage": "exact",
-        "solver_seconds": round(solution.seconds, 4),
-        "max_violation": solution.max_violation,
-        "kkt_residual": solution.kkt_residual,
-        "iterations": solution.iterations,
-        "newton_steps": solution.newton_steps,
-        "variables": problem.n_slots,
-        "types": problem.n_types,
         "joint_leaves": types.n_blocks,
-        "constraint_rows": rows,
-        "status": solution.status,
         "face": solution.face,
-        "entropy": solution.entropy,
-        "form": "factored",
-    }
+    })
     if types.left_out:
         details["note"] = (
             f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
             "(unknown bootstrap or subsample)"
         )
-    true = types.true_marginal()
-    if true is not None:
-        details["overall_divergence"] = overall_divergence(true, solution.marginal, types.groups.weights)
-        details["min_individual_divergence"] = float(individual_divergence(true, solution.marginal).min())
     return details
-
-
-def _result(types: ForestTypes, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object]) -> AttackResult:
-    groups = types.groups
-    targets = np.ones(groups.n_records, dtype=bool)
-    if types.known_group is not None:
-        targets = ~types.known_group[groups.group_of_record]
-    result = AttackResult(
-        attack="maxent",
-        sensitive=str(threat.sensitive),
-        values=tuple(types.domain.sensitive.cells),
-        groups=groups,
-        posterior=posterior,
-        provenance=types.provenance(),
-        targets=targets,
-        exposed=np.zeros(groups.n_records, dtype=bool),
-        true_codes=types.true_sensitive(),
-        details=details,
-        leaf_pairs=types.leaf_pairs(),
-    )
-    result.exposed = result.certain_groups[groups.group_of_record]
-    return result

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.attacks.estimate import maxent_result, solve_details
 from ppdm.attacks.forest_maxent import forest_maxent_attack
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
@@ -37,10 +38,8 @@ from ppdm.maxent.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solve import Solution, solve_linear
 from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem, type_problem
 from ppdm.maxent.unknowns import AttackerTable, attacker_table
-from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
-from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree
 
 UNIFORM_NOTE = (
@@ -120,7 +119,7 @@ def maxent_attack(
     details = _details(audit, solution, posterior, n_internal)
     if uninformative:
         details["note"] = UNIFORM_NOTE
-    result = _result(table, threat, posterior, details)
+    result = maxent_result(table, threat, posterior, details)
     if weights is None and pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
@@ -305,66 +304,9 @@ def _solve_explicit(tree: Tree, table: AttackerTable, problem: MaxEntProblem, kn
 
 
 def _details(audit: AuditProblem, solution: Solution | FactoredSolution, posterior: np.ndarray, n_internal: int | None) -> dict[str, object]:
-    problem, table, threat, tree = audit.problem, audit.table, audit.threat, audit.tree
-    details: dict[str, object] = {
-        "threat_model": threat.describe(tree.disclosure),
-        "unknowns": table.domain.describe(),
-        "coverage": audit.coverage,
-        "solver_seconds": round(solution.seconds, 4),
-        "max_violation": solution.max_violation,
-        "kkt_residual": solution.kkt_residual,
-        "iterations": solution.iterations,
-        "newton_steps": solution.newton_steps,
-        "variables": problem.n_slots if isinstance(problem, FactoredProblem) else problem.n_variables,
-        "constraint_rows": {blk.name: blk.n_rows for blk in problem.blocks} | ({"internal": n_internal} if n_internal is not None else {}),
-        "status": solution.status,
-        "entropy": solution.entropy,
-        "form": "factored" if isinstance(problem, FactoredProblem) else "slots",
-    }
-    if isinstance(problem, FactoredProblem):
-        details["types"] = problem.n_types
-    true = table.true_marginal()
-    if true is not None:
-        details["overall_divergence"] = overall_divergence(true, posterior, table.groups.weights)
-        details["min_individual_divergence"] = float(individual_divergence(true, posterior).min())
+    details = solve_details(audit.table, audit.threat, audit.tree.disclosure, audit.problem, solution, posterior, audit.coverage)
+    if n_internal is not None:
+        rows = details["constraint_rows"]
+        assert isinstance(rows, dict)
+        rows["internal"] = n_internal
     return details
-
-
-def _result(table: AttackerTable | AttackerTypes, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object]) -> AttackResult:
-    groups = table.groups
-    targets = np.ones(len(groups.group_of_record), dtype=bool)
-    if table.known_group is not None:
-        targets = ~table.known_group[groups.group_of_record]
-    true_codes = table.true_sensitive()
-    result = AttackResult(
-        attack="maxent",
-        sensitive=str(threat.sensitive),
-        values=tuple(table.domain.sensitive.cells),
-        groups=groups,
-        posterior=posterior,
-        provenance=table.provenance() if isinstance(table, AttackerTypes) else leaf_provenance(table.leaf, table.valid),
-        targets=targets,
-        exposed=np.zeros(len(groups.group_of_record), dtype=bool),
-        true_codes=true_codes,
-        details=details,
-        leaf_pairs=table.leaf_pairs() if isinstance(table, AttackerTypes) else slot_leaf_pairs(table.leaf, table.valid),
-    )
-    result.exposed = result.certain_groups[groups.group_of_record]
-    return result
-
-
-def slot_leaf_pairs(leaf: np.ndarray, valid: np.ndarray) -> LeafPairs:
-    """Per group (row of ``leaf``, groups × slots), the leaves its valid slots land in."""
-    group, slot = np.nonzero(valid)
-    return LeafPairs.from_triples(group, np.zeros(len(group), dtype=np.int64), leaf[group, slot], leaf.shape[0])
-
-
-def leaf_provenance(leaf: np.ndarray, valid: np.ndarray) -> list[str]:
-    """Per group, the leaves its slots land in ("leaf 4", "leaves 3, 7")."""
-    patterns, inverse = np.unique(np.sort(np.where(valid, leaf, -1), axis=1), axis=0, return_inverse=True)
-    text = []
-    for row in patterns:
-        row = row[row >= 0]
-        ids = row[np.r_[True, row[1:] != row[:-1]]]
-        text.append(("leaf " if len(ids) == 1 else "leaves ") + ", ".join(map(str, ids)))
-    return [text[i] for i in inverse.ravel()]

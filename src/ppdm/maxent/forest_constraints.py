@@ -36,8 +36,8 @@ import scipy.sparse as sp
 from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.factored_problem import FactoredProblem
 from ppdm.maxent.forest_types import ForestTypes, forest_types
-from ppdm.maxent.problem import LinearBlock
-from ppdm.maxent.tree_constraints import COUNT_TOLERANCE, Knowledge, _sa_rows, check_decided
+from ppdm.maxent.leaf_rows import Decide, LeafRows, sa_rows
+from ppdm.maxent.tree_constraints import Knowledge
 from ppdm.tree.forest import Forest
 
 #: Called after each tree's rows are built with (trees done, trees in all).
@@ -78,17 +78,14 @@ def forest_problem(
     decide = _decider(types, problem)
     trees = np.flatnonzero(types.used)
     for done, t in enumerate(trees, start=1):
-        for block in _TreeRows(types, int(t), decide).blocks(knowledge):
+        for block in _tree_rows(types, int(t), decide).blocks(knowledge.rate, knowledge.label):
             problem.add(block)
         if progress is not None:
             progress(done, len(trees))
     if knowledge.sa:
         n = types.n_types
-        problem.add(_sa_rows(types.type_sens, np.arange(n), n, types.domain.sensitive, sa_distribution))
+        problem.add(sa_rows(types.type_sens, np.arange(n), n, types.domain.sensitive, sa_distribution))
     return problem
-
-
-Decide = Callable[[sp.csr_matrix], "tuple[np.ndarray, np.ndarray]"]
 
 
 def _decider(types: ForestTypes, problem: FactoredProblem) -> Decide:
@@ -123,113 +120,11 @@ def _decider(types: ForestTypes, problem: FactoredProblem) -> Decide:
     return decide
 
 
-class _TreeRows:
-    """The rows of tree ``t`` over the types (coefficient: the type's multiplicity in tree t)."""
-
-    def __init__(self, types: ForestTypes, t: int, decide: Decide) -> None:
-        self.t = t
-        self.tree = types.forest.trees[t]
-        self.decide = decide
-        self.k = len(self.tree.classes)
-        self.n_total = types.groups.n_records
-        coef = types.block_weight[types.type_block, t].astype(float)
-        self.cols = np.flatnonzero(coef > 0)
-        self.coef = coef[self.cols]
-        self.leaf = types.block_leaves[types.type_block[self.cols], t]
-        self.klass = types.type_class[self.cols]
-        self.n_var = types.n_types
-        self.leaves = np.unique(self.leaf)
-        self.row_of_leaf = np.full(self.tree.n_nodes, -1)
-        self.row_of_leaf[self.leaves] = np.arange(len(self.leaves))
-        self.label = self.tree.leaf_labels()
-        self.known = types.forest.known[t]
-        self._check_unreached()
-
-    def _check_unreached(self) -> None:
-        reached = set(self.leaves.tolist())
-        for node in self.tree.leaves():
-            if node.id not in reached and (node.n_samples or 0) > COUNT_TOLERANCE:
-                raise DataError(
-                    f"the table does not match the forest: tree {self.t} leaf {node.id} publishes {node.n_samples:g} "
-                    "records, but no record of the table can reach it"
-                )
-
-    def blocks(self, knowledge: Knowledge) -> list[LinearBlock]:
-        known = self.known
-        out: list[LinearBlock] = []
-        if knowledge.rate and "class-counts" in known:
-            out.append(self._counts_but_implied())
-        elif knowledge.rate and "error-rates" in known:
-            out += [self._rate(), self._size()]
-        elif "sample-counts" in known:
-            out.append(self._size())
-        if knowledge.label and "labels" in known and "class-counts" not in known and self.k > 1:
-            out.append(self._labels())
-        return [b for b in (self._informative(b) for b in out) if b.n_rows]
-
-    def _block(self, family: str, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n_rows: int, b: np.ndarray, names: list[str], sense: str = "eq") -> LinearBlock:
-        A = sp.csr_matrix((vals, (rows, cols)), shape=(n_rows, self.n_var))
-        return LinearBlock(f"{family} tree {self.t}", A, b, sense, names)  # type: ignore[arg-type]
-
-    def _counts(self) -> LinearBlock:
-        counts = np.stack([self.tree.nodes[i].counts for i in self.leaves])
-        rows = self.row_of_leaf[self.leaf] * self.k + self.klass
-        names = [f"count(tree {self.t} leaf {i}, {c})" for i in self.leaves for c in self.tree.classes]
-        return self._block("class-count", rows, self.cols, self.coef, len(self.leaves) * self.k, counts.ravel() / self.n_total, names)
-
-    def _counts_but_implied(self) -> LinearBlock:
-        """The class-count rows, without the last class's row of each leaf whose size the groups
-        decide (checked here): it is the size minus the other rows, and leaving it in would make
-        the dual's Hessian singular."""
-        counts = self._counts()
-        if self.k < 2:
-            return counts
-        decided = self._check_decided(self._size())  # raises when a decided size contradicts the table
-        drop = np.zeros(counts.n_rows, dtype=bool)
-        drop[np.flatnonzero(decided) * self.k + self.k - 1] = True
-        keep = np.flatnonzero(~drop)
-        return LinearBlock(counts.name, counts.A[keep], counts.b[keep], "eq", [counts.row_names[i] for i in keep])
-
-    def _rate(self) -> LinearBlock:
-        nodes = [self.tree.nodes[i] for i in self.leaves]
-        correct = np.array([n.n_samples - n.n_errors for n in nodes], dtype=float)
-        hit = self.klass == self.label[self.leaf]
-        names = [f"rate(tree {self.t} leaf {n.id}: {c:g} of {n.n_samples:g} correct)" for n, c in zip(nodes, correct)]
-        return self._block("rate", self.row_of_leaf[self.leaf][hit], self.cols[hit], self.coef[hit], len(self.leaves), correct / self.n_total, names)
-
-    def _size(self) -> LinearBlock:
-        sizes = np.array([self.tree.nodes[i].n_samples for i in self.leaves], dtype=float)
-        names = [f"size(tree {self.t} leaf {i}: {s:g} records)" for i, s in zip(self.leaves, sizes)]
-        return self._block("size", self.row_of_leaf[self.leaf], self.cols, self.coef, len(self.leaves), sizes / self.n_total, names)
-
-    def _labels(self) -> LinearBlock:
-        """Σ_{W} m P − Σ_{C} m P ≤ 0 per leaf with label C and other class W (paper 000 §4.1)."""
-        k, lab = self.k, self.label[self.leaf]
-        base = self.row_of_leaf[self.leaf] * (k - 1)
-        is_label = self.klass == lab
-        minus_rows = (base[is_label][:, None] + np.arange(k - 1)).ravel()
-        other = ~is_label
-        plus_rows = base[other] + self.klass[other] - (self.klass[other] > lab[other])
-        rows = np.concatenate([plus_rows, minus_rows])
-        cols = np.concatenate([self.cols[other], np.repeat(self.cols[is_label], k - 1)])
-        vals = np.concatenate([self.coef[other], -np.repeat(self.coef[is_label], k - 1)])
-        names = [
-            f"label(tree {self.t} leaf {i}: P({self.tree.classes[self.label[i]]}) >= P({self.tree.classes[w]}))"
-            for i in self.leaves for w in range(k) if w != self.label[i]
-        ]
-        return self._block("label", rows, cols, vals, len(self.leaves) * (k - 1), np.zeros(len(names)), names, "le")
-
-    def _informative(self, block: LinearBlock) -> LinearBlock:
-        """Drop the rows the groups alone decide, after checking them against the groups."""
-        constant = self._check_decided(block)
-        if not constant.any():
-            return block
-        keep = np.flatnonzero(~constant)
-        return LinearBlock(block.name, block.A[keep], block.b[keep], block.sense, [block.row_names[i] for i in keep])
-
-    def _check_decided(self, block: LinearBlock) -> np.ndarray:
-        """The rows of ``block`` the groups decide, each checked against the groups' value."""
-        constant, value = self.decide(block.A)
-        if constant.any():
-            check_decided(block, constant, value, self.n_total, "forest")
-        return constant
+def _tree_rows(types: ForestTypes, t: int, decide: Decide) -> LeafRows:
+    """Tree ``t``'s rows over the types (coefficient: the type's multiplicity in tree ``t``)."""
+    coef = types.block_weight[types.type_block, t].astype(float)
+    cols = np.flatnonzero(coef > 0)
+    return LeafRows(
+        types.forest.trees[t], cols, types.block_leaves[types.type_block[cols], t], types.type_class[cols], types.n_types,
+        types.groups.n_records, decide, types.forest.known[t], coef=coef[cols], index=t,
+    )

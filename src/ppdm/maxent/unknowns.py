@@ -39,6 +39,7 @@ import scipy.sparse as sp
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
 from ppdm.tree.forest import Forest
+from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree, encode_categories
 from ppdm.tree.splits import Split, ThresholdSplit
 
@@ -171,6 +172,21 @@ class AttackerTable:
         """``(groups, sensitive values)``: the records' own distribution of the sensitive cell per group."""
         joint = self.truth()
         return None if joint is None else self.sensitive_marginal(joint / self.groups.weights[:, None])
+
+    def leaf_pairs(self) -> LeafPairs:
+        """Per group, the leaves its valid slots land in, as (tree 0, leaf) pairs."""
+        group, slot = np.nonzero(self.valid)
+        return LeafPairs.from_triples(group, np.zeros(len(group), dtype=np.int64), self.leaf[group, slot], self.leaf.shape[0])
+
+    def provenance(self) -> list[str]:
+        """Per group, the leaves its slots land in ("leaf 4", "leaves 3, 7")."""
+        patterns, inverse = np.unique(np.sort(np.where(self.valid, self.leaf, -1), axis=1), axis=0, return_inverse=True)
+        text = []
+        for row in patterns:
+            row = row[row >= 0]
+            ids = row[np.r_[True, row[1:] != row[:-1]]]
+            text.append(("leaf " if len(ids) == 1 else "leaves ") + ", ".join(map(str, ids)))
+        return [text[i] for i in inverse.ravel()]
 
 
 def split_attributes(tree: Tree | Forest) -> list[str]:

@@ -97,7 +97,7 @@ class Forest:
         self.multiplicities = _multiplicities(multiplicities, len(self.trees))
         self.algorithm = algorithm
         self.params = dict(params or {})
-        self.known = [_known(tree, combine == "additive") for tree in self.trees]
+        self.known = [published_quantities(tree, combine == "additive") for tree in self.trees]
         if combine == "additive":
             _check_leaf_values(self.trees)
 
@@ -297,8 +297,10 @@ def _multiplicities(given: Sequence[np.ndarray | None] | None, n_trees: int) -> 
     return out
 
 
-def _known(tree: Tree, additive: bool) -> frozenset[str]:
-    """The quantities every node of ``tree`` carries and its disclosure publishes."""
+def published_quantities(tree: Tree, additive: bool = False) -> frozenset[str]:
+    """The quantities every node of ``tree`` carries and its disclosure publishes (``labels``,
+    ``class-counts``, ``error-rates``, ``sample-counts``, ``cover``, ``leaf-values``); ``additive``:
+    the tree is a round of a boosted model, whose labels are placeholders."""
     nodes = tree.nodes
     out = set()
     if not additive:

@@ -1,0 +1,102 @@
+"""From a solved maximum-entropy problem to an :class:`AttackResult`: one step for trees and forests.
+
+Whatever the attacker's table (explicit slots :class:`~ppdm.maxent.unknowns.AttackerTable`, a
+tree's types :class:`~ppdm.maxent.attacker_types.AttackerTypes`, a forest's
+:class:`~ppdm.maxent.forest_types.ForestTypes`) and whichever solver ran, the result holds the
+same things: per group the posterior P(sensitive | q) (paper 000 §3), its provenance and leaf
+pairs, the targets (everyone but the fully known individuals), the certain ones as exposed, and
+the details every output prints (threat model, problem size, solver status, divergences, §5).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import numpy as np
+
+from ppdm.attacks.result import AttackResult
+from ppdm.attacks.threat import ThreatModel
+from ppdm.data.qigroups import QIGroups
+from ppdm.maxent.factored_problem import FactoredProblem
+from ppdm.maxent.problem import MaxEntProblem
+from ppdm.metrics.divergence import individual_divergence, overall_divergence
+from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.leaf_pairs import LeafPairs
+
+
+class AttackerTableLike(Protocol):
+    """What the three attacker's tables share and the result reads."""
+
+    groups: QIGroups
+    known_group: np.ndarray | None
+
+    @property
+    def domain(self) -> Any: ...
+
+    def true_sensitive(self) -> np.ndarray | None: ...
+
+    def true_marginal(self) -> np.ndarray | None: ...
+
+    def provenance(self) -> list[str]: ...
+
+    def leaf_pairs(self) -> LeafPairs: ...
+
+
+def solve_details(
+    table: AttackerTableLike, threat: ThreatModel, disclosure: Disclosure, problem: MaxEntProblem | FactoredProblem, solution: Any,
+    posterior: np.ndarray, coverage: str = "exact",
+) -> dict[str, object]:
+    """The details of one maximum-entropy audit: the threat model in one line, the unknowns, the
+    problem's size and rows by family (a forest's trees added up), the solver's status and
+    residuals, and the divergences from the truth when the table holds it."""
+    rows: dict[str, int] = {}
+    for block in problem.blocks:
+        family = block.name.split(" tree ")[0]
+        rows[family] = rows.get(family, 0) + block.n_rows
+    details: dict[str, object] = {
+        "threat_model": threat.describe(disclosure),
+        "unknowns": table.domain.describe(),
+        "coverage": coverage,
+        "solver_seconds": round(solution.seconds, 4),
+        "max_violation": solution.max_violation,
+        "kkt_residual": solution.kkt_residual,
+        "iterations": solution.iterations,
+        "newton_steps": solution.newton_steps,
+        "variables": problem.n_slots if isinstance(problem, FactoredProblem) else problem.n_variables,
+        "constraint_rows": rows,
+        "status": solution.status,
+        "entropy": solution.entropy,
+        "form": "factored" if isinstance(problem, FactoredProblem) else "slots",
+    }
+    if isinstance(problem, FactoredProblem):
+        details["types"] = problem.n_types
+    true = table.true_marginal()
+    if true is not None:
+        details["overall_divergence"] = overall_divergence(true, posterior, table.groups.weights)
+        details["min_individual_divergence"] = float(individual_divergence(true, posterior).min())
+    return details
+
+
+def maxent_result(table: AttackerTableLike, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object]) -> AttackResult:
+    """The :class:`AttackResult` of a maximum-entropy audit over ``table``: certain groups exposed,
+    fully known individuals not targets."""
+    groups = table.groups
+    n = len(groups.group_of_record)  # rows of the table (counted combinations on a Dask table)
+    targets = np.ones(n, dtype=bool)
+    if table.known_group is not None:
+        targets = ~table.known_group[groups.group_of_record]
+    result = AttackResult(
+        attack="maxent",
+        sensitive=str(threat.sensitive),
+        values=tuple(table.domain.sensitive.cells),
+        groups=groups,
+        posterior=posterior,
+        provenance=table.provenance(),
+        targets=targets,
+        exposed=np.zeros(n, dtype=bool),
+        true_codes=table.true_sensitive(),
+        details=details,
+        leaf_pairs=table.leaf_pairs(),
+    )
+    result.exposed = result.certain_groups[groups.group_of_record]
+    return result
