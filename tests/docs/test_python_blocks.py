@@ -118,8 +118,8 @@ def _run(block: Block, notebook: Notebook) -> None:
     try:
         # Padded so that the compiled lines are the markdown's: tracebacks point into the file.
         code = compile("\n" * block.line + block.code, str(block.path), "exec")
-        exec(code, notebook.namespace)  # noqa: S102 - the documentation's own examples
-    except Exception as error:  # noqa: BLE001 - any error of an example fails its test, named
+        exec(code, notebook.namespace)
+    except Exception as error:
         line = _markdown_line(error, block)
         notebook.failed = f"{_rel(block.path)}:{line}"
         detail = "".join(traceback.format_exception(type(error), error, error.__traceback__, limit=-8))
