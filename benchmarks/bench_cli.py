@@ -62,7 +62,7 @@ def readme_audit():
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.data.datasets import load_dataset
     from ppdm.learn import ID3Classifier
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     frame, roles = load_dataset("adult", sensitive="education", class_attribute="education")
     features = [c for c in roles.features(frame) if frame[c].dtype == "category"]

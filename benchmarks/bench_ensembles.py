@@ -104,8 +104,8 @@ def clarabel_worker(forest_file: str, time_limit: float, out: str) -> None:
     import cvxpy as cp
     import scipy.sparse as sp
 
-    from ppdm.maxent.factored import expand
-    from ppdm.maxent.forest_constraints import forest_type_problem
+    from ppdm.maxent.constraints.forest_constraints import forest_type_problem
+    from ppdm.maxent.solvers.factored import expand
     from ppdm.tree import load_forest
 
     df, _, _ = table()

@@ -162,8 +162,8 @@ def bench_rules(frame, rules_time: float, samples: int, engines: list[str]) -> d
     from ppdm.attacks.rules import rules_audit_problem
     from ppdm.exact import SearchOptions, exact_bounds
     from ppdm.exact.build import from_joint, truth_counts
-    from ppdm.maxent.rule_constraints import RuleKnowledge
-    from ppdm.maxent.solve import solve_linear
+    from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
+    from ppdm.maxent.solvers.solve import solve_linear
 
     groups, true_codes, problem, _ = rules_audit_problem(rules, frame, RuleKnowledge())
     counts = from_joint(problem, groups.counts)

@@ -8,7 +8,7 @@ The instance (paper 000 §5): UCI Adult training rows, ``education`` as the sens
 attribute, the 8 categorical quasi-identifiers (4,480 QI groups × 16 values = 71,680 variables),
 one ID3 tree (Gini, multiway) per ``max_depth`` published with error rates; the attacker uses the
 rate, label and SA constraints (§4.1, §4.3) and, for the nonlinear problems, the Gini
-internal-node constraints (§4.2, built by ``ppdm.maxent.internal``).
+internal-node constraints (§4.2, built by ``ppdm.maxent.constraints.internal``).
 
 Problems and solvers, each in a fresh subprocess (one after the other, never in parallel):
 
@@ -48,7 +48,7 @@ solve (VmHWM reset just before it) minus the resident size just before it (insta
 solver library imported): the memory the solve itself added. Violations are absolute, on the
 scale of the joint probabilities P(q, x): ``lin viol`` the largest violation of any linear row
 (for the peers also the QI row sums), ``int viol`` the largest positive c_j(P) of the internal-node constraints (each multiplied by P(node), as
-``ppdm.maxent.internal`` writes them; shown for the linear solutions too, where they are not
+``ppdm.maxent.constraints.internal`` writes them; shown for the linear solutions too, where they are not
 imposed). ``ΔH`` = H(peer) − H(ppdm) on the same problem (positive: the peer found more entropy).
 Entropies are H(X | Q) in nats. The internal-node constraints are nonconvex: every entropy of an
 ``internal`` row is a local optimum.
@@ -86,8 +86,8 @@ def build_instance(depth: int | None, with_internal: bool) -> dict:
     from ppdm.data.datasets import load_adult
     from ppdm.data.qigroups import QIGroups
     from ppdm.learn import ID3Classifier
-    from ppdm.maxent.internal import internal_constraints
-    from ppdm.maxent.tree_constraints import Knowledge, tree_problem
+    from ppdm.maxent.constraints.internal import internal_constraints
+    from ppdm.maxent.constraints.tree_constraints import Knowledge, tree_problem
 
     df, roles = load_adult("train", sensitive="education", class_attribute="education")
     qi = [c for c in roles.quasi_identifiers if df[c].dtype == "category"]
@@ -166,7 +166,7 @@ LOAD_PEAK: float | None = None
 
 # -- workers (each runs in its own subprocess) ---------------------------------------------------------
 def work_ppdm_linear(inst: dict, args: argparse.Namespace, ctx: dict) -> dict:
-    from ppdm.maxent.solve import solve_linear
+    from ppdm.maxent.solvers.solve import solve_linear
 
     problem, internal = inst["problem"], inst["internal"]
     ctx["baseline"] = mark_solve_start()
@@ -182,7 +182,7 @@ def work_ppdm_linear(inst: dict, args: argparse.Namespace, ctx: dict) -> dict:
 
 
 def work_ppdm_internal(inst: dict, args: argparse.Namespace, ctx: dict) -> dict:
-    from ppdm.maxent.nonlinear import solve_with_internal
+    from ppdm.maxent.solvers.nonlinear import solve_with_internal
 
     problem, internal = inst["problem"], inst["internal"]
     ctx["baseline"] = mark_solve_start()

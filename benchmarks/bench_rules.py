@@ -7,7 +7,7 @@ The instance is the paper's: UCI Adult training rows without missing values (30,
 categorical quasi-identifiers of its Figure 4 (7,722 QI groups × 2 values = 15,444 variables),
 ``income`` (Salary) sensitive. For each confidence c at support s, rules are mined with
 :func:`ppdm.rules.mine_rules`, and the attacker's problem is built by
-:func:`ppdm.maxent.rule_constraints.rules_problem` and solved by :func:`ppdm.maxent.solve_linear`:
+:func:`ppdm.maxent.constraints.rule_constraints.rules_problem` and solved by :func:`ppdm.maxent.solve_linear`:
 
 * ``pruned``: AR + NAR constraints, Theorem 3 pruning (Figure 3's level-wise generation);
 * ``unpruned``: AR + every NAR constraint (the paper's solvers ran out of memory on it);
@@ -48,7 +48,7 @@ def worker(support: float, confidence: float, mode: str, publish: str, repeats: 
     from ppdm.data.datasets import load_adult
     from ppdm.data.qigroups import QIGroups
     from ppdm.maxent import solve_linear
-    from ppdm.maxent.rule_constraints import RuleKnowledge, rules_problem
+    from ppdm.maxent.constraints.rule_constraints import RuleKnowledge, rules_problem
     from ppdm.metrics.divergence import overall_divergence
     from ppdm.rules import mine_rules
 

@@ -82,8 +82,8 @@ def run_ppdm(tree, df: pd.DataFrame, case: str, repeats: int) -> tuple[dict, np.
     from dataclasses import replace
 
     from ppdm.attacks.maxent import audit_problem, maxent_attack
-    from ppdm.maxent.factored import solve_factored
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
+    from ppdm.maxent.solvers.factored import solve_factored
     from ppdm.metrics.baseline import prior_distribution
 
     th = threat(case, df)
@@ -117,7 +117,7 @@ def clarabel_worker(tree_file: str, case: str, time_limit: float, out: str) -> N
 
     from ppdm.attacks.maxent import audit_problem
     from ppdm.data.datasets import load_adult
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     df, _ = load_adult("train")
     from ppdm.tree import load_tree

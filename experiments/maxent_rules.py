@@ -46,7 +46,7 @@ import pandas as pd
 
 from ppdm.attacks.rules import nar_impact, rules_attack
 from ppdm.data.datasets import load_adult
-from ppdm.maxent.rule_constraints import RuleKnowledge
+from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 from ppdm.metrics.divergence import individual_divergence
 from ppdm.rules import RuleSet, mine_rules
 

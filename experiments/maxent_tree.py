@@ -68,10 +68,10 @@ from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.qigroups import QIGroups  # noqa: E402
 from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
 from ppdm.learn import ID3Classifier  # noqa: E402
-from ppdm.maxent.internal import internal_constraints  # noqa: E402
-from ppdm.maxent.nonlinear import solve_with_internal  # noqa: E402
-from ppdm.maxent.solve import solve_linear  # noqa: E402
-from ppdm.maxent.tree_constraints import Knowledge, tree_problem  # noqa: E402
+from ppdm.maxent.constraints.internal import internal_constraints  # noqa: E402
+from ppdm.maxent.constraints.tree_constraints import Knowledge, tree_problem  # noqa: E402
+from ppdm.maxent.solvers.nonlinear import solve_with_internal  # noqa: E402
+from ppdm.maxent.solvers.solve import solve_linear  # noqa: E402
 from ppdm.metrics import individual_divergence, overall_divergence, top_k_individuals  # noqa: E402
 from ppdm.tree import render_tree  # noqa: E402
 

@@ -266,3 +266,109 @@ def test_the_checks_work_on_a_made_up_table_and_graph():
     graph = {"a": a, "b": b, "c": {}}
     assert sorted(strongly_connected(graph)) == [["a", "b"], ["c"]]
     assert [imp.line for imp in a_cycle(graph, ["a", "b"])] == [3, 7]
+
+
+# -- layers inside a package ------------------------------------------------------------------
+#: Inside these packages, groups of modules in order, lowest first: a module may import modules
+#: of its own group and of the groups before it, never of a later one. For maxent the groups are
+#: its subpackages (see ``ppdm/maxent/__init__.py``); for exact, groups of its modules.
+SUBLAYERS: dict[str, list[tuple[str, set[str]]]] = {
+    "maxent": [("rows", {"rows"}), ("table", {"table"}), ("constraints", {"constraints"}), ("solvers", {"solvers"})],
+    "exact": [
+        ("counts", {"problem", "bounds", "options", "build"}),
+        ("methods", {"classes", "network", "milp", "local", "moves", "search"}),
+        ("entry points", {"solve", "reconstruct"}),
+    ],
+}
+
+
+def sublayer_of(module: str, package: str) -> int | None:
+    """The index of the group ``module`` belongs to inside ``package`` (``None``: not in a group)."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] != package:
+        return None
+    for i, (_, members) in enumerate(SUBLAYERS[package]):
+        if parts[2] in members:
+            return i
+    return None
+
+
+def test_every_module_of_a_layered_package_is_in_a_group():
+    for package in SUBLAYERS:
+        found = {p.relative_to(PACKAGE / package).parts[0].removesuffix(".py") for p in (PACKAGE / package).rglob("*.py")}
+        grouped = set().union(*(members for _, members in SUBLAYERS[package]))
+        missing = sorted(found - grouped - {"__init__"})
+        assert not missing, f"ppdm.{package}: {missing} belong to no group of SUBLAYERS[{package!r}]"
+
+
+def test_imports_inside_a_package_follow_its_groups(imports):
+    bad = []
+    for imp in imports:
+        for package, groups in SUBLAYERS.items():
+            source, target = sublayer_of(imp.importer, package), sublayer_of(imp.target, package)
+            if imp.importer.endswith("__init__") or source is None or target is None or target <= source:
+                continue
+            bad.append(f"{imp.where()}  ({groups[source][0]} imports {groups[target][0]}, a later group of ppdm.{package})")
+    assert not bad, "imports against a package's own layers:\n" + "\n".join(bad)
+
+
+# -- third-party imports ----------------------------------------------------------------------
+#: Import names of the distributions pyproject.toml declares (core dependencies and extras).
+DISTRIBUTIONS = {"yaml": "pyyaml", "sklearn": "scikit-learn"}
+
+
+def declared_dependencies() -> tuple[set[str], set[str]]:
+    """The core dependencies and the extras' ones, by distribution name (lower case)."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+
+    def names(specs: list[str]) -> set[str]:
+        return {re.split(r"[\[<>=!~ ;]", s, maxsplit=1)[0].lower() for s in specs}
+
+    core = names(project["dependencies"])
+    extras = set().union(*(names(v) for k, v in project["optional-dependencies"].items() if k not in ("test", "bench")))
+    return core, extras - core
+
+
+def third_party_imports() -> Iterator[tuple[str, Path, int, bool]]:
+    """Every import of a third-party module under src/ppdm: (top name, file, line, at module level)."""
+    import sys
+
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top_level = {id(n) for n in tree.body} | {id(n) for b in tree.body if isinstance(b, ast.If) for n in b.body}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top not in sys.stdlib_module_names and top not in ("ppdm", "__future__"):
+                    guarded = isinstance(node, ast.ImportFrom | ast.Import) and _under_type_checking(tree, node)
+                    yield top, path, node.lineno, id(node) in top_level and not guarded
+
+
+def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
+    return any(
+        isinstance(b, ast.If) and ast.unparse(b.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING") and node in b.body for b in tree.body
+    )
+
+
+def test_every_third_party_import_is_declared_and_extras_load_lazily():
+    """A module under src/ppdm imports only declared distributions, and one from an extra
+    (dask, skops, ...) only inside the function that needs it: the core works without extras."""
+    core, extras = declared_dependencies()
+    undeclared, eager = [], []
+    for top, path, line, module_level in third_party_imports():
+        name = DISTRIBUTIONS.get(top, top).lower()
+        where = f"{path.relative_to(REPO)}:{line}: {top}"
+        if name not in core | extras:
+            undeclared.append(where)
+        elif name in extras and module_level:
+            eager.append(where)
+    assert not undeclared, "imports of distributions pyproject.toml does not declare:\n" + "\n".join(undeclared)
+    assert not eager, "an extra's package imported at module level (import it where it is used):\n" + "\n".join(eager)

@@ -321,7 +321,7 @@ def _estimate(
     time_limit: float | None, progress: Callable[[int, int], None] | None,
 ) -> AttackResult:
     from ppdm.attacks.maxent import maxent_attack
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     knowledge = Knowledge(rate=True, label=labels, internal=internal)
     with warnings.catch_warnings():

@@ -19,10 +19,10 @@ from threadpoolctl import threadpool_limits
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError, MaxEntError
-from ppdm.maxent.factored import expand
-from ppdm.maxent.forest_constraints import forest_type_problem
-from ppdm.maxent.forest_solve import ForestSolveOptions, solve_forest
-from ppdm.maxent.forest_types import MAX_ROUTED
+from ppdm.maxent.constraints.forest_constraints import forest_type_problem
+from ppdm.maxent.solvers.factored import expand
+from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
+from ppdm.maxent.table.forest_types import MAX_ROUTED
 from ppdm.tree import (
     forest_from_lightgbm,
     forest_from_sklearn,
@@ -117,7 +117,7 @@ def test_the_truth_satisfies_every_tree_row(family, dataset, request):
 def test_the_exact_face_changes_nothing_newton_found(family, dataset, request, monkeypatch):
     """The face's linear programme, asked at the first step, against Newton's own chase: the same
     estimate on every family (the data it starts from fills no type it proves empty)."""
-    from ppdm.maxent import forest_solve
+    from ppdm.maxent.solvers import forest_solve
 
     table, X, D, y = request.getfixturevalue(f"{dataset}_small")
     forest = FAMILIES[family](X, D, y)
@@ -149,7 +149,7 @@ def test_multiplicities_of_another_table_are_refused(nursery_small):
 def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small, monkeypatch):
     table, X, D, y = adult_small
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
-    monkeypatch.setattr("ppdm.maxent.forest_types.MAX_ROUTED", 1000)
+    monkeypatch.setattr("ppdm.maxent.table.forest_types.MAX_ROUTED", 1000)
     with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
         maxent_attack(forest, table, threat=ThreatModel(sensitive=y.name, known=("sex",)))
     assert MAX_ROUTED > 1000
@@ -214,13 +214,13 @@ def test_the_tree_by_tree_form_solves_the_paper_setting_without_the_dense_newton
     def refuse(*args, **kwargs):  # pragma: no cover - must not be called
         raise AssertionError("the paper setting went to the factored Newton driver")
 
-    monkeypatch.setattr("ppdm.maxent.forest_solve.solve_factored", refuse)
+    monkeypatch.setattr("ppdm.maxent.solvers.forest_solve.solve_factored", refuse)
     assert solve_forest(problem).status == "optimal"
 
 
 @pytest.mark.parametrize("path", ["dense", "sparse", "conjugate gradients", "preconditioned"])
 def test_every_newton_direction_gives_the_same_estimate(nursery_coarse, path):
-    from ppdm.maxent.factored import solve_factored
+    from ppdm.maxent.solvers.factored import solve_factored
 
     table, X, D, y = nursery_coarse
     forest = _sklearn(RandomForestClassifier(5, max_depth=3, random_state=0, n_jobs=1))(X, D, y)

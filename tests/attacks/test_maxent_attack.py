@@ -8,7 +8,7 @@ import pytest
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.errors import DataError, UninformativeKnowledgeWarning
 from ppdm.learn import ID3Classifier
-from ppdm.maxent.tree_constraints import Knowledge
+from ppdm.maxent.constraints.tree_constraints import Knowledge
 
 
 @pytest.fixture

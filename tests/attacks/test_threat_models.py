@@ -16,9 +16,9 @@ from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.datasets import load_adult, load_bank_loan, load_nursery
 from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.learn import C45Classifier, ID3Classifier
-from ppdm.maxent.attacker_types import attacker_types
-from ppdm.maxent.tree_constraints import Knowledge
-from ppdm.maxent.unknowns import attacker_table
+from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.maxent.table.attacker_types import attacker_types
+from ppdm.maxent.table.unknowns import attacker_table
 
 from oracles import sklearn_tree
 
@@ -278,7 +278,7 @@ def test_slots_agree_with_enumerating_every_cell(adult_small):
 
 
 def test_too_many_unknowns_are_refused_before_allocating(adult_small, monkeypatch):
-    import ppdm.maxent.unknowns as unknowns
+    import ppdm.maxent.table.unknowns as unknowns
 
     frame, _ = adult_small
     tree = sklearn_tree(frame, ["age", "hours-per-week", "education"], "income", 8)

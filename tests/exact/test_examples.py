@@ -15,7 +15,7 @@ from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.rules import rules_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.learn import ID3Classifier
-from ppdm.maxent.rule_constraints import RuleKnowledge
+from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 from ppdm.rules import mine_rules
 
 

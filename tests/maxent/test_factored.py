@@ -17,13 +17,13 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, InfeasibleError
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.maxent import LinearBlock, solve_linear
-from ppdm.maxent.dual import Dual
-from ppdm.maxent.factored import FactoredProblem, expand, solve_factored
-from ppdm.maxent.factored_dual import FactoredDual
-from ppdm.maxent.factored_presolve import reduce_factored
-from ppdm.maxent.presolve import reduce
-from ppdm.maxent.tree_constraints import Knowledge
-from ppdm.maxent.unknowns import leaf_reach, unknown_domain
+from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.maxent.solvers.dual import Dual
+from ppdm.maxent.solvers.factored import FactoredProblem, expand, solve_factored
+from ppdm.maxent.solvers.factored_dual import FactoredDual
+from ppdm.maxent.solvers.factored_presolve import reduce_factored
+from ppdm.maxent.solvers.presolve import reduce
+from ppdm.maxent.table.unknowns import leaf_reach, unknown_domain
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, ThresholdSplit
 

@@ -18,12 +18,12 @@ from scipy.optimize import linprog
 from sklearn.ensemble import RandomForestClassifier
 
 from ppdm.data.datasets import load_adult
-from ppdm.maxent import forest_solve
-from ppdm.maxent.bound_propagation import forced_types
-from ppdm.maxent.face import forced_by_lp
-from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
-from ppdm.maxent.forest_constraints import forest_type_problem
-from ppdm.maxent.forest_solve import ForestSolveOptions
+from ppdm.maxent.constraints.forest_constraints import forest_type_problem
+from ppdm.maxent.solvers import forest_solve
+from ppdm.maxent.solvers.bound_propagation import forced_types
+from ppdm.maxent.solvers.face import forced_by_lp
+from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
+from ppdm.maxent.solvers.forest_solve import ForestSolveOptions
 from ppdm.tree import forest_from_sklearn
 
 KNOWN = ["workclass", "marital-status", "occupation", "relationship", "race", "sex", "native-country", "income"]
@@ -116,7 +116,7 @@ def test_the_linear_programme_finds_the_exact_face(education_forest):
 
 
 def test_a_method_that_fails_hands_over_to_the_next(education_forest, monkeypatch):
-    from ppdm.maxent import face as face_module
+    from ppdm.maxent.solvers import face as face_module
 
     problem, types = education_forest
     red, truth = _reduced_truth(problem, types)
@@ -274,7 +274,7 @@ def test_a_feasible_point_that_misses_a_row_is_refused(education_forest):
 def test_the_forced_types_come_with_a_checked_certificate():
     """D₁ + D₂ = 0 with D ≥ 0 forces both: y = −1 proves it (r = 1 on each), y = 0 does not; the
     programme's own duals prove it too."""
-    from ppdm.maxent.face import _certified, _free
+    from ppdm.maxent.solvers.face import _certified, _free
 
     moves = sp.csr_matrix(np.array([[1.0, 1.0]]))
     signed = np.array([True, True])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ppdm.maxent.forest_solve import ForestSolveOptions, _pcg
+from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, _pcg
 
 
 class _FlatDual:

@@ -7,10 +7,10 @@ from scipy.optimize import brentq
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.learn import ID3Classifier
-from ppdm.maxent.internal import internal_constraints
-from ppdm.maxent.nonlinear import solve_with_internal
-from ppdm.maxent.solve import solve_linear
-from ppdm.maxent.tree_constraints import tree_problem
+from ppdm.maxent.constraints.internal import internal_constraints
+from ppdm.maxent.constraints.tree_constraints import tree_problem
+from ppdm.maxent.solvers.nonlinear import solve_with_internal
+from ppdm.maxent.solvers.solve import solve_linear
 
 
 def h(p):

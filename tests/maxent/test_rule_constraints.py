@@ -9,7 +9,7 @@ from ppdm.attacks.rules import rules_attack
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import InfeasibleError, RulesError
 from ppdm.maxent import LinearBlock, solve_linear
-from ppdm.maxent.rule_constraints import RuleKnowledge, at_least_bound, rules_problem, strictly_below
+from ppdm.maxent.constraints.rule_constraints import RuleKnowledge, at_least_bound, rules_problem, strictly_below
 from ppdm.rules import mine_rules, rules_from_items
 
 VALUES = ("50K+", "50K-")

@@ -1,8 +1,8 @@
 """From a solved maximum-entropy problem to an :class:`AttackResult`: one step for trees and forests.
 
-Whatever the attacker's table (explicit slots :class:`~ppdm.maxent.unknowns.AttackerTable`, a
-tree's types :class:`~ppdm.maxent.attacker_types.AttackerTypes`, a forest's
-:class:`~ppdm.maxent.forest_types.ForestTypes`) and whichever solver ran, the result holds the
+Whatever the attacker's table (explicit slots :class:`~ppdm.maxent.table.unknowns.AttackerTable`, a
+tree's types :class:`~ppdm.maxent.table.attacker_types.AttackerTypes`, a forest's
+:class:`~ppdm.maxent.table.forest_types.ForestTypes`) and whichever solver ran, the result holds the
 same things: per group the posterior P(sensitive | q) (paper 000 §3), its provenance and leaf
 pairs, the targets (everyone but the fully known individuals), the certain ones as exposed, and
 the details every output prints (threat model, problem size, solver status, divergences, §5).
@@ -17,8 +17,8 @@ import numpy as np
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.problem import MaxEntProblem
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.rows.problem import MaxEntProblem
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.leaf_pairs import LeafPairs

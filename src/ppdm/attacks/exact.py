@@ -29,10 +29,10 @@ from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_count
 from ppdm.exact.options import SearchOptions
 from ppdm.exact.problem import CountProblem, CountRows
 from ppdm.exact.solve import Detail, Method, exact_bounds
-from ppdm.maxent.attacker_types import AttackerTypes
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.forest_types import ForestTypes
-from ppdm.maxent.rule_constraints import RuleKnowledge
+from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.table.attacker_types import AttackerTypes
+from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -59,7 +59,7 @@ def exact_attack(
     ``model``: a published tree or forest (audited under ``threat``, or ``quasi_identifiers``
     and ``sensitive`` as in :func:`~ppdm.attacks.maxent.maxent_attack`; a forest's rows are every
     used tree's, each record counted with its bootstrap multiplicity where the model stores it:
-    :mod:`ppdm.maxent.forest_constraints`) or a rule set (paper 004; ``quasi_identifiers``
+    :mod:`ppdm.maxent.constraints.forest_constraints`) or a rule set (paper 004; ``quasi_identifiers``
     default to the rules'). ``time_limit`` (seconds) bounds the integer
     search; values it leaves open are reported undecided, never certain. ``ties``: label rows
     follow the tree's tie rule (``"first"``: the first class of highest count wins, as argmax;
@@ -86,7 +86,7 @@ def exact_attack(
 def tree_count_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, ties: Ties = "first") -> tuple[CountProblem, AttackerTypes, np.ndarray | None]:
     """The count problem of a tree audit under a resolved ``threat``, the attacker's table and the
     records' counts (``None`` without every unknown column in ``data``)."""
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     audit = audit_problem(tree, data, threat, Knowledge(sa=bool(threat.sa_published)), factored=True)
     problem, types = audit.problem, audit.table
@@ -99,10 +99,10 @@ def tree_count_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, ties
 
 def forest_count_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel, ties: Ties = "first") -> tuple[CountProblem, ForestTypes, np.ndarray | None]:
     """The count problem of a forest audit under a resolved ``threat``: every used tree's rows
-    (:func:`~ppdm.maxent.forest_constraints.forest_type_problem`, multiplicities as coefficients),
+    (:func:`~ppdm.maxent.constraints.forest_constraints.forest_type_problem`, multiplicities as coefficients),
     the attacker's table and the records' counts (``None`` without every unknown column)."""
-    from ppdm.maxent.forest_constraints import forest_type_problem
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.maxent.constraints.forest_constraints import forest_type_problem
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     forest = forest.published(threat.publish)
     knowledge = Knowledge(sa=bool(threat.sa_published))
@@ -142,7 +142,7 @@ def _solved(
 ) -> tuple[ThreatModel, CountProblem, _Types, ExactBounds, np.ndarray]:
     """The threat model, the count problem ``build`` makes of the model, its bounds, and which
     records the result is about (not those whose full record the attacker holds)."""
-    from ppdm.maxent.tree_constraints import Knowledge
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     threat = _threat(model, data, quasi_identifiers, sensitive, Knowledge(), threat)
     counts, types, truth = build(model, data, threat, ties)
@@ -201,7 +201,7 @@ def _rules(
     counts.truth = truth
     interior = None
     if method != "network":
-        from ppdm.maxent.solve import solve_linear
+        from ppdm.maxent.solvers.solve import solve_linear
 
         interior = solve_linear(problem).p  # relative interior of the relaxation: the LP step's candidates
     options = SearchOptions() if options is None else options

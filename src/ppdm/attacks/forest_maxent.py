@@ -1,15 +1,15 @@
 """The maximum-entropy attack on a published forest, under any threat model.
 
 The attacker's most neutral belief P(u | q) given every tree's published rows at once
-(:mod:`ppdm.maxent.forest_constraints`: one problem over the joint leaves, each tree's rows
+(:mod:`ppdm.maxent.constraints.forest_constraints`: one problem over the joint leaves, each tree's rows
 weighted by the multiplicities a scikit-learn forest lets anyone redraw), and their belief about
 the sensitive attribute, its marginal; the same audit as paper 000 §3–4 for a tree, with every
 tree's leaves as constraints. Paper 000's setting (every split attribute known, the class
-sensitive) is solved by truncated Newton (:mod:`ppdm.maxent.forest_solve`), fast for hundreds
+sensitive) is solved by truncated Newton (:mod:`ppdm.maxent.solvers.forest_solve`), fast for hundreds
 of trees; other threat models by the factored form's solver, within a size cap.
 
 Groups are (known values, multiplicity vector) pairs: records of one known-value group that two
-trees count differently are told apart (see :mod:`ppdm.maxent.forest_types`). Provenance names
+trees count differently are told apart (see :mod:`ppdm.maxent.table.forest_types`). Provenance names
 every tree's leaf ("tree 0 leaf 17; tree 1 leaf 4; ...").
 """
 
@@ -26,12 +26,12 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
 from ppdm.errors import UninformativeKnowledgeWarning
-from ppdm.maxent.factored import FactoredSolution
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.forest_constraints import forest_type_problem
-from ppdm.maxent.forest_solve import solve_forest
-from ppdm.maxent.forest_types import ForestTypes
-from ppdm.maxent.tree_constraints import Knowledge
+from ppdm.maxent.constraints.forest_constraints import forest_type_problem
+from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.solvers.factored import FactoredSolution
+from ppdm.maxent.solvers.forest_solve import solve_forest
+from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.tree.forest import Forest
 
 UNINFORMATIVE = (

@@ -2,11 +2,11 @@
 
 The attacker's best unbiased estimate of P(u | q) given everything the tree reveals, where q is
 what the attacker knows of a record and u what the model uses that they do not know
-(:mod:`ppdm.maxent.unknowns`); their belief about the sensitive attribute is its marginal. Paper
+(:mod:`ppdm.maxent.table.unknowns`); their belief about the sensitive attribute is its marginal. Paper
 000's setting (every split attribute known, the class sensitive) is the special case u = class.
 
 Outside paper 000's setting the problem is laid out in factored form (groups reach leaves, the
-rows see only the slot types: :mod:`ppdm.maxent.factored`), which costs time and memory in the
+rows see only the slot types: :mod:`ppdm.maxent.solvers.factored`), which costs time and memory in the
 number of (group, leaf) pairs rather than (group, slot) pairs; ``factored=False`` keeps the
 explicit slot form, the reference the factored one is tested against.
 """
@@ -30,14 +30,14 @@ from ppdm.attacks.truth import TRUTH_TOLERANCE, check_truth
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
-from ppdm.maxent.attacker_types import AttackerTypes, attacker_types
-from ppdm.maxent.factored import FactoredProblem, FactoredSolution, solve_factored
-from ppdm.maxent.internal import internal_constraints
-from ppdm.maxent.nonlinear import solve_with_internal
-from ppdm.maxent.problem import LinearBlock, MaxEntProblem
-from ppdm.maxent.solve import Solution, solve_linear
-from ppdm.maxent.tree_constraints import Coverage, Knowledge, table_problem, type_problem
-from ppdm.maxent.unknowns import AttackerTable, attacker_table
+from ppdm.maxent.constraints.internal import internal_constraints
+from ppdm.maxent.constraints.tree_constraints import Coverage, Knowledge, table_problem, type_problem
+from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
+from ppdm.maxent.solvers.factored import FactoredProblem, FactoredSolution, solve_factored
+from ppdm.maxent.solvers.nonlinear import solve_with_internal
+from ppdm.maxent.solvers.solve import Solution, solve_linear
+from ppdm.maxent.table.attacker_types import AttackerTypes, attacker_types
+from ppdm.maxent.table.unknowns import AttackerTable, attacker_table
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree

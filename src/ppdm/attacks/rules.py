@@ -14,9 +14,9 @@ import pandas as pd
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
-from ppdm.maxent.problem import MaxEntProblem
-from ppdm.maxent.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem
-from ppdm.maxent.solve import solve_linear
+from ppdm.maxent.constraints.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem
+from ppdm.maxent.rows.problem import MaxEntProblem
+from ppdm.maxent.solvers.solve import solve_linear
 from ppdm.metrics.divergence import individual_divergence, overall_divergence, top_k_individuals
 from ppdm.rules.mining import sensitive_codes
 from ppdm.rules.ruleset import RuleSet

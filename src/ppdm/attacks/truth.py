@@ -14,8 +14,8 @@ import numpy as np
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.problem import MaxEntProblem
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.rows.problem import MaxEntProblem
 
 #: Records by which the true table may miss a published count before the audit refuses it.
 TRUTH_TOLERANCE = 1e-6

@@ -261,7 +261,7 @@ def audit_rules_command(
     from ppdm.attacks.result import result_json
     from ppdm.attacks.rules import rules_attack
     from ppdm.data.datasets import load_dataset
-    from ppdm.maxent.rule_constraints import RuleKnowledge
+    from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
     from ppdm.rules import RuleSet
 
     if (dataset is None) == (data is None):
@@ -360,7 +360,7 @@ def _top_table(result: AttackResult, rules: Any, frame: pd.DataFrame, knowledge:
     """The top-K table of ``view`` (None when the data lack the true values or ``top`` is 0)."""
     from ppdm.attacks.at_risk import people_at_risk
     from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack
-    from ppdm.maxent.rule_constraints import RuleKnowledge
+    from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 
     if result.true_codes is None or not top:
         return None, ""

@@ -1,9 +1,9 @@
 """The maximum-entropy builders' rows, over whole counts (the same rows feed both solvers).
 
 :func:`from_factored` takes a tree audit laid out over slot types
-(:class:`~ppdm.maxent.factored_problem.FactoredProblem`, paper 000 §4 under a threat model): a
+(:class:`~ppdm.maxent.rows.factored_problem.FactoredProblem`, paper 000 §4 under a threat model): a
 variable per (group, type) the group may take. :func:`from_joint` takes a problem over P(q, x)
-(:class:`~ppdm.maxent.problem.MaxEntProblem`, e.g. paper 004's AR/NAR rows): a variable per
+(:class:`~ppdm.maxent.rows.problem.MaxEntProblem`, e.g. paper 004's AR/NAR rows): a variable per
 (group, value). Rows are scaled by the number of records N and checked to be whole.
 """
 
@@ -13,8 +13,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.exact.problem import CountProblem, CountRows, whole_rows
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.problem import LinearBlock, MaxEntProblem
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
 
 
 def factored_pairs(problem: FactoredProblem) -> tuple[np.ndarray, np.ndarray]:

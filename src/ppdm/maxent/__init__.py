@@ -1,14 +1,16 @@
-"""The maximum-entropy engine: problems over P(X | Q), constraint blocks, solvers, builders."""
+"""The maximum-entropy engine, in four layers (each may import only the ones above it here):
 
-from ppdm.maxent.problem import LinearBlock, MaxEntProblem
-from ppdm.maxent.solve import Solution, conflicting_rows, solve_linear
+* :mod:`ppdm.maxent.rows`: the problems' rows (linear blocks over the variables);
+* :mod:`ppdm.maxent.table`: the attacker's table (known groups, unknowns, types);
+* :mod:`ppdm.maxent.constraints`: the rows a tree, a forest or a rule set publishes;
+* :mod:`ppdm.maxent.solvers`: the dual and its Newton solvers.
+"""
 
-__all__ = ["LinearBlock", "MaxEntProblem", "Solution", "conflicting_rows", "solve_linear"]
+from ppdm.maxent.constraints import RuleConstraintStats, RuleKnowledge, rules_problem
+from ppdm.maxent.rows import LinearBlock, MaxEntProblem
+from ppdm.maxent.solvers import Solution, conflicting_rows, solve_linear
 
-from ppdm.maxent.rule_constraints import (
-    RuleConstraintStats,
-    RuleKnowledge,
-    rules_problem,
-)
-
-__all__ += ["RuleConstraintStats", "RuleKnowledge", "rules_problem"]
+__all__ = [
+    "LinearBlock", "MaxEntProblem", "RuleConstraintStats", "RuleKnowledge", "Solution", "conflicting_rows", "rules_problem",
+    "solve_linear",
+]

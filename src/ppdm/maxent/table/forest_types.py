@@ -1,6 +1,6 @@
 """The attacker's table over a whole forest, in factored form: groups, joint leaves, types.
 
-One tree's audit (:mod:`ppdm.maxent.attacker_types`) lets a group q of known values reach some
+One tree's audit (:mod:`ppdm.maxent.table.attacker_types`) lets a group q of known values reach some
 leaves and takes as *types* the (leaf, class, sensitive cell) triples the rows see. Over a
 :class:`~ppdm.tree.forest.Forest` every (q, u) lands in one leaf of *every* tree, so a type's
 block is a *joint leaf*: the tuple (leaf in tree 0, ..., leaf in tree T−1) (paper 000 §4's rows,
@@ -34,9 +34,9 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError
-from ppdm.maxent.attacker_types import AttackerTypes, record_types
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.unknowns import (
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.table.attacker_types import AttackerTypes, record_types
+from ppdm.maxent.table.unknowns import (
     MAX_SENSITIVE_VALUES,
     Component,
     UnknownDomain,
@@ -172,7 +172,7 @@ def _component(forest: Forest, name: str, role: str) -> Component:
 
 
 def forest_domain(forest: Forest, data: pd.DataFrame | None, known: Sequence[str], sensitive: str) -> UnknownDomain:
-    """The components of u over every tree (see :func:`ppdm.maxent.unknowns.unknown_domain`)."""
+    """The components of u over every tree (see :func:`ppdm.maxent.table.unknowns.unknown_domain`)."""
     known_set = set(known)
     if sensitive in known_set:
         raise DataError(f"the sensitive column {sensitive!r} cannot also be a known column")

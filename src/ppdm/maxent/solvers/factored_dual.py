@@ -1,4 +1,4 @@
-"""The Lagrange dual of the factored maximum-entropy problem (:mod:`ppdm.maxent.factored`).
+"""The Lagrange dual of the factored maximum-entropy problem (:mod:`ppdm.maxent.solvers.factored`).
 
 With scores s_t = log m_t − (Aᵀλ)_t per type, a cell C (a block's types of one tag) has
 log g_C = logsumexp_{t ∈ C} s_t, a (merged) group q has log Z_q = logsumexp_{C ∈ cells(q)} log g_C,
@@ -13,7 +13,7 @@ cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per eva
 Hessian the second term is Yᵀ K Y with K = Πᵀ W Π (cells × cells, Π the groups' π(C | q)), or
 BᵀWB with B = Π Y (groups × rows) when the rows are fewer than the cells: one dense product of
 the smaller size by BLAS. It is formed densely on up to :data:`DENSE_ROWS` rows and sparsely
-beyond. The class implements :class:`ppdm.maxent.dual.DualFunction`.
+beyond. The class implements :class:`ppdm.maxent.solvers.dual.DualFunction`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from ppdm.maxent.factored_presolve import FactoredReduced
+from ppdm.maxent.solvers.factored_presolve import FactoredReduced
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ppdm.maxent.factored_problem import FactoredProblem
+    from ppdm.maxent.rows.factored_problem import FactoredProblem
 
 #: Newton systems on at most this many rows are formed as dense arrays.
 DENSE_ROWS = 3000

@@ -1,6 +1,6 @@
 """Bound propagation: types that no distribution meeting the rows can give any mass.
 
-On a one-cell-per-group problem (:mod:`ppdm.maxent.forest_solve`) every feasible distribution P
+On a one-cell-per-group problem (:mod:`ppdm.maxent.solvers.forest_solve`) every feasible distribution P
 over the live types satisfies each equality row Σ_j a_kj P_j = b_k (a ≥ 0) and each cell's total
 Σ_{j ∈ C} P_j = ρ_C. Given bounds lb ≤ P ≤ ub that every feasible P meets, each row bounds each of
 its types by the others' bounds,
@@ -10,13 +10,13 @@ its types by the others' bounds,
 and each cell likewise (P_j ≤ ρ_C − Σ_{i ≠ j} lb_i, P_j ≥ ρ_C − Σ_{i ≠ j} ub_i). Repeating tightens
 the bounds of every record a tree's leaf decides once the others in that leaf are decided, leaf
 after leaf and tree after tree: a stronger form of the presolve's saturated-row rule
-(:mod:`ppdm.maxent.factored_presolve`). Every bound holds for every feasible P, so a type whose
+(:mod:`ppdm.maxent.solvers.factored_presolve`). Every bound holds for every feasible P, so a type whose
 upper bound falls to 0 carries no mass at the maximum-entropy optimum either (paper 000 §4: the
 estimate is the maximum-entropy distribution among those meeting the rows). Fixing such types at 0
 before Newton's method spares it chasing them: their multipliers would run off to infinity.
 
 The rows of a forest over bootstrap samples (the multiplicities make no two records alike) can
-force more types than propagation proves; the linear programme of :mod:`ppdm.maxent.face` finds
+force more types than propagation proves; the linear programme of :mod:`ppdm.maxent.solvers.face` finds
 all of them, but takes minutes where propagation takes about a second (100 trees of depth 10 over
 Adult: three quarters of them), so the solver asks it only when Newton's chase stalls.
 """

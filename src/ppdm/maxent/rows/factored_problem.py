@@ -1,6 +1,6 @@
 """The factored maximum-entropy problem's data: groups, the blocks they reach, types and rows.
 
-See :mod:`ppdm.maxent.factored` for the model (groups reach blocks, rows only see types) and its
+See :mod:`ppdm.maxent.solvers.factored` for the model (groups reach blocks, rows only see types) and its
 solver; this module holds the problem (:class:`FactoredProblem`) and its cells (:class:`Cells`), so
 that the dual and the presolve can use them without importing the solver.
 """
@@ -13,7 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.errors import MaxEntError
-from ppdm.maxent.problem import LinearBlock
+from ppdm.maxent.rows.problem import LinearBlock
 
 #: Relative tolerance when comparing coefficients of decided rows (exact for ±1 coefficients).
 SAME = 1e-12
@@ -27,7 +27,7 @@ class FactoredProblem:
     group the tag its types must have, −1 for any. Per type: ``type_block``, ``type_tag`` (≥ 0),
     ``type_label`` (the value of interest, < ``n_labels``) and ``log_base`` (log of its base
     measure; ``None``: 1 each; ``-inf``: impossible). ``pinned``: per group a type it takes with
-    certainty, or −1. Blocks of rows are :class:`~ppdm.maxent.problem.LinearBlock` over P(type),
+    certainty, or −1. Blocks of rows are :class:`~ppdm.maxent.rows.problem.LinearBlock` over P(type),
     the sum over groups of P(q, type).
     """
 
@@ -124,7 +124,7 @@ class FactoredProblem:
 
         A row is decided when, for every group it touches, it holds every possible type of the
         group with one and the same coefficient a: its value is then Σ a · P(q) whatever p(· | q)
-        is (as :func:`ppdm.maxent.tree_constraints.decided_rows` for the explicit form).
+        is (as :func:`ppdm.maxent.constraints.tree_constraints.decided_rows` for the explicit form).
         """
         return _decided(self.cells(), A, self.weights, np.isfinite(self.base))
 

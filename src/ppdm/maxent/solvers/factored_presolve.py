@@ -1,10 +1,10 @@
 """Presolve for the factored maximum-entropy problem: pinned groups out, forced zeros, merged groups.
 
-The rules of :mod:`ppdm.maxent.presolve`, at the level of types (a row's coefficient on P(q, t)
+The rules of :mod:`ppdm.maxent.solvers.presolve`, at the level of types (a row's coefficient on P(q, t)
 does not depend on q), so that the optimum is not on the boundary where the dual multipliers
 run to infinity:
 
-* *pinned groups* (:class:`~ppdm.maxent.factored.FactoredProblem`) leave the problem: what they
+* *pinned groups* (:class:`~ppdm.maxent.solvers.factored.FactoredProblem`) leave the problem: what they
   put into every row is subtracted from its right-hand side;
 * a *zero row* (equality, non-negative coefficients, right-hand side 0) forces every type in it
   to 0, for every group;
@@ -28,8 +28,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.errors import InfeasibleError
-from ppdm.maxent.factored_problem import Cells, FactoredProblem, reduce_by
-from ppdm.maxent.presolve import TINY
+from ppdm.maxent.rows.factored_problem import Cells, FactoredProblem, reduce_by
+from ppdm.maxent.solvers.presolve import TINY
 
 #: Rounds of the presolve rules (each round can only remove types or cells).
 ROUNDS = 20

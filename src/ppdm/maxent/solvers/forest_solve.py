@@ -1,9 +1,9 @@
 """Solve a forest's maximum-entropy problem by Newton's method with conjugate gradients.
 
 Over a forest every (group, joint leaf) type sits in the rows of every tree, so the Hessian of
-the dual (:mod:`ppdm.maxent.factored_dual`) couples every tree's leaves: for 100 trees of depth
+the dual (:mod:`ppdm.maxent.solvers.factored_dual`) couples every tree's leaves: for 100 trees of depth
 10 it would be a 10⁵ × 10⁵ matrix with ~10⁹ entries, out of reach of the Newton driver of
-:mod:`ppdm.maxent.dual`, and sweeping tree by tree (iterative proportional fitting) needs
+:mod:`ppdm.maxent.solvers.dual`, and sweeping tree by tree (iterative proportional fitting) needs
 hundreds of sweeps because the trees share every record. In paper 000's setting each group
 lands in one joint leaf (one *cell*), and the Hessian's product with a vector needs no matrix:
 
@@ -17,10 +17,10 @@ Newton system is solved by conjugate gradients preconditioned by the Hessian's d
 relative accuracy that tightens as the gradient falls: a truncated Newton method). Each step
 ends with a line search on the dual.
 
-:func:`solve_forest` presolves as :func:`~ppdm.maxent.factored.solve_factored` does (forced
+:func:`solve_forest` presolves as :func:`~ppdm.maxent.solvers.factored.solve_factored` does (forced
 zeros, merged groups); small problems, problems with inequality rows and problems where a group
 reaches several joint leaves (unknown split attributes) go to
-:func:`~ppdm.maxent.factored.solve_factored`.
+:func:`~ppdm.maxent.solvers.factored.solve_factored`.
 """
 
 from __future__ import annotations
@@ -34,13 +34,13 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ppdm.maxent.bound_propagation import forced_types
-from ppdm.maxent.face import forced_by_lp
-from ppdm.maxent.factored import FactoredSolution, checked_violations, solve_factored
-from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
-from ppdm.maxent.factored_presolve import FactoredReduced, reduce_factored
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.solve import kkt_residual_of
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.solvers.bound_propagation import forced_types
+from ppdm.maxent.solvers.face import forced_by_lp
+from ppdm.maxent.solvers.factored import FactoredSolution, checked_violations, solve_factored
+from ppdm.maxent.solvers.factored_dual import FactoredDual, entropy_and_marginal
+from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
+from ppdm.maxent.solvers.solve import kkt_residual_of
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ class ForestSolveOptions:
     #: Largest row violation at which a run whose dual value no longer moves stops ("inaccurate").
     stalled: float = 1e-7
     #: Steps a chase takes before it can count as stalled (see :func:`_stalled`): then, given a
-    #: feasible point, it asks the face's linear programme (:mod:`ppdm.maxent.face`) for every
+    #: feasible point, it asks the face's linear programme (:mod:`ppdm.maxent.solvers.face`) for every
     #: type no distribution can fill.
     face_after: int = 30
     #: A chase has stalled when its best row violation over the last this many steps is not a tenth
@@ -160,14 +160,14 @@ def solve_forest(
 
     Many records sit in leaves that, together over the trees, leave them a single class: the
     optimum is then on the boundary, and the multipliers run off to infinity as Newton chases the
-    types that carry no mass. Bound propagation (:mod:`ppdm.maxent.bound_propagation`) first fixes
+    types that carry no mass. Bound propagation (:mod:`ppdm.maxent.solvers.bound_propagation`) first fixes
     at 0 the types it proves can carry none. Exact Newton steps then chase the rest with steps
     doubled while the dual falls (:func:`_line_search`), so their weights reach 0 in a few steps.
 
     ``feasible``, one distribution over the problem's types that meets every row (the training
-    data's, :meth:`~ppdm.maxent.forest_types.ForestTypes.truth`), lets a chase that stalls
+    data's, :meth:`~ppdm.maxent.table.forest_types.ForestTypes.truth`), lets a chase that stalls
     (``face_after``) find every type no distribution can fill by a linear programme
-    (:mod:`ppdm.maxent.face`) and fix those at 0: the optimum is then inside, and Newton's method
+    (:mod:`ppdm.maxent.solvers.face`) and fix those at 0: the optimum is then inside, and Newton's method
     converges as on an interior problem (50 trees of depth 10 over Adult: 2,627 types beyond bound
     propagation's 11,877, asked for after 30 steps; 8 more steps). Without one (or when the
     programme does not finish in ``face_seconds``), the conjugate-gradient path fixes at 0 a

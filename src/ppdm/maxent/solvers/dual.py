@@ -8,7 +8,7 @@ of groups, the softmax p(· | c) = softmax(−(Aᵀλ)_c), so the dual function
 is smooth and convex, its gradient is b − A P(λ) (the constraint residuals) and its Hessian is
 A diag_c(W_c (diag p_c − p_c p_cᵀ)) Aᵀ, all sparse. No dense matrix over variables is formed.
 
-Two generalisations serve the nonlinear solver (:mod:`ppdm.maxent.nonlinear`): a proximal term
+Two generalisations serve the nonlinear solver (:mod:`ppdm.maxent.solvers.nonlinear`): a proximal term
 β·KL(P ‖ P_k) (the objective becomes entropy relative to a prior p_k at temperature τ = 1 + β:
 p = softmax((−Aᵀλ + β log p_k) / τ), D = τ Σ W lse + λ·b), and elastic rows, whose violation
 costs u per unit: in the dual their multiplier is capped at u.
@@ -16,7 +16,7 @@ costs u per unit: in the dual their multiplier is capped at u.
 The Newton driver (:func:`minimize_dual`) works against a small protocol, :class:`DualFunction`
 (a state at λ with the value and the residuals, the Hessian on a set of rows, the projection on
 the multipliers' bounds), so that duals of the same problem family laid out differently (the
-factored problems of :mod:`ppdm.maxent.factored`) share it.
+factored problems of :mod:`ppdm.maxent.solvers.factored`) share it.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.optimize import minimize
 
-from ppdm.maxent.presolve import Reduced
+from ppdm.maxent.solvers.presolve import Reduced
 
 DAMPING = 1e-4  # Levenberg–Marquardt damping per unit of the largest residual (see _ridge)
 RADIUS = 20.0  # initial trust radius of a Newton step, in units of the multipliers (score units)

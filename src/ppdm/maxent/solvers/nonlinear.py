@@ -1,10 +1,10 @@
 """Maximum entropy with internal-node constraints: a sequential convex method around the dual.
 
-The internal-node constraints c_j(P) ≤ 0 (:mod:`ppdm.maxent.internal`) are nonconvex. Each
+The internal-node constraints c_j(P) ≤ 0 (:mod:`ppdm.maxent.constraints.internal`) are nonconvex. Each
 iteration linearises them at the current estimate P_k, c_j(P_k) + ∇c_j(P_k)·(P − P_k) ≤ 0, and
 solves the resulting *linear* maximum-entropy problem with a proximal term β·KL(P ‖ P_k) (a
 trust region that keeps the linearisation honest) by the same dual Newton solver as the linear
-problems (:mod:`ppdm.maxent.dual`). The linearised rows are elastic (a violation costs
+problems (:mod:`ppdm.maxent.solvers.dual`). The linearised rows are elastic (a violation costs
 ``penalty`` per unit, so every subproblem is feasible). A step is kept when it does not lower the
 merit H(P) − penalty · Σ_j max(0, c_j(P)); otherwise β grows fourfold and the step is retried.
 After a kept step β shrinks, stays or grows as the merit's actual gain compares with the gain the
@@ -28,11 +28,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.errors import InfeasibleError
-from ppdm.maxent.dual import DualResult, solve_dual
-from ppdm.maxent.internal import InternalBlock
-from ppdm.maxent.presolve import Reduced, group_classes, reduce
-from ppdm.maxent.problem import MaxEntProblem
-from ppdm.maxent.solve import Solution, solve_linear
+from ppdm.maxent.constraints.internal import InternalBlock
+from ppdm.maxent.rows.problem import MaxEntProblem
+from ppdm.maxent.solvers.dual import DualResult, solve_dual
+from ppdm.maxent.solvers.presolve import Reduced, group_classes, reduce
+from ppdm.maxent.solvers.solve import Solution, solve_linear
 
 
 @dataclass(frozen=True)

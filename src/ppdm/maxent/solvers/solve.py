@@ -1,7 +1,7 @@
 """Solve a linear maximum-entropy problem and report how well the answer meets its constraints.
 
 :func:`solve_linear` presolves (merged groups, forced zeros), minimises the dual
-(:mod:`ppdm.maxent.dual`), expands the answer back to every QI group and checks it against the
+(:mod:`ppdm.maxent.solvers.dual`), expands the answer back to every QI group and checks it against the
 *original* rows: the reported ``max_violation`` is measured, not assumed. If the constraints
 cannot all hold, :class:`~ppdm.errors.InfeasibleError` names a small conflicting set,
 found by an elastic linear program (HiGHS) and a deletion filter.
@@ -17,9 +17,9 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from ppdm.errors import InfeasibleError
-from ppdm.maxent.dual import solve_dual
-from ppdm.maxent.presolve import Reduced, reduce
-from ppdm.maxent.problem import MaxEntProblem
+from ppdm.maxent.rows.problem import MaxEntProblem
+from ppdm.maxent.solvers.dual import solve_dual
+from ppdm.maxent.solvers.presolve import Reduced, reduce
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Constraints an attacker derives from a published decision tree (paper 000 §4).
 
 The attacker knows part of every training record (the group q, with known weight P(q)) and
-estimates P(u | q) over the rest u (:mod:`ppdm.maxent.unknowns`). Every (q, u) lands in one leaf Λ
+estimates P(u | q) over the rest u (:mod:`ppdm.maxent.table.unknowns`). Every (q, u) lands in one leaf Λ
 and has one class, so what a leaf publishes is linear in the joint probabilities P(q, u):
 
 * **class-count constraints** (class counts published): Σ_{(q,u) → Λ, class c} P(q, u) = n_{Λ,c} / N
@@ -24,8 +24,8 @@ kept leaf (``"subset"``: rows become ``≥``); when the table misses some traini
 dropped for missing values) they count a superset (``"superset"``: rows become ``≤``). Label rows
 then no longer describe the table's records and are left out.
 
-Internal-node constraints (§4.2) are nonlinear: :mod:`ppdm.maxent.internal` builds them (paper
-000's setting only) and :mod:`ppdm.maxent.nonlinear` solves with them.
+Internal-node constraints (§4.2) are nonlinear: :mod:`ppdm.maxent.constraints.internal` builds them (paper
+000's setting only) and :mod:`ppdm.maxent.solvers.nonlinear` solves with them.
 Each family can be switched off to reproduce the paper's with/without comparisons.
 """
 
@@ -37,11 +37,11 @@ import numpy as np
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import MaxEntError
-from ppdm.maxent.attacker_types import AttackerTypes
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.leaf_rows import Coverage, LeafRows, decided_rows, sa_rows
-from ppdm.maxent.problem import LinearBlock, MaxEntProblem
-from ppdm.maxent.unknowns import AttackerTable, Component, UnknownDomain, build_slots
+from ppdm.maxent.constraints.leaf_rows import Coverage, LeafRows, decided_rows, sa_rows
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
+from ppdm.maxent.table.attacker_types import AttackerTypes
+from ppdm.maxent.table.unknowns import AttackerTable, Component, UnknownDomain, build_slots
 from ppdm.tree.forest import published_quantities
 from ppdm.tree.model import Tree
 

@@ -6,7 +6,7 @@ maximum-entropy distribution fills every other type, so its support is the small
 that polytope (the *facial set* of log-linear models: Fienberg & Rinaldo, "Maximum likelihood
 estimation in log-linear models", Ann. Statist. 2012; Geyer, "Likelihood inference in
 exponential families and directions of recession", EJS 2009). Newton's method cannot reach a
-forced type's 0, only chase it; bound propagation (:mod:`ppdm.maxent.bound_propagation`) finds
+forced type's 0, only chase it; bound propagation (:mod:`ppdm.maxent.solvers.bound_propagation`) finds
 most forced types cheaply, this module finds all of them with one linear programme.
 
 It needs one distribution P⁰ that meets the rows: the training data's own (every row the model

@@ -29,8 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.errors import DataError, MaxEntError
-from ppdm.maxent.problem import LinearBlock
-from ppdm.maxent.unknowns import Component
+from ppdm.maxent.rows.problem import LinearBlock
+from ppdm.maxent.table.unknowns import Component
 from ppdm.tree.model import Tree
 
 Coverage = Literal["exact", "subset", "superset"]

@@ -1,10 +1,10 @@
 """The attacker's table in factored form: groups, the leaves they reach, and the slot types.
 
-:mod:`ppdm.maxent.unknowns` lays a threat model out as slots, one row of slots per group. What a
+:mod:`ppdm.maxent.table.unknowns` lays a threat model out as slots, one row of slots per group. What a
 tree publishes only sees a slot's *type*, (leaf, class, sensitive cell), with the base measure
 the leaf's path gives it (paper 000 §4's rows over P(q, u), merged by what they depend on), so
 the same table is held here as the groups' reach (groups × leaves), each group's known class (or
-none) and the list of types: the input of :class:`~ppdm.maxent.factored.FactoredProblem`, with
+none) and the list of types: the input of :class:`~ppdm.maxent.solvers.factored.FactoredProblem`, with
 no array over groups × slots. Each record's true type is kept when the data holds every unknown
 column, so the truth (type counts) is computed from the records directly.
 """
@@ -20,9 +20,9 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
-from ppdm.maxent import unknowns
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.unknowns import (
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.table import unknowns
+from ppdm.maxent.table.unknowns import (
     UnknownDomain,
     class_of_groups,
     known_groups,
@@ -131,7 +131,7 @@ class AttackerTypes:
 def attacker_types(
     tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str, weights: np.ndarray | None = None,
 ) -> AttackerTypes:
-    """:func:`ppdm.maxent.unknowns.attacker_table` in factored form (same groups, same cells)."""
+    """:func:`ppdm.maxent.table.unknowns.attacker_table` in factored form (same groups, same cells)."""
     domain, groups, class_known = known_groups(tree, data, known, sensitive, weights)
     cells = leaf_reach(tree, groups, domain)
     reach = sp.csr_matrix(cells.reach[:, cells.leaves])

@@ -38,7 +38,7 @@ import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import RulesError
-from ppdm.maxent.problem import LinearBlock, MaxEntProblem
+from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
 from ppdm.rules.items import (
     ItemCodes,
     at_least,

@@ -1,7 +1,7 @@
 """The maximum-entropy problem in factored form: groups reach blocks, and rows only see types.
 
 Paper 000 §3 maximises the attacker's entropy over p(u | q) subject to what the tree publishes
-(§4). Under a general threat model (:mod:`ppdm.maxent.unknowns`) a group q's unknowns are *slots*
+(§4). Under a general threat model (:mod:`ppdm.maxent.table.unknowns`) a group q's unknowns are *slots*
 (leaf Λ, class c, sensitive cell x) with a base measure m; every row of §4 (class counts, rates,
 leaf sizes, labels, the SA distribution) puts the same coefficient on P(q, slot) for every group:
 it depends only on the slot's *type* t = (Λ, c, x). So the constraint matrix is small, rows ×
@@ -15,10 +15,10 @@ types, and what tells the groups apart is which types each may take:
 The types of one block and one tag form a *cell*. At the dual optimum
 p(t | q) = m_t e^{−(Aᵀλ)_t} / Z_q for every type t of a cell q reaches, with
 Z_q = Σ_{cells C of q} g_C and g_C = Σ_{t ∈ C} m_t e^{−(Aᵀλ)_t}: the dual, its gradient and its
-Hessian cost O(nnz(reach) + types · rows per type) (:mod:`ppdm.maxent.factored_dual`), never
+Hessian cost O(nnz(reach) + types · rows per type) (:mod:`ppdm.maxent.solvers.factored_dual`), never
 one array entry per slot. :func:`solve_factored` presolves at the type level
-(:mod:`ppdm.maxent.factored_presolve`), minimises the dual with the Newton driver of
-:mod:`ppdm.maxent.dual` and reports, per group, the marginal over each type's *label* (the
+(:mod:`ppdm.maxent.solvers.factored_presolve`), minimises the dual with the Newton driver of
+:mod:`ppdm.maxent.solvers.dual` and reports, per group, the marginal over each type's *label* (the
 sensitive cell), checked against the original rows.
 
 *Pinned groups* are how known individuals enter: their contribution A[:, t]·P(q) is subtracted
@@ -35,12 +35,12 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from ppdm.errors import InfeasibleError
-from ppdm.maxent.dual import minimize_dual
-from ppdm.maxent.factored_dual import FactoredDual, entropy_and_marginal
-from ppdm.maxent.factored_presolve import reduce_factored
-from ppdm.maxent.factored_problem import Cells, FactoredProblem
-from ppdm.maxent.problem import LinearBlock, MaxEntProblem
-from ppdm.maxent.solve import kkt_residual_of
+from ppdm.maxent.rows.factored_problem import Cells, FactoredProblem
+from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
+from ppdm.maxent.solvers.dual import minimize_dual
+from ppdm.maxent.solvers.factored_dual import FactoredDual, entropy_and_marginal
+from ppdm.maxent.solvers.factored_presolve import reduce_factored
+from ppdm.maxent.solvers.solve import kkt_residual_of
 
 __all__ = ["Cells", "FactoredProblem", "FactoredSolution", "expand", "solve_factored"]
 
@@ -90,7 +90,7 @@ def checked_violations(problem: FactoredProblem, types: np.ndarray, tol: float, 
 def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000) -> FactoredSolution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
-    Raises :class:`~ppdm.maxent.problem.InfeasibleError` naming rows when the presolve leaves a
+    Raises :class:`~ppdm.maxent.rows.problem.InfeasibleError` naming rows when the presolve leaves a
     group without any possible type or the best solution found still violates rows.
     """
     start = time.perf_counter()
@@ -125,7 +125,7 @@ def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 
 def expand(problem: FactoredProblem) -> tuple[MaxEntProblem, np.ndarray]:
     """The same problem over explicit slots (groups × slots, padded): the reference form.
 
-    Returns the :class:`~ppdm.maxent.problem.MaxEntProblem` and the type of every slot (−1 on
+    Returns the :class:`~ppdm.maxent.rows.problem.MaxEntProblem` and the type of every slot (−1 on
     padding). A pinned group's slot of its type gets the row P(q, slot) = P(q).
     """
     cells = problem.cells()

@@ -1,9 +1,9 @@
 """Constraints an attacker derives from a published forest: every tree's rows in one problem.
 
-Paper 000 §4's rows for one tree (:mod:`ppdm.maxent.tree_constraints`) are linear in P(q, u);
+Paper 000 §4's rows for one tree (:mod:`ppdm.maxent.constraints.tree_constraints`) are linear in P(q, u);
 over a :class:`~ppdm.tree.forest.Forest` every (q, u) lands in one leaf of every tree, so each
 tree adds its own rows over the same variables, laid out over the types of a
-:class:`~ppdm.maxent.forest_types.ForestTypes` (joint leaf, class, sensitive cell). A type's
+:class:`~ppdm.maxent.table.forest_types.ForestTypes` (joint leaf, class, sensitive cell). A type's
 coefficient in tree t's rows is the multiplicity m_t with which tree t counts its records (1
 without bootstrap, 0 out of bag). What a tree contributes is what ``forest.publishes(t)`` says
 it publishes, nothing invented:
@@ -34,10 +34,10 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.errors import DataError, MaxEntError
-from ppdm.maxent.factored_problem import FactoredProblem
-from ppdm.maxent.forest_types import ForestTypes, forest_types
-from ppdm.maxent.leaf_rows import Decide, LeafRows, sa_rows
-from ppdm.maxent.tree_constraints import Knowledge
+from ppdm.maxent.constraints.leaf_rows import Decide, LeafRows, sa_rows
+from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.maxent.rows.factored_problem import FactoredProblem
+from ppdm.maxent.table.forest_types import ForestTypes, forest_types
 from ppdm.tree.forest import Forest
 
 #: Called after each tree's rows are built with (trees done, trees in all).
