@@ -6,8 +6,10 @@ leaves (:class:`ForestTypes`): the variables of the maximum-entropy problem (pap
 Built on :mod:`ppdm.maxent.rows` (a table lays out its own problem); below the constraint builders.
 """
 
-from ppdm.maxent.table.attacker_types import AttackerTypes, attacker_types
-from ppdm.maxent.table.forest_types import ForestTypes, forest_types
+from ppdm.maxent.table.attacker_types import AttackerTypes
+from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.maxent.table.unknowns import AttackerTable, attacker_table
 
-__all__ = ["AttackerTable", "AttackerTypes", "ForestTypes", "attacker_table", "attacker_types", "forest_types"]
+# the builders attacker_types() and forest_types() share their modules' names: import them from
+# their modules, so that ppdm.maxent.table.attacker_types stays the module
+__all__ = ["AttackerTable", "AttackerTypes", "ForestTypes", "attacker_table"]
