@@ -198,6 +198,7 @@ def audit(
     time_limit: float | None = None,
     exact_time_limit: float | None = None,
     class_attribute: str | None = None,
+    sample: bool = False,
     progress: Callable[[int, int], None] | None = None,
     client: Any = None,
 ) -> Audit:
@@ -217,6 +218,13 @@ def audit(
     open is undecided, never certain). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
     missing values in the columns the audit reads (:mod:`ppdm.data.missing`).
     ``progress(done, total)`` is called as each of a forest's trees' rows are built.
+
+    ``data`` must be the training table: when the model publishes how many records it was fitted
+    on (a tree's root count plus what pruning removed, a forest's per-row multiplicities), a table
+    of another size is refused with both numbers (rows left out by ``missing="drop"`` count as
+    the training rows they are). ``sample=True`` declares that ``data`` is a sample of the
+    training records (or holds other rows too) on purpose: the audit then treats the published
+    counts as bounds, and the result says so (``details["sample"]``, printed and in the report).
     """
     if not estimate and not exact:
         raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
@@ -236,6 +244,7 @@ def audit(
     else:
         counted, weights = table, None
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
+    sampled = _check_training_size(published, counted, weights, dropped, sample)
     result = None
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
@@ -248,6 +257,9 @@ def audit(
 
         seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
         proved = exact_attack(published, counted, time_limit=seconds, threat=declared)
+    for r in (result, proved):
+        if r is not None and sampled:
+            r.details["sample"] = sampled
     return Audit(published, resolved, result, proved, counted, weights, dropped)
 
 
@@ -329,6 +341,29 @@ def _estimate(
         return maxent_attack(
             model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
         )
+
+
+def training_size(model: Model) -> float | None:
+    """How many training records ``model`` says it was fitted on (``None``: it does not say)."""
+    if isinstance(model, Forest):
+        return None if model.n_records is None else float(model.n_records)
+    return model.n_training_records
+
+
+def _check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray | None, dropped: int, sample: bool) -> str | None:
+    """Refuse a table that cannot be the model's training data, unless ``sample`` declares it;
+    with ``sample``, the sentence every output states (``None`` when the sizes agree)."""
+    expected = training_size(model)
+    rows = float(weights.sum()) if weights is not None else float(len(table))
+    if expected is None or abs(rows + dropped - expected) <= 1e-6 * max(expected, 1.0):
+        return None
+    left_out = f" (and {dropped:,} left out for missing values)" if dropped else ""
+    if not sample:
+        raise DataError(
+            f"the table has {rows:,.0f} records{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
+            "model was fitted on, or declare the table a sample (sample=True; --sample)"
+        )
+    return f"audited a sample: {rows:,.0f} records{left_out}; the model was trained on {expected:,.0f}"
 
 
 # -- views -----------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ def files(tmp_path_factory):
     from ppdm.cli import main
 
     done = CliRunner().invoke(main, ["train", "--data", str(folder / "data.csv"), "--class-attribute", "class",
-                                     "--max-depth", "3", "--out", str(folder / "tree.json"), "-q"])
+                                     "--max-depth", "3", "--test-size", "0", "--out", str(folder / "tree.json"), "-q"])
     assert done.exit_code == 0, done.output
     return folder
 
@@ -111,3 +111,34 @@ def test_an_interrupt_is_one_line_with_status_130(run, files, monkeypatch):
     monkeypatch.setattr(ppdm.api, "_estimate", interrupted)
     result = run("audit", "--tree", files / "tree.json", "--data", files / "data.csv", "-q")
     assert result.exit_code == 130 and "interrupted" in result.output and "Traceback" not in result.output
+
+
+def test_a_table_that_cannot_be_the_training_data_is_refused_unless_declared_a_sample(run, files, tmp_path):
+    """One policy for every model: a table of another size than the model's training data is
+    refused with both counts; --sample audits it on purpose and every output says so."""
+    import pandas as pd
+
+    full = pd.read_csv(files / "data.csv")
+    variants = {"first100": full.head(100), "one_row": full.head(1), "one_fewer": full.iloc[:-1], "twice": pd.concat([full, full])}
+    for name, frame in variants.items():
+        path = tmp_path / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        one_line_error(run("audit", "--tree", files / "tree.json", "--data", path), f"the table has {len(frame):,} records but the model was trained on 800")
+    sampled = run("audit", "--tree", files / "tree.json", "--data", tmp_path / "first100.csv", "--sample", "--out", tmp_path / "s.json")
+    assert sampled.exit_code == 0, sampled.output
+    assert "audited a sample: 100 records; the model was trained on 800" in sampled.output
+    import json
+
+    assert "audited a sample" in json.loads((tmp_path / "s.json").read_text())["summary"]["sample"]
+
+
+def test_pruning_method_1_keeps_the_training_size_the_audit_checks(run, files, tmp_path):
+    """A tree pruned by Method 1 publishes fewer records at its root; it says how many it removed,
+    so the training table still passes (and another table still does not)."""
+    out = tmp_path / "pruned.json"
+    assert run("prune", "--tree", files / "tree.json", "--method", "1", "--s", "30", "--out", out, "-q").exit_code == 0
+    from ppdm.tree import load_tree
+
+    pruned = load_tree(out)
+    assert pruned.removed_records > 0 and pruned.n_training_records == 800
+    assert run("audit", "--tree", out, "--data", files / "data.csv", "-q").exit_code == 0

@@ -131,6 +131,12 @@ def _train_for_audit(
     show_default=True,
     help="Missing values in the columns the audit reads.",
 )
+@click.option(
+    "--sample",
+    is_flag=True,
+    help="The table is a sample of the training rows (or holds others too), on purpose: audit it anyway, the published "
+    "counts read as bounds (without it, a table of another size than the model's training data is refused).",
+)
 @click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
 @click.option(
     "--internal",
@@ -193,6 +199,7 @@ def audit_command(
     publish: str | None,
     sa_published: bool | None,
     missing: str,
+    sample: bool,
     no_label: bool,
     internal: bool,
     time_limit: float | None,
@@ -264,7 +271,7 @@ def audit_command(
     with _tree_progress(tree, quiet) as progress, status(f"auditing{doing}", quiet or progress is not None):
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
-            time_limit=time_limit, exact_time_limit=exact_time_limit, progress=progress,
+            time_limit=time_limit, exact_time_limit=exact_time_limit, sample=sample, progress=progress,
         )
     if not quiet:
         for line in result.lines(top):

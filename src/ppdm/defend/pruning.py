@@ -57,9 +57,11 @@ def remove_small_leaves(tree: Tree, s: float) -> Tree:
         raise PpdmError(f"every leaf holds at most s = {s} records: Method 1 would remove the whole tree")
     nodes: list[Node] = []
     _renumber(tree, kept, None, 0, nodes)
+    removed = float(tree.nodes[0].counts.sum() - nodes[0].counts.sum())  # type: ignore[union-attr]
     return Tree(
         nodes, list(tree.attributes.values()), tree.classes, class_attribute=tree.class_attribute,
         criterion=tree.criterion, algorithm=tree.algorithm, disclosure=tree.disclosure,
+        removed_records=tree.removed_records + removed,
     )
 
 

@@ -125,9 +125,10 @@ def _attack_section(a: dict[str, Any], i: int) -> str:
     pairs = a["groups"].get("leaf_pairs")
     forest = pairs is not None and pairs["tree"] is not None
     example, example_words = ("tree:0 leaf:7", "leaf 7 of tree 0") if forest else ("leaf:7", "leaf 7")
+    notes = "".join(f'<p class="note warn">{escape(str(s[k]))}.</p>' for k in ("sample", "note") if s.get(k))
     return (
         f'<section id="attack-{i}" class="attack"><h2>{escape(a["name"])}</h2><p class="note">{escape(facts)}; '
-        f'known columns: {escape(", ".join(a["quasi_identifiers"]) or "none")}.</p>'
+        f'known columns: {escape(", ".join(a["quasi_identifiers"]) or "none")}.</p>{notes}'
         f"<h3>Confidence in the true value</h3><figure>{confidence_figure(persons, f'fig-confidence-{i}', a['name'])}"
         f"<figcaption>{escape(conf_caption)}</figcaption></figure>"
         f"<h3>Exposure by leaf</h3><figure>{exposure_figure(a['exposure'], f'fig-exposure-{i}', a['name'])}"

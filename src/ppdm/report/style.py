@@ -9,6 +9,7 @@ h1 { font-size: 26px; margin: 8px 0 4px; }
 h2 { font-size: 20px; margin: 36px 0 8px; border-bottom: 2px solid var(--line); padding-bottom: 4px; }
 h3 { font-size: 16px; margin: 24px 0 6px; }
 .meta, .note, figcaption { color: var(--muted); font-size: 13px; }
+.note.warn { color: #8a4b00; background: #fff6e5; padding: 4px 8px; border-left: 3px solid #e0a030; }
 nav a { margin-right: 14px; font-size: 14px; }
 a { color: #1d4ed8; }
 .card { border: 1px solid var(--line); border-left: 6px solid var(--muted); border-radius: 6px; padding: 10px 16px; margin: 12px 0; }

@@ -86,6 +86,8 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
         f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), "
         f"largest violation {d['max_violation']:.1e}",
     ]
+    if "sample" in d:
+        lines.append(f"  note: {d['sample']} (its published counts are read as bounds)")
     if "note" in d:
         lines.append(f"  note: {d['note']}")
     return lines + disclosure_lines(d, s) + riskiest_lines(result, top)
@@ -95,6 +97,8 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
     """The exact audit in a few lines: proved certain, undecided, and the baseline."""
     d, s = proved.details["exact"], proved.summary()
     lines = [] if estimate is not None else [str(proved.details.get("threat_model", ""))]
+    if estimate is None and "sample" in proved.details:
+        lines.append(f"  note: {proved.details['sample']} (its published counts are read as bounds)")
     certain = int((proved.certain_groups[proved.groups.group_of_record] & proved.targets).sum())
     lines.append(
         f"exact audit ({d['method']}, {d['seconds']:.2f} s): proved certain: {certain:,} people, "

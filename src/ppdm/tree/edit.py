@@ -40,4 +40,5 @@ def collapse(tree: Tree, node_ids: Iterable[int]) -> Tree:
         criterion=tree.criterion,
         algorithm=tree.algorithm,
         disclosure=tree.disclosure,
+        removed_records=tree.removed_records,
     )

@@ -106,6 +106,7 @@ def tree_to_dict(tree: Tree, disclosure: Disclosure | str | None = None) -> dict
             for a in tree.attributes.values()
         ],
         "nodes": [_node_to_dict(tree, n) for n in tree.nodes],
+        **({"removed_records": _jsonable(tree.removed_records)} if tree.removed_records and tree.disclosure.reveals_rates else {}),
     }
 
 
@@ -286,7 +287,18 @@ def tree_from_dict(data: Mapping) -> Tree:
         criterion=_get(data, "criterion", "", str, optional=True),
         algorithm=_get(data, "algorithm", "", str, optional=True),
         disclosure=level,
+        removed_records=_removed_records(data),
     )
+
+
+def _removed_records(data: Mapping) -> float:
+    """The optional count of training records pruning Method 1 removed (a finite number ≥ 0)."""
+    value = _get(data, "removed_records", "", (int, float), optional=True)
+    if value is None:
+        return 0.0
+    if not math.isfinite(value) or value < 0:
+        raise _fail("removed_records", f"expected a finite number of records >= 0, got {json.dumps(value)}")
+    return float(value)
 
 
 def load_tree(path: str | Path) -> Tree:

@@ -105,6 +105,8 @@ class Tree:
     criterion: the split criterion the learner used ("entropy", "gini", "gain_ratio", ...).
     algorithm: the learner ("id3", "c45", "sklearn", ...).
     disclosure: how much of the counts is published (see :class:`Disclosure`).
+    removed_records: training records deleted from the published counts by pruning Method 1
+        (paper 003 §4.1): the training table has the root's count plus these.
     """
 
     def __init__(
@@ -116,8 +118,10 @@ class Tree:
         criterion: str | None = None,
         algorithm: str | None = None,
         disclosure: Disclosure | str = Disclosure.CLASS_COUNTS,
+        removed_records: float = 0.0,
     ) -> None:
         self.nodes = list(nodes)
+        self.removed_records = float(removed_records)
         self.attributes = {a.name: a for a in attributes}
         self.classes = tuple(classes)
         self.class_attribute = class_attribute
@@ -133,6 +137,13 @@ class Tree:
     @property
     def n_nodes(self) -> int:
         return len(self.nodes)
+
+    @property
+    def n_training_records(self) -> float | None:
+        """The training records the tree was fitted on, as far as it publishes them: the root's
+        count plus the records pruning Method 1 removed (``None``: only labels published)."""
+        n = self.root.n_samples
+        return None if n is None else n + self.removed_records
 
     @property
     def n_leaves(self) -> int:
