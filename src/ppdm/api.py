@@ -245,6 +245,7 @@ def audit(
         counted, weights = table, None
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
     sampled = _check_training_size(published, counted, weights, dropped, sample)
+    _check_sensitive_varies(counted, resolved)
     result = None
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
@@ -340,6 +341,17 @@ def _estimate(
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # the note is in the summary
         return maxent_attack(
             model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
+        )
+
+
+def _check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:
+    """Refuse a sensitive column that holds one value: everyone would be "certain" from the data
+    alone, which no audit of the model should report."""
+    column = str(threat.sensitive)
+    if column in table.columns and table[column].nunique(dropna=True) == 1:
+        raise DataError(
+            f"the sensitive column {column!r} holds one value ({table[column].dropna().iloc[0]!r}) in every record: "
+            "there is nothing to infer, with or without the model"
         )
 
 

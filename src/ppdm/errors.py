@@ -8,6 +8,7 @@ them import them from this one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = [
     "AnonymityError",
@@ -24,6 +25,7 @@ __all__ = [
     "RulesError",
     "TreeFormatError",
     "UninformativeKnowledgeWarning",
+    "YamlSyntaxError",
 ]
 
 
@@ -97,6 +99,13 @@ class AttackError(PpdmError):
 
 class ReportError(PpdmError):
     """A report cannot be made or printed: an input that is not an attack result, no browser for the PDF."""
+
+
+class YamlSyntaxError(PpdmError):
+    """Text that is not YAML; ``mark`` (line and column from 0) and ``problem`` say where and why."""
+
+    mark: Any = None
+    problem: str = ""
 
 
 # --------------------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ def test_na_values_and_separator(run, tmp_path):
          "must hold whole numbers"),
         (["attack", "--tree", "t.json", "--data", "adult.data", "--names", "a,a,b,c,d,e,f,g,h,i,j,k,l,m,n"], "names repeats 'a'"),
         (["audit", "--tree", "t.json", "--data", "adult.data", "--sep", ";", "--names", ADULT_NAMES], "1 field(s) but 15 name(s)"),
-        (["audit-rules", "--data", "adult.data", "--sep", "|", "--sensitive", "income", "--support", "0.1", "--confidence", "0.5"], "'income'"),
+        (["audit-rules", "--data", "adult.data", "--sep", "|", "--sensitive", "income", "--support", "0.1", "--confidence", "0.5"], "the separator looks wrong (try --sep ',')"),
         (["disguise", "--data", "adult.data", "--names", ADULT_NAMES, "--theta", "0.8", "--columns", "workclass", "--out", "d.csv"],
          "column 'workclass': value nan at row 27 is missing"),
     ],

@@ -170,11 +170,15 @@ def test_a_forest_is_drawn_tree_by_tree_with_its_own_anchors(audit):
 
     from ppdm.tree import forest_from_sklearn
 
-    _, frame, _, result = audit
+    _, frame, _, _ = audit
     X = pd.DataFrame({"a": frame["a"].cat.codes.astype(float), "b": frame["b"].cat.codes.astype(float)})
     rf = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, frame["s"])
     forest = forest_from_sklearn(rf, X, y=frame["s"])
-    report = build_report([result], forest)
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.threat import ThreatModel
+
+    of_forest = maxent_attack(forest, X.assign(s=frame["s"]), threat=ThreatModel(known=("a", "b")))  # the forest's own audit
+    report = build_report([of_forest], forest)
     trees = report["model"]["trees"]
     assert report["model"]["kind"] == "forest" and [t["index"] for t in trees] == [0, 1, 2]
     page = render_html(report)
@@ -240,3 +244,41 @@ def test_a_forest_audit_is_tabled_by_tree_and_leaf(audit):
     assert "tree:0 leaf:7" in page and "no leaf pairs" not in page
     assert any(r["certain_right"] for r in rows)  # the pure leaf (a = x) proves its people in every tree
     assert any("proved people (71) reach a leaf in each of the forest's 4 trees" in step for step in report["advice"]), report["advice"]
+
+
+def test_a_report_refuses_the_model_of_another_audit(audit):
+    """An audit of a tree drawn over a forest (or another tree) would show one model's leaves
+    under another's title: refused, naming the leaf."""
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.errors import ReportError
+    from ppdm.tree import forest_from_sklearn
+
+    _, frame, _, result = audit
+    X = pd.DataFrame({"a": frame["a"].cat.codes.astype(float), "b": frame["b"].cat.codes.astype(float)})
+    forest = forest_from_sklearn(RandomForestClassifier(n_estimators=3, max_depth=1, random_state=0).fit(X, frame["s"]), X, y=frame["s"])
+    with pytest.raises(ReportError, match="audited another model"):
+        build_report([result], forest)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["summary"].update(records=-5), "summary records is -5"),
+        (lambda d: d["groups"][0].update(posterior=[float("nan")] * len(d["values"])), "is not a probability distribution"),
+        (lambda d: d["groups"][0].update(posterior=[2.0] + [0.0] * (len(d["values"]) - 1)), "is not a probability distribution"),
+        (lambda d: d["groups"][0].update(records=-1), "group 0 has -1 records"),
+    ],
+)
+def test_a_saved_result_with_impossible_numbers_is_refused(audit, tmp_path, change, message):
+    import json
+
+    from ppdm.errors import ReportError
+    from ppdm.report.load import load_result
+
+    data = audit[3].to_dict()
+    change(data)
+    (tmp_path / "r.json").write_text(json.dumps(data))
+    with pytest.raises(ReportError, match=message):
+        load_result(tmp_path / "r.json")

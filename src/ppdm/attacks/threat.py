@@ -212,22 +212,11 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
 
 
 def load_threat(path: str | Path) -> ThreatModel:
-    """Read a threat model from a YAML file (see ``docs/threat_models.md`` for the keys)."""
-    import yaml
+    """Read a threat model from a YAML file (see ``docs/threat_models.md`` for the keys): a
+    regular text file of reasonable size, without YAML aliases or keys written twice."""
+    from ppdm.files import load_yaml, read_text
 
     path = Path(path)
-    if path.is_dir():
-        raise PpdmError(f"{path}: is a directory, not a threat-model file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PpdmError(f"{path}: no such threat-model file") from None
-    except UnicodeDecodeError:
-        raise PpdmError(f"{path}: not a text file (a threat model is YAML)") from None
-    try:
-        spec = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        raise PpdmError(f"{path}{line}: not valid YAML") from None
+    text = read_text(path, "threat-model")
+    spec = load_yaml(text, str(path))
     return threat_from_dict(spec or {}, str(path))

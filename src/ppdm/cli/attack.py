@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from ppdm.attacks import AttackResult
 
-from ppdm.cli.common import _print_against_baseline, _print_riskiest, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv
+from ppdm.cli.common import FiniteRange, _print_against_baseline, _print_riskiest, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv
 
 ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
 
@@ -115,7 +115,7 @@ def _print_result(result: AttackResult, top: int) -> None:
 )
 @click.option(
     "--threshold",
-    type=float,
+    type=FiniteRange(),
     default=0.9,
     show_default=True,
     help="background: confidence that counts as exposed.",

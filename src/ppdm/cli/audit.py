@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ppdm.tree import Tree
 
 from ppdm.cli.common import (
+    FiniteRange,
     _default_known,
     _features,
     _known_columns,
@@ -145,7 +146,7 @@ def _train_for_audit(
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0),
+    type=FiniteRange(min=0),
     help="With --internal: stop the solver after this many seconds with its best feasible estimate.",
 )
 @click.option(
@@ -161,7 +162,7 @@ def _train_for_audit(
 )
 @click.option(
     "--exact-time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteRange(min=0, min_open=True),
     help=f"With --exact: seconds for the integer search (default {DEFAULT_EXACT_SECONDS:g}); what is still open is reported undecided, never certain.",
 )
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ppdm.data.roles import Roles
 
 from ppdm.cli.common import (
+    FiniteRange,
     _known_columns,
     _print_disclosure,
     _print_riskiest,
@@ -167,11 +168,11 @@ def _print_individuals(
     help="Comma-separated QI columns (default: the table's categorical quasi-identifiers).",
 )
 @click.option(
-    "--support", type=click.FloatRange(0, 1), help="Minimum support s (when mining)."
+    "--support", type=FiniteRange(0, 1), help="Minimum support s (when mining)."
 )
 @click.option(
     "--confidence",
-    type=click.FloatRange(0, 1),
+    type=FiniteRange(0, 1),
     help="Minimum confidence c (when mining).",
 )
 @click.option(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -117,6 +118,18 @@ def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             _fail(f"unexpected {type(exc).__name__}: {text} (rerun as `ppdm --debug ...` for the trace)")
 
     return wrapper
+
+
+class FiniteRange(click.FloatRange):
+    """A float option that must be a finite number (click's FloatRange lets ``nan`` pass every bound)."""
+
+    name = "finite float range"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def check_outputs(*paths: Path | None) -> None:
@@ -435,7 +448,10 @@ def _threat_from_options(
     if sensitive is not None:
         changes["sensitive"] = sensitive
     if known is not None:
-        changes["known"] = tuple(_split_list(known) or ())
+        columns = _split_list(known)
+        if not columns:
+            raise PpdmError(f"--known: no column named in {known!r}: name the columns the attacker knows, or use --preset nothing")
+        changes["known"] = tuple(columns)
     if preset is not None:
         changes["preset"] = preset
         if known is None:

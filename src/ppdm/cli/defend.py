@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ppdm.tree import Forest, Tree
 
 from ppdm.cli.common import (
+    FiniteRange,
     _default_known,
     _split_list,
     _threat_from_options,
@@ -59,7 +60,7 @@ _EPILOG = (
 @click.option("--dataset", help="A bundled dataset: train the model on it (Adult: its test split measures accuracy).")
 @click.option("--class-attribute", help="Without --model: the column to predict (default: the sensitive column).")
 @click.option("--test", "test_file", type=click.Path(path_type=Path), help="Rows to measure accuracy on (CSV; default: the bundled test split, or a held-out share of --data).")
-@click.option("--test-size", type=float, default=0.3, show_default=True, help="Without --model or --test: the share of --data held out for accuracy.")
+@click.option("--test-size", type=FiniteRange(), default=0.3, show_default=True, help="Without --model or --test: the share of --data held out for accuracy.")
 @click.option("--algorithm", type=click.Choice(["id3", "c45"]), help="Without --model: the learner (default: ID3 if every column is categorical, else C4.5).")
 @click.option("--max-depth", type=click.IntRange(min=0), help="Without --model: the trained model's depth limit.")
 @click.option("--min-samples-leaf", type=click.IntRange(min=1), help="Without --model: the trained model's minimum leaf size.")
@@ -71,7 +72,7 @@ _EPILOG = (
 @click.option("--families", default=",".join(FAMILIES), show_default=True, help="The candidate families to search, comma-separated.")
 @click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
 @click.option("--hierarchies", type=click.Path(path_type=Path), help="Generalization hierarchies for kADET (YAML/JSON; Adult's bundled ones by default).")
-@click.option("--time-budget", type=click.FloatRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
+@click.option("--time-budget", type=FiniteRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published; a forest as a ppdm-forest file).")
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")

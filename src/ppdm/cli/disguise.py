@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from ppdm.cli.common import (
+    FiniteRange,
     _known_columns,
     _split_list,
     check_outputs,
@@ -30,7 +31,7 @@ from ppdm.cli.common import (
 @click.option("--data", type=click.Path(path_type=Path), help="Your own CSV file instead.")
 @click.option(
     "--theta",
-    type=click.FloatRange(0, 1),
+    type=FiniteRange(0, 1),
     required=True,
     help="Probability that a respondent tells the truth (θ; 0.5 hides everything).",
 )
@@ -43,7 +44,7 @@ from ppdm.cli.common import (
     help="One coin per respondent (the paper) or one per respondent and attribute.",
 )
 @click.option("--median", is_flag=True, help="Binarize the numeric columns at their median first (paper 001 §5.1).")
-@click.option("--bins", type=click.IntRange(min=2), help="Cut the numeric columns into this many quantile bins first.")
+@click.option("--bins", type=click.IntRange(min=2, max=1000), help="Cut the numeric columns into this many quantile bins first (2 to 1,000).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the respondents' coins.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Where to write the disguised table (CSV).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
     from ppdm.tree import Tree
 
-from ppdm.cli.common import DISCLOSURES, check_outputs, console, csv_options, handles_errors, main, read_csv
+from ppdm.cli.common import DISCLOSURES, FiniteRange, check_outputs, console, csv_options, handles_errors, main, read_csv
 
 METHODS = {"1": "remove leaves with n <= s (Method 1)", "2": "make a node with a child of n <= s a leaf (Method 2)"}
 
@@ -33,7 +33,7 @@ def _accuracy(tree: Tree, frame: pd.DataFrame, where: Path) -> float:
 @main.command("prune")
 @click.option("--tree", "tree_file", type=click.Path(path_type=Path), required=True, help="The tree to prune (JSON with class counts).")
 @click.option("--method", type=click.Choice(sorted(METHODS)), required=True, help="1: remove small leaves; 2: collapse nodes with a small child.")
-@click.option("--s", "s", type=click.FloatRange(min=0), required=True, help="Size threshold: a leaf (child) with at most s records is small (s = k - 1).")
+@click.option("--s", "s", type=FiniteRange(min=0), required=True, help="Size threshold: a leaf (child) with at most s records is small (s = k - 1).")
 @click.option("--data", type=click.Path(path_type=Path), help="Rows with the class (CSV) to measure the accuracy before and after.")
 @click.option(
     "--disclosure",

@@ -32,7 +32,11 @@ def show_command(
 ) -> None:
     """Print a tree in the papers' style ("> 50K (2.0/1.0)"), with every node's id."""
     from ppdm.tree import Disclosure, load_tree, render_tree
+    from ppdm.tree.model_files import model_kind
 
+    kind = model_kind(tree_file) if tree_file.is_file() else "ppdm-tree"  # load_tree names a missing file
+    if kind != "ppdm-tree":
+        raise PpdmError(f"{tree_file}: a {kind} model; ppdm show prints ppdm tree files (audit this one with ppdm audit --model)")
     tree = load_tree(tree_file)
     if disclosure is not None and Disclosure(disclosure) > tree.disclosure:
         raise PpdmError(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 from ppdm.cli.common import (
     DISCLOSURES,
+    FiniteRange,
     _features,
     _split_list,
     check_outputs,
@@ -225,7 +226,7 @@ def _write_split(
 @click.option(
     "--l",
     "l_diversity",
-    type=click.FloatRange(min=1),
+    type=FiniteRange(min=1),
     help="kADET: entropy l-diversity of the class in every span (may go with --k).",
 )
 @click.option(
@@ -239,7 +240,7 @@ def _write_split(
 )
 @click.option(
     "--theta",
-    type=click.FloatRange(0, 1),
+    type=FiniteRange(0, 1),
     help="Randomized-response ID3 (paper 001): --data holds records disguised with this truth probability.",
 )
 @click.option(
@@ -248,7 +249,7 @@ def _write_split(
 )
 @click.option(
     "--test-size",
-    type=float,
+    type=FiniteRange(),
     default=0.2,
     show_default=True,
     help="Held-out share when the data has no test split.",
@@ -359,6 +360,10 @@ def train_command(
         params["min_samples_leaf"] = min_samples_leaf
     model = _model(kind, algorithm, params, extra)
     y = train[roles.class_attribute]
+    if y.nunique(dropna=True) < 2:
+        held = y.dropna().unique()
+        value = f" ({held[0]!r})" if len(held) else ""
+        raise PpdmError(f"the class column {roles.class_attribute!r} holds one value{value} in the training rows: there is nothing to learn")
     started = time.perf_counter()
     with status(f"training {algorithm} on {len(train):,} rows", quiet):
         model.fit(train[features], y)

@@ -94,6 +94,7 @@ def load_csv(
         raise DataError(f"{path}: file not found")
     sep = sep if sep is not None else _sniff_separator(path)
     columns = read_header(path, sep) if names is None else _given_names(path, sep, names)
+    _check_separator(path, sep, columns)
     categorical = _column_list(categorical, "categorical")
     numeric = _column_list(numeric, "numeric")
     for argument, listed in (("categorical", categorical), ("numeric", numeric)):
@@ -117,12 +118,27 @@ def load_csv(
     if row_ids is not None:
         frame, columns = _index_by(frame, row_ids, path), [c for c in columns if c != row_ids]
     for column in frame.columns:
+        if column not in categorical and not _is_number(frame[column]):
+            _refuse_stray_text(frame[column], str(column), path, sep, header=names is None)
         if column in categorical or not _is_number(frame[column]):
             frame[column] = sorted_categorical(frame[column])
     roles = resolve_roles(
         columns, columns, quasi_identifiers, sensitive, class_attribute, str(path)
     )
     return frame, roles
+
+
+def _check_separator(path: Path, sep: str, columns: list[str]) -> None:
+    """A header read as one column that holds another separator: the separator is wrong, and
+    every later message ("column 'sex' is not in the data") would hide it."""
+    if len(columns) != 1:
+        return
+    found = [s for s in (",", ";", "\t", "|") if s != sep and s in str(columns[0])]
+    if found:
+        raise DataError(
+            f"{path}: the header reads as one column with the separator {sep!r}, but it holds {found[0]!r}: "
+            f"the separator looks wrong (try --sep {found[0]!r})"
+        )
 
 
 def _given_names(path: Path, sep: str, names: Sequence[str]) -> list[str]:
@@ -227,6 +243,31 @@ def read_table(
     if frame.empty:
         raise DataError(f"{path} has a header but no data rows")
     return frame
+
+
+#: A text column is taken for a numeric one with stray text when at least this share of its
+#: values are numbers and at most :data:`STRAY_VALUES` distinct texts are not.
+NUMERIC_SHARE, STRAY_VALUES = 0.9, 3
+
+
+def _refuse_stray_text(series: pd.Series, column: str, path: Path, sep: str, header: bool = True) -> None:
+    """Refuse a column of numbers with a few stray texts ("thirty" among ages): read as text, it
+    would silently become a categorical column of every distinct number."""
+    values = series.dropna()
+    if len(values) < 20:
+        return
+    numbers = pd.to_numeric(values, errors="coerce")
+    stray = numbers.isna().to_numpy()
+    texts = pd.unique(values[stray])
+    if not stray.any() or (~stray).mean() < NUMERIC_SHARE or len(texts) > STRAY_VALUES:
+        return
+    row = int(np.flatnonzero(series.notna().to_numpy())[np.argmax(stray)])
+    line = _file_line(path, sep, row, header)
+    where = f"line {line}" if line is not None else f"data row {row + 1}"
+    raise DataError(
+        f"{path}, {where}: column {column!r} holds numbers ({int((~stray).sum()):,} of {len(values):,}) but also "
+        f"{series.iloc[row]!r}: fix the value or declare it missing (--na-values); read as text, every number would be a category"
+    )
 
 
 def parse_numeric(

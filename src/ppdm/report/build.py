@@ -51,6 +51,9 @@ def build_report(
     dicts = [_as_dict(r) for r in results]
     if not dicts:
         raise ReportError("a report needs at least one attack result")
+    if model is not None:
+        for r in dicts:
+            _check_same_model(r, model)
     view = model_view(_as_audited(model, threat, dicts)) if model is not None else None
     attacks = [_attack(r, view, threat, target) for r in dicts]
     front = frontier_of(frontier, risk_name)
@@ -84,6 +87,28 @@ def _as_dict(result: AttackResult | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(result, dict) or result.get("format") != "ppdm-attack-result":
         raise ReportError("not an attack result: expected the JSON that ppdm audit --out or ppdm attack --out writes")
     return result
+
+
+def _check_same_model(result: dict[str, Any], model: Tree | Forest) -> None:
+    """Refuse a model that is not the one the result audited: every (tree, leaf) the result's
+    groups reach must be a leaf of the model (a report would otherwise show one model's leaves
+    under another's title)."""
+    from ppdm.tree.forest import Forest
+
+    pairs = leaf_pairs_of(result)
+    if pairs is None:
+        return
+    trees = model.trees if isinstance(model, Forest) else [model]
+    if len(pairs.tree) and int(pairs.tree.max()) >= len(trees):
+        raise ReportError(f"the result reaches tree {int(pairs.tree.max())}, but the model has {len(trees)} tree(s): it audited another model")
+    for t, tree in enumerate(trees):
+        leaves = np.zeros(tree.n_nodes + 1, dtype=bool)
+        leaves[[n.id for n in tree.leaves()]] = True
+        mine = pairs.leaf[pairs.tree == t]
+        wrong = mine[(mine >= tree.n_nodes) | ~leaves[np.minimum(mine, tree.n_nodes)]]
+        if len(wrong):
+            where = f"leaf {int(wrong[0])} of tree {t}" if len(trees) > 1 else f"leaf {int(wrong[0])}"
+            raise ReportError(f"the result names {where}, which is not a leaf of the model: it audited another model")
 
 
 def _as_audited(model: Tree | Forest, threat: ThreatModel | None, results: list[dict[str, Any]]) -> Tree | Forest:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ def read_json(path: str | Path, what: str) -> Any:
         raise ReportError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except UnicodeDecodeError:
         raise ReportError(f"{p}: not a text file ({what})") from None
+    except RecursionError:
+        raise ReportError(f"{p}: JSON nested too deeply to read ({what})") from None
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
@@ -37,16 +40,41 @@ def load_result(path: str | Path) -> dict[str, Any]:
     missing = [k for k in ("summary", "values", "quasi_identifiers", "groups") if k not in data]
     if missing:
         raise ReportError(f"{path}: attack result without {missing[0]!r}")
+    if not isinstance(data["groups"], list) or not isinstance(data["values"], list) or not isinstance(data["summary"], dict):
+        raise ReportError(f"{path}: attack result whose groups, values or summary have the wrong type")
+    _check_counts(data["summary"], path)
     for i, group in enumerate(data["groups"]):
         if not isinstance(group, dict) or not {"rows", "posterior", "provenance", "qi"} <= set(group):
             raise ReportError(f"{path}: group {i} lacks rows, posterior, provenance or qi")
-        if len(group["posterior"]) != len(data["values"]):
+        if not isinstance(group["posterior"], list) or len(group["posterior"]) != len(data["values"]):
             raise ReportError(f"{path}: group {i} has {len(group['posterior'])} probabilities for {len(data['values'])} values")
+        _check_posterior(group["posterior"], f"{path}: group {i}")
+        records = group.get("records", 0)
+        if not _is_whole(records):
+            raise ReportError(f"{path}: group {i} has {records!r} records (expected a whole number >= 0)")
     try:
         leaf_pairs_of(data)
     except ReportError as exc:
         raise ReportError(f"{path}: {exc}") from None
     return data
+
+
+def _is_whole(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0 and float(x).is_integer()
+
+
+def _check_counts(summary: dict[str, Any], path: str | Path) -> None:
+    """The summary's head counts are whole numbers of people, never negative or NaN."""
+    for key in ("records", "targets", "qi_groups", "exposed_records", "certain_records"):
+        if key in summary and not _is_whole(summary[key]):
+            raise ReportError(f"{path}: summary {key} is {summary[key]!r} (expected a whole number >= 0)")
+
+
+def _check_posterior(posterior: list[Any], where: str) -> None:
+    """Probabilities: finite, in [0, 1], adding up to 1."""
+    ok = all(isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p) and -1e-9 <= p <= 1 + 1e-9 for p in posterior)
+    if not ok or abs(sum(posterior) - 1.0) > 1e-6:
+        raise ReportError(f"{where}: posterior {posterior[:6]!r} is not a probability distribution")
 
 
 def load_model(path: str | Path) -> Tree | Forest:

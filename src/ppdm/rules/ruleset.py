@@ -120,6 +120,8 @@ class RuleSet:
     def load(cls, path: str | Path) -> RuleSet:
         if Path(path).is_dir():
             raise RulesError(f"{path}: is a directory, not a rules file")
+        if Path(path).exists() and not Path(path).is_file():
+            raise RulesError(f"{path}: not a regular file (a rule set is a JSON file)")
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -128,6 +130,8 @@ class RuleSet:
             raise RulesError(f"{path}: not a text file (a rule set is JSON, format {FORMAT!r})") from None
         except json.JSONDecodeError as exc:
             raise RulesError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+        except RecursionError:
+            raise RulesError(f"{path}: JSON nested too deeply to read") from None
         try:
             return cls.from_dict(data)
         except RulesError as exc:

@@ -175,6 +175,8 @@ def _read_split(s: Any, where: str, attributes: Mapping[str, Attribute]) -> Spli
         if attributes[attr].is_categorical:
             raise _fail(f"{where}.kind", f"threshold split on categorical attribute {attr!r}")
         t = _get(s, "threshold", where, (int, float))
+        if not math.isfinite(t):
+            raise _fail(f"{where}.threshold", f"expected a finite number, got {t}")
         return ThresholdSplit(attr, float(t), default)
     if kind == "categorical":
         if not attributes[attr].is_categorical:
@@ -207,13 +209,17 @@ def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribu
     label = raw.get("label")
     if label not in classes:
         raise _fail(f"{where}.label", f"{label!r} is not one of the classes {classes}")
+    unknown = sorted(set(map(str, raw)) - NODE_KEYS)
+    if unknown:
+        raise _fail(f"{where}.{unknown[0]}", f"unknown key (a node has: {', '.join(sorted(NODE_KEYS))})")
     counts = _get(raw, "counts", where, list, optional=True)
     if counts is not None:
-        if len(counts) != len(classes) or not all(isinstance(c, (int, float)) and not isinstance(c, bool) and c >= 0 for c in counts):
-            raise _fail(f"{where}.counts", f"expected {len(classes)} non-negative numbers")
+        if len(counts) != len(classes) or not all(_is_count(c) for c in counts):
+            raise _fail(f"{where}.counts", f"expected {len(classes)} numbers of records (finite, 0 to {MAX_COUNT:g})")
         counts = np.asarray(counts, dtype=float)
-    n = _get(raw, "n_samples", where, (int, float), optional=True)
-    e = _get(raw, "n_errors", where, (int, float), optional=True)
+    n = _count(raw, "n_samples", where)
+    e = _count(raw, "n_errors", where)
+    _check_sizes(counts, n, e, classes.index(label), where)
     split = raw.get("split")
     node = Node(id=i, parent=parent, depth=0, label=classes.index(label), counts=counts, _n_samples=n, _n_errors=e)
     node.value = _finite(raw, "value", where)
@@ -231,12 +237,72 @@ def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribu
     return node
 
 
+#: The keys a node of a ppdm-tree file may hold.
+NODE_KEYS = frozenset({"id", "parent", "label", "counts", "n_samples", "n_errors", "split", "children", "candidates", "score", "value", "cover"})
+
+#: The keys at the top of a ppdm-tree file.
+TREE_KEYS = frozenset({
+    "format", "version", "algorithm", "criterion", "disclosure", "class_attribute", "classes", "attributes", "nodes", "removed_records",
+})
+
+#: The largest record count a file may publish (beyond any real table: 1e15 records).
+MAX_COUNT = 1e15
+
+
+def _is_count(c: Any) -> bool:
+    return isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) and 0 <= c <= MAX_COUNT
+
+
+def _count(raw: Mapping, key: str, where: str) -> float | None:
+    """An optional record count of a node (``n_samples``, ``n_errors``): finite, 0 to :data:`MAX_COUNT`."""
+    x = _get(raw, key, where, (int, float), optional=True)
+    if x is not None and not _is_count(x):
+        raise _fail(f"{where}.{key}", f"expected a number of records (finite, 0 to {MAX_COUNT:g}), got {x}")
+    return x
+
+
+def _check_sizes(counts: np.ndarray | None, n: float | None, e: float | None, label: int, where: str) -> None:
+    """A node's size and errors agree with its class counts, and errors are at most its size."""
+    if n is not None and e is not None and e > n + 1e-9 * max(n, 1.0):
+        raise _fail(f"{where}.n_errors", f"{e:g} errors among {n:g} records")
+    if counts is None:
+        return
+    total, errors = float(counts.sum()), float(counts.sum() - counts[label])
+    for key, given, implied in (("n_samples", n, total), ("n_errors", e, errors)):
+        if given is not None and abs(given - implied) > 1e-6 * max(implied, 1.0):
+            raise _fail(f"{where}.{key}", f"{given:g}, but the node's class counts give {implied:g}")
+
+
+def _check_counts_add_up(nodes: list[Node]) -> None:
+    """Every internal node's class counts are the sums of its children's (as every learner publishes them)."""
+    for node in nodes:
+        children = [nodes[c].counts for c in node.children]
+        if node.counts is None or not children or any(c is None for c in children):
+            continue
+        below = np.sum([c for c in children if c is not None], axis=0)
+        if not np.allclose(below, node.counts, rtol=1e-9, atol=1e-6):
+            raise _fail(f"nodes[{node.id}].counts", f"{_plain_list(node.counts)}, but its children's add up to {_plain_list(below)}")
+
+
+def _plain_list(counts: np.ndarray) -> str:
+    return "[" + ", ".join(f"{c:g}" for c in counts) + "]"
+
+
 def _finite(raw: Mapping, key: str, where: str) -> float | None:
     """An optional finite number of a node (``value``, ``cover``)."""
     x = _get(raw, key, where, (int, float), optional=True)
     if x is not None and not math.isfinite(x):
         raise _fail(f"{where}.{key}", f"expected a finite number, got {x}")
     return None if x is None else float(x)
+
+
+def _check_published(nodes: list[Node], level: Disclosure) -> None:
+    """Every node holds what the disclosure level says the file publishes."""
+    for node in nodes:
+        if level is Disclosure.CLASS_COUNTS and node.counts is None:
+            raise _fail(f"nodes[{node.id}].counts", "missing, but the file's disclosure is class-counts")
+        if level is Disclosure.ERROR_RATES and (node.n_samples is None or node.n_errors is None):
+            raise _fail(f"nodes[{node.id}].n_samples", "missing (with n_errors), but the file's disclosure is error-rates")
 
 
 def _link(nodes: list[Node]) -> None:
@@ -272,13 +338,18 @@ def tree_from_dict(data: Mapping) -> Tree:
     raw_nodes = _get(data, "nodes", "", list)
     if not raw_nodes:
         raise _fail("nodes", "expected at least one node")
+    unknown = sorted(set(map(str, data)) - TREE_KEYS)
+    if unknown:
+        raise _fail(unknown[0], f"unknown key (a ppdm-tree file has: {', '.join(sorted(TREE_KEYS))})")
     nodes = [_read_node(raw, i, classes, attributes) for i, raw in enumerate(raw_nodes)]
     _link(nodes)
+    _check_counts_add_up(nodes)
     disclosure = _get(data, "disclosure", "", str, optional=True) or "labels"
     try:
         level = Disclosure.parse(disclosure)
     except Exception as exc:
         raise _fail("disclosure", str(exc)) from None
+    _check_published(nodes, level)
     return Tree(
         nodes,
         list(attributes.values()),
@@ -319,6 +390,8 @@ def read_model_file(path: str | Path, kind: str, parse: Callable[[Any], T]) -> T
         raise TreeFormatError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except UnicodeDecodeError:
         raise TreeFormatError(f"{p}: not a text file") from None
+    except RecursionError:
+        raise TreeFormatError(f"{p}: JSON nested too deeply to read") from None
     try:
         return parse(data)
     except TreeFormatError as exc:

@@ -145,8 +145,13 @@ def _parse_text(text: str, where: str) -> tuple[dict[str, Any], list[dict[str, A
     head, _, rest = text.partition("\nTree=")
     header: dict[str, Any] = dict(_pairs(head))
     header["feature_names"] = header.get("feature_names", "").split()
-    trees_text, _, tail = ("Tree=" + rest).partition("end of trees")
+    trees_text, ended, tail = ("Tree=" + rest).partition("end of trees")
+    if not ended:
+        raise ModelImportError(f"{where}: the model text ends before 'end of trees' (a file cut short?)")
     trees = [dict(_pairs(block)) for block in re.split(r"^Tree=\d+$", trees_text, flags=re.M) if block.strip()]
+    sizes = header.get("tree_sizes", "").split()
+    if sizes and len(sizes) != len(trees):
+        raise ModelImportError(f"{where}: the header lists {len(sizes)} trees (tree_sizes) but the file holds {len(trees)}")
     listed = dict(re.findall(r"^\[([^:\]]+): ?(.*)\]$", tail, flags=re.M))
     return header, [_from_text(t, i, where) for i, t in enumerate(trees)], listed
 

@@ -113,6 +113,8 @@ def _read(p: Path) -> tuple[str, Any]:
         raise TreeFormatError(
             f"{p}: neither JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}) nor a LightGBM model text file"
         ) from None
+    except RecursionError:
+        raise TreeFormatError(f"{p}: JSON nested too deeply to read") from None
     if not isinstance(doc, dict):
         raise TreeFormatError(f"{p}: expected a JSON object (a ppdm tree or forest, an XGBoost or LightGBM model)")
     fmt = doc.get("format")

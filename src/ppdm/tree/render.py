@@ -60,15 +60,20 @@ def render_lines(
 def _render_children(
     tree: Tree, node: Node, level: int, lines: list[tuple[int, str]], max_depth: int | None, tag: Callable[[int], str]
 ) -> None:
-    assert node.split is not None
-    indent = "|   " * level
-    for branch, child_id in enumerate(node.children):
-        child = tree.nodes[child_id]
-        head = indent + node.split.describe(branch)
+    """Append the lines below ``node`` in pre-order (an explicit stack: any depth renders)."""
+    stack = [(node, level, 0)]
+    while stack:
+        parent, depth, branch = stack.pop()
+        if branch >= len(parent.children):
+            continue
+        stack.append((parent, depth, branch + 1))
+        assert parent.split is not None
+        child = tree.nodes[parent.children[branch]]
+        head = "|   " * depth + parent.split.describe(branch)
         if child.is_leaf:
             lines.append((child.id, f"{head}: {_leaf_text(tree, child)}{tag(child.id)}"))
-        elif max_depth is not None and level + 1 >= max_depth:
+        elif max_depth is not None and depth + 1 >= max_depth:
             lines.append((child.id, f"{head}: ... ({len(list(tree.descendants(child.id)))} nodes below){tag(child.id)}"))
         else:
             lines.append((child.id, head + tag(child.id)))
-            _render_children(tree, child, level + 1, lines, max_depth, tag)
+            stack.append((child, depth + 1, 0))

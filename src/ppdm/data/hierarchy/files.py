@@ -27,8 +27,8 @@ import yaml
 
 from ppdm.data.hierarchy.model import Hierarchy
 from ppdm.data.hierarchy.spec import parse_entry, prefixed
-from ppdm.errors import HierarchyError
-from ppdm.files import write_atomic
+from ppdm.errors import HierarchyError, PpdmError, YamlSyntaxError
+from ppdm.files import load_yaml, read_text, write_atomic
 
 __all__ = ["adult_hierarchies", "load_hierarchies", "save_hierarchies"]
 
@@ -55,12 +55,12 @@ def _parse_text(text: str, fmt: str, source: str) -> Any:
             at = f"line {exc.lineno}, column {exc.colno}"
             raise HierarchyError(f"{source}: invalid JSON at {at}: {exc.msg}") from None
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise HierarchyError(f"{source}: invalid YAML{at}: {problem}") from None
+        return load_yaml(text, source)
+    except YamlSyntaxError as exc:
+        at = f" at line {exc.mark.line + 1}, column {exc.mark.column + 1}" if exc.mark is not None else ""
+        raise HierarchyError(f"{source}: invalid YAML{at}: {exc.problem}") from None
+    except PpdmError as exc:
+        raise HierarchyError(str(exc)) from None
 
 
 def _boolean_in(node: Any, where: str) -> str | None:
@@ -128,12 +128,12 @@ def load_hierarchies(path: PathLike) -> dict[str, Hierarchy]:
     """
     path = Path(path)
     fmt = _file_format(path)
+    if not path.exists() and not path.is_symlink():
+        raise HierarchyError(f"{path}: hierarchy file not found")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise HierarchyError(f"{path}: hierarchy file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HierarchyError(f"{path}: cannot read hierarchy file: {exc}") from None
+        text = read_text(path, "hierarchy")
+    except PpdmError as exc:
+        raise HierarchyError(str(exc)) from None
     return _hierarchies_from_data(_parse_text(text, fmt, str(path)), str(path), fmt)
 
 
