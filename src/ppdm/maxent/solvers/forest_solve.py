@@ -37,10 +37,10 @@ import scipy.sparse.linalg as spla
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.bound_propagation import forced_types
 from ppdm.maxent.solvers.face import forced_by_lp
-from ppdm.maxent.solvers.factored import FactoredSolution, checked_violations, solve_factored
-from ppdm.maxent.solvers.factored_dual import FactoredDual, entropy_and_marginal
+from ppdm.maxent.solvers.factored import factored_solution, solve_factored
+from ppdm.maxent.solvers.factored_dual import FactoredDual
 from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
-from ppdm.maxent.solvers.solve import kkt_residual_of
+from ppdm.maxent.solvers.solution import INACCURATE, OPTIMAL, Solution
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ class _Dual:
 
 def solve_forest(
     problem: FactoredProblem, tol: float = 1e-9, feasible: np.ndarray | None = None, options: ForestSolveOptions | None = None,
-) -> FactoredSolution:
+) -> Solution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
     Many records sit in leaves that, together over the trees, leave them a single class: the
@@ -243,9 +243,10 @@ def solve_forest(
                 value, w, P, g = dual.state(lam)
         history.append(value)
     red.log_base = dual.log_base  # the types fixed at 0 stay there
-    solution = _solution(problem, red, lam, steps, cg_total, time.perf_counter() - start, tol)
-    if guessed and solution.status == "optimal":
-        solution.status = "inaccurate"  # the rows are met, but zeros were guessed: maybe not the maximum
+    exact_dual = FactoredDual(red)  # the estimate at lam, checked against the original rows as the factored solver does
+    solution = factored_solution(problem, red, exact_dual, exact_dual.state(lam), lam, cg_total, steps, start, tol, f" in {steps} Newton steps")
+    if guessed and solution.status == OPTIMAL:
+        solution.status = INACCURATE  # the rows are met, but zeros were guessed: maybe not the maximum
     solution.face = face + (f"; guessed: {guessed} more" if guessed else "")
     return solution
 
@@ -410,29 +411,3 @@ def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.nd
             break
         best = (trial, *new)
     return best
-
-
-def _solution(problem: FactoredProblem, red: FactoredReduced, lam: np.ndarray, steps: int, cg: int, seconds: float, tol: float) -> FactoredSolution:
-    """The estimate at ``lam``, checked against the original rows as the factored solver does."""
-    dual = FactoredDual(red)
-    state = dual.state(lam)
-    types = red.pinned_types.copy()
-    types[red.types] += state.P
-    violations, worst = checked_violations(problem, types, tol, f" in {steps} Newton steps")
-    entropy, marginal = entropy_and_marginal(problem, red, dual, state)
-    full = np.zeros(len(violations))
-    full[red.rows] = lam
-    return FactoredSolution(
-        marginal=marginal,
-        types=types,
-        entropy=entropy,
-        max_violation=worst,
-        iterations=cg,
-        newton_steps=steps,
-        seconds=seconds,
-        n_classes=len(red.weights),
-        n_rows=len(violations),
-        status="optimal" if worst <= tol else "inaccurate",
-        dual=full,
-        kkt_residual=kkt_residual_of(red.le, lam, state.residual, worst),
-    )
