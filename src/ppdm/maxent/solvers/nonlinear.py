@@ -30,7 +30,7 @@ import scipy.sparse as sp
 from ppdm.errors import InfeasibleError
 from ppdm.maxent.constraints.internal import InternalBlock
 from ppdm.maxent.rows.problem import MaxEntProblem
-from ppdm.maxent.solvers.dual import DualResult, solve_dual
+from ppdm.maxent.solvers.dual import DualResult, DualState, solve_dual
 from ppdm.maxent.solvers.presolve import Reduced, group_classes, reduce
 from ppdm.maxent.solvers.solution import INTERNAL_VIOLATED, ITERATION_LIMIT, LOCAL_OPTIMUM, TIME_LIMIT, Solution
 from ppdm.maxent.solvers.solve import solve_linear
@@ -105,7 +105,7 @@ class _Step:
     c: np.ndarray
     J: sp.csr_matrix
     joint_class: np.ndarray
-    result: DualResult
+    result: DualResult[DualState]
     merit: float  # -inf when the dual solver could not finish the subproblem
 
 
