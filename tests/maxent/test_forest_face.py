@@ -175,9 +175,9 @@ def test_bound_propagation_leaves_an_undecided_leaf_alone():
 class _TailDual:
     """A dual whose value e^{−λ} falls forever along d = 1 (a type that carries no mass)."""
 
-    def state(self, lam: np.ndarray):
+    def state(self, lam: np.ndarray) -> forest_solve.ForestState:
         value = float(np.exp(-lam[0]))
-        return value, np.ones(1), np.ones(1), np.array([-value])
+        return forest_solve.ForestState(value, residual=np.array([value]), w=np.ones(1), P=np.ones(1))  # ∇D = −value
 
 
 def test_a_stall_is_judged_by_the_best_violation_not_by_a_spike():
@@ -192,11 +192,11 @@ def test_a_stall_is_judged_by_the_best_violation_not_by_a_spike():
 
 def test_an_exact_step_is_doubled_while_the_dual_falls():
     lam = np.zeros(1)
-    value, _, _, g = _TailDual().state(lam)
+    state = _TailDual().state(lam)
     d = np.ones(1)
     max_expand = ForestSolveOptions().max_expand
-    plain = forest_solve._line_search(_TailDual(), lam, value, -g, d)  # type: ignore[arg-type]
-    longer = forest_solve._line_search(_TailDual(), lam, value, -g, d, max_expand)  # type: ignore[arg-type]
+    plain = forest_solve._line_search(_TailDual(), lam, state, d)  # type: ignore[arg-type]
+    longer = forest_solve._line_search(_TailDual(), lam, state, d, max_expand)  # type: ignore[arg-type]
     assert plain[0][0] == 1.0
     assert longer[0][0] == max_expand
 
@@ -206,9 +206,9 @@ def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_
     calls = {"n": 0}
     direction = forest_solve._direction
 
-    def stalled_at_first(dual, w, P, g, eta, exact, options):  # no progress for the first max_newton steps
+    def stalled_at_first(dual, state, eta, exact, options):  # no progress for the first max_newton steps
         calls["n"] += 1
-        return (np.zeros_like(g), 0) if calls["n"] <= 40 else direction(dual, w, P, g, eta, exact, options)
+        return (np.zeros_like(state.residual), 0) if calls["n"] <= 40 else direction(dual, state, eta, exact, options)
 
     monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
     result = forest_solve.solve_forest(problem, options=ForestSolveOptions(max_newton=40, max_newton_cg=40))
@@ -226,9 +226,9 @@ def test_a_stalled_chase_asks_the_linear_programme_and_lands_on_the_optimum(educ
     calls = {"n": 0}
     direction = forest_solve._direction
 
-    def stalled_at_first(dual, w, P, g, eta, exact, options):
+    def stalled_at_first(dual, state, eta, exact, options):
         calls["n"] += 1
-        return (np.zeros_like(g), 0) if calls["n"] <= 12 else direction(dual, w, P, g, eta, exact, options)
+        return (np.zeros_like(state.residual), 0) if calls["n"] <= 12 else direction(dual, state, eta, exact, options)
 
     monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
     options = ForestSolveOptions(max_newton=40, max_newton_cg=40, face_after=12)

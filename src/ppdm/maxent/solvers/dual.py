@@ -13,16 +13,18 @@ Two generalisations serve the nonlinear solver (:mod:`ppdm.maxent.solvers.nonlin
 p = softmax((−Aᵀλ + β log p_k) / τ), D = τ Σ W lse + λ·b), and elastic rows, whose violation
 costs u per unit: in the dual their multiplier is capped at u.
 
-The Newton driver (:func:`minimize_dual`) works against a small protocol, :class:`DualFunction`
-(a state at λ with the value and the residuals, the Hessian on a set of rows, the projection on
-the multipliers' bounds), so that duals of the same problem family laid out differently (the
-factored problems of :mod:`ppdm.maxent.solvers.factored`) share it.
+The Newton driver (:func:`minimize_dual`) works against a small protocol,
+:class:`~ppdm.maxent.solvers.newton.DualFunction` (a state at λ with the value and the residuals,
+the Hessian on a set of rows, the projection on the multipliers' bounds), so that duals of the
+same problem family laid out differently (the factored problems of
+:mod:`ppdm.maxent.solvers.factored`, the forests of :mod:`ppdm.maxent.solvers.forest_solve`) share
+it; :mod:`ppdm.maxent.solvers.newton` holds it and the parts of a step the forest's driver shares.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Generic
 
 import numpy as np
 import scipy.linalg as sla
@@ -30,9 +32,26 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.optimize import minimize
 
+from ppdm.maxent.solvers.newton import (
+    DAMPING,
+    DualFunction,
+    DualStateLike,
+    Hessian,
+    S,
+    backtrack,
+    cholesky_solve,
+    damped_dense,
+    largest_violation,
+    newton_ridge,
+    row_violation,
+)
 from ppdm.maxent.solvers.presolve import Reduced
 
-DAMPING = 1e-4  # Levenberg–Marquardt damping per unit of the largest residual (see _ridge)
+__all__ = [
+    "DAMPING", "RADIUS", "Dual", "DualFunction", "DualResult", "DualState", "DualStateLike", "minimize_dual", "row_violation",
+    "solve_dual",
+]
+
 RADIUS = 20.0  # initial trust radius of a Newton step, in units of the multipliers (score units)
 
 
@@ -41,31 +60,6 @@ class DualState:
     value: float
     p: np.ndarray  # (C, K)
     residual: np.ndarray  # A P − b per row
-
-
-class DualStateLike(Protocol):
-    """What the Newton driver reads of a dual state: the value D(λ) and the residuals A P − b."""
-
-    value: float
-    residual: np.ndarray
-
-
-class DualFunction(Protocol):
-    """A convex dual D(λ) over constraint rows: ``le`` marks inequality rows (λ ≥ ``lower``),
-    ``upper`` caps the multipliers (elastic rows); :meth:`hessian` returns ∇²D on ``rows`` as a
-    sparse matrix or a dense array."""
-
-    le: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
-
-    def state(self, lam: np.ndarray) -> DualStateLike: ...
-
-    def hessian(self, state: DualStateLike, rows: np.ndarray) -> sp.spmatrix | np.ndarray: ...
-
-    def project(self, lam: np.ndarray) -> np.ndarray: ...
-
-    def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]: ...
 
 
 class Dual:
@@ -119,31 +113,18 @@ class Dual:
         return np.clip(lam, self.lower, self.upper)
 
 
-def violation(red: Reduced, residual: np.ndarray) -> np.ndarray:
-    return row_violation(red.le, residual)
-
-
-def row_violation(le: np.ndarray, residual: np.ndarray) -> np.ndarray:
-    """Per row: |A P − b| for equalities, max(0, A P − b) for inequalities."""
-    return np.where(le, np.maximum(residual, 0.0), np.abs(residual))
-
-
-def _elastic_violation(dual: DualFunction, lam: np.ndarray, residual: np.ndarray) -> np.ndarray:
-    """Violation of the optimality conditions: rows whose multiplier sits at its cap may stay violated."""
-    viol = row_violation(dual.le, residual)
-    return np.where(lam >= dual.upper, 0.0, viol)
-
-
 @dataclass
-class DualResult:
+class DualResult(Generic[S]):
     lam: np.ndarray
-    state: DualState  # the state of the dual solved (a DualStateLike for other duals)
+    state: S  # the state of the dual solved at lam
     iterations: int
     newton_steps: int
     converged: bool
 
 
-def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200) -> DualResult:
+def solve_dual(
+    red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200,
+) -> DualResult[DualState]:
     """Minimise D(λ) to a largest constraint violation of ``tol`` (absolute, on P(q, x) scale).
 
     First an active-set Newton method: equality rows and the inequality rows that are violated
@@ -157,9 +138,9 @@ def solve_dual(red: Reduced, tol: float, max_iter: int = 5000, lam0: np.ndarray 
 
 
 def minimize_dual(
-    dual: DualFunction, n: int, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200,
-) -> DualResult:
-    """:func:`solve_dual` on any :class:`DualFunction` over ``n`` rows."""
+    dual: DualFunction[S], n: int, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200,
+) -> DualResult[S]:
+    """:func:`solve_dual` on any :class:`~ppdm.maxent.solvers.newton.DualFunction` over ``n`` rows."""
     lam = np.zeros(n) if lam0 is None else dual.project(lam0.copy())
     if n == 0:
         return DualResult(lam, dual.state(lam), 0, 0, True)
@@ -172,11 +153,11 @@ def minimize_dual(
         options={"maxiter": max_iter, "maxcor": 20, "ftol": 1e-15, "gtol": tol * 1e-2},
     )
     lam, state, more, ok = _active_set_newton(dual, res.x, tol, max_newton)
-    converged = ok or bool(_elastic_violation(dual, lam, state.residual).max(initial=0.0) <= tol)
+    converged = ok or largest_violation(dual, lam, state.residual) <= tol
     return DualResult(lam, state, int(res.nit), steps + more, converged)
 
 
-def _active_set_newton(dual: DualFunction, lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, DualStateLike, int, bool]:
+def _active_set_newton(dual: DualFunction[S], lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, S, int, bool]:
     """Projected Newton steps inside a trust radius on the largest multiplier change.
 
     Near a degenerate optimum (a leaf whose label rows hold with equality, a class with a value
@@ -189,14 +170,14 @@ def _active_set_newton(dual: DualFunction, lam: np.ndarray, tol: float, max_step
     radius = RADIUS
     for step_no in range(1, max_steps + 1):
         residual = state.residual
-        if _elastic_violation(dual, lam, residual).max(initial=0.0) <= tol * 1e-3:
+        if largest_violation(dual, lam, residual) <= tol * 1e-3:
             return lam, state, step_no - 1, True
         rows = np.flatnonzero(_active(dual, lam, residual, tol))
         if len(rows) == 0:
             return lam, state, step_no - 1, True
         H = dual.hessian(state, rows)
         grad = -residual[rows]
-        ridge = _ridge(H, grad)
+        ridge = newton_ridge(H, grad)
         try:
             step = _newton_step(H, ridge, grad)
         except (RuntimeError, np.linalg.LinAlgError):
@@ -212,15 +193,14 @@ def _active_set_newton(dual: DualFunction, lam: np.ndarray, tol: float, max_step
     return lam, state, max_steps, False
 
 
-def _newton_step(H: sp.spmatrix | np.ndarray, ridge: float, grad: np.ndarray) -> np.ndarray:
+def _newton_step(H: Hessian, ridge: float, grad: np.ndarray) -> np.ndarray:
     """Solve (H + ridge·I) step = −grad: a sparse factorisation, or for a dense Hessian Cholesky
     (LU when rounding leaves the damped matrix not quite positive definite)."""
     if sp.issparse(H):
         return spla.spsolve((H + ridge * sp.identity(len(grad))).tocsc(), -grad)
-    damped = np.array(H, dtype=float)
-    damped[np.diag_indices_from(damped)] += ridge
+    damped = damped_dense(H, ridge)
     try:
-        return sla.cho_solve(sla.cho_factor(damped, check_finite=False), -grad, check_finite=False)
+        return cholesky_solve(damped, -grad)
     except np.linalg.LinAlgError:
         return sla.lu_solve(sla.lu_factor(damped, check_finite=False), -grad, check_finite=False)
 
@@ -235,15 +215,7 @@ def _next_radius(radius: float, first: float, t: float, longest: float) -> float
     return radius
 
 
-def _ridge(H: sp.spmatrix | np.ndarray, grad: np.ndarray) -> float:
-    """Levenberg–Marquardt damping proportional to the gradient: vanishes at the optimum (so the
-    last steps are Newton's) but keeps the nearly singular systems of degenerate rows from
-    producing steps of 10⁸ early on."""
-    scale = max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300)
-    return scale * max(1e-12, DAMPING * float(np.abs(grad).max(initial=0.0)))
-
-
-def _active(dual: DualFunction, lam: np.ndarray, residual: np.ndarray, tol: float) -> np.ndarray:
+def _active(dual: DualFunction[S], lam: np.ndarray, residual: np.ndarray, tol: float) -> np.ndarray:
     """Rows in the Newton system: equalities, and inequalities off their bounds or pushing off them."""
     le = dual.le
     at_zero = le & (lam <= 0) & (residual <= tol * 1e-3)
@@ -252,16 +224,15 @@ def _active(dual: DualFunction, lam: np.ndarray, residual: np.ndarray, tol: floa
 
 
 def _line_search(
-    dual: DualFunction, lam: np.ndarray, state: DualStateLike, rows: np.ndarray, step: np.ndarray, grad: np.ndarray, t: float = 1.0
-) -> tuple[np.ndarray, DualStateLike, float]:
-    """Backtracking (Armijo) from step length ``t``; returns the accepted length, 0 if none."""
-    slope = float(grad @ step)
-    for _ in range(40):
+    dual: DualFunction[S], lam: np.ndarray, state: S, rows: np.ndarray, step: np.ndarray, grad: np.ndarray, t: float = 1.0
+) -> tuple[np.ndarray, S, float]:
+    """Backtracking (Armijo, :func:`~ppdm.maxent.solvers.newton.backtrack`) from step length ``t``
+    along ``step`` on ``rows``, projected on the bounds; returns the accepted length, 0 if none."""
+
+    def point(s: float) -> np.ndarray:
         trial = lam.copy()
-        trial[rows] += t * step
-        trial = dual.project(trial)
-        new = dual.state(trial)
-        if new.value <= state.value + 1e-4 * t * min(slope, 0.0) + 1e-15 * abs(state.value):
-            return trial, new, t
-        t *= 0.5
-    return lam, state, 0.0
+        trial[rows] += s * step
+        return dual.project(trial)
+
+    found = backtrack(dual, state, min(float(grad @ step), 0.0), point, t, halvings=40)
+    return (lam, state, 0.0) if found is None else found

@@ -28,7 +28,6 @@ from the right-hand sides before the solve and their marginal is the label of th
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -38,35 +37,17 @@ from ppdm.errors import InfeasibleError
 from ppdm.maxent.rows.factored_problem import Cells, FactoredProblem
 from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solvers.dual import minimize_dual
-from ppdm.maxent.solvers.factored_dual import FactoredDual, entropy_and_marginal
-from ppdm.maxent.solvers.factored_presolve import reduce_factored
+from ppdm.maxent.solvers.factored_dual import FactoredDual, FactoredState, entropy_and_marginal
+from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
+from ppdm.maxent.solvers.solution import Solution, full_dual, row_status
 from ppdm.maxent.solvers.solve import kkt_residual_of
 
-__all__ = ["Cells", "FactoredProblem", "FactoredSolution", "expand", "solve_factored"]
+__all__ = ["Cells", "FactoredProblem", "FactoredSolution", "Solution", "expand", "factored_solution", "solve_factored"]
 
 
-@dataclass
-class FactoredSolution:
-    """The maximum-entropy estimate of a :class:`FactoredProblem` and how it was obtained.
-
-    ``marginal``: groups × labels, P(label | q). ``types``: P(t) per type (pinned groups
-    included). ``entropy``: −Σ_q P(q) Σ_t p(t | q) log(p(t | q) / m_t), natural log. ``face``:
-    how the types no distribution meeting the rows can fill were found, when the solver says.
-    """
-
-    marginal: np.ndarray
-    types: np.ndarray
-    entropy: float
-    max_violation: float
-    iterations: int
-    newton_steps: int
-    seconds: float
-    n_classes: int
-    n_rows: int
-    status: str = "optimal"
-    dual: np.ndarray | None = None
-    kkt_residual: float = float("nan")
-    face: str = ""
+#: The factored form's result is the one :class:`~ppdm.maxent.solvers.solution.Solution` (its
+#: ``marginal``, ``types`` and ``face``); the name stays for the code that imports it.
+FactoredSolution = Solution
 
 
 def checked_violations(problem: FactoredProblem, types: np.ndarray, tol: float, how: str = "") -> tuple[np.ndarray, float]:
@@ -87,7 +68,7 @@ def checked_violations(problem: FactoredProblem, types: np.ndarray, tol: float, 
     return violations, worst
 
 
-def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000) -> FactoredSolution:
+def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000) -> Solution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
     Raises :class:`~ppdm.maxent.rows.problem.InfeasibleError` naming rows when the presolve leaves a
@@ -99,26 +80,33 @@ def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 
     # the Newton systems are small and dense: one BLAS thread each is faster than a contended pool
     with threadpool_limits(limits=1, user_api="blas"):
         result = minimize_dual(dual, len(red.b), tol, max_iter)
-    state = result.state
+    return factored_solution(problem, red, dual, result.state, result.lam, result.iterations, result.newton_steps, start, tol)
+
+
+def factored_solution(
+    problem: FactoredProblem, red: FactoredReduced, dual: FactoredDual, state: FactoredState, lam: np.ndarray,
+    iterations: int, newton_steps: int, start: float, tol: float, how: str = "",
+) -> Solution:
+    """The factored estimate at the presolved problem's multipliers ``lam`` (``state``: ``dual`` at
+    them), checked against every original row (:func:`checked_violations`; ``how`` for its
+    message); ``seconds`` counts from ``start``."""
     types = red.pinned_types.copy()
-    types[red.types] += state.P  # type: ignore[attr-defined]
-    violations, worst = checked_violations(problem, types, tol)
+    types[red.types] += state.P
+    violations, worst = checked_violations(problem, types, tol, how)
     entropy, marginal = entropy_and_marginal(problem, red, dual, state)
-    lam = np.zeros(len(violations))
-    lam[red.rows] = result.lam
-    return FactoredSolution(
+    return Solution(
         marginal=marginal,
         types=types,
         entropy=entropy,
         max_violation=worst,
-        iterations=result.iterations,
-        newton_steps=result.newton_steps,
+        iterations=iterations,
+        newton_steps=newton_steps,
         seconds=time.perf_counter() - start,
         n_classes=len(red.weights),
         n_rows=len(violations),
-        status="optimal" if worst <= tol else "inaccurate",
-        dual=lam,
-        kkt_residual=kkt_residual_of(red.le, result.lam, state.residual, worst),
+        status=row_status(worst, tol),
+        dual=full_dual(len(violations), red.rows, lam),
+        kkt_residual=kkt_residual_of(red.le, lam, state.residual, worst),
     )
 
 

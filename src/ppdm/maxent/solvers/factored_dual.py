@@ -13,7 +13,7 @@ cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per eva
 Hessian the second term is Yᵀ K Y with K = Πᵀ W Π (cells × cells, Π the groups' π(C | q)), or
 BᵀWB with B = Π Y (groups × rows) when the rows are fewer than the cells: one dense product of
 the smaller size by BLAS. It is formed densely on up to :data:`DENSE_ROWS` rows and sparsely
-beyond. The class implements :class:`ppdm.maxent.solvers.dual.DualFunction`.
+beyond. The class implements :class:`ppdm.maxent.solvers.newton.DualFunction`.
 """
 
 from __future__ import annotations

@@ -17,6 +17,14 @@ Newton system is solved by conjugate gradients preconditioned by the Hessian's d
 relative accuracy that tightens as the gradient falls: a truncated Newton method). Each step
 ends with a line search on the dual.
 
+The dual (:class:`ForestDual`) implements the interface every driver reads
+(:class:`~ppdm.maxent.solvers.newton.DualFunction`, with Hessian-vector products:
+:class:`~ppdm.maxent.solvers.newton.MatrixFreeDual`), and this driver shares with the general one
+(:func:`~ppdm.maxent.solvers.dual.minimize_dual`) the measure of the rows it stops on, the
+damping of the Newton systems, the dense Cholesky solve and Armijo's backtracking
+(:mod:`ppdm.maxent.solvers.newton`). The rest (the choice of linear solver, step doubling, the
+face, guessing) is its own.
+
 :func:`solve_forest` presolves as :func:`~ppdm.maxent.solvers.factored.solve_factored` does (forced
 zeros, merged groups); small problems, problems with inequality rows and problems where a group
 reaches several joint leaves (unknown split attributes) go to
@@ -30,17 +38,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.bound_propagation import forced_types
 from ppdm.maxent.solvers.face import forced_by_lp
-from ppdm.maxent.solvers.factored import FactoredSolution, checked_violations, solve_factored
-from ppdm.maxent.solvers.factored_dual import FactoredDual, entropy_and_marginal
+from ppdm.maxent.solvers.factored import factored_solution, solve_factored
+from ppdm.maxent.solvers.factored_dual import FactoredDual
 from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
-from ppdm.maxent.solvers.solve import kkt_residual_of
+from ppdm.maxent.solvers.newton import (
+    MatrixFreeDual,
+    S,
+    backtrack,
+    cholesky_solve,
+    damped_dense,
+    diagonal_scale,
+    largest_violation,
+    newton_ridge,
+    sufficient_decrease,
+)
+from ppdm.maxent.solvers.solution import INACCURATE, OPTIMAL, Solution
 
 
 @dataclass(frozen=True)
@@ -59,7 +77,7 @@ class ForestSolveOptions:
     #: boundary.
     max_newton_cg: int = 400
     #: The Hessian is factorised at every step when the bound on its non-zeros
-    #: (:meth:`_Dual.hessian_size`) is at most this.
+    #: (:meth:`ForestDual.hessian_size`) is at most this.
     exact_nnz: float = 2e7
     #: ... or when, formed once, it has at most this many non-zeros in fact (the bound is far too
     #: large with many classes).
@@ -101,8 +119,23 @@ class ForestSolveOptions:
     face_seconds: float = 900.0
 
 
-class _Dual:
-    """D(λ) = Σ_C ρ_C log Σ_{t ∈ C} m_t e^{−(Aᵀλ)_t} + λ·b on one-cell-per-group problems."""
+@dataclass
+class ForestState:
+    """The forest's dual at λ: value, residuals A P − b, within-cell weights w per type, type masses P."""
+
+    value: float
+    residual: np.ndarray
+    w: np.ndarray
+    P: np.ndarray
+
+
+class ForestDual:
+    """D(λ) = Σ_C ρ_C log Σ_{t ∈ C} m_t e^{−(Aᵀλ)_t} + λ·b on one-cell-per-group problems.
+
+    A :class:`~ppdm.maxent.solvers.newton.MatrixFreeDual` over equality rows (λ free): the
+    general Newton driver (:func:`~ppdm.maxent.solvers.dual.minimize_dual`) can minimise it as it
+    does the other duals; :func:`solve_forest` reads the same interface.
+    """
 
     def __init__(self, red: FactoredReduced, underflow: float) -> None:
         self.red = red
@@ -114,9 +147,11 @@ class _Dual:
         self.starts = red.cell_start[:-1]
         self.log_base = red.log_base.copy()
         self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
+        self.le = red.le.copy()
+        self.lower = np.where(red.le, 0.0, -np.inf)
+        self.upper = np.full(len(red.b), np.inf)
 
-    def state(self, lam: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-        """Value, within-cell weights w, type masses P and the residual A P − b."""
+    def state(self, lam: np.ndarray) -> ForestState:
         s = self.log_base - self.AT @ lam
         top = np.maximum.reduceat(s, self.starts)
         gap = s - top[self.cell]
@@ -126,18 +161,29 @@ class _Dual:
         w = e / z[self.cell]
         P = self.rho[self.cell] * w
         value = float(self.rho @ (top + np.log(z)) + lam @ self.red.b)
-        return value, w, P, self.A @ P - self.red.b
+        return ForestState(value, self.A @ P - self.red.b, w, P)
 
-    def hess_vec(self, w: np.ndarray, P: np.ndarray, v: np.ndarray) -> np.ndarray:
+    def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
+        s = self.state(lam)
+        return s.value, -s.residual
+
+    def project(self, lam: np.ndarray) -> np.ndarray:
+        return np.clip(lam, self.lower, self.upper)
+
+    def hess_vec(self, state: ForestState, v: np.ndarray) -> np.ndarray:
         u = self.AT @ v
-        mean = np.add.reduceat(w * u, self.starts)
-        return self.A @ (P * (u - mean[self.cell]))
+        mean = np.add.reduceat(state.w * u, self.starts)
+        return self.A @ (state.P * (u - mean[self.cell]))
 
-    def hessian(self, w: np.ndarray, P: np.ndarray) -> sp.csr_matrix:
-        """∇²D as a sparse matrix: A diag(P) Aᵀ − Y diag(ρ) Yᵀ, Y = A diag(w) (types → cells)."""
-        A = self.A
-        first = sp.csr_matrix((A.data * P[A.indices], A.indices, A.indptr), shape=A.shape) @ self.AT
-        Y = sp.csr_matrix((A.data * w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
+    def hessian(self, state: ForestState, rows: np.ndarray | None = None) -> sp.csr_matrix:
+        """∇²D as a sparse matrix, on ``rows`` (every row by default): A diag(P) Aᵀ − Y diag(ρ) Yᵀ,
+        Y = A diag(w) (types → cells)."""
+        A, AT = self.A, self.AT
+        if rows is not None and len(rows) < A.shape[0]:
+            A = A[rows]
+            AT = sp.csr_matrix(A.T)
+        first = sp.csr_matrix((A.data * state.P[A.indices], A.indices, A.indptr), shape=A.shape) @ AT
+        Y = sp.csr_matrix((A.data * state.w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
         Yr = sp.csr_matrix((Y.data * np.sqrt(self.rho)[Y.indices], Y.indices, Y.indptr), shape=Y.shape)
         return sp.csr_matrix(first - Yr @ Yr.T)
 
@@ -146,16 +192,16 @@ class _Dual:
         per_type = np.diff(self.AT.indptr).astype(float)
         return float((np.add.reduceat(per_type, self.starts) ** 2).sum())
 
-    def hess_diag(self, w: np.ndarray, P: np.ndarray) -> np.ndarray:
+    def hess_diag(self, state: ForestState) -> np.ndarray:
         A = self.A
-        first = A.multiply(A) @ P
-        Y = sp.csr_matrix((A.data * w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
+        first = A.multiply(A) @ state.P
+        Y = sp.csr_matrix((A.data * state.w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
         return first - Y.multiply(Y) @ self.rho
 
 
 def solve_forest(
     problem: FactoredProblem, tol: float = 1e-9, feasible: np.ndarray | None = None, options: ForestSolveOptions | None = None,
-) -> FactoredSolution:
+) -> Solution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
     Many records sit in leaves that, together over the trees, leave them a single class: the
@@ -188,17 +234,17 @@ def solve_forest(
     red = reduce_factored(problem)
     if (np.diff(red.access.indptr) != 1).any() or red.le.any():
         return solve_factored(problem, tol=tol)
-    dual = _Dual(red, options.underflow)
+    dual = ForestDual(red, options.underflow)
     dual.log_base[forced_types(sp.csr_matrix(red.A), red.b, red.cell_start, dual.rho, np.isfinite(dual.log_base))] = -np.inf
     lam = np.zeros(len(red.b))
-    value, w, P, g = dual.state(lam)
-    mode = _mode(dual, w, P, options)
+    state = dual.state(lam)
+    mode = _mode(dual, state, options)
     exact = mode != "cg"
     max_newton = options.max_newton_cg if mode == "cg" else options.max_newton
     steps = cg_total = 0
-    history = [value]
+    history = [state.value]
     gnorms: list[float] = []
-    low = np.zeros(len(w), dtype=bool)
+    low = np.zeros(len(state.w), dtype=bool)
     precondition = None
     reference = None if feasible is None else _reference(dual, feasible)
     guess = not exact and reference is None  # without a feasible point the CG path guesses from the start
@@ -209,10 +255,10 @@ def solve_forest(
             if guess:
                 break
             guess = True  # the chase did not finish: fall back to guessing zeros
-        gnorm = float(np.abs(g).max(initial=0.0))
+        gnorm = largest_violation(dual, lam, state.residual)
         if gnorm <= tol:
             break
-        flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - value <= 1e-9 * abs(value)
+        flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - state.value <= 1e-9 * abs(state.value)
         gnorms.append(gnorm)
         if reference is not None and not guess and (flat or _stalled(gnorms, options)):
             forced = forced_by_lp(red.A, red.cell_of_type, np.isfinite(dual.log_base), reference, options.face_seconds)
@@ -221,36 +267,38 @@ def solve_forest(
             guess = forced is None and not exact  # the CG path then guesses, as without the data
             if forced is not None and forced.any():
                 dual.log_base[forced] = -np.inf
-                value, w, P, g = dual.state(lam)
-                history, gnorms, precondition = [value], [], None
+                state = dual.state(lam)
+                history, gnorms, precondition = [state.value], [], None
                 continue
         if flat:
             break
         eta = min(0.5, np.sqrt(gnorm))
         if mode == "precondition" and precondition is None and (gnorm <= options.switch or steps > options.switch_steps):
-            precondition = _preconditioner(dual, w, P)
+            precondition = _preconditioner(dual, state)
         if mode == "precondition":
-            d, n_cg = _pcg(dual, w, P, g, min(eta, 1e-2) if precondition else eta, options, precondition)
+            d, n_cg = _pcg(dual, state, min(eta, 1e-2) if precondition else eta, options, precondition)
         else:
-            d, n_cg = _direction(dual, w, P, g, eta, exact, options)
+            d, n_cg = _direction(dual, state, eta, exact, options)
         cg_total += n_cg
-        lam, value, w, P, g = _line_search(dual, lam, value, g, d, options.max_expand if exact else None)
+        lam, state = _line_search(dual, lam, state, d, options.max_expand if exact else None)
         if guess:  # exact steps drive vanishing types to 0 themselves (see _line_search)
-            low, vanishing = _vanishing(dual, w, low, float(np.abs(g).max(initial=0.0)) <= gnorm, options.vanishing)
+            closer = largest_violation(dual, lam, state.residual) <= gnorm
+            low, vanishing = _vanishing(dual, state.w, low, closer, options.vanishing)
             if vanishing.any():
                 guessed += int(vanishing.sum())
                 dual.log_base[vanishing] = -np.inf
-                value, w, P, g = dual.state(lam)
-        history.append(value)
+                state = dual.state(lam)
+        history.append(state.value)
     red.log_base = dual.log_base  # the types fixed at 0 stay there
-    solution = _solution(problem, red, lam, steps, cg_total, time.perf_counter() - start, tol)
-    if guessed and solution.status == "optimal":
-        solution.status = "inaccurate"  # the rows are met, but zeros were guessed: maybe not the maximum
+    exact_dual = FactoredDual(red)  # the estimate at lam, checked against the original rows as the factored solver does
+    solution = factored_solution(problem, red, exact_dual, exact_dual.state(lam), lam, cg_total, steps, start, tol, f" in {steps} Newton steps")
+    if guessed and solution.status == OPTIMAL:
+        solution.status = INACCURATE  # the rows are met, but zeros were guessed: maybe not the maximum
     solution.face = face + (f"; guessed: {guessed} more" if guessed else "")
     return solution
 
 
-def _reference(dual: _Dual, feasible: np.ndarray) -> np.ndarray:
+def _reference(dual: ForestDual, feasible: np.ndarray) -> np.ndarray:
     """``feasible`` on the presolved problem's types, checked against its rows and cell totals."""
     red = dual.red
     reference = feasible[red.types] - red.pinned_types[red.types]
@@ -272,7 +320,7 @@ def _stalled(gnorms: list[float], options: ForestSolveOptions) -> bool:
     return min(gnorms[-window:]) > min(gnorms[:-window]) / 10
 
 
-def _vanishing(dual: _Dual, w: np.ndarray, was_low: np.ndarray, closer: bool, vanishing: float) -> tuple[np.ndarray, np.ndarray]:
+def _vanishing(dual: ForestDual, w: np.ndarray, was_low: np.ndarray, closer: bool, vanishing: float) -> tuple[np.ndarray, np.ndarray]:
     """The types whose share of their cell is below ``vanishing`` now, and those to fix at 0:
     below it at two points in a row, after a step that brought the rows ``closer`` (a poor
     truncated-CG step can swing many types to near 0 at once; fixing them then made the problem
@@ -281,11 +329,11 @@ def _vanishing(dual: _Dual, w: np.ndarray, was_low: np.ndarray, closer: bool, va
     return low, (low & was_low) if closer else np.zeros_like(low)
 
 
-def _mode(dual: _Dual, w: np.ndarray, P: np.ndarray, options: ForestSolveOptions) -> str:
+def _mode(dual: ForestDual, state: ForestState, options: ForestSolveOptions) -> str:
     """How Newton systems are solved.
 
     ``"factorise"``: the Hessian is factorised at every step, when it is small: by its bound
-    :meth:`_Dual.hessian_size` (``exact_nnz``), or formed once (``precondition_nnz``; the
+    :meth:`ForestDual.hessian_size` (``exact_nnz``), or formed once (``precondition_nnz``; the
     bound counts every pair of rows a cell's types share, and is 55× too large with 16 classes:
     Adult with ``education`` as the class). ``"precondition"``: up to ``factor_nnz``
     non-zeros, conjugate gradients with the Hessian's diagonal until the rows are within
@@ -294,28 +342,28 @@ def _mode(dual: _Dual, w: np.ndarray, P: np.ndarray, options: ForestSolveOptions
     """
     if dual.hessian_size() <= options.exact_nnz:
         return "factorise"
-    nnz = dual.hessian(w, P).nnz
+    nnz = dual.hessian(state).nnz
     return "factorise" if nnz <= options.precondition_nnz else "precondition" if nnz <= options.factor_nnz else "cg"
 
 
-def _direction(dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, exact: bool, options: ForestSolveOptions) -> tuple[np.ndarray, int]:
-    """The Newton direction: a factorisation of the Hessian when it is ``exact`` (small enough:
+def _direction(dual: ForestDual, state: ForestState, eta: float, exact: bool, options: ForestSolveOptions) -> tuple[np.ndarray, int]:
+    """The Newton direction at ``state``: a factorisation of the damped Hessian
+    (:func:`~ppdm.maxent.solvers.newton.newton_ridge`) when it is ``exact`` (small enough:
     :func:`_mode`; dense up to ``dense_rows`` rows), conjugate gradients otherwise; and the CG
     iterations it took."""
     if not exact:
-        return _pcg(dual, w, P, g, eta, options)
-    H = dual.hessian(w, P)
-    ridge = max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300) * max(1e-12, 1e-4 * float(np.abs(g).max(initial=0.0)))
+        return _pcg(dual, state, eta, options)
+    g = state.residual
+    H = dual.hessian(state)
+    ridge = newton_ridge(H, g)
     if len(g) <= options.dense_rows:
-        damped = H.toarray()
-        damped[np.diag_indices_from(damped)] += ridge
         try:
-            return sla.cho_solve(sla.cho_factor(damped, check_finite=False), g, check_finite=False), 0
+            return cholesky_solve(damped_dense(H, ridge), g), 0
         except np.linalg.LinAlgError:
-            return _pcg(dual, w, P, g, eta, options)
+            return _pcg(dual, state, eta, options)
     step = _factorised(H, ridge).solve(g)
     if not np.all(np.isfinite(step)):  # pragma: no cover - the damped system is positive definite
-        return _pcg(dual, w, P, g, eta, options)
+        return _pcg(dual, state, eta, options)
     return step, 0
 
 
@@ -328,21 +376,23 @@ def _factorised(H: sp.csr_matrix, ridge: float) -> spla.SuperLU:
     return spla.splu(damped, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
 
 
-def _preconditioner(dual: _Dual, w: np.ndarray, P: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """The Hessian at (w, P), factorised once, as a preconditioner for the Newton systems that follow
-    (see :attr:`ForestSolveOptions.switch`)."""
-    H = dual.hessian(w, P)
-    return _factorised(H, max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300) * 1e-10).solve
+def _preconditioner(dual: ForestDual, state: ForestState) -> Callable[[np.ndarray], np.ndarray]:
+    """The Hessian at ``state``, factorised once, as a preconditioner for the Newton systems that
+    follow (see :attr:`ForestSolveOptions.switch`)."""
+    H = dual.hessian(state)
+    return _factorised(H, diagonal_scale(H) * 1e-10).solve
 
 
 def _pcg(
-    dual: _Dual, w: np.ndarray, P: np.ndarray, g: np.ndarray, eta: float, options: ForestSolveOptions,
+    dual: MatrixFreeDual[S], state: S, eta: float, options: ForestSolveOptions,
     precondition: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, int]:
-    """Solve H d = g to relative residual ``eta`` by conjugate gradients (at most ``max_cg``
-    iterations, stopping at a direction flatter than ``flat``), preconditioned by
-    ``precondition`` (r ↦ M⁻¹r) or else by the Hessian's diagonal (Jacobi)."""
-    diag = np.maximum(dual.hess_diag(w, P), 1e-300)
+    """Solve H d = g (g = A P − b, the residuals at ``state``) to relative residual ``eta`` by
+    conjugate gradients on Hessian-vector products (at most ``max_cg`` iterations, stopping at a
+    direction flatter than ``flat``), preconditioned by ``precondition`` (r ↦ M⁻¹r) or else by the
+    Hessian's diagonal (Jacobi)."""
+    g = state.residual
+    diag = np.maximum(dual.hess_diag(state), 1e-300)
     ridge = float(diag.max()) * 1e-12
     if precondition is None:
         inv = 1.0 / (diag + ridge)
@@ -354,7 +404,7 @@ def _pcg(
     rz = float(r @ z)
     target = eta * float(np.linalg.norm(g))
     for it in range(1, options.max_cg + 1):
-        Hp = dual.hess_vec(w, P, p) + ridge * p
+        Hp = dual.hess_vec(state, p) + ridge * p
         curvature = float(p @ Hp)
         if not curvature - ridge * float(p @ p) > options.flat * float(p @ (diag * p)):  # the ridge's alone: noise
             return (d if it > 1 else precondition(g)), it
@@ -373,12 +423,12 @@ def _pcg(
     return d, options.max_cg
 
 
-_Step = tuple[np.ndarray, float, np.ndarray, np.ndarray, np.ndarray]
-"""A point on the search line: ``(lam, *dual.state(lam))``."""
-
-
-def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: np.ndarray, max_expand: float | None = None) -> _Step:
-    """Backtracking (Armijo) along d from step 1; ∇D = −g, so the slope is −g·d.
+def _line_search(
+    dual: ForestDual, lam: np.ndarray, state: ForestState, d: np.ndarray, max_expand: float | None = None,
+) -> tuple[np.ndarray, ForestState]:
+    """Backtracking (Armijo, :func:`~ppdm.maxent.solvers.newton.backtrack`) along d from step 1,
+    halving at most 60 times; ∇D = −g (g the residuals at ``state``), so the slope is −g·d. Returns
+    the point and its state (``lam`` and ``state`` when no step is accepted).
 
     With ``max_expand``, a full step that is accepted is doubled while the dual keeps falling (up
     to ``max_expand`` times the step): near the boundary the Newton step of a dying type's
@@ -387,52 +437,27 @@ def _line_search(dual: _Dual, lam: np.ndarray, value: float, g: np.ndarray, d: n
     in a few steps instead of ~20 (rf10: 23 Newton steps → 17). Only for exact Newton directions:
     a truncated conjugate-gradient direction has flat components that doubling sends far away.
     """
-    slope = float(g @ d)
-    t = 1.0
-    for _ in range(60):
-        trial = lam + t * d
-        new = dual.state(trial)
-        if new[0] <= value - 1e-4 * t * slope + 1e-15 * abs(value):
-            return _expanded(dual, lam, value, slope, d, (trial, *new), max_expand) if max_expand is not None and t == 1.0 else (trial, *new)
-        t *= 0.5
-    return (lam, value, *dual.state(lam)[1:])
+    slope = -float(state.residual @ d)
+    found = backtrack(dual, state, slope, lambda t: lam + t * d, halvings=60)
+    if found is None:
+        return lam, state
+    trial, new, t = found
+    if max_expand is not None and t == 1.0:
+        return _expanded(dual, lam, state, slope, d, (trial, new), max_expand)
+    return trial, new
 
 
-def _expanded(dual: _Dual, lam: np.ndarray, value: float, slope: float, d: np.ndarray, best: _Step, max_expand: float) -> _Step:
+def _expanded(
+    dual: ForestDual, lam: np.ndarray, state: ForestState, slope: float, d: np.ndarray, best: tuple[np.ndarray, ForestState], max_expand: float,
+) -> tuple[np.ndarray, ForestState]:
     """The accepted full step ``best``, doubled while the dual falls strictly and by Armijo's rule
-    (up to ``max_expand`` times)."""
+    without slack (up to ``max_expand`` times)."""
     t = 1.0
     while t < max_expand:
         t *= 2.0
         trial = lam + t * d
         new = dual.state(trial)
-        if not (new[0] < best[1] and new[0] <= value - 1e-4 * t * slope):
+        if not (new.value < best[1].value and sufficient_decrease(new.value, state.value, t, slope, slack=0.0)):
             break
-        best = (trial, *new)
+        best = (trial, new)
     return best
-
-
-def _solution(problem: FactoredProblem, red: FactoredReduced, lam: np.ndarray, steps: int, cg: int, seconds: float, tol: float) -> FactoredSolution:
-    """The estimate at ``lam``, checked against the original rows as the factored solver does."""
-    dual = FactoredDual(red)
-    state = dual.state(lam)
-    types = red.pinned_types.copy()
-    types[red.types] += state.P
-    violations, worst = checked_violations(problem, types, tol, f" in {steps} Newton steps")
-    entropy, marginal = entropy_and_marginal(problem, red, dual, state)
-    full = np.zeros(len(violations))
-    full[red.rows] = lam
-    return FactoredSolution(
-        marginal=marginal,
-        types=types,
-        entropy=entropy,
-        max_violation=worst,
-        iterations=cg,
-        newton_steps=steps,
-        seconds=seconds,
-        n_classes=len(red.weights),
-        n_rows=len(violations),
-        status="optimal" if worst <= tol else "inaccurate",
-        dual=full,
-        kkt_residual=kkt_residual_of(red.le, lam, state.residual, worst),
-    )

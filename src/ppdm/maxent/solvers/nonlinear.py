@@ -30,9 +30,10 @@ import scipy.sparse as sp
 from ppdm.errors import InfeasibleError
 from ppdm.maxent.constraints.internal import InternalBlock
 from ppdm.maxent.rows.problem import MaxEntProblem
-from ppdm.maxent.solvers.dual import DualResult, solve_dual
+from ppdm.maxent.solvers.dual import DualResult, DualState, solve_dual
 from ppdm.maxent.solvers.presolve import Reduced, group_classes, reduce
-from ppdm.maxent.solvers.solve import Solution, solve_linear
+from ppdm.maxent.solvers.solution import INTERNAL_VIOLATED, ITERATION_LIMIT, LOCAL_OPTIMUM, TIME_LIMIT, Solution
+from ppdm.maxent.solvers.solve import solve_linear
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ class _Step:
     c: np.ndarray
     J: sp.csr_matrix
     joint_class: np.ndarray
-    result: DualResult
+    result: DualResult[DualState]
     merit: float  # -inf when the dual solver could not finish the subproblem
 
 
@@ -316,12 +317,12 @@ def _solution(
 def _status(violated: bool, timed_out: bool, converged: bool) -> str:
     """How the method stopped, most serious first."""
     if violated:
-        return "internal constraints violated"
+        return INTERNAL_VIOLATED
     if timed_out:
-        return "time limit"
+        return TIME_LIMIT
     if not converged:
-        return "iteration limit"  # feasible, but the last steps still gained entropy
-    return "local optimum"
+        return ITERATION_LIMIT  # feasible, but the last steps still gained entropy
+    return LOCAL_OPTIMUM
 
 
 def _class_entropy(red: Reduced, p: np.ndarray) -> float:

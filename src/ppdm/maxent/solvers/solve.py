@@ -10,7 +10,6 @@ found by an elastic linear program (HiGHS) and a deletion filter.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -20,23 +19,7 @@ from ppdm.errors import InfeasibleError
 from ppdm.maxent.rows.problem import MaxEntProblem
 from ppdm.maxent.solvers.dual import solve_dual
 from ppdm.maxent.solvers.presolve import Reduced, reduce
-
-
-@dataclass
-class Solution:
-    """The maximum-entropy estimate p(x | q) (groups × values) and how it was obtained."""
-
-    p: np.ndarray
-    entropy: float
-    max_violation: float
-    iterations: int
-    newton_steps: int
-    seconds: float
-    n_classes: int
-    n_rows: int
-    status: str = "optimal"
-    dual: np.ndarray | None = None
-    kkt_residual: float = float("nan")  # see kkt_residual(); NaN where not computed
+from ppdm.maxent.solvers.solution import Solution, full_dual, row_status
 
 
 def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000) -> Solution:
@@ -52,8 +35,6 @@ def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000
     worst = float(violations.max(initial=0.0))
     if worst > max(tol * 100, 1e-7):
         _raise_infeasible(problem, f"the best solution found still violates a constraint by {worst:.2e}")
-    lam = np.zeros(len(b))
-    lam[red.rows] = result.lam
     kkt = kkt_residual(red, result.lam, result.state.residual, worst)
     return Solution(
         p=p,
@@ -64,8 +45,8 @@ def solve_linear(problem: MaxEntProblem, tol: float = 1e-9, max_iter: int = 5000
         seconds=time.perf_counter() - start,
         n_classes=len(red.weights),
         n_rows=len(b),
-        status="optimal" if worst <= tol else "inaccurate",
-        dual=lam,
+        status=row_status(worst, tol),
+        dual=full_dual(len(b), red.rows, result.lam),
         kkt_residual=kkt,
     )
 

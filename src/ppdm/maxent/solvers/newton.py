@@ -1,0 +1,151 @@
+"""What the Newton drivers of the maximum-entropy duals share: the dual's interface and the parts of a step.
+
+Every solver minimises a Lagrange dual D(λ) of the maximum-entropy problem, convex and smooth,
+whose gradient is −(A P − b) (the rows' residuals, with the sign flipped) and whose Hessian is
+sparse or small. Two drivers do it:
+
+* :func:`~ppdm.maxent.solvers.dual.minimize_dual`: active-set Newton steps inside a trust radius,
+  projected on the multipliers' bounds, with L-BFGS-B when they stall. It serves the explicit dual
+  (:class:`~ppdm.maxent.solvers.dual.Dual`, and through it the subproblems of the sequential convex
+  method, :mod:`ppdm.maxent.solvers.nonlinear`) and the factored one
+  (:class:`~ppdm.maxent.solvers.factored_dual.FactoredDual`).
+* :func:`~ppdm.maxent.solvers.forest_solve.solve_forest`: truncated Newton on equality rows, the
+  Hessian factorised or the systems solved by conjugate gradients, steps doubled along exact
+  directions, types forced to 0 as the face is found
+  (:class:`~ppdm.maxent.solvers.forest_solve.ForestDual`).
+
+Both read the dual through :class:`DualFunction` (the forest driver's conjugate gradients also
+through :class:`MatrixFreeDual`), measure the rows the same way (:func:`largest_violation`),
+damp their Newton systems the same way (:func:`newton_ridge`, :func:`damped_dense`,
+:func:`cholesky_solve`) and search along a step by the same backtracking rule (:func:`backtrack`).
+What tells them apart (the active set and the trust radius; the choice between factorising and
+conjugate gradients, step doubling, the face) stays with each driver: merged, either would take
+other steps than it does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, TypeVar
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+#: Armijo's constant: a step must lower the dual by this fraction of the decrease its slope promises.
+ARMIJO = 1e-4
+
+#: Levenberg–Marquardt damping per unit of the largest residual (see :func:`newton_ridge`).
+DAMPING = 1e-4
+
+
+class DualStateLike(Protocol):
+    """What a driver reads of the dual at λ: the value D(λ) and the residuals A P − b (= −∇D)."""
+
+    value: float
+    residual: np.ndarray
+
+
+S = TypeVar("S", bound=DualStateLike)
+
+#: A Hessian as the duals return it: sparse, or dense when small.
+Hessian = sp.csr_matrix | np.ndarray
+
+
+class DualFunction(Protocol[S]):
+    """A convex dual D(λ) over constraint rows whose states are of type ``S``.
+
+    ``le`` marks inequality rows (λ ≥ ``lower``); ``upper`` caps the multipliers (elastic rows);
+    :meth:`state` evaluates D at λ; :meth:`hessian` returns ∇²D on ``rows`` as a sparse matrix
+    or a dense array; :meth:`project` clips λ to its bounds; :meth:`fun_and_grad` is D and ∇D
+    for a quasi-Newton method.
+    """
+
+    le: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+    def state(self, lam: np.ndarray) -> S: ...
+
+    def hessian(self, state: S, rows: np.ndarray) -> Hessian: ...
+
+    def project(self, lam: np.ndarray) -> np.ndarray: ...
+
+    def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]: ...
+
+
+class MatrixFreeDual(DualFunction[S], Protocol[S]):
+    """A :class:`DualFunction` whose Hessian is also available without forming it: its product
+    with a vector and its diagonal (for conjugate gradients preconditioned by the diagonal)."""
+
+    def hess_vec(self, state: S, v: np.ndarray) -> np.ndarray: ...
+
+    def hess_diag(self, state: S) -> np.ndarray: ...
+
+
+# -- stopping -----------------------------------------------------------------------------------
+def row_violation(le: np.ndarray, residual: np.ndarray) -> np.ndarray:
+    """Per row: |A P − b| for equalities, max(0, A P − b) for inequalities."""
+    return np.where(le, np.maximum(residual, 0.0), np.abs(residual))
+
+
+def elastic_violation(dual: DualFunction[S], lam: np.ndarray, residual: np.ndarray) -> np.ndarray:
+    """Per row, the violation of the optimality conditions: :func:`row_violation`, except on rows
+    whose multiplier sits at its cap (elastic rows may stay violated)."""
+    return np.where(lam >= dual.upper, 0.0, row_violation(dual.le, residual))
+
+
+def largest_violation(dual: DualFunction[S], lam: np.ndarray, residual: np.ndarray) -> float:
+    """The largest :func:`elastic_violation`: what both drivers stop on (each against its own
+    threshold) and what the forest driver tracks from step to step."""
+    return float(elastic_violation(dual, lam, residual).max(initial=0.0))
+
+
+# -- the Newton system ---------------------------------------------------------------------------
+def diagonal_scale(H: Hessian) -> float:
+    """The largest diagonal entry of H in absolute value (at least 1e-300): the unit of a ridge."""
+    return max(float(np.abs(H.diagonal()).max(initial=0.0)), 1e-300)
+
+
+def newton_ridge(H: Hessian, grad: np.ndarray) -> float:
+    """Levenberg–Marquardt damping proportional to the gradient: vanishes at the optimum (so the
+    last steps are Newton's) but keeps the nearly singular systems of degenerate rows from
+    producing steps of 10⁸ early on."""
+    return diagonal_scale(H) * max(1e-12, DAMPING * float(np.abs(grad).max(initial=0.0)))
+
+
+def damped_dense(H: Hessian, ridge: float) -> np.ndarray:
+    """H + ridge·I as a new dense array."""
+    damped = np.array(H, dtype=float) if isinstance(H, np.ndarray) else H.toarray()
+    damped[np.diag_indices_from(damped)] += ridge
+    return damped
+
+
+def cholesky_solve(damped: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """``damped``⁻¹ ``rhs`` by Cholesky (``damped`` is left as it is); raises
+    :class:`numpy.linalg.LinAlgError` when rounding leaves it not quite positive definite."""
+    return sla.cho_solve(sla.cho_factor(damped, check_finite=False), rhs, check_finite=False)
+
+
+# -- the line search -----------------------------------------------------------------------------
+def sufficient_decrease(new: float, old: float, t: float, slope: float, slack: float = 1e-15) -> bool:
+    """Armijo's rule for a step of length ``t`` along a direction of ``slope`` (the directional
+    derivative of D): D falls to at most old + :data:`ARMIJO`·t·slope, give or take ``slack``
+    times |old| of rounding."""
+    bound = old + ARMIJO * t * slope
+    return new <= (bound + slack * abs(old) if slack else bound)
+
+
+def backtrack(
+    dual: DualFunction[S], state: S, slope: float, point: Callable[[float], np.ndarray], t: float = 1.0, halvings: int = 40,
+) -> tuple[np.ndarray, S, float] | None:
+    """Backtracking (Armijo) from step length ``t``, halved at most ``halvings`` times: the first
+    ``point(t)`` whose state meets :func:`sufficient_decrease` against ``state``, with that state
+    and ``t``; ``None`` if none does."""
+    for _ in range(halvings):
+        trial = point(t)
+        new = dual.state(trial)
+        if sufficient_decrease(new.value, state.value, t, slope):
+            return trial, new, t
+        t *= 0.5
+    return None
