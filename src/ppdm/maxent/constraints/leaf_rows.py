@@ -64,7 +64,8 @@ class LeafRows:
         self.row_of_leaf = np.full(tree.n_nodes, -1)
         self.row_of_leaf[self.leaves] = np.arange(len(self.leaves))
         self.label = tree.leaf_labels()
-        self.where = "tree" if index is None else f"tree {index}"
+        prefix = "" if index is None else f"tree {index} "
+        self.leaf_names = [f"{prefix}leaf {i}" for i in self.leaves.tolist()]  # the rows' names, per reachable leaf
         self._check_unreached()
 
     # -- naming -------------------------------------------------------------------------------
@@ -115,7 +116,7 @@ class LeafRows:
     def _counts(self) -> LinearBlock:
         counts = np.stack([self.tree.nodes[i].counts for i in self.leaves])
         rows = self.row_of_leaf[self.leaf] * self.k + self.klass
-        names = [f"count({self._leaf(i)}, {c})" for i in self.leaves for c in self.tree.classes]
+        names = [f"count({leaf}, {c})" for leaf in self.leaf_names for c in self.tree.classes]
         return self._block("class-count", rows, self.cols, self.coef, len(self.leaves) * self.k, counts.ravel() / self.n_total, names)
 
     def _counts_but_implied(self) -> LinearBlock:
@@ -135,14 +136,14 @@ class LeafRows:
         correct = np.array([n.n_samples - n.n_errors for n in nodes], dtype=float)
         hit = self.klass == self.label[self.leaf]
         names = [
-            f"rate({self._leaf(n.id)}: P({self.tree.classes[self.label[n.id]]}) = {c / max(n.n_samples or 0.0, 1e-300):.4g})"
-            for n, c in zip(nodes, correct)
+            f"rate({leaf}: P({self.tree.classes[self.label[n.id]]}) = {c / max(n.n_samples or 0.0, 1e-300):.4g})"
+            for leaf, n, c in zip(self.leaf_names, nodes, correct)
         ]
         return self._block("rate", self.row_of_leaf[self.leaf][hit], self.cols[hit], self.coef[hit], len(self.leaves), correct / self.n_total, names)
 
     def _size(self) -> LinearBlock:
         sizes = np.array([self.tree.nodes[i].n_samples for i in self.leaves], dtype=float)
-        names = [f"size({self._leaf(i)}: {s:g} records)" for i, s in zip(self.leaves, sizes)]
+        names = [f"size({leaf}: {s:g} records)" for leaf, s in zip(self.leaf_names, sizes)]
         return self._block("size", self.row_of_leaf[self.leaf], self.cols, self.coef, len(self.leaves), sizes / self.n_total, names)
 
     def _labels(self) -> LinearBlock:
@@ -158,9 +159,10 @@ class LeafRows:
         rows = np.concatenate([plus_rows, minus_rows])
         cols = np.concatenate([self.cols[other], np.repeat(self.cols[is_label], k - 1)])
         vals = np.concatenate([self.coef[other], -np.repeat(self.coef[is_label], k - 1)])
+        classes = [str(c) for c in self.tree.classes]
         names = [
-            f"label({self._leaf(i)}: P({self.tree.classes[self.label[i]]}) >= P({self.tree.classes[w]}))"
-            for i in self.leaves for w in range(k) if w != self.label[i]
+            f"label({leaf}: P({classes[self.label[i]]}) >= P({classes[w]}))"
+            for leaf, i in zip(self.leaf_names, self.leaves.tolist()) for w in range(k) if w != self.label[i]
         ]
         A = sp.csr_matrix((vals, (rows, cols)), shape=(len(self.leaves) * (k - 1), self.n_var))
         name = "label" if self.index is None else f"label tree {self.index}"
