@@ -141,7 +141,7 @@ class Audit:
         (its label and training size) and, routing every audited record by its true values, how
         many records land there and how many of them the estimate holds certain or exposes
         (certain and right), and the exact audit proves."""
-        trees = self.model.trees if isinstance(self.model, Forest) else [self.model]
+        trees = self.model.trees
         people = self.people()
         weights = people["records"].to_numpy(float) if "records" in people else np.ones(len(people))
         frames = [_leaf_rows(t, tree, self.table, people, weights) for t, tree in enumerate(trees)]
@@ -355,17 +355,10 @@ def _check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:
         )
 
 
-def training_size(model: Model) -> float | None:
-    """How many training records ``model`` says it was fitted on (``None``: it does not say)."""
-    if isinstance(model, Forest):
-        return None if model.n_records is None else float(model.n_records)
-    return model.n_training_records
-
-
 def _check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray | None, dropped: int, sample: bool) -> str | None:
     """Refuse a table that cannot be the model's training data, unless ``sample`` declares it;
     with ``sample``, the sentence every output states (``None`` when the sizes agree)."""
-    expected = training_size(model)
+    expected = model.n_training_records
     rows = float(weights.sum()) if weights is not None else float(len(table))
     if expected is None or abs(rows + dropped - expected) <= 1e-6 * max(expected, 1.0):
         return None

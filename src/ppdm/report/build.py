@@ -93,12 +93,10 @@ def _check_same_model(result: dict[str, Any], model: Tree | Forest) -> None:
     """Refuse a model that is not the one the result audited: every (tree, leaf) the result's
     groups reach must be a leaf of the model (a report would otherwise show one model's leaves
     under another's title)."""
-    from ppdm.tree.forest import Forest
-
     pairs = leaf_pairs_of(result)
     if pairs is None:
         return
-    trees = model.trees if isinstance(model, Forest) else [model]
+    trees = model.trees
     if len(pairs.tree) and int(pairs.tree.max()) >= len(trees):
         raise ReportError(f"the result reaches tree {int(pairs.tree.max())}, but the model has {len(trees)} tree(s): it audited another model")
     for t, tree in enumerate(trees):

@@ -132,6 +132,11 @@ class Forest:
         """The attributes any tree splits on, each once, in order of first appearance (tree order, then node order)."""
         return tuple(dict.fromkeys(a for t in self.trees for a in t.split_attributes))
 
+    @property
+    def n_training_records(self) -> float | None:
+        """The training records the forest says it was fitted on (its per-row multiplicities), or ``None``."""
+        return None if self.n_records is None else float(self.n_records)
+
     def __len__(self) -> int:
         return len(self.trees)
 

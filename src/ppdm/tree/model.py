@@ -139,6 +139,15 @@ class Tree:
         return len(self.nodes)
 
     @property
+    def trees(self) -> list[Tree]:
+        """The tree as a forest of one: ``[self]`` (so that code reads ``model.trees`` of a tree or a forest)."""
+        return [self]
+
+    @property
+    def n_trees(self) -> int:
+        return 1
+
+    @property
     def n_training_records(self) -> float | None:
         """The training records the tree was fitted on, as far as it publishes them: the root's
         count plus the records pruning Method 1 removed (``None``: only labels published)."""
