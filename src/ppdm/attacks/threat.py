@@ -259,36 +259,39 @@ def attacker(
     quasi_identifiers: Roles | Sequence[str] | None = None,
     sensitive: str | None = None,
     roles: Roles | Sequence[str] | None = None,
+    positional: str = "quasi_identifiers",
     stacklevel: int = 3,
 ) -> Attacker:
     """The attacker ``function`` was called with, from either spelling.
 
     ``threat`` is today's spelling. The one before it, ``quasi_identifiers=`` and ``sensitive=``
-    (or ``roles=``; also a list of columns or :class:`~ppdm.data.roles.Roles` where ``threat``
-    now stands, its old positional place), still works for this release: it warns with a
-    :class:`DeprecationWarning` naming the new spelling, and the attack then runs exactly as it
-    did (its old defaults included). Both spellings at once is an error.
+    (or ``roles=``), still works for this release, and so does a list of columns (or
+    :class:`~ppdm.data.roles.Roles`) where ``threat`` now stands, the old third positional
+    argument (``positional`` names it): it warns with a :class:`DeprecationWarning` naming the new
+    spelling, and the attack then runs exactly as it did, its old defaults included. Both
+    spellings at once is an error.
     """
-    if threat is not None and not isinstance(threat, ThreatModel):  # the old third positional argument
-        if isinstance(threat, (str, bytes)):
-            raise PpdmError(f"{function}: threat must be a ThreatModel, got the text {threat!r}")
-        if not isinstance(threat, (Roles, Sequence)):
-            raise PpdmError(f"{function}: threat must be a ThreatModel, got {type(threat).__name__}")
-        if quasi_identifiers is not None or roles is not None:
-            raise TypeError(f"{function}() got the known columns twice")
-        quasi_identifiers, threat = threat, None
-    columns = roles if roles is not None else quasi_identifiers
-    if columns is None and sensitive is None:
+    given = {"quasi_identifiers": quasi_identifiers, "roles": roles}
+    if threat is not None and not isinstance(threat, ThreatModel):  # the old spelling's third positional argument
+        if isinstance(threat, (str, bytes)) or not isinstance(threat, (Roles, Sequence)):
+            raise PpdmError(f"{function}: threat must be a ThreatModel, got {threat!r}")
+        if given[positional] is not None:
+            raise TypeError(f"{function}() got multiple values for argument {positional!r}")
+        given[positional], threat = threat, None
+    old = {name: value for name, value in (*given.items(), ("sensitive", sensitive)) if value is not None}
+    if not old:
         return Attacker(threat)
-    old = [name for name, v in (("quasi_identifiers", quasi_identifiers), ("roles", roles), ("sensitive", sensitive)) if v is not None]
     if threat is not None:
-        raise TypeError(f"{function}(): pass threat= or the deprecated {'/'.join(n + '=' for n in old)}, not both")
-    known = None if columns is None else tuple(columns.quasi_identifiers if isinstance(columns, Roles) else columns)
-    if isinstance(columns, str):
+        raise TypeError(f"{function}(): pass threat= or the deprecated {', '.join(n + '=' for n in old)}, not both")
+    columns = given["roles"] if given["roles"] is not None else given["quasi_identifiers"]
+    if isinstance(columns, (str, bytes)):
         raise PpdmError(f"{function}: the known columns must be a list of column names, not the text {columns!r}")
-    spelled = [f"known={list(known)!r}" if known is not None else "known=[...]"] + ([f"sensitive={sensitive!r}"] if sensitive is not None else [])
+    known = None if columns is None else tuple(columns.quasi_identifiers if isinstance(columns, Roles) else columns)
+    spelled = [f"known={list(known)!r}" if known is not None else "known=[...]"]
+    if sensitive is not None:
+        spelled.append(f"sensitive={sensitive!r}")
     warnings.warn(
-        f"{function}({', '.join(n + '=' for n in old)}) is deprecated and will be removed: "
+        f"{function}: {' and '.join(old)} {'is' if len(old) == 1 else 'are'} deprecated and will be removed: "
         f"pass threat=ThreatModel({', '.join(spelled)})",
         DeprecationWarning,
         stacklevel=stacklevel,

@@ -69,7 +69,7 @@ DEFAULT_AUDITORS: tuple[Auditor, ...] = (maxent_auditor, leaf_auditor)
 
 def spans_of(tree: Model, data: pd.DataFrame, threat: ThreatModel) -> Spans:
     """The linking attack's spans (paper 002 §2) with the threat model's known columns public."""
-    return model_anonymity(tree, data, list(threat.known or ()), class_public=threat.class_known)
+    return model_anonymity(tree, data, threat)
 
 
 def audit_until(
