@@ -60,6 +60,7 @@ def readme_audit():
     import warnings
 
     from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.threat import ThreatModel
     from ppdm.data.datasets import load_dataset
     from ppdm.learn import ID3Classifier
     from ppdm.maxent.constraints.tree_constraints import Knowledge
@@ -70,7 +71,10 @@ def readme_audit():
     model.tree_.class_attribute = "education"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return maxent_attack(model.tree_.published("error-rates"), frame, features, "education", Knowledge(rate=True, label=True))
+        return maxent_attack(
+            model.tree_.published("error-rates"), frame, ThreatModel(sensitive="education", known=tuple(features)),
+            knowledge=Knowledge(rate=True, label=True),
+        )
 
 
 def main() -> None:

@@ -75,7 +75,7 @@ def reaudit(result: DefenseResult, train: pd.DataFrame, threat: ThreatModel) -> 
         maxent = maxent_attack(tree, train, threat=threat)
     results = [maxent]
     if tree.disclosure.value != "labels":
-        results.append(homogeneity_attack(tree, train, quasi_identifiers=list(threat.known or ())))
+        results.append(homogeneity_attack(tree, train, ThreatModel(known=threat.known or ())))
     certain = np.logical_or.reduce([r.exposed_right() for r in results])
     confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])
     return {

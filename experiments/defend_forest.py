@@ -50,7 +50,7 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks.forest_leaves import forest_homogeneity_attack  # noqa: E402
+from ppdm.attacks.homogeneity import homogeneity_attack  # noqa: E402
 from ppdm.attacks.maxent import maxent_attack  # noqa: E402
 from ppdm.attacks.threat import ThreatModel  # noqa: E402
 from ppdm.defend import DefenseResult, defend  # noqa: E402
@@ -90,7 +90,7 @@ def reaudit(result: DefenseResult, train: pd.DataFrame, threat: ThreatModel) -> 
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)
         results = [maxent_attack(forest, train, threat=threat)]
     if any(t.disclosure is not Disclosure.LABELS for t in forest.trees):
-        results.append(forest_homogeneity_attack(forest, train, quasi_identifiers=list(threat.known or ()), sensitive="education"))
+        results.append(homogeneity_attack(forest, train, ThreatModel(sensitive="education", known=threat.known or ())))
     certain = np.logical_or.reduce([r.exposed_right() for r in results])
     confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])
     return {

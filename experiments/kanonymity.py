@@ -43,7 +43,7 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks import model_anonymity  # noqa: E402
+from ppdm.attacks import ThreatModel, model_anonymity  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.hierarchy import adult_hierarchies  # noqa: E402
 from ppdm.errors import AnonymityError  # noqa: E402
@@ -119,7 +119,7 @@ def kadet_run(data: dict[str, Any], algorithm: str, cols: list[str], k: int = 1,
         model, seconds = timed_fit(model, data["train"][cols], data["train"]["income"])
     except AnonymityError as exc:
         return {"feasible": False, "reason": str(exc)}
-    audit = model_anonymity(model.tree_, data["train"], cols)
+    audit = model_anonymity(model.tree_, data["train"], ThreatModel(known=tuple(cols)))
     counts = audit.class_counts
     return {
         "feasible": True,

@@ -64,6 +64,7 @@ except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
 from ppdm.attacks.maxent import maxent_attack  # noqa: E402
+from ppdm.attacks.threat import ThreatModel  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.qigroups import QIGroups  # noqa: E402
 from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
@@ -217,7 +218,7 @@ def run_task(task: Task) -> dict[str, Any]:
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UninformativeKnowledgeWarning)
-        result = maxent_attack(tree.published(task.publish), df, qi, knowledge=knowledge)
+        result = maxent_attack(tree.published(task.publish), df, ThreatModel(known=tuple(qi)), knowledge=knowledge)
     wall = time.perf_counter() - t0
     uninformative = any(issubclass(w.category, UninformativeKnowledgeWarning) for w in caught)
     true = result.groups.value_counts(result.true_codes, N_VALUES) / result.groups.counts[:, None]
@@ -286,7 +287,7 @@ def constraint_counts(spec: TreeSpec) -> dict[str, int]:
 
     df, qi = _data()
     tree = fit_tree(spec).published("error-rates")
-    view = attacker_view(tree, df, qi)
+    view = attacker_view(tree, df, ThreatModel(known=tuple(qi)))
     problem, leaf = tree_problem(tree, view.groups, Knowledge())
     block = internal_constraints(tree, view.groups, leaf)
     rows = {b.name: b.n_rows for b in problem.blocks}

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks.anonymity import exposed_tuples, model_anonymity
-from ppdm.data.roles import Roles
+from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.tree import Tree, tree_from_sklearn
@@ -23,7 +23,7 @@ def check_against_brute_force(brute_force_spans):
     """``check(tree, data, public, class_public)``: the fast spans equal the brute-force ones."""
 
     def check(tree: Tree, data: pd.DataFrame, public: list[str], class_public: bool | None = None) -> None:
-        fast = model_anonymity(tree, data, public, class_public)
+        fast = model_anonymity(tree, data, ThreatModel(known=public), class_public)
         keys, populations = brute_force_spans(tree, data, public, class_public)
         assert partition(fast.span_of) == partition(keys)
         np.testing.assert_array_equal(fast.record_population, populations)
@@ -39,7 +39,7 @@ def test_table1_tree_has_the_two_spans_of_figure_1(mortgage, check_against_brute
     X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
     data = mortgage.drop(columns="Name")
-    result = model_anonymity(tree, data, Roles(["Marital Status"], sensitive="Loan Risk"))
+    result = model_anonymity(tree, data, ThreatModel(known=["Marital Status"], sensitive="Loan Risk"))
     names = mortgage["Name"].to_numpy()
     groups = {frozenset(names[result.span_of == s]) for s in range(len(result.leaves))}
     assert groups == {frozenset({"John", "Ben", "Laura"}), frozenset({"Lisa", "Robert", "Anna"})}
@@ -48,16 +48,16 @@ def test_table1_tree_has_the_two_spans_of_figure_1(mortgage, check_against_brute
     assert result.k == 3
     check_against_brute_force(tree, data, ["Marital Status"])
     # Anna's span holds 2 bad and 1 good record: not class-homogeneous, nobody is exposed.
-    assert exposed_tuples(tree, data, ["Marital Status"]) == 0.0
+    assert exposed_tuples(tree, data, ThreatModel(known=["Marital Status"])) == 0.0
 
 
 def test_everything_public_means_spans_are_leaves_and_a_public_class_splits_them(mortgage, check_against_brute_force):
     X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
     data = mortgage.drop(columns="Name")
-    result = model_anonymity(tree, data, ["Marital Status", "Sports Car"])
+    result = model_anonymity(tree, data, ThreatModel(known=["Marital Status", "Sports Car"]))
     np.testing.assert_array_equal(result.span_of, pd.factorize(tree.apply(data))[0])
-    public_class = model_anonymity(tree, data, ["Marital Status", "Sports Car"], class_public=True)
+    public_class = model_anonymity(tree, data, ThreatModel(known=["Marital Status", "Sports Car"]), class_public=True)
     assert public_class.k == 1  # the Unmarried/Yes leaf holds one good and one bad record
     check_against_brute_force(tree, data, ["Marital Status", "Sports Car"], class_public=True)
 
@@ -80,7 +80,7 @@ def test_private_attribute_split_twice_on_a_path_is_routed_consistently(check_ag
     attrs = [Attribute("c", "categorical", ("u", "v", "w")), Attribute("g", "categorical", ("m", "f"))]
     tree = Tree(nodes, attrs, ["p", "q"], class_attribute="y")
     data = pd.DataFrame({"c": list("uvwuvw"), "g": list("mmmfff"), "y": list("pqpqpq")})
-    result = model_anonymity(tree, data, ["g"])
+    result = model_anonymity(tree, data, ThreatModel(known=["g"]))
     assert sorted(result.leaves) == [(3, 4, 6), (3, 4, 7)]
     check_against_brute_force(tree, data, ["g"])
     # with a numeric private attribute split twice the same way
@@ -106,7 +106,7 @@ def test_missing_public_column_is_named(mortgage):
     X, y = mortgage[["Marital Status", "Sports Car"]], mortgage["Loan Risk"]
     tree = ID3Classifier().fit(X, y).tree_
     with pytest.raises(DataError, match="Marital Status"):
-        model_anonymity(tree, mortgage.drop(columns=["Marital Status"]), ["Marital Status"])
+        model_anonymity(tree, mortgage.drop(columns=["Marital Status"]), ThreatModel(known=["Marital Status"]))
 
 
 @st.composite

@@ -19,6 +19,7 @@ from ppdm.attacks import (
     model_anonymity,
     uniqueness_attack,
 )
+from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import AttackError, DataError
 from ppdm.tree import Attribute, CategoricalSplit, Forest, Node, Tree, forest_from_sklearn
 
@@ -58,7 +59,7 @@ def _forest(second_draw=(1, 1, 1, 1), first_draw=(1, 1, 1, 1)) -> Forest:
 
 
 def test_the_intersection_is_certain_where_no_tree_alone_is(table):
-    result = homogeneity_attack(_forest(), table, ["g"])
+    result = homogeneity_attack(_forest(), table, ThreatModel(known=["g"]))
     by_group = dict(zip(result.groups.table["g"], range(result.groups.n_groups)))
     x = by_group["x"]
     assert result.certain_groups.all()
@@ -73,16 +74,16 @@ def test_the_intersection_is_certain_where_no_tree_alone_is(table):
 
 def test_a_tree_that_may_not_hold_a_record_says_nothing_certain_about_it(table):
     # tree 1 never drew the second x: its leaf shows a once and c once, the group x is out of its reach
-    out_of_bag = homogeneity_attack(_forest(second_draw=(1, 0, 1, 1)), table, ["g"])
+    out_of_bag = homogeneity_attack(_forest(second_draw=(1, 0, 1, 1)), table, ThreatModel(known=["g"]))
     x = list(out_of_bag.groups.table["g"]).index("x")
     assert not out_of_bag.certain_groups[x] and out_of_bag.summary()["certain_wrong"] == 0
     assert out_of_bag.posterior[x, 2] == 0 and out_of_bag.posterior[x, 1] > 0  # only tree 0 speaks
     # a row drawn twice counts twice, and the rule (positive counts) still holds
-    twice = homogeneity_attack(_forest(second_draw=(1, 2, 1, 1)), table, ["g"])
+    twice = homogeneity_attack(_forest(second_draw=(1, 2, 1, 1)), table, ThreatModel(known=["g"]))
     assert twice.certain_groups.all()
     # unknown draws (a bagged forest without its multiplicities): no tree is known to hold anyone
     unknown = Forest(_forest().trees, "mean-proba")
-    nothing = homogeneity_attack(unknown, table, ["g"])
+    nothing = homogeneity_attack(unknown, table, ThreatModel(known=["g"]))
     assert not nothing.certain_groups.any()
     assert nothing.provenance[0] == "no tree known to hold these records"
     assert np.allclose(nothing.posterior, [0.5, 0.25, 0.25])  # the roots' class distribution
@@ -90,32 +91,32 @@ def test_a_tree_that_may_not_hold_a_record_says_nothing_certain_about_it(table):
 
 def test_uniqueness_and_background_knowledge_over_a_forest(table):
     forest = _forest()
-    unique = uniqueness_attack(forest, table, ["g"])
+    unique = uniqueness_attack(forest, table, ThreatModel(known=["g"]))
     assert unique.exposed.tolist() == [False, False, True, True]  # y and z are unique and certain
     assert unique.details["single_record_leaves"] == 2
     assert unique.details["records_alone_in_their_leaves"] == 2
     # knowing the y record (class b) empties b from tree 0's x-y leaf: x is now certain from tree 0 alone
     known = table.iloc[[2]]
-    result = background_knowledge_attack(forest, table, known, ["g"])
+    result = background_knowledge_attack(forest, table, known, threat=ThreatModel(known=["g"]))
     x = list(result.groups.table["g"]).index("x")
     assert result.provenance[x] == "tree 0 leaf 1"
     assert result.targets.tolist() == [True, True, False, True]
     assert result.details["known_individuals"] == 1 and result.summary()["certain_wrong"] == 0
     with pytest.raises(DataError, match="do not fit the published counts"):
         wrong = table.iloc[[2]].assign(cls="c")
-        background_knowledge_attack(forest, table, wrong, ["g"])
+        background_knowledge_attack(forest, table, wrong, threat=ThreatModel(known=["g"]))
 
 
 def test_forest_attacks_refuse_what_they_cannot_read(table):
     with pytest.raises(DataError, match="multiplicities of 4 training rows, the attacker's table has 3"):
-        homogeneity_attack(_forest(second_draw=(1, 0, 1, 1)), table.iloc[:3], ["g"])
+        homogeneity_attack(_forest(second_draw=(1, 0, 1, 1)), table.iloc[:3], ThreatModel(known=["g"]))
     labels = Forest([_tree((("x",), ("y", "z")), [1, 0, 0], [0, 1, 1])], "vote")
     labels.trees[0].disclosure = labels.trees[0].disclosure.parse("labels")
     labels.known[0] = frozenset({"labels"})
     with pytest.raises(AttackError, match="no tree of the forest publishes class counts"):
-        homogeneity_attack(labels, table, ["g"])
+        homogeneity_attack(labels, table, ThreatModel(known=["g"]))
     with pytest.raises(AttackError, match="must be the class"):
-        homogeneity_attack(_forest(), table, ["g"], sensitive="g")
+        homogeneity_attack(_forest(), table, ThreatModel(known=["g"], sensitive="g"))
 
 
 # -- model k-anonymity over a forest ----------------------------------------------------------------
@@ -146,7 +147,7 @@ def test_forest_spans_equal_the_brute_force_ones(seed, brute_force_forest_spans)
     forest, data = _tiny(seed, extra=seed % 2 == 1)
     for r in range(4):
         for public in itertools.combinations(["c1", "c2", "n1", "n2"], r):
-            fast = model_anonymity(forest, data, list(public))
+            fast = model_anonymity(forest, data, ThreatModel(known=public))
             keys, populations = brute_force_forest_spans(forest, data, list(public))
             assert partition(fast.span_of) == partition(keys), public
             np.testing.assert_array_equal(fast.record_population, populations)
@@ -157,20 +158,20 @@ def test_forest_spans_equal_the_brute_force_ones(seed, brute_force_forest_spans)
                 classes.setdefault(key, set()).add(c)
             exposed = np.array([len(classes[key]) == 1 for key in keys])
             np.testing.assert_array_equal(fast.exposed, exposed)
-            assert exposed_tuples(forest, data, list(public)) == exposed.mean()
+            assert exposed_tuples(forest, data, ThreatModel(known=public)) == exposed.mean()
 
 
 def test_forest_spans_name_tree_and_leaf_and_refine_each_trees_spans():
     forest, data = _tiny(11, extra=False)
-    spans = model_anonymity(forest, data, ["c1", "n1"])
+    spans = model_anonymity(forest, data, ThreatModel(known=["c1", "n1"]))
     for tree in forest.trees:
         one = Forest([tree], "mean-proba")
-        alone = model_anonymity(one, data, ["c1", "n1"])
+        alone = model_anonymity(one, data, ThreatModel(known=["c1", "n1"]))
         assert alone.k >= spans.k  # more trees never merge spans
         # records sharing a forest span share their span in that tree
         assert all(len(set(alone.span_of[spans.span_of == s])) == 1 for s in range(len(spans.leaves)))
     assert {t for span in spans.leaves for t, _ in span} == set(range(forest.n_trees))
-    view = forest_view(forest, data, ["c1", "n1"])
+    view = forest_view(forest, data, ThreatModel(known=["c1", "n1"]))
     truth = view.true_codes
     assert truth is not None and view.candidates()[view.groups.group_of_record, truth].all()
 
@@ -179,7 +180,7 @@ def test_a_row_drawn_several_times_needs_as_large_a_count(table):
     # tree 0 drew the y record (class b) three times: its x-y leaf shows a twice and b three times;
     # a count of 2 cannot hold a row drawn 3 times, so y is b. Tree 1 never drew it.
     forest = _forest(first_draw=(1, 1, 3, 1), second_draw=(1, 1, 0, 1))
-    result = homogeneity_attack(forest, table, ["g"])
+    result = homogeneity_attack(forest, table, ThreatModel(known=["g"]))
     y = list(result.groups.table["g"]).index("y")
     assert result.certain_groups[y] and result.provenance[y] == "tree 0 leaf 1"
     assert result.values[int(result.posterior[y].argmax())] == "b"
@@ -187,4 +188,4 @@ def test_a_row_drawn_several_times_needs_as_large_a_count(table):
     x = list(result.groups.table["g"]).index("x")
     assert result.provenance[x] == "tree 0 leaf 1; tree 1 leaf 1"
     # without the multiplicities a count of 3 may be one row or three: nothing certain
-    assert not homogeneity_attack(Forest(forest.trees, "mean-proba"), table, ["g"]).certain_groups.any()
+    assert not homogeneity_attack(Forest(forest.trees, "mean-proba"), table, ThreatModel(known=["g"])).certain_groups.any()

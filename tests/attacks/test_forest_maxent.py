@@ -3,6 +3,7 @@ the estimate agrees with cvxpy + Clarabel, and bad inputs get one clear error.""
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import replace
 
 import numpy as np
@@ -149,7 +150,8 @@ def test_multiplicities_of_another_table_are_refused(nursery_small):
 def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small, monkeypatch):
     table, X, D, y = adult_small
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
-    monkeypatch.setattr("ppdm.maxent.table.forest_types.MAX_ROUTED", 1000)
+    # the module, not the package's attribute of the same name (the function forest_types)
+    monkeypatch.setattr(importlib.import_module("ppdm.maxent.table.forest_types"), "MAX_ROUTED", 1000)
     with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
         maxent_attack(forest, table, threat=ThreatModel(sensitive=y.name, known=("sex",)))
     assert MAX_ROUTED > 1000

@@ -12,6 +12,7 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 from ppdm.attacks import homogeneity_attack, reconstruction_attack
 from ppdm.attacks.forest_leaves import forest_view
 from ppdm.attacks.forest_reconstruction import propagate
+from ppdm.attacks.threat import ThreatModel
 from ppdm.tree import Attribute, CategoricalSplit, Forest, Node, Tree, forest_from_sklearn
 
 ATTRIBUTES = [Attribute("g", "categorical", ("x", "y", "z"))]
@@ -66,11 +67,11 @@ def test_reconstruction_never_makes_a_wrong_class_certain(bootstrap, adult_train
         make = RandomForestClassifier if bootstrap else ExtraTreesClassifier
         est = make(8, max_depth=8, bootstrap=bootstrap, random_state=3, n_jobs=1).fit(pd.get_dummies(X).astype(float), rows[cls])
         forest = forest_from_sklearn(est, X, y=rows[cls])
-        for qis in (None, list(X.columns[:5])):
-            view = forest_view(forest, rows, qis)
+        for threat in (None, ThreatModel(known=list(X.columns[:5]))):
+            view = forest_view(forest, rows, threat)
             possible, found = propagate(view)
             assert possible.all(axis=1)[view.groups.group_of_record, view.true_codes].all()  # the truth is feasible
-            summary = reconstruction_attack(forest, rows, qis).summary()
+            summary = reconstruction_attack(forest, rows, threat).summary()
             assert summary["certain_wrong"] == 0 and summary["exposed_wrong"] == 0
-            if qis is None:
+            if threat is None:
                 assert (found > 0).any()  # the rounds add people the published counts alone leave open

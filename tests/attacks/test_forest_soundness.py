@@ -17,6 +17,7 @@ from sklearn.ensemble import (
 from threadpoolctl import threadpool_limits
 
 from ppdm.attacks import background_knowledge_attack, forest_view, homogeneity_attack, uniqueness_attack
+from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import AttackError
 from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
 
@@ -77,16 +78,16 @@ def test_no_leaf_attack_marks_a_wrong_value_certain(family, subset):
             homogeneity_attack(forest, rows)
         return
     certain = 0
-    for qis in (None, QIS[name]):
-        view = forest_view(forest, rows, qis)
+    for threat in (None, ThreatModel(known=QIS[name])):
+        view = forest_view(forest, rows, threat)
         assert view.candidates()[view.groups.group_of_record, view.true_codes].all()  # the truth is feasible
         for result in (
-            homogeneity_attack(forest, rows, qis),
-            uniqueness_attack(forest, rows, qis),
-            background_knowledge_attack(forest, rows, rows.iloc[:40], qis),
+            homogeneity_attack(forest, rows, threat),
+            uniqueness_attack(forest, rows, threat),
+            background_knowledge_attack(forest, rows, rows.iloc[:40], threat=threat),
         ):
             summary = result.summary()
-            assert summary["certain_wrong"] == 0, (result.attack, qis)
+            assert summary["certain_wrong"] == 0, (result.attack, threat)
             if result.attack != "background-knowledge":
                 assert summary["exposed_wrong"] == 0
             assert all(p.startswith(("tree ", "no tree")) for p in result.provenance)

@@ -114,7 +114,7 @@ def test_a_forest_maxent_audit_names_the_leaves_its_groups_reach_in_every_tree(n
 @pytest.mark.parametrize("known", [FEATURES, FEATURES[:-2]], ids=["every split known", "two unknown"])
 def test_forest_leaf_attacks_name_the_leaves_of_every_tree(nursery_forest, known):
     forest, data, _ = nursery_forest
-    for result in (homogeneity_attack(forest, data, known), reconstruction_attack(forest, data, known)):
+    for result in (homogeneity_attack(forest, data, ThreatModel(known=known)), reconstruction_attack(forest, data, ThreatModel(known=known))):
         groups = result.groups
         assert _triples(result) == _expected(list(forest.trees), data, known, groups.group_of_record, groups.n_groups)
         assert (result.leaf_pairs.leaves_in_tree() > 1).any() == (known != FEATURES)
@@ -159,7 +159,7 @@ def test_a_tree_audit_names_tree_0_and_the_leaves_of_its_span(nursery_tree, know
 def test_tree_leaf_attacks_name_tree_0(nursery_tree):
     tree, data, _ = nursery_tree
     known = FEATURES[1:]
-    result = homogeneity_attack(tree, data, known)
+    result = homogeneity_attack(tree, data, ThreatModel(known=known))
     groups = result.groups
     assert _triples(result) == _expected([tree], data, known, groups.group_of_record, groups.n_groups)
     _json_round_trip(result)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError, UninformativeKnowledgeWarning
 from ppdm.learn import ID3Classifier
 from ppdm.maxent.constraints.tree_constraints import Knowledge
@@ -67,9 +68,9 @@ def test_adult_education_audit_is_consistent(adult_train):
     assert frame.groupby(qi, observed=True).ngroups == 4480  # paper 000 §5: 4,480 distinct QI values
     tree = ID3Classifier(criterion="gini", max_depth=4).fit(frame[qi], frame["education"]).tree_
     tree.class_attribute = "education"
-    with_rates = maxent_attack(tree.published("error-rates"), frame, qi)
+    with_rates = maxent_attack(tree.published("error-rates"), frame, ThreatModel(known=qi))
     with pytest.warns(UninformativeKnowledgeWarning):
-        labels_only = maxent_attack(tree.published("labels"), frame, qi)
+        labels_only = maxent_attack(tree.published("labels"), frame, ThreatModel(known=qi))
     assert with_rates.details["max_violation"] <= 1e-9
     # paper 000 Figure 3: publishing error rates discloses more (smaller divergence)
     assert with_rates.details["overall_divergence"] < labels_only.details["overall_divergence"]

@@ -211,7 +211,7 @@ def test_paper_setting_is_the_special_case(adult_small):
     qi = ["race", "sex", "marital-status", "relationship"]
     tree = ID3Classifier(max_depth=3).fit(frame[qi], frame["income"]).tree_
     tree.class_attribute = "income"
-    paper = maxent_attack(tree.published("error-rates"), frame, qi)
+    paper = maxent_attack(tree.published("error-rates"), frame, ThreatModel(known=qi))
     declared = maxent_attack(tree.published("error-rates"), frame, threat=ThreatModel(sensitive="income", known=tuple(qi)))
     assert paper.details["unknowns"] == "income (2)"
     assert np.array_equal(paper.posterior, declared.posterior)
@@ -220,7 +220,7 @@ def test_paper_setting_is_the_special_case(adult_small):
 def test_an_unknown_split_attribute_becomes_an_unknown(d2):
     tree = ID3Classifier(min_samples_split=3).fit(d2[["Age", "Education"]], d2["Salary"]).tree_
     tree.class_attribute = "Salary"
-    result = maxent_attack(tree.published("error-rates"), d2, quasi_identifiers=["Education"])
+    result = maxent_attack(tree.published("error-rates"), d2, ThreatModel(known=["Education"]))
     assert result.details["unknowns"] == "Salary (2) × Age (3)"
     assert result.details["max_violation"] <= 1e-9
     assert np.allclose(result.posterior.sum(axis=1), 1.0)
@@ -299,7 +299,7 @@ def test_a_table_that_contradicts_the_counts_is_refused(adult_small):
     changed = frame.copy()
     changed.loc[changed["income"] == "<=50K", "income"] = ">50K"
     with pytest.raises(DataError, match="contradicts"):
-        maxent_attack(tree, changed, qi)
+        maxent_attack(tree, changed, ThreatModel(known=qi))
 
 
 def test_known_individuals_are_not_targets_and_are_certain(nursery_small):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
 
-from ppdm.attacks.forest_leaves import forest_homogeneity_attack
+from ppdm.attacks.homogeneity import homogeneity_attack
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.datasets import load_nursery
@@ -45,7 +45,7 @@ def _reaudit(forest: Forest, train):
     """Maximum entropy and the forest homogeneity attack, outside the search."""
     results = [maxent_attack(forest, train, threat=THREAT)]
     if forest.disclosure is not Disclosure.LABELS:
-        results.append(forest_homogeneity_attack(forest, train, quasi_identifiers=list(KNOWN), sensitive="class"))
+        results.append(homogeneity_attack(forest, train, ThreatModel(sensitive="class", known=KNOWN)))
     certain = np.logical_or.reduce([r.exposed_right() for r in results])
     confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])
     return int(certain.sum()), float((confidence >= 0.9 - 1e-9).mean())

@@ -53,7 +53,7 @@ def test_the_chosen_model_meets_the_target_when_audited_again(searched, adult_ed
     train, _, _ = adult_education
     assert searched.chosen is not None and searched.chosen.disclosure is Disclosure.ERROR_RATES
     maxent = maxent_attack(searched.chosen, train, threat=THREAT)
-    leaves = homogeneity_attack(searched.chosen, train, quasi_identifiers=QI)
+    leaves = homogeneity_attack(searched.chosen, train, ThreatModel(known=QI))
     certain = maxent.exposed_right() | leaves.exposed_right()
     confidence = np.maximum(maxent.confidence_in_truth(), leaves.confidence_in_truth())
     assert certain.sum() == 0

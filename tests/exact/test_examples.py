@@ -39,7 +39,7 @@ def test_paper_000_example_1_in_integer_form(d2: pd.DataFrame) -> None:
     ≤50K or >50K, never both, and exactly one of them is >50K. The estimate says 0.5 for each."""
     tree = _example1_tree(d2)
     assert tree.root.split.attribute == "Age"
-    result = exact_attack(tree, d2, ["Age", "Education"], "Salary")
+    result = exact_attack(tree, d2, ThreatModel(known=["Age", "Education"], sensitive="Salary"))
     values = list(result.values)
     le, gt = values.index("<=50K"), values.index(">50K")
     q1, q4 = _group(result, Age="Youth"), _group(result, Age="MiddleAge")
@@ -49,7 +49,7 @@ def test_paper_000_example_1_in_integer_form(d2: pd.DataFrame) -> None:
     for q in (q2, q3):
         assert result.bounds["min"][q].tolist() == [0, 0] and result.bounds["max"][q].tolist() == [1, 1]
     assert result.details["exact"]["method"] == "network"
-    estimate = maxent_attack(tree, d2, ["Age", "Education"], "Salary")
+    estimate = maxent_attack(tree, d2, ThreatModel(known=["Age", "Education"], sensitive="Salary"))
     assert estimate.posterior[q2, gt] == pytest.approx(0.5, abs=1e-6)
     assert set(np.flatnonzero(estimate.certain_groups)) == {q1, q4}
 

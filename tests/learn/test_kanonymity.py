@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ppdm.attacks.anonymity import model_anonymity
+from ppdm.attacks.threat import ThreatModel
 from ppdm.data.hierarchy import Hierarchy, adult_hierarchies
 from ppdm.errors import AnonymityError, DataError, PpdmError
 from ppdm.learn import ID3Classifier
@@ -82,7 +83,7 @@ def test_table1_at_k4_refuses_the_marital_status_split(mortgage):
     assert model.anonymity_ == 6
     # plain ID3 grows the Figure 1 tree, which is 3- but not 4-anonymous
     plain = ID3Classifier().fit(X, y).tree_
-    assert model_anonymity(plain, mortgage, ["Marital Status"]).k == 3
+    assert model_anonymity(plain, mortgage, ThreatModel(known=["Marital Status"])).k == 3
 
 
 def test_a_breach_is_retried_one_level_up_the_hierarchy(brute_force_check):
@@ -147,7 +148,7 @@ def test_adult_id3_trees_are_k_anonymous_and_plain_id3_is_not(adult, plain_id3, 
     model = KAnonymousTreeClassifier(k=k, quasi_identifiers=cats, hierarchies=hierarchies).fit(frame[cats], frame["income"])
     brute_force_check(model, frame, cats, k)
     assert model.tree_.n_leaves > 1
-    assert model_anonymity(plain_id3, frame, cats).k < k
+    assert model_anonymity(plain_id3, frame, ThreatModel(known=cats)).k < k
 
 
 @pytest.mark.parametrize("k", (10, 1000))
@@ -157,7 +158,7 @@ def test_adult_id3_with_private_attributes(adult, plain_id3, k, brute_force_chec
     model = KAnonymousTreeClassifier(k=k, quasi_identifiers=public, hierarchies=hierarchies).fit(frame[cats], frame["income"])
     brute_force_check(model, frame, public, k)
     assert any(n.split.attribute in ("relationship", "race") for n in model.tree_.internal_nodes())
-    assert model_anonymity(plain_id3, frame, public).k < k
+    assert model_anonymity(plain_id3, frame, ThreatModel(known=public)).k < k
 
 
 @pytest.mark.parametrize("k", K_GRID)
@@ -166,12 +167,12 @@ def test_adult_c45_trees_are_k_anonymous(adult, k, brute_force_spans):
     X = frame.drop(columns="income")
     model = KAnonymousTreeClassifier(k=k, hierarchies=hierarchies, algorithm="c45").fit(X, frame["income"])
     public = list(X.columns)
-    fast = model_anonymity(model.tree_, frame, public)
+    fast = model_anonymity(model.tree_, frame, ThreatModel(known=public))
     assert fast.k >= k and fast.k == model.anonymity_
     keys, populations = brute_force_spans(model.tree_, frame, public)
     assert populations.min() >= k
     # split points were moved to keep k: the unpruned tree is k-anonymous too
-    assert model_anonymity(model.unpruned_tree_, frame, public).k >= k
+    assert model_anonymity(model.unpruned_tree_, frame, ThreatModel(known=public)).k >= k
 
 
 @pytest.mark.parametrize("confidence", (0.8, 0.9))
@@ -180,7 +181,7 @@ def test_adult_l_diverse_trees_cap_the_attackers_confidence(adult, confidence, b
     model = KAnonymousTreeClassifier(k=1, quasi_identifiers=cats, hierarchies=hierarchies, max_confidence=confidence)
     model.fit(frame[cats], frame["income"])
     brute_force_check(model, frame, cats, 1, ell=confidence_to_l(confidence))
-    result = model_anonymity(model.tree_, frame, cats)
+    result = model_anonymity(model.tree_, frame, ThreatModel(known=cats))
     top = (result.class_counts.max(axis=1) / result.class_counts.sum(axis=1)).max()
     assert top <= confidence + 1e-9  # two classes: entropy ℓ-diversity is the confidence cap
     assert result.exposed.sum() == 0
@@ -232,7 +233,7 @@ def test_random_tables_every_span_holds_k_records(brute_force_check, case, algor
         assert len(frame) < k or class_public or ell is not None
         return
     brute_force_check(model, frame, public, k, ell)
-    fast = model_anonymity(model.tree_, frame, public, class_public)
+    fast = model_anonymity(model.tree_, frame, ThreatModel(known=public), class_public)
     assert fast.k == model.anonymity_
 
 

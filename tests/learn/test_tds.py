@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ppdm.attacks.anonymity import model_anonymity
+from ppdm.attacks.threat import ThreatModel
 from ppdm.data.hierarchy import Hierarchy, adult_hierarchies
 from ppdm.errors import AnonymityError, DataError
 from ppdm.learn.criteria import entropy
@@ -102,7 +103,7 @@ def test_tds_trees_on_adult_are_k_anonymous_models(adult_train, adult_test, algo
     model.fit(frame[cols], frame["income"])
     generalized = model.transform(frame[cols])
     assert smallest_group(generalized, cols) >= 100
-    assert model_anonymity(model.tree_, generalized.assign(income=frame["income"]), cols).k >= 100
+    assert model_anonymity(model.tree_, generalized.assign(income=frame["income"]), ThreatModel(known=cols)).k >= 100
     error = 1 - model.score(test[cols], test["income"])
     kadet = KAnonymousTreeClassifier(k=100, quasi_identifiers=cols, hierarchies=adult_hierarchies(), algorithm=algorithm)
     kadet_error = 1 - kadet.fit(frame[cols], frame["income"]).score(test[cols], test["income"])

@@ -362,8 +362,8 @@ def test_paper_setting_keeps_the_explicit_form_and_the_factored_one_agrees(adult
     tree = ID3Classifier(max_depth=3).fit(frame[qi], frame["income"]).tree_
     tree.class_attribute = "income"
     tree = tree.published("error-rates")
-    default = maxent_attack(tree, frame, qi)
-    forced = maxent_attack(tree, frame, qi, factored=True)
+    default = maxent_attack(tree, frame, ThreatModel(known=qi))
+    forced = maxent_attack(tree, frame, ThreatModel(known=qi), factored=True)
     assert default.details["form"] == "slots" and forced.details["form"] == "factored"
     assert np.abs(default.posterior - forced.posterior).max() <= TOL
 

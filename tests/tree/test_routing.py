@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from ppdm.attacks import homogeneity_attack, model_anonymity
+from ppdm.attacks.threat import ThreatModel
 from ppdm.tree import Attribute, CategoricalSplit, Interval, Node, ThresholdSplit, Tree
 from ppdm.tree.routing import narrow, reachable_leaves
 
@@ -53,12 +54,12 @@ def test_an_unknown_attribute_split_twice_only_reaches_compatible_branches(peopl
     assert (np.diff(reach.indptr) < np.array([len(s) for s in everything_below])).all()
     keys, _ = brute_force_spans(tree, people, ["zip"])
     assert [key[0] for key in keys] == path_consistent
-    assert sorted(model_anonymity(tree, people, ["zip"]).leaves) == [(3, 5), (3, 6)]
+    assert sorted(model_anonymity(tree, people, ThreatModel(known=["zip"])).leaves) == [(3, 5), (3, 6)]
 
 
 def test_the_leaf_attacks_see_the_path_consistent_span(people):
     tree = age_twice_tree()
-    result = homogeneity_attack(tree, people, ["zip"])
+    result = homogeneity_attack(tree, people, ThreatModel(known=["zip"]))
     assert sorted(set(result.provenance)) == ["leaves 3, 5", "leaves 3, 6"]
 
 

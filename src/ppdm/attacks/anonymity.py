@@ -12,8 +12,8 @@ records (Definition 6).
 Decisions where the paper leaves room:
 
 * **The class.** If the class attribute is private (the papers' setting) a leaf contributes all
-  of its class bins, so a span is a set of leaves. If it is public (listed among the
-  quasi-identifiers) the attacker also knows each person's class, and a span is a set of leaves
+  of its class bins, so a span is a set of leaves. If it is public (the threat model's
+  ``class_known``: the class among the known columns) the attacker also knows each person's class, and a span is a set of leaves
   together with that class.
 * **Private domains.** The private values varied are the tree's attribute domains for categorical
   attributes and the whole real line for numeric ones. Routing is path-consistent
@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.attacks.threat import Attacker, ThreatModel, attacker
 from ppdm.data.qigroups import group_codes
 from ppdm.data.roles import Roles, check_columns
 from ppdm.errors import DataError
@@ -145,16 +146,21 @@ def _class_codes(tree: Tree | Forest, data: pd.DataFrame, column: str) -> np.nda
 def model_anonymity(
     tree: Tree | Forest,
     data: pd.DataFrame,
-    roles: Roles | Sequence[str],
+    threat: ThreatModel | Roles | Sequence[str] | None = None,
     class_public: bool | None = None,
+    *,
+    roles: Roles | Sequence[str] | None = None,
 ) -> Spans:
     """Each record's span and every span's population: the linking attack of paper 002 §2.
 
-    ``data``: the training records (the public identifiable table, Definition 3); ``roles``: the
-    quasi-identifiers (public attributes), as :class:`Roles` or a list of column names. Every other
-    attribute the tree splits on is private. ``class_public``: whether the attacker knows each
-    person's class (default: whether the class attribute is a quasi-identifier). When ``data``
-    holds the class column, per-span class counts (for ℓ-diversity and exposed tuples) are kept.
+    ``data``: the training records (the public identifiable table, Definition 3); ``threat``: the
+    attacker (:class:`~ppdm.attacks.threat.ThreatModel`, resolved against ``data``): the columns
+    they know are the public attributes, every other attribute the tree splits on is private
+    (default: every column but the class is known). ``class_public``: whether the attacker knows
+    each person's class (default: the threat model's ``class_known``). ``roles`` (the
+    quasi-identifiers as :class:`Roles` or a list of column names, also in ``threat``'s place) is
+    the deprecated spelling; the class is then public when it is among them. When ``data`` holds
+    the class column, per-span class counts (for ℓ-diversity and exposed tuples) are kept.
 
     Over a :class:`Forest`, a record's span is its set of reachable leaves in every tree: records
     whose sets agree in every tree cannot be told apart by the model (varying the private values
@@ -162,7 +168,19 @@ def model_anonymity(
     same private values by every record that can reach it). ``Spans.leaves`` then holds
     ``(tree, leaf)`` pairs.
     """
-    public = list(roles.quasi_identifiers if isinstance(roles, Roles) else roles)
+    public = _public(tree, data, attacker("model_anonymity", threat, roles=roles, positional="roles"))
+    return _spans(tree, data, public, class_public)
+
+
+def _public(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> list[str]:
+    """The columns the attacker knows: as the deprecated spelling listed them, or the threat model's
+    (the class among them when it is known)."""
+    if who.quasi_identifiers is not None:
+        return list(who.quasi_identifiers)
+    return list((who.threat or ThreatModel()).resolve(data, model.class_attribute).known or ())
+
+
+def _spans(tree: Tree | Forest, data: pd.DataFrame, public: list[str], class_public: bool | None) -> Spans:
     used_public = [a for a in sorted(tree.split_attributes) if a in public]
     check_columns(data, used_public)
     is_public = _class_is_public(tree, public, class_public)
@@ -186,9 +204,18 @@ def model_anonymity(
     return Spans(leaves, span_class, span_of, population, class_counts)
 
 
-def exposed_tuples(tree: Tree | Forest, data: pd.DataFrame, roles: Roles | Sequence[str], class_public: bool | None = None) -> float:
+def exposed_tuples(
+    tree: Tree | Forest,
+    data: pd.DataFrame,
+    threat: ThreatModel | Roles | Sequence[str] | None = None,
+    class_public: bool | None = None,
+    *,
+    roles: Roles | Sequence[str] | None = None,
+) -> float:
     """Share of training records whose span is class-homogeneous (paper 002 §4.2, Figure 6).
 
     For such a record the attacker infers the class with certainty from the linking attack.
+    ``threat``, ``class_public`` and the deprecated ``roles`` as for :func:`model_anonymity`.
     """
-    return model_anonymity(tree, data, roles, class_public).exposed_share
+    public = _public(tree, data, attacker("exposed_tuples", threat, roles=roles, positional="roles"))
+    return _spans(tree, data, public, class_public).exposed_share

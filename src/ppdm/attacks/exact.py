@@ -20,8 +20,8 @@ import pandas as pd
 
 from ppdm.attacks.maxent import _threat, audit_problem
 from ppdm.attacks.result import AttackResult
-from ppdm.attacks.rules import rules_audit_problem
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.rules import rules_audit_problem, rules_threat
+from ppdm.attacks.threat import ThreatModel, attacker
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.bounds import ExactBounds
@@ -43,11 +43,11 @@ Ties = Literal["first", "any"]
 def exact_attack(
     model: Tree | Forest | RuleSet,
     data: pd.DataFrame,
-    quasi_identifiers: Sequence[str] | None = None,
+    threat: ThreatModel | Sequence[str] | None = None,
     sensitive: str | None = None,
     time_limit: float | None = None,
     *,
-    threat: ThreatModel | None = None,
+    quasi_identifiers: Sequence[str] | None = None,
     method: Method = "auto",
     ties: Ties = "first",
     rule_knowledge: RuleKnowledge | None = None,
@@ -56,11 +56,13 @@ def exact_attack(
 ) -> AttackResult:
     """Per group and sensitive value, the proved min and max count over every consistent dataset.
 
-    ``model``: a published tree or forest (audited under ``threat``, or ``quasi_identifiers``
-    and ``sensitive`` as in :func:`~ppdm.attacks.maxent.maxent_attack`; a forest's rows are every
+    ``model``: a published tree or forest (audited under ``threat`` as in
+    :func:`~ppdm.attacks.maxent.maxent_attack`, with the same default; a forest's rows are every
     used tree's, each record counted with its bootstrap multiplicity where the model stores it:
-    :mod:`ppdm.maxent.constraints.forest_constraints`) or a rule set (paper 004; ``quasi_identifiers``
-    default to the rules'). ``time_limit`` (seconds) bounds the integer
+    :mod:`ppdm.maxent.constraints.forest_constraints`) or a rule set (paper 004; the attacker as in
+    :func:`~ppdm.attacks.rules.rules_attack`, knowing the rules' quasi-identifiers by default).
+    ``quasi_identifiers``/``sensitive`` (or a list of columns in ``threat``'s place) are the
+    deprecated spelling. ``time_limit`` (seconds) bounds the integer
     search; values it leaves open are reported undecided, never certain. ``ties``: label rows
     follow the tree's tie rule (``"first"``: the first class of highest count wins, as argmax;
     ``"any"``: the paper's ≥ rows). The result's certain groups are the proved ones; its
@@ -72,10 +74,15 @@ def exact_attack(
     rule sets go to ``"auto"`` (HiGHS branch and bound on large components), trees and forests to
     CP-SAT.
     """
+    who = attacker("exact_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
+    quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
     if time_limit is not None and time_limit <= 0:
         raise PpdmError(f"time_limit must be positive seconds, got {time_limit!r}")
     if isinstance(model, RuleSet):
-        return _rules(model, data, quasi_identifiers, time_limit, method, rule_knowledge or RuleKnowledge(), detail, options)
+        knowledge = rule_knowledge or RuleKnowledge()
+        if threat is not None:
+            quasi_identifiers, knowledge = rules_threat(model, data, threat, knowledge)
+        return _rules(model, data, quasi_identifiers, time_limit, method, knowledge, detail, options)
     if isinstance(model, Forest):
         return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, options)
     if not isinstance(model, Tree):

@@ -3,14 +3,15 @@ are taken out of the counts (Ferry et al., *Trained Random Forests Completely Re
 Dataset*, ICML 2024, §3: every tree's leaf counts are linear constraints on the training rows'
 classes; this is their sound, solver-free part).
 
-The sound rule of :mod:`ppdm.attacks.forest_leaves` reads each tree's counts as published. Once
+The sound rule of :mod:`ppdm.attacks.leaves` reads each tree's counts as published. Once
 a group is certain (all its records have class ``c``) and its span in tree ``t`` is one leaf
 ``ℓ``, its records contribute exactly their multiplicities to ``ℓ``'s count of ``c``; subtracting
 them (as the background-knowledge attack of paper 003 §2.2.3 subtracts known people) leaves
 counts that still hold every other record drawn into ``ℓ``, so the rule applied to those
 *remaining* counts is still sound for every group not yet certain, and may leave one class for
 more of them. Rounds repeat until nobody new is certain. Only trees whose multiplicities are
-known and whose counts are exact are subtracted from.
+known and whose counts are exact are subtracted from. A tree is a forest of one that holds every
+row of the attacker's table once (the single-tree attacks' assumption).
 """
 
 from __future__ import annotations
@@ -20,18 +21,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.forest_leaves import ForestView, forest_view
+from ppdm.attacks.leaves import AttackerView, view_of
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.threat import ThreatModel, attacker, deprecated_alias
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
 __all__ = ["forest_reconstruction_attack", "propagate", "reconstruction_attack"]
 
 
-def propagate(view: ForestView, counts: list[np.ndarray | None] | None = None, max_rounds: int = 100) -> tuple[np.ndarray, np.ndarray]:
+def propagate(view: AttackerView, counts: list[np.ndarray | None] | None = None, max_rounds: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """What each tree leaves each group after the rounds, and the round each group became certain in.
 
-    Returns ``possible`` (groups × trees × classes, as :meth:`ForestView.possible`) and ``round``
+    Returns ``possible`` (groups × trees × classes, as :meth:`AttackerView.possible`) and ``round``
     (per group: 0 when certain from the published counts, ``r`` when certain after ``r`` rounds
     of subtraction, -1 when never certain).
     """
@@ -58,7 +60,7 @@ def propagate(view: ForestView, counts: list[np.ndarray | None] | None = None, m
     return possible, found
 
 
-def _remaining(view: ForestView, t: int, counts: np.ndarray, take: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+def _remaining(view: AttackerView, t: int, counts: np.ndarray, take: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     """Tree ``t``'s counts less the records of the groups ``take`` (certain, one leaf in ``t``)."""
     take = take & ~np.isnan(view.summed[:, t])
     rows = np.flatnonzero(take)
@@ -69,11 +71,21 @@ def _remaining(view: ForestView, t: int, counts: np.ndarray, take: np.ndarray, a
     return np.maximum(counts - sub, 0.0)
 
 
-def forest_reconstruction_attack(
-    forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
+def reconstruction_attack(
+    model: Tree | Forest,
+    data: pd.DataFrame,
+    threat: ThreatModel | Sequence[str] | None = None,
+    sensitive: str | None = None,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
 ) -> AttackResult:
-    """Expose everyone the rounds of subtraction leave one class for (see the module docstring)."""
-    view = forest_view(forest, data, quasi_identifiers, sensitive)
+    """Expose everyone the rounds of subtraction leave one class for (see the module docstring).
+
+    ``threat``: the attacker (see :func:`~ppdm.attacks.leaves.attacker_view`; the sensitive
+    column is the class; default: they know the model's attributes in ``data``);
+    ``quasi_identifiers``/``sensitive`` are the deprecated spelling.
+    """
+    view = view_of(model, data, attacker("reconstruction_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive))
     possible, found = propagate(view)
     details = {
         "certain_from_the_counts": int(view.groups.counts[found == 0].sum()),
@@ -86,11 +98,5 @@ def forest_reconstruction_attack(
     return result
 
 
-def reconstruction_attack(
-    model: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
-) -> AttackResult:
-    """:func:`forest_reconstruction_attack`; a tree is read as a forest of one that holds every row
-    of ``data`` once (the single-tree attacks' assumption)."""
-    if isinstance(model, Tree):
-        model = Forest([model], "vote", multiplicities=[np.ones(len(data), dtype=np.int64)])
-    return forest_reconstruction_attack(model, data, quasi_identifiers, sensitive)
+#: :func:`reconstruction_attack`, by its name when it took forests only.
+forest_reconstruction_attack = deprecated_alias(reconstruction_attack, "forest_reconstruction_attack")

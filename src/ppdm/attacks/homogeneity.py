@@ -8,9 +8,9 @@ classes the same holds for any single nonzero class.
 leaves); a person whose QI combination is unique in the attacker's table and who lands in a leaf
 that reveals their class is identified and exposed.
 
-Both read only the published tree; the training table's QI part is the attacker's table. Given a
-:class:`~ppdm.tree.forest.Forest`, both intersect what every tree says
-(:mod:`ppdm.attacks.forest_leaves`).
+Both read only the published model; the training table's known part is the attacker's table. A
+tree is read as a forest of one; over a :class:`~ppdm.tree.forest.Forest` both intersect what
+every tree holding a person says (the sound rule of :mod:`ppdm.attacks.leaves`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
-from ppdm.attacks.forest_leaves import forest_homogeneity_attack, forest_uniqueness_attack
-from ppdm.attacks.leaves import AttackerView, attacker_view, published_leaf_counts, span_posterior
+from ppdm.attacks.anonymity import span_ids
+from ppdm.attacks.leaves import AttackerView, published_leaf_counts, view_of
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.threat import ThreatModel, attacker
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
@@ -30,9 +32,13 @@ from ppdm.tree.model import Tree
 def homogeneous_leaves(tree: Tree) -> tuple[np.ndarray, float]:
     """Ids of the leaves whose published counts show one class, and the records they hold (N_ℓ, N_u)."""
     counts, _ = published_leaf_counts(tree)
+    return _homogeneous(tree, counts, 0.0)
+
+
+def _homogeneous(tree: Tree, counts: np.ndarray, tolerance: float) -> tuple[np.ndarray, float]:
     leaves = np.array([n.id for n in tree.leaves()], dtype=np.intp)
     c = counts[leaves]
-    mask = (c.sum(axis=1) > 0) & ((c > 0).sum(axis=1) == 1)
+    mask = (c.sum(axis=1) > 0) & ((c > tolerance).sum(axis=1) == 1)
     return leaves[mask], float(c[mask].sum())
 
 
@@ -43,30 +49,71 @@ def single_record_leaves(tree: Tree) -> np.ndarray:
 
 
 def homogeneity_attack(
-    tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
+    model: Tree | Forest,
+    data: pd.DataFrame,
+    threat: ThreatModel | Sequence[str] | None = None,
+    sensitive: str | None = None,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
 ) -> AttackResult:
-    """Expose everyone whose span holds one class only (paper 003 §3.1, Table 6)."""
-    if isinstance(tree, Forest):
-        return forest_homogeneity_attack(tree, data, quasi_identifiers, sensitive)
-    view = attacker_view(tree, data, quasi_identifiers, sensitive)
-    leaves, users = homogeneous_leaves(tree)
-    details = {"homogeneous_leaves": int(len(leaves)), "homogeneous_leaf_records": users}
-    return view.result("homogeneity", _leaf_posterior(tree, view), details)
+    """Expose everyone whose span holds one class only (paper 003 §3.1, Table 6); over a forest,
+    everyone whose candidate classes, intersected over the trees holding them, are one.
+
+    ``threat``: the attacker (see :func:`~ppdm.attacks.leaves.attacker_view`; the sensitive
+    column is the class; default: they know the model's attributes in ``data``);
+    ``quasi_identifiers``/``sensitive`` are the deprecated spelling. Details: the leaves whose
+    counts show one class (over every tree) and the records they hold.
+    """
+    view = view_of(model, data, attacker("homogeneity_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive))
+    return view.result("homogeneity", None, _homogeneous_details(view))
 
 
-def _leaf_posterior(tree: Tree, view: AttackerView) -> np.ndarray:
-    return span_posterior(view.span, published_leaf_counts(tree)[0])
+def _homogeneous_details(view: AttackerView) -> dict[str, object]:
+    leaves, records = 0, 0.0
+    for t, c in enumerate(view.counts):
+        if c is not None:
+            found, held = _homogeneous(view.forest.trees[t], c, view.tolerance)
+            leaves, records = leaves + len(found), records + held
+    return {"homogeneous_leaves": leaves, "homogeneous_leaf_records": records}
 
 
 def uniqueness_attack(
-    tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None = None, sensitive: str | None = None
+    model: Tree | Forest,
+    data: pd.DataFrame,
+    threat: ThreatModel | Sequence[str] | None = None,
+    sensitive: str | None = None,
+    *,
+    quasi_identifiers: Sequence[str] | None = None,
 ) -> AttackResult:
-    """Expose people whose QI combination is unique and whose span reveals their class (§2.2.1, Table 5)."""
-    if isinstance(tree, Forest):
-        return forest_uniqueness_attack(tree, data, quasi_identifiers, sensitive)
-    view = attacker_view(tree, data, quasi_identifiers, sensitive)
+    """Expose people whose known values are unique and whose span reveals their class (§2.2.1,
+    Table 5); over a forest, whose class the trees leave certain.
+
+    ``threat`` as for :func:`homogeneity_attack`. Details: leaves publishing one training row
+    (over all trees), people whose known values are unique, and the records alone in their
+    (intersection of) spans: no other record reaches the same leaves in every tree.
+    """
+    view = view_of(model, data, attacker("uniqueness_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive))
     unique = view.groups.counts == 1
-    details = {"single_record_leaves": int(len(single_record_leaves(tree))), "unique_qi_records": int(unique.sum())}
-    result = view.result("uniqueness", _leaf_posterior(tree, view), details)
+    details = {
+        "single_record_leaves": _single_record_leaves(view),
+        "unique_qi_records": int(unique.sum()),
+        "records_alone_in_their_leaves": _alone(view),
+    }
+    result = view.result("uniqueness", None, details)
     result.exposed = (unique & result.certain_groups)[view.groups.group_of_record]
     return result
+
+
+def _single_record_leaves(view: AttackerView) -> int:
+    """Leaves (over all trees) that publish exactly one training row."""
+    total = 0
+    for tree in view.forest.trees:
+        total += sum(1 for n in tree.leaves() if n.n_samples is not None and abs(n.n_samples - 1) < 1e-9)
+    return total
+
+
+def _alone(view: AttackerView) -> int:
+    """Records no other record shares every tree's span with (a model span of one, paper 002 §2)."""
+    ids = span_ids(sp.hstack(view.spans, format="csr"))
+    population = np.bincount(ids, weights=view.groups.counts)
+    return int((population[ids] == 1).sum())

@@ -25,11 +25,11 @@ import scipy.sparse as sp
 from ppdm.attacks.estimate import maxent_result, solve_details
 from ppdm.attacks.forest_maxent import forest_maxent_attack
 from ppdm.attacks.result import AttackResult
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.threat import ThreatModel, attacker, audited
 from ppdm.attacks.truth import TRUTH_TOLERANCE, check_truth
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, MaxEntError, PpdmError, UninformativeKnowledgeWarning
+from ppdm.errors import DataError, MaxEntError, UninformativeKnowledgeWarning
 from ppdm.maxent.constraints.internal import internal_constraints
 from ppdm.maxent.constraints.tree_constraints import Coverage, Knowledge, table_problem, type_problem
 from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
@@ -54,13 +54,13 @@ _KNOWN_KEY = "__ppdm_known_individual__"
 def maxent_attack(
     tree: Tree | Forest,
     data: pd.DataFrame,
-    quasi_identifiers: Sequence[str] | None = None,
+    threat: ThreatModel | Sequence[str] | None = None,
     sensitive: str | None = None,
     knowledge: Knowledge = Knowledge(),
     tol: float = 1e-9,
     time_limit: float | None = None,
     *,
-    threat: ThreatModel | None = None,
+    quasi_identifiers: Sequence[str] | None = None,
     factored: bool | None = None,
     client: object = None,
     progress: bool | None = None,
@@ -69,12 +69,16 @@ def maxent_attack(
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
-    ``data``: the training records as the attacker's table; it must hold the ``quasi_identifiers``
-    (the columns the attacker knows: any columns, the class among them or not; default: the tree's
-    attributes in ``data`` but the sensitive one) and, to measure the attack, the sensitive column.
-    ``sensitive``: any column (default: the class). Split attributes outside the known columns, an
-    unknown class and the sensitive attribute become the attacker's unknowns. ``threat`` declares
-    all of this at once (and overrides ``quasi_identifiers``, ``sensitive`` and ``knowledge.sa``).
+    ``data``: the training records as the attacker's table; it must hold the columns the attacker
+    knows and, to measure the attack, the sensitive column. ``threat``: the attacker
+    (:class:`~ppdm.attacks.threat.ThreatModel`, resolved against ``data``): the columns they know
+    (any columns, the class among them or not), the sensitive one (any column), what is published,
+    the known individuals; its ``sa_published``, when declared, overrides ``knowledge.sa``. Without
+    one: they know the tree's attributes in ``data`` but the sensitive one, which is the class.
+    Split attributes outside the known columns, an unknown class and the sensitive attribute become
+    the attacker's unknowns.
+    ``quasi_identifiers``/``sensitive`` (or a list of columns in ``threat``'s place) are the
+    deprecated spelling.
 
     With ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from
     ``data``; the default for a sensitive input, see :class:`~ppdm.attacks.threat.ThreatModel`); with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2,
@@ -96,6 +100,8 @@ def maxent_attack(
     ``time_limit`` do not apply, ``factored`` is always true; ``tree_progress(done, total)`` is called
     after each tree's rows are built).
     """
+    who = attacker("maxent_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
+    quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
     if isinstance(tree, Forest):
         if is_dask(data):
             raise DataError("a forest is audited on an in-memory (pandas) table, not a Dask one")
@@ -203,18 +209,14 @@ def _threat(tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence
         if quasi_identifiers is None:
             quasi_identifiers = [a for a in tree.attributes if a in data.columns and a != sensitive]
         threat = ThreatModel(sensitive=sensitive, known=tuple(quasi_identifiers), sa_published=knowledge.sa or None)
+    elif threat.sa_published is None and knowledge.sa:  # undeclared: knowledge.sa says it is published
+        threat = replace(threat, sa_published=True)
     return threat.resolve(data, tree.class_attribute)
 
 
 def _published(tree: Tree, publish: Disclosure | None) -> Tree:
     """The tree as audited: what the file holds, or less when the threat model says so."""
-    if publish is None or publish is tree.disclosure:
-        return tree
-    if publish > tree.disclosure:
-        raise PpdmError(
-            f"the model publishes {tree.disclosure.value} only: it cannot be audited as publishing {publish.value}"
-        )
-    return tree.published(publish)
+    return audited(tree, publish)
 
 
 _Table = TypeVar("_Table", AttackerTable, AttackerTypes)

@@ -7,13 +7,15 @@ NAR constraints.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.threat import ThreatModel, attacker
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError
+from ppdm.errors import DataError, PpdmError
 from ppdm.maxent.constraints.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem
 from ppdm.maxent.rows.problem import MaxEntProblem
 from ppdm.maxent.solvers.solve import solve_linear
@@ -43,20 +45,46 @@ def rules_audit_problem(
     return groups, true_codes, problem, stats
 
 
+def rules_threat(rules: RuleSet, data: pd.DataFrame, threat: ThreatModel, knowledge: RuleKnowledge) -> tuple[list[str], RuleKnowledge]:
+    """The columns an attacker declared by ``threat`` knows of the records ``rules`` were mined
+    from, and the rule knowledge it implies: the sensitive column is the rules' (the default), the
+    known columns default to the rules' quasi-identifiers, and a declared ``sa_published`` sets
+    whether the sensitive attribute's distribution counts as published. Fully known individuals,
+    a known class and ``publish`` levels are a model's, not a rule set's (its ``publish`` is its own)."""
+    if threat.sensitive not in (None, rules.sensitive):
+        raise PpdmError(f"the rules are about {rules.sensitive!r}: the sensitive column must be it, not {threat.sensitive!r}")
+    if threat.known_individuals or threat.class_known or threat.publish is not None:
+        raise PpdmError("a rule set's audit takes the known columns, the sensitive one and sa_published from the threat model, nothing else")
+    declared = threat if threat.quasi_identifiers else replace(threat, quasi_identifiers=rules.quasi_identifiers)
+    resolved = declared.resolve(data, rules.sensitive)
+    if threat.sa_published is not None:
+        knowledge = replace(knowledge, sa=threat.sa_published)
+    return list(resolved.known or ()), knowledge
+
+
 def rules_attack(
     rules: RuleSet,
     data: pd.DataFrame,
     knowledge: RuleKnowledge = RuleKnowledge(),
     quasi_identifiers: Sequence[str] | None = None,
     tol: float = 1e-9,
+    *,
+    threat: ThreatModel | None = None,
 ) -> AttackResult:
     """Estimate every QI group's P(SA | q) by maximum entropy from published rules (paper 004 §IV–V).
 
-    ``data`` is the attacker's table: the QI part of every record the rules were mined from
-    (default QIs: the rule set's). If it holds the sensitive column, the result reports the
-    paper's overall divergence (§VI, natural log) and the attacker's confidence in each record's
-    true value. With ``knowledge.sa`` the sensitive attribute's distribution counts as published.
+    ``data`` is the attacker's table: the known part of every record the rules were mined from.
+    ``threat``: the attacker (:class:`~ppdm.attacks.threat.ThreatModel`, resolved against
+    ``data``; :func:`rules_threat`); default: they know the rule set's quasi-identifiers.
+    ``quasi_identifiers`` is the deprecated spelling. If ``data`` holds the sensitive column, the
+    result reports the paper's overall divergence (§VI, natural log) and the attacker's confidence
+    in each record's true value. With ``knowledge.sa`` the sensitive attribute's distribution
+    counts as published.
     """
+    who = attacker("rules_attack", threat, quasi_identifiers=quasi_identifiers)
+    quasi_identifiers = who.quasi_identifiers
+    if who.threat is not None:
+        quasi_identifiers, knowledge = rules_threat(rules, data, who.threat, knowledge)
     groups, true_codes, problem, stats = rules_audit_problem(rules, data, knowledge, quasi_identifiers)
     k = len(rules.values)
     solution = solve_linear(problem, tol=tol)

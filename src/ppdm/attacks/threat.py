@@ -25,15 +25,21 @@ flags declare the rest.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, TypeVar, cast
 
 import pandas as pd
 
+from ppdm.data.roles import Roles
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree
 
 #: Column names a census or population register holds (matched ignoring case, '-', '_' and spaces).
 DEMOGRAPHIC = (
@@ -220,3 +226,91 @@ def load_threat(path: str | Path) -> ThreatModel:
     text = read_text(path, "threat-model")
     spec = load_yaml(text, str(path))
     return threat_from_dict(spec or {}, str(path))
+
+
+# -- the one spelling of an attacker ------------------------------------------------------------
+@dataclass(frozen=True)
+class Attacker:
+    """Who an attack was told the attacker is: a declared :class:`ThreatModel` (``threat``; ``None``
+    for the attack's own default), or, in the spelling deprecated since the threat model, the
+    columns known (``quasi_identifiers``; ``None`` for the attack's old default) and the sensitive
+    column. :func:`attacker` reads it from either spelling."""
+
+    threat: ThreatModel | None = None
+    quasi_identifiers: tuple[str, ...] | None = None
+    sensitive: str | None = None
+
+
+def attacker(
+    function: str,
+    threat: ThreatModel | Roles | Sequence[str] | None = None,
+    *,
+    quasi_identifiers: Roles | Sequence[str] | None = None,
+    sensitive: str | None = None,
+    roles: Roles | Sequence[str] | None = None,
+    positional: str = "quasi_identifiers",
+    stacklevel: int = 3,
+) -> Attacker:
+    """The attacker ``function`` was called with, from either spelling.
+
+    ``threat`` is today's spelling. The one before it, ``quasi_identifiers=`` and ``sensitive=``
+    (or ``roles=``), still works for this release, and so does a list of columns (or
+    :class:`~ppdm.data.roles.Roles`) where ``threat`` now stands, the old third positional
+    argument (``positional`` names it): it warns with a :class:`DeprecationWarning` naming the new
+    spelling, and the attack then runs exactly as it did, its old defaults included. Both
+    spellings at once is an error.
+    """
+    given = {"quasi_identifiers": quasi_identifiers, "roles": roles}
+    if threat is not None and not isinstance(threat, ThreatModel):  # the old spelling's third positional argument
+        if isinstance(threat, (str, bytes)) or not isinstance(threat, (Roles, Sequence)):
+            raise PpdmError(f"{function}: threat must be a ThreatModel, got {threat!r}")
+        if given[positional] is not None:
+            raise TypeError(f"{function}() got multiple values for argument {positional!r}")
+        given[positional], threat = threat, None
+    old = {name: value for name, value in (*given.items(), ("sensitive", sensitive)) if value is not None}
+    if not old:
+        return Attacker(threat)
+    if threat is not None:
+        raise TypeError(f"{function}(): pass threat= or the deprecated {', '.join(n + '=' for n in old)}, not both")
+    columns = given["roles"] if given["roles"] is not None else given["quasi_identifiers"]
+    if isinstance(columns, (str, bytes)):
+        raise PpdmError(f"{function}: the known columns must be a list of column names, not the text {columns!r}")
+    known = None if columns is None else tuple(columns.quasi_identifiers if isinstance(columns, Roles) else columns)
+    spelled = [f"known={list(known)!r}" if known is not None else "known=[...]"]
+    if sensitive is not None:
+        spelled.append(f"sensitive={sensitive!r}")
+    warnings.warn(
+        f"{function}: {' and '.join(old)} {'is' if len(old) == 1 else 'are'} deprecated and will be removed: "
+        f"pass threat=ThreatModel({', '.join(spelled)})",
+        DeprecationWarning,
+        stacklevel=stacklevel,
+    )
+    return Attacker(None, known, sensitive)
+
+
+_Model = TypeVar("_Model", bound=Tree | Forest)
+
+
+def audited(model: _Model, publish: Disclosure | None) -> _Model:
+    """The model as audited under a threat model's ``publish``: what its file holds (``None``), or
+    less; never more than it holds."""
+    if publish is None or publish is model.disclosure:
+        return model
+    if publish > model.disclosure:
+        raise PpdmError(f"the model publishes {model.disclosure.value} only: it cannot be audited as publishing {publish.value}")
+    return cast(_Model, model.published(publish))
+
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def deprecated_alias(function: _Function, name: str) -> _Function:
+    """``function`` under an old ``name`` that warns (:class:`DeprecationWarning`) when called."""
+
+    @functools.wraps(function)
+    def alias(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"{name} is deprecated and will be removed: call {function.__name__}, which takes a tree or a forest", DeprecationWarning, stacklevel=2)
+        return function(*args, **kwargs)
+
+    alias.__name__ = alias.__qualname__ = name
+    return cast(_Function, alias)

@@ -154,22 +154,23 @@ def attack_command(
         reconstruction_attack,
         uniqueness_attack,
     )
+    from ppdm.attacks.threat import ThreatModel
     from ppdm.tree.model_files import load_model
 
     table = _attacker_table(dataset, data)
     tree = load_model(tree_file, table, class_attribute=sensitive)
     qis = _split_list(quasi_identifiers)
+    # the attacker knows the listed columns, else the model's attributes in the table
+    threat = ThreatModel(sensitive=sensitive, known=None if qis is None else tuple(qis), quasi_identifiers=tuple(tree.attributes))
     if kind == "background":
         if known is None:
             raise PpdmError(
                 "--attack background needs --known FILE.csv (the individuals the attacker knows)"
             )
-        result = background_knowledge_attack(
-            tree, table, _known_rows(table, known), qis, sensitive, threshold
-        )
+        result = background_knowledge_attack(tree, table, _known_rows(table, known), threshold=threshold, threat=threat)
     else:
         attack = {"homogeneity": homogeneity_attack, "uniqueness": uniqueness_attack, "reconstruction": reconstruction_attack}[kind]
-        result = attack(tree, table, qis, sensitive)
+        result = attack(tree, table, threat)
     if table.index.name is not None:  # --row-ids: the file's ids, not positions
         result.row_ids = table.index.to_numpy()
     _print_result(result, top)

@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 import pandas as pd
 
 from ppdm.attacks.anonymity import model_anonymity
-from ppdm.attacks.forest_leaves import forest_homogeneity_attack
 from ppdm.attacks.homogeneity import homogeneity_attack
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.result import AttackResult
@@ -58,19 +57,11 @@ def leaf_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bo
     Applies when the class is the sensitive attribute, the model publishes counts or error rates
     and the attacker knows some column; fully known individuals are not targets. Over a forest,
     the classes every tree holding a person leaves them, intersected
-    (:func:`~ppdm.attacks.forest_leaves.forest_homogeneity_attack`).
+    (:func:`~ppdm.attacks.homogeneity.homogeneity_attack`).
     """
-    known = list(threat.known or ())
-    if threat.sensitive != tree.class_attribute or tree.disclosure is Disclosure.LABELS or not known:
+    if threat.sensitive != tree.class_attribute or tree.disclosure is Disclosure.LABELS or not threat.known:
         return None
-    if isinstance(tree, Forest):
-        result = forest_homogeneity_attack(tree, data, quasi_identifiers=known, sensitive=threat.sensitive)
-    else:
-        result = homogeneity_attack(tree, data, quasi_identifiers=known, sensitive=threat.sensitive)
-    if threat.known_individuals:
-        result.targets = result.targets.copy()
-        result.targets[list(threat.known_individuals)] = False
-    return result
+    return homogeneity_attack(tree, data, threat)
 
 
 DEFAULT_AUDITORS: tuple[Auditor, ...] = (maxent_auditor, leaf_auditor)
@@ -78,7 +69,7 @@ DEFAULT_AUDITORS: tuple[Auditor, ...] = (maxent_auditor, leaf_auditor)
 
 def spans_of(tree: Model, data: pd.DataFrame, threat: ThreatModel) -> Spans:
     """The linking attack's spans (paper 002 §2) with the threat model's known columns public."""
-    return model_anonymity(tree, data, list(threat.known or ()), class_public=threat.class_known)
+    return model_anonymity(tree, data, threat)
 
 
 def audit_until(
