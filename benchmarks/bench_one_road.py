@@ -1,7 +1,7 @@
 """One model path, measured: a tree audited as a forest of one against the tree's own road, and
 the audits of a tree and a forest before and after the single-path refactoring, in one run.
 
-Run: ``python benchmarks/bench_one_road.py [--repeats 5] [--before /path/to/an/older/checkout/src]``
+Run: ``python benchmarks/bench_one_road.py [--repeats 5] [--before /path/to/an/older/checkout/src] [--after src]``
 
 Cases (UCI Adult, all 30,162 training rows, ``maxent_attack`` end to end, fit and import excluded):
 
@@ -78,9 +78,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--before", help="an older checkout's src folder to compare with (default: none)")
+    parser.add_argument("--after", help="the src folder measured as 'now' (default: this checkout's)")
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
     args = parser.parse_args()
-    now = str(HERE.parent / "src")
+    now = args.after or str(HERE.parent / "src")
     trees = {"now": now} | ({"before": args.before} if args.before else {})
     times: dict[tuple[str, str], list[float]] = {}
     answers: dict[tuple[str, str], list] = {}
