@@ -306,9 +306,8 @@ def _model_and_table(
 @contextmanager
 def _tree_progress(model: Any, quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar over a forest's trees while their rows are built (a terminal only, not under --quiet)."""
-    from ppdm.tree.forest import Forest
 
-    if quiet or not console.is_terminal or not isinstance(model, Forest):
+    if quiet or not console.is_terminal or model.n_trees == 1:
         yield None
         return
     from rich.console import Console
