@@ -232,3 +232,16 @@ def test_the_cli_default_exact_budget_is_the_library_s():
     from ppdm.cli.audit import DEFAULT_EXACT_SECONDS
 
     assert DEFAULT_EXACT_SECONDS == EXACT_SECONDS
+
+
+def test_a_boosted_model_s_leaves_show_their_values_not_placeholder_labels(nursery):
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    boosted = ppdm.from_estimator(_encoded(GradientBoostingClassifier(n_estimators=3, max_depth=2, random_state=0), nursery), nursery)
+    audit = ppdm.audit(boosted, nursery, THREAT)
+    leaves = audit.leaves()
+    assert "value" in leaves and "label" not in leaves  # a round's labels are placeholders
+    assert leaves["value"].notna().all() and leaves["tree"].nunique() == boosted.n_trees
+    riskiest = [line for line in str(audit).splitlines() if "→" in line]
+    assert riskiest and all(len(line.split(" record")[-1]) <= 140 for line in riskiest)  # a forest's provenance is cut
+    assert any("more trees)" in line for line in riskiest)

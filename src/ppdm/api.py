@@ -34,7 +34,7 @@ from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, published_quantities
 from ppdm.tree.model import Tree
 from ppdm.tree.model_files import load_model
 
@@ -144,7 +144,8 @@ class Audit:
         trees = self.model.trees
         people = self.people()
         weights = people["records"].to_numpy(float) if "records" in people else np.ones(len(people))
-        frames = [_leaf_rows(t, tree, self.table, people, weights) for t, tree in enumerate(trees)]
+        known = self.model.known if isinstance(self.model, Forest) else [published_quantities(self.model)]
+        frames = [_leaf_rows(t, tree, known[t], self.table, people, weights) for t, tree in enumerate(trees)]
         return pd.concat(frames, ignore_index=True)
 
     # -- output ----------------------------------------------------------------------------------
@@ -376,16 +377,19 @@ def _values(values: Sequence[Any], codes: np.ndarray) -> np.ndarray:
     return np.asarray(list(values), dtype=object)[np.asarray(codes)]
 
 
-def _leaf_rows(t: int, tree: Tree, table: pd.DataFrame, people: pd.DataFrame, weights: np.ndarray) -> pd.DataFrame:
-    """The leaves of tree ``t`` with the audited records that land there (see :meth:`Audit.leaves`)."""
+def _leaf_rows(
+    t: int, tree: Tree, publishes: frozenset[str], table: pd.DataFrame, people: pd.DataFrame, weights: np.ndarray,
+) -> pd.DataFrame:
+    """The leaves of tree ``t`` with what they publish (a label, or a boosting round's leaf value;
+    the training size) and the audited records that land there (see :meth:`Audit.leaves`)."""
     leaves = tree.leaves()
     ids = np.array([leaf.id for leaf in leaves], dtype=np.intp)
-    out = pd.DataFrame({
-        "tree": t,
-        "leaf": ids,
-        "label": [tree.classes[leaf.label] for leaf in leaves],
-        "samples": [leaf.n_samples for leaf in leaves],
-    })
+    out = pd.DataFrame({"tree": t, "leaf": ids})
+    if "labels" in publishes:
+        out["label"] = [tree.classes[leaf.label] for leaf in leaves]
+    if "leaf-values" in publishes:
+        out["value"] = [leaf.value for leaf in leaves]
+    out["samples"] = [leaf.n_samples for leaf in leaves]
     landing = tree.apply(table)
     position = np.full(max(n.id for n in tree.nodes) + 1, -1, dtype=np.intp)
     position[ids] = np.arange(len(ids))

@@ -70,8 +70,21 @@ def riskiest_lines(result: AttackResult, top: int) -> list[str]:
     for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
         values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
         records = f"{row.records} record{'s' if row.records != 1 else ''}"
-        lines.append(f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, {records}, {row.provenance})")
+        lines.append(f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, {records}, {_short(str(row.provenance))})")
     return lines
+
+
+def _short(provenance: str, limit: int = 120) -> str:
+    """A group's provenance for one line: a forest's is cut after ``limit`` characters, the trees left counted."""
+    if len(provenance) <= limit:
+        return provenance
+    parts = provenance.split("; ")
+    kept: list[str] = []
+    for part in parts:
+        if len("; ".join([*kept, part])) > limit:
+            break
+        kept.append(part)
+    return "; ".join(kept) + f"; … ({len(parts) - len(kept)} more trees)"
 
 
 def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
