@@ -34,7 +34,7 @@ from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
-from ppdm.tree.forest import Forest, published_quantities
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 from ppdm.tree.model_files import load_model
 
@@ -144,8 +144,7 @@ class Audit:
         trees = self.model.trees
         people = self.people()
         weights = people["records"].to_numpy(float) if "records" in people else np.ones(len(people))
-        known = self.model.known if isinstance(self.model, Forest) else [published_quantities(self.model)]
-        frames = [_leaf_rows(t, tree, known[t], self.table, people, weights) for t, tree in enumerate(trees)]
+        frames = [_leaf_rows(t, tree, self.model.known[t], self.table, people, weights) for t, tree in enumerate(trees)]
         return pd.concat(frames, ignore_index=True)
 
     # -- output ----------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ import pandas as pd
 
 from ppdm.errors import PpdmError
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.model import Attribute, Tree, encode_columns
+from ppdm.tree.model import Attribute, Tree, encode_columns, published_quantities
 
 COMBINES = ("vote", "mean-proba", "additive")
 LINKS = ("logistic", "softmax")
@@ -300,27 +300,6 @@ def _multiplicities(given: Sequence[np.ndarray | None] | None, n_trees: int) -> 
     if len(sizes) > 1:
         raise PpdmError(f"the trees' multiplicities count different numbers of training rows: {sorted(sizes)}")
     return out
-
-
-def published_quantities(tree: Tree, additive: bool = False) -> frozenset[str]:
-    """The quantities every node of ``tree`` carries and its disclosure publishes (``labels``,
-    ``class-counts``, ``error-rates``, ``sample-counts``, ``cover``, ``leaf-values``); ``additive``:
-    the tree is a round of a boosted model, whose labels are placeholders."""
-    nodes = tree.nodes
-    out = set()
-    if not additive:
-        out.add("labels")
-    if tree.disclosure is Disclosure.CLASS_COUNTS and all(n.counts is not None for n in nodes):
-        out.add("class-counts")
-    if tree.disclosure is Disclosure.ERROR_RATES and all(n.n_samples is not None and n.n_errors is not None for n in nodes):
-        out.add("error-rates")
-    if all(n.n_samples is not None for n in nodes) and (additive or out & {"class-counts", "error-rates"}):
-        out.add("sample-counts")
-    if all(n.cover is not None for n in nodes):
-        out.add("cover")
-    if all(n.value is not None for n in nodes if n.is_leaf):
-        out.add("leaf-values")
-    return frozenset(out)
 
 
 def _check_leaf_values(trees: Sequence[Tree]) -> None:

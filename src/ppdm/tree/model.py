@@ -148,6 +148,11 @@ class Tree:
         return 1
 
     @property
+    def known(self) -> list[frozenset[str]]:
+        """What the tree publishes, as a forest of one: ``[quantities]`` (see :attr:`Forest.known`)."""
+        return [published_quantities(self)]
+
+    @property
     def n_training_records(self) -> float | None:
         """The training records the tree was fitted on, as far as it publishes them: the root's
         count plus the records pruning Method 1 removed (``None``: only labels published)."""
@@ -340,3 +345,24 @@ def _check_known(column: pd.Series, codes: np.ndarray, name: str) -> None:
         raise DataError(
             f"column {name!r}: value {column.iloc[first]!r} (row {first}) is not in the tree's domain for this attribute"
         )
+
+
+def published_quantities(tree: Tree, additive: bool = False) -> frozenset[str]:
+    """The quantities every node of ``tree`` carries and its disclosure publishes (``labels``,
+    ``class-counts``, ``error-rates``, ``sample-counts``, ``cover``, ``leaf-values``); ``additive``:
+    the tree is a round of a boosted model, whose labels are placeholders."""
+    nodes = tree.nodes
+    out = set()
+    if not additive:
+        out.add("labels")
+    if tree.disclosure is Disclosure.CLASS_COUNTS and all(n.counts is not None for n in nodes):
+        out.add("class-counts")
+    if tree.disclosure is Disclosure.ERROR_RATES and all(n.n_samples is not None and n.n_errors is not None for n in nodes):
+        out.add("error-rates")
+    if all(n.n_samples is not None for n in nodes) and (additive or out & {"class-counts", "error-rates"}):
+        out.add("sample-counts")
+    if all(n.cover is not None for n in nodes):
+        out.add("cover")
+    if all(n.value is not None for n in nodes if n.is_leaf):
+        out.add("leaf-values")
+    return frozenset(out)

@@ -42,8 +42,7 @@ from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.table.attacker_types import AttackerTypes
 from ppdm.maxent.table.unknowns import AttackerTable, Component, UnknownDomain, build_slots
-from ppdm.tree.forest import published_quantities
-from ppdm.tree.model import Tree
+from ppdm.tree.model import Tree, published_quantities
 
 
 @dataclass(frozen=True)
