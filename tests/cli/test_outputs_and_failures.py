@@ -124,12 +124,17 @@ def test_a_table_that_cannot_be_the_training_data_is_refused_unless_declared_a_s
         path = tmp_path / f"{name}.csv"
         frame.to_csv(path, index=False)
         one_line_error(run("audit", "--tree", files / "tree.json", "--data", path), f"the table has {len(frame):,} records but the model was trained on 800")
-    sampled = run("audit", "--tree", files / "tree.json", "--data", tmp_path / "first100.csv", "--sample", "--out", tmp_path / "s.json")
+    sampled = run(
+        "audit", "--tree", files / "tree.json", "--data", tmp_path / "first100.csv", "--sample", "--out", tmp_path / "s.json",
+        "--report", tmp_path / "s.html",
+    )
     assert sampled.exit_code == 0, sampled.output
     assert "audited a sample: 100 records; the model was trained on 800" in sampled.output
     import json
 
     assert "audited a sample" in json.loads((tmp_path / "s.json").read_text())["summary"]["sample"]
+    verdict = (tmp_path / "s.html").read_text().split('id="verdict"')[1].split("</section>")[0]
+    assert "audited a sample: 100 records" in verdict  # the verdict card says what it was judged on
 
 
 def test_pruning_method_1_keeps_the_training_size_the_audit_checks(run, files, tmp_path):

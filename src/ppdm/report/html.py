@@ -85,10 +85,11 @@ def _verdicts(attacks: list[dict[str, Any]], target: str) -> str:
     for i, a in enumerate(attacks):
         v = a["verdict"]
         lines = "".join(f"<li>{escape(line)}</li>" for line in v["lines"])
+        caveats = "".join(f'<p class="note warn">{escape(str(a["summary"][k]))}.</p>' for k in ("sample", "note") if a["summary"].get(k))
         cards.append(
             f'<div class="card {v["level"]}" data-verdict="{v["level"]}"><span class="badge">{_LEVEL[v["level"]]}</span>'
             f'<a href="#attack-{i}">{escape(a["name"])}</a>'
-            f'<p class="headline">{escape(v["headline"])}</p><ul>{lines}</ul></div>'
+            f'<p class="headline">{escape(v["headline"])}</p><ul>{lines}</ul>{caveats}</div>'
         )
     return f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(target)}.</p>{"".join(cards)}</section>'
 
