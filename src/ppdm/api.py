@@ -31,7 +31,7 @@ from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
-from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning
+from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
@@ -371,9 +371,12 @@ def _check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray 
         return None
     left_out = f" (and {dropped:,} left out for missing values)" if dropped else ""
     if not sample:
-        raise DataError(
-            f"the table has {rows:,.0f} records{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
-            "model was fitted on, or declare the table a sample (sample=True; --sample)"
+        raise advising(
+            DataError(
+                f"the table has {rows:,.0f} records{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
+                "model was fitted on, or declare the table a sample (sample=True)"
+            ),
+            "sample=True", "sample",
         )
     return f"audited a sample: {rows:,.0f} records{left_out}; the model was trained on {expected:,.0f}"
 

@@ -25,6 +25,7 @@ from ppdm.cli.common import (
     _threat_from_options,
     _with_class_known,
     check_outputs,
+    command_options,
     console,
     csv_options,
     handles_errors,
@@ -213,6 +214,7 @@ def audit_command(
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
+    command_options(class_attribute="--class", sample="--sample")
     check_outputs(out)
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)

@@ -68,12 +68,36 @@ def _fail(message: str, status: int = 2) -> None:
     sys.exit(status)
 
 
+#: The longest run of characters without a space kept whole in an error line (a value, a path).
+WORD_LIMIT = 200
+
+
 def _shorten(message: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``message`` on one line, cut at ``limit`` characters (the rest counted)."""
-    message = " ".join(message.split())
+    """``message`` on one line, cut at ``limit`` characters (the rest counted). A very long word
+    (a 200 KB cell quoted in the message) is cut in its middle first, so that what follows it (the
+    row, the column) stays on the line."""
+    words = [w if len(w) <= WORD_LIMIT else f"{w[:WORD_LIMIT // 2]}… ({len(w) - WORD_LIMIT * 3 // 4:,} more characters) …{w[-WORD_LIMIT // 4:]}" for w in message.split()]
+    message = " ".join(words)
     if len(message) > limit:
         message = f"{message[:limit]}… ({len(message) - limit:,} more characters)"
     return message
+
+
+_OPTIONS_META = "ppdm.options"
+
+
+def command_options(**options: str) -> None:
+    """Declare the current command's option for each Python argument a library error may advise
+    (``class_attribute="--class"``): its error lines name the option instead of the argument."""
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.meta.setdefault(_OPTIONS_META, {}).update(options)
+
+
+def _message(exc: PpdmError) -> str:
+    context = click.get_current_context(silent=True)
+    options = context.meta.get(_OPTIONS_META, {}) if context is not None else {}
+    return exc.for_command_line(options)
 
 
 def _debugging() -> bool:
@@ -93,7 +117,7 @@ def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except PpdmError as exc:
-            _fail(str(exc))
+            _fail(_message(exc))
         except click.ClickException:
             raise
         except KeyboardInterrupt:

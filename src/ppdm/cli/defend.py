@@ -24,6 +24,7 @@ from ppdm.cli.common import (
     _threat_from_options,
     _with_class_known,
     check_outputs,
+    command_options,
     console,
     handles_errors,
     main,
@@ -111,6 +112,7 @@ def defend_command(
     quiet: bool,
 ) -> None:
     """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree (or forest) meeting a privacy target."""
+    command_options(class_attribute="--class-attribute")
     check_outputs(out, frontier_file)
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids

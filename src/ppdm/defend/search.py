@@ -66,7 +66,7 @@ from ppdm.defend.forest_candidates import (
     retrain_cost,
 )
 from ppdm.defend.targets import Evidence, Target, parse_target
-from ppdm.errors import DataError, ModelImportError, PpdmError
+from ppdm.errors import DataError, ModelImportError, PpdmError, advising
 from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.tree.disclosure import Disclosure
@@ -307,9 +307,12 @@ def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: 
     else:
         forest = model
     if given is None and forest.algorithm not in kinds:
-        raise PpdmError(
-            f"cannot defend a {forest.algorithm or 'forest of unknown origin'} forest: the search retrains scikit-learn "
-            "random forests and extra trees (or give learner=)"
+        raise advising(
+            PpdmError(
+                f"cannot defend a {forest.algorithm or 'forest of unknown origin'} forest: the search retrains scikit-learn "
+                "random forests and extra trees (or give learner=)"
+            ),
+            " (or give learner=)", "learner",
         )
     _check_training_rows(forest, data)
     if given is not None:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.sklearn import _node_split, _plain
@@ -207,9 +207,12 @@ def resolve_classes(
     if name is None:
         found = [str(c) for c in data.columns if c not in features and data[c].nunique() == n_classes]
         if len(found) != 1:
-            raise ModelImportError(
-                f"pass class_attribute (or y as a named Series): the model has {n_classes} classes and "
-                + (f"columns {found} all have as many values" if found else "no column of the data has as many values")
+            raise advising(
+                ModelImportError(
+                    f"pass class_attribute (or y as a named Series): the model has {n_classes} classes and "
+                    + (f"columns {found} all have as many values" if found else "no column of the data has as many values")
+                ),
+                "pass class_attribute (or y as a named Series)", "class_attribute", "name the class column of the table",
             )
         name = found[0]
     if labels is None and name in data.columns:

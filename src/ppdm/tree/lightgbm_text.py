@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, build_tree, counts_from_gradients, resolve_classes, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
@@ -94,7 +94,10 @@ def forest_from_lightgbm(
     names = list(feature_names) if feature_names is not None else _unsanitized(header.get("feature_names", []), data, prefix_sep)
     n_features = int(header.get("max_feature_idx", len(names) - 1)) + 1
     if len(names) != n_features:
-        raise ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known")
+        raise advising(
+            ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known"),
+            "pass feature_names: ", "feature_names",
+        )
     features, domains, attributes = trace_features(data, names, prefix_sep, ordinal_categories)
     n_classes = 2 if kind == "binary" else k
     name, class_values, codes = resolve_classes(data, y, class_attribute, classes, n_classes, [a.name for a in attributes])

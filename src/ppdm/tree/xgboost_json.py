@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, below_float32, build_tree, counts_from_gradients, expit, resolve_classes, softmax, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
@@ -84,7 +84,10 @@ def forest_from_xgboost(
     names = list(feature_names) if feature_names is not None else list(learner.get("feature_names") or [])
     n_features = int(learner["learner_model_param"]["num_feature"])
     if len(names) != n_features:
-        raise ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known")
+        raise advising(
+            ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known"),
+            "pass feature_names: ", "feature_names",
+        )
     features, domains, attributes = trace_features(data, names, prefix_sep, ordinal_categories)
     n_classes = 2 if objective == "binary:logistic" else k
     name, class_values, codes = resolve_classes(data, y, class_attribute, classes, n_classes, [a.name for a in attributes])
