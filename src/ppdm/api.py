@@ -18,6 +18,7 @@ report they make. A tree is audited like a forest of one: the same :class:`Audit
 from __future__ import annotations
 
 import importlib
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -234,6 +235,9 @@ def audit(
         raise PpdmError("the exact audit does not use the split choices (internal=True): run them separately")
     if missing not in POLICIES:
         raise PpdmError(f"unknown missing-value policy {missing!r} (choose one of: {', '.join(POLICIES)})")
+    for name, seconds in (("time_limit", time_limit), ("exact_time_limit", exact_time_limit)):
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
+            raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
     table = _as_table(data)
     published = _as_model(model, table, class_attribute)
     declared = _as_threat(threat)
@@ -246,6 +250,7 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
     sampled = _check_training_size(published, counted, weights, dropped, sample)
     _check_sensitive_varies(counted, resolved)
+    _check_finite(counted, published)
     result = None
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
@@ -353,6 +358,22 @@ def _check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:
             f"the sensitive column {column!r} holds one value ({table[column].dropna().iloc[0]!r}) in every record: "
             "there is nothing to infer, with or without the model"
         )
+
+
+def _check_finite(table: pd.DataFrame, model: Model) -> None:
+    """Refuse an infinite number in a column the model splits on: it would silently go to one
+    side of every threshold, and the counts it upsets would be all an error could name."""
+    for column in model.split_attributes:
+        if column not in table.columns or not pd.api.types.is_numeric_dtype(table[column]) or pd.api.types.is_bool_dtype(table[column]):
+            continue
+        values = table[column].to_numpy(dtype=float, na_value=np.nan)
+        infinite = np.isinf(values)
+        if infinite.any():
+            at = int(np.argmax(infinite))
+            raise DataError(
+                f"column {column!r} holds {values[at]!r} (row {table.index[at]!r}), not a finite number: the model splits on it "
+                f"({int(infinite.sum()):,} such value(s))"
+            )
 
 
 def training_size(model: Model) -> float | None:
