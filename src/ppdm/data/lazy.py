@@ -56,7 +56,7 @@ def _check_parquet(files: list[str]) -> None:
     """Read every Parquet file's footer (its schema and row groups, a few kilobytes): a corrupt
     or truncated part is named now, not met as an error deep inside the counting."""
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
     except ImportError:  # pragma: no cover - depends on the environment
         return
     for f in files:

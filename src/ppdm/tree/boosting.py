@@ -77,11 +77,11 @@ class FlatTree:
         if not np.isfinite(self.threshold[inner]).all():
             node = int(inner[~np.isfinite(self.threshold[inner])][0])
             raise ModelImportError(f"{where}: node {node} splits at {self.threshold[node]}, not a finite number")
-        for name, values in (("value", self.value), ("cover", self.cover), ("row count", self.n_samples)):
-            if values is None:
+        for name, stat in (("value", self.value), ("cover", self.cover), ("row count", self.n_samples)):
+            if stat is None:
                 continue
-            at = np.asarray(values, dtype=float)[self.left < 0] if name == "value" else np.asarray(values, dtype=float)
-            if len(values) != n or not np.isfinite(at).all() or (name != "value" and (at < 0).any()):
+            at = np.asarray(stat, dtype=float)[self.left < 0] if name == "value" else np.asarray(stat, dtype=float)
+            if len(stat) != n or not np.isfinite(at).all() or (name != "value" and (at < 0).any()):
                 raise ModelImportError(f"{where}: a node's {name} is not a finite number{'' if name == 'value' else ' >= 0'}")
 
     def parents(self) -> np.ndarray:
