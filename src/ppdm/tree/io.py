@@ -443,18 +443,19 @@ def _tree_only(data: Any) -> Tree:
     if isinstance(data, dict) and data.get("format") != FORMAT:
         kind = other_model_kind(data)
         if kind is not None:
-            raise TreeFormatError(f"a {kind} model, not a ppdm-tree file (ppdm audit --model reads it)")
+            raise TreeFormatError(f"{kind}, not a ppdm-tree file (ppdm audit --model reads it)")
     return tree_from_dict(data)
 
 
 def other_model_kind(data: Mapping) -> str | None:
-    """The kind of a model file that is not a ppdm tree (``None``: not a model ppdm knows)."""
+    """What a model file that is not a ppdm tree holds, in words (``"an XGBoost model"``;
+    ``None``: not a model ppdm knows)."""
     if data.get("format") == "ppdm-forest":
-        return "ppdm-forest"
+        return "a ppdm-forest model"
     if "learner" in data:
-        return "XGBoost"
+        return "an XGBoost model"
     if "tree_info" in data:
-        return "LightGBM"
+        return "a LightGBM model"
     return None
 
 
