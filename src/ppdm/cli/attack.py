@@ -171,7 +171,7 @@ def attack_command(
 
     table = _attacker_table(dataset, data)
     tree = load_model(tree_file, table, class_attribute=sensitive)
-    qis = _split_list(quasi_identifiers)
+    qis = _split_list(quasi_identifiers, "--quasi-identifiers")
     if kind == "background":
         if known is None:
             raise PpdmError(

@@ -275,6 +275,10 @@ def audit_rules_command(
         else read_csv(data, sensitive=sensitive)
     )
     _known_columns(frame, [sensitive])
+    if frame[sensitive].nunique(dropna=True) < 2:
+        held = frame[sensitive].dropna()
+        value = f" ({held.iloc[0]!r})" if len(held) else ""
+        raise PpdmError(f"the sensitive column {sensitive!r} holds one value{value} in every record: there is nothing to infer, with or without the rules")
     if view == "nar-impact" and no_nar:
         raise PpdmError("--view nar-impact compares the audit with and without NAR constraints: drop --no-nar")
     if rules_file is not None:
@@ -286,8 +290,10 @@ def audit_rules_command(
             )
         qis = _known_columns(
             frame,
-            _split_list(quasi_identifiers) or _categorical_qis(frame, roles, sensitive),
+            _split_list(quasi_identifiers, "--quasi-identifiers") or _categorical_qis(frame, roles, sensitive),
         )
+        if sensitive in qis:
+            raise PpdmError(f"--quasi-identifiers: {sensitive!r} is the sensitive column, the right-hand side of the rules")
         _check_work(frame, qis, support, max_itemsets)
         rules = _mine(frame, qis, sensitive, support, confidence, quiet)
     rules = rules.published(publish or rules.publish)

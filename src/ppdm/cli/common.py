@@ -149,6 +149,11 @@ class FiniteRange(click.FloatRange):
 
     name = "finite float range"
 
+    def _describe_range(self) -> str:
+        if self.min is None and self.max is None:
+            return "finite"
+        return super()._describe_range()
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
@@ -380,7 +385,9 @@ def csv_settings() -> dict[str, Any]:
     context = click.get_current_context(silent=True)
     given = context.meta.get(_CSV_META, {}) if context is not None else {}
     settings: dict[str, Any] = {}
-    if given.get("sep"):
+    if given.get("sep") is not None:
+        if not given["sep"]:
+            raise PpdmError("--sep: an empty separator cannot split fields (leave --sep out to guess it from the first line)")
         settings["sep"] = _SEPARATORS.get(given["sep"], given["sep"])
     if given.get("names"):
         settings["names"] = _split_list(given["names"])
@@ -398,8 +405,15 @@ def read_csv(path: Path, **kwargs: Any) -> tuple[pd.DataFrame, Roles]:
     return load_csv(path, **csv_settings(), **kwargs)
 
 
-def _split_list(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+def _split_list(value: str | None, option: str | None = None) -> list[str] | None:
+    """The comma-separated names of ``value`` (``None`` when not given). With ``option``, a value
+    given that names nothing (``--columns ,``) is an error rather than the default."""
+    if value is None or (not value and option is None):
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names and option is not None:
+        raise PpdmError(f"{option}: no column named in {value!r}: name at least one, or leave the option out for the default")
+    return names
 
 
 # -- the threat model's options, shared by the commands that audit (audit, defend) -------------
@@ -438,6 +452,10 @@ def threat_options(func: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_THREAT_OPTIONS):
         func = option(func)
     return func
+
+
+#: A seed numpy's generators take (0 to 2**32 - 1).
+SEED = click.IntRange(0, 2**32 - 1)
 
 
 def publish_option(
@@ -497,6 +515,11 @@ def _row_numbers(text: str) -> list[int]:
                 f"--known-individuals: {part!r} is not a row number (0 = the first data row)"
             )
         rows.append(int(part))
+    if not rows:
+        raise PpdmError(f"--known-individuals: no row named in {text!r}: give row numbers (0 = the first data row)")
+    twice = sorted({r for r in rows if rows.count(r) > 1})
+    if twice:
+        raise PpdmError(f"--known-individuals: row {twice[0]} is listed twice")
     return rows
 
 

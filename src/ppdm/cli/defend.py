@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ppdm.tree import Forest, Tree
 
 from ppdm.cli.common import (
+    SEED,
     FiniteRange,
     _default_known,
     _split_list,
@@ -74,7 +75,7 @@ _EPILOG = (
 @click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
 @click.option("--hierarchies", type=click.Path(path_type=Path), help="Generalization hierarchies for kADET (YAML/JSON; Adult's bundled ones by default).")
 @click.option("--time-budget", type=FiniteRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published; a forest as a ppdm-forest file).")
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Candidates printed (the chosen one and the frontier first).")

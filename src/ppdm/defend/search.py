@@ -276,6 +276,7 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
         chosen = given or Learner(C45Classifier() if numeric else ID3Classifier())
         return chosen.fit_tree(X, data[class_attribute]), chosen
     if isinstance(model, Tree):
+        _check_tree_rows(model, data)
         return model, given or learner_for(model)
     if isinstance(model, Forest) or hasattr(model, "estimators_") or hasattr(model, "n_estimators"):
         return _forest(model, data, class_attribute, given)
@@ -289,6 +290,17 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
         tree = tree_from_sklearn(model, data, y=y, class_attribute=class_attribute)
         return tree, given or Learner(clone(model), list(getattr(model, "feature_names_in_", [])) or None)
     raise PpdmError(f"cannot defend a {type(model).__name__}: give a ppdm Tree, a fitted ppdm or scikit-learn tree, or None")
+
+
+def _check_tree_rows(tree: Tree, data: pd.DataFrame) -> None:
+    """``data`` must be the tree's training rows (as for a forest, and as an audit asks): every
+    candidate is audited and retrained on them, and another table's counts would not be the tree's."""
+    expected = tree.n_training_records
+    if expected is not None and abs(expected - len(data)) > 1e-6 * max(expected, 1.0):
+        raise DataError(
+            f"the tree was trained on {expected:,.0f} rows, the data has {len(data):,}: give the rows it was trained on "
+            "(ppdm train --train-out writes them)"
+        )
 
 
 def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: Learner | None) -> tuple[Forest, Learner]:
