@@ -41,7 +41,12 @@ def as_path(path: Any, what: str, error: type[PpdmError] = PpdmError) -> Path:
         text = os.fspath(path)
         if isinstance(text, str) and text and "\0" not in text:
             return Path(text)
-    raise error(f"expected the path of a {what} file, got {_shown(path)}")
+    raise error(f"expected the path of {_a(what)} file, got {_shown(path)}")
+
+
+def _a(what: str) -> str:
+    """``what`` after its article: "a CSV", "an attack-result"."""
+    return f"{'an' if what[:1].lower() in 'aeio' else 'a'} {what}"
 
 
 def _shown(value: Any) -> str:
@@ -55,11 +60,11 @@ def regular_file(path: Any, what: str, error: type[PpdmError] = PpdmError) -> Pa
     p = as_path(path, what, error)
     try:
         if p.is_dir():
-            raise error(f"{p}: is a directory, not a {what} file")
+            raise error(f"{p}: is a directory, not {_a(what)} file")
         if not p.exists():
             raise error(f"{p}: no such {what} file")
         if not p.is_file():
-            raise error(f"{p}: not a regular file (a {what} file is read from disk, not from a pipe or device)")
+            raise error(f"{p}: not a regular file ({_a(what)} file is read from disk, not from a pipe or device)")
     except OSError as exc:  # a name too long, a loop of symbolic links
         raise error(f"{p}: cannot read it ({exc.strerror or exc})") from None
     return p
@@ -70,14 +75,14 @@ def read_bytes(path: Any, what: str, limit: int = MAX_TEXT_BYTES, error: type[Pp
     p = regular_file(path, what, error)
     size = p.stat().st_size
     if size > limit:
-        raise error(f"{p}: {size:,} bytes, more than a {what} file can be ({limit:,})")
+        raise error(f"{p}: {size:,} bytes, more than {_a(what)} file can be ({limit:,})")
     try:
         with p.open("rb") as f:
             data = f.read(limit + 1)
     except OSError as exc:
         raise error(f"{p}: cannot read it ({exc.strerror or exc})") from None
     if len(data) > limit:
-        raise error(f"{p}: more than {limit:,} bytes, more than a {what} file can be")
+        raise error(f"{p}: more than {limit:,} bytes, more than {_a(what)} file can be")
     return data
 
 

@@ -58,13 +58,17 @@ MESSAGE_LIMIT = 400
 
 
 def _fail(message: str, status: int = 2) -> None:
-    from rich.text import Text
+    line = _shorten(message)
+    try:
+        from rich.text import Text
 
-    errors.print(
-        Text.assemble(("error:", "bold red"), " ", _shorten(message)),
-        highlight=False,
-        soft_wrap=True,
-    )
+        errors.print(Text.assemble(("error:", "bold red"), " ", line), highlight=False, soft_wrap=True)
+    except Exception:  # rich cannot load or print (out of memory, a closed terminal): plain text will do
+        try:
+            sys.stderr.write(f"error: {line}\n")
+            sys.stderr.flush()
+        except Exception:
+            pass
     sys.exit(status)
 
 
@@ -211,9 +215,9 @@ def _same_file(a: Path, b: Path) -> bool:
     try:
         if a.exists() and b.exists():
             return os.path.samefile(a, b)
-    except OSError:
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):  # a name too long, a loop of symbolic links: not the same file
         return False
-    return a.resolve() == b.resolve()
 
 
 @contextmanager

@@ -26,7 +26,7 @@ def read_json(path: str | Path, what: str) -> Any:
         raise ReportError(f"{p}: no such file ({what})")
     if not p.is_file():
         raise ReportError(f"{p}: not a regular file ({what} is read from disk, not from a pipe or device)")
-    raw = read_bytes(p, what, MAX_RESULT_BYTES, ReportError)
+    raw = read_bytes(p, what.split(" ", 1)[-1], MAX_RESULT_BYTES, ReportError)
     try:
         return load_json(raw, str(p), ReportError)
     except ReportError as exc:

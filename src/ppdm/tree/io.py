@@ -278,7 +278,7 @@ def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribu
         node.children = list(children)
         candidates = _get(raw, "candidates", where, list, optional=True) or []
         for j, c in enumerate(candidates):
-            if c not in attributes:
+            if not isinstance(c, str) or c not in attributes:
                 raise _fail(f"{where}.candidates[{j}]", f"{json.dumps(c)[:60]} is not among the tree's attributes")
         node.candidates = tuple(candidates)
         node.score = _finite(raw, "score", where)
