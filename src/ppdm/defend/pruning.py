@@ -110,7 +110,8 @@ def _renumber(tree: Tree, sub: _Kept, parent: int | None, depth: int, out: list[
         if node.id not in branches:
             assert node.counts is not None  # _prune keeps only leaves with counts
             continue
-        total = np.sum([out[c].counts for c in node.children if out[c].counts is not None], axis=0)
+        below = [out[c].counts for c in node.children]
+        total = np.sum([c for c in below if c is not None], axis=0)
         node.split = _keep_branches(tree.nodes[olds[node.id]], branches[node.id], out, node)
         node.counts = total
         node.label = int(np.argmax(total))
