@@ -233,7 +233,7 @@ def audit_command(
     threat = _threat_from_options(
         threat_file,
         sensitive,
-        known or known_alias,
+        known if known is not None else known_alias,
         preset,
         publish,
         sa_published,

@@ -120,7 +120,7 @@ def defend_command(
 
     parsed = parse_target(target)
     family_list = _split_list(families) or []
-    threat = _threat_from_options(threat_file, sensitive, known or known_alias, preset, publish, sa_published, known_individuals)
+    threat = _threat_from_options(threat_file, sensitive, known if known is not None else known_alias, preset, publish, sa_published, known_individuals)
     model, frame, test, threat = _inputs(model_file, data, dataset, class_attribute, test_file, test_size, seed, threat)
     if model is None:
         model = _train(frame, threat, class_attribute, algorithm, max_depth, min_samples_leaf, quiet)
