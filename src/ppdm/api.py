@@ -32,6 +32,7 @@ from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
+from ppdm.data.roles import check_varies, plain_value
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
@@ -352,12 +353,7 @@ def _estimate(
 def _check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:
     """Refuse a sensitive column that holds one value: everyone would be "certain" from the data
     alone, which no audit of the model should report."""
-    column = str(threat.sensitive)
-    if column in table.columns and table[column].nunique(dropna=True) == 1:
-        raise DataError(
-            f"the sensitive column {column!r} holds one value ({table[column].dropna().iloc[0]!r}) in every record: "
-            "there is nothing to infer, with or without the model"
-        )
+    check_varies(table, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without the model")
 
 
 def _check_finite(table: pd.DataFrame, model: Model) -> None:
@@ -371,7 +367,7 @@ def _check_finite(table: pd.DataFrame, model: Model) -> None:
         if infinite.any():
             at = int(np.argmax(infinite))
             raise DataError(
-                f"column {column!r} holds {values[at]!r} (row {table.index[at]!r}), not a finite number: the model splits on it "
+                f"column {column!r} holds {float(values[at])!r} (row {plain_value(table.index[at])!r}), not a finite number: the model splits on it "
                 f"({int(infinite.sum()):,} such value(s))"
             )
 

@@ -262,6 +262,7 @@ def audit_rules_command(
     from ppdm.attacks.result import result_json
     from ppdm.attacks.rules import rules_attack
     from ppdm.data.datasets import load_dataset
+    from ppdm.data.roles import check_varies
     from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
     from ppdm.rules import RuleSet
 
@@ -275,10 +276,7 @@ def audit_rules_command(
         else read_csv(data, sensitive=sensitive)
     )
     _known_columns(frame, [sensitive])
-    if frame[sensitive].nunique(dropna=True) < 2:
-        held = frame[sensitive].dropna()
-        value = f" ({held.iloc[0]!r})" if len(held) else ""
-        raise PpdmError(f"the sensitive column {sensitive!r} holds one value{value} in every record: there is nothing to infer, with or without the rules")
+    check_varies(frame, sensitive, "sensitive", "there is nothing to infer, with or without the rules")
     if view == "nar-impact" and no_nar:
         raise PpdmError("--view nar-impact compares the audit with and without NAR constraints: drop --no-nar")
     if rules_file is not None:

@@ -311,7 +311,7 @@ def _refuse_infinite(series: pd.Series, column: str, path: Path, sep: str, heade
     line = _file_line(path, sep, row, header)
     where = f"line {line}" if line is not None else f"data row {row + 1}"
     raise DataError(
-        f"{path}, {where}: column {column!r} holds {series.iloc[row]!r}, not a finite number "
+        f"{path}, {where}: column {column!r} holds {float(series.iloc[row])!r}, not a finite number "
         f"({int(infinite.sum()):,} such value(s)): fix it or declare it missing (--na-values)"
     )
 

@@ -35,6 +35,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ppdm.attacks.threat import ThreatModel
+from ppdm.data.roles import check_varies
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
     Auditor,
@@ -205,10 +206,13 @@ def defend(
     families = check_families(list(families))
     if time_budget is not None and not time_budget > 0:
         raise PpdmError(f"time_budget must be positive seconds or None, got {time_budget!r}")
+    if model is None and class_attribute is not None:
+        check_varies(data, class_attribute, "class", "there is nothing to learn")
     tree, learner = _model(model, data, class_attribute, learner)
     threat = (threat or ThreatModel()).resolve(data, tree.class_attribute)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
+    check_varies(data, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without a model")
     level = threat.publish or tree.disclosure
     audit_threat = replace(threat, publish=None)
     wanted = {*tree.attributes, *learner.columns(data)}
