@@ -18,6 +18,7 @@ report they make. A tree is audited like a forest of one: the same :class:`Audit
 from __future__ import annotations
 
 import importlib
+import math
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -31,7 +32,8 @@ from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
-from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning
+from ppdm.data.roles import check_varies, plain_value
+from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
@@ -234,6 +236,9 @@ def audit(
         raise PpdmError("the exact audit does not use the split choices (internal=True): run them separately")
     if missing not in POLICIES:
         raise PpdmError(f"unknown missing-value policy {missing!r} (choose one of: {', '.join(POLICIES)})")
+    for name, seconds in (("time_limit", time_limit), ("exact_time_limit", exact_time_limit)):
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
+            raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
     table = _as_table(data)
     published = _as_model(model, table, class_attribute)
     declared = _as_threat(threat)
@@ -246,6 +251,7 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
     sampled = _check_training_size(published, counted, weights, dropped, sample)
     _check_sensitive_varies(counted, resolved)
+    _check_finite(counted, published)
     result = None
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
@@ -347,12 +353,23 @@ def _estimate(
 def _check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:
     """Refuse a sensitive column that holds one value: everyone would be "certain" from the data
     alone, which no audit of the model should report."""
-    column = str(threat.sensitive)
-    if column in table.columns and table[column].nunique(dropna=True) == 1:
-        raise DataError(
-            f"the sensitive column {column!r} holds one value ({table[column].dropna().iloc[0]!r}) in every record: "
-            "there is nothing to infer, with or without the model"
-        )
+    check_varies(table, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without the model")
+
+
+def _check_finite(table: pd.DataFrame, model: Model) -> None:
+    """Refuse an infinite number in a column the model splits on: it would silently go to one
+    side of every threshold, and the counts it upsets would be all an error could name."""
+    for column in model.split_attributes:
+        if column not in table.columns or not pd.api.types.is_numeric_dtype(table[column]) or pd.api.types.is_bool_dtype(table[column]):
+            continue
+        values = table[column].to_numpy(dtype=float, na_value=np.nan)
+        infinite = np.isinf(values)
+        if infinite.any():
+            at = int(np.argmax(infinite))
+            raise DataError(
+                f"column {column!r} holds {float(values[at])!r} (row {plain_value(table.index[at])!r}), not a finite number: the model splits on it "
+                f"({int(infinite.sum()):,} such value(s))"
+            )
 
 
 def _check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray | None, dropped: int, sample: bool) -> str | None:
@@ -364,9 +381,12 @@ def _check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray 
         return None
     left_out = f" (and {dropped:,} left out for missing values)" if dropped else ""
     if not sample:
-        raise DataError(
-            f"the table has {rows:,.0f} records{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
-            "model was fitted on, or declare the table a sample (sample=True; --sample)"
+        raise advising(
+            DataError(
+                f"the table has {rows:,.0f} records{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
+                "model was fitted on, or declare the table a sample (sample=True)"
+            ),
+            "sample=True", "sample",
         )
     return f"audited a sample: {rows:,.0f} records{left_out}; the model was trained on {expected:,.0f}"
 

@@ -8,7 +8,7 @@ them import them from this one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "AnonymityError",
@@ -30,7 +30,46 @@ __all__ = [
 
 
 class PpdmError(Exception):
-    """Base class of every error ppdm raises deliberately."""
+    """Base class of every error ppdm raises deliberately.
+
+    An error whose remedy is a Python argument says so in words a Python caller follows
+    (``"pass class_attribute"``); :func:`advising` marks that part, ``python_advice``, with the
+    ``argument`` and the ``advice`` to print instead on the command line, followed by the
+    command's own option for ``argument`` when it has one (``"name the class column (--class)"``).
+    """
+
+    argument: str | None = None
+    python_advice: str | None = None
+    advice: str = ""
+
+    def with_prefix(self, prefix: str) -> PpdmError:
+        """The same error (class and advice) with ``prefix`` (a file name) in front."""
+        try:
+            error = type(self)(f"{prefix}: {self}")
+        except TypeError:  # an error class that takes more than a message
+            error = PpdmError(f"{prefix}: {self}")
+        error.argument, error.python_advice, error.advice = self.argument, self.python_advice, self.advice
+        return error
+
+    def for_command_line(self, options: dict[str, str] | None = None) -> str:
+        """The message with its Python-only advice replaced by the command line's: the option
+        ``options`` maps ``argument`` to (when the command has one), else the advice in words."""
+        message = str(self)
+        if not self.python_advice or self.python_advice not in message:
+            return message
+        option = (options or {}).get(self.argument or "")
+        instead = (f"{self.advice} ({option})" if self.advice else option) if option else self.advice
+        return " ".join(message.replace(self.python_advice, instead).split())
+
+
+E = TypeVar("E", bound=PpdmError)
+
+
+def advising(error: E, python_advice: str, argument: str | None = None, advice: str = "") -> E:
+    """``error`` whose message holds ``python_advice``, advice only a Python caller can follow
+    (an ``argument``); the command line prints ``advice`` instead (see :class:`PpdmError`)."""
+    error.python_advice, error.argument, error.advice = python_advice, argument, advice
+    return error
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,35 +24,95 @@ from typing import Any
 
 from ppdm.errors import PpdmError, YamlSyntaxError
 
-__all__ = ["MAX_TEXT_BYTES", "atomic_path", "load_yaml", "read_text", "write_atomic"]
+__all__ = [
+    "MAX_MODEL_BYTES", "MAX_TEXT_BYTES", "as_path", "atomic_path", "load_json", "load_yaml", "read_bytes", "read_text", "regular_file", "write_atomic",
+]
 
-#: The largest settings file (threat model, hierarchies) read: far beyond any real one.
+#: The largest settings file (threat model, hierarchies, rules, results) read: far beyond any real one.
 MAX_TEXT_BYTES = 16 * 2**20
 
+#: The largest model file read (a forest of thousands of deep trees is a few hundred megabytes).
+MAX_MODEL_BYTES = 2**30
 
-def read_text(path: str | Path, what: str, limit: int = MAX_TEXT_BYTES) -> str:
-    """The UTF-8 text of the ``what`` file ``path`` (e.g. ``"threat-model"``), at most ``limit`` bytes."""
-    p = Path(path)
-    if p.is_dir():
-        raise PpdmError(f"{p}: is a directory, not a {what} file")
-    if not p.exists():
-        raise PpdmError(f"{p}: no such {what} file")
-    if not p.is_file():
-        raise PpdmError(f"{p}: not a regular file (a {what} file is read whole, not from a pipe or device)")
+
+def as_path(path: Any, what: str, error: type[PpdmError] = PpdmError) -> Path:
+    """``path`` as a :class:`Path`; anything but a path or its text is an ``error`` naming ``what``."""
+    if isinstance(path, (str, os.PathLike)) and not isinstance(path, bytes):
+        text = os.fspath(path)
+        if isinstance(text, str) and text and "\0" not in text:
+            return Path(text)
+    raise error(f"expected the path of {_a(what)} file, got {_shown(path)}")
+
+
+def _a(what: str) -> str:
+    """``what`` after its article: "a CSV", "an attack-result"."""
+    return f"{'an' if what[:1].lower() in 'aeio' else 'a'} {what}"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value) if isinstance(value, (str, bytes)) else type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def regular_file(path: Any, what: str, error: type[PpdmError] = PpdmError) -> Path:
+    """``path`` if it names an existing regular file; otherwise an ``error`` naming the file and
+    what it is instead (missing, a directory, a pipe or device)."""
+    p = as_path(path, what, error)
+    try:
+        if p.is_dir():
+            raise error(f"{p}: is a directory, not {_a(what)} file")
+        if not p.exists():
+            raise error(f"{p}: no such {what} file")
+        if not p.is_file():
+            raise error(f"{p}: not a regular file ({_a(what)} file is read from disk, not from a pipe or device)")
+    except OSError as exc:  # a name too long, a loop of symbolic links
+        raise error(f"{p}: cannot read it ({exc.strerror or exc})") from None
+    return p
+
+
+def read_bytes(path: Any, what: str, limit: int = MAX_TEXT_BYTES, error: type[PpdmError] = PpdmError) -> bytes:
+    """The bytes of the ``what`` file ``path``: a regular file of at most ``limit`` bytes."""
+    p = regular_file(path, what, error)
     size = p.stat().st_size
     if size > limit:
-        raise PpdmError(f"{p}: {size:,} bytes, more than a {what} file can be ({limit:,})")
+        raise error(f"{p}: {size:,} bytes, more than {_a(what)} file can be ({limit:,})")
     try:
         with p.open("rb") as f:
             data = f.read(limit + 1)
     except OSError as exc:
-        raise PpdmError(f"{p}: cannot read it ({exc.strerror})") from None
+        raise error(f"{p}: cannot read it ({exc.strerror or exc})") from None
     if len(data) > limit:
-        raise PpdmError(f"{p}: more than {limit:,} bytes, more than a {what} file can be")
+        raise error(f"{p}: more than {limit:,} bytes, more than {_a(what)} file can be")
+    return data
+
+
+def read_text(path: Any, what: str, limit: int = MAX_TEXT_BYTES, error: type[PpdmError] = PpdmError) -> str:
+    """The UTF-8 text of the ``what`` file ``path`` (e.g. ``"threat-model"``), at most ``limit``
+    bytes; every refusal is an ``error`` naming the file."""
+    data = read_bytes(path, what, limit, error)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise PpdmError(f"{p}: not a text file (byte {exc.start:,} is not UTF-8)") from None
+        raise error(f"{Path(path)}: not a text file (byte {exc.start:,} is not UTF-8)") from None
+
+
+def load_json(text: str | bytes, where: str, error: type[PpdmError] = PpdmError, allow_nan: bool = True) -> Any:
+    """Parse JSON ``text``; syntax errors and nesting too deep to read are errors naming
+    ``where`` (and the line and column). ``allow_nan=False`` refuses ``NaN`` and ``Infinity``
+    (which are not JSON) instead of reading them as floats for the caller to check."""
+    import json
+
+    def refuse(constant: str) -> Any:
+        raise error(f"{where}: {constant} is not a JSON number (write a finite number or null)")
+
+    try:
+        return json.loads(text, parse_constant=None if allow_nan else refuse)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{where}: not a text file (byte {exc.start:,} is not UTF-8)") from None
+    except RecursionError:
+        raise error(f"{where}: JSON nested too deeply to read") from None
 
 
 def load_yaml(text: str, where: str) -> Any:
@@ -83,6 +143,10 @@ def load_yaml(text: str, where: str) -> Any:
 
     try:
         return yaml.load(text, Loader=_Loader)
+    except yaml.reader.ReaderError as exc:
+        error = YamlSyntaxError(f"{where}: not valid YAML (character {exc.character!r} at position {exc.position:,} is not allowed in YAML text)")
+        error.problem = f"character {exc.character!r} is not allowed"
+        raise error from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""

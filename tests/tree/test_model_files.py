@@ -106,6 +106,11 @@ def test_library_files_need_the_training_table(files, table):
         load_model(files)
 
 
-def test_an_ambiguous_class_column_is_named_in_the_cli_s_words(files, table):
-    with pytest.raises(ModelImportError, match=r"model.lgb.txt: name the class column of the training table \(--sensitive\)"):
+def test_an_ambiguous_class_column_is_named_in_each_interface_s_words(files, table):
+    """Python is told its argument; each command its own option (audit's --class, attack's --sensitive)."""
+    with pytest.raises(ModelImportError, match=r"model.lgb.txt: pass class_attribute") as info:
         load_model(files / "model.lgb.txt", table.assign(other=table["label"]))
+    for option in ("--class", "--sensitive"):
+        line = info.value.for_command_line({"class_attribute": option})
+        assert f"model.lgb.txt: name the class column of the table ({option}): the model has 2 classes" in line
+        assert "class_attribute" not in line

@@ -204,6 +204,8 @@ def _factored_audit(
 
 
 def _threat(tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, knowledge: Knowledge, threat: ThreatModel | None) -> ThreatModel:
+    if not isinstance(data, pd.DataFrame):
+        raise DataError(f"the records must be a pandas DataFrame (its columns named), got {type(data).__name__}")
     if threat is None:
         sensitive = sensitive or tree.class_attribute
         if quasi_identifiers is None:

@@ -28,14 +28,16 @@ from __future__ import annotations
 import functools
 import re
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import numpy as np
 import pandas as pd
 
 from ppdm.data.roles import Roles
+from ppdm.data.roles import check_varies as check_varies  # re-exported: the defense search reads data through attacks
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
@@ -102,16 +104,33 @@ class ThreatModel:
             raise PpdmError(f"class_known must be True or False, got {self.class_known!r}")
         if self.preset is not None and self.preset not in PRESETS:
             raise PpdmError(f"unknown threat preset {self.preset!r} (choose one of: {', '.join(PRESETS)})")
+        if self.sa_published is not None and not isinstance(self.sa_published, bool):
+            raise PpdmError(f"sa_published must be True, False or None, got {self.sa_published!r}")
         if self.publish is not None:
             object.__setattr__(self, "publish", Disclosure.parse(self.publish))
         if self.known is not None:
-            object.__setattr__(self, "known", tuple(self.known))
-        object.__setattr__(self, "known_individuals", tuple(int(i) for i in self.known_individuals))
+            known = tuple(self.known) if isinstance(self.known, Iterable) else None
+            if known is None or not all(isinstance(c, str) for c in known):
+                raise PpdmError(f"known must be a list of column names, got {self.known!r:.80}")
+            object.__setattr__(self, "known", known)
+        individuals = self.known_individuals
+        if isinstance(individuals, (str, bytes)) or not isinstance(individuals, Iterable):
+            raise PpdmError(f"known_individuals must be a list of row numbers (0 = the first data row), got {individuals!r:.80}")
+        rows = tuple(individuals)
+        bad = [i for i in rows if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
+        if bad:
+            raise PpdmError(f"known_individuals: {bad[0]!r} is not a row number (0 = the first data row)")
+        twice = sorted({int(i) for i in rows if rows.count(i) > 1})
+        if twice:
+            raise PpdmError(f"known_individuals: row {twice[0]} is listed twice")
+        object.__setattr__(self, "known_individuals", tuple(int(i) for i in rows))
 
     _class: str | None = field(default=None, repr=False, compare=False)
 
     def resolve(self, data: pd.DataFrame, class_attribute: str) -> ThreatModel:
         """Every default filled in and checked against ``data`` and the model's class column."""
+        if not isinstance(data, pd.DataFrame):
+            raise DataError(f"the records must be a pandas DataFrame (its columns named), got {type(data).__name__}")
         sensitive = self.sensitive or class_attribute
         if sensitive not in data.columns and sensitive != class_attribute:
             raise DataError(f"the sensitive column {sensitive!r} is not in the data")
@@ -197,6 +216,14 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
     known = spec.get("known")
     if known is not None and (isinstance(known, (str, bytes)) or not isinstance(known, Sequence)):
         raise PpdmError(f"{where}: 'known' must be a list of column names")
+    if known is not None and not known:
+        raise PpdmError(f"{where}: 'known' lists no column: name the columns the attacker knows, or write preset: nothing")
+    for i, column in enumerate(known or ()):
+        if not _is_name(column):
+            raise PpdmError(f"{where}: known[{i}] must be a column name, got {column!r:.60}")
+    for key in ("sensitive", "preset", "publish"):
+        if spec.get(key) is not None and not _is_name(spec[key]):
+            raise PpdmError(f"{where}: '{key}' must be one name, got {spec[key]!r:.60}")
     sa = spec.get("sa_published")
     if sa is not None and not isinstance(sa, bool):
         raise PpdmError(f"{where}: 'sa_published' must be true or false, got {sa!r}")
@@ -206,15 +233,23 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
     individuals = spec.get("known_individuals", []) or []
     if not isinstance(individuals, Sequence) or not all(isinstance(i, int) and not isinstance(i, bool) for i in individuals):
         raise PpdmError(f"{where}: 'known_individuals' must be a list of row numbers (0 = the first data row)")
-    return ThreatModel(
-        sensitive=None if spec.get("sensitive") is None else str(spec["sensitive"]),
-        known=None if known is None else tuple(str(c) for c in known),
-        publish=None if spec.get("publish") is None else Disclosure.parse(str(spec["publish"])),
-        sa_published=sa,
-        known_individuals=tuple(individuals),
-        preset=None if spec.get("preset") is None else str(spec["preset"]),
-        class_known=class_known,
-    )
+    try:
+        return ThreatModel(
+            sensitive=None if spec.get("sensitive") is None else str(spec["sensitive"]),  # a name, checked above
+            known=None if known is None else tuple(str(c) for c in known),
+            publish=None if spec.get("publish") is None else Disclosure.parse(str(spec["publish"])),
+            sa_published=sa,
+            known_individuals=tuple(individuals),
+            preset=None if spec.get("preset") is None else str(spec["preset"]),
+            class_known=class_known,
+        )
+    except PpdmError as exc:
+        raise PpdmError(f"{where}: {exc}") from None
+
+
+def _is_name(value: object) -> bool:
+    """A column or choice name as YAML reads one: a text, or a number written bare (a column '5')."""
+    return isinstance(value, str) or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def load_threat(path: str | Path) -> ThreatModel:
@@ -222,10 +257,10 @@ def load_threat(path: str | Path) -> ThreatModel:
     regular text file of reasonable size, without YAML aliases or keys written twice."""
     from ppdm.files import load_yaml, read_text
 
-    path = Path(path)
     text = read_text(path, "threat-model")
+    path = Path(path)
     spec = load_yaml(text, str(path))
-    return threat_from_dict(spec or {}, str(path))
+    return threat_from_dict({} if spec is None else spec, str(path))
 
 
 # -- the one spelling of an attacker ------------------------------------------------------------

@@ -15,7 +15,19 @@ if TYPE_CHECKING:
 
     from ppdm.attacks import AttackResult
 
-from ppdm.cli.common import FiniteRange, _print_against_baseline, _print_riskiest, _split_list, check_outputs, console, csv_options, handles_errors, main, read_csv
+from ppdm.cli.common import (
+    FiniteRange,
+    _print_against_baseline,
+    _print_riskiest,
+    _split_list,
+    check_outputs,
+    command_options,
+    console,
+    csv_options,
+    handles_errors,
+    main,
+    read_csv,
+)
 
 ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
 
@@ -147,6 +159,7 @@ def attack_command(
     out: Path | None,
 ) -> None:
     """Attack a published tree or forest with the attacker's table (paper 003) and summarise who is exposed."""
+    command_options(class_attribute="--sensitive")
     check_outputs(out)
     from ppdm.attacks import (
         background_knowledge_attack,
@@ -159,7 +172,7 @@ def attack_command(
 
     table = _attacker_table(dataset, data)
     tree = load_model(tree_file, table, class_attribute=sensitive)
-    qis = _split_list(quasi_identifiers)
+    qis = _split_list(quasi_identifiers, "--quasi-identifiers")
     # the attacker knows the listed columns, else the model's attributes in the table
     threat = ThreatModel(sensitive=sensitive, known=None if qis is None else tuple(qis), quasi_identifiers=tuple(tree.attributes))
     if kind == "background":

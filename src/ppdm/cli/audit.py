@@ -25,6 +25,7 @@ from ppdm.cli.common import (
     _threat_from_options,
     _with_class_known,
     check_outputs,
+    command_options,
     console,
     csv_options,
     handles_errors,
@@ -213,6 +214,7 @@ def audit_command(
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
+    command_options(class_attribute="--class", sample="--sample")
     check_outputs(out)
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
@@ -222,6 +224,8 @@ def audit_command(
         raise PpdmError("--no-estimate leaves nothing to do: add --exact for the exact audit alone")
     if exact_time_limit is not None and not exact:
         raise PpdmError("--exact-time-limit needs --exact")
+    if time_limit is not None and not internal:
+        raise PpdmError("--time-limit bounds the internal-node solve: it needs --internal")
     if exact and internal:
         raise PpdmError("--exact does not use the split choices (--internal): run them separately")
     from ppdm.api import audit
@@ -229,7 +233,7 @@ def audit_command(
     threat = _threat_from_options(
         threat_file,
         sensitive,
-        known or known_alias,
+        known if known is not None else known_alias,
         preset,
         publish,
         sa_published,
@@ -265,7 +269,11 @@ def audit_command(
             raise PpdmError(
                 "give --dataset NAME, or --model MODEL (--tree TREE.json) with --data TABLE.csv"
             )
+        if criterion is not None or max_depth is not None:
+            raise PpdmError("--criterion and --max-depth train a tree with --dataset: a published model is audited as it is")
         tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend)
+        if class_attribute is not None and tree.class_attribute != class_attribute:
+            raise PpdmError(f"--class {class_attribute!r}: the model predicts {tree.class_attribute!r}")
     if class_known:
         threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
     doing = " and proving what is certain on whole counts" if exact else ""

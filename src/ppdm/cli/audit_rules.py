@@ -262,6 +262,7 @@ def audit_rules_command(
     from ppdm.attacks.result import result_json
     from ppdm.attacks.rules import rules_attack
     from ppdm.data.datasets import load_dataset
+    from ppdm.data.roles import check_varies
     from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
     from ppdm.rules import RuleSet
 
@@ -275,6 +276,7 @@ def audit_rules_command(
         else read_csv(data, sensitive=sensitive)
     )
     _known_columns(frame, [sensitive])
+    check_varies(frame, sensitive, "sensitive", "there is nothing to infer, with or without the rules")
     if view == "nar-impact" and no_nar:
         raise PpdmError("--view nar-impact compares the audit with and without NAR constraints: drop --no-nar")
     if rules_file is not None:
@@ -286,8 +288,10 @@ def audit_rules_command(
             )
         qis = _known_columns(
             frame,
-            _split_list(quasi_identifiers) or _categorical_qis(frame, roles, sensitive),
+            _split_list(quasi_identifiers, "--quasi-identifiers") or _categorical_qis(frame, roles, sensitive),
         )
+        if sensitive in qis:
+            raise PpdmError(f"--quasi-identifiers: {sensitive!r} is the sensitive column, the right-hand side of the rules")
         _check_work(frame, qis, support, max_itemsets)
         rules = _mine(frame, qis, sensitive, support, confidence, quiet)
     rules = rules.published(publish or rules.publish)

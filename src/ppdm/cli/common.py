@@ -58,22 +58,50 @@ MESSAGE_LIMIT = 400
 
 
 def _fail(message: str, status: int = 2) -> None:
-    from rich.text import Text
+    line = _shorten(message)
+    try:
+        from rich.text import Text
 
-    errors.print(
-        Text.assemble(("error:", "bold red"), " ", _shorten(message)),
-        highlight=False,
-        soft_wrap=True,
-    )
+        errors.print(Text.assemble(("error:", "bold red"), " ", line), highlight=False, soft_wrap=True)
+    except Exception:  # rich cannot load or print (out of memory, a closed terminal): plain text will do
+        try:
+            sys.stderr.write(f"error: {line}\n")
+            sys.stderr.flush()
+        except Exception:
+            pass
     sys.exit(status)
 
 
+#: The longest run of characters without a space kept whole in an error line (a value, a path).
+WORD_LIMIT = 200
+
+
 def _shorten(message: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``message`` on one line, cut at ``limit`` characters (the rest counted)."""
-    message = " ".join(message.split())
+    """``message`` on one line, cut at ``limit`` characters (the rest counted). A very long word
+    (a 200 KB cell quoted in the message) is cut in its middle first, so that what follows it (the
+    row, the column) stays on the line."""
+    words = [w if len(w) <= WORD_LIMIT else f"{w[:WORD_LIMIT // 2]}… ({len(w) - WORD_LIMIT * 3 // 4:,} more characters) …{w[-WORD_LIMIT // 4:]}" for w in message.split()]
+    message = " ".join(words)
     if len(message) > limit:
         message = f"{message[:limit]}… ({len(message) - limit:,} more characters)"
     return message
+
+
+_OPTIONS_META = "ppdm.options"
+
+
+def command_options(**options: str) -> None:
+    """Declare the current command's option for each Python argument a library error may advise
+    (``class_attribute="--class"``): its error lines name the option instead of the argument."""
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.meta.setdefault(_OPTIONS_META, {}).update(options)
+
+
+def _message(exc: PpdmError) -> str:
+    context = click.get_current_context(silent=True)
+    options = context.meta.get(_OPTIONS_META, {}) if context is not None else {}
+    return exc.for_command_line(options)
 
 
 def _debugging() -> bool:
@@ -93,7 +121,7 @@ def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except PpdmError as exc:
-            _fail(str(exc))
+            _fail(_message(exc))
         except click.ClickException:
             raise
         except KeyboardInterrupt:
@@ -124,6 +152,11 @@ class FiniteRange(click.FloatRange):
     """A float option that must be a finite number (click's FloatRange lets ``nan`` pass every bound)."""
 
     name = "finite float range"
+
+    def _describe_range(self) -> str:
+        if self.min is None and self.max is None:
+            return "finite"
+        return super()._describe_range()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         number = super().convert(value, param, ctx)
@@ -182,9 +215,9 @@ def _same_file(a: Path, b: Path) -> bool:
     try:
         if a.exists() and b.exists():
             return os.path.samefile(a, b)
-    except OSError:
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):  # a name too long, a loop of symbolic links: not the same file
         return False
-    return a.resolve() == b.resolve()
 
 
 @contextmanager
@@ -356,7 +389,9 @@ def csv_settings() -> dict[str, Any]:
     context = click.get_current_context(silent=True)
     given = context.meta.get(_CSV_META, {}) if context is not None else {}
     settings: dict[str, Any] = {}
-    if given.get("sep"):
+    if given.get("sep") is not None:
+        if not given["sep"]:
+            raise PpdmError("--sep: an empty separator cannot split fields (leave --sep out to guess it from the first line)")
         settings["sep"] = _SEPARATORS.get(given["sep"], given["sep"])
     if given.get("names"):
         settings["names"] = _split_list(given["names"])
@@ -374,8 +409,15 @@ def read_csv(path: Path, **kwargs: Any) -> tuple[pd.DataFrame, Roles]:
     return load_csv(path, **csv_settings(), **kwargs)
 
 
-def _split_list(value: str | None) -> list[str] | None:
-    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+def _split_list(value: str | None, option: str | None = None) -> list[str] | None:
+    """The comma-separated names of ``value`` (``None`` when not given). With ``option``, a value
+    given that names nothing (``--columns ,``) is an error rather than the default."""
+    if value is None or (not value and option is None):
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names and option is not None:
+        raise PpdmError(f"{option}: no column named in {value!r}: name at least one, or leave the option out for the default")
+    return names
 
 
 # -- the threat model's options, shared by the commands that audit (audit, defend) -------------
@@ -414,6 +456,10 @@ def threat_options(func: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_THREAT_OPTIONS):
         func = option(func)
     return func
+
+
+#: A seed numpy's generators take (0 to 2**32 - 1).
+SEED = click.IntRange(0, 2**32 - 1)
 
 
 def publish_option(
@@ -473,6 +519,11 @@ def _row_numbers(text: str) -> list[int]:
                 f"--known-individuals: {part!r} is not a row number (0 = the first data row)"
             )
         rows.append(int(part))
+    if not rows:
+        raise PpdmError(f"--known-individuals: no row named in {text!r}: give row numbers (0 = the first data row)")
+    twice = sorted({r for r in rows if rows.count(r) > 1})
+    if twice:
+        raise PpdmError(f"--known-individuals: row {twice[0]} is listed twice")
     return rows
 
 

@@ -18,12 +18,14 @@ if TYPE_CHECKING:
     from ppdm.tree import Forest, Tree
 
 from ppdm.cli.common import (
+    SEED,
     FiniteRange,
     _default_known,
     _split_list,
     _threat_from_options,
     _with_class_known,
     check_outputs,
+    command_options,
     console,
     handles_errors,
     main,
@@ -73,7 +75,7 @@ _EPILOG = (
 @click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
 @click.option("--hierarchies", type=click.Path(path_type=Path), help="Generalization hierarchies for kADET (YAML/JSON; Adult's bundled ones by default).")
 @click.option("--time-budget", type=FiniteRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published; a forest as a ppdm-forest file).")
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Candidates printed (the chosen one and the frontier first).")
@@ -111,13 +113,14 @@ def defend_command(
     quiet: bool,
 ) -> None:
     """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree (or forest) meeting a privacy target."""
+    command_options(class_attribute="--class-attribute")
     check_outputs(out, frontier_file)
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids
 
     parsed = parse_target(target)
     family_list = _split_list(families) or []
-    threat = _threat_from_options(threat_file, sensitive, known or known_alias, preset, publish, sa_published, known_individuals)
+    threat = _threat_from_options(threat_file, sensitive, known if known is not None else known_alias, preset, publish, sa_published, known_individuals)
     model, frame, test, threat = _inputs(model_file, data, dataset, class_attribute, test_file, test_size, seed, threat)
     if model is None:
         model = _train(frame, threat, class_attribute, algorithm, max_depth, min_samples_leaf, quiet)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from ppdm.cli.common import (
+    SEED,
     FiniteRange,
     _known_columns,
     _split_list,
@@ -45,7 +46,7 @@ from ppdm.cli.common import (
 )
 @click.option("--median", is_flag=True, help="Binarize the numeric columns at their median first (paper 001 §5.1).")
 @click.option("--bins", type=click.IntRange(min=2, max=1000), help="Cut the numeric columns into this many quantile bins first (2 to 1,000).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the respondents' coins.")
+@click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the respondents' coins.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Where to write the disguised table (CSV).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @csv_options
@@ -72,11 +73,16 @@ def disguise_command(
     if median and bins:
         raise PpdmError("give --median or --bins, not both")
     frame = load_dataset(dataset)[0] if dataset is not None else read_csv(data)[0]  # type: ignore[arg-type]
-    names = _known_columns(frame, _split_list(columns) or list(frame.columns))
+    names = _known_columns(frame, _split_list(columns, "--columns") or list(frame.columns))
+    numeric = _numeric(frame, names) if median or bins else []
+    if median or bins:
+        if not numeric:
+            option = "--median" if median else "--bins"
+            raise PpdmError(f"{option} cuts numeric columns, and none of the columns disguised is numeric ({', '.join(names)})")
     if median:
-        frame = binarize_at_median(frame, _numeric(frame, names))
+        frame = binarize_at_median(frame, numeric)
     elif bins:
-        frame = bin_numeric(frame, _numeric(frame, names), n_bins=bins)
+        frame = bin_numeric(frame, numeric, n_bins=bins)
     disguised = disguise(frame, theta, names, random_state=seed, scheme=scheme)  # type: ignore[arg-type]
     with atomic_path(out) as tmp:
         disguised.to_csv(tmp, index=False)

@@ -9,6 +9,9 @@ import click
 from ppdm.cli.common import _known_columns, check_outputs, console, csv_options, handles_errors, main, read_csv
 from ppdm.errors import PpdmError
 
+#: The most intervals --bins asks for (as for ``ppdm disguise --bins``).
+MAX_BINS = 1000
+
 
 @main.command("hierarchy")
 @click.option("--dataset", help="A bundled dataset (see `ppdm datasets`).")
@@ -19,7 +22,7 @@ from ppdm.errors import PpdmError
     type=click.IntRange(min=2),
     default=4,
     show_default=True,
-    help="Numeric columns: intervals at the finest level (halves, quarters, ... of the values).",
+    help="Numeric columns: intervals at the finest level (halves, quarters, ... of the values; 2 to 1,000).",
 )
 @click.option(
     "--out",
@@ -40,6 +43,8 @@ def hierarchy_command(
 
     if (dataset is None) == (data is None):
         raise PpdmError("give exactly one of --dataset NAME or --data FILE.csv")
+    if bins > MAX_BINS:
+        raise PpdmError(f"--bins {bins}: a starting hierarchy has at most {MAX_BINS:,} intervals at its finest level")
     frame = load_dataset(dataset)[0] if dataset is not None else read_csv(data)[0]  # type: ignore[arg-type]
     names = _known_columns(frame, list(dict.fromkeys(columns)))
     hierarchies = {name: starting_hierarchy(frame[name], bins) for name in names}

@@ -85,6 +85,14 @@ def report_command(
 
     loaded = [load_result(path) for path in results]
     model = load_model(model_file) if model_file is not None else None
+    if model is not None:
+        from ppdm.report.build import check_same_model
+
+        for path, result in zip(results, loaded):
+            try:
+                check_same_model(result, model)
+            except PpdmError as exc:
+                raise PpdmError(f"{path}: {exc} ({model_file})") from None
     threat = load_threat(threat_file) if threat_file is not None else None
     frontier = load_frontier(frontier_file) if frontier_file is not None else None
     write_html_report(loaded, model, threat, out, json_out, pdf, frontier, title, quiet)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
 from ppdm.cli.common import (
     DISCLOSURES,
+    SEED,
     FiniteRange,
     _features,
     _split_list,
@@ -91,7 +93,7 @@ def _hierarchies(
 
 
 def _public(quasi_identifiers: str | None, candidates: list[str]) -> list[str]:
-    chosen = _split_list(quasi_identifiers)
+    chosen = _split_list(quasi_identifiers, "--quasi-identifiers")
     if chosen is None:
         return candidates
     unknown = [q for q in chosen if q not in candidates]
@@ -173,17 +175,6 @@ def _missing(
     return kept, test, dropped
 
 
-def _write_split(
-    train_out: Path | None, test_out: Path | None, train: pd.DataFrame, test: pd.DataFrame | None
-) -> None:
-    """The rows the tree was trained and tested on, as it saw them, with their original row ids
-    (column ``row``: the data row in the input file from 0, or the input's --row-ids)."""
-    if test_out is not None and test is None:
-        raise PpdmError("--test-out: there is no held-out split (--test-size 0)")
-    for path, frame in ((train_out, train), (test_out, test)):
-        if path is not None and frame is not None:
-            with atomic_path(path) as tmp:
-                frame.to_csv(tmp, index=True, index_label="row")
 
 
 @main.command("train")
@@ -255,7 +246,7 @@ def _write_split(
     help="Held-out share when the data has no test split.",
 )
 @click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed of the held-out split."
+    "--seed", type=SEED, default=0, show_default=True, help="Seed of the held-out split."
 )
 @click.option(
     "--disclosure",
@@ -330,13 +321,13 @@ def train_command(
     if kind == "kadet":
         from ppdm.data.hierarchy import bin_by_hierarchies
 
-        candidates = _features(train, roles, _split_list(attributes), "c45")
+        candidates = _features(train, roles, _split_list(attributes, "--attributes"), "c45")
         public = _public(quasi_identifiers, candidates)
         loaded = _hierarchies(hierarchies, dataset, train, candidates, public)
         train, chosen = bin_by_hierarchies(train, loaded)
         if test is not None:
             test, _ = bin_by_hierarchies(test, loaded)
-        features = _features(train, roles, _split_list(attributes), algorithm)
+        features = _features(train, roles, _split_list(attributes, "--attributes"), algorithm)
         extra = {
             "k": k or 1,
             "l_diversity": l_diversity,
@@ -344,9 +335,9 @@ def train_command(
             "quasi_identifiers": [q for q in public if q in features],
         }
     else:
-        features = _features(train, roles, _split_list(attributes), algorithm)
+        features = _features(train, roles, _split_list(attributes, "--attributes"), algorithm)
     if kind == "rr":
-        columns = _split_list(disguised)
+        columns = _split_list(disguised, "--disguised")
         extra = {
             "theta": theta,
             "disguised": None if columns is None else [c for c in columns if c in features],
@@ -390,10 +381,22 @@ def save_tree_and_split(
     train: pd.DataFrame,
     test: pd.DataFrame | None,
 ) -> None:
-    from ppdm.tree import save_tree
+    """Write the tree and the rows it was trained and tested on, as it saw them, with their
+    original row ids (column ``row``: the data row in the input file from 0, or the input's
+    --row-ids). All or nothing: every file goes to a temporary beside it first, and they are
+    renamed only once all are whole (a failing split leaves no new tree beside old rows)."""
+    import json
 
-    save_tree(model.tree_, out, disclosure=disclosure)
-    _write_split(train_out, test_out, train, test)
+    from ppdm.tree.io import tree_to_dict
+
+    if test_out is not None and test is None:
+        raise PpdmError("--test-out: there is no held-out split (--test-size 0)")
+    text = json.dumps(tree_to_dict(model.tree_, disclosure), indent=1, allow_nan=False) + "\n"
+    with ExitStack() as stack:
+        stack.enter_context(atomic_path(out)).write_text(text, encoding="utf-8")
+        for path, frame in ((train_out, train), (test_out, test)):
+            if path is not None and frame is not None:
+                frame.to_csv(stack.enter_context(atomic_path(path)), index=True, index_label="row")
 
 
 def _print_training(

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import DataError
+from ppdm.errors import DataError, PpdmError
 
 #: Name of the per-record group id column :meth:`DaskCounting.with_group_ids` writes back.
 GROUP_COLUMN = "__ppdm_group__"
@@ -203,7 +203,7 @@ class DaskCounting:
         acc: list[Any] = []
         for start in range(0, len(tasks), size):
             batch = tasks[start : start + size]
-            acc = [combine([*acc, *dask.compute(*batch)])]
+            acc = [combine([*acc, *_computed(dask, batch, start)])]
             bar.advance(len(batch))
             if stop is not None and stop(acc[0]):
                 break
@@ -230,6 +230,18 @@ class DaskCounting:
         _check(frame, columns)
         columns = list(columns)
         return frame.map_partitions(_assign_groups, columns, table, name, meta=_assign_groups(frame._meta, columns, table, name))
+
+
+def _computed(dask: Any, batch: list[Any], start: int) -> tuple[Any, ...]:
+    """The results of a batch of partition tasks; a partition that cannot be read (a corrupt
+    Parquet part, a CSV part that does not parse) is a :class:`DataError` naming its cause."""
+    try:
+        return tuple(dask.compute(*batch))
+    except (PpdmError, KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:
+        text = " ".join(str(exc).split())[:300] or type(exc).__name__
+        raise DataError(f"a partition among {start + 1} to {start + len(batch)} cannot be read ({type(exc).__name__}: {text})") from None
 
 
 def _plain_strings(table: pd.DataFrame) -> pd.DataFrame:

@@ -334,7 +334,13 @@ class DatasetInfo:
     loader: Callable[..., Loaded]
 
     def load(self, **kwargs: object) -> Loaded:
-        """Call the loader with ``kwargs``."""
+        """Call the loader with ``kwargs`` (an argument it does not take is a :class:`DataError`)."""
+        import inspect
+
+        accepted = inspect.signature(self.loader).parameters
+        unknown = sorted(set(kwargs) - set(accepted))
+        if unknown and not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+            raise DataError(f"the {self.name} loader takes no argument {unknown[0]!r} (it takes: {', '.join(accepted)})")
         return self.loader(**kwargs)
 
 

@@ -25,6 +25,9 @@ def _files(path: str) -> list[str]:
         found = sorted(glob.glob(path)) if glob.has_magic(path) else ([path] if p.is_file() else [])
     if not found:
         raise DataError(f"{path}: no Parquet or CSV file matches")
+    special = [f for f in found if not Path(f).is_file()]
+    if special:
+        raise DataError(f"{special[0]}: not a regular file (a table is read from disk, not from a pipe or device)")
     return found
 
 
@@ -38,10 +41,34 @@ def read_lazy(path: str | Path, columns: list[str] | None = None) -> Any:
     csv = [f for f in files if f.endswith(_CSV)]
     if csv and len(csv) != len(files):
         raise DataError(f"{path}: mixes CSV and Parquet files ({csv[0]}, {next(f for f in files if f not in csv)})")
+    if not csv:
+        _check_parquet(files)
     try:
         if csv:
             sep = "\t" if csv[0].endswith(".tsv") else ","
             return dd.read_csv(csv, usecols=columns, sep=sep, keep_default_na=False, na_values=[""])
         return dd.read_parquet(files, columns=columns)
     except (OSError, ValueError) as exc:
-        raise DataError(f"{path}: cannot be read as a table ({str(exc).splitlines()[0]})") from None
+        raise DataError(f"{path}: cannot be read as a table ({_cause(exc)})") from None
+
+
+def _check_parquet(files: list[str]) -> None:
+    """Read every Parquet file's footer (its schema and row groups, a few kilobytes): a corrupt
+    or truncated part is named now, not met as an error deep inside the counting."""
+    try:
+        import pyarrow.parquet as pq  # type: ignore[import-untyped]
+    except ImportError:  # pragma: no cover - depends on the environment
+        return
+    for f in files:
+        try:
+            _ = pq.ParquetFile(f).metadata  # reading the footer is the check
+        except Exception as exc:  # pyarrow raises ArrowInvalid, OSError and others for a bad file
+            raise DataError(f"{f}: not a readable Parquet file ({_cause(exc)})") from None
+
+
+def _cause(exc: BaseException) -> str:
+    """The first line of the innermost cause of ``exc`` (Dask wraps the reader's own error)."""
+    while exc.__cause__ is not None or (exc.__context__ is not None and not exc.__suppress_context__):
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    lines = str(exc).strip().splitlines()
+    return (lines[0] if lines else type(exc).__name__)[:200]

@@ -97,3 +97,20 @@ def check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
     if missing:
         known = ", ".join(map(str, frame.columns))
         raise DataError(f"unknown column {', '.join(map(repr, missing))} (the table has: {known})")
+
+
+def check_varies(frame: pd.DataFrame, column: str, role: str, consequence: str) -> None:
+    """Raise :class:`DataError` when ``column`` (the ``role`` column: "sensitive", "class") holds
+    fewer than two values: ``consequence`` says why that leaves nothing to do."""
+    if column not in frame.columns:
+        return
+    values = frame[column].dropna()
+    if len(values) and values.nunique() < 2:  # no value at all: the missing-value checks name it
+        raise DataError(f"the {role} column {column!r} holds one value ({plain_value(values.iloc[0])!r}) in every record: {consequence}")
+
+
+def plain_value(value: object) -> object:
+    """A numpy scalar as the Python value it holds (its repr in a message is then ``3``, not
+    ``np.int64(3)``); anything else as it is."""
+    item = getattr(value, "item", None)
+    return item() if callable(item) else value

@@ -87,11 +87,19 @@ def load_csv(
         empty one; an argument names an unknown column; a column is both ``categorical`` and
         ``numeric``; a line has too many fields; a forced-numeric value does not parse.
     """
-    path = Path(path)
-    if path.is_dir():
-        raise DataError(f"{path}: is a directory, not a CSV file")
-    if not path.is_file():
+    from ppdm.files import as_path, regular_file
+
+    path = as_path(path, "CSV", DataError)
+    if not path.exists() and not path.is_symlink():
         raise DataError(f"{path}: file not found")
+    path = regular_file(path, "CSV", DataError)
+    if path.stat().st_size == 0:
+        raise DataError(f"{path} is empty: it has no data rows")
+    if sep is not None and (not isinstance(sep, str) or not sep or sep in ("\n", "\r", '"')):
+        raise DataError(f"{path}: {sep!r} cannot separate fields (give a character such as ',' or ';')")
+    na_values = [na_values] if isinstance(na_values, str) else list(na_values) if isinstance(na_values, Iterable) else na_values
+    if not isinstance(na_values, list) or not all(isinstance(v, str) for v in na_values):
+        raise DataError(f"na_values must be a list of texts meaning a missing value, got {na_values!r:.60}")
     sep = sep if sep is not None else _sniff_separator(path)
     columns = read_header(path, sep) if names is None else _given_names(path, sep, names)
     _check_separator(path, sep, columns)
@@ -104,7 +112,6 @@ def load_csv(
         raise DataError(
             f"{path}: column(s) {', '.join(map(repr, both))} listed both as categorical and numeric"
         )
-    na_values = [na_values] if isinstance(na_values, str) else list(na_values)
     if row_ids is not None:
         _check_known([row_ids], columns, "row_ids", str(path))
     dtype = dict.fromkeys(categorical + numeric, str)
@@ -118,6 +125,8 @@ def load_csv(
     if row_ids is not None:
         frame, columns = _index_by(frame, row_ids, path), [c for c in columns if c != row_ids]
     for column in frame.columns:
+        if _is_number(frame[column]):
+            _refuse_infinite(frame[column], str(column), path, sep, header=names is None)
         if column not in categorical and not _is_number(frame[column]):
             _refuse_stray_text(frame[column], str(column), path, sep, header=names is None)
         if column in categorical or not _is_number(frame[column]):
@@ -153,7 +162,7 @@ def _given_names(path: Path, sep: str, names: Sequence[str]) -> list[str]:
     if repeated:
         raise DataError(f"{path}: names repeats {', '.join(map(repr, repeated))}")
     line = _first_line(path)
-    fields = len(next(csv.reader([line], delimiter=sep))) if len(sep) == 1 else len(line.split(sep))
+    fields = len(_csv_fields(path, line, sep)) if len(sep) == 1 else len(line.split(sep))
     if fields != len(names):
         raise DataError(
             f"{path}, line 1: {fields} field(s) but {len(names)} name(s) given ({', '.join(names)})"
@@ -181,23 +190,45 @@ def _sniff_separator(path: Path) -> str:
     return candidates[int(np.argmax(counts))] if max(counts) > 0 else ","
 
 
+#: The longest header line read (a megabyte: thousands of column names); a longer first line is
+#: not a table's header (a binary file, a file of one line).
+MAX_HEADER_CHARS = 2**20
+
+
 def _first_line(path: Path) -> str:
-    """The first non-blank line of a text file; :class:`DataError` if there is none."""
+    """The first non-blank line of a text file, read within :data:`MAX_HEADER_CHARS`;
+    :class:`DataError` if there is none."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as handle:
-            for line in handle:
+            while True:
+                line = handle.readline(MAX_HEADER_CHARS + 1)
+                if not line:
+                    break
+                if len(line) > MAX_HEADER_CHARS:
+                    raise DataError(f"{path}: the first line is longer than {MAX_HEADER_CHARS:,} characters: not a table's header")
                 if line.strip():
+                    if "\0" in line:
+                        raise DataError(f"{path}, line 1: holds a NUL character: a binary file, not a CSV table")
                     return line
     except UnicodeDecodeError as error:
         raise DataError(f"{path}: not UTF-8 text ({error})") from None
     raise DataError(f"{path} is empty: it has no data rows")
 
 
+def _csv_fields(path: Path, line: str, sep: str) -> list[str]:
+    """The fields of the header ``line``; a field the csv module cannot read (one over its size
+    limit, an unclosed quote) is an error naming the file."""
+    try:
+        return next(csv.reader([line], delimiter=sep, skipinitialspace=True))
+    except csv.Error as error:
+        raise DataError(f"{path}, line 1: cannot read the header ({error})") from None
+
+
 def read_header(path: Path, sep: str) -> list[str]:
     """The column names of the header line, checked for empty and repeated names."""
     line = _first_line(path)
     if len(sep) == 1:
-        names = next(csv.reader([line], delimiter=sep, skipinitialspace=True))
+        names = _csv_fields(path, line, sep)
     else:
         names = [n.lstrip(" ") for n in line.rstrip("\r\n").split(sep)]
     names = [n.rstrip("\r\n") for n in names]
@@ -270,6 +301,21 @@ def _refuse_stray_text(series: pd.Series, column: str, path: Path, sep: str, hea
     )
 
 
+def _refuse_infinite(series: pd.Series, column: str, path: Path, sep: str, header: bool = True) -> None:
+    """Refuse an infinite number ('inf', or a number beyond float range such as 1e999): no
+    record's value is infinite, and a split or a bin would silently send it to one end."""
+    infinite = np.isinf(series.to_numpy(dtype=float, na_value=np.nan))
+    if not infinite.any():
+        return
+    row = int(np.argmax(infinite))
+    line = _file_line(path, sep, row, header)
+    where = f"line {line}" if line is not None else f"data row {row + 1}"
+    raise DataError(
+        f"{path}, {where}: column {column!r} holds {float(series.iloc[row])!r}, not a finite number "
+        f"({int(infinite.sum()):,} such value(s)): fix it or declare it missing (--na-values)"
+    )
+
+
 def parse_numeric(
     series: pd.Series, column: str, path: Path, sep: str, header: bool = True
 ) -> pd.Series:
@@ -295,19 +341,22 @@ def _file_line(path: Path, sep: str, row: int, header: bool = True) -> int | Non
     """
     if len(sep) != 1:
         return None
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter=sep, skipinitialspace=True)
-        previous_end, data_row, header_seen = 0, -1, not header
-        for record in reader:
-            start, previous_end = previous_end + 1, reader.line_num
-            if record in ([], [""]):
-                continue
-            if not header_seen:
-                header_seen = True
-                continue
-            data_row += 1
-            if data_row == row:
-                return start
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle, delimiter=sep, skipinitialspace=True)
+            previous_end, data_row, header_seen = 0, -1, not header
+            for record in reader:
+                start, previous_end = previous_end + 1, reader.line_num
+                if record in ([], [""]):
+                    continue
+                if not header_seen:
+                    header_seen = True
+                    continue
+                data_row += 1
+                if data_row == row:
+                    return start
+    except csv.Error:  # a field over the csv module's limit: the data row is named instead
+        return None
     return None
 
 

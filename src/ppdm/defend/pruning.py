@@ -70,37 +70,52 @@ _Kept = tuple[int, list[tuple[int, "_Kept"]]]
 
 
 def _prune(tree: Tree, node_id: int, s: float) -> _Kept | None:
-    """The kept part of a subtree as ``(old id, [(branch, kept child), ...])``, or None if removed."""
-    node = tree.nodes[node_id]
-    if node.is_leaf:
-        return None if node.counts.sum() <= s else (node_id, [])  # type: ignore[union-attr]
-    children = [(b, sub) for b, c in enumerate(node.children) if (sub := _prune(tree, c, s)) is not None]
-    if not children:
-        return None
-    if len(children) == 1:
-        return children[0][1]
-    return (node_id, children)
+    """The kept part of a subtree as ``(old id, [(branch, kept child), ...])``, or None if removed
+    (children before their parent, with an explicit stack: a tree of any depth)."""
+    kept: dict[int, _Kept | None] = {}
+    stack = [(node_id, False)]
+    while stack:
+        nid, expanded = stack.pop()
+        node = tree.nodes[nid]
+        if node.is_leaf:
+            kept[nid] = None if node.counts.sum() <= s else (nid, [])  # type: ignore[union-attr]
+        elif not expanded:
+            stack.append((nid, True))
+            stack.extend((c, False) for c in node.children)
+        else:
+            children = [(b, sub) for b, c in enumerate(node.children) if (sub := kept.pop(c)) is not None]
+            kept[nid] = None if not children else children[0][1] if len(children) == 1 else (nid, children)
+    return kept[node_id]
 
 
 def _renumber(tree: Tree, sub: _Kept, parent: int | None, depth: int, out: list[Node]) -> np.ndarray:
-    """Append the pruned subtree to ``out`` (parents before children); return its counts."""
-    old_id, children = sub
-    old = tree.nodes[old_id]
-    node = copy.copy(old)
-    node.id, node.parent, node.depth = len(out), parent, depth
-    out.append(node)
-    if not children:
-        assert node.counts is not None  # _prune keeps only leaves with counts
-        return node.counts
-    node.children = []
-    total = np.zeros(len(tree.classes))
-    for _, child in children:
-        node.children.append(len(out))
-        total = total + _renumber(tree, child, node.id, depth + 1, out)
-    node.split = _keep_branches(old, [b for b, _ in children], out, node)
-    node.counts = total
-    node.label = int(np.argmax(total))
-    return total
+    """Append the pruned subtree to ``out`` (parents before children, depth first); return its
+    counts. An explicit stack: a tree of any depth."""
+    branches: dict[int, list[int]] = {}
+    olds: dict[int, int] = {}
+    stack: list[tuple[_Kept, int | None, int]] = [(sub, parent, depth)]
+    first = len(out)
+    while stack:
+        (old_id, children), up, level = stack.pop()
+        node = copy.copy(tree.nodes[old_id])
+        node.id, node.parent, node.depth = len(out), up, level
+        out.append(node)
+        if up is not None and up >= first:
+            out[up].children.append(node.id)
+        if children:
+            node.children = []
+            branches[node.id], olds[node.id] = [b for b, _ in children], old_id
+            stack.extend((child, node.id, level + 1) for _, child in reversed(children))
+    for node in reversed(out[first:]):  # children before parents: their counts are final
+        if node.id not in branches:
+            assert node.counts is not None  # _prune keeps only leaves with counts
+            continue
+        below = [out[c].counts for c in node.children]
+        total = np.sum([c for c in below if c is not None], axis=0)
+        node.split = _keep_branches(tree.nodes[olds[node.id]], branches[node.id], out, node)
+        node.counts = total
+        node.label = int(np.argmax(total))
+    return out[first].counts  # type: ignore[return-value]
 
 
 def _keep_branches(old: Node, kept: list[int], out: list[Node], node: Node) -> Split | None:

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.threat import ThreatModel, check_varies
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
     Auditor,
@@ -66,7 +66,7 @@ from ppdm.defend.forest_candidates import (
     retrain_cost,
 )
 from ppdm.defend.targets import Evidence, Target, parse_target
-from ppdm.errors import DataError, ModelImportError, PpdmError
+from ppdm.errors import DataError, ModelImportError, PpdmError, advising
 from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.tree.disclosure import Disclosure
@@ -205,10 +205,13 @@ def defend(
     families = check_families(list(families))
     if time_budget is not None and not time_budget > 0:
         raise PpdmError(f"time_budget must be positive seconds or None, got {time_budget!r}")
+    if model is None and class_attribute is not None:
+        check_varies(data, class_attribute, "class", "there is nothing to learn")
     tree, learner = _model(model, data, class_attribute, learner)
     threat = (threat or ThreatModel()).resolve(data, tree.class_attribute)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
+    check_varies(data, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without a model")
     level = threat.publish or tree.disclosure
     audit_threat = replace(threat, publish=None)
     wanted = {*tree.attributes, *learner.columns(data)}
@@ -276,6 +279,7 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
         chosen = given or Learner(C45Classifier() if numeric else ID3Classifier())
         return chosen.fit_tree(X, data[class_attribute]), chosen
     if isinstance(model, Tree):
+        _check_tree_rows(model, data)
         return model, given or learner_for(model)
     if isinstance(model, Forest) or hasattr(model, "estimators_") or hasattr(model, "n_estimators"):
         return _forest(model, data, class_attribute, given)
@@ -289,6 +293,17 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
         tree = tree_from_sklearn(model, data, y=y, class_attribute=class_attribute)
         return tree, given or Learner(clone(model), list(getattr(model, "feature_names_in_", [])) or None)
     raise PpdmError(f"cannot defend a {type(model).__name__}: give a ppdm Tree, a fitted ppdm or scikit-learn tree, or None")
+
+
+def _check_tree_rows(tree: Tree, data: pd.DataFrame) -> None:
+    """``data`` must be the tree's training rows (as for a forest, and as an audit asks): every
+    candidate is audited and retrained on them, and another table's counts would not be the tree's."""
+    expected = tree.n_training_records
+    if expected is not None and abs(expected - len(data)) > 1e-6 * max(expected, 1.0):
+        raise DataError(
+            f"the tree was trained on {expected:,.0f} rows, the data has {len(data):,}: give the rows it was trained on "
+            "(ppdm train --train-out writes them)"
+        )
 
 
 def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: Learner | None) -> tuple[Forest, Learner]:
@@ -307,9 +322,12 @@ def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: 
     else:
         forest = model
     if given is None and forest.algorithm not in kinds:
-        raise PpdmError(
-            f"cannot defend a {forest.algorithm or 'forest of unknown origin'} forest: the search retrains scikit-learn "
-            "random forests and extra trees (or give learner=)"
+        raise advising(
+            PpdmError(
+                f"cannot defend a {forest.algorithm or 'forest of unknown origin'} forest: the search retrains scikit-learn "
+                "random forests and extra trees (or give learner=)"
+            ),
+            " (or give learner=)", "learner",
         )
     _check_training_rows(forest, data)
     if given is not None:

@@ -53,7 +53,7 @@ def build_report(
         raise ReportError("a report needs at least one attack result")
     if model is not None:
         for r in dicts:
-            _check_same_model(r, model)
+            check_same_model(r, model)
     view = model_view(_as_audited(model, threat, dicts)) if model is not None else None
     attacks = [_attack(r, view, threat, target) for r in dicts]
     front = frontier_of(frontier, risk_name)
@@ -89,7 +89,7 @@ def _as_dict(result: AttackResult | dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _check_same_model(result: dict[str, Any], model: Tree | Forest) -> None:
+def check_same_model(result: dict[str, Any], model: Tree | Forest) -> None:
     """Refuse a model that is not the one the result audited: every (tree, leaf) the result's
     groups reach must be a leaf of the model (a report would otherwise show one model's leaves
     under another's title)."""
@@ -190,6 +190,8 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
         return None
     if isinstance(frontier, dict):
         risk_name, frontier = str(frontier.get("risk", risk_name)), frontier.get("points", [])
+    if not isinstance(frontier, (list, tuple)):
+        raise ReportError(f"frontier points: expected a list of (accuracy, risk, label), got {type(frontier).__name__}")
     points, not_audited = [], []
     for i, p in enumerate(frontier):
         if isinstance(p, dict):
@@ -205,9 +207,12 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
             chosen = bool(p[3]) if len(p) == 4 else False
         else:
             raise ReportError(f"frontier point {i}: expected (accuracy, risk, label) or a dict with those keys")
-        if not all(isinstance(v, (int, float)) and np.isfinite(v) for v in (accuracy, risk)):
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in (accuracy, risk)):
             raise ReportError(f"frontier point {i}: accuracy and risk must be numbers")
-        points.append({"accuracy": float(accuracy), "risk": float(risk), "label": str(label), "chosen": chosen})
+        acc, rk = float(accuracy), float(risk)
+        if not 0 <= acc <= 1 or rk < 0:
+            raise ReportError(f"frontier point {i}: accuracy {acc:g} must be from 0 to 1 and risk {rk:g} at least 0")
+        points.append({"accuracy": acc, "risk": rk, "label": str(label), "chosen": chosen})
     return {"risk": risk_name, "points": points, "not_audited": not_audited}
 
 

@@ -2,77 +2,222 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
-from ppdm.errors import ReportError
+from ppdm.errors import ReportError, TreeFormatError
 from ppdm.report.persons import leaf_pairs_of
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_io import forest_from_dict
-from ppdm.tree.io import read_model_file, tree_from_dict
+from ppdm.tree.io import other_model_kind, read_model_file, tree_from_dict
 from ppdm.tree.model import Tree
 
 
 def read_json(path: str | Path, what: str) -> Any:
-    """The parsed JSON of ``path``; every error is one line naming the file."""
-    p = Path(path)
+    """The parsed JSON of ``path`` (a regular file of reasonable size); every error is one line
+    naming the file."""
+    from ppdm.files import as_path, load_json, read_bytes
+
+    p = as_path(path, what, ReportError)
     if p.is_dir():
         raise ReportError(f"{p}: is a directory, not {what}")
-    if not p.is_file():
+    if not p.exists():
         raise ReportError(f"{p}: no such file ({what})")
+    if not p.is_file():
+        raise ReportError(f"{p}: not a regular file ({what} is read from disk, not from a pipe or device)")
+    raw = read_bytes(p, what.split(" ", 1)[-1], MAX_RESULT_BYTES, ReportError)
     try:
-        return json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except UnicodeDecodeError:
-        raise ReportError(f"{p}: not a text file ({what})") from None
-    except RecursionError:
-        raise ReportError(f"{p}: JSON nested too deeply to read ({what})") from None
+        return load_json(raw, str(p), ReportError)
+    except ReportError as exc:
+        raise ReportError(f"{exc} ({what})" if "nested too deeply" in str(exc) or "not a text file" in str(exc) else str(exc)) from None
+
+
+#: The largest attack result read: a million groups with their rows.
+MAX_RESULT_BYTES = 2**31
 
 
 def load_result(path: str | Path) -> dict[str, Any]:
-    """An attack result as ``ppdm audit --out`` / ``ppdm attack --out`` write it, checked."""
+    """An attack result as ``ppdm audit --out`` / ``ppdm attack --out`` write it, checked: every
+    field a report reads has the type and range it needs, or the error names it."""
     data = read_json(path, "an attack result")
     if not isinstance(data, dict) or data.get("format") != "ppdm-attack-result":
         raise ReportError(f"{path}: not an attack result (write one with ppdm audit --out or ppdm attack --out)")
-    missing = [k for k in ("summary", "values", "quasi_identifiers", "groups") if k not in data]
-    if missing:
-        raise ReportError(f"{path}: attack result without {missing[0]!r}")
-    if not isinstance(data["groups"], list) or not isinstance(data["values"], list) or not isinstance(data["summary"], dict):
-        raise ReportError(f"{path}: attack result whose groups, values or summary have the wrong type")
-    _check_counts(data["summary"], path)
-    for i, group in enumerate(data["groups"]):
-        if not isinstance(group, dict) or not {"rows", "posterior", "provenance", "qi"} <= set(group):
-            raise ReportError(f"{path}: group {i} lacks rows, posterior, provenance or qi")
-        if not isinstance(group["posterior"], list) or len(group["posterior"]) != len(data["values"]):
-            raise ReportError(f"{path}: group {i} has {len(group['posterior'])} probabilities for {len(data['values'])} values")
-        _check_posterior(group["posterior"], f"{path}: group {i}")
-        records = group.get("records", 0)
-        if not _is_whole(records):
-            raise ReportError(f"{path}: group {i} has {records!r} records (expected a whole number >= 0)")
     try:
-        leaf_pairs_of(data)
+        check_result(data)
     except ReportError as exc:
         raise ReportError(f"{path}: {exc}") from None
     return data
+
+
+def check_result(data: dict[str, Any], where: str = "") -> None:
+    """Refuse an attack result's JSON whose fields a report cannot read as they are: a count that
+    is negative or fractional, a posterior that is not a distribution, a row, truth or QI value of
+    the wrong type; errors name the field."""
+    at = f"{where}." if where else ""
+    if data.get("version", 1) != 1:
+        raise ReportError(f"{at}version: expected 1, got {data.get('version')!r}")
+    missing = [k for k in ("summary", "values", "quasi_identifiers", "groups") if k not in data]
+    if missing:
+        raise ReportError(f"attack result without {at}{missing[0]!r}")
+    if not isinstance(data["groups"], list) or not isinstance(data["values"], list) or not isinstance(data["summary"], dict):
+        raise ReportError(f"attack result whose {at}groups, values or summary have the wrong type")
+    values, qis = data["values"], data["quasi_identifiers"]
+    if not values or not all(_is_value(v) for v in values) or len({(type(v) is str, v) for v in values}) != len(values):
+        raise ReportError(f"{at}values: expected the sensitive column's distinct values (texts or numbers), got {_short(values)}")
+    if not isinstance(qis, list) or not all(isinstance(q, str) for q in qis) or len(set(qis)) != len(qis):
+        raise ReportError(f"{at}quasi_identifiers: expected distinct column names, got {_short(qis)}")
+    unknown = sorted(set(map(str, data)) - RESULT_KEYS)
+    if unknown:
+        raise ReportError(f"{at}{unknown[0]}: unknown key (an attack result has: {', '.join(sorted(RESULT_KEYS))})")
+    _check_summary(data["summary"], values, at)
+    seen: set[int] = set()
+    records = 0.0
+    for i, group in enumerate(data["groups"]):
+        _check_group(group, i, len(values), qis, at)
+        rows = group["rows"]
+        twice = seen.intersection(rows)
+        if twice:
+            raise ReportError(f"{at}group {i} rows: row {min(twice)} is in another group too (a record is in one group)")
+        seen.update(rows)
+        records += group.get("records", len(rows))
+    summary = data["summary"]
+    if _is_whole(summary.get("records")) and abs(records - summary["records"]) > 1e-6 * max(records, 1.0):
+        raise ReportError(f"{at}the groups hold {records:,.0f} records but {at}summary records is {summary['records']:,}")
+    try:
+        leaf_pairs_of(data)
+    except ReportError as exc:
+        raise ReportError(f"{at}{exc}") from None
+    if "exact" in data:
+        if not isinstance(data["exact"], dict):
+            raise ReportError(f"{at}exact: expected the exact audit's result")
+        check_result(data["exact"], f"{at}exact")
+
+
+#: The keys at the top of an attack result (``exact``: the exact audit's own result, beside the
+#: estimate's; ``top_individuals``: audit-rules' top-K table).
+RESULT_KEYS = frozenset({"format", "version", "summary", "quasi_identifiers", "values", "groups", "exact", "top_individuals"})
+
+#: The keys of a group of an attack result.
+GROUP_KEYS = frozenset({
+    "qi", "records", "exposed_records", "posterior", "certain", "provenance", "rows", "truth", "targets", "leaf_pairs", "min_count", "max_count",
+    "undecided",
+})
+
+
+def _is_value(x: Any) -> bool:
+    return isinstance(x, (str, int)) or (isinstance(x, float) and math.isfinite(x))
 
 
 def _is_whole(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0 and float(x).is_integer()
 
 
-def _check_counts(summary: dict[str, Any], path: str | Path) -> None:
-    """The summary's head counts are whole numbers of people, never negative or NaN."""
-    for key in ("records", "targets", "qi_groups", "exposed_records", "certain_records"):
+def _is_share(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and -1e-9 <= x <= 1 + 1e-9
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+#: Head counts of a summary: whole numbers of people.
+_COUNTS = ("records", "targets", "qi_groups", "exposed_records", "certain_records", "exposed_wrong", "certain_right", "certain_wrong")
+#: Shares of a summary: numbers in [0, 1].
+_SHARES = ("attacker_accuracy", "mean_confidence_in_true_value")
+#: What a summary holds when the true values were known (the report reads them together).
+_TRUTH = ("attacker_accuracy", "attacker_accuracy_ci95", "baseline", "mean_confidence_in_true_value", "confidence_in_true_value", "prior_alone", "beyond_prior")
+
+
+def _check_summary(summary: dict[str, Any], values: list[Any], at: str) -> None:
+    for key in ("attack", "sensitive"):
+        if not isinstance(summary.get(key), str):
+            raise ReportError(f"{at}summary {key} is {_short(summary.get(key))} (expected a text)")
+    for key in _COUNTS:
         if key in summary and not _is_whole(summary[key]):
-            raise ReportError(f"{path}: summary {key} is {summary[key]!r} (expected a whole number >= 0)")
+            raise ReportError(f"{at}summary {key} is {summary[key]!r} (expected a whole number >= 0)")
+    for key in ("threat_model", "sample", "note"):
+        if summary.get(key) is not None and not isinstance(summary[key], str):
+            raise ReportError(f"{at}summary {key} is {_short(summary[key])} (expected a text)")
+    if not any(key in summary for key in _TRUTH):
+        return
+    absent = [key for key in _TRUTH if key not in summary]
+    if absent:
+        raise ReportError(f"{at}summary has the attack's accuracy but not {absent[0]!r}")
+    for key in _SHARES:
+        if not _is_share(summary[key]):
+            raise ReportError(f"{at}summary {key} is {summary[key]!r} (expected a number from 0 to 1)")
+    _check_interval(summary["attacker_accuracy_ci95"], f"{at}summary attacker_accuracy_ci95")
+    for key in ("confidence_in_true_value", "prior_alone", "beyond_prior"):
+        table = summary[key]
+        if not isinstance(table, dict) or not all(isinstance(k, str) and _is_whole(v) for k, v in table.items()):
+            raise ReportError(f"{at}summary {key} is {_short(table)} (expected thresholds and whole numbers of people)")
+    base = summary["baseline"]
+    if not isinstance(base, dict):
+        raise ReportError(f"{at}summary baseline is {_short(base)} (expected an object)")
+    for key in ("accuracy", "mean_confidence_in_true_value"):
+        if not _is_share(base.get(key)):
+            raise ReportError(f"{at}summary baseline {key} is {_short(base.get(key))} (expected a number from 0 to 1)")
+    if "accuracy_ci95" in base:
+        _check_interval(base["accuracy_ci95"], f"{at}summary baseline accuracy_ci95")
+    if not _is_value(base.get("majority_guess")):
+        raise ReportError(f"{at}summary baseline majority_guess is {_short(base.get('majority_guess'))} (expected a value)")
+    prior = base.get("prior")
+    if not isinstance(prior, dict) or not all(isinstance(k, str) and _is_share(v) for k, v in prior.items()):
+        raise ReportError(f"{at}summary baseline prior is {_short(prior)} (expected each value's share)")
+    lift = summary.get("lift")
+    if lift is not None and not (isinstance(lift, dict) and all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)) for v in lift.values())):
+        raise ReportError(f"{at}summary lift is {_short(lift)} (expected finite numbers)")
+
+
+def _check_interval(pair: Any, where: str) -> None:
+    if not (isinstance(pair, list) and len(pair) == 2 and all(_is_share(x) for x in pair) and pair[0] <= pair[1]):
+        raise ReportError(f"{where} is {_short(pair)} (expected [low, high] between 0 and 1)")
+
+
+def _check_group(group: Any, i: int, n_values: int, qis: list[str], at: str) -> None:
+    """Check group ``i`` of a result whose sensitive column has ``n_values`` values."""
+    where = f"{at}group {i}"
+    if not isinstance(group, dict) or not {"rows", "posterior", "provenance", "qi"} <= set(group):
+        raise ReportError(f"{where} lacks rows, posterior, provenance or qi")
+    unknown = sorted(set(map(str, group)) - GROUP_KEYS)
+    if unknown:
+        raise ReportError(f"{where} {unknown[0]}: unknown key (a group has: {', '.join(sorted(GROUP_KEYS))})")
+    if not isinstance(group["posterior"], list) or len(group["posterior"]) != n_values:
+        n = len(group["posterior"]) if isinstance(group["posterior"], list) else group["posterior"]
+        raise ReportError(f"{where} has {_short(n)} probabilities for {n_values} values")
+    _check_posterior(group["posterior"], where)
+    records = group.get("records", 0)
+    if not _is_whole(records):
+        raise ReportError(f"{where} has {records!r} records (expected a whole number >= 0)")
+    rows = group["rows"]
+    if not isinstance(rows, list) or not all(type(r) is int and 0 <= r < 2**53 for r in rows):
+        raise ReportError(f"{where} rows: expected row numbers (whole numbers >= 0), got {_short(rows)}")
+    qi = group["qi"]
+    if not isinstance(qi, dict) or not all(isinstance(k, str) and (v is None or _is_value(v) or isinstance(v, bool)) for k, v in qi.items()):
+        raise ReportError(f"{where} qi: expected each quasi-identifier's value, got {_short(qi)}")
+    if not isinstance(group["provenance"], str):
+        raise ReportError(f"{where} provenance: expected a text, got {_short(group['provenance'])}")
+    for key in ("truth", "targets"):
+        if key in group:
+            items = group[key]
+            ok = isinstance(items, list) and len(items) == len(rows)
+            ok = ok and all(type(t) is int and 0 <= t < n_values for t in items) if key == "truth" else ok and all(isinstance(t, bool) for t in items)
+            if not ok:
+                kind = f"an index into the {n_values} values" if key == "truth" else "true or false"
+                raise ReportError(f"{where} {key}: expected {kind} for each of its {len(rows)} rows, got {_short(items)}")
+    for key in ("certain", "undecided"):
+        if key in group and not isinstance(group[key], bool):
+            raise ReportError(f"{where} {key}: expected true or false, got {_short(group[key])}")
+    for key in ("exposed_records", "min_count", "max_count"):
+        if key in group and group[key] is not None and not _is_whole(group[key]):
+            raise ReportError(f"{where} {key}: expected a whole number >= 0, got {_short(group[key])}")
 
 
 def _check_posterior(posterior: list[Any], where: str) -> None:
     """Probabilities: finite, in [0, 1], adding up to 1."""
-    ok = all(isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p) and -1e-9 <= p <= 1 + 1e-9 for p in posterior)
+    ok = all(_is_share(p) for p in posterior)
     if not ok or abs(sum(posterior) - 1.0) > 1e-6:
         raise ReportError(f"{where}: posterior {posterior[:6]!r} is not a probability distribution")
 
@@ -83,6 +228,9 @@ def load_model(path: str | Path) -> Tree | Forest:
     def parse(data: Any) -> Tree | Forest:
         if isinstance(data, dict) and data.get("format") == "ppdm-forest":
             return forest_from_dict(data)
+        kind = other_model_kind(data) if isinstance(data, dict) else None
+        if kind is not None:
+            raise TreeFormatError(f"{kind}, not a ppdm tree or forest file (the models whose leaves a report links)")
         return tree_from_dict(data)
 
     return read_model_file(path, "model", parse)
@@ -94,4 +242,10 @@ def load_frontier(path: str | Path) -> list[Any] | dict[str, Any]:
     data = read_json(path, "a frontier")
     if not isinstance(data, (list, dict)):
         raise ReportError(f"{path}: a frontier is a list of points or an object with 'points'")
+    try:
+        from ppdm.report.build import frontier_of
+
+        frontier_of(data, "risk")
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from None
     return data

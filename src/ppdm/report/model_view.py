@@ -39,9 +39,10 @@ def tree_view(tree: Tree, tree_index: int | None = None) -> dict[str, Any]:
         {"id": node_id, "anchor": anchor(node_id, tree_index), "text": text, "leaf": tree.nodes[node_id].is_leaf}
         for node_id, text in render_lines(tree, ids=True)
     ]
+    prefixes = tree.prefixes()
     leaves = {
         str(node.id): {
-            "rule": tree.prefix(node.id).describe(domains),
+            "rule": prefixes[node.id].describe(domains),
             "published": published_leaf(tree, node),
             "anchor": anchor(node.id, tree_index),
         }

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
 from ppdm.errors import RulesError
@@ -74,10 +75,18 @@ class RuleSet:
         _check_fraction(self.min_confidence, "min_confidence")
         if self.publish not in ("exact", "thresholds"):
             raise RulesError(f"publish must be 'exact' or 'thresholds', got {self.publish!r}")
+        for j, v in enumerate(self.values):
+            if not _is_value(v):
+                raise RulesError(f"values[{j}]: expected a text or a number, got {v!r:.60}")
         if len(set(map(str, self.values))) != len(self.values) or not self.values:
             raise RulesError("values: the sensitive attribute's domain must list distinct values")
+        seen: dict[tuple, int] = {}
         for i, rule in enumerate(self.rules):
             _check_rule(rule, i, self)
+            key = (tuple(sorted((a, str(v)) for a, v in rule.antecedent)), str(rule.consequent))
+            if key in seen:
+                raise RulesError(f"rules[{i}]: the same rule as rules[{seen[key]}] (a rule is published once)")
+            seen[key] = i
 
     def __len__(self) -> int:
         return len(self.rules)
@@ -118,20 +127,24 @@ class RuleSet:
 
     @classmethod
     def load(cls, path: str | Path) -> RuleSet:
-        if Path(path).is_dir():
-            raise RulesError(f"{path}: is a directory, not a rules file")
-        if Path(path).exists() and not Path(path).is_file():
-            raise RulesError(f"{path}: not a regular file (a rule set is a JSON file)")
+        from ppdm.files import as_path, read_text
+
+        p = as_path(path, "rules", RulesError)
+        if p.is_dir():
+            raise RulesError(f"{p}: is a directory, not a rules file")
+        if p.exists() and not p.is_file():
+            raise RulesError(f"{p}: not a regular file (a rule set is a JSON file)")
+        text = read_text(p, "rules", error=RulesError)
+
+        def refuse(constant: str) -> Any:
+            raise RulesError(f"{p}: {constant} is not a JSON number (supports and confidences are numbers in [0, 1])")
+
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise RulesError(f"{path}: no such rules file") from None
-        except UnicodeDecodeError:
-            raise RulesError(f"{path}: not a text file (a rule set is JSON, format {FORMAT!r})") from None
+            data = json.loads(text, parse_constant=refuse)
         except json.JSONDecodeError as exc:
-            raise RulesError(f"{path}: not JSON (line {exc.lineno}: {exc.msg})") from None
+            raise RulesError(f"{p}: not JSON (line {exc.lineno}: {exc.msg})") from None
         except RecursionError:
-            raise RulesError(f"{path}: JSON nested too deeply to read") from None
+            raise RulesError(f"{p}: JSON nested too deeply to read") from None
         try:
             return cls.from_dict(data)
         except RulesError as exc:
@@ -208,8 +221,18 @@ def _check_fraction(value: Any, name: str) -> None:
         raise RulesError(f"{name}: must be a number in [0, 1], got {value!r}")
 
 
+def _is_value(v: Any) -> bool:
+    """A value of a published item: a text or a finite number (not a list, an object, null or NaN)."""
+    return isinstance(v, (str, int, np.integer)) or (isinstance(v, (float, np.floating)) and math.isfinite(v))
+
+
 def _check_rule(rule: Rule, i: int, rs: RuleSet) -> None:
     where = f"rules[{i}]"
+    for attribute, value in rule.antecedent:
+        if not isinstance(attribute, str) or not _is_value(value):
+            raise RulesError(f"{where}.antecedent: {attribute!r}: {value!r:.60} is not an attribute name and a value")
+    if not _is_value(rule.consequent):
+        raise RulesError(f"{where}.consequent: expected a value of {rs.sensitive!r}, got {rule.consequent!r:.60}")
     if not rule.antecedent:
         raise RulesError(f"{where}.antecedent: must hold at least one quasi-identifier item")
     attrs = [a for a, _ in rule.antecedent]
@@ -224,6 +247,8 @@ def _check_rule(rule: Rule, i: int, rs: RuleSet) -> None:
         value = getattr(rule, name)
         if value is not None:
             _check_fraction(value, f"{where}.{name}")
+    if rule.support is not None and rule.confidence is not None and rule.support > rule.confidence + 1e-9:
+        raise RulesError(f"{where}: support {rule.support:g} above confidence {rule.confidence:g} (a rule's support is at most its confidence)")
     if rs.publish == "exact" and rule.support is None:
         raise RulesError(f"{where}.support: publish is 'exact' but the rule has no support")
 

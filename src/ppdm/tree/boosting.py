@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.sklearn import _node_split, _plain
@@ -49,6 +49,41 @@ class FlatTree:
     def is_leaf(self) -> np.ndarray:
         return self.left < 0
 
+    def check(self, where: str) -> None:
+        """Refuse arrays that are not one binary tree rooted at node 0 (a child out of range, a
+        node reached twice or never, a cycle) or whose numbers are not finite: a library file cut
+        or edited by hand would otherwise loop forever or be audited with holes."""
+        n = len(self.left)
+        if n == 0:
+            raise ModelImportError(f"{where}: no nodes")
+        arrays = {"right children": self.right, "split features": self.feature, "thresholds": self.threshold, "missing-value sides": self.missing_left}
+        for name, values in arrays.items():
+            if len(values) != n:
+                raise ModelImportError(f"{where}: {len(values)} {name} for {n} nodes")
+        inner = np.flatnonzero(self.left >= 0)
+        if ((self.left >= 0) != (self.right >= 0)).any():
+            node = int(np.flatnonzero((self.left >= 0) != (self.right >= 0))[0])
+            raise ModelImportError(f"{where}: node {node} has one child")
+        children = np.concatenate([self.left[inner], self.right[inner]])
+        if len(children) and (children.max() >= n or children.min() < 1):
+            bad = int(children[(children >= n) | (children < 1)][0])
+            raise ModelImportError(f"{where}: a node names child {bad}, the tree has nodes 0 to {n - 1} (0 is the root)")
+        reached = np.bincount(children, minlength=n) if len(children) else np.zeros(n, dtype=np.intp)
+        if (reached[1:] != 1).any():
+            node = int(np.flatnonzero(reached[1:] != 1)[0]) + 1
+            raise ModelImportError(f"{where}: node {node} is the child of {int(reached[node])} nodes (a tree gives each node but the root one parent)")
+        if len(preorder(self.left, self.right, 0, limit=n)) != n:
+            raise ModelImportError(f"{where}: not every node hangs under the root (the children form a cycle)")
+        if not np.isfinite(self.threshold[inner]).all():
+            node = int(inner[~np.isfinite(self.threshold[inner])][0])
+            raise ModelImportError(f"{where}: node {node} splits at {self.threshold[node]}, not a finite number")
+        for name, stat in (("value", self.value), ("cover", self.cover), ("row count", self.n_samples)):
+            if stat is None:
+                continue
+            at = np.asarray(stat, dtype=float)[self.left < 0] if name == "value" else np.asarray(stat, dtype=float)
+            if len(stat) != n or not np.isfinite(at).all() or (name != "value" and (at < 0).any()):
+                raise ModelImportError(f"{where}: a node's {name} is not a finite number{'' if name == 'value' else ' >= 0'}")
+
     def parents(self) -> np.ndarray:
         """The parent of every node (-1 at the root)."""
         out = np.full(len(self.left), -1)
@@ -66,11 +101,12 @@ class FlatTree:
         return out
 
 
-def preorder(left: np.ndarray, right: np.ndarray, root: int) -> list[int]:
-    """Node ids in depth-first order, left child first: every parent before its children."""
+def preorder(left: np.ndarray, right: np.ndarray, root: int, limit: int | None = None) -> list[int]:
+    """Node ids in depth-first order, left child first: every parent before its children (at
+    most ``limit`` + 1 of them: a cycle stops there)."""
     order: list[int] = []
     stack = [root]
-    while stack:
+    while stack and (limit is None or len(order) <= limit):
         node = stack.pop()
         order.append(node)
         if left[node] >= 0:
@@ -207,9 +243,12 @@ def resolve_classes(
     if name is None:
         found = [str(c) for c in data.columns if c not in features and data[c].nunique() == n_classes]
         if len(found) != 1:
-            raise ModelImportError(
-                f"pass class_attribute (or y as a named Series): the model has {n_classes} classes and "
-                + (f"columns {found} all have as many values" if found else "no column of the data has as many values")
+            raise advising(
+                ModelImportError(
+                    f"pass class_attribute (or y as a named Series): the model has {n_classes} classes and "
+                    + (f"columns {found} all have as many values" if found else "no column of the data has as many values")
+                ),
+                "pass class_attribute (or y as a named Series)", "class_attribute", "name the class column of the table",
             )
         name = found[0]
     if labels is None and name in data.columns:

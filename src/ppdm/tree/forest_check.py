@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
@@ -60,7 +60,7 @@ def verify_counts(forest: Forest, data: pd.DataFrame, labels: np.ndarray | None 
             wrong |= (np.abs(np.stack([n.counts for n in tree.nodes]) - by_class) > 1e-6).any(axis=1)  # type: ignore[misc]
         if wrong.any():
             first = int(np.flatnonzero(wrong)[0])
-            raise ModelImportError(_message(forest, i, first, float(claimed[first]), float(rows[first])))
+            raise advising(ModelImportError(_message(forest, i, first, float(claimed[first]), float(rows[first]))), VERIFY_ADVICE, "verify")
         checked += 1
     return checked
 
@@ -73,8 +73,12 @@ def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float) 
     return (
         f"tree {i}, {where}the model records {claimed:g} training row(s) at node {node_id}, "
         f"the imported tree routes {here:g} there{classes}; pass the training rows in the order the "
-        "model was fitted on, or verify=False"
+        f"model was fitted on{VERIFY_ADVICE}"
     )
+
+
+#: The end of the message of :func:`_message`: advice for a Python caller only.
+VERIFY_ADVICE = ", or verify=False"
 
 
 def _subtree_sums(tree: Tree, at_node: np.ndarray) -> np.ndarray:

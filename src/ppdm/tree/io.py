@@ -143,18 +143,41 @@ def _tname(types: type | tuple[type, ...]) -> str:
     return " or ".join(names.get(t, t.__name__) for t in ts)
 
 
+def _is_value(v: Any) -> bool:
+    """A category or class value a file may hold: a text, a whole number or a finite number."""
+    return isinstance(v, (str, int)) or (isinstance(v, float) and math.isfinite(v))
+
+
+def _check_values(values: list, where: str, owner: str) -> None:
+    """Categories or classes: plain values (no lists, objects, null or NaN), each listed once."""
+    for j, v in enumerate(values):
+        if not _is_value(v):
+            raise _fail(f"{where}[{j}]", f"expected a text or a number, got {json.dumps(v)[:60]}")
+    seen: set = set()
+    for v in values:
+        key = (type(v) is str, v)
+        if key in seen:
+            raise _fail(where, f"{owner} lists {v!r} twice")
+        seen.add(key)
+
+
 def _read_attributes(data: Mapping) -> list[Attribute]:
     attrs = []
+    seen: set[str] = set()
     for i, a in enumerate(_get(data, "attributes", "", list)):
         where = f"attributes[{i}]"
         if not isinstance(a, dict):
             raise _fail(where, "expected an object")
         name = _get(a, "name", where, str)
         kind = _get(a, "kind", where, str)
+        if not name:
+            raise _fail(f"{where}.name", "expected a column name, got an empty text")
+        if name in seen:
+            raise _fail(f"{where}.name", f"attribute {name!r} is listed twice")
+        seen.add(name)
         if kind == "categorical":
             cats = _get(a, "categories", where, list)
-            if len(set(map(repr, cats))) != len(cats):
-                raise _fail(f"{where}.categories", f"attribute {name!r} lists a category twice")
+            _check_values(cats, f"{where}.categories", f"attribute {name!r}")
             attrs.append(Attribute(name, "categorical", tuple(cats)))
         elif kind == "numeric":
             attrs.append(Attribute(name, "numeric"))
@@ -171,12 +194,16 @@ def _read_split(s: Any, where: str, attributes: Mapping[str, Attribute]) -> Spli
         raise _fail(f"{where}.attribute", f"{attr!r} is not among the tree's attributes")
     kind = _get(s, "kind", where, str)
     default = _get(s, "default", where, int, optional=True) or 0
+    unknown = sorted(set(map(str, s)) - SPLIT_KEYS)
+    if unknown:
+        raise _fail(f"{where}.{unknown[0]}", f"unknown key (a split has: {', '.join(sorted(SPLIT_KEYS))})")
     if kind == "threshold":
         if attributes[attr].is_categorical:
             raise _fail(f"{where}.kind", f"threshold split on categorical attribute {attr!r}")
         t = _get(s, "threshold", where, (int, float))
         if not math.isfinite(t):
             raise _fail(f"{where}.threshold", f"expected a finite number, got {t}")
+        _check_default(default, 2, where)
         return ThresholdSplit(attr, float(t), default)
     if kind == "categorical":
         if not attributes[attr].is_categorical:
@@ -188,13 +215,28 @@ def _read_split(s: Any, where: str, attributes: Mapping[str, Attribute]) -> Spli
             if not isinstance(g, list) or not g:
                 raise _fail(f"{where}.groups[{j}]", "expected a non-empty list of values")
             for v in g:
+                if not _is_value(v):
+                    raise _fail(f"{where}.groups[{j}]", f"expected texts or numbers, got {json.dumps(v)[:60]}")
                 if v not in domain:
                     raise _fail(f"{where}.groups[{j}]", f"value {v!r} is not a category of {attr!r}")
                 if v in seen:
                     raise _fail(f"{where}.groups[{j}]", f"value {v!r} appears in two branches")
                 seen.add(v)
+        if len(groups) < 2:
+            raise _fail(f"{where}.groups", f"expected two branches or more, got {len(groups)}")
+        _check_default(default, len(groups), where)
         return CategoricalSplit(attr, tuple(tuple(g) for g in groups), default)
     raise _fail(f"{where}.kind", f"expected 'threshold' or 'categorical', got {kind!r}")
+
+
+def _check_default(default: int, branches: int, where: str) -> None:
+    """A split's default branch (where a value it has not seen goes) is one of its branches."""
+    if not 0 <= default < branches:
+        raise _fail(f"{where}.default", f"expected a branch from 0 to {branches - 1}, got {default}")
+
+
+#: The keys a split of a ppdm-tree file may hold.
+SPLIT_KEYS = frozenset({"kind", "attribute", "threshold", "groups", "default"})
 
 
 def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribute]) -> Node:
@@ -207,7 +249,7 @@ def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribu
     if (i == 0) != (parent is None) or (parent is not None and not 0 <= parent < i):
         raise _fail(f"{where}.parent", "the root has no parent; every other node's parent is listed before it")
     label = raw.get("label")
-    if label not in classes:
+    if not _is_value(label) or label not in classes:
         raise _fail(f"{where}.label", f"{label!r} is not one of the classes {classes}")
     unknown = sorted(set(map(str, raw)) - NODE_KEYS)
     if unknown:
@@ -229,11 +271,19 @@ def _read_node(raw: Any, i: int, classes: list, attributes: Mapping[str, Attribu
     if split is not None:
         node.split = _read_split(split, f"{where}.split", attributes)
         children = _get(raw, "children", where, list)
-        if len(children) != node.split.n_branches or not all(isinstance(c, int) and c > i for c in children):
+        if len(children) != node.split.n_branches or not all(isinstance(c, int) and not isinstance(c, bool) and c > i for c in children):
             raise _fail(f"{where}.children", f"expected {node.split.n_branches} node ids greater than {i}")
+        if len(set(children)) != len(children):
+            raise _fail(f"{where}.children", "a node id is listed twice")
         node.children = list(children)
-        node.candidates = tuple(_get(raw, "candidates", where, list, optional=True) or ())
-        node.score = _get(raw, "score", where, (int, float), optional=True)
+        candidates = _get(raw, "candidates", where, list, optional=True) or []
+        for j, c in enumerate(candidates):
+            if not isinstance(c, str) or c not in attributes:
+                raise _fail(f"{where}.candidates[{j}]", f"{json.dumps(c)[:60]} is not among the tree's attributes")
+        node.candidates = tuple(candidates)
+        node.score = _finite(raw, "score", where)
+    elif "children" in raw and raw["children"] not in (None, []):
+        raise _fail(f"{where}.children", "a leaf (no split) has no children")
     return node
 
 
@@ -334,6 +384,7 @@ def tree_from_dict(data: Mapping) -> Tree:
     classes = _get(data, "classes", "", list)
     if not classes:
         raise _fail("classes", "expected at least one class")
+    _check_values(classes, "classes", "the tree")
     attributes = {a.name: a for a in _read_attributes(data)}
     raw_nodes = _get(data, "nodes", "", list)
     if not raw_nodes:
@@ -354,7 +405,7 @@ def tree_from_dict(data: Mapping) -> Tree:
         nodes,
         list(attributes.values()),
         classes,
-        class_attribute=_get(data, "class_attribute", "", str, optional=True) or "class",
+        class_attribute=_class_attribute(data),
         criterion=_get(data, "criterion", "", str, optional=True),
         algorithm=_get(data, "algorithm", "", str, optional=True),
         disclosure=level,
@@ -362,36 +413,61 @@ def tree_from_dict(data: Mapping) -> Tree:
     )
 
 
+def _class_attribute(data: Mapping) -> str:
+    """The class column's name (``"class"`` when a file written without it does not say)."""
+    name = _get(data, "class_attribute", "", str, optional=True)
+    if name is None:
+        return "class"
+    if not name.strip():
+        raise _fail("class_attribute", "expected the class column's name, got an empty text")
+    return name
+
+
 def _removed_records(data: Mapping) -> float:
     """The optional count of training records pruning Method 1 removed (a finite number ≥ 0)."""
     value = _get(data, "removed_records", "", (int, float), optional=True)
     if value is None:
         return 0.0
-    if not math.isfinite(value) or value < 0:
-        raise _fail("removed_records", f"expected a finite number of records >= 0, got {json.dumps(value)}")
+    if not _is_count(value):
+        raise _fail("removed_records", f"expected a number of records (finite, 0 to {MAX_COUNT:g}), got {json.dumps(value)}")
     return float(value)
 
 
 def load_tree(path: str | Path) -> Tree:
     """Read a tree written by :func:`save_tree` (validated; errors name the file and the field at fault)."""
-    return read_model_file(path, "tree", tree_from_dict)
+    return read_model_file(path, "tree", _tree_only)
+
+
+def _tree_only(data: Any) -> Tree:
+    """A ppdm-tree document; another model's names its kind instead of a missing field."""
+    if isinstance(data, dict) and data.get("format") != FORMAT:
+        kind = other_model_kind(data)
+        if kind is not None:
+            raise TreeFormatError(f"{kind}, not a ppdm-tree file (ppdm audit --model reads it)")
+    return tree_from_dict(data)
+
+
+def other_model_kind(data: Mapping) -> str | None:
+    """What a model file that is not a ppdm tree holds, in words (``"an XGBoost model"``;
+    ``None``: not a model ppdm knows)."""
+    if data.get("format") == "ppdm-forest":
+        return "a ppdm-forest model"
+    if "learner" in data:
+        return "an XGBoost model"
+    if "tree_info" in data:
+        return "a LightGBM model"
+    return None
 
 
 def read_model_file(path: str | Path, kind: str, parse: Callable[[Any], T]) -> T:
     """Read a ppdm JSON model file and ``parse`` it; every error names the file (and the field)."""
-    p = Path(path)
-    if p.is_dir():
-        raise TreeFormatError(f"{p}: is a directory, not a {kind} file")
-    if not p.is_file():
-        raise TreeFormatError(f"{p}: no such {kind} file")
-    try:
-        data = json.loads(p.read_text())
-    except json.JSONDecodeError as exc:
-        raise TreeFormatError(f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    except UnicodeDecodeError:
-        raise TreeFormatError(f"{p}: not a text file") from None
-    except RecursionError:
-        raise TreeFormatError(f"{p}: JSON nested too deeply to read") from None
+    from ppdm.files import MAX_MODEL_BYTES, load_json, read_bytes
+
+    p = Path(path) if isinstance(path, (str, Path)) else path
+    raw = read_bytes(p, kind, MAX_MODEL_BYTES, TreeFormatError)
+    if raw.startswith((b"tree\n", b"tree\r\n")):
+        raise TreeFormatError(f"{p}: a LightGBM model text file, not a ppdm {kind} file (ppdm audit --model reads it)")
+    data = load_json(raw, str(p), TreeFormatError)
     try:
         return parse(data)
     except TreeFormatError as exc:

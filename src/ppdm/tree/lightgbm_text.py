@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, build_tree, counts_from_gradients, resolve_classes, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
@@ -94,7 +94,10 @@ def forest_from_lightgbm(
     names = list(feature_names) if feature_names is not None else _unsanitized(header.get("feature_names", []), data, prefix_sep)
     n_features = int(header.get("max_feature_idx", len(names) - 1)) + 1
     if len(names) != n_features:
-        raise ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known")
+        raise advising(
+            ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known"),
+            "pass feature_names: ", "feature_names",
+        )
     features, domains, attributes = trace_features(data, names, prefix_sep, ordinal_categories)
     n_classes = 2 if kind == "binary" else k
     name, class_values, codes = resolve_classes(data, y, class_attribute, classes, n_classes, [a.name for a in attributes])
@@ -163,7 +166,11 @@ def _pairs(block: str) -> list[tuple[str, str]]:
 def _from_text(t: Mapping[str, str], i: int, where: str) -> dict[str, Any]:
     """A text tree's arrays: children (≥ 0 internal, ``~leaf`` for a leaf), splits, leaf statistics."""
     def nums(key: str, kind: type = float) -> np.ndarray:
-        return np.array([kind(v) for v in t.get(key, "").split()], dtype=kind)
+        try:
+            return np.array([kind(v) for v in t.get(key, "").split()], dtype=kind)
+        except (ValueError, OverflowError):
+            bad = next(v for v in t.get(key, "").split() if not _parses(v, kind))
+            raise ModelImportError(f"{where}: tree {i}: {key} holds {bad[:40]!r}, not a number") from None
 
     if int(t.get("num_cat", "0")) > 0:
         raise ModelImportError(f"{where}: tree {i} has categorical splits; encode the categorical columns before fitting")
@@ -173,8 +180,13 @@ def _from_text(t: Mapping[str, str], i: int, where: str) -> dict[str, Any]:
     n_leaves = int(t.get("num_leaves", "1"))
 
     def sized(key: str, size: int) -> np.ndarray:
+        """A statistic per node: absent is unknown (NaN); present, one finite number >= 0 per node."""
+        if key not in t:
+            return np.full(size, np.nan)
         values = nums(key)
-        return values if len(values) == size else np.full(size, np.nan)
+        if len(values) != size or not np.isfinite(values).all() or (values < 0).any():
+            raise ModelImportError(f"{where}: tree {i}: {key} must hold {size} finite numbers >= 0")
+        return values
 
     return {
         "left": nums("left_child", int), "right": nums("right_child", int),
@@ -183,6 +195,14 @@ def _from_text(t: Mapping[str, str], i: int, where: str) -> dict[str, Any]:
         "leaf_value": nums("leaf_value"), "leaf_weight": sized("leaf_weight", n_leaves),
         "leaf_count": sized("leaf_count", n_leaves), "internal_count": sized("internal_count", n_leaves - 1),
     }  # fmt: skip
+
+
+def _parses(text: str, kind: type) -> bool:
+    try:
+        kind(text)
+    except (ValueError, OverflowError):
+        return False
+    return True
 
 
 def _from_dump(t: Mapping[str, Any], i: int) -> dict[str, Any]:
@@ -228,6 +248,11 @@ def _flat(t: Mapping[str, Any], i: int, names: Sequence[str]) -> FlatTree:
     """Internal node ``j`` becomes node ``j``, leaf ``l`` node ``n_internal + l``."""
     n_inner = len(t["left"])
     n_leaves = len(t["leaf_value"])
+    for key in ("right", "feature", "threshold", "default_left", "missing"):
+        if len(t[key]) != n_inner:
+            raise ModelImportError(f"LightGBM tree {i}: {len(t[key])} values of {key} for {n_inner} internal nodes")
+    if n_leaves != n_inner + 1:
+        raise ModelImportError(f"LightGBM tree {i}: {n_leaves} leaf values for {n_inner} internal nodes (a binary tree has one more leaf)")
 
     def unified(c: np.ndarray) -> np.ndarray:
         return np.where(c >= 0, c, n_inner + ~c)
@@ -243,6 +268,7 @@ def _flat(t: Mapping[str, Any], i: int, names: Sequence[str]) -> FlatTree:
         np.concatenate([missing_left, np.zeros(n_leaves, dtype=bool)]),
         value=np.concatenate([np.full(n_inner, np.nan), t["leaf_value"]]),
     )  # fmt: skip
+    flat.check(f"LightGBM tree {i}")
     if np.isfinite(counts).all():
         flat.n_samples = counts
     weights = np.concatenate([np.zeros(n_inner), np.asarray(t["leaf_weight"], dtype=float)])

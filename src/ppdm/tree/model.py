@@ -196,6 +196,19 @@ class Tree:
             prefix = prefix.with_condition(parent.split.attribute, parent.split.condition(branch))
         return prefix
 
+    def prefixes(self) -> dict[int, Prefix]:
+        """Every node's attribute prefix (:meth:`prefix`), in one walk from the root: linear in
+        the nodes, where a prefix per node walks each path again (quadratic in a deep tree)."""
+        out = {self.root.id: Prefix()}
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            for branch, child in enumerate(node.children):
+                assert node.split is not None
+                out[child] = out[node.id].with_condition(node.split.attribute, node.split.condition(branch))
+                stack.append(self.nodes[child])
+        return out
+
     def descendants(self, node_id: int) -> Iterator[Node]:
         stack = list(self.nodes[node_id].children)
         while stack:

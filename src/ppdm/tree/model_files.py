@@ -22,13 +22,12 @@ Every error is one line that starts with the file's name.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ppdm.errors import DataError, ModelImportError, TreeFormatError
+from ppdm.errors import ModelImportError, PpdmError, TreeFormatError
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_io import forest_from_dict
 from ppdm.tree.io import tree_from_dict
@@ -56,7 +55,9 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
     model was trained on. ``class_attribute``: the class column of ``data`` (default: the one
     column outside the model's inputs with as many values as the model has classes).
     """
-    p = Path(path)
+    from ppdm.files import as_path
+
+    p = as_path(path, "model", TreeFormatError)
     kind, content = _read(p)
     try:
         if kind == "ppdm-tree":
@@ -78,43 +79,40 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
         if kind == "xgboost-json":
             return forest_from_xgboost(content, data, class_attribute=class_attribute)
         return forest_from_lightgbm(content, data, class_attribute=class_attribute)
-    except (TreeFormatError, ModelImportError, DataError) as exc:
-        message = str(exc)
-        if message.startswith("pass class_attribute"):  # the importer's advice names its Python argument
-            message = "name the class column of the training table (--sensitive)" + message.split(":", 1)[1]
-        raise type(exc)(f"{p}: {message}") from None
+    except PpdmError as exc:
+        raise exc.with_prefix(str(p)) from None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        # a library's file with a field of the wrong shape that no check above anticipated
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+        raise TreeFormatError(f"{p}: a malformed {kind} model ({what[:120]})") from None
 
 
 def model_kind(path: str | Path) -> str:
     """Which of :data:`KINDS` the file ``path`` holds (its content decides, not its name)."""
-    return _read(Path(path))[0]
+    from ppdm.files import as_path
+
+    return _read(as_path(path, "model", TreeFormatError))[0]
 
 
 def _read(p: Path) -> tuple[str, Any]:
     """The file's kind and its content (a parsed JSON object, or the LightGBM text)."""
-    if p.is_dir():
-        raise TreeFormatError(f"{p}: is a directory, not a model file")
-    if p.exists() and not p.is_file():
-        raise TreeFormatError(f"{p}: not a regular file (a model is a JSON, text or .skops file)")
-    if not p.is_file():
-        raise TreeFormatError(f"{p}: no such model file")
-    with p.open("rb") as f:
-        if f.read(4) == b"PK\x03\x04":  # a zip archive: skops' format
-            return "skops", None
+    from ppdm.files import MAX_MODEL_BYTES, load_json, read_bytes
+
+    raw = read_bytes(p, "model", MAX_MODEL_BYTES, TreeFormatError)
+    if raw.startswith(b"PK\x03\x04"):  # a zip archive: skops' format
+        return "skops", None
     try:
-        text = p.read_text()
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise TreeFormatError(f"{p}: not a text file (ppdm reads JSON models and LightGBM text models, never pickles)") from None
     if text.startswith(("tree\n", "tree\r\n")):
         return "lightgbm-text", text.replace("\r\n", "\n")
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TreeFormatError(
-            f"{p}: neither JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}) nor a LightGBM model text file"
-        ) from None
-    except RecursionError:
-        raise TreeFormatError(f"{p}: JSON nested too deeply to read") from None
+        doc = load_json(text, str(p), TreeFormatError)
+    except TreeFormatError as exc:
+        if "not valid JSON" not in str(exc):
+            raise
+        raise TreeFormatError(f"{exc}; not a LightGBM model text file either".replace("not valid JSON", "neither JSON", 1)) from None
     if not isinstance(doc, dict):
         raise TreeFormatError(f"{p}: expected a JSON object (a ppdm tree or forest, an XGBoost or LightGBM model)")
     fmt = doc.get("format")

@@ -29,6 +29,17 @@ def _leaf_text(tree: Tree, node: Node) -> str:
     return text
 
 
+#: The deepest level indented in full; a deeper line states its depth (a tree thousands of levels
+#: deep would otherwise print gigabytes of bars).
+INDENT_LEVELS = 40
+
+
+def _indent(depth: int) -> str:
+    if depth <= INDENT_LEVELS:
+        return "|   " * depth
+    return f"{'|   ' * 2}|.. depth {depth:,} ..{'|   ' * 2}"
+
+
 def node_tag(node_id: int) -> str:
     """How a rendering names a node: ``[node 7]``."""
     return f"[node {node_id}]"
@@ -69,7 +80,7 @@ def _render_children(
         stack.append((parent, depth, branch + 1))
         assert parent.split is not None
         child = tree.nodes[parent.children[branch]]
-        head = "|   " * depth + parent.split.describe(branch)
+        head = _indent(depth) + parent.split.describe(branch)
         if child.is_leaf:
             lines.append((child.id, f"{head}: {_leaf_text(tree, child)}{tag(child.id)}"))
         elif max_depth is not None and depth + 1 >= max_depth:

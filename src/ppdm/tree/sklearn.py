@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
 
@@ -150,7 +150,7 @@ def tree_from_sklearn(
     sk = _fitted_tree(estimator)
     if feature_names is None:
         if not hasattr(estimator, "feature_names_in_"):
-            raise ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame")
+            raise advising(ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame"), "pass feature_names: ", "feature_names")
         feature_names = list(estimator.feature_names_in_)
     if len(feature_names) != sk.n_features:
         raise ModelImportError(f"{len(feature_names)} feature names given, the estimator has {sk.n_features} features")
@@ -215,8 +215,9 @@ def _class_attribute(given: str | None, y: Any, data: pd.DataFrame, classes: Seq
     if len(found) == 1:
         return found[0]
     where = f"columns {found} all hold them" if found else "no column of the data holds them"
-    raise ModelImportError(
-        f"pass class_attribute (or y as a named Series): the estimator's classes are {classes!r} and {where}"
+    raise advising(
+        ModelImportError(f"pass class_attribute (or y as a named Series): the estimator's classes are {classes!r} and {where}"),
+        "pass class_attribute (or y as a named Series)", "class_attribute", "name the class column of the table",
     )
 
 
@@ -270,9 +271,12 @@ def _check_routing(
     node_id, here = found
     parent = tree.nodes[node_id].parent
     if parent is None:
-        raise ModelImportError(
-            f"the data are not the estimator's training rows ({here} rows here, {int(sk.n_node_samples[0])} in "
-            "training, or other classes): pass those rows to check the import, or verify=False"
+        raise advising(
+            ModelImportError(
+                f"the data are not the estimator's training rows ({here} rows here, {int(sk.n_node_samples[0])} in "
+                "training, or other classes): pass those rows to check the import, or verify=False"
+            ),
+            ", or verify=False",
         )
     column = tree.nodes[parent].split.attribute  # type: ignore[union-attr]
     if kinds[column] == "ordinal":
@@ -284,10 +288,13 @@ def _check_routing(
         hint = "if the data are not the estimator's training rows, pass verify=False"
     sent = int(sk.n_node_samples[node_id])
     classes = " with other classes" if sent == here else ""
-    raise ModelImportError(
+    error = ModelImportError(
         f"column {column!r} (split of node {parent}): scikit-learn sent {sent} training row(s) to node {node_id}, "
         f"the imported tree sends {here}{classes}; {hint}"
     )
+    if kinds[column] != "ordinal":
+        advising(error, hint, "verify", "give the estimator's training rows, in the order it was fitted on")
+    raise error
 
 
 def _first_disagreement(tree: Tree, sk: Any, data: pd.DataFrame, labels: np.ndarray | None) -> tuple[int, int] | None:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
@@ -104,7 +104,7 @@ def _feature_names(estimator: Any, given: Sequence[str] | None) -> list[str]:
     elif hasattr(estimator, "feature_names_in_"):
         names = list(estimator.feature_names_in_)
     else:
-        raise ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame")
+        raise advising(ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame"), "pass feature_names: ", "feature_names")
     if len(names) != estimator.n_features_in_:
         raise ModelImportError(f"{len(names)} feature names given, the estimator has {estimator.n_features_in_} features")
     return names

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, below_float32, build_tree, counts_from_gradients, expit, resolve_classes, softmax, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
@@ -78,13 +78,20 @@ def forest_from_xgboost(
     if booster.get("name") != "gbtree":
         raise ModelImportError(f"XGBoost booster {booster.get('name')!r}: only 'gbtree' models are imported")
     raw_trees = _field(_field(booster, "model", dict, "learner.gradient_booster"), "trees", list, "learner.gradient_booster.model")
+    if not raw_trees:
+        raise ModelImportError("XGBoost model: learner.gradient_booster.model.trees is empty")
     info = list(booster["model"].get("tree_info", [0] * len(raw_trees)))
     k = max(int(_field(learner["learner_model_param"], "num_class", str, "learner.learner_model_param")), 1)
+    if len(info) != len(raw_trees) or not all(type(o) is int and 0 <= o < max(k, 1) for o in info):
+        raise ModelImportError(f"XGBoost model: tree_info must give each of the {len(raw_trees)} trees a class from 0 to {max(k, 1) - 1}")
     base = _base_margin(learner["learner_model_param"]["base_score"], objective, k)
     names = list(feature_names) if feature_names is not None else list(learner.get("feature_names") or [])
     n_features = int(learner["learner_model_param"]["num_feature"])
     if len(names) != n_features:
-        raise ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known")
+        raise advising(
+            ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known"),
+            "pass feature_names: ", "feature_names",
+        )
     features, domains, attributes = trace_features(data, names, prefix_sep, ordinal_categories)
     n_classes = 2 if objective == "binary:logistic" else k
     name, class_values, codes = resolve_classes(data, y, class_attribute, classes, n_classes, [a.name for a in attributes])
@@ -164,14 +171,20 @@ def _base_margin(text: str, objective: str, k: int) -> np.ndarray:
     """The raw score every row starts from: the logit of ``base_score`` for binary:logistic, the
     stored margins (one per class) for the multiclass objectives."""
     values = _numbers(text)
+    if not len(values) or not np.isfinite(values).all():
+        raise ModelImportError(f"XGBoost model: base_score {str(text)[:40]!r} is not a finite number")
     if objective == "binary:logistic":
         p = float(values[0])
+        if not 0 < p < 1:
+            raise ModelImportError(f"XGBoost model: base_score {p:g} is not a probability strictly between 0 and 1")
         return np.array([np.log(p / (1.0 - p))])
     return np.broadcast_to(values, (k,)).astype(float) if len(values) in (1, k) else values
 
 
 def _flat(t: Mapping, i: int) -> FlatTree:
     where = f"tree {i}"
+    if not isinstance(t, Mapping):
+        raise ModelImportError(f"XGBoost {where}: expected an object")
     if int(t.get("tree_param", {}).get("size_leaf_vector", "1") or 1) > 1:
         raise ModelImportError(f"XGBoost {where}: multi-output trees (vector leaves) are not imported")
     if any(int(s) != 0 for s in t.get("split_type", [])):
@@ -179,17 +192,32 @@ def _flat(t: Mapping, i: int) -> FlatTree:
             f"XGBoost {where}: categorical splits (enable_categorical) are not imported; "
             "encode the categorical columns (one-hot or ordinal codes) before fitting"
         )
-    left = np.asarray(t["left_children"], dtype=np.intp)
-    right = np.asarray(t["right_children"], dtype=np.intp)
-    cond = np.asarray(t["split_conditions"], dtype=float)
+    left = _array(t, "left_children", np.intp, where)
+    right = _array(t, "right_children", np.intp, where)
+    cond = _array(t, "split_conditions", float, where)
     inner = left >= 0
+    if len(cond) != len(left) or not np.isfinite(cond).all():
+        raise ModelImportError(f"XGBoost {where}: split_conditions must hold one finite number per node")
     threshold = np.array([below_float32(c) if is_inner else np.nan for c, is_inner in zip(cond, inner, strict=True)])
-    return FlatTree(
-        left, right, np.asarray(t["split_indices"], dtype=np.intp), threshold,
-        np.asarray(t["default_left"], dtype=bool), value=np.where(inner, np.nan, cond),
-        cover=np.asarray(t["sum_hessian"], dtype=float),
+    flat = FlatTree(
+        left, right, _array(t, "split_indices", np.intp, where), threshold,
+        _array(t, "default_left", bool, where), value=np.where(inner, np.nan, cond),
+        cover=_array(t, "sum_hessian", float, where),
         n_samples=None,
     )  # fmt: skip
+    flat.check(f"XGBoost {where}")
+    return flat
+
+
+def _array(t: Mapping, key: str, dtype: Any, where: str) -> np.ndarray:
+    """The list ``t[key]`` as an array of ``dtype``; a missing or malformed one is named."""
+    values = t.get(key) if isinstance(t, Mapping) else None
+    if not isinstance(values, list) or not all(isinstance(v, (int, float)) for v in values):
+        raise ModelImportError(f"XGBoost {where}: {key} is missing or not a list of numbers")
+    try:
+        return np.asarray(values, dtype=dtype)
+    except (OverflowError, ValueError):
+        raise ModelImportError(f"XGBoost {where}: {key} holds a number out of range") from None
 
 
 def _first_round(model: Mapping, n_trees: int) -> int:

@@ -54,6 +54,8 @@ def _parse_text(text: str, fmt: str, source: str) -> Any:
         except json.JSONDecodeError as exc:
             at = f"line {exc.lineno}, column {exc.colno}"
             raise HierarchyError(f"{source}: invalid JSON at {at}: {exc.msg}") from None
+        except RecursionError:
+            raise HierarchyError(f"{source}: JSON nested too deeply to read") from None
     try:
         return load_yaml(text, source)
     except YamlSyntaxError as exc:
@@ -115,7 +117,10 @@ def _hierarchies_from_data(data: Any, source: str, fmt: str = "json") -> dict[st
         if not isinstance(attribute, str):
             raise HierarchyError(f"{source}: {where}: attribute names must be strings, got {attribute!r}")
         with prefixed(source):
-            out[attribute] = Hierarchy.from_spec(parse_entry(spec, attribute, where))
+            try:
+                out[attribute] = Hierarchy.from_spec(parse_entry(spec, attribute, where))
+            except RecursionError:
+                raise HierarchyError(f"{where}: nested more deeply than a hierarchy can be read") from None
     return out
 
 
@@ -126,7 +131,9 @@ def load_hierarchies(path: PathLike) -> dict[str, Hierarchy]:
     or ``{"kind": "numeric", "cuts": [[...], ...], "range": [lo, hi]}`` (``range`` optional,
     default unbounded). Errors name the file and, where possible, the attribute and field.
     """
-    path = Path(path)
+    from ppdm.files import as_path
+
+    path = as_path(path, "hierarchy", HierarchyError)
     fmt = _file_format(path)
     if not path.exists() and not path.is_symlink():
         raise HierarchyError(f"{path}: hierarchy file not found")

@@ -112,17 +112,36 @@ def bin_by_hierarchies(
 
 def _quantile_levels(values: np.ndarray, bins: int) -> list[list[float]]:
     """Nested cut points at the 1/2, 1/4, ... quantiles, the finest level with ``bins`` intervals
-    at most; levels that add no new point are left out."""
+    at most; levels that add no new point are left out.
+
+    A level only cuts intervals the level before it cut (a hierarchy's branch that stops cannot
+    split again deeper down): where the values run out of distinct quantiles, so does the branch.
+    """
+    bins = min(bins, 2 * len(np.unique(values)))  # more parts than values add no point, only work
     levels: list[list[float]] = []
-    points: set[float] = set()
+    points: list[float] = []
+    depth = [0]  # per interval between consecutive points (from -inf): the level that made it
     low = float(values.min())
-    parts = 2
+    parts, level = 2, 1
     while parts <= max(bins, 2):
-        quantiles = np.quantile(values, np.arange(1, parts) / parts)
-        new = {float(q) for q in quantiles if q > low} | points
-        if len(new) > len(points):
-            points = new
-            levels.append(sorted(points))
+        quantiles = {float(q) for q in np.quantile(values, np.arange(1, parts) / parts) if q > low}
+        edges = np.array(points)
+        added = [q for q in sorted(quantiles - set(points)) if depth[int(np.searchsorted(edges, q, side="right"))] == level - 1]
+        if added:
+            split = {int(np.searchsorted(edges, q, side="right")) for q in added}
+            new_points = sorted([*points, *added])
+            new_edges = np.array(points)
+            new_depth = []
+            for lo_index in range(len(new_points) + 1):
+                # the interval below new point lo_index (or the last one) lies in old interval i
+                anchor = new_points[lo_index - 1] if lo_index else -np.inf
+                i = int(np.searchsorted(new_edges, anchor, side="right")) if lo_index else 0
+                new_depth.append(level if i in split else depth[i])
+            points, depth = new_points, new_depth
+            levels.append(list(points))
+            level += 1
+        else:
+            break
         if parts >= bins:
             break
         parts = min(parts * 2, bins)
