@@ -35,7 +35,6 @@ import pandas as pd
 from sklearn.base import clone
 
 from ppdm.attacks.threat import ThreatModel
-from ppdm.data.roles import check_varies
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
     Auditor,
@@ -207,12 +206,12 @@ def defend(
     if time_budget is not None and not time_budget > 0:
         raise PpdmError(f"time_budget must be positive seconds or None, got {time_budget!r}")
     if model is None and class_attribute is not None:
-        check_varies(data, class_attribute, "class", "there is nothing to learn")
+        _check_varies(data, class_attribute, "class", "there is nothing to learn")
     tree, learner = _model(model, data, class_attribute, learner)
     threat = (threat or ThreatModel()).resolve(data, tree.class_attribute)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
-    check_varies(data, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without a model")
+    _check_varies(data, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without a model")
     level = threat.publish or tree.disclosure
     audit_threat = replace(threat, publish=None)
     wanted = {*tree.attributes, *learner.columns(data)}
@@ -294,6 +293,16 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
         tree = tree_from_sklearn(model, data, y=y, class_attribute=class_attribute)
         return tree, given or Learner(clone(model), list(getattr(model, "feature_names_in_", [])) or None)
     raise PpdmError(f"cannot defend a {type(model).__name__}: give a ppdm Tree, a fitted ppdm or scikit-learn tree, or None")
+
+
+def _check_varies(data: pd.DataFrame, column: str, role: str, consequence: str) -> None:
+    """A class or sensitive column of one value leaves the search nothing to do (as
+    :func:`ppdm.data.roles.check_varies`, which this layer does not import)."""
+    values = data[column].dropna() if column in data.columns else pd.Series(dtype=object)
+    if len(values) and values.nunique() < 2:
+        value = values.iloc[0]
+        value = value.item() if hasattr(value, "item") else value
+        raise DataError(f"the {role} column {column!r} holds one value ({value!r}) in every record: {consequence}")
 
 
 def _check_tree_rows(tree: Tree, data: pd.DataFrame) -> None:
