@@ -42,6 +42,12 @@ class PpdmError(Exception):
     python_advice: str | None = None
     advice: str = ""
 
+    def __str__(self) -> str:
+        """The message on one line: a line break inside a quoted value (a key, a cell) is shown
+        as ``\\n``, so that no message spreads over lines."""
+        text = super().__str__()
+        return text.replace("\r", "\\r").replace("\n", "\\n") if "\n" in text or "\r" in text else text
+
     def with_prefix(self, prefix: str) -> PpdmError:
         """The same error (class and advice) with ``prefix`` (a file name) in front."""
         try:

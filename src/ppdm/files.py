@@ -15,6 +15,7 @@ Any layer may use it (like :mod:`ppdm.errors`).
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ from typing import Any
 from ppdm.errors import PpdmError, YamlSyntaxError
 
 __all__ = [
-    "MAX_MODEL_BYTES", "MAX_TEXT_BYTES", "as_path", "atomic_path", "load_json", "load_yaml", "read_bytes", "read_text", "regular_file", "write_atomic",
+    "MAX_MODEL_BYTES", "MAX_TEXT_BYTES", "as_path", "finite_number", "atomic_path", "load_json", "load_yaml", "read_bytes", "read_text", "regular_file", "write_atomic",
 ]
 
 #: The largest settings file (threat model, hierarchies, rules, results) read: far beyond any real one.
@@ -33,6 +34,17 @@ MAX_TEXT_BYTES = 16 * 2**20
 
 #: The largest model file read (a forest of thousands of deep trees is a few hundred megabytes).
 MAX_MODEL_BYTES = 2**30
+
+
+def finite_number(x: Any) -> bool:
+    """Whether ``x`` (read from a file) is a finite number: an int or float, not a boolean, not NaN
+    or infinite, and not an integer too large for a float (``10**400``: ``math.isfinite`` raises)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def as_path(path: Any, what: str, error: type[PpdmError] = PpdmError) -> Path:

@@ -36,7 +36,8 @@ def show_command(
 
     kind = model_kind(tree_file) if tree_file.is_file() else "ppdm-tree"  # load_tree names a missing file
     if kind != "ppdm-tree":
-        raise PpdmError(f"{tree_file}: a {kind} model; ppdm show prints ppdm tree files (audit this one with ppdm audit --model)")
+        article = "an" if kind[0] in "aeiox" else "a"  # an xgboost-json model
+        raise PpdmError(f"{tree_file}: {article} {kind} model; ppdm show prints ppdm tree files (audit this one with ppdm audit --model)")
     tree = load_tree(tree_file)
     if disclosure is not None and Disclosure(disclosure) > tree.disclosure:
         raise PpdmError(

@@ -254,26 +254,55 @@ def read_table(
     """Parse the whole file with pandas (``names``: the file has no header line); parser failures
     become :class:`DataError`."""
     try:
-        frame = pd.read_csv(
-            path,
-            sep=sep,
-            header=None if names is not None else "infer",
-            names=None if names is None else list(names),
-            encoding="utf-8-sig",
-            skipinitialspace=True,
-            index_col=False,
-            keep_default_na=False,
-            na_values=list(na_values),
-            dtype=dtype,
-            low_memory=False,
-        )
+        with warnings.catch_warnings():
+            # pandas drops the fields beyond the header's of a too long first row with only a warning
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(
+                path,
+                sep=sep,
+                header=None if names is not None else "infer",
+                names=None if names is None else list(names),
+                encoding="utf-8-sig",
+                skipinitialspace=True,
+                index_col=False,
+                keep_default_na=False,
+                na_values=list(na_values),
+                dtype=dtype,
+                low_memory=False,
+            )
+    except pd.errors.ParserWarning:
+        line = _first_long_line(path, sep, names)
+        where = f", line {line}" if line is not None else ""
+        raise DataError(f"{path}{where}: more fields than the header names (they would be dropped)") from None
     except pd.errors.EmptyDataError:
         raise DataError(f"{path} is empty: it has no data rows") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as error:
-        raise DataError(f"{path}: cannot parse the file: {error}") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, csv.Error, OverflowError) as error:
+        raise DataError(f"{path}: cannot parse the file: {' '.join(str(error).split())}") from None
     if frame.empty:
         raise DataError(f"{path} has a header but no data rows")
     return frame
+
+
+def _first_long_line(path: Path, sep: str, names: Sequence[str] | None) -> int | None:
+    """The 1-based line of the first record with more fields than the header (or ``names``)."""
+    if len(sep) != 1:
+        return None
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            reader = csv.reader(handle, delimiter=sep, skipinitialspace=True)
+            width = len(names) if names is not None else None
+            previous_end = 0
+            for record in reader:
+                start, previous_end = previous_end + 1, reader.line_num
+                if record in ([], [""]):
+                    continue
+                if width is None:
+                    width = len(record)
+                elif len(record) > width:
+                    return start
+    except csv.Error:
+        return None
+    return None
 
 
 #: A text column is taken for a numeric one with stray text when at least this share of its

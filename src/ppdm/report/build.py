@@ -13,6 +13,7 @@ import numpy as np
 
 from ppdm.attacks.result import AttackResult
 from ppdm.errors import ReportError
+from ppdm.files import finite_number
 from ppdm.report.advice import advice
 from ppdm.report.exposure import exposure_table, leaf_sources, text_sources
 from ppdm.report.model_view import model_view
@@ -207,7 +208,7 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
             chosen = bool(p[3]) if len(p) == 4 else False
         else:
             raise ReportError(f"frontier point {i}: expected (accuracy, risk, label) or a dict with those keys")
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v) for v in (accuracy, risk)):
+        if not all(finite_number(v) for v in (accuracy, risk)):
             raise ReportError(f"frontier point {i}: accuracy and risk must be numbers")
         acc, rk = float(accuracy), float(risk)
         if not 0 <= acc <= 1 or rk < 0:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ppdm.errors import ReportError, TreeFormatError
+from ppdm.files import finite_number
 from ppdm.report.persons import leaf_pairs_of
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_io import forest_from_dict
@@ -110,11 +111,11 @@ def _is_value(x: Any) -> bool:
 
 
 def _is_whole(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0 and float(x).is_integer()
+    return finite_number(x) and x >= 0 and float(x).is_integer()
 
 
 def _is_share(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and -1e-9 <= x <= 1 + 1e-9
+    return finite_number(x) and -1e-9 <= x <= 1 + 1e-9
 
 
 def _short(x: Any) -> str:
@@ -166,8 +167,8 @@ def _check_summary(summary: dict[str, Any], values: list[Any], at: str) -> None:
     prior = base.get("prior")
     if not isinstance(prior, dict) or not all(isinstance(k, str) and _is_share(v) for k, v in prior.items()):
         raise ReportError(f"{at}summary baseline prior is {_short(prior)} (expected each value's share)")
-    lift = summary.get("lift")
-    if lift is not None and not (isinstance(lift, dict) and all(v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)) for v in lift.values())):
+    lift = summary.get("lift", {})
+    if not (isinstance(lift, dict) and all(v is None or finite_number(v) for v in lift.values())):
         raise ReportError(f"{at}summary lift is {_short(lift)} (expected finite numbers)")
 
 

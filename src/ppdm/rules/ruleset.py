@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.errors import RulesError
-from ppdm.files import write_atomic
+from ppdm.files import finite_number, write_atomic
 
 Publish = Literal["exact", "thresholds"]
 FORMAT = "ppdm-rules"
@@ -217,7 +217,7 @@ def _plain(v: Any) -> Any:
 
 
 def _check_fraction(value: Any, name: str) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
+    if not finite_number(value) or not 0 <= value <= 1:
         raise RulesError(f"{name}: must be a number in [0, 1], got {value!r}")
 
 

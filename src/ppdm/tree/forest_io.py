@@ -28,7 +28,6 @@ below 36), or a list of non-negative integers; ``null`` when unknown.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ppdm.errors import PpdmError, TreeFormatError
-from ppdm.files import write_atomic
+from ppdm.files import finite_number, write_atomic
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import COMBINES, LINKS, QUANTITIES, Forest
 from ppdm.tree.io import (
@@ -220,7 +219,7 @@ def _multiplicities(raw: Mapping, where: str) -> np.ndarray | None:
         if len(values) != len(m) or (values < 0).any():
             raise _fail(f"{where}.multiplicities", "expected base-36 digits 0-9, a-z (one per training row)")
         return values
-    if not all(type(v) is int and v >= 0 for v in m):
+    if not all(type(v) is int and 0 <= v < 2**62 for v in m):
         raise _fail(f"{where}.multiplicities", "expected a list of non-negative integers (one per training row) or null")
     return np.asarray(m, dtype=np.int64)
 
@@ -234,7 +233,7 @@ def _choice(data: Mapping, key: str, where: str, allowed: tuple[str, ...]) -> st
 
 def _numbers(data: Mapping, key: str, where: str) -> list[float]:
     values = _get(data, key, where, list)
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+    if not all(finite_number(v) for v in values):
         raise _fail(f"{where}.{key}" if where else key, "expected a list of finite numbers")
     return [float(v) for v in values]
 

@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ppdm.errors import TreeFormatError
-from ppdm.files import write_atomic
+from ppdm.files import finite_number, write_atomic
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
@@ -201,7 +201,7 @@ def _read_split(s: Any, where: str, attributes: Mapping[str, Attribute]) -> Spli
         if attributes[attr].is_categorical:
             raise _fail(f"{where}.kind", f"threshold split on categorical attribute {attr!r}")
         t = _get(s, "threshold", where, (int, float))
-        if not math.isfinite(t):
+        if not finite_number(t):
             raise _fail(f"{where}.threshold", f"expected a finite number, got {t}")
         _check_default(default, 2, where)
         return ThresholdSplit(attr, float(t), default)
@@ -300,7 +300,7 @@ MAX_COUNT = 1e15
 
 
 def _is_count(c: Any) -> bool:
-    return isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) and 0 <= c <= MAX_COUNT
+    return finite_number(c) and 0 <= c <= MAX_COUNT
 
 
 def _count(raw: Mapping, key: str, where: str) -> float | None:
@@ -341,7 +341,7 @@ def _plain_list(counts: np.ndarray) -> str:
 def _finite(raw: Mapping, key: str, where: str) -> float | None:
     """An optional finite number of a node (``value``, ``cover``)."""
     x = _get(raw, key, where, (int, float), optional=True)
-    if x is not None and not math.isfinite(x):
+    if x is not None and not finite_number(x):
         raise _fail(f"{where}.{key}", f"expected a finite number, got {x}")
     return None if x is None else float(x)
 

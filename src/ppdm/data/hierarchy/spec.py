@@ -103,7 +103,7 @@ def _parse_bound(raw: Any, unbounded: float, what: str) -> float:
             return -math.inf
     try:
         value = float(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise HierarchyError(f"{what}: expected a number, null or 'inf'/'-inf', got {raw!r}") from None
     if math.isnan(value):
         raise HierarchyError(f"{what}: NaN is not a valid bound")
