@@ -277,11 +277,13 @@ def _print_table(result: DefenseResult, top: int) -> None:
 
 
 def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, quiet: bool) -> None:
+    from ppdm.tree.model_files import save_model
+
     if frontier_file is not None:
         result.save_frontier(frontier_file)
         if not quiet:
             console.print(f"wrote {frontier_file}")
     if out is not None and result.chosen is not None:
-        result.chosen.save(out)
+        save_model(result.chosen, out)
         if not quiet:
             console.print(f"wrote {out}")

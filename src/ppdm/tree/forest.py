@@ -36,7 +36,6 @@ when unknown. The importers say in ``docs/ensembles.md`` which counts are exact 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -157,12 +156,6 @@ class Forest:
     def publishes(self, i: int) -> tuple[Disclosure, frozenset[str]]:
         """What tree ``i`` publishes: its disclosure level and its known per-node quantities."""
         return self.trees[i].disclosure, self.known[i]
-
-    def save(self, path: str | Path) -> None:
-        """Write the forest to ``path`` as ``ppdm-forest`` JSON (:func:`ppdm.tree.forest_io.save_forest`), atomically."""
-        from ppdm.tree.forest_io import save_forest
-
-        save_forest(self, path)
 
     def published(self, disclosure: Disclosure | str | None = None) -> Forest:
         """The forest as audited at ``disclosure``: each tree publishing at most that level

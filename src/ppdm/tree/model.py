@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -285,12 +284,6 @@ class Tree:
         return out
 
     # -- publishing --------------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Write the tree to ``path`` as ``ppdm-tree`` JSON (:func:`ppdm.tree.io.save_tree`), atomically."""
-        from ppdm.tree.io import save_tree
-
-        save_tree(self, path)
-
     def published(self, disclosure: Disclosure | str | None = None) -> Tree:
         """A copy holding only what ``disclosure`` (default: the tree's own level) reveals."""
         level = self.disclosure if disclosure is None else Disclosure.parse(disclosure)
