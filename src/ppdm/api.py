@@ -33,7 +33,7 @@ from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value
-from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
+from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
@@ -201,6 +201,7 @@ def audit(
     exact_time_limit: float | None = None,
     class_attribute: str | None = None,
     sample: bool = False,
+    trees: str | Sequence[int] | range | slice | None = None,
     progress: Callable[[int, int], None] | None = None,
     client: Any = None,
 ) -> Audit:
@@ -227,6 +228,13 @@ def audit(
     the training rows they are). ``sample=True`` declares that ``data`` is a sample of the
     training records (or holds other rows too) on purpose: the audit then treats the published
     counts as bounds, and the result says so (``details["sample"]``, printed and in the report).
+
+    ``trees``: audit only these trees of a forest (``"0:10"``, ``range(10)``, ``[0, 3]``): they
+    publish less than the whole forest, so the audit is a lower bound on its disclosure, and the
+    result says so (``details["trees_audited"]``). When a forest's maximum-entropy table would be
+    too large to build (many unknown split columns over many trees), the estimate is replaced by
+    each person's possible values (:func:`ppdm.attacks.possible.possible_attack`: sound; one
+    value left is certain, proved) and the result says why (``details["note"]``).
     """
     if not estimate and not exact:
         raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
@@ -241,6 +249,9 @@ def audit(
             raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
     table = _as_table(data)
     published = _as_model(model, table, class_attribute)
+    subset = None
+    if trees is not None:
+        published, subset = _subset(published, trees)
     declared = _as_threat(threat)
     if is_dask(table):
         if exact:
@@ -267,6 +278,8 @@ def audit(
     for r in (result, proved):
         if r is not None and sampled:
             r.details["sample"] = sampled
+        if r is not None and subset is not None:
+            r.details["trees_audited"] = subset
     return Audit(published, resolved, result, proved, counted, weights, dropped)
 
 
@@ -345,9 +358,37 @@ def _estimate(
     knowledge = Knowledge(rate=True, label=labels, internal=internal)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # the note is in the summary
-        return maxent_attack(
-            model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
-        )
+        try:
+            return maxent_attack(
+                model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
+            )
+        except RoutingLimitError as exc:
+            return _possible_instead(model, table, threat, exc)
+
+
+def _possible_instead(model: Model, table: pd.DataFrame, threat: ThreatModel, why: RoutingLimitError) -> AttackResult:
+    """Each person's possible values, when the forest's maximum-entropy table is too large to build."""
+    from ppdm.attacks.possible import possible_attack
+
+    result = possible_attack(model, table, threat)
+    result.details["status"] = "possible values only"
+    result.details["note"] = (
+        f"no maximum-entropy estimate: {why}. Shown instead: each person's possible values (sound: one value left "
+        "is certain, proved), weighted by the table's distribution of the sensitive attribute"
+    )
+    return result
+
+
+def _subset(model: Model, trees: str | Sequence[int] | range | slice) -> tuple[Model, str]:
+    """The forest's trees ``trees`` names, and how the result says so."""
+    from ppdm.tree.forest import parse_trees
+
+    if not isinstance(model, Forest):
+        raise PpdmError("trees= selects trees of a forest: this model is a single tree")
+    chosen = parse_trees(trees, model.n_trees)
+    shown = f"{chosen[0]}:{chosen[-1] + 1}" if chosen == list(range(chosen[0], chosen[-1] + 1)) else ",".join(map(str, chosen))
+    text = f"trees {shown} of {model.n_trees} (a lower bound on what the whole forest discloses: the other trees publish more)"
+    return model.select(chosen), text
 
 
 def _check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:

@@ -166,6 +166,10 @@ def _train_for_audit(
     type=FiniteRange(min=0, min_open=True),
     help=f"With --exact: seconds for the integer search (default {DEFAULT_EXACT_SECONDS:g}); what is still open is reported undecided, never certain.",
 )
+@click.option(
+    "--trees",
+    help="Audit only these trees of a forest (0:10 = trees 0 to 9, or 0,3,7): a lower bound on what the whole forest discloses.",
+)
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option(
     "--out",
@@ -208,6 +212,7 @@ def audit_command(
     exact: bool,
     estimate: bool,
     exact_time_limit: float | None,
+    trees: str | None,
     top: int,
     out: Path | None,
     report_out: Path | None,
@@ -280,7 +285,7 @@ def audit_command(
     with _tree_progress(tree, quiet) as progress, status(f"auditing{doing}", quiet or progress is not None):
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
-            time_limit=time_limit, exact_time_limit=exact_time_limit, sample=sample, progress=progress,
+            time_limit=time_limit, exact_time_limit=exact_time_limit, sample=sample, trees=trees, progress=progress,
         )
     if not quiet:
         for line in result.lines(top):

@@ -87,8 +87,28 @@ def _short(provenance: str, limit: int = 120) -> str:
     return "; ".join(kept) + f"; … ({len(parts) - len(kept)} more trees)"
 
 
+def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
+    """Each person's possible values (:mod:`ppdm.attacks.possible`): what is proved, then the attack against the prior."""
+    d, s = result.details, result.summary()
+    left = result.posterior > 0
+    mean_left = float(left.sum(axis=1)[result.groups.group_of_record].mean()) if result.groups.n_records else 0.0
+    lines = [
+        str(d.get("threat_model", "")),
+        f"possible values of {result.sensitive!r} over {s['records']:,} records ({d['trees_used']} of {d['trees']} trees "
+        f"hold them; {d['method']}, {d['passes']} passes{'' if d['converged'] else ', stopped early'}): "
+        f"{d['certain_proved']:,} people with one value left (certain, proved); on average {mean_left:.2f} of "
+        f"{len(result.values)} values left",
+    ]
+    for key in ("sample", "trees_audited", "note"):
+        if key in d:
+            lines.append(f"  note: {d[key]}")
+    return lines + baseline_lines(s) + riskiest_lines(result, top)
+
+
 def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     """The maximum-entropy estimate: threat model, problem and solve, disclosure, riskiest groups."""
+    if result.attack == "possible values":
+        return possible_lines(result, top)
     d, s = result.details, result.summary()
     dropped = f" ({d['dropped_rows']:,} rows with missing values left out)" if d.get("dropped_rows") else ""
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"
@@ -101,8 +121,9 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     ]
     if "sample" in d:
         lines.append(f"  note: {d['sample']} (its published counts are read as bounds)")
-    if "note" in d:
-        lines.append(f"  note: {d['note']}")
+    for key in ("trees_audited", "note"):
+        if key in d:
+            lines.append(f"  note: {d[key]}")
     return lines + disclosure_lines(d, s) + riskiest_lines(result, top)
 
 
