@@ -199,6 +199,7 @@ def audit(
     internal: bool = False,
     time_limit: float | None = None,
     exact_time_limit: float | None = None,
+    exact_detail: Literal["certainty", "bounds"] = "certainty",
     class_attribute: str | None = None,
     sample: bool = False,
     trees: str | Sequence[int] | range | slice | None = None,
@@ -218,7 +219,9 @@ def audit(
     labels; ``internal``: the split choices too, paper 000 §4.2, a local optimum within
     ``time_limit`` seconds). ``exact``: also prove, on whole counts, who is certain in every
     dataset consistent with the model (within ``exact_time_limit`` seconds, default 300; what is
-    open is undecided, never certain). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
+    open is undecided, never certain); ``exact_detail="bounds"`` also settles every other minimum
+    and maximum count (by default they stay the proved intervals found on the way: sound, not
+    tight; settling them can take minutes on a table of thousands). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
     missing values in the columns the audit reads (:mod:`ppdm.data.missing`).
     ``progress(done, total)`` is called as each of a forest's trees' rows are built.
 
@@ -274,7 +277,7 @@ def audit(
         from ppdm.attacks.exact import exact_attack
 
         seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
-        proved = exact_attack(published, counted, time_limit=seconds, threat=declared)
+        proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail)
     for r in (result, proved):
         if r is not None and sampled:
             r.details["sample"] = sampled

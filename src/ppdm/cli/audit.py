@@ -167,6 +167,13 @@ def _train_for_audit(
     help=f"With --exact: seconds for the integer search (default {DEFAULT_EXACT_SECONDS:g}); what is still open is reported undecided, never certain.",
 )
 @click.option(
+    "--exact-detail",
+    type=click.Choice(["certainty", "bounds"]),
+    default="certainty",
+    show_default=True,
+    help="With --exact: bounds also settles every other minimum and maximum count (minutes on large tables); certainty leaves them as proved intervals.",
+)
+@click.option(
     "--trees",
     help="Audit only these trees of a forest (0:10 = trees 0 to 9, or 0,3,7): a lower bound on what the whole forest discloses.",
 )
@@ -212,6 +219,7 @@ def audit_command(
     exact: bool,
     estimate: bool,
     exact_time_limit: float | None,
+    exact_detail: str,
     trees: str | None,
     top: int,
     out: Path | None,
@@ -285,7 +293,8 @@ def audit_command(
     with _tree_progress(tree, quiet) as progress, status(f"auditing{doing}", quiet or progress is not None):
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
-            time_limit=time_limit, exact_time_limit=exact_time_limit, sample=sample, trees=trees, progress=progress,
+            time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
+            sample=sample, trees=trees, progress=progress,
         )
     if not quiet:
         for line in result.lines(top):
