@@ -134,9 +134,9 @@ def search_bounds(
     """Min and max of every (group, value) count over the consistent datasets (module docstring).
 
     ``options``: the search's settings, its integer engine among them (:class:`SearchOptions`;
-    ``None``: the defaults). ``certainty_only``: stop each component once its certain and
-    impossible values are settled; its other minima and maxima stay the proved intervals found
-    so far (sound, not tight)."""
+    ``None``: the defaults). ``certainty_only``: stop each component once its certain values
+    are settled; its other minima and maxima (impossible values among them) stay the proved
+    intervals found so far (sound, not tight)."""
     options = SearchOptions() if options is None else options
     engine = "cp-sat" if options.engine is None else options.engine
     if engine not in ENGINES:
@@ -306,7 +306,7 @@ def _search_part(
 ) -> Iterator[None]:
     """The search of one component, in stages (a generator: it pauses after each so that every
     component settles its certain values, then its impossible ones, before any other bound;
-    ``certainty_only`` stops there)."""
+    ``certainty_only`` stops after the certain ones)."""
     problem, part = s.problem, s.part
     if truth is None:
         status, x, _ = _Model(problem, part, s.options).solve(lambda m: None, s.left())
@@ -344,9 +344,9 @@ def _search_part(
     yield
     _certainty(s, model, signs=(-1,))
     yield
-    _certainty(s, model, signs=(1,))
     if certainty_only:
         return
+    _certainty(s, model, signs=(1,))
     yield
     if lp:
         _lp_bounds(s)
