@@ -71,6 +71,7 @@ class Audit:
     table: pd.DataFrame
     weights: np.ndarray | None = None
     dropped_rows: int = 0
+    reference: AttackResult | None = None
 
     @property
     def results(self) -> list[AttackResult]:
@@ -203,6 +204,8 @@ def audit(
     class_attribute: str | None = None,
     sample: bool = False,
     trees: str | Sequence[int] | range | slice | None = None,
+    reference: pd.DataFrame | str | Path | None = None,
+    holdout: pd.DataFrame | str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     client: Any = None,
 ) -> Audit:
@@ -238,6 +241,14 @@ def audit(
     too large to build (many unknown split columns over many trees), the estimate is replaced by
     each person's possible values (:func:`ppdm.attacks.possible.possible_attack`: sound; one
     value left is certain, proved) and the result says why (``details["note"]``).
+
+    ``reference``: people of the same population who are not targets (a DataFrame or CSV path with
+    the known and sensitive columns): the model-free attacker fitted on them
+    (:func:`ppdm.attacks.reference.imputation_attack`) is measured on the same people as the
+    estimate, in ``Audit.reference`` and ``details["reference"]`` (its accuracy and what the model
+    adds beyond it). ``holdout``: people who were not in the training set, with their sensitive
+    values: the estimate's guess rule applied to them, ``details["control"]`` (members' and
+    non-members' accuracy and the membership share of the risk).
     """
     if not estimate and not exact:
         raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
@@ -278,12 +289,17 @@ def audit(
 
         seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
         proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail)
+    baseline = None
+    if result is not None and weights is None and (reference is not None or holdout is not None):
+        baseline = _baselines(result, counted, reference, holdout)
+    elif reference is not None or holdout is not None:
+        raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
     for r in (result, proved):
         if r is not None and sampled:
             r.details["sample"] = sampled
         if r is not None and subset is not None:
             r.details["trees_audited"] = subset
-    return Audit(published, resolved, result, proved, counted, weights, dropped)
+    return Audit(published, resolved, result, proved, counted, weights, dropped, baseline)
 
 
 # -- inputs --------------------------------------------------------------------------------------
@@ -367,6 +383,27 @@ def _estimate(
             )
         except RoutingLimitError as exc:
             return _possible_instead(model, table, threat, exc)
+
+
+def _baselines(result: AttackResult, table: pd.DataFrame, reference: Any, holdout: Any) -> AttackResult | None:
+    """The model-free attacker fitted on ``reference`` and the control on ``holdout`` (each when
+    given), written into ``result.details``; returns the model-free attacker's result."""
+    from ppdm.attacks.reference import control_summary, imputation_attack
+
+    imputed = None
+    if reference is not None:
+        imputed = imputation_attack(result, table, _as_table(reference))
+        ours, theirs = result.summary(), imputed.summary()
+        if "attacker_accuracy" in ours:
+            result.details["reference"] = {
+                "model": imputed.details["model"],
+                "accuracy": theirs["attacker_accuracy"],
+                "ci95": theirs["attacker_accuracy_ci95"],
+                "model_adds": ours["attacker_accuracy"] - max(theirs["attacker_accuracy"], ours["baseline"]["accuracy"]),
+            }
+    if holdout is not None:
+        result.details["control"] = control_summary(result, _as_table(holdout))
+    return imputed
 
 
 def _possible_instead(model: Model, table: pd.DataFrame, threat: ThreatModel, why: RoutingLimitError) -> AttackResult:

@@ -174,6 +174,16 @@ def _train_for_audit(
     help="With --exact: bounds also settles every other minimum and maximum count (minutes on large tables); certainty leaves them as proved intervals.",
 )
 @click.option(
+    "--reference",
+    type=click.Path(path_type=Path),
+    help="CSV of people of the same population who are not targets: the model-free attacker fitted on them is reported beside the audit.",
+)
+@click.option(
+    "--holdout",
+    type=click.Path(path_type=Path),
+    help="CSV of people outside the training set, with their sensitive values: the same guesses on them (the control) and the membership share of the risk.",
+)
+@click.option(
     "--trees",
     help="Audit only these trees of a forest (0:10 = trees 0 to 9, or 0,3,7): a lower bound on what the whole forest discloses.",
 )
@@ -220,6 +230,8 @@ def audit_command(
     estimate: bool,
     exact_time_limit: float | None,
     exact_detail: str,
+    reference: Path | None,
+    holdout: Path | None,
     trees: str | None,
     top: int,
     out: Path | None,
@@ -294,7 +306,7 @@ def audit_command(
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
-            sample=sample, trees=trees, progress=progress,
+            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=progress,
         )
     if not quiet:
         for line in result.lines(top):

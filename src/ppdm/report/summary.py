@@ -102,7 +102,7 @@ def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
     for key in ("sample", "trees_audited", "note"):
         if key in d:
             lines.append(f"  note: {d[key]}")
-    return lines + baseline_lines(s) + riskiest_lines(result, top)
+    return lines + baseline_lines(s) + baseline_extra_lines(d) + riskiest_lines(result, top)
 
 
 def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
@@ -124,7 +124,7 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     for key in ("trees_audited", "note"):
         if key in d:
             lines.append(f"  note: {d[key]}")
-    return lines + disclosure_lines(d, s) + riskiest_lines(result, top)
+    return lines + disclosure_lines(d, s) + baseline_extra_lines(d) + riskiest_lines(result, top)
 
 
 def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> list[str]:
@@ -148,6 +148,29 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
     if d.get("at_least_one_groups"):
         lines.append(
             f"  groups where some value is held by at least one (not all) of their people, proved: {d['at_least_one_groups']:,}"
+        )
+    return lines
+
+
+def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
+    """The model-free attacker fitted on a reference sample, and the control on non-members, when measured."""
+    lines = []
+    ref = details.get("reference")
+    if ref:
+        lo, hi = ref["ci95"]
+        lines.append(
+            f"  model-free attacker ({ref['model']} fitted on a reference sample): accuracy {ref['accuracy']:.4f} "
+            f"(95% CI {lo:.4f}-{hi:.4f}) on the same people; the model adds {ref['model_adds']:+.4f} beyond the "
+            "stronger of it and the prior"
+        )
+    control = details.get("control")
+    if control:
+        m, c = control["members"], control["non_members"]
+        slo, shi = control["membership_share_ci95"]
+        lines.append(
+            f"  control: the same guesses on {c['people']:,} people outside the training set are right for "
+            f"{c['accuracy']:.1%} (members {m['accuracy']:.1%}); membership share of the risk "
+            f"{control['membership_share']:+.3f} (95% CI {slo:+.3f} to {shi:+.3f})"
         )
     return lines
 
