@@ -159,6 +159,8 @@ class GibbsChains:
                 parts_n.append(flat.child[n_on[keep], b])
                 parts_m.append(sub[keep])
             item, node, mask = np.concatenate(parts_i), np.concatenate(parts_n), np.concatenate(parts_m)
+        if not out:
+            return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.uint64)
         return _joined(out, 3)  # type: ignore[return-value]
 
     def _route_intervals(self, j: int, rows: np.ndarray, pr: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -211,7 +213,7 @@ class GibbsChains:
         e = m[item][:, None] * self.theta[leaf]
         # each pair's largest piece counts for every category, the others by their difference
         order = np.lexsort((-np.bitwise_count(mask).astype(np.int64), item))
-        first = np.r_[True, item[order][1:] != item[order][:-1]]
+        first = np.r_[True, item[order][1:] != item[order][:-1]] if len(item) else np.zeros(0, dtype=bool)
         default = np.zeros((len(pr), k))
         default[item[order][first]] = e[order][first]
         E = base + per_row(pr, default, r, k)
