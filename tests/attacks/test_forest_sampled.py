@@ -21,9 +21,9 @@ from ppdm.attacks.forest_sampled import ForestAuditOptions
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import MaxEntError
+from ppdm.maxent.constraints.forest_factors import forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.solvers.sampled import SampledOptions
-from ppdm.maxent.table.forest_factors import forest_factors
 from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
 
 # the forests and tables of test_forest_maxent.py

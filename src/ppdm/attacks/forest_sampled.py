@@ -3,7 +3,7 @@
 The explicit audit (:mod:`ppdm.attacks.forest_maxent`) lists every joint route of a group's
 unknown columns through all the trees, a number exponential in the number of trees; it refuses
 beyond :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`. This attack solves the same problem on
-the factor graph whose factors are the trees (:mod:`ppdm.maxent.table.forest_factors`), by Gibbs
+the factor graph whose factors are the trees (:mod:`ppdm.maxent.constraints.forest_factors`), by Gibbs
 sampling and iterative scaling (:mod:`ppdm.maxent.solvers.sampled`): its cost grows with chains ×
 trees × depth per sweep, not with the product of the trees' partitions.
 
@@ -31,10 +31,10 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import TRUTH_TOLERANCE
 from ppdm.errors import DataError, PpdmError
+from ppdm.maxent.constraints.forest_factors import ForestFactors, forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.solvers.sampled import SampledOptions, SampledSolution, solve_sampled
 from ppdm.maxent.table import forest_types as explicit_table
-from ppdm.maxent.table.forest_factors import ForestFactors, forest_factors
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.forest import Forest
 

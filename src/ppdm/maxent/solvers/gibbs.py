@@ -1,13 +1,13 @@
 """Gibbs sampling of the unknown columns under a forest's dual distribution, vectorised over chains.
 
-Each group q of a :class:`~ppdm.maxent.table.forest_factors.ForestFactors` has the distribution
+Each group q of a :class:`~ppdm.maxent.constraints.forest_factors.ForestFactors` has the distribution
 P(u, c | q) ∝ exp(−Σ_t m_t Θ[leaf_t(q, u), c] − θ_SA[s]) over the cells u of its unknown split
 columns and its class c (its sensitive cell s is one of them, or the class). Persistent chains,
 several per group, are updated one column at a time from the column's exact conditional, the class
 summed out (collapsed Gibbs sampling: Liu 1994), in one vectorised pass over every chain and tree:
 
 * a tree whose current path never splits on the column keeps its leaf whatever the column's
-  value (:attr:`FlatTrees.first <ppdm.maxent.table.forest_factors.FlatTrees.first>`); the others are
+  value (:attr:`FlatTrees.first <ppdm.maxent.constraints.forest_factors.FlatTrees.first>`); the others are
   routed again from the first node on the path that does, with the column *free*: a numeric column
   as an interval of its cells, split at each threshold it meets; a categorical one as a set of its
   categories (a 64-bit mask), split by each node's branches. Each tree then gives the column's
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ppdm.maxent.table.forest_factors import ForestFactors
+from ppdm.maxent.constraints.forest_factors import ForestFactors
 
 #: Columns with at most this many categories are routed as sets (64-bit masks); larger ones once
 #: per category.

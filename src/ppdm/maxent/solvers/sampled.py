@@ -1,6 +1,6 @@
 """Stochastic maximum entropy over a forest's factor graph: Gibbs sampling and iterative scaling.
 
-The dual of a forest's audit (:mod:`ppdm.maxent.table.forest_factors`) gives each group q the Gibbs
+The dual of a forest's audit (:mod:`ppdm.maxent.constraints.forest_factors`) gives each group q the Gibbs
 distribution P(u, c | q) ∝ exp(−Σ_t m_t Θ_t[leaf_t(q, u), c] − θ_SA[s]) over the cells u of the
 unknown split columns and the class c. The dual's gradient is the rows' expected values, sums of
 the expected leaf counts N_t[Λ, c]; they are estimated here by sampling, never by enumerating the
@@ -40,8 +40,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.errors import MaxEntError
+from ppdm.maxent.constraints.forest_factors import ForestFactors
 from ppdm.maxent.solvers.gibbs import GibbsChains
-from ppdm.maxent.table.forest_factors import ForestFactors
 
 #: Called after every sweep with (sweeps done, sweeps in all).
 Progress = Callable[[int, int], None]
@@ -55,7 +55,7 @@ class SampledOptions:
     random_state: int = 0
     #: Chains in all, spread over the groups (at least ``min_chains`` and at most ``max_chains`` each).
     chains: int = 40_000
-    min_chains: int = 2
+    min_chains: int = 1
     max_chains: int = 64
     #: Iterative-scaling steps, each on the leaf counts of ``sweeps_per_step`` sweeps.
     fit_steps: int = 120
