@@ -12,6 +12,7 @@ from sklearn.ensemble import (
     RandomForestClassifier,
 )
 
+from ppdm.attacks.forest_sampled import ForestAuditOptions
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError, MaxEntError
@@ -99,8 +100,8 @@ def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small, monkeypa
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
     # the module, not the package's attribute of the same name (the function forest_types)
     monkeypatch.setattr(importlib.import_module("ppdm.maxent.table.forest_types"), "MAX_ROUTED", 1000)
-    with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
-        maxent_attack(forest, table, threat=ThreatModel(sensitive=y.name, known=("sex",)))
+    with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):  # "auto" would sample
+        maxent_attack(forest, table, threat=ThreatModel(sensitive=y.name, known=("sex",)), forest_options=ForestAuditOptions("explicit"))
     assert MAX_ROUTED > 1000
 
 

@@ -22,6 +22,7 @@ from dataclasses import replace
 import pandas as pd
 
 from ppdm.attacks.estimate import maxent_result, solve_details
+from ppdm.attacks.forest_sampled import ForestAuditOptions, sampled_forest_attack, use_sampling
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
@@ -47,16 +48,23 @@ def forest_maxent_attack(
     knowledge: Knowledge = Knowledge(),
     tol: float = 1e-9,
     progress: Callable[[int, int], None] | None = None,
+    options: ForestAuditOptions | None = None,
 ) -> AttackResult:
     """Estimate every group's P(sensitive | q) from every tree of ``forest`` (see the module docstring).
 
     ``threat`` is resolved against ``data`` (the training rows, in the order the model was fitted
     on when it has multiplicities); ``threat.publish`` audits less than the trees publish;
-    ``progress(done, total)`` is called after each tree's rows are built.
+    ``progress(done, total)`` is called after each tree's rows are built (after each sweep when
+    sampled). ``options``: explicit enumeration or sampling (:class:`ForestAuditOptions`; default
+    ``"auto"``: sampling when the enumeration exceeds its cap,
+    :mod:`ppdm.attacks.forest_sampled`).
     """
     threat = threat.resolve(data, forest.class_attribute)
     forest = forest.published(threat.publish)
     knowledge = replace(knowledge, sa=bool(threat.sa_published))
+    options = ForestAuditOptions() if options is None else options
+    if use_sampling(forest, data, threat, options):
+        return sampled_forest_attack(forest, data, threat, knowledge, options.sampled, progress)
     problem, types = forest_type_problem(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
     )

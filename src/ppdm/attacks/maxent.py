@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from ppdm.attacks.estimate import maxent_result, solve_details
 from ppdm.attacks.forest_maxent import forest_maxent_attack
+from ppdm.attacks.forest_sampled import ForestAuditOptions
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel, attacker, audited
 from ppdm.attacks.truth import TRUTH_TOLERANCE, check_truth
@@ -66,6 +67,7 @@ def maxent_attack(
     progress: bool | None = None,
     weights: np.ndarray | None = None,
     tree_progress: Callable[[int, int], None] | None = None,
+    forest_options: ForestAuditOptions | None = None,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
@@ -98,7 +100,8 @@ def maxent_attack(
     ``tree`` may be a :class:`~ppdm.tree.forest.Forest`: one problem then holds every tree's rows
     (:func:`ppdm.attacks.forest_maxent.forest_maxent_attack`; internal-node constraints and
     ``time_limit`` do not apply, ``factored`` is always true; ``tree_progress(done, total)`` is called
-    after each tree's rows are built).
+    after each tree's rows are built); ``forest_options`` chooses between the explicit enumeration
+    and sampling (:class:`~ppdm.attacks.forest_sampled.ForestAuditOptions`).
     """
     who = attacker("maxent_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
     quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
@@ -108,7 +111,7 @@ def maxent_attack(
         if knowledge.internal:
             raise MaxEntError("internal-node constraints are built for a single tree, not for a forest")
         threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
-        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress)
+        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress, forest_options)
     if is_dask(data):
         if threat is not None and threat.known_individuals:
             raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")
