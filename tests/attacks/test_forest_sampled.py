@@ -144,7 +144,9 @@ def test_auto_samples_beyond_the_cap_and_explicit_still_refuses(adult_small, mon
     threat = ThreatModel(sensitive=y.name, known=("sex",))
     with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
         maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("explicit"))
-    auto = maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions(sampled=QUICK))
+    with pytest.raises(MaxEntError, match=r"leaves to route"):  # the default: explicit
+        maxent_attack(forest, table, threat=threat)
+    auto = maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("auto", sampled=QUICK))
     assert auto.details["status"] == "sampled"
 
 

@@ -56,7 +56,7 @@ def forest_maxent_attack(
     on when it has multiplicities); ``threat.publish`` audits less than the trees publish;
     ``progress(done, total)`` is called after each tree's rows are built (after each sweep when
     sampled). ``options``: explicit enumeration or sampling (:class:`ForestAuditOptions`; default
-    ``"auto"``: sampling when the enumeration exceeds its cap,
+    ``"explicit"``, which refuses beyond its cap; ``"auto"`` samples there,
     :mod:`ppdm.attacks.forest_sampled`).
     """
     threat = threat.resolve(data, forest.class_attribute)
