@@ -7,15 +7,7 @@ from __future__ import annotations
 import importlib
 
 import numpy as np
-import pandas as pd
 import pytest
-from sklearn.ensemble import (
-    ExtraTreesClassifier,
-    GradientBoostingClassifier,
-    HistGradientBoostingClassifier,
-    RandomForestClassifier,
-)
-from threadpoolctl import threadpool_limits
 
 from ppdm.attacks.forest_sampled import ForestAuditOptions
 from ppdm.attacks.maxent import maxent_attack
@@ -24,66 +16,23 @@ from ppdm.errors import MaxEntError
 from ppdm.maxent.constraints.forest_factors import forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.solvers.sampled import SampledOptions
-from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
+
+from families import FAMILIES, small_table
 
 # the forests and tables of test_forest_maxent.py
 ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
 
 
-def _table(frame: pd.DataFrame, features: list[str], target: str, n: int, seed: int = 0):
-    sample = frame.sample(n, random_state=seed).reset_index(drop=True)[[*features, target]]
-    for c in sample.columns:
-        if isinstance(sample[c].dtype, pd.CategoricalDtype):
-            sample[c] = sample[c].cat.remove_unused_categories()
-    X = sample[features]
-    return sample, X, pd.get_dummies(X).astype(float), sample[target]
-
-
 @pytest.fixture(scope="module")
 def adult_small(adult_train):
     frame, roles = adult_train
-    return _table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
+    return small_table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
 
 
 @pytest.fixture(scope="module")
 def nursery_small(nursery):
     frame, roles = nursery
-    return _table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 300)
-
-
-def _sklearn(est):
-    def fit(X, D, y):
-        with threadpool_limits(1):
-            est.fit(D, y)
-        return forest_from_sklearn(est, X, y=y)
-
-    return fit
-
-
-def _xgboost(X, D, y):
-    xgb = pytest.importorskip("xgboost")
-    est = xgb.XGBClassifier(n_estimators=4, max_depth=3, learning_rate=0.3, n_jobs=1)
-    est.fit(D, y.cat.codes.to_numpy())
-    return forest_from_xgboost(est, X, y=y)
-
-
-def _lightgbm(X, D, y):
-    lgb = pytest.importorskip("lightgbm")
-    est = lgb.LGBMClassifier(n_estimators=4, max_depth=3, num_leaves=8, min_child_samples=5, verbose=-1, n_jobs=1)
-    est.fit(D, y.cat.codes.to_numpy())
-    return forest_from_lightgbm(est, X, list(D.columns), y=y)
-
-
-FAMILIES = {
-    "random-forest": _sklearn(RandomForestClassifier(4, max_depth=4, random_state=1, n_jobs=1)),
-    "random-forest-no-bootstrap": _sklearn(RandomForestClassifier(4, max_depth=4, bootstrap=False, max_features=0.5, random_state=1)),
-    "extra-trees": _sklearn(ExtraTreesClassifier(4, max_depth=4, random_state=1)),
-    "extra-trees-bootstrap": _sklearn(ExtraTreesClassifier(4, max_depth=4, bootstrap=True, max_samples=0.5, random_state=1)),
-    "gradient-boosting": _sklearn(GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=1)),
-    "hist-gradient-boosting": _sklearn(HistGradientBoostingClassifier(max_iter=4, max_depth=3, early_stopping=False, random_state=1)),
-    "xgboost": _xgboost,
-    "lightgbm": _lightgbm,
-}
+    return small_table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 300)
 
 
 QUICK = SampledOptions(chains=2000, fit_steps=40, sample_sweeps=20, batches=4)
