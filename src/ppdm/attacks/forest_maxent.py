@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from ppdm.attacks.estimate import maxent_result, solve_details
@@ -30,9 +31,18 @@ from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.factored import FactoredSolution
-from ppdm.maxent.solvers.forest_solve import solve_forest
+from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
+from ppdm.maxent.solvers.solution import OPTIMAL
 from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.tree.forest import Forest
+
+#: The estimate's time budget when none is given (seconds): past it the audit answers with the
+#: point the solver reached, status ``inaccurate``, and possible and certain sets that are proved.
+FOREST_SECONDS = 300.0
+
+#: Weight of the uniform distribution over a group's possible values mixed into an answer that is
+#: not optimal (see :func:`sound_posterior`): no value of an undecided group reaches certainty.
+UNDECIDED_MIX = 1e-6
 
 UNINFORMATIVE = (
     "no tree publishes anything the known columns do not already decide (no class counts, rates or labels; "
@@ -47,12 +57,17 @@ def forest_maxent_attack(
     knowledge: Knowledge = Knowledge(),
     tol: float = 1e-9,
     progress: Callable[[int, int], None] | None = None,
+    options: ForestSolveOptions | None = None,
 ) -> AttackResult:
     """Estimate every group's P(sensitive | q) from every tree of ``forest`` (see the module docstring).
 
     ``threat`` is resolved against ``data`` (the training rows, in the order the model was fitted
     on when it has multiplicities); ``threat.publish`` audits less than the trees publish;
-    ``progress(done, total)`` is called after each tree's rows are built.
+    ``progress(done, total)`` is called after each tree's rows are built. ``options``: the
+    solver's settings (:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`; default:
+    its defaults with a time limit of :data:`FOREST_SECONDS`). An answer that is not optimal (the
+    time limit reached, or zeros guessed) keeps only proved certainties (:func:`sound_posterior`);
+    ``details["possible_values"]`` counts the groups by how many values remain possible.
     """
     threat = threat.resolve(data, forest.class_attribute)
     forest = forest.published(threat.publish)
@@ -61,7 +76,10 @@ def forest_maxent_attack(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
     )
     check_truth(problem, types)
-    solution = solve_forest(problem, tol=tol, feasible=types.truth())  # the data meets every row
+    options = ForestSolveOptions(time_limit=FOREST_SECONDS) if options is None else options
+    solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options)  # the data meets every row
+    if solution.status != OPTIMAL and solution.possible.size:
+        solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
@@ -70,6 +88,20 @@ def forest_maxent_attack(
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
+
+
+def sound_posterior(marginal: np.ndarray, possible: np.ndarray) -> np.ndarray:
+    """An estimate that is not the optimum, made to claim no more than is proved: 0 on every value
+    proved impossible, 1 on a group's value when it alone is possible, and for a group with several
+    possible values its estimate mixed with :data:`UNDECIDED_MIX` of the uniform distribution over
+    them (no value of it then counts as certain, :func:`ppdm.metrics.baseline.is_certain`). The
+    truth is always among the possible values, so no certain value is wrong."""
+    p = np.where(possible, np.clip(marginal, 0.0, None), 0.0)
+    n = possible.sum(axis=1, keepdims=True)
+    total = p.sum(axis=1, keepdims=True)
+    uniform = possible / np.maximum(n, 1)
+    p = np.where(total > 0, p / np.where(total > 0, total, 1.0), uniform)
+    return np.where(n > 1, (1 - UNDECIDED_MIX) * p + UNDECIDED_MIX * uniform, uniform)
 
 
 def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, types: ForestTypes, solution: FactoredSolution) -> dict[str, object]:
@@ -82,6 +114,9 @@ def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, type
         "joint_leaves": types.n_blocks,
         "face": solution.face,
     })
+    if solution.possible.size:
+        counts = np.bincount(solution.possible.sum(axis=1), minlength=solution.possible.shape[1] + 1)
+        details["possible_values"] = {int(k): int(c) for k, c in enumerate(counts) if c}
     if types.left_out:
         details["note"] = (
             f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "

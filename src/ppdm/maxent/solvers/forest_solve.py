@@ -45,8 +45,9 @@ from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.bound_propagation import forced_types
 from ppdm.maxent.solvers.face import forced_by_lp
 from ppdm.maxent.solvers.factored import factored_solution, solve_factored
-from ppdm.maxent.solvers.factored_dual import FactoredDual
+from ppdm.maxent.solvers.factored_dual import FactoredDual, possible_labels
 from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
+from ppdm.maxent.solvers.group_cells import by_group, exclusive_cells
 from ppdm.maxent.solvers.newton import (
     MatrixFreeDual,
     S,
@@ -117,6 +118,27 @@ class ForestSolveOptions:
     #: Seconds each method of the face's linear programme may take before the chase goes on
     #: without it.
     face_seconds: float = 900.0
+    #: Seconds the whole solve may take (``None``: no limit). Past it the chase stops before its
+    #: next step (the face's linear programme gets what is left) and the answer is the point it
+    #: reached: status ``inaccurate``, its row violation measured, and ``Solution.possible`` the
+    #: labels not proved impossible so far (sound: proofs only, never a guess).
+    time_limit: float | None = None
+    #: Called after bound propagation, after each Newton step and around the face's linear
+    #: programme with a :class:`ForestProgress` (``None``: silent).
+    progress: Callable[[ForestProgress], None] | None = None
+
+
+@dataclass(frozen=True)
+class ForestProgress:
+    """Where :func:`solve_forest` is: ``phase`` (``"bounds"``, ``"newton"``, ``"face"``), the Newton
+    ``step``, the largest row ``violation`` (NaN before the first step), the ``seconds`` spent and
+    the ``time_limit`` (``None``: none)."""
+
+    phase: str
+    step: int
+    violation: float
+    seconds: float
+    time_limit: float | None
 
 
 @dataclass
@@ -232,9 +254,18 @@ def solve_forest(
     if not A.shape[0] or le.any():  # no rows to meet, or inequality rows: the general driver
         return solve_factored(problem, tol=tol)
     red = reduce_factored(problem)
+    if (np.diff(red.access.indptr) != 1).any() and exclusive_cells(red):
+        red = by_group(red)  # the same problem, each group's cells one cell
     if (np.diff(red.access.indptr) != 1).any() or red.le.any():
         return solve_factored(problem, tol=tol)
+    deadline = None if options.time_limit is None else start + options.time_limit
+
+    def report(phase: str, step: int, violation: float) -> None:
+        if options.progress is not None:
+            options.progress(ForestProgress(phase, step, violation, time.perf_counter() - start, options.time_limit))
+
     dual = ForestDual(red, options.underflow)
+    report("bounds", 0, float("nan"))
     dual.log_base[forced_types(sp.csr_matrix(red.A), red.b, red.cell_start, dual.rho, np.isfinite(dual.log_base))] = -np.inf
     lam = np.zeros(len(red.b))
     state = dual.state(lam)
@@ -248,7 +279,8 @@ def solve_forest(
     precondition = None
     reference = None if feasible is None else _reference(dual, feasible)
     guess = not exact and reference is None  # without a feasible point the CG path guesses from the start
-    guessed = 0
+    guessed = np.zeros(len(state.w), dtype=bool)
+    stopped = False
     face = f"bound propagation: {int(np.isinf(dual.log_base).sum() - np.isinf(red.log_base).sum())} types"
     for steps in range(1, 2 * max_newton + 1):
         if steps == max_newton + 1:
@@ -256,12 +288,18 @@ def solve_forest(
                 break
             guess = True  # the chase did not finish: fall back to guessing zeros
         gnorm = largest_violation(dual, lam, state.residual)
+        report("newton", steps - 1, gnorm)
         if gnorm <= tol:
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            stopped = True
             break
         flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - state.value <= 1e-9 * abs(state.value)
         gnorms.append(gnorm)
         if reference is not None and not guess and (flat or _stalled(gnorms, options)):
-            forced = forced_by_lp(red.A, red.cell_of_type, np.isfinite(dual.log_base), reference, options.face_seconds)
+            report("face", steps - 1, gnorm)
+            seconds = options.face_seconds if deadline is None else min(options.face_seconds, deadline - time.perf_counter())
+            forced = forced_by_lp(red.A, red.cell_of_type, np.isfinite(dual.log_base), reference, seconds) if seconds > 0 else None
             reference = None  # once
             face += "; linear programme: " + ("did not finish" if forced is None else f"{int(forced.sum())} more")
             guess = forced is None and not exact  # the CG path then guesses, as without the data
@@ -285,16 +323,20 @@ def solve_forest(
             closer = largest_violation(dual, lam, state.residual) <= gnorm
             low, vanishing = _vanishing(dual, state.w, low, closer, options.vanishing)
             if vanishing.any():
-                guessed += int(vanishing.sum())
+                guessed |= vanishing
                 dual.log_base[vanishing] = -np.inf
                 state = dual.state(lam)
         history.append(state.value)
     red.log_base = dual.log_base  # the types fixed at 0 stay there
     exact_dual = FactoredDual(red)  # the estimate at lam, checked against the original rows as the factored solver does
-    solution = factored_solution(problem, red, exact_dual, exact_dual.state(lam), lam, cg_total, steps, start, tol, f" in {steps} Newton steps")
-    if guessed and solution.status == OPTIMAL:
+    how = f" in {steps} Newton steps"
+    solution = factored_solution(problem, red, exact_dual, exact_dual.state(lam), lam, cg_total, steps, start, tol, how, strict=not stopped)
+    if (guessed.any() or stopped) and solution.status == OPTIMAL:
         solution.status = INACCURATE  # the rows are met, but zeros were guessed: maybe not the maximum
-    solution.face = face + (f"; guessed: {guessed} more" if guessed else "")
+    solution.face = face + (f"; guessed: {int(guessed.sum())} more" if guessed.any() else "")
+    if stopped:
+        solution.face += f"; stopped at the time limit ({options.time_limit:g} s) after {steps - 1} Newton steps"
+    solution.possible = possible_labels(problem, red, np.isfinite(dual.log_base) | guessed)
     return solution
 
 
