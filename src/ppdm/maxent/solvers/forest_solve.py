@@ -252,12 +252,13 @@ def solve_forest(
     options = ForestSolveOptions() if options is None else options
     A, _, le, _ = problem.stacked()
     if not A.shape[0] or le.any():  # no rows to meet, or inequality rows: the general driver
-        return solve_factored(problem, tol=tol)
+        return solve_factored(problem, tol=tol, time_limit=options.time_limit)
     red = reduce_factored(problem)
     if (np.diff(red.access.indptr) != 1).any() and exclusive_cells(red):
         red = by_group(red)  # the same problem, each group's cells one cell
     if (np.diff(red.access.indptr) != 1).any() or red.le.any():
-        return solve_factored(problem, tol=tol)
+        left = None if options.time_limit is None else max(0.0, options.time_limit - (time.perf_counter() - start))
+        return solve_factored(problem, tol=tol, time_limit=left)
     deadline = None if options.time_limit is None else start + options.time_limit
 
     def report(phase: str, step: int, violation: float) -> None:
