@@ -50,7 +50,7 @@ SENSITIVE = {"adult": {"binary": "sex", "multi": "relationship", "class": "incom
 DATASETS = (*ADULT_SIZES, BANK)
 TREES = (10, 100)
 DEPTHS = ("5", "8", "10", "none")
-QUICK = {"datasets": ["adult1k", "adult3k", BANK], "trees": [10, 100], "depths": ["8", "none"], "bootstrap": ["on", "off"], "sensitive": ["binary", "multi", "class"]}
+QUICK = {"datasets": ["adult3k", BANK], "trees": [100], "depths": ["8"], "bootstrap": ["on", "off"], "sensitive": ["binary", "multi", "class"]}
 
 
 def table(name: str) -> tuple[pd.DataFrame, list[str], str]:
