@@ -339,14 +339,17 @@ def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] |
     if quiet or not (shown if shown is not None else sys.stderr.isatty()):
         return None
     last = {"at": -math.inf, "phase": ""}
-    words = {"bounds": "proving empty types by bound propagation", "newton": "Newton step", "face": "finding the face (linear programme) at step"}
+    words = {
+        "bounds": "proving empty types by bound propagation", "newton": "Newton step", "face": "finding the face (linear programme) at step",
+        "general": "Newton's method (general driver)",
+    }
 
     def show(p: Any) -> None:
         now = time.monotonic()
         if p.phase == last["phase"] and now - float(last["at"]) < PROGRESS_EVERY:
             return
         last["at"], last["phase"] = now, p.phase
-        step = "" if p.phase == "bounds" else f" {p.step}"
+        step = "" if p.phase in ("bounds", "general") else f" {p.step}"
         off = "" if p.violation != p.violation else f", rows off by {p.violation:.1e}"  # NaN before the first step
         limit = "" if p.time_limit is None else f" of {p.time_limit:g}"
         sys.stderr.write(f"solving: {words.get(p.phase, p.phase)}{step}{off}, {p.seconds:.0f} s{limit}\n")

@@ -136,7 +136,8 @@ class ForestSolveOptions:
 
 @dataclass(frozen=True)
 class ForestProgress:
-    """Where :func:`solve_forest` is: ``phase`` (``"bounds"``, ``"newton"``, ``"face"``), the Newton
+    """Where :func:`solve_forest` is: ``phase`` (``"bounds"``, ``"newton"``, ``"face"``; ``"general"``
+    once when the problem goes to the general driver, which reports no steps), the Newton
     ``step``, the largest row ``violation`` (NaN before the first step), the ``seconds`` spent and
     the ``time_limit`` (``None``: none)."""
 
@@ -256,20 +257,20 @@ def solve_forest(
     """
     start = time.perf_counter()
     options = ForestSolveOptions() if options is None else options
-    A, _, le, _ = problem.stacked()
-    if not A.shape[0] or le.any():  # no rows to meet, or inequality rows: the general driver
-        return solve_factored(problem, tol=tol, time_limit=options.time_limit)
-    red = reduce_factored(problem)
-    if (np.diff(red.access.indptr) != 1).any() and exclusive_cells(red):
-        red = by_group(red)  # the same problem, each group's cells one cell
-    if (np.diff(red.access.indptr) != 1).any() or red.le.any():
-        left = None if options.time_limit is None else max(0.0, options.time_limit - (time.perf_counter() - start))
-        return solve_factored(problem, tol=tol, time_limit=left)
-    deadline = None if options.time_limit is None else start + options.time_limit
 
     def report(phase: str, step: int, violation: float) -> None:
         if options.progress is not None:
             options.progress(ForestProgress(phase, step, violation, time.perf_counter() - start, options.time_limit))
+
+    A, _, le, _ = problem.stacked()
+    red = None if not A.shape[0] or le.any() else reduce_factored(problem)  # no rows, or inequality rows: the general driver
+    if red is not None and (np.diff(red.access.indptr) != 1).any() and exclusive_cells(red):
+        red = by_group(red)  # the same problem, each group's cells one cell
+    if red is None or (np.diff(red.access.indptr) != 1).any() or red.le.any():
+        report("general", 0, float("nan"))
+        left = None if options.time_limit is None else max(0.0, options.time_limit - (time.perf_counter() - start))
+        return solve_factored(problem, tol=tol, time_limit=left)
+    deadline = None if options.time_limit is None else start + options.time_limit
 
     dual = ForestDual(red, options.underflow)
     report("bounds", 0, float("nan"))
