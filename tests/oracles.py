@@ -137,3 +137,66 @@ def clarabel_slots(problem) -> np.ndarray:
     joint = np.maximum(np.asarray(P.value).reshape(G, K), 0)
     return joint / joint.sum(axis=1, keepdims=True)
 
+
+
+def possible_by_enumeration(forest: Forest, data: pd.DataFrame, known: Sequence[str], sensitive: str, values: Sequence[object]) -> np.ndarray:
+    """Records × ``values``: the sensitive values for which some completion of the record's unknown
+    columns (every value of every unknown split attribute, :func:`_private_choices`; the class
+    when unknown) lands, in every tree holding the record, in a leaf whose published counts leave
+    room for it (at least its multiplicity m of its class; with sample counts only, m rows; with
+    error rates, ``n − e`` for the label and ``e`` for any other class). ``values``: the sensitive
+    attribute's cells as the audit names them, matched by the value routed (the classes, a
+    category, or an interval's representative)."""
+    from ppdm.attacks.leaves import row_multiplicities
+    from ppdm.tree.disclosure import Disclosure
+
+    klass = forest.class_attribute
+    split = list(forest.split_attributes)
+    unknown = [a for a in split if a not in known]
+    choices = [_private_choices(forest, a) for a in unknown]
+    if sensitive != klass and sensitive not in split:  # no tree splits on it: every value of it, unconstrained
+        unknown.append(sensitive)
+        choices.append(list(values))
+    class_unknown = klass not in known
+    classes = list(range(len(forest.classes))) if class_unknown else [None]
+    mults = [row_multiplicities(forest, t, len(data)) for t in range(forest.n_trees)]
+    out = np.zeros((len(data), len(values)), dtype=bool)
+    combos = [dict(zip(unknown, combo)) for combo in itertools.product(*choices)]
+    for r in range(len(data)):
+        base = data.iloc[[r]].reset_index(drop=True)
+        frame = pd.concat([base] * len(combos), ignore_index=True)
+        for a in unknown:
+            frame[a] = [c[a] for c in combos]
+        leaves = [tree.apply(frame) for tree in forest.trees]
+        own = forest.classes.index(data[klass].iloc[r]) if not class_unknown else None
+        for c in classes:
+            k = own if c is None else c
+            ok = np.ones(len(combos), dtype=bool)
+            for t, tree in enumerate(forest.trees):
+                m = mults[t]
+                if m is None or m[r] == 0:
+                    continue
+                for i, leaf in enumerate(leaves[t]):
+                    node = tree.nodes[leaf]
+                    if tree.disclosure is Disclosure.CLASS_COUNTS and node.counts is not None:
+                        room = node.counts[k]
+                    elif node.n_samples is not None and node.n_errors is not None:
+                        room = node.n_samples - node.n_errors if k == node.label else node.n_errors
+                        if len(forest.classes) > 2:
+                            room = room if room == 0 else m[r]  # shared errors: only their being positive is known
+                    elif node.n_samples is not None:
+                        room = node.n_samples
+                    else:
+                        room = m[r]
+                    ok[i] &= room >= m[r] - 1e-6
+            for i in np.flatnonzero(ok):
+                value = forest.classes[k] if sensitive == klass else frame[sensitive].iloc[i]
+                out[r, _cell_of(value, sensitive, values, forest)] = True
+    return out
+
+
+def _cell_of(value: object, sensitive: str, values: Sequence[object], forest: Forest) -> int:
+    if value in list(values):
+        return list(values).index(value)
+    cuts = sorted({n.split.threshold for t in forest.trees for n in t.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == sensitive})
+    return int(np.searchsorted(cuts, float(value), side="left"))  # type: ignore[arg-type]

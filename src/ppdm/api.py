@@ -33,7 +33,7 @@ from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value
-from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
+from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
@@ -71,6 +71,7 @@ class Audit:
     table: pd.DataFrame
     weights: np.ndarray | None = None
     dropped_rows: int = 0
+    reference: AttackResult | None = None
 
     @property
     def results(self) -> list[AttackResult]:
@@ -199,8 +200,12 @@ def audit(
     internal: bool = False,
     time_limit: float | None = None,
     exact_time_limit: float | None = None,
+    exact_detail: Literal["certainty", "bounds"] = "certainty",
     class_attribute: str | None = None,
     sample: bool = False,
+    trees: str | Sequence[int] | range | slice | None = None,
+    reference: pd.DataFrame | str | Path | None = None,
+    holdout: pd.DataFrame | str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     solver_progress: Callable[[Any], None] | None = None,
     client: Any = None,
@@ -223,7 +228,9 @@ def audit(
     (``details["possible_values"]``); ``solver_progress`` is called with the forest solver's
     :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as it goes. ``exact``: also prove, on whole counts, who is certain in every
     dataset consistent with the model (within ``exact_time_limit`` seconds, default 300; what is
-    open is undecided, never certain). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
+    open is undecided, never certain); ``exact_detail="bounds"`` also settles every other minimum
+    and maximum count (by default they stay the proved intervals found on the way: sound, not
+    tight; settling them can take minutes on a table of thousands). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
     missing values in the columns the audit reads (:mod:`ppdm.data.missing`).
     ``progress(done, total)`` is called as each of a forest's trees' rows are built.
 
@@ -233,6 +240,21 @@ def audit(
     the training rows they are). ``sample=True`` declares that ``data`` is a sample of the
     training records (or holds other rows too) on purpose: the audit then treats the published
     counts as bounds, and the result says so (``details["sample"]``, printed and in the report).
+
+    ``trees``: audit only these trees of a forest (``"0:10"``, ``range(10)``, ``[0, 3]``): they
+    publish less than the whole forest, so the audit is a lower bound on its disclosure, and the
+    result says so (``details["trees_audited"]``). When a forest's maximum-entropy table would be
+    too large to build (many unknown split columns over many trees), the estimate is replaced by
+    each person's possible values (:func:`ppdm.attacks.possible.possible_attack`: sound; one
+    value left is certain, proved) and the result says why (``details["note"]``).
+
+    ``reference``: people of the same population who are not targets (a DataFrame or CSV path with
+    the known and sensitive columns): the model-free attacker fitted on them
+    (:func:`ppdm.attacks.reference.imputation_attack`) is measured on the same people as the
+    estimate, in ``Audit.reference`` and ``details["reference"]`` (its accuracy and what the model
+    adds beyond it). ``holdout``: people who were not in the training set, with their sensitive
+    values: the estimate's guess rule applied to them, ``details["control"]`` (members' and
+    non-members' accuracy and the membership share of the risk).
     """
     if not estimate and not exact:
         raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
@@ -247,6 +269,9 @@ def audit(
             raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
     table = _as_table(data)
     published = _as_model(model, table, class_attribute)
+    subset = None
+    if trees is not None:
+        published, subset = _subset(published, trees)
     declared = _as_threat(threat)
     if is_dask(table):
         if exact:
@@ -269,11 +294,18 @@ def audit(
         from ppdm.attacks.exact import exact_attack
 
         seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
-        proved = exact_attack(published, counted, time_limit=seconds, threat=declared)
+        proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail)
+    baseline = None
+    if result is not None and weights is None and (reference is not None or holdout is not None):
+        baseline = _baselines(result, counted, reference, holdout)
+    elif reference is not None or holdout is not None:
+        raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
     for r in (result, proved):
         if r is not None and sampled:
             r.details["sample"] = sampled
-    return Audit(published, resolved, result, proved, counted, weights, dropped)
+        if r is not None and subset is not None:
+            r.details["trees_audited"] = subset
+    return Audit(published, resolved, result, proved, counted, weights, dropped, baseline)
 
 
 # -- inputs --------------------------------------------------------------------------------------
@@ -351,10 +383,59 @@ def _estimate(
     knowledge = Knowledge(rate=True, label=labels, internal=internal)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # the note is in the summary
-        return maxent_attack(
-            model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
-            solver_progress=solver_progress,
-        )
+        try:
+            return maxent_attack(
+                model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
+                solver_progress=solver_progress,
+            )
+        except RoutingLimitError as exc:
+            return _possible_instead(model, table, threat, exc)
+
+
+def _baselines(result: AttackResult, table: pd.DataFrame, reference: Any, holdout: Any) -> AttackResult | None:
+    """The model-free attacker fitted on ``reference`` and the control on ``holdout`` (each when
+    given), written into ``result.details``; returns the model-free attacker's result."""
+    from ppdm.attacks.reference import control_summary, imputation_attack
+
+    imputed = None
+    if reference is not None:
+        imputed = imputation_attack(result, table, _as_table(reference))
+        ours, theirs = result.summary(), imputed.summary()
+        if "attacker_accuracy" in ours:
+            result.details["reference"] = {
+                "model": imputed.details["model"],
+                "accuracy": theirs["attacker_accuracy"],
+                "ci95": theirs["attacker_accuracy_ci95"],
+                "model_adds": ours["attacker_accuracy"] - max(theirs["attacker_accuracy"], ours["baseline"]["accuracy"]),
+            }
+    if holdout is not None:
+        result.details["control"] = control_summary(result, _as_table(holdout))
+    return imputed
+
+
+def _possible_instead(model: Model, table: pd.DataFrame, threat: ThreatModel, why: RoutingLimitError) -> AttackResult:
+    """Each person's possible values, when the forest's maximum-entropy table is too large to build."""
+    from ppdm.attacks.possible import possible_attack
+
+    result = possible_attack(model, table, threat)
+    result.details["status"] = "possible values only"
+    result.details["note"] = (
+        f"no maximum-entropy estimate: {why}. Shown instead: each person's possible values (sound: one value left "
+        "is certain, proved), weighted by the table's distribution of the sensitive attribute"
+    )
+    return result
+
+
+def _subset(model: Model, trees: str | Sequence[int] | range | slice) -> tuple[Model, str]:
+    """The forest's trees ``trees`` names, and how the result says so."""
+    from ppdm.tree.forest import parse_trees
+
+    if not isinstance(model, Forest):
+        raise PpdmError("trees= selects trees of a forest: this model is a single tree")
+    chosen = parse_trees(trees, model.n_trees)
+    shown = f"{chosen[0]}:{chosen[-1] + 1}" if chosen == list(range(chosen[0], chosen[-1] + 1)) else ",".join(map(str, chosen))
+    text = f"trees {shown} of {model.n_trees} (a lower bound on what the whole forest discloses: the other trees publish more)"
+    return model.select(chosen), text
 
 
 def _check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:

@@ -130,6 +130,11 @@ class MaxEntError(PpdmError):
     """A maximum-entropy problem is malformed or cannot be solved."""
 
 
+class RoutingLimitError(MaxEntError):
+    """The attacker's table over a forest would need more routes than the explicit enumeration
+    builds (the unknown split attributes' cells, for every known-value group and tree)."""
+
+
 class InfeasibleError(MaxEntError):
     """The constraints contradict each other; ``conflict`` names a small conflicting set."""
 

@@ -115,8 +115,11 @@ def test_forest_attacks_refuse_what_they_cannot_read(table):
     labels.known[0] = frozenset({"labels"})
     with pytest.raises(AttackError, match="no tree of the forest publishes class counts"):
         homogeneity_attack(labels, table, ThreatModel(known=["g"]))
-    with pytest.raises(AttackError, match="must be the class"):
+    with pytest.raises(DataError, match="cannot also be known"):
         homogeneity_attack(_forest(), table, ThreatModel(known=["g"], sensitive="g"))
+    # a sensitive input is read through each person's possible values (ppdm.attacks.possible)
+    on_input = homogeneity_attack(_forest(), table.drop(columns=["p"]), ThreatModel(known=["cls"], sensitive="g"))
+    assert on_input.attack == "homogeneity" and on_input.sensitive == "g"
 
 
 # -- model k-anonymity over a forest ----------------------------------------------------------------

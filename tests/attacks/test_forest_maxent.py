@@ -7,16 +7,12 @@ import importlib
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 import pytest
 from sklearn.ensemble import (
-    ExtraTreesClassifier,
-    GradientBoostingClassifier,
-    HistGradientBoostingClassifier,
     RandomForestClassifier,
 )
-from threadpoolctl import threadpool_limits
 
+from ppdm.attacks.forest_sampled import ForestAuditOptions
 from ppdm.attacks.maxent import maxent_attack
 from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError, MaxEntError
@@ -24,71 +20,23 @@ from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.solvers.factored import expand
 from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
 from ppdm.maxent.table.forest_types import MAX_ROUTED
-from ppdm.tree import (
-    forest_from_lightgbm,
-    forest_from_sklearn,
-    forest_from_xgboost,
-)
 
+from families import FAMILIES, sklearn_family, small_table
 from oracles import clarabel_slots
 
 ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
 
 
-def _table(frame: pd.DataFrame, features: list[str], target: str, n: int, seed: int = 0):
-    sample = frame.sample(n, random_state=seed).reset_index(drop=True)[[*features, target]]
-    for c in sample.columns:
-        if isinstance(sample[c].dtype, pd.CategoricalDtype):
-            sample[c] = sample[c].cat.remove_unused_categories()
-    X = sample[features]
-    return sample, X, pd.get_dummies(X).astype(float), sample[target]
-
-
 @pytest.fixture(scope="module")
 def adult_small(adult_train):
     frame, roles = adult_train
-    return _table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
+    return small_table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
 
 
 @pytest.fixture(scope="module")
 def nursery_small(nursery):
     frame, roles = nursery
-    return _table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 300)
-
-
-def _sklearn(est):
-    def fit(X, D, y):
-        with threadpool_limits(1):
-            est.fit(D, y)
-        return forest_from_sklearn(est, X, y=y)
-
-    return fit
-
-
-def _xgboost(X, D, y):
-    xgb = pytest.importorskip("xgboost")
-    est = xgb.XGBClassifier(n_estimators=4, max_depth=3, learning_rate=0.3, n_jobs=1)
-    est.fit(D, y.cat.codes.to_numpy())
-    return forest_from_xgboost(est, X, y=y)
-
-
-def _lightgbm(X, D, y):
-    lgb = pytest.importorskip("lightgbm")
-    est = lgb.LGBMClassifier(n_estimators=4, max_depth=3, num_leaves=8, min_child_samples=5, verbose=-1, n_jobs=1)
-    est.fit(D, y.cat.codes.to_numpy())
-    return forest_from_lightgbm(est, X, list(D.columns), y=y)
-
-
-FAMILIES = {
-    "random-forest": _sklearn(RandomForestClassifier(4, max_depth=4, random_state=1, n_jobs=1)),
-    "random-forest-no-bootstrap": _sklearn(RandomForestClassifier(4, max_depth=4, bootstrap=False, max_features=0.5, random_state=1)),
-    "extra-trees": _sklearn(ExtraTreesClassifier(4, max_depth=4, random_state=1)),
-    "extra-trees-bootstrap": _sklearn(ExtraTreesClassifier(4, max_depth=4, bootstrap=True, max_samples=0.5, random_state=1)),
-    "gradient-boosting": _sklearn(GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=1)),
-    "hist-gradient-boosting": _sklearn(HistGradientBoostingClassifier(max_iter=4, max_depth=3, early_stopping=False, random_state=1)),
-    "xgboost": _xgboost,
-    "lightgbm": _lightgbm,
-}
+    return small_table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 300)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -152,8 +100,8 @@ def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small, monkeypa
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
     # the module, not the package's attribute of the same name (the function forest_types)
     monkeypatch.setattr(importlib.import_module("ppdm.maxent.table.forest_types"), "MAX_ROUTED", 1000)
-    with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
-        maxent_attack(forest, table, threat=ThreatModel(sensitive=y.name, known=("sex",)))
+    with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):  # "auto" would sample
+        maxent_attack(forest, table, threat=ThreatModel(sensitive=y.name, known=("sex",)), forest_options=ForestAuditOptions("explicit"))
     assert MAX_ROUTED > 1000
 
 
@@ -188,7 +136,7 @@ def nursery_coarse(nursery):
     meets to 1e-5 (on deeper forests over more rows it stops 'inaccurate', up to 7e-3 away, while
     ppdm's two solvers agree to 1e-9)."""
     frame, roles = nursery
-    return _table(frame, ["parents", "has_nurs", "social", "health"], roles.class_attribute, 300, seed=1)
+    return small_table(frame, ["parents", "has_nurs", "social", "health"], roles.class_attribute, 300, seed=1)
 
 
 @pytest.mark.parametrize(
@@ -199,7 +147,7 @@ def test_clarabel_agrees_on_a_five_tree_nursery_forest(nursery_small, nursery_co
     table, X, D, y = nursery_coarse if setting == "paper" else nursery_small
     depth = 3 if setting == "paper" else 4
     est = RandomForestClassifier(5, max_depth=depth, bootstrap=bootstrap, max_features=0.6, random_state=2, n_jobs=1)
-    forest = _sklearn(est)(X, D, y)
+    forest = sklearn_family(est)(X, D, y)
     assert forest.n_trees == 5
     known = list(X.columns) if setting == "paper" else list(X.columns[:5])
     problem, _ = forest_type_problem(forest, table, known, y.name)
@@ -210,7 +158,7 @@ def test_clarabel_agrees_on_a_five_tree_nursery_forest(nursery_small, nursery_co
 
 def test_the_tree_by_tree_form_solves_the_paper_setting_without_the_dense_newton(nursery_small, monkeypatch):
     table, X, D, y = nursery_small
-    forest = _sklearn(RandomForestClassifier(5, max_depth=4, random_state=2, n_jobs=1))(X, D, y)
+    forest = sklearn_family(RandomForestClassifier(5, max_depth=4, random_state=2, n_jobs=1))(X, D, y)
     problem, _ = forest_type_problem(forest, table, list(X.columns), y.name)
 
     def refuse(*args, **kwargs):  # pragma: no cover - must not be called
@@ -225,7 +173,7 @@ def test_every_newton_direction_gives_the_same_estimate(nursery_coarse, path):
     from ppdm.maxent.solvers.factored import solve_factored
 
     table, X, D, y = nursery_coarse
-    forest = _sklearn(RandomForestClassifier(5, max_depth=3, random_state=0, n_jobs=1))(X, D, y)
+    forest = sklearn_family(RandomForestClassifier(5, max_depth=3, random_state=0, n_jobs=1))(X, D, y)
     problem, _ = forest_type_problem(forest, table, list(X.columns), y.name)
     options = ForestSolveOptions()
     if path == "sparse":

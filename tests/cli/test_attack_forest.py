@@ -74,12 +74,21 @@ def test_attack_on_library_files_with_the_training_table(run, folder, model, tmp
     assert summary["certain_wrong"] == 0 and summary["exposed_records"] > 0
 
 
+def test_homogeneity_on_a_sensitive_input(run, folder, tmp_path):
+    out = tmp_path / "r.json"
+    result = run("attack", "--model", folder / "forest.json", "--data", folder / "train.csv", "--sensitive", "parents", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "homogeneity attack on 'parents'" in result.output
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["method"] == "arc consistency" and summary["certain_wrong"] == 0
+
+
 @pytest.mark.parametrize(
     "model, table, extra, message",
     [
         ("garbage.json", "train.csv", [], "garbage.json: neither JSON"),
         ("nowhere.json", "train.csv", [], "nowhere.json: no such model file"),
-        ("forest.json", "binary.csv", ["--sensitive", "verdict"], "must be the class"),
+        ("forest.json", "train.csv", ["--sensitive", "parents", "--attack", "uniqueness"], "homogeneity attack reads each person's possible"),
         ("model.xgb.json", "rows.csv", [], "model.xgb.json: "),
         ("model.lgb.txt", "train.csv", ["--sensitive", "class"], "model.lgb.txt: "),
         ("forest.json", "known.csv", [], "multiplicities of 800 training rows, the attacker's table has 2"),

@@ -98,7 +98,7 @@ def test_attack_background(run, nursery_files):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        (["--sensitive", "health"], "must be the class"),
+        (["--sensitive", "health", "--attack", "reconstruction"], "homogeneity attack reads each person"),
         (["--attack", "background"], "needs --known"),
         (["--quasi-identifiers", "parents,pets"], "'pets'"),
     ],

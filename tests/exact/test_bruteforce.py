@@ -138,6 +138,30 @@ def test_tree_bounds_equal_brute_force(publish: str, case: int, frame: pd.DataFr
     _compare(result, keys, lo, hi)
 
 
+@pytest.mark.parametrize("engine", ["cp-sat", "milp"])
+@pytest.mark.parametrize("case", [3, 5, 6])
+@given(frame=tables(), depth=st.integers(1, 2))
+@SETTINGS
+def test_certainty_detail_settles_certain_and_impossible_values_exactly(engine: str, case: int, frame: pd.DataFrame, depth: int) -> None:
+    """``detail="certainty"`` on the integer search: who is certain equals brute force; every
+    minimum and maximum is a sound interval around the exact one."""
+    sensitive, known, inputs, sa = CASES[case]
+    tree = _tree(frame, inputs, depth)
+    threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=sa).resolve(frame, "Y")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = exact_attack(tree, frame, threat=threat, method="search", detail="certainty", options=SearchOptions(engine=engine))
+    keys, lo, hi = _brute_tree(tree, frame, threat, tuple(result.values))
+    first = np.zeros(result.groups.n_groups, dtype=int)
+    first[result.groups.group_of_record[::-1]] = np.arange(result.groups.n_records)[::-1]
+    for g in range(result.groups.n_groups):
+        key, n = keys.iloc[first[g]], result.groups.counts[g]
+        mins, maxs = result.bounds["min"][g], result.bounds["max"][g]
+        assert bool(result.certain_groups[g]) == bool((lo[key] == n).any()), (g, key)
+        assert (mins <= lo[key]).all() and (maxs >= hi[key]).all(), (g, key)  # the rest: sound
+    assert not result.bounds["undecided"].any()
+
+
 @pytest.mark.parametrize("method", ["network", "search"])
 @given(frame=tables())
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.estimate import maxent_result, solve_details
+from ppdm.attacks.forest_sampled import FOREST_SECONDS, ForestAuditOptions, sampled_forest_attack, use_sampling
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
@@ -31,18 +32,16 @@ from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.factored import FactoredSolution
-from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
+from ppdm.maxent.solvers.forest_solve import solve_forest
 from ppdm.maxent.solvers.solution import OPTIMAL
 from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.tree.forest import Forest
 
-#: The estimate's time budget when none is given (seconds): past it the audit answers with the
-#: point the solver reached, status ``inaccurate``, and possible and certain sets that are proved.
-FOREST_SECONDS = 300.0
-
 #: Weight of the uniform distribution over a group's possible values mixed into an answer that is
 #: not optimal (see :func:`sound_posterior`): no value of an undecided group reaches certainty.
 UNDECIDED_MIX = 1e-6
+
+__all__ = ["FOREST_SECONDS", "forest_maxent_attack", "sound_posterior"]
 
 UNINFORMATIVE = (
     "no tree publishes anything the known columns do not already decide (no class counts, rates or labels; "
@@ -57,27 +56,33 @@ def forest_maxent_attack(
     knowledge: Knowledge = Knowledge(),
     tol: float = 1e-9,
     progress: Callable[[int, int], None] | None = None,
-    options: ForestSolveOptions | None = None,
+    options: ForestAuditOptions | None = None,
 ) -> AttackResult:
     """Estimate every group's P(sensitive | q) from every tree of ``forest`` (see the module docstring).
 
     ``threat`` is resolved against ``data`` (the training rows, in the order the model was fitted
     on when it has multiplicities); ``threat.publish`` audits less than the trees publish;
-    ``progress(done, total)`` is called after each tree's rows are built. ``options``: the
-    solver's settings (:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`; default:
-    its defaults with a time limit of :data:`FOREST_SECONDS`). An answer that is not optimal (the
-    time limit reached, or zeros guessed) keeps only proved certainties (:func:`sound_posterior`);
-    ``details["possible_values"]`` counts the groups by how many values remain possible.
+    ``progress(done, total)`` is called after each tree's rows are built (after each sweep when
+    sampled). ``options``: explicit enumeration or sampling (:class:`ForestAuditOptions`; default
+    ``"explicit"``, which refuses beyond its cap; ``"auto"`` samples there,
+    :mod:`ppdm.attacks.forest_sampled`).
+    The explicit solve's settings are ``options.solve``
+    (:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`; by default a time limit of
+    :data:`FOREST_SECONDS`). An answer that is not optimal (the time limit reached, or zeros
+    guessed) keeps only proved certainties (:func:`sound_posterior`); ``details["possible_values"]``
+    counts the groups by how many values remain possible.
     """
     threat = threat.resolve(data, forest.class_attribute)
     forest = forest.published(threat.publish)
     knowledge = replace(knowledge, sa=bool(threat.sa_published))
+    options = ForestAuditOptions() if options is None else options
+    if use_sampling(forest, data, threat, options):
+        return sampled_forest_attack(forest, data, threat, knowledge, options.sampled, progress)
     problem, types = forest_type_problem(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
     )
     check_truth(problem, types)
-    options = ForestSolveOptions(time_limit=FOREST_SECONDS) if options is None else options
-    solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options)  # the data meets every row
+    solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options.solve)  # the data meets every row
     if solution.status != OPTIMAL and solution.possible.size:
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)

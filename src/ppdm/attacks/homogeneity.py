@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from ppdm.attacks.anonymity import span_ids
 from ppdm.attacks.leaves import AttackerView, published_leaf_counts, view_of
 from ppdm.attacks.result import AttackResult
-from ppdm.attacks.threat import ThreatModel, attacker
+from ppdm.attacks.threat import Attacker, ThreatModel, attacker
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
@@ -63,9 +63,31 @@ def homogeneity_attack(
     column is the class; default: they know the model's attributes in ``data``);
     ``quasi_identifiers``/``sensitive`` are the deprecated spelling. Details: the leaves whose
     counts show one class (over every tree) and the records they hold.
+
+    With a sensitive *input* (not the class), the leaves' counts count the class, not it: the
+    attack reads each person's possible values instead (:func:`ppdm.attacks.possible.possible_attack`:
+    the values some completion of their unknown columns allows in every tree), and exposes
+    everyone left with one.
     """
-    view = view_of(model, data, attacker("homogeneity_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive))
+    who = attacker("homogeneity_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
+    declared = who.sensitive if who.threat is None else who.threat.sensitive
+    if declared is not None and declared != model.class_attribute:
+        return _on_input(model, data, who, str(declared))
+    view = view_of(model, data, who)
     return view.result("homogeneity", None, _homogeneous_details(view))
+
+
+def _on_input(model: Tree | Forest, data: pd.DataFrame, who: Attacker, sensitive: str) -> AttackResult:
+    """The homogeneity attack on a sensitive input: one possible value left."""
+    from ppdm.attacks.possible import possible_attack
+
+    threat = who.threat
+    if threat is None:
+        known = who.quasi_identifiers if who.quasi_identifiers is not None else [a for a in model.attributes if a in data.columns]
+        threat = ThreatModel(sensitive=sensitive, known=tuple(c for c in known if c != sensitive))
+    result = possible_attack(model, data, threat)
+    result.attack = "homogeneity"
+    return result
 
 
 def _homogeneous_details(view: AttackerView) -> dict[str, object]:

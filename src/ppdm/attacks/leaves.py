@@ -354,7 +354,8 @@ def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> Attacker
     if sensitive != class_attribute:
         raise AttackError(
             f"leaf counts are counts of the class {class_attribute!r}; "
-            f"the sensitive attribute {sensitive!r} must be the class for this attack"
+            f"the sensitive attribute {sensitive!r} must be the class for this attack; for a sensitive input, the "
+            "homogeneity attack reads each person's possible values (--attack homogeneity, homogeneity_attack)"
         )
     known_rows: tuple[int, ...] = ()
     if who.threat is not None:

@@ -58,6 +58,9 @@ class AttackResult:
     leaf_pairs: audits of a tree or forest: per group, the (tree, leaf) pairs its known values
         can reach (:class:`~ppdm.tree.leaf_pairs.LeafPairs`; a tree's leaves are tree 0);
         ``None`` for audits of other models (rule sets).
+    std_error: a sampled estimate's Monte-Carlo standard error of every posterior (groups ×
+        values); ``None`` for an exact computation. A sampled posterior proves nothing: no group
+        of such a result counts as certain.
     """
 
     attack: str
@@ -73,11 +76,15 @@ class AttackResult:
     row_ids: np.ndarray | None = None
     bounds: dict[str, np.ndarray] | None = None
     leaf_pairs: LeafPairs | None = None
+    std_error: np.ndarray | None = None
 
     # -- per group / per record --------------------------------------------------------------
     @property
     def certain_groups(self) -> np.ndarray:
-        """Groups whose sensitive value the attacker holds for sure (one tolerance: metrics.baseline)."""
+        """Groups whose sensitive value the attacker holds for sure (one tolerance: metrics.baseline);
+        none from a sampled estimate (``std_error``): a posterior of 1 from samples is no proof."""
+        if self.std_error is not None:
+            return np.zeros(self.groups.n_groups, dtype=bool)
         return is_certain(self.posterior.max(axis=1))
 
     def record_posterior(self) -> np.ndarray:
@@ -198,6 +205,9 @@ class AttackResult:
                 raise ValueError(f"leaf pairs of {self.leaf_pairs.n_groups} groups for {n} groups")
             for group, pairs in zip(groups, self.leaf_pairs.to_lists()):
                 group["leaf_pairs"] = pairs
+        if self.std_error is not None:
+            for group, se in zip(groups, self.std_error.tolist()):
+                group["std_error"] = [round(x, 12) for x in se]
         if self.bounds is not None:
             extra = zip(self.bounds["min"].tolist(), self.bounds["max"].tolist(), self.bounds["undecided"].tolist())
             for group, (lo, hi, undecided) in zip(groups, extra):

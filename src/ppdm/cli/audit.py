@@ -178,6 +178,27 @@ def _train_for_audit(
     type=FiniteRange(min=0, min_open=True),
     help=f"With --exact: seconds for the integer search (default {DEFAULT_EXACT_SECONDS:g}); what is still open is reported undecided, never certain.",
 )
+@click.option(
+    "--exact-detail",
+    type=click.Choice(["certainty", "bounds"]),
+    default="certainty",
+    show_default=True,
+    help="With --exact: bounds also settles every other minimum and maximum count (minutes on large tables); certainty leaves them as proved intervals.",
+)
+@click.option(
+    "--reference",
+    type=click.Path(path_type=Path),
+    help="CSV of people of the same population who are not targets: the model-free attacker fitted on them is reported beside the audit.",
+)
+@click.option(
+    "--holdout",
+    type=click.Path(path_type=Path),
+    help="CSV of people outside the training set, with their sensitive values: the same guesses on them (the control) and the membership share of the risk.",
+)
+@click.option(
+    "--trees",
+    help="Audit only these trees of a forest (0:10 = trees 0 to 9, or 0,3,7): a lower bound on what the whole forest discloses.",
+)
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option(
     "--out",
@@ -221,6 +242,10 @@ def audit_command(
     exact: bool,
     estimate: bool,
     exact_time_limit: float | None,
+    exact_detail: str,
+    reference: Path | None,
+    holdout: Path | None,
+    trees: str | None,
     top: int,
     out: Path | None,
     report_out: Path | None,
@@ -294,7 +319,8 @@ def audit_command(
     with _tree_progress(tree, quiet) as tree_progress, status(f"auditing{doing}", quiet or tree_progress is not None or solver_progress is not None):
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
-            time_limit=time_limit, exact_time_limit=exact_time_limit, sample=sample, progress=tree_progress,
+            time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
+            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=tree_progress,
             solver_progress=solver_progress,
         )
     if not quiet:

@@ -277,13 +277,13 @@ def _print_table(result: DefenseResult, top: int) -> None:
 
 
 def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, quiet: bool) -> None:
-    from ppdm.tree import Forest, save_forest, save_tree
+    from ppdm.tree.model_files import save_model
 
     if frontier_file is not None:
         result.save_frontier(frontier_file)
         if not quiet:
             console.print(f"wrote {frontier_file}")
     if out is not None and result.chosen is not None:
-        (save_forest if isinstance(result.chosen, Forest) else save_tree)(result.chosen, out)
+        save_model(result.chosen, out)
         if not quiet:
             console.print(f"wrote {out}")

@@ -218,15 +218,18 @@ def defend(
     features = [c for c in data.columns if c in wanted]
     X, y = data[features], data[tree.class_attribute]
     candidates = [Candidate("unprotected (input model)", "unprotected", {}, lambda: tree)]
-    candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
+    forest = isinstance(tree, Forest)  # the one place the search tells a forest from a tree: other candidates, cheapest first
+    if forest:
+        candidates += _forest_candidates(families, grids or Grids.full(), tree, learner, X, y, level, random_state)
+    else:
+        candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
     accuracy = _accuracy(test if test is not None else data, tree.class_attribute, features)
     deadline = None if time_budget is None else start + float(time_budget)
-    forest = isinstance(tree, Forest)
     audit = partial(
         _evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=cheap_first(auditors) if forest else auditors,
         accuracy=accuracy, risk=risk_name, stop_when_missed=forest,
     )
-    rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner))
+    rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner) if forest else range(len(candidates)))
     if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
         with contextlib.suppress(PpdmError):
             rows[0].update(_measured(tree.published(level), accuracy))
@@ -353,11 +356,10 @@ def _check_training_rows(forest: Forest, data: pd.DataFrame) -> None:
 
 
 def _candidates(
-    families: Sequence[str], grids: Grids, tree: Model, learner: Learner, X: pd.DataFrame, y: pd.Series,
+    families: Sequence[str], grids: Grids, tree: Tree, learner: Learner, X: pd.DataFrame, y: pd.Series,
     level: Disclosure, threat: ThreatModel, hierarchies: Mapping[str, Any] | None, random_state: int | None,
 ) -> list[Candidate]:
-    if isinstance(tree, Forest):
-        return _forest_candidates(families, grids, tree, learner, X, y, level, random_state)
+    """Other trees, in the order ``families`` lists them, interleaved."""
     groups: list[list[Candidate]] = []
     for family in families:
         if family == "pruning":
@@ -402,11 +404,9 @@ def _input_cost(forest: Forest, level: Disclosure, learner: Learner) -> float:
     return audit_cost(forest.n_leaves, level, len(forest.classes), min_leaf)
 
 
-def _order(candidates: Sequence[Candidate], model: Model, level: Disclosure, learner: Learner) -> list[int]:
-    """The order the candidates are audited in: as listed for a tree; for a forest, cheapest first,
-    the input model (often the dearest: its audit can take minutes) in its turn."""
-    if not isinstance(model, Forest):
-        return list(range(len(candidates)))
+def _order(candidates: Sequence[Candidate], model: Forest, level: Disclosure, learner: Learner) -> list[int]:
+    """The order a forest's candidates are audited in: cheapest first, the input model (often the
+    dearest: its audit can take minutes) in its turn (a tree's are audited as listed)."""
     costs = [_input_cost(model, level, learner) if c.family == "unprotected" else c.cost for c in candidates]
     return sorted(range(len(candidates)), key=lambda i: costs[i])
 

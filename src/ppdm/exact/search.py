@@ -129,12 +129,14 @@ class _Search:
 
 def search_bounds(
     problem: CountProblem, time_limit: float | None = None, truth: np.ndarray | None = None, lp: bool = True,
-    interior: np.ndarray | None = None, options: SearchOptions | None = None,
+    interior: np.ndarray | None = None, options: SearchOptions | None = None, certainty_only: bool = False,
 ) -> ExactBounds:
     """Min and max of every (group, value) count over the consistent datasets (module docstring).
 
     ``options``: the search's settings, its integer engine among them (:class:`SearchOptions`;
-    ``None``: the defaults)."""
+    ``None``: the defaults). ``certainty_only``: stop each component once its certain values
+    are settled; its other minima and maxima (impossible values among them) stay the proved
+    intervals found so far (sound, not tight)."""
     options = SearchOptions() if options is None else options
     engine = "cp-sat" if options.engine is None else options.engine
     if engine not in ENGINES:
@@ -160,7 +162,7 @@ def search_bounds(
         used = engine if engine != "auto" else "milp" if len(part.vars) >= options.milp_min_vars else "cp-sat"
         if used not in engines:
             engines.append(used)
-        searches.append(_search_part(_Search(problem, part, bounds, deadline, options, stats), truth, lp, interior, used))
+        searches.append(_search_part(_Search(problem, part, bounds, deadline, options, stats), truth, lp, interior, used, certainty_only))
     # stage by stage over every component: one component's bounds never take the budget
     # another needs to settle its certainty
     while searches:
@@ -299,9 +301,12 @@ def _harvester(cp_model, x: list, out: list, most: int):  # type: ignore[no-unty
     return Harvest()
 
 
-def _search_part(s: _Search, truth: np.ndarray | None, lp: bool, interior: np.ndarray | None = None, engine: str = "cp-sat") -> Iterator[None]:
+def _search_part(
+    s: _Search, truth: np.ndarray | None, lp: bool, interior: np.ndarray | None = None, engine: str = "cp-sat", certainty_only: bool = False,
+) -> Iterator[None]:
     """The search of one component, in stages (a generator: it pauses after each so that every
-    component settles its certain values, then its impossible ones, before any other bound)."""
+    component settles its certain values, then its impossible ones, before any other bound;
+    ``certainty_only`` stops after the certain ones)."""
     problem, part = s.problem, s.part
     if truth is None:
         status, x, _ = _Model(problem, part, s.options).solve(lambda m: None, s.left())
@@ -331,7 +336,7 @@ def _search_part(s: _Search, truth: np.ndarray | None, lp: bool, interior: np.nd
                 hood.append(Neighbourhood(local_group, problem.var_label[part.vars], problem.sizes[part.groups], part.rows, reference, s.options.local_records))
             _local(s, hood[0], milp, reference, certainty)
 
-        for certainty in (True, False):
+        for certainty in (True,) if certainty_only else (True, False):
             yield
             _harvest(s, milp, certainty, local)
         return
@@ -339,6 +344,8 @@ def _search_part(s: _Search, truth: np.ndarray | None, lp: bool, interior: np.nd
     yield
     _certainty(s, model, signs=(-1,))
     yield
+    if certainty_only:
+        return
     _certainty(s, model, signs=(1,))
     yield
     if lp:

@@ -102,7 +102,7 @@ RESULT_KEYS = frozenset({"format", "version", "summary", "quasi_identifiers", "v
 #: The keys of a group of an attack result.
 GROUP_KEYS = frozenset({
     "qi", "records", "exposed_records", "posterior", "certain", "provenance", "rows", "truth", "targets", "leaf_pairs", "min_count", "max_count",
-    "undecided",
+    "undecided", "std_error",
 })
 
 

@@ -60,14 +60,10 @@ def tree_view(tree: Tree, tree_index: int | None = None) -> dict[str, Any]:
 
 def model_view(model: Tree | Forest) -> dict[str, Any]:
     """The model's summary and every tree's view (see :func:`tree_view`)."""
-    if isinstance(model, Forest):
-        trees, kind = list(model.trees), "forest"
-        views = [tree_view(t, i) for i, t in enumerate(trees)]
-        extra: dict[str, Any] = {"combine": model.combine}
-    else:
-        trees, kind = [model], "tree"
-        views = [tree_view(model)]
-        extra = {}
+    trees = list(model.trees)
+    single = model is trees[0]  # a Tree is a forest of one: its own only tree
+    views = [tree_view(t, None if single else i) for i, t in enumerate(trees)]
+    kind, extra = ("tree", {}) if single else ("forest", {"combine": getattr(model, "combine", None)})
     first = trees[0]
     return {
         "kind": kind,

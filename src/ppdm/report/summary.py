@@ -87,8 +87,28 @@ def _short(provenance: str, limit: int = 120) -> str:
     return "; ".join(kept) + f"; … ({len(parts) - len(kept)} more trees)"
 
 
+def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
+    """Each person's possible values (:mod:`ppdm.attacks.possible`): what is proved, then the attack against the prior."""
+    d, s = result.details, result.summary()
+    left = result.posterior > 0
+    mean_left = float(left.sum(axis=1)[result.groups.group_of_record].mean()) if result.groups.n_records else 0.0
+    lines = [
+        str(d.get("threat_model", "")),
+        f"possible values of {result.sensitive!r} over {s['records']:,} records ({d['trees_used']} of {d['trees']} trees "
+        f"hold them; {d['method']}, {d['passes']} passes{'' if d['converged'] else ', stopped early'}): "
+        f"{d['certain_proved']:,} people with one value left (certain, proved); on average {mean_left:.2f} of "
+        f"{len(result.values)} values left",
+    ]
+    for key in ("sample", "trees_audited", "note"):
+        if key in d:
+            lines.append(f"  note: {d[key]}")
+    return lines + baseline_lines(s) + baseline_extra_lines(d) + riskiest_lines(result, top)
+
+
 def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     """The maximum-entropy estimate: threat model, problem and solve, disclosure, riskiest groups."""
+    if result.attack == "possible values":
+        return possible_lines(result, top)
     d, s = result.details, result.summary()
     dropped = f" ({d['dropped_rows']:,} rows with missing values left out)" if d.get("dropped_rows") else ""
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"
@@ -101,9 +121,10 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     ]
     if "sample" in d:
         lines.append(f"  note: {d['sample']} (its published counts are read as bounds)")
-    if "note" in d:
-        lines.append(f"  note: {d['note']}")
-    return lines + disclosure_lines(d, s) + riskiest_lines(result, top)
+    for key in ("trees_audited", "note"):
+        if key in d:
+            lines.append(f"  note: {d[key]}")
+    return lines + disclosure_lines(d, s) + baseline_extra_lines(d) + riskiest_lines(result, top)
 
 
 def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> list[str]:
@@ -127,6 +148,29 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
     if d.get("at_least_one_groups"):
         lines.append(
             f"  groups where some value is held by at least one (not all) of their people, proved: {d['at_least_one_groups']:,}"
+        )
+    return lines
+
+
+def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
+    """The model-free attacker fitted on a reference sample, and the control on non-members, when measured."""
+    lines = []
+    ref = details.get("reference")
+    if ref:
+        lo, hi = ref["ci95"]
+        lines.append(
+            f"  model-free attacker ({ref['model']} fitted on a reference sample): accuracy {ref['accuracy']:.4f} "
+            f"(95% CI {lo:.4f}-{hi:.4f}) on the same people; the model adds {ref['model_adds']:+.4f} beyond the "
+            "stronger of it and the prior"
+        )
+    control = details.get("control")
+    if control:
+        m, c = control["members"], control["non_members"]
+        slo, shi = control["membership_share_ci95"]
+        lines.append(
+            f"  control: the same guesses on {c['people']:,} people outside the training set are right for "
+            f"{c['accuracy']:.1%} (members {m['accuracy']:.1%}); membership share of the risk "
+            f"{control['membership_share']:+.3f} (95% CI {slo:+.3f} to {shi:+.3f})"
         )
     return lines
 

@@ -111,9 +111,15 @@ def _unpipe(pipeline: Any, feature_names: Sequence[str] | None) -> tuple[Any, li
     return model, list(feature_names), ordinal
 
 
+def _is_identity(step: Any) -> bool:
+    """A ``FunctionTransformer`` without a function: how a fitted ``ColumnTransformer`` stores
+    ``remainder="passthrough"`` (scikit-learn 1.4 and later). It leaves the values as they are."""
+    return type(step).__name__ == "FunctionTransformer" and getattr(step, "func", None) is None and getattr(step, "inverse_func", None) is None
+
+
 def _check_encoding_step(name: str, step: Any, ordinal: dict[str, Sequence[Any]]) -> None:
     """Refuse a step that changes values; note each ordinal encoder's category order."""
-    if step in ("passthrough", None):
+    if step in ("passthrough", None) or _is_identity(step):
         return
     kind = type(step).__name__
     if kind == "ColumnTransformer":

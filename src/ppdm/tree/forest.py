@@ -180,6 +180,24 @@ class Forest:
         extra: dict[str, Any] = {"link": self.link, "base_score": self.base_score, "outputs": self.outputs} if self.combine == "additive" else {}
         return Forest(trees, self.combine, multiplicities=self.multiplicities, algorithm=self.algorithm, params=self.params, **extra)
 
+    def select(self, trees: Sequence[int]) -> Forest:
+        """The forest of ``trees`` only (indices, in the given order): what an audit of a subset
+        of the trees reads. Fewer trees publish less, so an audit of them is a lower bound on what
+        the whole forest discloses; an additive forest's subset no longer predicts as the model does."""
+        idx = [int(i) for i in trees]
+        bad = [i for i in idx if not 0 <= i < self.n_trees]
+        if bad:
+            raise PpdmError(f"tree {bad[0]} does not exist: the forest has trees 0 to {self.n_trees - 1}")
+        if not idx:
+            raise PpdmError("no tree selected: name at least one of the forest's trees")
+        extra: dict[str, Any] = {}
+        if self.combine == "additive":
+            extra = {"link": self.link, "base_score": self.base_score, "outputs": np.asarray(self.outputs)[idx]}
+        return Forest(
+            [self.trees[i] for i in idx], self.combine, multiplicities=[self.multiplicities[i] for i in idx],
+            algorithm=self.algorithm, params=self.params, **extra,
+        )
+
     # -- routing and prediction ----------------------------------------------------------------
     def encode(self, X: pd.DataFrame) -> dict[str, np.ndarray]:
         """The columns of ``X`` any tree splits on, encoded once for every tree (see :meth:`Tree.encode`)."""
@@ -308,3 +326,26 @@ def _check_leaf_values(trees: Sequence[Tree]) -> None:
             if node.value is None or not np.isfinite(node.value):
                 raise PpdmError(f"tree {i}, leaf {node.id}: an additive forest needs a finite value at every leaf")
 
+
+
+def parse_trees(spec: str | Sequence[int] | range | slice, n_trees: int) -> list[int]:
+    """The trees ``spec`` names among ``n_trees``: ``"0:10"`` (a Python slice: trees 0 to 9),
+    ``"3,5,8"``, a slice, a range or a list of indices. One-line errors name what is wrong."""
+    if isinstance(spec, slice):
+        return list(range(n_trees))[spec]
+    if isinstance(spec, (range, list, tuple)):
+        return [int(i) for i in spec]
+    text = str(spec).strip()
+    try:
+        if ":" in text:
+            parts = [int(p) if p.strip() else None for p in text.split(":")]
+            if len(parts) > 3:
+                raise ValueError
+            chosen = list(range(n_trees))[slice(*parts)]
+        else:
+            chosen = [int(p) for p in text.split(",")]
+    except ValueError:
+        raise PpdmError(f"--trees {text!r}: write a range such as 0:10 (trees 0 to 9) or a list such as 0,3,7") from None
+    if not chosen:
+        raise PpdmError(f"--trees {text!r} selects no tree of the forest's {n_trees}")
+    return chosen

@@ -35,7 +35,7 @@ from ppdm.tree.lightgbm_text import forest_from_lightgbm
 from ppdm.tree.model import Tree
 from ppdm.tree.xgboost_json import forest_from_xgboost
 
-__all__ = ["load_model", "model_kind"]
+__all__ = ["load_model", "model_kind", "save_model"]
 
 KINDS = ("ppdm-tree", "ppdm-forest", "xgboost-json", "lightgbm-json", "lightgbm-text", "skops")
 
@@ -45,6 +45,17 @@ SKOPS_TRUSTED = (
     "sklearn.tree._tree.Tree",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
 )
+
+
+def save_model(model: Tree | Forest, path: str | Path) -> None:
+    """Write ``model`` to ``path`` in ppdm's JSON (``ppdm-forest`` or ``ppdm-tree``), atomically."""
+    from ppdm.tree.forest_io import save_forest
+    from ppdm.tree.io import save_tree
+
+    if isinstance(model, Forest):  # the file formats differ; nothing else here does
+        save_forest(model, path)
+    else:
+        save_tree(model, path)
 
 
 def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attribute: str | None = None) -> Tree | Forest:

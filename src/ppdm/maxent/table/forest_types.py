@@ -33,7 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, MaxEntError
+from ppdm.errors import DataError, RoutingLimitError
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.table.attacker_types import AttackerTypes, record_types
 from ppdm.maxent.table.unknowns import (
@@ -159,7 +159,7 @@ def _first_record(groups: QIGroups) -> np.ndarray:
 # -- the unknowns -------------------------------------------------------------------------------
 
 
-def _component(forest: Forest, name: str, role: str) -> Component:
+def split_component(forest: Forest, name: str, role: str = "split") -> Component:
     """An attribute some tree splits on: its categories, or the intervals every tree's thresholds cut."""
     attr = forest.attributes[name]
     if attr.is_categorical:
@@ -180,14 +180,14 @@ def forest_domain(forest: Forest, data: pd.DataFrame | None, known: Sequence[str
     if sensitive == forest.class_attribute:
         components = [Component(sensitive, "sensitive", tuple(forest.classes), in_tree=False)]
     elif sensitive in split:
-        components = [_component(forest, sensitive, "sensitive")]
+        components = [split_component(forest, sensitive, "sensitive")]
     else:
         components = [sensitive_component(forest.trees[0], data, sensitive)]
         if components[0].size > MAX_SENSITIVE_VALUES:  # pragma: no cover - sensitive_component refuses first
             raise DataError(f"the sensitive column {sensitive!r} has too many values")
     if forest.class_attribute != sensitive and forest.class_attribute not in known_set:
         components.append(Component(forest.class_attribute, "class", tuple(forest.classes), in_tree=False))
-    components += [_component(forest, n, "split") for n in split if n not in known_set and n != sensitive]
+    components += [split_component(forest, n, "split") for n in split if n not in known_set and n != sensitive]
     return UnknownDomain(tuple(components))
 
 
@@ -336,10 +336,11 @@ def _route(forest: Forest, groups: QIGroups | None, routed: list[Component], n_f
     n_pairs = n_groups * n_cells
     if max(n_pairs, n_full * n_cells) * forest.n_trees > MAX_ROUTED:
         names = ", ".join(f"{c.name!r} ({c.size} cells)" for c in routed)
-        raise MaxEntError(
+        raise RoutingLimitError(
             f"the forest's unknown split attributes {names} make {n_cells:,} cells for each of {max(n_groups, n_full):,} "
             f"known-value groups over {forest.n_trees} trees: {max(n_pairs, n_full * n_cells) * forest.n_trees:,} leaves to route "
-            f"(at most {MAX_ROUTED:,}); declare more columns known, coarsen them, or audit fewer trees"
+            f"(at most {MAX_ROUTED:,}); declare more columns known, or audit a subset of the trees (--trees 0:10, "
+            "trees=range(10): a lower bound on disclosure)"
         )
     cells = np.array(np.unravel_index(np.arange(n_cells), sizes)).T if routed else np.zeros((1, 0), dtype=np.intp)
     pair_group = np.repeat(np.arange(n_groups), n_cells)

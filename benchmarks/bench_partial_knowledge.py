@@ -1,0 +1,211 @@
+"""Forest audits under partial knowledge on UCI Adult: ppdm's maximum-entropy estimate (explicit or
+sampled) next to the prior and IBM ART's black-box attribute inference, in the same run.
+
+Run: ``PYTHONPATH=src python benchmarks/bench_partial_knowledge.py [--quick] [--cases rf10 xgb100 ...]
+[--known 3 5] [--sensitive marital-status sex] [--fit-steps 120] [--sample-sweeps 100] [--chains 40000]``
+(ART needs the ``bench`` extra; XGBoost and LightGBM their extras).
+
+Setting: all 30,162 training rows of Adult, every column an input of the model (categorical ones
+one-hot encoded for the libraries), ``income`` the class. The attacker knows 3 or 5 of the
+demographic columns the ``census`` preset assumes public (age, education, marital-status, race,
+sex, native-country, in that order, the sensitive one left out; 5 known columns *are* the census
+preset for both sensitive columns), not the class, and the sensitive column's distribution
+(``sa_published``). Models: ``rf10`` scikit-learn ``RandomForestClassifier(10, max_depth=10)``,
+``rf100`` the same with 100 trees, ``gb100`` ``GradientBoostingClassifier(100)``, ``hgb100``
+``HistGradientBoostingClassifier(max_iter=100)``, ``xgb100`` / ``lgb100`` XGBoost / LightGBM 100
+rounds of depth 6 (every ``random_state=0``).
+
+Columns: ``method`` (``explicit`` when the enumeration fits its cap, else ``sampled``), ``time s``
+(``maxent_attack``, fit and import excluded), ``peak GB`` (the case's own process), ``status``
+with the largest Monte-Carlo standard error of a posterior (``se``) and the rows' remaining
+violation in records (``viol``), the attacker's accuracy (``acc``: the most probable value, every
+record a target), the prior's (``prior``: the majority value), and ART's
+``AttributeInferenceBlackBox`` (``art``: a random-forest attack model trained on a held-out 50 %
+of Adult's *test* rows, from the same known columns plus the model's predicted class, which ART's
+attacker is given and ppdm's is not; inferred on every training row). Each case runs in its own
+process (its peak memory is its own). The load average (``uptime``) is printed beside the table:
+timings on this shared 2-core machine are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from limits import peak_gb  # benchmarks/limits.py, beside this script
+
+CASES = ("rf10", "rf100", "gb100", "hgb100", "xgb100", "lgb100")
+CENSUS = ["age", "education", "marital-status", "race", "sex", "native-country"]
+CLASS = "income"
+
+
+def known_columns(sensitive: str, n: int) -> list[str]:
+    return [c for c in CENSUS if c != sensitive][:n]
+
+
+def fit(case: str, X: pd.DataFrame, y: pd.Series):  # type: ignore[no-untyped-def]
+    """The library model and ppdm's import of it."""
+    from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
+
+    D = pd.get_dummies(X).astype(float)
+    codes = y.cat.codes.to_numpy()
+    if case in ("rf10", "rf100"):
+        from sklearn.ensemble import RandomForestClassifier
+
+        est = RandomForestClassifier(int(case[2:]), max_depth=10, random_state=0, n_jobs=1).fit(D, y)
+        return est, D, forest_from_sklearn(est, X, y=y)
+    if case == "gb100":
+        from sklearn.ensemble import GradientBoostingClassifier
+
+        est = GradientBoostingClassifier(n_estimators=100, random_state=0).fit(D, y)
+        return est, D, forest_from_sklearn(est, X, y=y)
+    if case == "hgb100":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        est = HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=0).fit(D, y)
+        return est, D, forest_from_sklearn(est, X, y=y)
+    if case == "xgb100":
+        import xgboost
+
+        est = xgboost.XGBClassifier(n_estimators=100, max_depth=6, n_jobs=1, random_state=0).fit(D, codes)
+        return est, D, forest_from_xgboost(est, X, y=y)
+    import lightgbm
+
+    est = lightgbm.LGBMClassifier(n_estimators=100, max_depth=6, num_leaves=63, verbose=-1, n_jobs=1, random_state=0).fit(D, codes)
+    return est, D, forest_from_lightgbm(est, X, list(D.columns), y=y)
+
+
+def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFrame, known: list[str], sensitive: str) -> float | None:  # type: ignore[no-untyped-def]
+    """ART's black-box attribute inference from the known columns and the model's prediction."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from art.attacks.inference.attribute_inference import AttributeInferenceBlackBox
+            from art.estimators.classification import BlackBoxClassifier
+    except ImportError:
+        return None
+
+    def encode(frame: pd.DataFrame) -> np.ndarray:
+        cols = [frame[c].cat.codes.to_numpy() if isinstance(frame[c].dtype, pd.CategoricalDtype) else frame[c].to_numpy() for c in [*known, sensitive]]
+        return np.column_stack(cols).astype(float)
+
+    Dh = pd.get_dummies(holdout.drop(columns=[CLASS])).reindex(columns=D.columns, fill_value=0.0).astype(float)
+    pred_h = np.asarray(est.predict_proba(Dh))
+    pred_t = np.asarray(est.predict_proba(D))
+    queue = [pred_h]
+
+    def predict(x: np.ndarray) -> np.ndarray:  # ART asks once, for the held-out rows, in order
+        return queue.pop(0) if queue and len(queue[0]) == len(x) else np.zeros((len(x), pred_h.shape[1]))
+
+    xh = encode(holdout)
+    wrapper = BlackBoxClassifier(predict, input_shape=(xh.shape[1],), nb_classes=pred_h.shape[1])
+    attack = AttributeInferenceBlackBox(wrapper, attack_feature=len(known), attack_model_type="rf")
+    attack.fit(xh)
+    xt = encode(train)
+    values = sorted(np.unique(xh[:, -1]).tolist())
+    guess = attack.infer(np.delete(xt, len(known), axis=1), pred=pred_t.argmax(axis=1).reshape(-1, 1).astype(float), values=values)
+    return float((np.asarray(guess).ravel() == xt[:, -1]).mean())
+
+
+def run_case(case: str, n_known: int, sensitive: str, args: argparse.Namespace) -> dict:
+    from ppdm.attacks.forest_sampled import ForestAuditOptions
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.threat import ThreatModel
+    from ppdm.data.datasets import load_adult
+    from ppdm.maxent.solvers.sampled import SampledOptions
+
+    train, _ = load_adult("train")
+    test, _ = load_adult("test")
+    train = train.reset_index(drop=True)
+    X, y = train.drop(columns=[CLASS]), train[CLASS]
+    est, D, forest = fit(case, X, y)
+    known = known_columns(sensitive, n_known)
+    threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=True)
+    options = ForestAuditOptions(
+        args.method, SampledOptions(chains=args.chains, fit_steps=args.fit_steps, sample_sweeps=args.sample_sweeps, batches=args.batches),
+    )
+    start = time.perf_counter()
+    row: dict = {"case": case, "known": n_known, "sensitive": sensitive}
+    try:
+        result = maxent_attack(forest, train, threat=threat, forest_options=options)
+    except Exception as exc:  # a refusal is a row of the table
+        row.update({"status": f"refused: {str(exc)[:60]}", "time": time.perf_counter() - start, "peak_gb": peak_gb()})
+        return row
+    row["time"] = time.perf_counter() - start
+    row["peak_gb"] = peak_gb()
+    summary = result.summary()
+    truth = result.true_codes
+    assert truth is not None
+    row.update({
+        "method": result.details.get("method", "explicit"),
+        "status": result.details["status"],
+        "se": result.details.get("max_std_error"),
+        "viol": result.details.get("max_violation_records", float(result.details.get("max_violation") or 0.0) * len(train)),
+        "acc": float((result.predicted() == truth).mean()),
+        "prior": float(np.bincount(truth).max() / len(truth)),
+        "sweeps": summary.get("sweeps"),
+    })
+    holdout = test.sample(frac=0.5, random_state=0).reset_index(drop=True)
+    row["art"] = art_accuracy(est, D, train, holdout, known, sensitive)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
+    parser.add_argument("--known", nargs="+", type=int, default=[3, 5])
+    parser.add_argument("--sensitive", nargs="+", default=["marital-status", "sex"])
+    parser.add_argument("--method", default="auto", choices=["auto", "explicit", "sampled"])
+    parser.add_argument("--chains", type=int, default=40_000)
+    parser.add_argument("--fit-steps", type=int, default=120)
+    parser.add_argument("--sample-sweeps", type=int, default=100)
+    parser.add_argument("--batches", type=int, default=10)
+    parser.add_argument("--quick", action="store_true", help="rf10 and xgb100, 3 known columns, marital-status")
+    parser.add_argument("--one", nargs=3, metavar=("CASE", "KNOWN", "SENSITIVE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_case(args.one[0], int(args.one[1]), args.one[2], args), default=float))
+        return
+    if args.quick:
+        args.cases, args.known, args.sensitive = ["rf10", "xgb100"], [3], ["marital-status"]
+    print(os.popen("uptime").read().strip())
+    head = f"{'case':8} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6}"
+    print(head)
+    passthrough = [
+        "--method", args.method, "--chains", str(args.chains), "--fit-steps", str(args.fit_steps),
+        "--sample-sweeps", str(args.sample_sweeps), "--batches", str(args.batches),
+    ]
+    for case in args.cases:
+        for n_known in args.known:
+            for sensitive in args.sensitive:
+                out = subprocess.run(
+                    [sys.executable, __file__, *passthrough, "--one", case, str(n_known), sensitive], capture_output=True, text=True,
+                )
+                try:
+                    r = json.loads(out.stdout.strip().splitlines()[-1])
+                except (IndexError, json.JSONDecodeError):
+                    print(f"{case:8} {n_known:>5} {sensitive:15} failed: {out.stderr.strip().splitlines()[-1:]}")
+                    continue
+
+                def num(key: str, fmt: str) -> str:
+                    v = r.get(key)
+                    return format(v, fmt) if isinstance(v, (int, float)) else "-"
+
+                print(
+                    f"{case:8} {n_known:>5} {sensitive:15} {r.get('method', '-'):9} {num('time', '8.1f')} {num('peak_gb', '7.2f')} "
+                    f"{str(r.get('status'))[:10]:10} {num('se', '7.4f')} {num('viol', '7.2f')} {num('acc', '6.3f')} {num('prior', '6.3f')} {num('art', '6.3f')}",
+                    flush=True,
+                )
+    print(os.popen("uptime").read().strip())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,189 @@
+"""The sampled maximum-entropy audit of a forest (unknown split columns): the truth meets every
+factor's rows on every family, the estimate is reproducible, says it is one (standard errors, no
+certainty), and agrees with the explicit enumeration where that fits."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    GradientBoostingClassifier,
+    HistGradientBoostingClassifier,
+    RandomForestClassifier,
+)
+from threadpoolctl import threadpool_limits
+
+from ppdm.attacks.forest_sampled import ForestAuditOptions
+from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.threat import ThreatModel
+from ppdm.errors import MaxEntError
+from ppdm.maxent.constraints.forest_factors import forest_factors
+from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.maxent.solvers.sampled import SampledOptions
+from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
+
+# the forests and tables of test_forest_maxent.py
+ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
+
+
+def _table(frame: pd.DataFrame, features: list[str], target: str, n: int, seed: int = 0):
+    sample = frame.sample(n, random_state=seed).reset_index(drop=True)[[*features, target]]
+    for c in sample.columns:
+        if isinstance(sample[c].dtype, pd.CategoricalDtype):
+            sample[c] = sample[c].cat.remove_unused_categories()
+    X = sample[features]
+    return sample, X, pd.get_dummies(X).astype(float), sample[target]
+
+
+@pytest.fixture(scope="module")
+def adult_small(adult_train):
+    frame, roles = adult_train
+    return _table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
+
+
+@pytest.fixture(scope="module")
+def nursery_small(nursery):
+    frame, roles = nursery
+    return _table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 300)
+
+
+def _sklearn(est):
+    def fit(X, D, y):
+        with threadpool_limits(1):
+            est.fit(D, y)
+        return forest_from_sklearn(est, X, y=y)
+
+    return fit
+
+
+def _xgboost(X, D, y):
+    xgb = pytest.importorskip("xgboost")
+    est = xgb.XGBClassifier(n_estimators=4, max_depth=3, learning_rate=0.3, n_jobs=1)
+    est.fit(D, y.cat.codes.to_numpy())
+    return forest_from_xgboost(est, X, y=y)
+
+
+def _lightgbm(X, D, y):
+    lgb = pytest.importorskip("lightgbm")
+    est = lgb.LGBMClassifier(n_estimators=4, max_depth=3, num_leaves=8, min_child_samples=5, verbose=-1, n_jobs=1)
+    est.fit(D, y.cat.codes.to_numpy())
+    return forest_from_lightgbm(est, X, list(D.columns), y=y)
+
+
+FAMILIES = {
+    "random-forest": _sklearn(RandomForestClassifier(4, max_depth=4, random_state=1, n_jobs=1)),
+    "random-forest-no-bootstrap": _sklearn(RandomForestClassifier(4, max_depth=4, bootstrap=False, max_features=0.5, random_state=1)),
+    "extra-trees": _sklearn(ExtraTreesClassifier(4, max_depth=4, random_state=1)),
+    "extra-trees-bootstrap": _sklearn(ExtraTreesClassifier(4, max_depth=4, bootstrap=True, max_samples=0.5, random_state=1)),
+    "gradient-boosting": _sklearn(GradientBoostingClassifier(n_estimators=4, max_depth=2, random_state=1)),
+    "hist-gradient-boosting": _sklearn(HistGradientBoostingClassifier(max_iter=4, max_depth=3, early_stopping=False, random_state=1)),
+    "xgboost": _xgboost,
+    "lightgbm": _lightgbm,
+}
+
+
+QUICK = SampledOptions(chains=2000, fit_steps=40, sample_sweeps=20, batches=4)
+
+
+def _sampled(options: SampledOptions = QUICK) -> ForestAuditOptions:
+    return ForestAuditOptions("sampled", options)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+@pytest.mark.parametrize("dataset", ["adult", "nursery"])
+def test_the_truth_meets_every_factor_row(family, dataset, request):
+    table, X, D, y = request.getfixturevalue(f"{dataset}_small")
+    forest = FAMILIES[family](X, D, y)
+    features = list(X.columns)
+    for known, sensitive in ((features[:3], y.name), (features[:2], features[3])):
+        f = forest_factors(forest, table, known, sensitive, Knowledge(sa=sensitive != y.name))
+        values = f.truth_rows()
+        assert values is not None
+        assert (np.abs(values - f.b) * len(table)).max(initial=0.0) <= 1e-6, (family, known)
+        if any("class-counts" in k for k in forest.known):
+            assert len(f.b) and 0 in f.trees  # class counts always give rows
+
+
+def test_a_sampled_estimate_says_so_and_proves_nothing(nursery_small):
+    table, X, D, y = nursery_small
+    forest = FAMILIES["random-forest"](X, D, y)
+    ticks: list[tuple[int, int]] = []
+    result = maxent_attack(
+        forest, table, threat=ThreatModel(sensitive=y.name, known=tuple(X.columns[:3])), forest_options=_sampled(),
+        tree_progress=lambda done, total: ticks.append((done, total)),
+    )
+    assert result.details["status"] == result.details["method"] == "sampled"
+    assert result.std_error is not None and result.std_error.shape == result.posterior.shape
+    assert np.allclose(result.posterior.sum(axis=1), 1.0)
+    assert not result.certain_groups.any() and not result.exposed.any()
+    assert result.summary()["certain_records"] == 0
+    assert result.details["max_violation_records"] >= 0.0 and result.details["max_std_error"] > 0.0
+    assert "std_error" in result.to_dict()["groups"][0]
+    assert ticks and ticks[-1][0] == ticks[-1][1] == result.details["sweeps"]
+
+
+def test_the_same_seed_gives_the_same_estimate(nursery_small):
+    table, X, D, y = nursery_small
+    forest = FAMILIES["random-forest"](X, D, y)
+    threat = ThreatModel(sensitive=y.name, known=tuple(X.columns[:3]))
+    one, two = (maxent_attack(forest, table, threat=threat, forest_options=_sampled()) for _ in range(2))
+    assert np.array_equal(one.posterior, two.posterior)
+    other = SampledOptions(chains=2000, fit_steps=40, sample_sweeps=20, batches=4, random_state=1)
+    three = maxent_attack(forest, table, threat=threat, forest_options=_sampled(other))
+    assert not np.array_equal(one.posterior, three.posterior)
+
+
+def test_auto_samples_beyond_the_cap_and_explicit_still_refuses(adult_small, monkeypatch):
+    table, X, D, y = adult_small
+    forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
+    monkeypatch.setattr(importlib.import_module("ppdm.maxent.table.forest_types"), "MAX_ROUTED", 1000)
+    threat = ThreatModel(sensitive=y.name, known=("sex",))
+    with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
+        maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("explicit"))
+    with pytest.raises(MaxEntError, match=r"leaves to route"):  # the default: explicit
+        maxent_attack(forest, table, threat=threat)
+    auto = maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("auto", sampled=QUICK))
+    assert auto.details["status"] == "sampled"
+
+
+def test_known_individuals_are_pinned_and_not_targets(nursery_small):
+    table, X, D, y = nursery_small
+    forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
+    threat = ThreatModel(sensitive=y.name, known=tuple(X.columns[:3]), known_individuals=(0, 5))
+    result = maxent_attack(forest, table, threat=threat, forest_options=_sampled())
+    assert not result.targets[[0, 5]].any() and result.targets.sum() == len(table) - 2
+    post = result.record_posterior()[[0, 5]]
+    assert np.allclose(post.max(axis=1), 1.0)
+    assert (post.argmax(axis=1) == result.true_codes[[0, 5]]).all()
+
+
+AGREEMENT = [
+    ("nursery", "gradient-boosting", "class"),
+    ("nursery", "gradient-boosting", "input"),
+    pytest.param("nursery", "random-forest", "class", marks=pytest.mark.xfail(reason="fit bias above 3 standard errors (issue 24)", strict=False)),
+    pytest.param("nursery", "random-forest-no-bootstrap", "input", marks=pytest.mark.xfail(reason="fit bias above 3 standard errors (issue 24)", strict=False)),
+    pytest.param("adult", "random-forest", "class", marks=pytest.mark.xfail(reason="fit bias above 3 standard errors (issue 24)", strict=False)),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("dataset", "family", "target"), AGREEMENT)
+def test_the_estimate_agrees_with_the_explicit_enumeration(dataset, family, target, request):
+    """Where the enumeration fits: every posterior within 0.01, or within 3 standard errors, of the
+    exact maximum-entropy solution."""
+    table, X, D, y = request.getfixturevalue(f"{dataset}_small")
+    forest = FAMILIES[family](X, D, y)
+    sensitive = y.name if target == "class" else X.columns[4]
+    threat = ThreatModel(sensitive=sensitive, known=tuple(c for c in X.columns[:3] if c != sensitive))
+    exact = maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("explicit"))
+    assert exact.details["status"] == "optimal"
+    sampled = maxent_attack(forest, table, threat=threat, forest_options=_sampled(SampledOptions(chains=8000, fit_steps=200)))
+    assert sampled.std_error is not None
+    gap = np.abs(exact.record_posterior() - sampled.record_posterior())
+    se = sampled.std_error[sampled.groups.group_of_record]
+    assert gap.max() <= 0.1  # always: the estimate is close
+    assert not ((gap > 0.01) & (gap > 3 * se)).any(), f"max gap {gap.max():.4f}"
