@@ -2,7 +2,7 @@
 
 Run: ``PYTHONPATH=src python benchmarks/bench_forest_grid.py [--quick] [--datasets ...] [--trees ...]
 [--depths ...] [--bootstrap on off] [--sensitive binary multi class] [--time-limit 300] [--json out.json]``,
-or ``--shape [--budget 60]`` for the slow configuration's shape alone (exit status 1 over budget).
+or ``--shape [--budget 30]`` for the slow configuration's shape alone (exit status 1 over budget).
 
 Tables: UCI Adult training rows (complete rows, subsamples of 1,000, 3,000, 10,000 and 30,000 rows
 drawn with seed 0: ``adult1k`` … ``adult30k``) over nine columns, five of them numeric with many
@@ -147,7 +147,7 @@ def main() -> None:
     parser.add_argument("--sensitive", nargs="+", choices=("binary", "multi", "class"))
     parser.add_argument("--time-limit", type=float, default=300.0, help="ppdm.audit's time_limit per cell (s)")
     parser.add_argument("--shape", action="store_true", help="only the slow configuration's shape, against --budget")
-    parser.add_argument("--budget", type=float, default=60.0, help="seconds the --shape case may take")
+    parser.add_argument("--budget", type=float, default=30.0, help="seconds the --shape case may take")
     parser.add_argument("--json", type=Path, help="write every cell's row here")
     args = parser.parse_args()
     import scipy
