@@ -22,6 +22,7 @@ __all__ = [
     "NotIdentifiableError",
     "PpdmError",
     "ReportError",
+    "RoutingLimitError",
     "RulesError",
     "TreeFormatError",
     "UninformativeKnowledgeWarning",
