@@ -207,6 +207,7 @@ def audit(
     reference: pd.DataFrame | str | Path | None = None,
     holdout: pd.DataFrame | str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
+    solver_progress: Callable[[Any], None] | None = None,
     client: Any = None,
 ) -> Audit:
     """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
@@ -220,7 +221,12 @@ def audit(
 
     ``estimate``: run the maximum-entropy estimate (paper 000 §3–4; ``labels``: use the leaves'
     labels; ``internal``: the split choices too, paper 000 §4.2, a local optimum within
-    ``time_limit`` seconds). ``exact``: also prove, on whole counts, who is certain in every
+    ``time_limit`` seconds). A forest's estimate is bounded by ``time_limit`` too (default
+    :data:`~ppdm.attacks.forest_maxent.FOREST_SECONDS`, 300 s): past it the audit answers with the
+    solver's best point, status ``inaccurate``, its remaining row violation
+    (``details["max_violation"]``), and only the certainties and impossible values already proved
+    (``details["possible_values"]``); ``solver_progress`` is called with the forest solver's
+    :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as it goes. ``exact``: also prove, on whole counts, who is certain in every
     dataset consistent with the model (within ``exact_time_limit`` seconds, default 300; what is
     open is undecided, never certain); ``exact_detail="bounds"`` also settles every other minimum
     and maximum count (by default they stay the proved intervals found on the way: sound, not
@@ -280,7 +286,7 @@ def audit(
     result = None
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
-        result = _estimate(published, counted, told, weights, labels, internal, time_limit, progress)
+        result = _estimate(published, counted, told, weights, labels, internal, time_limit, progress, solver_progress)
         if dropped:
             result.details["dropped_rows"] = dropped
     proved = None
@@ -369,7 +375,7 @@ def _counted(frame: Any, model: Model, threat: ThreatModel, policy: Missing, cli
 
 def _estimate(
     model: Model, table: pd.DataFrame, threat: ThreatModel, weights: np.ndarray | None, labels: bool, internal: bool,
-    time_limit: float | None, progress: Callable[[int, int], None] | None,
+    time_limit: float | None, progress: Callable[[int, int], None] | None, solver_progress: Callable[[Any], None] | None = None,
 ) -> AttackResult:
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.maxent.constraints.tree_constraints import Knowledge
@@ -380,6 +386,7 @@ def _estimate(
         try:
             return maxent_attack(
                 model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
+                solver_progress=solver_progress,
             )
         except RoutingLimitError as exc:
             return _possible_instead(model, table, threat, exc)

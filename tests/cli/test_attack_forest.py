@@ -100,3 +100,23 @@ def test_bad_input_is_one_line_and_exit_2(run, folder, model, table, extra, mess
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
     assert result.output.strip().count("\n") == 0
+
+
+def test_audit_of_a_forest_stops_at_its_time_limit_with_progress(run, folder, tmp_path):
+    out = tmp_path / "audit.json"
+    known = "parents,has_nurs,form,children,housing,finance,social"
+    result = run(
+        "audit", "--model", folder / "forest.json", "--data", folder / "train.csv", "--sensitive", "health", "--known", known,
+        "--class-known", "--time-limit", "0", "--progress", "--out", out,
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["status"] in ("inaccurate", "optimal")
+    assert result.stderr.startswith("solving: ")
+
+
+def test_the_cli_default_forest_budget_is_the_library_s():
+    from ppdm.attacks.forest_maxent import FOREST_SECONDS
+    from ppdm.cli.audit import FOREST_SECONDS as CLI_SECONDS
+
+    assert CLI_SECONDS == FOREST_SECONDS

@@ -19,10 +19,11 @@ import warnings
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from ppdm.attacks.estimate import maxent_result, solve_details
-from ppdm.attacks.forest_sampled import ForestAuditOptions, sampled_forest_attack, use_sampling
+from ppdm.attacks.forest_sampled import FOREST_SECONDS, ForestAuditOptions, sampled_forest_attack, use_sampling
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
@@ -32,8 +33,15 @@ from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.factored import FactoredSolution
 from ppdm.maxent.solvers.forest_solve import solve_forest
+from ppdm.maxent.solvers.solution import OPTIMAL
 from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.tree.forest import Forest
+
+#: Weight of the uniform distribution over a group's possible values mixed into an answer that is
+#: not optimal (see :func:`sound_posterior`): no value of an undecided group reaches certainty.
+UNDECIDED_MIX = 1e-6
+
+__all__ = ["FOREST_SECONDS", "forest_maxent_attack", "sound_posterior"]
 
 UNINFORMATIVE = (
     "no tree publishes anything the known columns do not already decide (no class counts, rates or labels; "
@@ -58,6 +66,11 @@ def forest_maxent_attack(
     sampled). ``options``: explicit enumeration or sampling (:class:`ForestAuditOptions`; default
     ``"explicit"``, which refuses beyond its cap; ``"auto"`` samples there,
     :mod:`ppdm.attacks.forest_sampled`).
+    The explicit solve's settings are ``options.solve``
+    (:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`; by default a time limit of
+    :data:`FOREST_SECONDS`). An answer that is not optimal (the time limit reached, or zeros
+    guessed) keeps only proved certainties (:func:`sound_posterior`); ``details["possible_values"]``
+    counts the groups by how many values remain possible.
     """
     threat = threat.resolve(data, forest.class_attribute)
     forest = forest.published(threat.publish)
@@ -69,7 +82,9 @@ def forest_maxent_attack(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
     )
     check_truth(problem, types)
-    solution = solve_forest(problem, tol=tol, feasible=types.truth())  # the data meets every row
+    solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options.solve)  # the data meets every row
+    if solution.status != OPTIMAL and solution.possible.size:
+        solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
@@ -78,6 +93,20 @@ def forest_maxent_attack(
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
+
+
+def sound_posterior(marginal: np.ndarray, possible: np.ndarray) -> np.ndarray:
+    """An estimate that is not the optimum, made to claim no more than is proved: 0 on every value
+    proved impossible, 1 on a group's value when it alone is possible, and for a group with several
+    possible values its estimate mixed with :data:`UNDECIDED_MIX` of the uniform distribution over
+    them (no value of it then counts as certain, :func:`ppdm.metrics.baseline.is_certain`). The
+    truth is always among the possible values, so no certain value is wrong."""
+    p = np.where(possible, np.clip(marginal, 0.0, None), 0.0)
+    n = possible.sum(axis=1, keepdims=True)
+    total = p.sum(axis=1, keepdims=True)
+    uniform = possible / np.maximum(n, 1)
+    p = np.where(total > 0, p / np.where(total > 0, total, 1.0), uniform)
+    return np.where(n > 1, (1 - UNDECIDED_MIX) * p + UNDECIDED_MIX * uniform, uniform)
 
 
 def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, types: ForestTypes, solution: FactoredSolution) -> dict[str, object]:
@@ -90,6 +119,9 @@ def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, type
         "joint_leaves": types.n_blocks,
         "face": solution.face,
     })
+    if solution.possible.size:
+        counts = np.bincount(solution.possible.sum(axis=1), minlength=solution.possible.shape[1] + 1)
+        details["possible_values"] = {int(k): int(c) for k, c in enumerate(counts) if c}
     if types.left_out:
         details["note"] = (
             f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "

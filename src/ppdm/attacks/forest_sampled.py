@@ -38,12 +38,18 @@ from ppdm.attacks.truth import TRUTH_TOLERANCE
 from ppdm.errors import DataError, PpdmError
 from ppdm.maxent.constraints.forest_factors import ForestFactors, forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.maxent.solvers.forest_solve import ForestSolveOptions
 from ppdm.maxent.solvers.sampled import SampledOptions, SampledSolution, solve_sampled
 from ppdm.maxent.table import forest_types as explicit_table
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.forest import Forest
 
 Method = Literal["auto", "explicit", "sampled"]
+
+
+#: A forest estimate's time budget when none is given (seconds): past it the audit answers with
+#: the point the solver reached, status ``inaccurate``, and possible and certain sets that are proved.
+FOREST_SECONDS = 300.0
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,9 @@ class ForestAuditOptions:
 
     method: Method = "explicit"
     sampled: SampledOptions = field(default_factory=SampledOptions)
+    #: The explicit solve's settings (:func:`~ppdm.maxent.solvers.forest_solve.solve_forest`): by
+    #: default its own, with a time limit of :data:`FOREST_SECONDS`.
+    solve: ForestSolveOptions = field(default_factory=lambda: ForestSolveOptions(time_limit=FOREST_SECONDS))
 
     def __post_init__(self) -> None:
         if self.method not in ("auto", "explicit", "sampled"):

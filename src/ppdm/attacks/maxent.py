@@ -35,6 +35,7 @@ from ppdm.maxent.constraints.internal import internal_constraints
 from ppdm.maxent.constraints.tree_constraints import Coverage, Knowledge, table_problem, type_problem
 from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solvers.factored import FactoredProblem, FactoredSolution, solve_factored
+from ppdm.maxent.solvers.forest_solve import ForestProgress
 from ppdm.maxent.solvers.nonlinear import solve_with_internal
 from ppdm.maxent.solvers.solve import Solution, solve_linear
 from ppdm.maxent.table.attacker_types import AttackerTypes, attacker_types
@@ -67,6 +68,7 @@ def maxent_attack(
     progress: bool | None = None,
     weights: np.ndarray | None = None,
     tree_progress: Callable[[int, int], None] | None = None,
+    solver_progress: Callable[[ForestProgress], None] | None = None,
     forest_options: ForestAuditOptions | None = None,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
@@ -98,10 +100,14 @@ def maxent_attack(
     table already counted that way (:func:`ppdm.data.counting.compress`), the records per row.
 
     ``tree`` may be a :class:`~ppdm.tree.forest.Forest`: one problem then holds every tree's rows
-    (:func:`ppdm.attacks.forest_maxent.forest_maxent_attack`; internal-node constraints and
-    ``time_limit`` do not apply, ``factored`` is always true; ``tree_progress(done, total)`` is called
-    after each tree's rows are built); ``forest_options`` chooses between the explicit enumeration
-    and sampling (:class:`~ppdm.attacks.forest_sampled.ForestAuditOptions`).
+    (:func:`ppdm.attacks.forest_maxent.forest_maxent_attack`; internal-node constraints do not
+    apply, ``factored`` is always true; ``tree_progress(done, total)`` is called after each tree's
+    rows are built, ``solver_progress`` with the solver's
+    :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as it goes); ``forest_options`` chooses
+    between the explicit enumeration and sampling (:class:`~ppdm.attacks.forest_sampled.ForestAuditOptions`)
+    and holds the explicit solve's settings. ``time_limit`` bounds the forest's explicit solve too
+    (default :data:`~ppdm.attacks.forest_sampled.FOREST_SECONDS`): past it the answer is the point
+    reached, status ``inaccurate``, with only proved certainties.
     """
     who = attacker("maxent_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
     quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
@@ -111,7 +117,11 @@ def maxent_attack(
         if knowledge.internal:
             raise MaxEntError("internal-node constraints are built for a single tree, not for a forest")
         threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
-        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress, forest_options)
+        options = forest_options if forest_options is not None else ForestAuditOptions()
+        solve = replace(options.solve, progress=solver_progress if solver_progress is not None else options.solve.progress)
+        if time_limit is not None:
+            solve = replace(solve, time_limit=time_limit)
+        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress, replace(options, solve=solve))
     if is_dask(data):
         if threat is not None and threat.known_individuals:
             raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")

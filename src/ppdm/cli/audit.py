@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -37,6 +38,11 @@ from ppdm.cli.common import (
     threat_options,
 )
 from ppdm.cli.report import check_report_outputs, write_html_report
+
+#: A forest estimate's default time budget (seconds): the library's
+#: :data:`ppdm.attacks.forest_maxent.FOREST_SECONDS`, spelled out so that ``--help`` loads no solver
+#: (a test keeps the two equal).
+FOREST_SECONDS = 300.0
 
 #: The integer search's time budget when --exact-time-limit is not given (seconds): the library's
 #: ``ppdm.api.EXACT_SECONDS``, written here so that building the options loads no library (a test
@@ -148,7 +154,13 @@ def _train_for_audit(
 @click.option(
     "--time-limit",
     type=FiniteRange(min=0),
-    help="With --internal: stop the solver after this many seconds with its best feasible estimate.",
+    help=f"Seconds for a forest's estimate (default {FOREST_SECONDS:g}) or, with --internal, a tree's: past them the best "
+    "estimate so far, status inaccurate, its row violation, and only the certainties already proved.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show the forest solver's progress on stderr (default: when stderr is a terminal; never under --quiet).",
 )
 @click.option(
     "--exact",
@@ -226,6 +238,7 @@ def audit_command(
     no_label: bool,
     internal: bool,
     time_limit: float | None,
+    progress: bool | None,
     exact: bool,
     estimate: bool,
     exact_time_limit: float | None,
@@ -249,8 +262,6 @@ def audit_command(
         raise PpdmError("--no-estimate leaves nothing to do: add --exact for the exact audit alone")
     if exact_time_limit is not None and not exact:
         raise PpdmError("--exact-time-limit needs --exact")
-    if time_limit is not None and not internal:
-        raise PpdmError("--time-limit bounds the internal-node solve: it needs --internal")
     if exact and internal:
         raise PpdmError("--exact does not use the split choices (--internal): run them separately")
     from ppdm.api import audit
@@ -299,14 +310,18 @@ def audit_command(
         tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend)
         if class_attribute is not None and tree.class_attribute != class_attribute:
             raise PpdmError(f"--class {class_attribute!r}: the model predicts {tree.class_attribute!r}")
+    if time_limit is not None and not internal and tree.n_trees == 1:
+        raise PpdmError("--time-limit bounds a forest's solve or a tree's internal-node solve: for a tree it needs --internal")
     if class_known:
         threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
     doing = " and proving what is certain on whole counts" if exact else ""
-    with _tree_progress(tree, quiet) as progress, status(f"auditing{doing}", quiet or progress is not None):
+    solver_progress = _solver_progress(progress, quiet)
+    with _tree_progress(tree, quiet) as tree_progress, status(f"auditing{doing}", quiet or tree_progress is not None or solver_progress is not None):
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
-            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=progress,
+            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=tree_progress,
+            solver_progress=solver_progress,
         )
     if not quiet:
         for line in result.lines(top):
@@ -335,6 +350,38 @@ def _model_and_table(
     table = read_csv(data)[0]
     with status(f"reading {model_file}", quiet):
         return load_model(model_file, table, class_attribute=class_attribute), table
+
+
+#: Seconds between two of the solver's progress lines (a new phase is shown at once).
+PROGRESS_EVERY = 5.0
+
+
+def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
+    """The forest solver's progress as lines on stderr (``--progress``; by default when stderr is a
+    terminal), one every :data:`PROGRESS_EVERY` seconds and at each new phase; ``None`` under --quiet."""
+    import sys
+    import time
+
+    if quiet or not (shown if shown is not None else sys.stderr.isatty()):
+        return None
+    last = {"at": -math.inf, "phase": ""}
+    words = {
+        "bounds": "proving empty types by bound propagation", "newton": "Newton step", "face": "finding the face (linear programme) at step",
+        "general": "Newton's method (general driver)",
+    }
+
+    def show(p: Any) -> None:
+        now = time.monotonic()
+        if p.phase == last["phase"] and now - float(last["at"]) < PROGRESS_EVERY:
+            return
+        last["at"], last["phase"] = now, p.phase
+        step = "" if p.phase in ("bounds", "general") else f" {p.step}"
+        off = "" if p.violation != p.violation else f", rows off by {p.violation:.1e}"  # NaN before the first step
+        limit = "" if p.time_limit is None else f" of {p.time_limit:g}"
+        sys.stderr.write(f"solving: {words.get(p.phase, p.phase)}{step}{off}, {p.seconds:.0f} s{limit}\n")
+        sys.stderr.flush()
+
+    return show
 
 
 @contextmanager

@@ -23,6 +23,7 @@ it; :mod:`ppdm.maxent.solvers.newton` holds it and the parts of a step the fores
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Generic
 
@@ -120,6 +121,7 @@ class DualResult(Generic[S]):
     iterations: int
     newton_steps: int
     converged: bool
+    timed_out: bool = False
 
 
 def solve_dual(
@@ -139,25 +141,40 @@ def solve_dual(
 
 def minimize_dual(
     dual: DualFunction[S], n: int, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200,
+    deadline: float | None = None,
 ) -> DualResult[S]:
-    """:func:`solve_dual` on any :class:`~ppdm.maxent.solvers.newton.DualFunction` over ``n`` rows."""
+    """:func:`solve_dual` on any :class:`~ppdm.maxent.solvers.newton.DualFunction` over ``n`` rows.
+
+    ``deadline`` (a ``time.perf_counter()`` reading): no Newton step or L-BFGS-B iteration starts
+    after it; the result is then the point reached, ``converged`` false (``timed_out`` true)."""
     lam = np.zeros(n) if lam0 is None else dual.project(lam0.copy())
     if n == 0:
         return DualResult(lam, dual.state(lam), 0, 0, True)
-    lam, state, steps, ok = _active_set_newton(dual, lam, tol, max_newton)
-    if ok:
-        return DualResult(lam, state, 0, steps, True)
+    lam, state, steps, ok = _active_set_newton(dual, lam, tol, max_newton, deadline)
+    if ok or _past(deadline):
+        return DualResult(lam, state, 0, steps, ok, timed_out=not ok)
     bounds = list(zip(np.where(np.isfinite(dual.lower), dual.lower, None), np.where(np.isfinite(dual.upper), dual.upper, None)))
+
+    def stop_at_deadline(intermediate_result: object) -> None:
+        if _past(deadline):
+            raise StopIteration
+
     res = minimize(
         dual.fun_and_grad, lam, jac=True, method="L-BFGS-B", bounds=bounds,
-        options={"maxiter": max_iter, "maxcor": 20, "ftol": 1e-15, "gtol": tol * 1e-2},
+        options={"maxiter": max_iter, "maxcor": 20, "ftol": 1e-15, "gtol": tol * 1e-2}, callback=stop_at_deadline,
     )
-    lam, state, more, ok = _active_set_newton(dual, res.x, tol, max_newton)
+    lam, state, more, ok = _active_set_newton(dual, res.x, tol, max_newton, deadline)
     converged = ok or largest_violation(dual, lam, state.residual) <= tol
-    return DualResult(lam, state, int(res.nit), steps + more, converged)
+    return DualResult(lam, state, int(res.nit), steps + more, converged, timed_out=not converged and _past(deadline))
 
 
-def _active_set_newton(dual: DualFunction[S], lam: np.ndarray, tol: float, max_steps: int = 200) -> tuple[np.ndarray, S, int, bool]:
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def _active_set_newton(
+    dual: DualFunction[S], lam: np.ndarray, tol: float, max_steps: int = 200, deadline: float | None = None,
+) -> tuple[np.ndarray, S, int, bool]:
     """Projected Newton steps inside a trust radius on the largest multiplier change.
 
     Near a degenerate optimum (a leaf whose label rows hold with equality, a class with a value
@@ -172,6 +189,8 @@ def _active_set_newton(dual: DualFunction[S], lam: np.ndarray, tol: float, max_s
         residual = state.residual
         if largest_violation(dual, lam, residual) <= tol * 1e-3:
             return lam, state, step_no - 1, True
+        if _past(deadline):
+            return lam, state, step_no - 1, False
         rows = np.flatnonzero(_active(dual, lam, residual, tol))
         if len(rows) == 0:
             return lam, state, step_no - 1, True

@@ -158,3 +158,20 @@ def entropy_and_marginal(problem: FactoredProblem, red: FactoredReduced, dual: F
         marginal[np.flatnonzero(~free), problem.type_label[pinned]] = 1.0
         entropy += float(problem.weights[~free] @ problem.base[pinned])
     return entropy, marginal
+
+
+def possible_labels(problem: FactoredProblem, red: FactoredReduced, live: np.ndarray) -> np.ndarray:
+    """Per original group, the labels (sensitive cells) of the types it may still take: groups ×
+    labels, boolean. ``live`` marks the presolved problem's types not proved empty; a pinned group
+    has its own type's label alone. A label outside this set has probability 0 in every
+    distribution meeting the rows, whatever a solver that stopped early estimates."""
+    n_labels = problem.n_labels
+    cell = red.cell_of_type
+    by_label = np.bincount(cell * n_labels + red.type_label, weights=live.astype(float), minlength=red.n_cells * n_labels)
+    merged = np.asarray(red.access @ by_label.reshape(red.n_cells, n_labels)) > 0
+    out = np.zeros((problem.n_groups, n_labels), dtype=bool)
+    free = red.class_of_group >= 0
+    out[free] = merged[red.class_of_group[free]]
+    if problem.pinned is not None and (~free).any():
+        out[np.flatnonzero(~free), problem.type_label[problem.pinned[~free]]] = True
+    return out

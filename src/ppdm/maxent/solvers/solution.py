@@ -52,7 +52,11 @@ class Solution:
     * explicit slots (:class:`~ppdm.maxent.rows.problem.MaxEntProblem`): ``p``, p(x | q), groups × values;
     * factored (:class:`~ppdm.maxent.rows.factored_problem.FactoredProblem`): ``marginal``,
       P(label | q), groups × labels, and ``types``, P(t) per type (pinned groups included); ``face``
-      says how the forest solver found the types no distribution meeting the rows can fill.
+      says how the forest solver found the types no distribution meeting the rows can fill, and
+      ``possible`` (groups × labels, boolean; the forest solver's) the labels not proved impossible
+      (by the presolve, bound propagation or the face's certified linear programme, never by a
+      guess): sound whatever the status, so an answer stopped at its time limit can still say who
+      is certain.
     """
 
     status: str = OPTIMAL
@@ -69,6 +73,7 @@ class Solution:
     marginal: np.ndarray = field(default_factory=_absent)
     types: np.ndarray = field(default_factory=_absent)
     face: str = ""
+    possible: np.ndarray = field(default_factory=_absent)
 
 
 def row_status(worst: float, tol: float) -> str:
