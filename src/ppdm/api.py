@@ -33,7 +33,7 @@ from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value
-from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
+from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
@@ -377,19 +377,16 @@ def _estimate(
     model: Model, table: pd.DataFrame, threat: ThreatModel, weights: np.ndarray | None, labels: bool, internal: bool,
     time_limit: float | None, progress: Callable[[int, int], None] | None, solver_progress: Callable[[Any], None] | None = None,
 ) -> AttackResult:
-    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.possible import estimate_or_possible
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     knowledge = Knowledge(rate=True, label=labels, internal=internal)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # the note is in the summary
-        try:
-            return maxent_attack(
-                model, table, knowledge=knowledge, time_limit=time_limit, threat=threat, weights=weights, tree_progress=progress,
-                solver_progress=solver_progress,
-            )
-        except RoutingLimitError as exc:
-            return _possible_instead(model, table, threat, exc)
+        return estimate_or_possible(
+            model, table, threat, knowledge=knowledge, time_limit=time_limit, weights=weights, tree_progress=progress,
+            solver_progress=solver_progress,
+        )
 
 
 def _baselines(result: AttackResult, table: pd.DataFrame, reference: Any, holdout: Any) -> AttackResult | None:
@@ -411,19 +408,6 @@ def _baselines(result: AttackResult, table: pd.DataFrame, reference: Any, holdou
     if holdout is not None:
         result.details["control"] = control_summary(result, _as_table(holdout))
     return imputed
-
-
-def _possible_instead(model: Model, table: pd.DataFrame, threat: ThreatModel, why: RoutingLimitError) -> AttackResult:
-    """Each person's possible values, when the forest's maximum-entropy table is too large to build."""
-    from ppdm.attacks.possible import possible_attack
-
-    result = possible_attack(model, table, threat)
-    result.details["status"] = "possible values only"
-    result.details["note"] = (
-        f"no maximum-entropy estimate: {why}. Shown instead: each person's possible values (sound: one value left "
-        "is certain, proved), weighted by the table's distribution of the sensitive attribute"
-    )
-    return result
 
 
 def _subset(model: Model, trees: str | Sequence[int] | range | slice) -> tuple[Model, str]:

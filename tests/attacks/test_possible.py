@@ -164,3 +164,16 @@ def test_parse_trees():
     with pytest.raises(PpdmError, match="tree 9 does not exist"):
         forest.select([9])
     assert possible_attack(forest.select([0]), table, ThreatModel(sensitive="y", known=("a",))).details["trees"] == 1
+
+
+def test_the_defense_search_audits_a_forest_too_large_to_enumerate(adult_train):
+    from ppdm.defend.audits import maxent_auditor
+
+    frame, roles = adult_train
+    features = ["age", "workclass", "education", "marital-status", "occupation", "race", "sex", "hours-per-week"]
+    table, X, D, y = small_table(frame, features, roles.class_attribute, 500)
+    forest = FAMILIES["random-forest"](X, D, y)
+    threat = ThreatModel(sensitive="marital-status", known=("age", "sex", "race")).resolve(table, y.name)
+    result = maxent_auditor(forest, table, threat)
+    assert result is not None and result.attack == "possible values"
+    assert "no maximum-entropy estimate" in result.details["note"]

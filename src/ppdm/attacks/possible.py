@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,7 +44,7 @@ from ppdm.attacks.leaves import row_multiplicities
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import Attacker, ThreatModel, attacker, audited
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError
+from ppdm.errors import DataError, RoutingLimitError
 from ppdm.maxent.table.forest_types import split_component
 from ppdm.maxent.table.unknowns import Component, sensitive_component
 from ppdm.tree.disclosure import Disclosure
@@ -51,7 +52,7 @@ from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 from ppdm.tree.splits import ThresholdSplit
 
-__all__ = ["PossibleOptions", "PossibleValues", "possible_attack", "possible_values"]
+__all__ = ["PossibleOptions", "PossibleValues", "estimate_or_possible", "possible_attack", "possible_values"]
 
 #: Counts read from stored fractions are whole up to rounding (as in :mod:`ppdm.attacks.leaves`).
 TOLERANCE = 1e-6
@@ -674,3 +675,22 @@ def _prior(pv: PossibleValues, k: int) -> np.ndarray:
     if pv.true_codes is None:
         return np.full(k, 1.0 / k)
     return np.bincount(pv.true_codes, minlength=k) / len(pv.true_codes)
+
+
+def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, **maxent: Any) -> AttackResult:
+    """The maximum-entropy estimate (:func:`ppdm.attacks.maxent.maxent_attack`, ``maxent`` its
+    keyword arguments); when a forest's table would need more routes than it builds
+    (:class:`~ppdm.errors.RoutingLimitError`), each person's possible values instead, saying why
+    (``details["note"]``, ``details["status"]``)."""
+    from ppdm.attacks.maxent import maxent_attack
+
+    try:
+        return maxent_attack(model, data, threat=threat, **maxent)
+    except RoutingLimitError as why:
+        result = possible_attack(model, data, threat)
+        result.details["status"] = "possible values only"
+        result.details["note"] = (
+            f"no maximum-entropy estimate: {why}. Shown instead: each person's possible values (sound: one value left "
+            "is certain, proved), weighted by the table's distribution of the sensitive attribute"
+        )
+        return result

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ppdm.attacks.anonymity import model_anonymity
 from ppdm.attacks.homogeneity import homogeneity_attack
-from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.possible import estimate_or_possible
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import UninformativeKnowledgeWarning
@@ -43,12 +43,14 @@ Auditor = Callable[[Model, pd.DataFrame, ThreatModel, bool], "AttackResult | Non
 
 def maxent_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
     """The maximum-entropy audit (rate and label constraints; paper 000 §4.1), exact counts only; over a
-    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.forest_maxent`)."""
+    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.forest_maxent`), or each
+    person's possible values where that problem is too large to build
+    (:func:`~ppdm.attacks.possible.estimate_or_possible`)."""
     if noisy:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # labels only: uniform, still a valid audit
-        return maxent_attack(tree, data, threat=threat)
+        return estimate_or_possible(tree, data, threat)
 
 
 def leaf_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
