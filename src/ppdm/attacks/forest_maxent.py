@@ -82,9 +82,18 @@ def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, type
         "joint_leaves": types.n_blocks,
         "face": solution.face,
     })
-    if types.left_out:
-        details["note"] = (
-            f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
-            "(unknown bootstrap or subsample)"
-        )
+    details.update(rounds_details(types))
     return details
+
+
+def rounds_details(types: ForestTypes) -> dict[str, object]:
+    """Which trees gave rows: for a boosted model every round's account (``rounds``, and the note
+    the summary and the report's first card show), else the trees left out for unknown multiplicities."""
+    if types.rounds is not None:
+        return {"rounds": types.rounds.summary(), "note": types.rounds.note()}
+    if types.left_out:
+        return {
+            "note": f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
+            "(unknown bootstrap or subsample)"
+        }
+    return {}

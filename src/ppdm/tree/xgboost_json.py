@@ -36,6 +36,7 @@ from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, below_float32, build_tree, counts_from_gradients, expit, resolve_classes, softmax, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
+from ppdm.tree.newton import FLOAT32_TOLERANCE, NewtonStep, set_newton_step
 from ppdm.tree.sklearn import trace_features
 
 _OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
@@ -251,36 +252,60 @@ def _derive_counts(
     flats: list[FlatTree], info: list[int], first_round: int, base: np.ndarray, objective: str,
     learner: Mapping, params: dict[str, Any],
 ) -> None:  # fmt: skip
-    """Row counts of the first round's trees (cover / h0) and, for binary:logistic, the first
-    tree's class counts (see the module docstring)."""
+    """Row counts of the first round's trees (cover / h0), the Newton step of every round
+    (:mod:`ppdm.tree.newton`) and, for binary:logistic, the first tree's class counts (see the
+    module docstring)."""
     p = expit(base) if objective == "binary:logistic" else softmax(base)
     for i in range(min(first_round, len(flats))):
         pk = float(p[info[i]] if len(p) > 1 else p[0])
         h0 = pk * (1 - pk) * (1.0 if objective == "binary:logistic" else 2.0)
         flats[i].n_samples = whole(flats[i].cover / h0)  # type: ignore[operator]
+    step = _newton_step(flats, objective, learner, params)
+    set_newton_step(params, step)
     first = flats[0]
-    weight = float(learner["objective"].get("reg_loss_param", {}).get("scale_pos_weight", "1"))
-    if objective != "binary:logistic" or first_round != 1 or first.n_samples is None or weight != 1.0:
+    if objective != "binary:logistic" or first_round != 1 or first.n_samples is None or not isinstance(step, NewtonStep):
         return
-    if params.get("reg_alpha", 0.0) != 0.0 or params.get("max_delta_step", 0.0) != 0.0:
-        return
-    solved = (params["reg_lambda"], params["learning_rate"]) if "reg_lambda" in params else _solve_lambda_eta(first, learner)
-    if solved is None:
-        return
-    lam, eta = solved
-    params.setdefault("reg_lambda", lam)
-    params.setdefault("learning_rate", eta)
+    lam, eta = step.l2, step.learning_rate
     gradient = -first.value * (first.cover + lam) / eta  # type: ignore[operator]
     first.counts = counts_from_gradients(first, first.n_samples, gradient, float(p[0]))
 
 
-def _solve_lambda_eta(first: FlatTree, learner: Mapping) -> tuple[float, float] | None:
-    """λ and η from the first tree's weights alone: a parent's gradient sum is its children's.
+def _newton_step(flats: list[FlatTree], objective: str, learner: Mapping, params: dict[str, Any]) -> NewtonStep | str:
+    """λ and η (the configuration's, else solved from the trees' weights), or why the leaf values
+    are not the plain Newton step ``−η G / (H + λ)``."""
+    weight = float(learner["objective"].get("reg_loss_param", {}).get("scale_pos_weight", "1"))
+    parallel = int(learner["gradient_booster"]["model"].get("gbtree_model_param", {}).get("num_parallel_tree", "1") or 1)
+    hidden = {
+        "reg_alpha (an L1 penalty) shrinks every gradient sum": params.get("reg_alpha", 0.0) != 0.0,
+        "max_delta_step clips the leaf values": params.get("max_delta_step", 0.0) != 0.0,
+        "scale_pos_weight weights the positive rows' gradients": weight != 1.0,
+        "num_parallel_tree > 1 grows several trees per round": parallel != 1,
+        "rows were drawn by gradient-based sampling, which the model does not store": params.get("sampling_method", "uniform") != "uniform",
+    }
+    for reason, applies in hidden.items():
+        if applies:
+            return reason
+    if "reg_lambda" in params:
+        lam, eta = params["reg_lambda"], params["learning_rate"]
+    else:
+        weights = learner["gradient_booster"]["model"]["trees"]
+        solved = next((s for s in (_solve_lambda_eta(f, weights[i]) for i, f in enumerate(flats[:20])) if s is not None), None)
+        if solved is None:
+            return "the file alone does not give λ and η (no tree with two internal children): pass the training configuration"
+        lam, eta = solved
+        params.setdefault("reg_lambda", lam)
+        params.setdefault("learning_rate", eta)
+    scale = 1.0 if objective == "binary:logistic" else 2.0
+    return NewtonStep(float(eta), float(lam), scale, float32=True, tolerance=FLOAT32_TOLERANCE)
+
+
+def _solve_lambda_eta(first: FlatTree, tree: Mapping) -> tuple[float, float] | None:
+    """λ and η from one tree's weights alone: a parent's gradient sum is its children's.
 
     With ``g(c) = w_c (H_c + λ)`` (times ``1/η`` at leaves), ``g(parent) = g(left) + g(right)``:
     parents of two internal nodes give λ (least squares), then parents of leaves give 1/η.
     """
-    weights = np.asarray(learner["gradient_booster"]["model"]["trees"][0]["base_weights"], dtype=float)
+    weights = np.asarray(tree["base_weights"], dtype=float)
     H, leaf, L, R = first.cover, first.is_leaf, first.left, first.right
     inner = np.flatnonzero(~leaf)
     both = inner[~leaf[L[inner]] & ~leaf[R[inner]]]
