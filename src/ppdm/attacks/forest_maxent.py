@@ -65,7 +65,7 @@ def forest_maxent_attack(
     details = _details(forest, threat, problem, types, solution)
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
-        details["note"] = UNINFORMATIVE
+        details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
     result = maxent_result(types, threat, solution.marginal, details)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()

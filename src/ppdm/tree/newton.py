@@ -133,3 +133,16 @@ def round_probabilities(forest: Forest, leaves: np.ndarray, float32: bool = Fals
         e = np.exp(scores - scores.max(axis=2, keepdims=True))
         p = e / e.sum(axis=2, keepdims=True)
     return p.reshape(n, -1).astype(float)
+
+
+def first_rounds(forest: Forest, n: int) -> Forest:
+    """The boosted model of ``forest``'s first ``n`` rounds (what an audit of the first tree
+    alone, as before every round was read, saw: ``n = 1``)."""
+    rounds = tree_rounds(forest)
+    if rounds is None:
+        raise ValueError("the forest's trees are not one per class and round")
+    keep = int((rounds < n).sum())
+    return Forest(
+        forest.trees[:keep], "additive", link=forest.link, base_score=forest.base_score, outputs=forest.outputs[:keep],
+        multiplicities=forest.multiplicities[:keep], algorithm=forest.algorithm, params=forest.params,
+    )  # fmt: skip

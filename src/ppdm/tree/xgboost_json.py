@@ -288,8 +288,7 @@ def _newton_step(flats: list[FlatTree], objective: str, learner: Mapping, params
     if "reg_lambda" in params:
         lam, eta = params["reg_lambda"], params["learning_rate"]
     else:
-        weights = learner["gradient_booster"]["model"]["trees"]
-        solved = next((s for s in (_solve_lambda_eta(f, weights[i]) for i, f in enumerate(flats[:20])) if s is not None), None)
+        solved = _solve_lambda_eta(flats, learner["gradient_booster"]["model"]["trees"])
         if solved is None:
             return "the file alone does not give λ and η (no tree with two internal children): pass the training configuration"
         lam, eta = solved
@@ -299,34 +298,46 @@ def _newton_step(flats: list[FlatTree], objective: str, learner: Mapping, params
     return NewtonStep(float(eta), float(lam), scale, float32=True, tolerance=FLOAT32_TOLERANCE)
 
 
-def _solve_lambda_eta(first: FlatTree, tree: Mapping) -> tuple[float, float] | None:
-    """λ and η from one tree's weights alone: a parent's gradient sum is its children's.
+def _solve_lambda_eta(flats: Sequence[FlatTree], trees: Sequence[Mapping]) -> tuple[float, float] | None:
+    """λ and η from the trees' weights alone: a parent's gradient sum is its children's.
 
-    With ``g(c) = w_c (H_c + λ)`` (times ``1/η`` at leaves), ``g(parent) = g(left) + g(right)``:
-    parents of two internal nodes give λ (least squares), then parents of leaves give 1/η.
+    With ``g(c) = w_c (H_c + λ)`` (internal nodes store the unscaled weight, leaves η times it),
+    ``g(parent) = g(left) + g(right)``: parents of two internal nodes give λ, then parents of
+    leaves give 1/η, each by least squares pooled over every tree (the weights are float32: one
+    tree gives λ to about 10⁻⁴, a hundred trees to about 10⁻⁶).
     """
-    weights = np.asarray(tree["base_weights"], dtype=float)
-    H, leaf, L, R = first.cover, first.is_leaf, first.left, first.right
-    inner = np.flatnonzero(~leaf)
-    both = inner[~leaf[L[inner]] & ~leaf[R[inner]]]
-    if len(both) == 0:
-        return None
-    a = weights[both] - weights[L[both]] - weights[R[both]]
-    b = weights[L[both]] * H[L[both]] + weights[R[both]] * H[R[both]] - weights[both] * H[both]
+    parts = []
+    for flat, tree in zip(flats, trees):
+        w = np.asarray(tree["base_weights"], dtype=float)
+        if len(w) != len(flat.left) or flat.cover is None:
+            continue
+        inner = np.flatnonzero(~flat.is_leaf)
+        parts.append((w, flat.cover, flat.is_leaf, flat.left, flat.right, inner))
+    a_all, b_all = [], []
+    for w, H, leaf, L, R, inner in parts:
+        both = inner[~leaf[L[inner]] & ~leaf[R[inner]]]
+        a_all.append(w[both] - w[L[both]] - w[R[both]])
+        b_all.append(w[L[both]] * H[L[both]] + w[R[both]] * H[R[both]] - w[both] * H[both])
+    a, b = (np.concatenate(x) if x else np.zeros(0) for x in (a_all, b_all))
     if not np.any(a):
         return None
     lam = float(a @ b / (a @ a))
-    g = weights * (H + lam)  # type: ignore[operator]
-    at_leaves = np.zeros(len(weights))
-    rest = g[inner].copy()
-    for side in (L, R):
-        child = side[inner]
-        at_leaves[inner] += np.where(leaf[child], g[child], 0.0)
-        rest -= np.where(leaf[child], 0.0, g[child])
-    use = at_leaves[inner] != 0
-    if lam < 0 or not use.any():
+    x_all, y_all = [], []
+    for w, H, leaf, L, R, inner in parts:
+        g = w * (H + lam)
+        at_leaves = np.zeros(len(inner))
+        rest = g[inner].copy()
+        for side in (L, R):
+            child = side[inner]
+            at_leaves += np.where(leaf[child], g[child], 0.0)
+            rest -= np.where(leaf[child], 0.0, g[child])
+        use = at_leaves != 0
+        x_all.append(at_leaves[use])
+        y_all.append(rest[use])
+    x, y = (np.concatenate(v) if v else np.zeros(0) for v in (x_all, y_all))
+    if lam < 0 or not len(x):
         return None
-    inverse_eta = float(at_leaves[inner][use] @ rest[use] / (at_leaves[inner][use] @ at_leaves[inner][use]))
+    inverse_eta = float(x @ y / (x @ x))
     return (lam, 1.0 / inverse_eta) if inverse_eta > 0 else None
 
 
