@@ -24,7 +24,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.rules import rules_audit_problem, rules_threat
 from ppdm.attacks.threat import ThreatModel, attacker
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_counts
 from ppdm.exact.options import SearchOptions
@@ -120,7 +120,25 @@ def forest_count_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel
     # whole counts cannot be held to them exactly, so the exact audit proves from the other rows only
     # (fewer rows: every bound stays sound, possibly wider than the estimate's)
     blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS)]
-    return _counts(problem, types, blocks, ties)
+    counts, types, truth = _counts(problem, types, blocks, ties)
+    counts.interior = _estimate(replace(problem, blocks=blocks), types)
+    return counts, types, truth
+
+
+def _estimate(problem: FactoredProblem, types: ForestTypes) -> np.ndarray | None:
+    """The maximum-entropy estimate of the rows (groups × labels): positive wherever some
+    relaxed dataset is, so the exact audit's LP step asks only about counts it holds at 0 or at
+    the whole group (one LP over every candidate otherwise takes longer than the rest of the
+    audit on a hundred boosting rounds). ``None`` when the solver does not meet the rows."""
+    from ppdm.maxent.solvers.forest_solve import solve_forest
+
+    if not problem.blocks:
+        return None
+    try:
+        solution = solve_forest(problem, feasible=types.truth())
+    except MaxEntError:
+        return None
+    return solution.marginal if solution.status == "optimal" else None
 
 
 def _is_label(rows: CountRows) -> bool:

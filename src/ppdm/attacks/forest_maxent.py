@@ -25,7 +25,8 @@ from ppdm.attacks.estimate import maxent_result, solve_details
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
-from ppdm.errors import UninformativeKnowledgeWarning
+from ppdm.errors import InfeasibleError, UninformativeKnowledgeWarning
+from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
@@ -61,8 +62,25 @@ def forest_maxent_attack(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
     )
     check_truth(problem, types)
-    solution = solve_forest(problem, tol=tol, feasible=types.truth())  # the data meets every row
+    dropped = ""
+    try:
+        solution = solve_forest(problem, tol=tol, feasible=types.truth())  # the data meets every row
+    except InfeasibleError:
+        # the leaf-value rows are intervals a few hundredths of a record wide, where the general
+        # solver may stall: then the estimate is made from the other rows (a weaker attacker,
+        # said so), never reported from a solve that missed its rows
+        real = [b for b in problem.blocks if b.name.startswith(REAL_ROWS)]
+        if not real:
+            raise
+        problem.blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS)]
+        solution = solve_forest(problem, tol=tol, feasible=types.truth())
+        dropped = (
+            f"; the solver did not converge with the leaf-value rows of {len(types.rounds.real) if types.rounds else 0} rounds "
+            "(whose leaves' records the known columns do not decide): the estimate is made without them"
+        )
     details = _details(forest, threat, problem, types, solution)
+    if dropped:
+        details["note"] = f"{details.get('note', '')}{dropped}"
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")

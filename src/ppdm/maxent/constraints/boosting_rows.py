@@ -42,7 +42,7 @@ from ppdm.tree.forest import leaf_values
 from ppdm.tree.newton import NewtonStep, newton_step, round_probabilities, tree_rounds
 
 #: Records by which a recomputed count or cover may always miss (besides the per-record tolerance).
-ABSOLUTE = 1e-6
+ABSOLUTE = 0.05
 
 #: The names of the blocks whose coefficients are real numbers (not whole counts).
 REAL_ROWS = ("leaf-value tree ", "cover tree ")
