@@ -202,6 +202,8 @@ def _forest(
     forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
+    if options is None:  # a forest's LPs are large and degenerate: interior point (SearchOptions.lp_method)
+        options = SearchOptions(lp_method="highs-ipm", interior_tol=1e-9)
     threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem, options)
     groups = types.groups
     details = {
