@@ -151,6 +151,13 @@ def run(case: str, n_people: int) -> dict[str, object]:
     }  # fmt: skip
 
 
+def markdown(rows: list[dict[str, object]]) -> str:
+    """A Markdown table of ``rows`` (same keys in each)."""
+    keys = list(rows[0])
+    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    return "\n".join(lines + ["| " + " | ".join(f"{r[k]:,}" if isinstance(r[k], int) and not isinstance(r[k], bool) else str(r[k]) for k in keys) + " |" for r in rows])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
@@ -158,8 +165,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"# {platform.platform()}, python {sys.version.split()[0]}, load {os.getloadavg()[0]:.2f} (1 min)")
     results = [run(case, args.people) for case in args.cases]
-    frame = pd.DataFrame(results)
-    print(frame.to_markdown(index=False))
+    print(markdown(results))
     print(f"# load after: {os.getloadavg()[0]:.2f}")
 
 

@@ -18,11 +18,9 @@ import os
 import sys
 import time
 
-import pandas as pd
-
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
 
-from bench_boosting_rounds import CLASS, fit, table
+from bench_boosting_rounds import CLASS, fit, markdown, table
 
 
 def main() -> None:
@@ -55,7 +53,7 @@ def main() -> None:
             })  # fmt: skip
             print(out[-1], flush=True)
     print(f"load {os.getloadavg()[0]:.2f}")
-    print(pd.DataFrame(out).to_markdown(index=False))
+    print(markdown(out))
 
 
 if __name__ == "__main__":
