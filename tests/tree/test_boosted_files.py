@@ -14,6 +14,7 @@ import pytest
 
 from ppdm.errors import ModelImportError
 from ppdm.tree import forest_from_lightgbm, forest_from_xgboost
+from ppdm.tree.newton import NewtonStep, newton_step
 
 xgb = pytest.importorskip("xgboost")
 lgb = pytest.importorskip("lightgbm")
@@ -105,9 +106,12 @@ def test_lightgbm_text_file_and_dump_agree_and_parameters_give_the_class_counts(
     dump = est.booster_.dump_model()
     bare = forest_from_lightgbm(dump, X, y=y)
     given = forest_from_lightgbm(dump, X, y=y, params={"learning_rate": 0.1, "lambda_l2": 1.5})
-    assert from_text.params == {"learning_rate": 0.1, "lambda_l2": 1.5} == given.params
+    step = newton_step(from_text)
+    assert isinstance(step, NewtonStep) and (step.learning_rate, step.l2) == (0.1, 1.5) and step == newton_step(given)
+    assert from_text.params == {"learning_rate": 0.1, "lambda_l2": 1.5, "newton_step": step.to_params()} == given.params
     assert "class-counts" in from_text.known[0] and "class-counts" in given.known[0]
-    assert bare.known[0] == {"sample-counts", "cover", "leaf-values"} and bare.params == {}
+    assert bare.known[0] == {"sample-counts", "cover", "leaf-values"}
+    assert bare.params == {"rounds_hidden": newton_step(bare)} and "no training parameters" in str(newton_step(bare))
     assert np.array_equal(from_text.predict_proba(X), bare.predict_proba(X))
     codes = y.cat.codes.to_numpy()
     assert claims_hold(from_text, X, codes) == (4, 1)

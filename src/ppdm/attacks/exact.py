@@ -18,17 +18,19 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.forest_maxent import rounds_details
 from ppdm.attacks.maxent import _threat, audit_problem
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.rules import rules_audit_problem, rules_threat
 from ppdm.attacks.threat import ThreatModel, attacker
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_counts
 from ppdm.exact.options import SearchOptions
 from ppdm.exact.problem import CountProblem, CountRows
 from ppdm.exact.solve import Detail, Method, exact_bounds
+from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.table.attacker_types import AttackerTypes
@@ -114,7 +116,29 @@ def forest_count_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel
     forest = forest.published(threat.publish)
     knowledge = Knowledge(sa=bool(threat.sa_published))
     problem, types = forest_type_problem(forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals)
-    return _counts(problem, types, None, ties)
+    # leaf-value and cover rows of boosting rounds have real coefficients (the records' gradients):
+    # whole counts cannot be held to them exactly, so the exact audit proves from the other rows only
+    # (fewer rows: every bound stays sound, possibly wider than the estimate's)
+    blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS)]
+    counts, types, truth = _counts(problem, types, blocks, ties)
+    counts.interior = _estimate(replace(problem, blocks=blocks), types)
+    return counts, types, truth
+
+
+def _estimate(problem: FactoredProblem, types: ForestTypes) -> np.ndarray | None:
+    """The maximum-entropy estimate of the rows (groups × labels): positive wherever some
+    relaxed dataset is, so the exact audit's LP step asks only about counts it holds at 0 or at
+    the whole group (one LP over every candidate otherwise takes longer than the rest of the
+    audit on a hundred boosting rounds). ``None`` when the solver does not meet the rows."""
+    from ppdm.maxent.solvers.forest_solve import solve_forest
+
+    if not problem.blocks:
+        return None
+    try:
+        solution = solve_forest(problem, feasible=types.truth())
+    except MaxEntError:
+        return None
+    return solution.marginal if solution.status == "optimal" else None
 
 
 def _is_label(rows: CountRows) -> bool:
@@ -178,6 +202,8 @@ def _forest(
     forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
+    if options is None:  # a forest's LPs are large and degenerate: interior point (SearchOptions.lp_method)
+        options = SearchOptions(lp_method="highs-ipm", interior_tol=1e-9)
     threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem, options)
     groups = types.groups
     details = {
@@ -187,6 +213,12 @@ def _forest(
         "multiplicities": "known" if any(m is not None for m in forest.multiplicities) else "each record once",
         "unknowns": types.domain.describe(),
     }
+    details.update(rounds_details(types))
+    if types.rounds is not None and types.rounds.real:
+        details["note"] = (
+            f"{details['note']}; the proof reads {len(types.rounds.real)} of them only where the known columns decide "
+            "a leaf's records (there a leaf value is a whole class count; elsewhere it is a row with real coefficients)"
+        )
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
     result.leaf_pairs = types.leaf_pairs()
     if pd.api.types.is_integer_dtype(data.index):

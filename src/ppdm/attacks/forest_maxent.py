@@ -27,7 +27,8 @@ from ppdm.attacks.forest_sampled import FOREST_SECONDS, ForestAuditOptions, samp
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
-from ppdm.errors import UninformativeKnowledgeWarning
+from ppdm.errors import InfeasibleError, UninformativeKnowledgeWarning
+from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
@@ -82,13 +83,30 @@ def forest_maxent_attack(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
     )
     check_truth(problem, types)
-    solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options.solve)  # the data meets every row
+    dropped = ""
+    try:
+        solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options.solve)  # the data meets every row
+    except InfeasibleError:
+        # the leaf-value rows are intervals a few hundredths of a record wide, where the general
+        # solver may stall: then the estimate is made from the other rows (a weaker attacker,
+        # said so), never reported from a solve that missed its rows
+        real = [b for b in problem.blocks if b.name.startswith(REAL_ROWS)]
+        if not real:
+            raise
+        problem.blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS)]
+        solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options.solve)
+        dropped = (
+            f"; the solver did not converge with the leaf-value rows of {len(types.rounds.real) if types.rounds else 0} rounds "
+            "(whose leaves' records the known columns do not decide): the estimate is made without them"
+        )
     if solution.status != OPTIMAL and solution.possible.size:
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
+    if dropped:
+        details["note"] = f"{details.get('note', '')}{dropped}"
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
-        details["note"] = UNINFORMATIVE
+        details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
     result = maxent_result(types, threat, solution.marginal, details)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
@@ -122,9 +140,18 @@ def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, type
     if solution.possible.size:
         counts = np.bincount(solution.possible.sum(axis=1), minlength=solution.possible.shape[1] + 1)
         details["possible_values"] = {int(k): int(c) for k, c in enumerate(counts) if c}
-    if types.left_out:
-        details["note"] = (
-            f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
-            "(unknown bootstrap or subsample)"
-        )
+    details.update(rounds_details(types))
     return details
+
+
+def rounds_details(types: ForestTypes) -> dict[str, object]:
+    """Which trees gave rows: for a boosted model every round's account (``rounds``, and the note
+    the summary and the report's first card show), else the trees left out for unknown multiplicities."""
+    if types.rounds is not None:
+        return {"rounds": types.rounds.summary(), "note": types.rounds.note()}
+    if types.left_out:
+        return {
+            "note": f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
+            "(unknown bootstrap or subsample)"
+        }
+    return {}

@@ -78,7 +78,9 @@ class CountProblem:
 
     ``sizes``: records per group. Per variable: ``var_group`` and ``var_label`` (its sensitive
     value, < ``n_labels``). ``truth``: the real records' counts, when known (a consistent dataset,
-    always: used as the first solution).
+    always: used as the first solution). ``interior``: a point of the rows' linear relaxation
+    with the largest support, as shares (groups × labels; a maximum-entropy estimate is one),
+    when the builder has one: the LP step then asks only about the counts it holds at their ends.
     """
 
     sizes: np.ndarray
@@ -87,6 +89,7 @@ class CountProblem:
     n_labels: int
     rows: list[CountRows] = field(default_factory=list)
     truth: np.ndarray | None = None
+    interior: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.sizes = np.asarray(self.sizes, dtype=np.int64).ravel()

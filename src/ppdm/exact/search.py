@@ -596,7 +596,7 @@ def _lp_certainty(s: _Search, interior: np.ndarray | None = None) -> None:
     bounds, deadline, stats, tol = s.bounds, s.deadline, s.stats, s.options.interior_tol
     g, lab = s.part.pair_group, s.part.pair_label
     size = bounds.sizes[g]
-    lp = _Relaxation(s.problem, s.part, deadline)
+    lp = _Relaxation(s.problem, s.part, deadline, s.options.lp_method)
     for sign in (1.0, -1.0):
         if sign > 0:
             cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
@@ -634,7 +634,7 @@ def _lp_certainty(s: _Search, interior: np.ndarray | None = None) -> None:
 class _Relaxation:
     """The linear relaxation of one component (scipy's HiGHS), asked about sums of counts."""
 
-    def __init__(self, problem: CountProblem, part: _Part, deadline: float | None = None) -> None:
+    def __init__(self, problem: CountProblem, part: _Part, deadline: float | None = None, method: str = "highs") -> None:
         self.deadline = deadline
         n = len(part.vars)
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
@@ -648,7 +648,7 @@ class _Relaxation:
         self.kw: dict[str, Any] = {
             "A_eq": sp.vstack(eq_A).tocsr(), "b_eq": np.concatenate(eq_b).astype(float),
             "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
-            "bounds": (0, None), "method": "highs",
+            "bounds": (0, None), "method": method,
         }
         self.part, self.n = part, n
         self.sizes = problem.sizes
@@ -682,7 +682,7 @@ class _Relaxation:
         A_ub = sp.vstack(ub_parts).tocsr()
         c = np.r_[np.zeros(n + 1), -np.ones(k)]
         bounds = [(0, None)] * n + [(1, None)] + [(0, 1)] * k
-        res = linprog(c, A_eq=eq, b_eq=np.zeros(eq.shape[0]), A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), bounds=bounds, method="highs", options=_lp_options(self.deadline))
+        res = linprog(c, A_eq=eq, b_eq=np.zeros(eq.shape[0]), A_ub=A_ub, b_ub=np.zeros(A_ub.shape[0]), bounds=bounds, method=kw["method"], options=_lp_options(self.deadline))
         if res.status != 0:
             return None
         return res.x[n + 1 :] < 0.5

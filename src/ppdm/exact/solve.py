@@ -51,6 +51,7 @@ def exact_bounds(
         if method == "network":
             raise MaxEntError("the published rows do not form a network (only one tree's class counts do)")
     start = time.perf_counter()
+    interior = problem.interior if interior is None else interior
     merged, class_of, class_truth = merge_classes(problem, truth)
     first = np.zeros(merged.n_groups, dtype=np.intp)
     first[class_of[::-1]] = np.arange(len(class_of))[::-1]

@@ -133,6 +133,8 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
     lines = [] if estimate is not None else [str(proved.details.get("threat_model", ""))]
     if estimate is None and "sample" in proved.details:
         lines.append(f"  note: {proved.details['sample']} (its published counts are read as bounds)")
+    if estimate is None and "note" in proved.details:
+        lines.append(f"  note: {proved.details['note']}")
     certain = int((proved.certain_groups[proved.groups.group_of_record] & proved.targets).sum())
     lines.append(
         f"exact audit ({d['method']}, {d['seconds']:.2f} s): proved certain: {certain:,} people, "

@@ -34,6 +34,7 @@ from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, build_tree, counts_from_gradients, resolve_classes, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
+from ppdm.tree.newton import FLOAT32_TOLERANCE, NewtonStep, set_newton_step
 from ppdm.tree.sklearn import trace_features
 
 _ZERO = 1e-35  # LightGBM's kZeroThreshold: |x| <= it counts as zero
@@ -103,6 +104,7 @@ def forest_from_lightgbm(
     name, class_values, codes = resolve_classes(data, y, class_attribute, classes, n_classes, [a.name for a in attributes])
     flats = [_flat(t, i, names) for i, t in enumerate(raw_trees)]
     used = _first_tree_counts(flats[0], settings) if kind == "binary" else {}
+    set_newton_step(used, _newton_step(settings, kind, k))
     outputs = [i % k for i in range(len(flats))]
     trees = [
         build_tree(f, features, domains, attributes, class_values, name, "lightgbm", outputs[i], kind == "binary")
@@ -296,8 +298,10 @@ def _missing_left(i: int, j: int, t: Mapping[str, Any], names: Sequence[str]) ->
 # -- what the statistics reveal ----------------------------------------------------------------
 def _setting(settings: Mapping[str, str], key: str, default: float) -> float:
     text = str(settings.get(key, default)).strip().lower()
+    if text in ("true", "false"):
+        return float(text == "true")
     try:
-        return {"true": 1.0, "false": 0.0}.get(text) or float(text)
+        return float(text)
     except ValueError:
         return math.nan
 
@@ -338,6 +342,31 @@ def _first_tree_counts(first: FlatTree, settings: Mapping[str, str]) -> dict[str
         if first.counts is not None:
             break
     return {"learning_rate": lr, "lambda_l2": lam}
+
+
+def _newton_step(settings: Mapping[str, str], kind: str, k: int) -> NewtonStep | str:
+    """The step every round's leaf values took, ``−lr · G / (H + λ2)`` with LightGBM's hessian
+    ``p (1 − p)`` (times K/(K − 1) for the softmax), or why they did not."""
+    if "learning_rate" not in settings:
+        return "the model lists no training parameters (learning rate, lambda_l2): pass params"
+    lr, lam = _setting(settings, "learning_rate", math.nan), _setting(settings, "lambda_l2", 0.0)
+    if not (lr > 0 and lam >= 0):
+        return "its learning rate or lambda_l2 is not a number LightGBM trains with"
+    hidden = {
+        "lambda_l1 (an L1 penalty) shrinks every gradient sum": _setting(settings, "lambda_l1", 0.0) != 0.0,
+        "max_delta_step clips the leaf values": _setting(settings, "max_delta_step", 0.0) != 0.0,
+        "path_smooth mixes each leaf value with its parent's": _setting(settings, "path_smooth", 0.0) != 0.0,
+        "class weighting (scale_pos_weight, is_unbalance) weights the rows' gradients": _setting(settings, "scale_pos_weight", 1.0) != 1.0
+        or _setting(settings, "is_unbalance", 0.0) != 0.0,
+        "GOSS drew and reweighted the rows of each tree, which the model does not store": _sampled(settings),
+        "quantized gradients (use_quantized_grad) round every gradient": _setting(settings, "use_quantized_grad", 0.0) != 0.0,
+        "monotone constraints clip the leaf values": any(c not in "0, " for c in str(settings.get("monotone_constraints", ""))),
+    }
+    for reason, applies in hidden.items():
+        if applies:
+            return reason
+    biased = _setting(settings, "boost_from_average", 1.0) != 0.0
+    return NewtonStep(lr, lam, 1.0 if kind == "binary" else k / (k - 1.0), tolerance=FLOAT32_TOLERANCE, biased_first_round=biased)
 
 
 def _multiplicities(flats: list[FlatTree], settings: Mapping[str, str]) -> list[np.ndarray | None] | None:

@@ -33,6 +33,7 @@ from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, build_tree, counts_from_gradients, expit, resolve_classes
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
+from ppdm.tree.newton import FLOAT32_TOLERANCE, NewtonStep, set_newton_step
 from ppdm.tree.sklearn import trace_features
 
 _EPS = float(np.finfo(np.float64).eps)
@@ -116,7 +117,11 @@ def _gradient_boosting(est: Any) -> Read:
     n = int(est.estimators_[0, 0].tree_.n_node_samples[0])
     held_out = est.subsample < 1.0 or getattr(est, "n_iter_no_change", None) is not None
     multiplicities = None if held_out else [np.ones(n, dtype=np.int64)] * len(flats)
-    params = {"learning_rate": lr, "subsample": float(est.subsample), "n_estimators": int(est.n_estimators_)}
+    params: dict[str, Any] = {"learning_rate": lr, "subsample": float(est.subsample), "n_estimators": int(est.n_estimators_)}
+    weighted = not all(_unweighted(e.tree_) for e in est.estimators_.ravel())
+    # Friedman's one Newton step: lr (K − 1)/K Σ(y − p) / Σ p(1 − p), i.e. a hessian scale K/(K − 1)
+    scale = 1.0 if k == 1 else k / (k - 1.0)
+    set_newton_step(params, "sample weights weight the rows' gradients" if weighted else NewtonStep(lr, 0.0, scale))
     return flats, base, multiplicities, "sklearn-gradient-boosting", params
 
 
@@ -170,7 +175,12 @@ def _hist_gradient_boosting(est: Any) -> Read:
     n_rows = int(first.n_samples[0])  # type: ignore[index]
     held_out = est.do_early_stopping_ and est._use_validation_data
     multiplicities = None if held_out else [np.ones(n_rows, dtype=np.int64)] * len(flats)
-    params = {"learning_rate": lr, "l2_regularization": lam, "max_iter": int(est.n_iter_)}
+    params: dict[str, Any] = {"learning_rate": lr, "l2_regularization": lam, "max_iter": int(est.n_iter_)}
+    hidden = "class_weight weights the rows' gradients" if est.class_weight is not None else None
+    if not _unconstrained(est):
+        hidden = "monotonic constraints clip the leaf values"
+    # HistGradientBoosting's leaves: −lr G / (H + λ + 1e−15), hessians p (1 − p) in float32
+    set_newton_step(params, hidden or NewtonStep(lr, lam + 1e-15, 1.0, tolerance=FLOAT32_TOLERANCE))
     return flats, base, multiplicities, "sklearn-hist-gradient-boosting", params
 
 

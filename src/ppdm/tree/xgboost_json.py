@@ -36,6 +36,7 @@ from ppdm.errors import ModelImportError, advising
 from ppdm.tree.boosting import FlatTree, below_float32, build_tree, counts_from_gradients, expit, resolve_classes, softmax, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
+from ppdm.tree.newton import FLOAT32_TOLERANCE, NewtonStep, set_newton_step
 from ppdm.tree.sklearn import trace_features
 
 _OBJECTIVES = ("binary:logistic", "multi:softprob", "multi:softmax")
@@ -251,57 +252,92 @@ def _derive_counts(
     flats: list[FlatTree], info: list[int], first_round: int, base: np.ndarray, objective: str,
     learner: Mapping, params: dict[str, Any],
 ) -> None:  # fmt: skip
-    """Row counts of the first round's trees (cover / h0) and, for binary:logistic, the first
-    tree's class counts (see the module docstring)."""
+    """Row counts of the first round's trees (cover / h0), the Newton step of every round
+    (:mod:`ppdm.tree.newton`) and, for binary:logistic, the first tree's class counts (see the
+    module docstring)."""
     p = expit(base) if objective == "binary:logistic" else softmax(base)
     for i in range(min(first_round, len(flats))):
         pk = float(p[info[i]] if len(p) > 1 else p[0])
         h0 = pk * (1 - pk) * (1.0 if objective == "binary:logistic" else 2.0)
         flats[i].n_samples = whole(flats[i].cover / h0)  # type: ignore[operator]
+    step = _newton_step(flats, objective, learner, params)
+    set_newton_step(params, step)
     first = flats[0]
-    weight = float(learner["objective"].get("reg_loss_param", {}).get("scale_pos_weight", "1"))
-    if objective != "binary:logistic" or first_round != 1 or first.n_samples is None or weight != 1.0:
+    if objective != "binary:logistic" or first_round != 1 or first.n_samples is None or not isinstance(step, NewtonStep):
         return
-    if params.get("reg_alpha", 0.0) != 0.0 or params.get("max_delta_step", 0.0) != 0.0:
-        return
-    solved = (params["reg_lambda"], params["learning_rate"]) if "reg_lambda" in params else _solve_lambda_eta(first, learner)
-    if solved is None:
-        return
-    lam, eta = solved
-    params.setdefault("reg_lambda", lam)
-    params.setdefault("learning_rate", eta)
+    lam, eta = step.l2, step.learning_rate
     gradient = -first.value * (first.cover + lam) / eta  # type: ignore[operator]
     first.counts = counts_from_gradients(first, first.n_samples, gradient, float(p[0]))
 
 
-def _solve_lambda_eta(first: FlatTree, learner: Mapping) -> tuple[float, float] | None:
-    """λ and η from the first tree's weights alone: a parent's gradient sum is its children's.
+def _newton_step(flats: list[FlatTree], objective: str, learner: Mapping, params: dict[str, Any]) -> NewtonStep | str:
+    """λ and η (the configuration's, else solved from the trees' weights), or why the leaf values
+    are not the plain Newton step ``−η G / (H + λ)``."""
+    weight = float(learner["objective"].get("reg_loss_param", {}).get("scale_pos_weight", "1"))
+    parallel = int(learner["gradient_booster"]["model"].get("gbtree_model_param", {}).get("num_parallel_tree", "1") or 1)
+    hidden = {
+        "reg_alpha (an L1 penalty) shrinks every gradient sum": params.get("reg_alpha", 0.0) != 0.0,
+        "max_delta_step clips the leaf values": params.get("max_delta_step", 0.0) != 0.0,
+        "scale_pos_weight weights the positive rows' gradients": weight != 1.0,
+        "num_parallel_tree > 1 grows several trees per round": parallel != 1,
+        "rows were drawn by gradient-based sampling, which the model does not store": params.get("sampling_method", "uniform") != "uniform",
+    }
+    for reason, applies in hidden.items():
+        if applies:
+            return reason
+    if "reg_lambda" in params:
+        lam, eta = params["reg_lambda"], params["learning_rate"]
+    else:
+        solved = _solve_lambda_eta(flats, learner["gradient_booster"]["model"]["trees"])
+        if solved is None:
+            return "the file alone does not give λ and η (no tree with two internal children): pass the training configuration"
+        lam, eta = solved
+        params.setdefault("reg_lambda", lam)
+        params.setdefault("learning_rate", eta)
+    scale = 1.0 if objective == "binary:logistic" else 2.0
+    return NewtonStep(float(eta), float(lam), scale, float32=True, tolerance=FLOAT32_TOLERANCE)
 
-    With ``g(c) = w_c (H_c + λ)`` (times ``1/η`` at leaves), ``g(parent) = g(left) + g(right)``:
-    parents of two internal nodes give λ (least squares), then parents of leaves give 1/η.
+
+def _solve_lambda_eta(flats: Sequence[FlatTree], trees: Sequence[Mapping]) -> tuple[float, float] | None:
+    """λ and η from the trees' weights alone: a parent's gradient sum is its children's.
+
+    With ``g(c) = w_c (H_c + λ)`` (internal nodes store the unscaled weight, leaves η times it),
+    ``g(parent) = g(left) + g(right)``: parents of two internal nodes give λ, then parents of
+    leaves give 1/η, each by least squares pooled over every tree (the weights are float32: one
+    tree gives λ to about 10⁻⁴, a hundred trees to about 10⁻⁶).
     """
-    weights = np.asarray(learner["gradient_booster"]["model"]["trees"][0]["base_weights"], dtype=float)
-    H, leaf, L, R = first.cover, first.is_leaf, first.left, first.right
-    inner = np.flatnonzero(~leaf)
-    both = inner[~leaf[L[inner]] & ~leaf[R[inner]]]
-    if len(both) == 0:
-        return None
-    a = weights[both] - weights[L[both]] - weights[R[both]]
-    b = weights[L[both]] * H[L[both]] + weights[R[both]] * H[R[both]] - weights[both] * H[both]
+    parts = []
+    for flat, tree in zip(flats, trees):
+        w = np.asarray(tree["base_weights"], dtype=float)
+        if len(w) != len(flat.left) or flat.cover is None:
+            continue
+        inner = np.flatnonzero(~flat.is_leaf)
+        parts.append((w, flat.cover, flat.is_leaf, flat.left, flat.right, inner))
+    a_all, b_all = [], []
+    for w, H, leaf, L, R, inner in parts:
+        both = inner[~leaf[L[inner]] & ~leaf[R[inner]]]
+        a_all.append(w[both] - w[L[both]] - w[R[both]])
+        b_all.append(w[L[both]] * H[L[both]] + w[R[both]] * H[R[both]] - w[both] * H[both])
+    a, b = (np.concatenate(x) if x else np.zeros(0) for x in (a_all, b_all))
     if not np.any(a):
         return None
     lam = float(a @ b / (a @ a))
-    g = weights * (H + lam)  # type: ignore[operator]
-    at_leaves = np.zeros(len(weights))
-    rest = g[inner].copy()
-    for side in (L, R):
-        child = side[inner]
-        at_leaves[inner] += np.where(leaf[child], g[child], 0.0)
-        rest -= np.where(leaf[child], 0.0, g[child])
-    use = at_leaves[inner] != 0
-    if lam < 0 or not use.any():
+    x_all, y_all = [], []
+    for w, H, leaf, L, R, inner in parts:
+        g = w * (H + lam)
+        at_leaves = np.zeros(len(inner))
+        rest = g[inner].copy()
+        for side in (L, R):
+            child = side[inner]
+            at_leaves += np.where(leaf[child], g[child], 0.0)
+            rest -= np.where(leaf[child], 0.0, g[child])
+        use = at_leaves != 0
+        x_all.append(at_leaves[use])
+        y_all.append(rest[use])
+    x, y = (np.concatenate(v) if v else np.zeros(0) for v in (x_all, y_all))
+    if lam < 0 or not len(x):
         return None
-    inverse_eta = float(at_leaves[inner][use] @ rest[use] / (at_leaves[inner][use] @ at_leaves[inner][use]))
+    inverse_eta = float(x @ y / (x @ x))
     return (lam, 1.0 / inverse_eta) if inverse_eta > 0 else None
 
 

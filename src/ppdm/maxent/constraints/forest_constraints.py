@@ -17,9 +17,13 @@ it publishes, nothing invented:
   P(C | Λ) ≥ P(W | Λ). An additive forest's labels are placeholders: no rows;
 * the SA rows (§4.3) once for the whole forest when the sensitive distribution is published.
 
+* ``leaf-values`` of a boosted model's rounds after the first: the Newton step each leaf's value
+  took, linear in P(q, u) because the attacker computes each type's score before the round
+  (:mod:`ppdm.maxent.constraints.boosting_rows`): class-count rows where the groups decide the
+  leaf's records, leaf-value and cover rows (intervals at the file's precision) where not.
+
 Rows the groups alone decide are checked against the groups (a table that contradicts the model
-raises, naming tree and leaf) and dropped. Leaf values and covers of later boosting rounds are
-not linear in P(q, u) (each record's gradient depends on its own score) and give no rows.
+raises, naming tree and leaf) and dropped.
 
 :func:`forest_type_problem` returns the problem and the attacker's table, the pair that any
 audit of a forest (maximum entropy, exact bounds) starts from.
@@ -34,6 +38,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.errors import DataError, MaxEntError
+from ppdm.maxent.constraints.boosting_rows import boosting_rows
 from ppdm.maxent.constraints.leaf_rows import Decide, LeafRows, sa_rows
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
@@ -73,7 +78,8 @@ def forest_type_problem(
 def forest_problem(
     types: ForestTypes, knowledge: Knowledge = Knowledge(), sa_distribution: np.ndarray | None = None, progress: Progress | None = None,
 ) -> FactoredProblem:
-    """Every used tree's rows (and the SA rows) over the types of ``types``."""
+    """Every used tree's rows, every boosting round's leaf-value rows (and the SA rows) over the
+    types of ``types``; ``types.rounds`` says which trees of a boosted model gave rows."""
     problem = types.problem()
     decide = _decider(types, problem)
     trees = np.flatnonzero(types.used)
@@ -82,6 +88,9 @@ def forest_problem(
             problem.add(block)
         if progress is not None:
             progress(done, len(trees))
+    rows, types.rounds = boosting_rows(types, decide)
+    for block in rows:
+        problem.add(block)
     if knowledge.sa:
         n = types.n_types
         problem.add(sa_rows(types.type_sens, np.arange(n), n, types.domain.sensitive, sa_distribution))

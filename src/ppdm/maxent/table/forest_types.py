@@ -63,7 +63,8 @@ class ForestTypes:
     ``reach``: groups × blocks, 0/1; ``group_class``: each group's known class (−1: unknown). Per
     type: ``type_block``, ``type_class``, ``type_sens``, ``log_base``. ``used``: the trees whose
     rows the audit builds (``left_out``: the others). ``true_type``: each record's type when the
-    data holds every unknown column.
+    data holds every unknown column. ``rounds``: which trees of a boosted model gave rows and
+    why the others did not (set by the rows' builder).
     """
 
     forest: Forest
@@ -82,6 +83,7 @@ class ForestTypes:
     true_type: np.ndarray | None = None
     known_group: np.ndarray | None = None
     left_out: list[int] = field(default_factory=list)
+    rounds: RoundsUsed | None = None
 
     @property
     def class_attribute(self) -> str:
@@ -154,6 +156,41 @@ def _first_record(groups: QIGroups) -> np.ndarray:
     first = np.zeros(groups.n_groups, dtype=np.intp)
     first[groups.group_of_record[::-1]] = np.arange(groups.n_records)[::-1]
     return first
+
+
+@dataclass
+class RoundsUsed:
+    """Which trees of a model the audit built rows from, and why the others gave none.
+
+    ``used``: trees whose leaves gave rows (class counts or leaf values); ``left_out``: per
+    reason, the trees left out; ``per_round``: trees per boosting round (classes of a softmax);
+    ``real``: trees some of whose rows have real coefficients (leaf values and covers of leaves
+    whose records the known columns do not decide), which the exact audit cannot read.
+    """
+
+    n_trees: int
+    used: list[int] = field(default_factory=list)
+    left_out: dict[str, list[int]] = field(default_factory=dict)
+    per_round: int = 1
+    real: list[int] = field(default_factory=list)
+
+    def leave_out(self, tree: int, reason: str) -> None:
+        self.left_out.setdefault(reason, []).append(tree)
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "trees": self.n_trees, "used": len(self.used), "per_round": self.per_round,
+            "left_out": {reason: len(trees) for reason, trees in self.left_out.items()}, "real_rows": len(self.real),
+        }  # fmt: skip
+
+    def note(self) -> str:
+        """One line for the audit's summary and the report's first card: how many trees were
+        audited and why the others were not."""
+        unit = "boosting rounds" if self.per_round == 1 else f"boosting trees ({self.per_round} per round, one per class)"
+        if not self.left_out:
+            return f"all {self.n_trees} {unit} audited (the leaf values of every round)"
+        why = "; ".join(f"{len(trees)} because {reason}" for reason, trees in self.left_out.items())
+        return f"{len(self.used)} of {self.n_trees} {unit} audited, the others left out: {why}"
 
 
 # -- the unknowns -------------------------------------------------------------------------------
