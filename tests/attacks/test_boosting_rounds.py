@@ -20,29 +20,22 @@ from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
 from ppdm.tree.newton import NewtonStep, first_rounds, newton_step
 
+from families import small_table
+
 ROUNDS = 6
-
-
-def _table(frame: pd.DataFrame, features: list[str], target: str, n: int, seed: int = 0):
-    sample = frame.sample(n, random_state=seed).reset_index(drop=True)[[*features, target]]
-    for c in sample.columns:
-        if isinstance(sample[c].dtype, pd.CategoricalDtype):
-            sample[c] = sample[c].cat.remove_unused_categories()
-    X = sample[features]
-    return sample, X, pd.get_dummies(X).astype(float), sample[target]
 
 
 @pytest.fixture(scope="module")
 def adult_boost(adult_train):
     frame, roles = adult_train
     features = ["age", "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "hours-per-week"]
-    return _table(frame, features, roles.class_attribute, 2000)
+    return small_table(frame, features, roles.class_attribute, 2000)
 
 
 @pytest.fixture(scope="module")
 def nursery_boost(nursery):
     frame, roles = nursery
-    return _table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 1500)
+    return small_table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 1500)
 
 
 def _xgboost(X, D, y, **kw):

@@ -35,7 +35,7 @@ from ppdm.errors import DataError
 from ppdm.maxent.constraints.leaf_rows import LeafRows
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.problem import LinearBlock
-from ppdm.maxent.table.forest_types import _first_record, _group_class, _groups, forest_domain, tree_weights
+from ppdm.maxent.table.forest_types import _first_record, _group_class, _groups, forest_domain, tied_weights
 from ppdm.maxent.table.unknowns import Component, UnknownDomain
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
@@ -193,12 +193,7 @@ def forest_factors(
     if knowledge.internal:
         raise DataError("internal-node constraints are built for a single tree, not for a forest")
     domain = forest_domain(forest, data, known, sensitive)
-    weights, used = tree_weights(forest, len(data))
-    if not used.any():
-        raise DataError(
-            "no tree's counts can be tied to the table's records (unknown multiplicities and roots of another "
-            f"size than the table's {len(data):,} rows): pass the training rows the model was fitted on"
-        )
+    weights, used = tied_weights(forest, len(data))
     groups, known_group = _groups(data, known, weights[:, used], individuals)
     k = len(forest.classes)
     blocks, factors = _factor_rows(forest, np.flatnonzero(used), groups.n_records, knowledge)

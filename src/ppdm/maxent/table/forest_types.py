@@ -263,6 +263,17 @@ def tree_weights(forest: Forest, n_records: int) -> tuple[np.ndarray, np.ndarray
     return weights, used
 
 
+def tied_weights(forest: Forest, n_records: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`tree_weights`, refusing a table none of whose trees' counts can be tied to its records."""
+    weights, used = tree_weights(forest, n_records)
+    if not used.any():
+        raise DataError(
+            "no tree's counts can be tied to the table's records (unknown multiplicities and roots of another "
+            f"size than the table's {n_records:,} rows): pass the training rows the model was fitted on"
+        )
+    return weights, used
+
+
 # -- the table -----------------------------------------------------------------------------------
 
 
@@ -280,12 +291,7 @@ def forest_types(
     if missing:
         raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
     domain = forest_domain(forest, data, known, sensitive)
-    weights, used = tree_weights(forest, len(data))
-    if not used.any():
-        raise DataError(
-            "no tree's counts can be tied to the table's records (unknown multiplicities and roots of another "
-            f"size than the table's {len(data):,} rows): pass the training rows the model was fitted on"
-        )
+    weights, used = tied_weights(forest, len(data))
     groups, known_group = _groups(data, known, weights[:, used], individuals)
     class_known = forest.class_attribute in known
     group_class = _group_class(forest, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
