@@ -106,7 +106,8 @@ def _print_result(result: AttackResult, top: int) -> None:
     "--dataset", help="A bundled dataset as the attacker's table instead of --data."
 )
 @click.option(
-    "--sensitive", help="The sensitive attribute (default: the tree's class)."
+    "--sensitive",
+    help="The sensitive attribute (default: the model's class); an input is read through each person's possible values (homogeneity).",
 )
 @click.option(
     "--attack",
