@@ -16,6 +16,8 @@ from threadpoolctl import threadpool_limits
 
 from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
 
+ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
+
 
 def small_table(frame: pd.DataFrame, features: list[str], target: str, n: int, seed: int = 0):
     sample = frame.sample(n, random_state=seed).reset_index(drop=True)[[*features, target]]

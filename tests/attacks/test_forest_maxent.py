@@ -24,20 +24,6 @@ from ppdm.maxent.table.forest_types import MAX_ROUTED
 from families import FAMILIES, sklearn_family, small_table
 from oracles import clarabel_slots
 
-ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
-
-
-@pytest.fixture(scope="module")
-def adult_small(adult_train):
-    frame, roles = adult_train
-    return small_table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
-
-
-@pytest.fixture(scope="module")
-def nursery_small(nursery):
-    frame, roles = nursery
-    return small_table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 300)
-
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 @pytest.mark.parametrize("dataset", ["adult", "nursery"])

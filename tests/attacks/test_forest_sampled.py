@@ -17,22 +17,8 @@ from ppdm.maxent.constraints.forest_factors import forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.solvers.sampled import SampledOptions
 
-from families import FAMILIES, small_table
+from families import FAMILIES
 
-# the forests and tables of test_forest_maxent.py
-ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
-
-
-@pytest.fixture(scope="module")
-def adult_small(adult_train):
-    frame, roles = adult_train
-    return small_table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
-
-
-@pytest.fixture(scope="module")
-def nursery_small(nursery):
-    frame, roles = nursery
-    return small_table(frame, [c for c in frame.columns if c != roles.class_attribute], roles.class_attribute, 300)
 
 
 QUICK = SampledOptions(chains=2000, fit_steps=40, sample_sweeps=20, batches=4)

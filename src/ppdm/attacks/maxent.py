@@ -285,8 +285,7 @@ def _add_known_individuals(problem: MaxEntProblem, table: AttackerTable) -> None
     if table.known_group is None or not table.known_group.any():
         return
     groups = np.flatnonzero(table.known_group)
-    first_record = np.zeros(table.groups.n_groups, dtype=np.intp)
-    first_record[table.groups.group_of_record[::-1]] = np.arange(table.groups.n_records)[::-1]
+    first_record = table.groups.first_rows()
     slots = table.true_slot[first_record[groups]]  # type: ignore[index]
     cols = groups * table.n_slots + slots
     A = sp.csr_matrix((np.ones(len(groups)), (np.arange(len(groups)), cols)), shape=(len(groups), problem.n_variables))

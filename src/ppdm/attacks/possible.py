@@ -633,9 +633,7 @@ def _attack(model: Tree | Forest, data: pd.DataFrame, who: Attacker, options: Po
     signature = _distinct(np.packbits(pv.possible, axis=1))[1]
     full = QIGroups.from_frame(data[known].assign(__ppdm_possible__=signature), [*known, "__ppdm_possible__"])
     groups = QIGroups(tuple(known), full.table.drop(columns=["__ppdm_possible__"]), full.counts, full.group_of_record)
-    first = np.zeros(groups.n_groups, dtype=np.intp)
-    first[groups.group_of_record[::-1]] = np.arange(groups.n_records)[::-1]
-    allowed = pv.possible[first]
+    allowed = pv.possible[groups.first_rows()]
     prior = _prior(pv, allowed.shape[1])
     weighted = allowed * prior
     mass = weighted.sum(axis=1, keepdims=True)

@@ -101,9 +101,7 @@ def imputation_attack(result: AttackResult, data: pd.DataFrame, reference: pd.Da
     best = max(scores, key=lambda k: scores[k])
     model = _candidates(X, known, random_state)[best].fit(X, y)
     groups = QIGroups.from_frame(data, known)
-    first = np.zeros(groups.n_groups, dtype=np.intp)
-    first[groups.group_of_record[::-1]] = np.arange(groups.n_records)[::-1]
-    proba = model.predict_proba(data[known].iloc[first])
+    proba = model.predict_proba(data[known].iloc[groups.first_rows()])
     posterior = np.zeros((groups.n_groups, len(result.values)))
     posterior[:, model.classes_] = proba
     out = AttackResult(

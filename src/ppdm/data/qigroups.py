@@ -59,6 +59,13 @@ class QIGroups:
     def n_records(self) -> int:
         return int(self.counts.sum())
 
+    def first_rows(self) -> np.ndarray:
+        """The first row of each group (the row whose values the group's table row shows)."""
+        first = np.zeros(self.n_groups, dtype=np.intp)
+        rows = len(self.group_of_record)
+        first[self.group_of_record[::-1]] = np.arange(rows)[::-1]
+        return first
+
     @property
     def weights(self) -> np.ndarray:
         """P(q) for every group."""

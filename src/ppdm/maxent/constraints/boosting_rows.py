@@ -66,7 +66,7 @@ class _Blocks:
         counts = types.groups.counts.astype(float)
         degree = np.diff(reach.indptr)
         pinned = np.full(len(degree), -1) if types.known_group is None or types.true_type is None else np.where(
-            types.known_group, types.true_type[_first_records(types)], -1
+            types.known_group, types.true_type[types.groups.first_rows()], -1
         )
         single = (degree == 1) & (pinned < 0)
         block_of = np.where(pinned >= 0, types.type_block[np.maximum(pinned, 0)], reach.indices[reach.indptr[:-1]])
@@ -77,12 +77,6 @@ class _Blocks:
         open_[reach.indices[loose]] = True
         upper = np.asarray(reach.T @ counts).ravel()
         return cls(fixed, open_, upper)
-
-
-def _first_records(types: ForestTypes) -> np.ndarray:
-    first = np.zeros(types.groups.n_groups, dtype=np.intp)
-    first[types.groups.group_of_record[::-1]] = np.arange(types.groups.n_records)[::-1]
-    return first
 
 
 def boosting_rows(types: ForestTypes, decide: Decide) -> tuple[list[LinearBlock], RoundsUsed | None]:

@@ -35,7 +35,7 @@ from ppdm.errors import DataError
 from ppdm.maxent.constraints.leaf_rows import LeafRows
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.problem import LinearBlock
-from ppdm.maxent.table.forest_types import _first_record, _group_class, _groups, forest_domain, tied_weights
+from ppdm.maxent.table.forest_types import _group_class, _groups, forest_domain, tied_weights
 from ppdm.maxent.table.unknowns import Component, UnknownDomain
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
@@ -204,7 +204,7 @@ def forest_factors(
     A, b, le, names = _stack(blocks, flat, k)
     class_known = forest.class_attribute in known
     group_class = _group_class(forest, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
-    first = _first_record(groups)
+    first = groups.first_rows()
     unknown = np.array([a not in known for a in attributes], dtype=bool)
     codes = np.full((groups.n_groups, len(attributes)), -1, dtype=np.int32)
     for i, a in enumerate(attributes):

@@ -220,8 +220,7 @@ def _average(
     pinned = f.known_group if f.known_group is not None else np.zeros(g, dtype=bool)
     if pinned.any():
         assert f.true_sens is not None
-        first = np.zeros(g, dtype=np.intp)
-        first[f.groups.group_of_record[::-1]] = np.arange(len(f.groups.group_of_record))[::-1]
+        first = f.groups.first_rows()
         post[pinned] = np.eye(n_s)[f.true_sens[first[pinned]]]
         se[pinned] = 0.0
     R = np.array(row_batches)

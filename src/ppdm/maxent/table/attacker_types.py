@@ -74,17 +74,12 @@ class AttackerTypes:
         """The factored problem without rows: groups, reach, tags (known classes), types."""
         pinned = None
         if self.known_group is not None and self.known_group.any():
-            pinned = np.where(self.known_group, self.true_type[self._first_record()], -1)  # type: ignore[index]
+            pinned = np.where(self.known_group, self.true_type[self.groups.first_rows()], -1)  # type: ignore[index]
         base = None if not self.log_base.any() else self.log_base
         return FactoredProblem(
             self.groups.weights, self.reach, self.group_class, self.type_block, self.type_class, self.type_sens,
             self.domain.sensitive.size, log_base=base, pinned=pinned,
         )
-
-    def _first_record(self) -> np.ndarray:
-        first = np.zeros(self.groups.n_groups, dtype=np.intp)
-        first[self.groups.group_of_record[::-1]] = np.arange(self.groups.n_records)[::-1]
-        return first
 
     def truth(self) -> np.ndarray | None:
         """The records' distribution over the types, P(t), if every unknown column is in the data."""

@@ -102,7 +102,7 @@ class ForestTypes:
         pinned = None
         if self.known_group is not None and self.known_group.any():
             assert self.true_type is not None
-            pinned = np.where(self.known_group, self.true_type[_first_record(self.groups)], -1)
+            pinned = np.where(self.known_group, self.true_type[self.groups.first_rows()], -1)
         base = None if not self.log_base.any() else self.log_base
         return FactoredProblem(
             self.groups.weights, self.reach, self.group_class, self.type_block, self.type_class, self.type_sens,
@@ -150,12 +150,6 @@ def _describe(leaves: np.ndarray, trees: np.ndarray) -> str:
         ids = np.unique(leaves[:, j])
         parts.append(f"tree {t} " + ("leaf " if len(ids) == 1 else "leaves ") + ", ".join(map(str, ids)))
     return "; ".join(parts)
-
-
-def _first_record(groups: QIGroups) -> np.ndarray:
-    first = np.zeros(groups.n_groups, dtype=np.intp)
-    first[groups.group_of_record[::-1]] = np.arange(groups.n_records)[::-1]
-    return first
 
 
 @dataclass
@@ -295,7 +289,7 @@ def forest_types(
     groups, known_group = _groups(data, known, weights[:, used], individuals)
     class_known = forest.class_attribute in known
     group_class = _group_class(forest, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
-    first = _first_record(groups)
+    first = groups.first_rows()
     mult = weights[first]
     routed = [c for c in domain.components if c.role != "class" and c.in_tree]
     plain = QIGroups.from_frame(data, known) if known else None
