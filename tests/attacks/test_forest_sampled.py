@@ -19,8 +19,6 @@ from ppdm.maxent.solvers.sampled import SampledOptions
 
 from families import FAMILIES
 
-
-
 QUICK = SampledOptions(chains=2000, fit_steps=40, sample_sweeps=20, batches=4)
 
 
