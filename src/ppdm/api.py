@@ -273,6 +273,11 @@ def audit(
     if trees is not None:
         published, subset = _subset(published, trees)
     declared = _as_threat(threat)
+    if declared.outputs and reference is None:
+        raise PpdmError(
+            f"outputs={declared.outputs!r}: today only the model-free attacker fitted on a reference sample uses the model's outputs; "
+            "give reference= (people of the same population, with the model's inputs)"
+        )
     if is_dask(table):
         if exact:
             raise PpdmError("the exact audit works on a pandas table: audit the counted groups in memory")
@@ -297,7 +302,7 @@ def audit(
         proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail)
     baseline = None
     if result is not None and weights is None and (reference is not None or holdout is not None):
-        baseline = _baselines(result, counted, reference, holdout)
+        result, baseline = _baselines(result, counted, reference, holdout, published, resolved)
     elif reference is not None or holdout is not None:
         raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
     for r in (result, proved):
@@ -389,14 +394,26 @@ def _estimate(
         )
 
 
-def _baselines(result: AttackResult, table: pd.DataFrame, reference: Any, holdout: Any) -> AttackResult | None:
+def _baselines(
+    result: AttackResult, table: pd.DataFrame, reference: Any, holdout: Any, model: Model, threat: ThreatModel,
+) -> tuple[AttackResult, AttackResult | None]:
     """The model-free attacker fitted on ``reference`` and the control on ``holdout`` (each when
-    given), written into ``result.details``; returns the model-free attacker's result."""
-    from ppdm.attacks.reference import control_summary, imputation_attack
+    given). Returns the attacker the audit reports (the strongest of the model's estimate and
+    the estimate pooled with the model-free attacker, :func:`~ppdm.attacks.reference.combined_attack`;
+    ``details["portfolio"]`` lists each one's accuracy) and the model-free attacker's result."""
+    from ppdm.attacks.reference import combined_attack, control_summary, imputation_attack, model_outputs
 
     imputed = None
     if reference is not None:
-        imputed = imputation_attack(result, table, _as_table(reference))
+        sample = _as_table(reference)
+        outputs = None
+        if threat.outputs:
+            outputs = (model_outputs(model, table, threat.outputs, "the audited table"), model_outputs(model, sample, threat.outputs, "the reference sample"))
+        imputed = imputation_attack(result, table, sample, outputs=outputs)
+        candidates = [result, combined_attack(result, imputed)]
+        if result.std_error is None:  # a sampled estimate's zeros prove nothing
+            candidates.append(combined_attack(result, imputed, pool=False))
+        result = _strongest(candidates, imputed)
         ours, theirs = result.summary(), imputed.summary()
         if "attacker_accuracy" in ours:
             result.details["reference"] = {
@@ -404,10 +421,25 @@ def _baselines(result: AttackResult, table: pd.DataFrame, reference: Any, holdou
                 "accuracy": theirs["attacker_accuracy"],
                 "ci95": theirs["attacker_accuracy_ci95"],
                 "model_adds": ours["attacker_accuracy"] - max(theirs["attacker_accuracy"], ours["baseline"]["accuracy"]),
+                "outputs": threat.outputs,
             }
     if holdout is not None:
         result.details["control"] = control_summary(result, _as_table(holdout))
-    return imputed
+    return result, imputed
+
+
+def _strongest(candidates: list[AttackResult], imputed: AttackResult) -> AttackResult:
+    """The most accurate of ``candidates`` (the model's estimate first, then the attackers who
+    also hold the reference sample) on the audited people, ties to the first (habit 2: the audit
+    never reports a weaker attacker than one it has measured; the restricted reference attacker
+    is never weaker than the model-free one)."""
+    scores = {r.attack: r.summary().get("attacker_accuracy") for r in [*candidates, imputed]}
+    chosen = candidates[0]
+    if chosen.true_codes is not None:
+        chosen = max(candidates, key=lambda r: scores[r.attack] or 0.0)  # max keeps the first of equals
+    chosen.details["portfolio"] = dict(scores)
+    chosen.details["reported_attacker"] = chosen.attack
+    return chosen
 
 
 def _subset(model: Model, trees: str | Sequence[int] | range | slice) -> tuple[Model, str]:

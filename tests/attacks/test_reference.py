@@ -59,16 +59,73 @@ def test_a_memorising_model_shows_a_large_membership_share(adult_split):
     assert lo <= control["membership_share"] <= hi
 
 
-def test_the_model_free_attacker_beats_a_weak_estimate_and_the_audit_says_so(adult_split):
+def test_the_model_free_attacker_beats_a_weak_estimate_and_the_audit_reports_the_stronger(adult_split):
     train, reference, _ = adult_split
     tree = _tree(train, "income", max_depth=4)
     threat = ppdm.ThreatModel(sensitive="relationship", preset="census", class_known=True)
     audit = ppdm.audit(tree, train, threat, reference=reference)
-    ref = audit.estimate.details["reference"]
+    ref, portfolio = audit.estimate.details["reference"], audit.estimate.details["portfolio"]
+    # sex and marital status say much of relationship: the data alone beat a shallow tree's estimate ...
+    assert portfolio["imputation"] > portfolio["maxent"]
+    # ... so the audit reports the attacker holding both, never weaker than the data alone
     ours = audit.estimate.summary()["attacker_accuracy"]
-    # sex and marital status say much of relationship: the data alone beat a shallow tree's estimate
-    assert ref["accuracy"] > ours and ref["model_adds"] < 0
-    assert "the model adds -" in str(audit)
+    assert audit.estimate.details["reported_attacker"] != "maxent"
+    assert ours >= ref["accuracy"] and ref["model_adds"] >= 0
+    assert ours == max(portfolio.values())
+    assert "reported: the strongest attacker measured" in str(audit)
+
+
+def test_the_reported_attacker_is_never_weaker_than_a_simpler_one_over_a_grid(adult_split, nursery):
+    """Habit 2 over models, sensitive columns and known columns: the audit with a reference sample
+    reports at least the model-free attacker's accuracy, the prior's and the model-only estimate's,
+    and every person it calls certain is right."""
+    train, reference, _ = adult_split
+    frame = nursery[0].sample(frac=1.0, random_state=1).reset_index(drop=True)
+    half = len(frame) // 2
+    cases = [
+        (train, reference, "income", "marital-status", ("age", "sex", "race"), 6),
+        (train, reference, "income", "relationship", ("age", "sex", "marital-status"), 8),
+        (train, reference, "income", "education", ("age", "race"), None),
+        (frame.iloc[:half].reset_index(drop=True), frame.iloc[half:], nursery[1].class_attribute, "health", ("parents", "has_nurs"), 5),
+    ]
+    for data, sample, target, sensitive, known, depth in cases:
+        tree = _tree(data, target, max_depth=depth)
+        audit = ppdm.audit(tree, data, ppdm.ThreatModel(sensitive=sensitive, known=known), reference=sample)
+        est = audit.estimate
+        reported = est.summary()["attacker_accuracy"]
+        assert reported >= max(est.details["portfolio"].values()) - 1e-12, (sensitive, est.details["portfolio"])
+        assert reported >= est.summary()["baseline"]["accuracy"] - 0.002
+        certain = est.certain_groups[est.groups.group_of_record] & est.targets
+        assert (est.predicted()[certain] == est.true_codes[certain]).all()
+
+
+def test_outputs_known_feed_the_reference_attacker(adult_split, tmp_path):
+    train, reference, _ = adult_split
+    tree = _tree(train, "marital-status", max_depth=8)  # the model predicts the secret: its label says much
+    blind = ppdm.ThreatModel(sensitive="marital-status", known=("age", "sex"))
+    seen = ppdm.ThreatModel(sensitive="marital-status", known=("age", "sex"), outputs="label")
+    without = ppdm.audit(tree, train, blind, reference=reference).reference
+    with_label = ppdm.audit(tree, train, seen, reference=reference)
+    assert with_label.reference.summary()["attacker_accuracy"] > without.summary()["attacker_accuracy"] + 0.05
+    assert with_label.estimate.details["reference"]["outputs"] == "label"
+    assert "sees each person's predicted label" in with_label.estimate.details["threat_model"]
+    scored = ppdm.audit(tree, train, ppdm.ThreatModel(sensitive="marital-status", known=("age", "sex"), outputs="score"), reference=reference)
+    assert scored.reference.summary()["attacker_accuracy"] >= without.summary()["attacker_accuracy"]
+    with pytest.raises(ppdm.PpdmError, match="reference="):
+        ppdm.audit(tree, train, seen)
+    with pytest.raises(DataError, match="the reference sample: .*column 'education' is missing"):
+        ppdm.audit(tree, train, seen, reference=reference.drop(columns=["education"]))
+    with pytest.raises(ppdm.PpdmError, match="outputs must be one of label, score"):
+        ppdm.ThreatModel(outputs="proba")
+    ppdm.tree.model_files.save_model(tree, tmp_path / "tree.json")
+    train.to_csv(tmp_path / "train.csv", index=False)
+    reference.to_csv(tmp_path / "ref.csv", index=False)
+    args = ["audit", "--model", str(tmp_path / "tree.json"), "--data", str(tmp_path / "train.csv"), "--sensitive", "marital-status", "--known", "age,sex"]
+    ok = CliRunner().invoke(main, [*args, "--reference", str(tmp_path / "ref.csv"), "--outputs-known", "label"])
+    assert ok.exit_code == 0, ok.output
+    assert "sees each person's predicted label" in ok.output and "reported: the strongest attacker measured" in ok.output
+    bad = CliRunner().invoke(main, [*args, "--outputs-known", "label"])
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1 and "reference" in bad.output
 
 
 def test_bad_reference_and_holdout_are_one_line(adult_split, tmp_path):

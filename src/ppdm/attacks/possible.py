@@ -678,13 +678,32 @@ def _prior(pv: PossibleValues, k: int) -> np.ndarray:
 def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, **maxent: Any) -> AttackResult:
     """The maximum-entropy estimate (:func:`ppdm.attacks.maxent.maxent_attack`, ``maxent`` its
     keyword arguments); when a forest's table would need more routes than it builds
-    (:class:`~ppdm.errors.RoutingLimitError`), each person's possible values instead, saying why
-    (``details["note"]``, ``details["status"]``)."""
+    (:class:`~ppdm.errors.RoutingLimitError`), its trees' exact estimates pooled and restricted
+    to each person's possible values (:func:`ppdm.attacks.forest_pooled.pooled_forest_attack`,
+    status ``approximate``), or, when no tree publishes its own counts, each person's possible
+    values alone; either way saying why (``details["note"]``)."""
+    from ppdm.attacks.forest_pooled import pooled_forest_attack, pooling_trees
     from ppdm.attacks.maxent import maxent_attack
 
     try:
         return maxent_attack(model, data, threat=threat, **maxent)
     except RoutingLimitError as why:
+        resolved = threat.resolve(data, model.class_attribute)
+        published = audited(model, resolved.publish)
+        known = [c for c in (resolved.known or ()) if c != resolved.sensitive]
+        pv = possible_values(published, data, known, str(resolved.sensitive))
+        if isinstance(published, Forest) and pooling_trees(published, len(data)):
+            knowledge = maxent.get("knowledge")
+            result = pooled_forest_attack(
+                published, data, resolved, **({"knowledge": knowledge} if knowledge is not None else {}),
+                possible=pv.possible, progress=maxent.get("tree_progress"),
+            )
+            result.details["note"] = (
+                f"no joint maximum-entropy estimate: {why}. Shown instead: each tree's exact maximum-entropy estimate, "
+                f"pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own counts "
+                "(approximate), restricted to each person's possible values over all trees (sound: one value left is certain, proved)"
+            )
+            return result
         result = possible_attack(model, data, threat)
         result.details["status"] = "possible values only"
         result.details["note"] = (

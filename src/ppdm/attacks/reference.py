@@ -29,9 +29,10 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
 from ppdm.errors import DataError
 from ppdm.metrics.baseline import wilson_interval
-from ppdm.tree.model import encode_categories
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree, encode_categories
 
-__all__ = ["control_summary", "imputation_attack"]
+__all__ = ["combined_attack", "control_summary", "imputation_attack", "model_outputs"]
 
 #: The share of the reference sample held out to choose the better model is one in ``FOLDS``.
 FOLDS = 3
@@ -74,19 +75,53 @@ def _candidates(frame: pd.DataFrame, known: Sequence[str], random_state: int) ->
     }
 
 
-def imputation_attack(result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, random_state: int = 0) -> AttackResult:
+#: The column names the model's outputs take as an attacker's features.
+OUTPUT_PREFIX = "__ppdm_output"
+
+
+def model_outputs(model: Tree | Forest, frame: pd.DataFrame, kind: str, what: str) -> pd.DataFrame:
+    """The model's answer about each row of ``frame``, as features: ``kind="label"`` the
+    predicted class (one column), ``"score"`` the class probabilities (one column per class,
+    rounded to the float32 a published score carries). ``frame`` must hold every input of the
+    model (``what`` names it in the error)."""
+    missing = [c for c in model.split_attributes if c not in frame.columns]
+    if missing:
+        raise DataError(
+            f"{what}: the attacker sees the model's {kind} for each person, which the model computes from its inputs: "
+            f"column {missing[0]!r} is missing"
+        )
+    if kind == "label":
+        return pd.DataFrame({f"{OUTPUT_PREFIX}_label": pd.Categorical(model.predict(frame).astype(str))}, index=frame.index)
+    proba = np.asarray(model.predict_proba(frame), dtype=np.float32)
+    return pd.DataFrame({f"{OUTPUT_PREFIX}_score_{k}": proba[:, k] for k in range(proba.shape[1] - (proba.shape[1] == 2))}, index=frame.index)
+
+
+def imputation_attack(
+    result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, random_state: int = 0,
+    outputs: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+) -> AttackResult:
     """The model-free attacker on ``result``'s people: a classifier from the known columns to the
     sensitive one, fitted on ``reference`` (people of the same population, not targets), the
     better of two on a held-out third of it (module docstring). ``data``: the audited table
-    (its rows are ``result``'s records). Returns an :class:`AttackResult` over the same records
-    and values, grouped by the known columns."""
-    from sklearn.model_selection import train_test_split
-
+    (its rows are ``result``'s records). ``outputs``: the model's answers about ``data``'s and
+    ``reference``'s people (:func:`model_outputs`) when the attacker sees them: extra features,
+    IBM ART's black-box attribute inference. Returns an :class:`AttackResult` over the same
+    records and values, grouped by the known columns (and the outputs)."""
     known = list(result.groups.quasi_identifiers)
     sensitive = result.sensitive
-    if not known:
+    if not known and outputs is None:
         raise DataError("the reference baseline needs known columns: with none, the model-free attacker is the prior")
     check_columns(reference, [*known, sensitive])
+    if outputs is not None:
+        data = pd.concat([data[known].reset_index(drop=True), outputs[0].reset_index(drop=True)], axis=1)
+        reference = pd.concat([reference.reset_index(drop=True), outputs[1].reset_index(drop=True)], axis=1)
+        known = [*known, *outputs[0].columns]
+    return _imputed(result, data, reference, known, sensitive, random_state)
+
+
+def _imputed(result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, known: list[str], sensitive: str, random_state: int) -> AttackResult:
+    from sklearn.model_selection import train_test_split
+
     if len(reference) < 2 * FOLDS:
         raise DataError(f"the reference sample has {len(reference)} rows: at least {2 * FOLDS} are needed to fit and check a model-free attacker")
     y = _codes(reference[sensitive], result.values, "the reference sample")
@@ -117,6 +152,53 @@ def imputation_attack(result: AttackResult, data: pd.DataFrame, reference: pd.Da
         row_ids=result.row_ids,
     )
     out.details = {"model": best, "held_out_accuracy": scores, "reference_rows": len(reference)}
+    return out
+
+
+def combined_attack(estimate: AttackResult, imputed: AttackResult, pool: bool = True) -> AttackResult:
+    """The attacker who holds both the model and the reference sample.
+
+    ``pool=True``: each person's posterior is the estimate's times the model-free attacker's,
+    over the prior they share, ``P(s) ∝ P_model(s) · P_reference(s) / π(s)`` (the two pieces of
+    evidence taken as independent given the value; Genest & Zidek 1986's logarithmic pooling).
+    ``pool=False``: the model-free attacker's posterior restricted to the values the estimate
+    leaves possible, which is never less accurate than the model-free attacker on anyone when
+    the estimate's zeros are sound (an exact or pooled maximum-entropy posterior, possible
+    values; not a sampled one). Either way a value the estimate rules out stays out, so its
+    proved certainties are kept. Grouped by both attackers' groups."""
+    g_est, g_ref = estimate.groups.group_of_record, imputed.groups.group_of_record
+    pair = g_est.astype(np.int64) * imputed.groups.n_groups + g_ref
+    keys, first, group_of_record, counts = np.unique(pair, return_index=True, return_inverse=True, return_counts=True)
+    p_est = estimate.posterior[g_est[first]]
+    p_ref = imputed.posterior[g_ref[first]]
+    prior = estimate.posterior.T @ estimate.groups.counts / max(estimate.groups.counts.sum(), 1)
+    if pool:
+        pooled = p_est * p_ref / np.where(prior > 0, prior, 1.0)
+        pooled[:, prior <= 0] = p_est[:, prior <= 0]
+    else:
+        pooled = p_ref * (p_est > 0)
+    mass = pooled.sum(axis=1, keepdims=True)
+    posterior = np.where(mass > 0, pooled / np.where(mass > 0, mass, 1.0), p_est)
+    known = estimate.groups.quasi_identifiers
+    table = estimate.groups.table.iloc[g_est[first]].reset_index(drop=True)
+    groups = QIGroups(tuple(known), table, counts, group_of_record.ravel())
+    out = AttackResult(
+        attack=f"{estimate.attack} {'pooled with' if pool else 'restricting'} the reference attacker",
+        sensitive=estimate.sensitive,
+        values=estimate.values,
+        groups=groups,
+        posterior=posterior,
+        provenance=[f"{estimate.provenance[i]}; {imputed.provenance[j]}" for i, j in zip(g_est[first], g_ref[first])],
+        targets=estimate.targets,
+        exposed=estimate.exposed.copy(),
+        true_codes=estimate.true_codes,
+        details=dict(estimate.details),
+        row_ids=estimate.row_ids,
+    )
+    out.details["attacker"] = (
+        "the model's estimate pooled with the model-free attacker fitted on the reference sample" if pool
+        else "the model-free attacker fitted on the reference sample, restricted to the values the model's estimate leaves possible"
+    )
     return out
 
 

@@ -18,6 +18,11 @@ every part is a choice:
   subtracted from what the attacker has to explain.
 * ``class_known``: the attacker also knows each record's class (the same as listing the class
   column in ``known``; with a ``preset`` it adds the class to the preset's columns).
+* ``outputs``: the attacker also sees, for each target, the model's answer about them (the
+  deployed model's output, the setting of Fredrikson et al. 2015 and IBM ART's black-box attack):
+  ``"label"`` (the predicted class) or ``"score"`` (the class probabilities). Today the model-free
+  reference attacker (:mod:`ppdm.attacks.reference`) uses them, as a feature beside the known
+  columns; the model's own estimate does not yet, and the result says so.
 
 Presets name the usual stories (:data:`PRESETS`); a YAML file (:func:`load_threat`) or the CLI
 flags declare the rest.
@@ -67,6 +72,9 @@ PRESETS: dict[str, str] = {
     "nothing": "knows no column, only the model (the reconstruction setting): use it to see what the model alone reveals",
 }
 
+#: What the attacker may see of the model's answer about each person (``ThreatModel.outputs``).
+OUTPUTS: tuple[str, ...] = ("label", "score")
+
 
 def _norm(name: str) -> str:
     return re.sub(r"[\s_\-.]", "", name.lower())
@@ -94,6 +102,7 @@ class ThreatModel:
     preset: str | None = None
     quasi_identifiers: tuple[str, ...] = field(default=(), compare=False)
     class_known: bool = False
+    outputs: str | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.known, (str, bytes)):
@@ -102,6 +111,8 @@ class ThreatModel:
             raise PpdmError(f"sensitive must be one column name, got {self.sensitive!r}")
         if not isinstance(self.class_known, bool):
             raise PpdmError(f"class_known must be True or False, got {self.class_known!r}")
+        if self.outputs is not None and self.outputs not in OUTPUTS:
+            raise PpdmError(f"outputs must be one of {', '.join(OUTPUTS)} (what the attacker sees of the model's answer about each person), got {self.outputs!r}")
         if self.preset is not None and self.preset not in PRESETS:
             raise PpdmError(f"unknown threat preset {self.preset!r} (choose one of: {', '.join(PRESETS)})")
         if self.sa_published is not None and not isinstance(self.sa_published, bool):
@@ -180,6 +191,7 @@ class ThreatModel:
             f"model publishes {publish}",
             "sensitive distribution published" if self.sa_published else "",
             f"{len(self.known_individuals):,} individuals fully known" if self.known_individuals else "",
+            f"sees each person's predicted {self.outputs}" if self.outputs else "",
         ]
         preset = f"threat model{f' {self.preset!r}' if self.preset else ''}: "
         return preset + "; ".join(p for p in parts if p)
@@ -189,6 +201,7 @@ class ThreatModel:
         return {
             "sensitive": self.sensitive, "known": self.known, "publish": self.publish, "sa_published": self.sa_published,
             "known_individuals": self.known_individuals, "preset": self.preset, "class_known": self.class_known,
+            "outputs": self.outputs,
         }
 
     def to_dict(self) -> dict[str, object]:
@@ -200,10 +213,11 @@ class ThreatModel:
             "publish": self.publish.value if self.publish else None,
             "sa_published": self.sa_published,
             "known_individuals": list(self.known_individuals),
+            "outputs": self.outputs,
         }
 
 
-_KEYS = {"preset", "sensitive", "known", "publish", "sa_published", "known_individuals", "class_known"}
+_KEYS = {"preset", "sensitive", "known", "publish", "sa_published", "known_individuals", "class_known", "outputs"}
 
 
 def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") -> ThreatModel:
@@ -221,7 +235,7 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
     for i, column in enumerate(known or ()):
         if not _is_name(column):
             raise PpdmError(f"{where}: known[{i}] must be a column name, got {column!r:.60}")
-    for key in ("sensitive", "preset", "publish"):
+    for key in ("sensitive", "preset", "publish", "outputs"):
         if spec.get(key) is not None and not _is_name(spec[key]):
             raise PpdmError(f"{where}: '{key}' must be one name, got {spec[key]!r:.60}")
     sa = spec.get("sa_published")
@@ -242,6 +256,7 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
             known_individuals=tuple(individuals),
             preset=None if spec.get("preset") is None else str(spec["preset"]),
             class_known=class_known,
+            outputs=None if spec.get("outputs") is None else str(spec["outputs"]),
         )
     except PpdmError as exc:
         raise PpdmError(f"{where}: {exc}") from None

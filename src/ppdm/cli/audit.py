@@ -191,6 +191,11 @@ def _train_for_audit(
     help="CSV of people of the same population who are not targets: the model-free attacker fitted on them is reported beside the audit.",
 )
 @click.option(
+    "--outputs-known",
+    type=click.Choice(["label", "score"]),
+    help="The attacker also sees each person's predicted label or score (the deployed model's answer); used by the --reference attacker.",
+)
+@click.option(
     "--holdout",
     type=click.Path(path_type=Path),
     help="CSV of people outside the training set, with their sensitive values: the same guesses on them (the control) and the membership share of the risk.",
@@ -244,6 +249,7 @@ def audit_command(
     exact_time_limit: float | None,
     exact_detail: str,
     reference: Path | None,
+    outputs_known: str | None,
     holdout: Path | None,
     trees: str | None,
     top: int,
@@ -275,6 +281,8 @@ def audit_command(
         sa_published,
         known_individuals,
     )
+    if outputs_known is not None:
+        threat = replace(threat, outputs=outputs_known)
     if tree_file is not None and model_file is not None:
         raise PpdmError("give --tree or --model (the same option for a model file), not both")
     what = "tree" if tree_file is not None else "model"

@@ -105,10 +105,27 @@ def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
     return lines + baseline_lines(s) + baseline_extra_lines(d) + riskiest_lines(result, top)
 
 
+def pooled_lines(result: AttackResult, top: int = 5) -> list[str]:
+    """A forest's per-tree estimates pooled (:mod:`ppdm.attacks.forest_pooled`)."""
+    d, s = result.details, result.summary()
+    lines = [
+        str(d.get("threat_model", "")),
+        f"maximum-entropy estimate of {result.sensitive!r} over {s['records']:,} records, approximate: {d['estimate']} "
+        f"({d['trees_pooled']} of {d['trees']} trees pooled); {d.get('certain_proved', 0):,} people with one value left "
+        "(certain, proved)",
+    ]
+    for key in ("sample", "trees_audited", "note"):
+        if key in d:
+            lines.append(f"  note: {d[key]}")
+    return lines + disclosure_lines(d, s) + baseline_extra_lines(d) + riskiest_lines(result, top)
+
+
 def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     """The maximum-entropy estimate: threat model, problem and solve, disclosure, riskiest groups."""
     if result.attack == "possible values":
         return possible_lines(result, top)
+    if result.details.get("method") == "pooled":
+        return pooled_lines(result, top)
     d, s = result.details, result.summary()
     dropped = f" ({d['dropped_rows']:,} rows with missing values left out)" if d.get("dropped_rows") else ""
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"
@@ -165,6 +182,10 @@ def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
             f"(95% CI {lo:.4f}-{hi:.4f}) on the same people; the model adds {ref['model_adds']:+.4f} beyond the "
             "stronger of it and the prior"
         )
+    portfolio = details.get("portfolio")
+    if portfolio:
+        shown = ", ".join(f"{name} {acc:.4f}" for name, acc in portfolio.items() if acc is not None)
+        lines.append(f"  reported: the strongest attacker measured, {details.get('reported_attacker')!r} (accuracy: {shown})")
     control = details.get("control")
     if control:
         m, c = control["members"], control["non_members"]
