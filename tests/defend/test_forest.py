@@ -194,3 +194,30 @@ def test_the_deadline_leaves_a_timer_armed_by_someone_else_alone():
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.filterwarnings("ignore::ppdm.errors.UninformativeKnowledgeWarning")
+def test_a_partial_knowledge_threat_on_a_forest_too_large_to_enumerate(adult_train):
+    """Three census columns known, the rest unknown: the joint table of the forest is too large, the
+    search audits each candidate with the pooled estimate, and its choice meets the target when
+    audited again under that threat."""
+    import ppdm
+
+    from families import ADULT_QIS, small_table
+
+    frame, roles = adult_train
+    train, X, D, y = small_table(frame, ["age", *ADULT_QIS], roles.class_attribute, 600)
+    rf = RandomForestClassifier(n_estimators=4, max_depth=6, random_state=0).fit(D, y)
+    forest = forest_from_sklearn(rf, X, y=y)
+    threat = ThreatModel(sensitive="marital-status", known=("age", "sex", "race"))
+    target = "certain=0,confident=0.01@0.9"
+    grids = Grids(n_estimators=(1,), max_depth=(3,), min_samples_leaf=(50,), epsilon=(1.0,), dp_depth=(3,), dp_trees=(5,))
+    result = defend(forest, train, threat, target, grids=grids, families=["retrain", "publish-less"], progress=False, time_budget=240)
+    first = result.frontier.iloc[0]
+    assert first["status"] == "audited"
+    again = ppdm.audit(result.chosen, train, threat).estimate
+    assert again.details.get("method") == "pooled" or result.chosen.n_trees == 1
+    certain = again.exposed_right().sum()
+    confident = float((again.confidence_in_truth() >= 0.9 - 1e-9).mean())
+    assert certain == 0 and confident <= 0.01
+    assert result.chosen_row()["meets_target"]
