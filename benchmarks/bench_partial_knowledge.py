@@ -48,13 +48,55 @@ import pandas as pd
 
 from limits import peak_gb  # benchmarks/limits.py, beside this script
 
-CASES = ("rf10", "rf100", "gb100", "hgb100", "xgb100", "lgb100")
-CENSUS = ["age", "education", "marital-status", "race", "sex", "native-country"]
-CLASS = "income"
+CASES = ("rf10", "rf10nb", "rf100", "rf100nb", "gb100", "hgb100", "xgb100", "lgb100")
+DATASETS = ("adult", "bank", "random")
+#: Per dataset: the columns the attacker may know (the first n that are not the sensitive one) and the sensitive ones.
+CENSUS = {
+    "adult": ["age", "education", "marital-status", "race", "sex", "native-country"],
+    "bank": ["Age", "ZIP Code", "Family", "Education", "Experience", "Online"],
+    "random": ["c0", "c1", "c2", "n0", "n1", "c3"],
+}
+SENSITIVE = {"adult": ["marital-status", "sex"], "bank": ["Education", "Family"], "random": ["c0", "c1"]}
+CLASS = {"adult": "income", "bank": "Personal Loan", "random": "y"}
 
 
-def known_columns(sensitive: str, n: int) -> list[str]:
-    return [c for c in CENSUS if c != sensitive][:n]
+def known_columns(dataset: str, sensitive: str, n: int) -> list[str]:
+    return [c for c in CENSUS[dataset] if c != sensitive][:n]
+
+
+def random_table(n: int, seed: int) -> pd.DataFrame:
+    """A table no model was tuned on: 4 categorical and 3 numeric columns, correlated through a
+    latent variable, and a noisy binary class."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=n)
+    frame = {}
+    for i, levels in enumerate((4, 3, 6, 5)):
+        score = z[:, None] * np.linspace(-1, 1, levels)[None, :] * (1 + i / 2) + rng.gumbel(size=(n, levels))
+        frame[f"c{i}"] = pd.Categorical(np.array([f"v{j}" for j in range(levels)])[score.argmax(axis=1)])
+    for i in range(3):
+        frame[f"n{i}"] = np.round(z * (i + 1) + rng.normal(size=n) * 2, 1)
+    table = pd.DataFrame(frame)
+    logit = 1.5 * z + (table["c1"] == "v2") - 0.05 * table["n2"] + rng.normal(size=n)
+    table["y"] = pd.Categorical(np.where(logit > 0, "yes", "no"))
+    return table
+
+
+def load(dataset: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The training rows and the held-out people (ART's attack data and ppdm's reference sample)."""
+    from ppdm.data.datasets import load_adult, load_bank_loan
+
+    if dataset == "adult":
+        train, _ = load_adult("train")
+        test, _ = load_adult("test")
+        return train.reset_index(drop=True), test.sample(frac=0.5, random_state=0).reset_index(drop=True)
+    if dataset == "bank":
+        from pathlib import Path
+
+        path = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
+        frame = load_bank_loan(path)[0].drop(columns=["ID"]).sample(frac=1.0, random_state=0).reset_index(drop=True)
+        half = len(frame) // 2
+        return frame.iloc[:half].reset_index(drop=True), frame.iloc[half:].reset_index(drop=True)
+    return random_table(5000, 0), random_table(2500, 1)
 
 
 def fit(case: str, X: pd.DataFrame, y: pd.Series):  # type: ignore[no-untyped-def]
@@ -63,10 +105,11 @@ def fit(case: str, X: pd.DataFrame, y: pd.Series):  # type: ignore[no-untyped-de
 
     D = pd.get_dummies(X).astype(float)
     codes = y.cat.codes.to_numpy()
-    if case in ("rf10", "rf100"):
+    if case.startswith("rf"):
         from sklearn.ensemble import RandomForestClassifier
 
-        est = RandomForestClassifier(int(case[2:]), max_depth=10, random_state=0, n_jobs=1).fit(D, y)
+        trees, bootstrap = int(case[2:].removesuffix("nb")), not case.endswith("nb")
+        est = RandomForestClassifier(trees, max_depth=10, bootstrap=bootstrap, random_state=0, n_jobs=1).fit(D, y)
         return est, D, forest_from_sklearn(est, X, y=y)
     if case == "gb100":
         from sklearn.ensemble import GradientBoostingClassifier
@@ -89,7 +132,7 @@ def fit(case: str, X: pd.DataFrame, y: pd.Series):  # type: ignore[no-untyped-de
     return est, D, forest_from_lightgbm(est, X, list(D.columns), y=y)
 
 
-def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFrame, known: list[str], sensitive: str) -> float | None:  # type: ignore[no-untyped-def]
+def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFrame, known: list[str], sensitive: str, target: str) -> float | None:  # type: ignore[no-untyped-def]
     """ART's black-box attribute inference from the known columns and the model's prediction."""
     try:
         with warnings.catch_warnings():
@@ -103,7 +146,7 @@ def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFram
         cols = [frame[c].cat.codes.to_numpy() if isinstance(frame[c].dtype, pd.CategoricalDtype) else frame[c].to_numpy() for c in [*known, sensitive]]
         return np.column_stack(cols).astype(float)
 
-    Dh = pd.get_dummies(holdout.drop(columns=[CLASS])).reindex(columns=D.columns, fill_value=0.0).astype(float)
+    Dh = pd.get_dummies(holdout.drop(columns=[target])).reindex(columns=D.columns, fill_value=0.0).astype(float)
     pred_h = np.asarray(est.predict_proba(Dh))
     pred_t = np.asarray(est.predict_proba(D))
     queue = [pred_h]
@@ -121,23 +164,21 @@ def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFram
     return float((np.asarray(guess).ravel() == xt[:, -1]).mean())
 
 
-def run_case(case: str, n_known: int, sensitive: str, args: argparse.Namespace) -> dict:
+def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argparse.Namespace) -> dict:
     from ppdm.attacks.forest_sampled import ForestAuditOptions
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.attacks.threat import ThreatModel
-    from ppdm.data.datasets import load_adult
     from ppdm.maxent.solvers.sampled import SampledOptions
 
-    train, _ = load_adult("train")
-    test, _ = load_adult("test")
-    train = train.reset_index(drop=True)
-    X, y = train.drop(columns=[CLASS]), train[CLASS]
+    train, holdout = load(dataset)
+    target = CLASS[dataset]
+    X, y = train.drop(columns=[target]), train[target]
     est, D, forest = fit(case, X, y)
-    known = known_columns(sensitive, n_known)
+    known = known_columns(dataset, sensitive, n_known)
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=True)
     sampling = SampledOptions(chains=args.chains, fit_steps=args.fit_steps, sample_sweeps=args.sample_sweeps, batches=args.batches)
     start = time.perf_counter()
-    row: dict = {"case": case, "known": n_known, "sensitive": sensitive}
+    row: dict = {"dataset": dataset, "case": case, "known": n_known, "sensitive": sensitive}
     try:
         if args.method == "audit":  # what ppdm.audit reports by default: explicit, else possible values
             import ppdm
@@ -165,8 +206,7 @@ def run_case(case: str, n_known: int, sensitive: str, args: argparse.Namespace) 
         "prior": float(np.bincount(truth).max() / len(truth)),
         "sweeps": summary.get("sweeps"),
     })
-    holdout = test.sample(frac=0.5, random_state=0).reset_index(drop=True)
-    row["art"] = art_accuracy(est, D, train, holdout, known, sensitive)
+    row["art"] = art_accuracy(est, D, train, holdout, known, sensitive, target)
     if args.method == "audit":  # ppdm given what ART is given: the same held-out people and each target's predicted label
         import ppdm
 
@@ -184,48 +224,48 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
     parser.add_argument("--known", nargs="+", type=int, default=[3, 5])
-    parser.add_argument("--sensitive", nargs="+", default=["marital-status", "sex"])
+    parser.add_argument("--datasets", nargs="+", default=["adult"], choices=DATASETS)
+    parser.add_argument("--sensitive", nargs="+", help="default: the dataset's two sensitive columns")
     parser.add_argument("--method", default="auto", choices=["auto", "explicit", "sampled", "audit"])
     parser.add_argument("--chains", type=int, default=40_000)
     parser.add_argument("--fit-steps", type=int, default=120)
     parser.add_argument("--sample-sweeps", type=int, default=100)
     parser.add_argument("--batches", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="rf10 and xgb100, 3 known columns, marital-status")
-    parser.add_argument("--one", nargs=3, metavar=("CASE", "KNOWN", "SENSITIVE"), help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=4, metavar=("DATASET", "CASE", "KNOWN", "SENSITIVE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(run_case(args.one[0], int(args.one[1]), args.one[2], args), default=float))
+        print(json.dumps(run_case(args.one[0], args.one[1], int(args.one[2]), args.one[3], args), default=float))
         return
     if args.quick:
-        args.cases, args.known, args.sensitive = ["rf10", "xgb100"], [3], ["marital-status"]
+        args.datasets, args.cases, args.known, args.sensitive = ["adult"], ["rf10", "xgb100"], [3], ["marital-status"]
     print(os.popen("uptime").read().strip())
-    head = f"{'case':8} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6} {'certain':>7} {'ref s':>6} {'acc+ref':>7}"
+    head = f"{'data':6} {'case':8} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6} {'certain':>7} {'ref s':>6} {'acc+ref':>7}"
     print(head)
     passthrough = [
         "--method", args.method, "--chains", str(args.chains), "--fit-steps", str(args.fit_steps),
         "--sample-sweeps", str(args.sample_sweeps), "--batches", str(args.batches),
     ]
-    for case in args.cases:
-        for n_known in args.known:
-            for sensitive in args.sensitive:
-                out = subprocess.run(
-                    [sys.executable, __file__, *passthrough, "--one", case, str(n_known), sensitive], capture_output=True, text=True,
-                )
-                try:
-                    r = json.loads(out.stdout.strip().splitlines()[-1])
-                except (IndexError, json.JSONDecodeError):
-                    print(f"{case:8} {n_known:>5} {sensitive:15} failed: {out.stderr.strip().splitlines()[-1:]}")
-                    continue
+    grid = [(d, c, k, s) for d in args.datasets for c in args.cases for k in args.known for s in (args.sensitive or SENSITIVE[d])]
+    for dataset, case, n_known, sensitive in grid:
+        out = subprocess.run(
+            [sys.executable, __file__, *passthrough, "--one", dataset, case, str(n_known), sensitive], capture_output=True, text=True,
+        )
+        try:
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+        except (IndexError, json.JSONDecodeError):
+            print(f"{dataset:6} {case:8} {n_known:>5} {sensitive:15} failed: {out.stderr.strip().splitlines()[-1:]}")
+            continue
 
-                def num(key: str, fmt: str) -> str:
-                    v = r.get(key)
-                    return format(v, fmt) if isinstance(v, (int, float)) else "-"
+        def num(key: str, fmt: str) -> str:
+            v = r.get(key)
+            return format(v, fmt) if isinstance(v, (int, float)) else "-"
 
-                print(
-                    f"{case:8} {n_known:>5} {sensitive:15} {r.get('method', '-'):9} {num('time', '8.1f')} {num('peak_gb', '7.2f')} "
-                    f"{str(r.get('status'))[:10]:10} {num('se', '7.4f')} {num('viol', '7.2f')} {num('acc', '6.3f')} {num('prior', '6.3f')} {num('art', '6.3f')} {num('certain', '7d')} {num('time_ref', '6.1f')} {num('acc_ref', '7.3f')}",
-                    flush=True,
-                )
+        print(
+            f"{dataset:6} {case:8} {n_known:>5} {sensitive:15} {r.get('method', '-'):9} {num('time', '8.1f')} {num('peak_gb', '7.2f')} "
+            f"{str(r.get('status'))[:10]:10} {num('se', '7.4f')} {num('viol', '7.2f')} {num('acc', '6.3f')} {num('prior', '6.3f')} {num('art', '6.3f')} {num('certain', '7d')} {num('time_ref', '6.1f')} {num('acc_ref', '7.3f')}",
+            flush=True,
+        )
     print(os.popen("uptime").read().strip())
 
 

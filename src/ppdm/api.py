@@ -21,7 +21,7 @@ import importlib
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -301,8 +301,9 @@ def audit(
         seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
         proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail)
     baseline = None
-    if result is not None and weights is None and (reference is not None or holdout is not None):
-        result, baseline = _baselines(result, counted, reference, holdout, published, resolved)
+    if result is not None and weights is None:
+        coarser = _coarser(published, counted, resolved, labels) if not internal else []
+        result, baseline = _baselines(result, counted, reference, holdout, _audited(published, resolved), resolved, coarser)
     elif reference is not None or holdout is not None:
         raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
     for r in (result, proved):
@@ -396,13 +397,21 @@ def _estimate(
 
 def _baselines(
     result: AttackResult, table: pd.DataFrame, reference: Any, holdout: Any, model: Model, threat: ThreatModel,
+    coarser: list[AttackResult] | None = None,
 ) -> tuple[AttackResult, AttackResult | None]:
-    """The model-free attacker fitted on ``reference`` and the control on ``holdout`` (each when
-    given). Returns the attacker the audit reports (the strongest of the model's estimate and
-    the estimate pooled with the model-free attacker, :func:`~ppdm.attacks.reference.combined_attack`;
-    ``details["portfolio"]`` lists each one's accuracy) and the model-free attacker's result."""
-    from ppdm.attacks.reference import combined_attack, control_summary, imputation_attack, model_outputs
+    """The attacker the audit reports (:func:`~ppdm.attacks.portfolio.strongest_attacker`: the
+    strongest of the model's estimate, the estimates with less knowledge (``coarser``), the
+    likelihood rules and, with ``reference``, the model-free attacker fitted on it), with the
+    control on ``holdout`` when given; and the model-free attacker's result."""
+    from ppdm.attacks.likelihood import art_white_box_rule, likelihood_attacks
+    from ppdm.attacks.portfolio import strongest_attacker
+    from ppdm.attacks.reference import control_summary, imputation_attack, model_outputs
 
+    others, shown = [], []
+    if result.true_codes is not None:
+        others = [*(coarser or []), *likelihood_attacks(model, table, threat, result.values)]
+        art = art_white_box_rule(model, table, threat, result.values)
+        shown = [art] if art is not None else []
     imputed = None
     if reference is not None:
         sample = _as_table(reference)
@@ -410,10 +419,9 @@ def _baselines(
         if threat.outputs:
             outputs = (model_outputs(model, table, threat.outputs, "the audited table"), model_outputs(model, sample, threat.outputs, "the reference sample"))
         imputed = imputation_attack(result, table, sample, outputs=outputs)
-        candidates = [result, combined_attack(result, imputed)]
-        if result.std_error is None:  # a sampled estimate's zeros prove nothing
-            candidates.append(combined_attack(result, imputed, pool=False))
-        result = _strongest(candidates, imputed)
+        others.append(imputed)
+    result = strongest_attacker(result, others, [imputed] if imputed is not None else [], shown)
+    if imputed is not None:
         ours, theirs = result.summary(), imputed.summary()
         if "attacker_accuracy" in ours:
             result.details["reference"] = {
@@ -428,18 +436,44 @@ def _baselines(
     return result, imputed
 
 
-def _strongest(candidates: list[AttackResult], imputed: AttackResult) -> AttackResult:
-    """The most accurate of ``candidates`` (the model's estimate first, then the attackers who
-    also hold the reference sample) on the audited people, ties to the first (habit 2: the audit
-    never reports a weaker attacker than one it has measured; the restricted reference attacker
-    is never weaker than the model-free one)."""
-    scores = {r.attack: r.summary().get("attacker_accuracy") for r in [*candidates, imputed]}
-    chosen = candidates[0]
-    if chosen.true_codes is not None:
-        chosen = max(candidates, key=lambda r: scores[r.attack] or 0.0)  # max keeps the first of equals
-    chosen.details["portfolio"] = dict(scores)
-    chosen.details["reported_attacker"] = chosen.attack
-    return chosen
+#: A tree's audit also measures the estimate under every subset of the known columns when there
+#: are at most this many.
+LATTICE_MAX = 6
+
+
+def _coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: bool) -> list[AttackResult]:
+    """A single tree's maximum-entropy estimates with less knowledge (habit 2: an attacker who
+    knows more can ignore a column, so knowing more must never be reported as weaker): under
+    every proper subset of the known columns when there are at most :data:`LATTICE_MAX` of them
+    (then knowing more is never reported as weaker); none beyond (the insider's simple attackers
+    are the likelihood rules), for a forest (each is a whole audit) or without the true values."""
+    from itertools import combinations
+
+    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
+
+    known = [c for c in (threat.known or ()) if c != threat.sensitive]
+    if not isinstance(model, Tree) or not known or len(known) > LATTICE_MAX or threat.sensitive not in table.columns:
+        return []
+    out = []
+    for size in range(len(known)):
+        for subset in combinations(known, size):
+            fewer = replace(threat, known=subset, preset=None, class_known=False)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UninformativeKnowledgeWarning)
+                try:
+                    r = maxent_attack(model, table, threat=fewer, knowledge=Knowledge(rate=True, label=labels))
+                except PpdmError:
+                    continue
+            r.attack = f"maxent knowing only {', '.join(subset) or 'no column'}"
+            out.append(r)
+    return out
+
+
+def _audited(model: Model, threat: ThreatModel) -> Model:
+    from ppdm.attacks.threat import audited
+
+    return audited(model, threat.publish)
 
 
 def _subset(model: Model, trees: str | Sequence[int] | range | slice) -> tuple[Model, str]:

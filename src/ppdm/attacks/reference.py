@@ -32,7 +32,7 @@ from ppdm.metrics.baseline import wilson_interval
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
 
-__all__ = ["combined_attack", "control_summary", "imputation_attack", "model_outputs"]
+__all__ = ["control_summary", "imputation_attack", "model_outputs"]
 
 #: The share of the reference sample held out to choose the better model is one in ``FOLDS``.
 FOLDS = 3
@@ -152,53 +152,6 @@ def _imputed(result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, 
         row_ids=result.row_ids,
     )
     out.details = {"model": best, "held_out_accuracy": scores, "reference_rows": len(reference)}
-    return out
-
-
-def combined_attack(estimate: AttackResult, imputed: AttackResult, pool: bool = True) -> AttackResult:
-    """The attacker who holds both the model and the reference sample.
-
-    ``pool=True``: each person's posterior is the estimate's times the model-free attacker's,
-    over the prior they share, ``P(s) ∝ P_model(s) · P_reference(s) / π(s)`` (the two pieces of
-    evidence taken as independent given the value; Genest & Zidek 1986's logarithmic pooling).
-    ``pool=False``: the model-free attacker's posterior restricted to the values the estimate
-    leaves possible, which is never less accurate than the model-free attacker on anyone when
-    the estimate's zeros are sound (an exact or pooled maximum-entropy posterior, possible
-    values; not a sampled one). Either way a value the estimate rules out stays out, so its
-    proved certainties are kept. Grouped by both attackers' groups."""
-    g_est, g_ref = estimate.groups.group_of_record, imputed.groups.group_of_record
-    pair = g_est.astype(np.int64) * imputed.groups.n_groups + g_ref
-    keys, first, group_of_record, counts = np.unique(pair, return_index=True, return_inverse=True, return_counts=True)
-    p_est = estimate.posterior[g_est[first]]
-    p_ref = imputed.posterior[g_ref[first]]
-    prior = estimate.posterior.T @ estimate.groups.counts / max(estimate.groups.counts.sum(), 1)
-    if pool:
-        pooled = p_est * p_ref / np.where(prior > 0, prior, 1.0)
-        pooled[:, prior <= 0] = p_est[:, prior <= 0]
-    else:
-        pooled = p_ref * (p_est > 0)
-    mass = pooled.sum(axis=1, keepdims=True)
-    posterior = np.where(mass > 0, pooled / np.where(mass > 0, mass, 1.0), p_est)
-    known = estimate.groups.quasi_identifiers
-    table = estimate.groups.table.iloc[g_est[first]].reset_index(drop=True)
-    groups = QIGroups(tuple(known), table, counts, group_of_record.ravel())
-    out = AttackResult(
-        attack=f"{estimate.attack} {'pooled with' if pool else 'restricting'} the reference attacker",
-        sensitive=estimate.sensitive,
-        values=estimate.values,
-        groups=groups,
-        posterior=posterior,
-        provenance=[f"{estimate.provenance[i]}; {imputed.provenance[j]}" for i, j in zip(g_est[first], g_ref[first])],
-        targets=estimate.targets,
-        exposed=estimate.exposed.copy(),
-        true_codes=estimate.true_codes,
-        details=dict(estimate.details),
-        row_ids=estimate.row_ids,
-    )
-    out.details["attacker"] = (
-        "the model's estimate pooled with the model-free attacker fitted on the reference sample" if pool
-        else "the model-free attacker fitted on the reference sample, restricted to the values the model's estimate leaves possible"
-    )
     return out
 
 

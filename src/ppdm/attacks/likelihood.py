@@ -1,0 +1,167 @@
+"""The simple model-based attackers an audit must never fall below: the likelihood rules.
+
+An attacker who knows every input of a person but the sensitive one, and the person's class
+(``class_known``) or the model's answer about them (``outputs="label"``), can try every value
+of the sensitive input in the model and see which reproduces that class. Two rules, each a
+posterior over the sensitive values per person:
+
+* **The Bayes rule** ``P(v | x, y) ∝ π(v) · P_model(y | x_{-s}, v)``: the prior times the model's
+  probability of the class (a forest's vote or mean, a boosted model's link; a tree's leaf
+  frequencies with one record of each class added, so that no rule claims a certainty it cannot
+  prove), for any model.
+* **The leaf-count rule**, a single tree's ``P(v | x, y) ∝ π(v) · (n_y(leaf(x, v)) + 1)``: the prior
+  times the records of the class in the leaf the value leads to (add-one smoothed). It is the
+  soft form of **ART's white-box rule** (Fredrikson et al., CCS 2015, §4; IBM ART's
+  ``AttributeInferenceWhiteBoxDecisionTree``: the one value whose prediction is the class, else
+  the largest ``π(v) · n(leaf(x, v))``), which is measured beside it
+  (:func:`art_white_box_rule`) but never reported: it is certain of every guess, right or wrong,
+  so its confidence means nothing.
+
+When the sensitive column is the class itself and every input is known, the one rule is the
+model's own prediction, ``P_model(v | x)``. π is the audited table's distribution of the
+sensitive column (what ``sa_published`` gives the attacker). :func:`likelihood_attacks` returns
+the rules that apply to a threat model, none when the attacker lacks an input or the class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ppdm.attacks.result import AttackResult
+from ppdm.attacks.threat import ThreatModel
+from ppdm.data.qigroups import QIGroups
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree, encode_categories
+
+__all__ = ["applies", "art_white_box_rule", "likelihood_attacks"]
+
+
+def applies(model: Tree | Forest, threat: ThreatModel) -> bool:
+    """Whether the rules apply: every input of the model but the sensitive one is known, and the
+    sensitive column is the class, or the class (or the predicted label) is known."""
+    known = set(threat.known or ())
+    inputs = set(model.split_attributes) - {threat.sensitive}
+    if not inputs <= known:
+        return False
+    return threat.sensitive == model.class_attribute or model.class_attribute in known or threat.outputs == "label"
+
+
+def likelihood_attacks(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, values: tuple) -> list[AttackResult]:
+    """The likelihood rules (module docstring) for a resolved ``threat`` over ``data`` (the
+    audited rows, with every input of the model), each over ``values`` (the audit's domain of the
+    sensitive column, in its order); ``[]`` when they do not apply."""
+    if not applies(model, threat):
+        return []
+    sensitive = str(threat.sensitive)
+    classes = list(model.classes)
+    if sensitive == model.class_attribute:
+        proba = np.asarray(model.predict_proba(data), dtype=float)
+        order = [classes.index(v) if v in classes else -1 for v in values]
+        posterior = np.where(np.array(order) >= 0, proba[:, np.maximum(order, 0)], 0.0)
+        return [_result("the model's prediction", data, threat, values, posterior)]
+    truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
+    prior = _prior(truth, len(values))
+    label = model.predict(data) if threat.outputs == "label" and model.class_attribute not in (threat.known or ()) else data[model.class_attribute]
+    y = np.array([classes.index(c) if c in classes else -1 for c in label])
+    trial = _every_value(data, sensitive, values)
+    k, n = len(values), len(data)
+    counts = np.zeros((0, 0, 0))
+    if isinstance(model, Tree):
+        counts = _leaf_class_counts(model)[model.apply(trial)].reshape(k, n, len(classes))
+        proba = (counts + 1.0) / (counts.sum(axis=2, keepdims=True) + len(classes))
+    else:
+        proba = np.asarray(model.predict_proba(trial), dtype=float).reshape(k, n, len(classes))
+    likelihood = np.where(y >= 0, proba[:, np.arange(n), np.maximum(y, 0)], 1.0).T  # persons × values
+    out = [_result("Bayes rule", data, threat, values, likelihood * prior)]
+    if isinstance(model, Tree):
+        joint = np.where(y >= 0, counts[:, np.arange(n), np.maximum(y, 0)], 0.0).T + 1.0
+        out.append(_result("leaf-count rule", data, threat, values, joint * prior))
+    return out
+
+
+def art_white_box_rule(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, values: tuple) -> AttackResult | None:
+    """IBM ART's white-box decision-tree rule, exactly (module docstring), as a one-hot posterior:
+    for comparison only; ``None`` when it does not apply (a forest, a missing input or class)."""
+    if not isinstance(model, Tree) or not applies(model, threat) or threat.sensitive == model.class_attribute:
+        return None
+    sensitive = str(threat.sensitive)
+    classes = list(model.classes)
+    truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
+    label = model.predict(data) if threat.outputs == "label" and model.class_attribute not in (threat.known or ()) else data[model.class_attribute]
+    y = np.array([classes.index(c) if c in classes else -1 for c in label])
+    trial = _every_value(data, sensitive, values)
+    return _result("ART white-box rule", data, threat, values, _art_rule(model, trial, y, _prior(truth, len(values)), len(values), len(data)))
+
+
+def _leaf_class_counts(tree: Tree) -> np.ndarray:
+    """Per node, its published class counts (the label's one-hot times the size when only
+    sizes or labels are published)."""
+    k = len(tree.classes)
+    out = np.zeros((tree.n_nodes, k))
+    for node in tree.nodes:
+        if node.counts is not None:
+            out[node.id] = node.counts
+        else:
+            out[node.id, node.label] = node.n_samples or 0.0
+    return out
+
+
+def _every_value(data: pd.DataFrame, sensitive: str, values: tuple) -> pd.DataFrame:
+    """``data`` repeated once per candidate value, the sensitive column set to it (value-major)."""
+    trial = pd.concat([data] * len(values), ignore_index=True)
+    column = np.repeat(np.asarray(values, dtype=object), len(data))
+    if isinstance(data[sensitive].dtype, pd.CategoricalDtype):
+        trial[sensitive] = pd.Categorical(column, categories=data[sensitive].cat.categories)
+    else:
+        trial[sensitive] = pd.Series(column, dtype=data[sensitive].dtype)
+    return trial
+
+
+def _art_rule(tree: Tree, trial: pd.DataFrame, y: np.ndarray, prior: np.ndarray, k: int, n: int) -> np.ndarray:
+    """One-hot on ART's choice: the one value whose prediction is the class, else the largest
+    prior times leaf size (persons × values)."""
+    nodes = tree.apply(trial)
+    sizes = np.array([node.n_samples or 0.0 for node in tree.nodes], dtype=float)
+    leaf_size = sizes[nodes].reshape(k, n).T
+    matches = tree.leaf_labels()[nodes].reshape(k, n).T == y[:, None]
+    one = matches.sum(axis=1) == 1
+    choice = np.where(one, matches.argmax(axis=1), (leaf_size * prior).argmax(axis=1))
+    out = np.zeros((n, k))
+    out[np.arange(n), choice] = 1.0
+    return out
+
+
+def _prior(truth: np.ndarray | None, k: int) -> np.ndarray:
+    if truth is None or (truth < 0).any():
+        return np.full(k, 1.0 / k)
+    return np.bincount(truth, minlength=k) / len(truth)
+
+
+def _result(name: str, data: pd.DataFrame, threat: ThreatModel, values: tuple, scores: np.ndarray) -> AttackResult:
+    """An :class:`AttackResult` of per-person scores, normalised, grouped by the known values."""
+    known = [c for c in (threat.known or ()) if c in data.columns]
+    mass = scores.sum(axis=1, keepdims=True)
+    posterior = np.where(mass > 0, scores / np.where(mass > 0, mass, 1.0), 1.0 / len(values))
+    signature = np.unique(np.round(posterior, 12), axis=0, return_inverse=True)[1].ravel()
+    full = QIGroups.from_frame(data[known].assign(__ppdm_rule__=signature), [*known, "__ppdm_rule__"])
+    groups = QIGroups(tuple(known), full.table.drop(columns=["__ppdm_rule__"]), full.counts, full.group_of_record)
+    sensitive = str(threat.sensitive)
+    truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
+    targets = np.ones(len(data), dtype=bool)
+    targets[list(threat.known_individuals)] = False
+    result = AttackResult(
+        attack=name,
+        sensitive=sensitive,
+        values=values,
+        groups=groups,
+        posterior=posterior[groups.first_rows()],
+        provenance=[name] * groups.n_groups,
+        targets=targets,
+        exposed=np.zeros(len(data), dtype=bool),
+        true_codes=None if truth is None or (truth < 0).any() else truth,
+        details={"threat_model": threat.describe(), "attacker": name},
+    )
+    if pd.api.types.is_integer_dtype(data.index):
+        result.row_ids = data.index.to_numpy()
+    return result
