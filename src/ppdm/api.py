@@ -32,7 +32,7 @@ from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
-from ppdm.data.roles import check_varies, plain_value
+from ppdm.data.roles import check_columns, check_varies, plain_value
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
@@ -405,20 +405,27 @@ def _baselines(
     control on ``holdout`` when given; and the model-free attacker's result."""
     from ppdm.attacks.likelihood import art_white_box_rule, likelihood_attacks
     from ppdm.attacks.portfolio import strongest_attacker
-    from ppdm.attacks.reference import control_summary, imputation_attack, model_outputs
+    from ppdm.attacks.reference import control_summary, fit_imputation, model_outputs
 
     others, shown = [], []
     if result.true_codes is not None:
         others = [*(coarser or []), *likelihood_attacks(model, table, threat, result.values)]
         art = art_white_box_rule(model, table, threat, result.values)
         shown = [art] if art is not None else []
-    imputed = None
+    imputed, rule = None, None
     if reference is not None:
         sample = _as_table(reference)
-        outputs = None
+        known = list(result.groups.quasi_identifiers)
+        check_columns(sample, [*known, result.sensitive])
+        features, audited_rows = known, table
         if threat.outputs:
-            outputs = (model_outputs(model, table, threat.outputs, "the audited table"), model_outputs(model, sample, threat.outputs, "the reference sample"))
-        imputed = imputation_attack(result, table, sample, outputs=outputs)
+            seen = model_outputs(model, table, threat.outputs, "the audited table")
+            sample = pd.concat([sample.reset_index(drop=True), model_outputs(model, sample, threat.outputs, "the reference sample").reset_index(drop=True)], axis=1)
+            audited_rows = pd.concat([table[known].reset_index(drop=True), seen.reset_index(drop=True)], axis=1)
+            features = [*known, *seen.columns]
+        if not features:
+            raise DataError("the reference baseline needs known columns: with none, the model-free attacker is the prior")
+        imputed, rule = fit_imputation(result, audited_rows, sample, features, result.sensitive)
         others.append(imputed)
     result = strongest_attacker(result, others, [imputed] if imputed is not None else [], shown)
     if imputed is not None:
@@ -430,10 +437,26 @@ def _baselines(
                 "ci95": theirs["attacker_accuracy_ci95"],
                 "model_adds": ours["attacker_accuracy"] - max(theirs["attacker_accuracy"], ours["baseline"]["accuracy"]),
                 "outputs": threat.outputs,
+                "confidence_in_true_value": theirs.get("confidence_in_true_value", {}),
             }
     if holdout is not None:
-        result.details["control"] = control_summary(result, _as_table(holdout))
+        people = _as_table(holdout)
+        unseen = None
+        if rule is not None and "imputation" in str(result.details.get("reported_attacker", "")) and set(result.groups.quasi_identifiers) <= set(people.columns):
+            unseen = _holdout_rule(rule, people, model, threat)
+        result.details["control"] = control_summary(result, people, unseen)
     return result, imputed
+
+
+def _holdout_rule(rule: Callable[[pd.DataFrame], np.ndarray], people: pd.DataFrame, model: Model, threat: ThreatModel) -> np.ndarray | None:
+    """The model-free attacker's posterior for the holdout's people, when it can be computed."""
+    from ppdm.attacks.reference import model_outputs
+
+    if threat.outputs:
+        if not set(model.split_attributes) <= set(people.columns):
+            return None
+        people = pd.concat([people.reset_index(drop=True), model_outputs(model, people, threat.outputs, "the holdout").reset_index(drop=True)], axis=1)
+    return rule(people)
 
 
 #: A tree's audit also measures the estimate under every subset of the known columns when there

@@ -177,7 +177,12 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     target = Path(path)
     if target.exists() and not target.is_file():
         raise PpdmError(f"{target}: not a regular file; give a file name to write")
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if not target.parent.is_dir():
+        raise PpdmError(f"cannot write {target}: the folder {target.parent} does not exist")
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except PermissionError:
+        raise PpdmError(f"cannot write {target}: the folder {target.parent} is not writable") from None
     os.close(fd)
     tmp = Path(name)
     try:

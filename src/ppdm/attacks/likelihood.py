@@ -20,7 +20,8 @@ posterior over the sensitive values per person:
 When the sensitive column is the class itself and every input is known, the one rule is the
 model's own prediction, ``P_model(v | x)``. π is the audited table's distribution of the
 sensitive column (what ``sa_published`` gives the attacker). :func:`likelihood_attacks` returns
-the rules that apply to a threat model, none when the attacker lacks an input or the class.
+the rules that apply to a threat model, none when the attacker lacks an input or the class, or
+when the audit's values are intervals of a numeric column (there is no one value to try).
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ def likelihood_attacks(model: Tree | Forest, data: pd.DataFrame, threat: ThreatM
         posterior = np.where(np.array(order) >= 0, proba[:, np.maximum(order, 0)], 0.0)
         return [_result("the model's prediction", data, threat, values, posterior)]
     truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
+    if truth is None or (truth < 0).any():  # the audit's values are cells of a numeric column, not values to try
+        return []
     prior = _prior(truth, len(values))
     label = model.predict(data) if threat.outputs == "label" and model.class_attribute not in (threat.known or ()) else data[model.class_attribute]
     y = np.array([classes.index(c) if c in classes else -1 for c in label])
@@ -88,6 +91,8 @@ def art_white_box_rule(model: Tree | Forest, data: pd.DataFrame, threat: ThreatM
     sensitive = str(threat.sensitive)
     classes = list(model.classes)
     truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
+    if truth is None or (truth < 0).any():
+        return None
     label = model.predict(data) if threat.outputs == "label" and model.class_attribute not in (threat.known or ()) else data[model.class_attribute]
     y = np.array([classes.index(c) if c in classes else -1 for c in label])
     trial = _every_value(data, sensitive, values)

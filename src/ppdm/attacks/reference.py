@@ -18,7 +18,7 @@ gets on people outside the training set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -116,10 +116,16 @@ def imputation_attack(
         data = pd.concat([data[known].reset_index(drop=True), outputs[0].reset_index(drop=True)], axis=1)
         reference = pd.concat([reference.reset_index(drop=True), outputs[1].reset_index(drop=True)], axis=1)
         known = [*known, *outputs[0].columns]
-    return _imputed(result, data, reference, known, sensitive, random_state)
+    return fit_imputation(result, data, reference, known, sensitive, random_state)[0]
 
 
-def _imputed(result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, known: list[str], sensitive: str, random_state: int) -> AttackResult:
+def fit_imputation(
+    result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, known: list[str], sensitive: str, random_state: int = 0,
+) -> tuple[AttackResult, Callable[[pd.DataFrame], np.ndarray]]:
+    """:func:`imputation_attack`'s work on frames already holding the attacker's features
+    ``known``: its result, and the fitted attacker as a function from a frame with those columns
+    to its posterior over ``result.values`` (rows × values), to apply to other people (the
+    control)."""
     from sklearn.model_selection import train_test_split
 
     if len(reference) < 2 * FOLDS:
@@ -135,10 +141,13 @@ def _imputed(result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, 
     }
     best = max(scores, key=lambda k: scores[k])
     model = _candidates(X, known, random_state)[best].fit(X, y)
+    def posterior_of(frame: pd.DataFrame) -> np.ndarray:
+        out = np.zeros((len(frame), len(result.values)))
+        out[:, model.classes_] = model.predict_proba(frame[known])
+        return out
+
     groups = QIGroups.from_frame(data, known)
-    proba = model.predict_proba(data[known].iloc[groups.first_rows()])
-    posterior = np.zeros((groups.n_groups, len(result.values)))
-    posterior[:, model.classes_] = proba
+    posterior = posterior_of(data.iloc[groups.first_rows()])
     out = AttackResult(
         attack="imputation",
         sensitive=sensitive,
@@ -152,7 +161,7 @@ def _imputed(result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, 
         row_ids=result.row_ids,
     )
     out.details = {"model": best, "held_out_accuracy": scores, "reference_rows": len(reference)}
-    return out
+    return out, posterior_of
 
 
 def _rate(hits: np.ndarray) -> dict[str, Any]:
@@ -166,12 +175,14 @@ def _share(members: float, control: float) -> float:
     return (members - control) / (1 - control) if control < 1 else 0.0
 
 
-def control_summary(result: AttackResult, holdout: pd.DataFrame) -> dict[str, Any]:
+def control_summary(result: AttackResult, holdout: pd.DataFrame, unseen: np.ndarray | None = None) -> dict[str, Any]:
     """The attack's guess rule applied to ``holdout`` (people not in the training set, with their
     true sensitive values): each person takes the posterior of the audited people sharing their
-    known values (weighted by how many there are), or the audited people's distribution of the
-    sensitive value when nobody shares them. Members' and non-members' accuracy, with 95 %
-    Wilson intervals, and the membership share of the risk (module docstring)."""
+    known values (weighted by how many there are); when nobody shares them, ``unseen`` (the
+    holdout rows × values posterior of the attacker's own rule, e.g. the model-free attacker the
+    reported one holds) or else the audited people's distribution of the sensitive value.
+    Members' and non-members' accuracy, with 95 % Wilson intervals, and the membership share of
+    the risk (module docstring)."""
     known = list(result.groups.quasi_identifiers)
     check_columns(holdout, [*known, result.sensitive])
     if result.true_codes is None:
@@ -187,7 +198,8 @@ def control_summary(result: AttackResult, holdout: pd.DataFrame) -> dict[str, An
         totals = pooled.sum(axis=1).to_numpy()[:, None]
         pooled = pooled.div(np.where(totals > 0, totals, 1.0)[:, 0], axis=0)
         index = pd.Index(pooled.index).get_indexer(pd.MultiIndex.from_frame(holdout[known].astype(object)).to_numpy())
-        posterior = np.where(index[:, None] >= 0, pooled.to_numpy()[np.maximum(index, 0)], marginal)
+        fallback = marginal[None, :] if unseen is None else unseen
+        posterior = np.where(index[:, None] >= 0, pooled.to_numpy()[np.maximum(index, 0)], fallback)
     else:
         index = np.full(len(holdout), -1)
         posterior = np.tile(marginal, (len(holdout), 1))

@@ -16,6 +16,7 @@ from ppdm.report.build import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
 from ppdm.report.script import JS
 from ppdm.report.style import CSS
+from ppdm.report.summary import baseline_extra_lines
 
 #: A model longer than this many lines is left out of the printed page (the PDF), not of the screen.
 PRINTED_LINES = 400
@@ -86,12 +87,22 @@ def _verdicts(attacks: list[dict[str, Any]], target: str) -> str:
         v = a["verdict"]
         lines = "".join(f"<li>{escape(line)}</li>" for line in v["lines"])
         caveats = "".join(f'<p class="note warn">{escape(str(a["summary"][k]))}.</p>' for k in ("sample", "note") if a["summary"].get(k))
+        caveats += _baselines(a["summary"])
         cards.append(
             f'<div class="card {v["level"]}" data-verdict="{v["level"]}"><span class="badge">{_LEVEL[v["level"]]}</span>'
             f'<a href="#attack-{i}">{escape(a["name"])}</a>'
             f'<p class="headline">{escape(v["headline"])}</p><ul>{lines}</ul>{caveats}</div>'
         )
     return f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(target)}.</p>{"".join(cards)}</section>'
+
+
+def _baselines(summary: dict[str, Any]) -> str:
+    """The strongest attacker measured, the model-free attacker and the control, when measured."""
+    lines = [line.strip() for line in baseline_extra_lines(summary)]
+    if not lines:
+        return ""
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return f'<p class="note">Against simpler attackers and people outside the training set:</p><ul class="baselines">{items}</ul>'
 
 
 def _advice(items: list[str]) -> str:

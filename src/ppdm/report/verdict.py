@@ -70,7 +70,9 @@ def verdict(summary: dict[str, Any], target: RiskTarget = RiskTarget()) -> dict[
     held, alone = summary["confidence_in_true_value"].get(key, 0), summary["prior_alone"].get(key, 0)
     lines = [
         f"{held:,} people ({pct(share or 0)}) are held at confidence ≥ {target.threshold:g} in their true value; "
-        f"the prior alone holds {alone:,} there, so the model puts {summary['beyond_prior'].get(key, 0):,} there.",
+        f"the prior alone holds {alone:,} there"
+        + ("." if summary.get("reference") else f", so the model puts {summary['beyond_prior'].get(key, 0):,} there."),
+        *_reference_lines(summary.get("reference"), key, held, target),
         _certain_line(proved, summary.get("certain_wrong", 0)),
         f"On average the attacker gives a person's true value {pct(summary['mean_confidence_in_true_value'])}; "
         f"the prior alone gives {pct(base['mean_confidence_in_true_value'])}.",
@@ -85,6 +87,20 @@ def verdict(summary: dict[str, Any], target: RiskTarget = RiskTarget()) -> dict[
         "lines": lines,
         "risk_share": share,
     }
+
+
+def _reference_lines(reference: dict[str, Any] | None, key: str, held: int, target: RiskTarget) -> list[str]:
+    """What a model-free attacker with a sample of the population gets alone (when measured): the
+    part of the risk that is statistics, not the model."""
+    if not reference:
+        return []
+    free = int(reference.get("confidence_in_true_value", {}).get(key, 0))
+    return [
+        f"A model-free attacker fitted on the reference sample, without the model, is right for {pct(reference['accuracy'])} "
+        f"and holds {free:,} people at confidence ≥ {target.threshold:g}: that much is what the population's statistics "
+        f"say, not the model. Publishing the model adds {max(held - free, 0):,} people there and "
+        f"{100 * reference['model_adds']:+.1f} points of accuracy."
+    ]
 
 
 def _certain_line(proved: int, wrong: int) -> str:
