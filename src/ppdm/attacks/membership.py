@@ -195,7 +195,7 @@ def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipO
         prior = rows.n_members / max(rows.n_candidates, 1)
         p = np.where(proof.state >= 0, proof.state, prior).astype(float)
         return BernoulliSolution(p, float("nan"), 0, False, 0.0)
-    return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.soft, rows.target, rows.variance, options.solver)
+    return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, options.solver)
 
 
 def _checked_population(model: Tree | Forest, population: pd.DataFrame, class_known: bool | None) -> bool:
@@ -262,6 +262,7 @@ def _details(
         "seconds": seconds,
         "proof_seconds": proof.seconds,
         "proved_by_propagation": proof.by_propagation,
+        "proved_by_relaxation": proof.by_lp,
         "proof_settled": proof.settled,
         "estimate_seconds": solution.seconds,
         "estimate_iterations": solution.iterations,

@@ -56,7 +56,8 @@ class MembershipRows:
     """The sparse rows ``lo <= A b <= hi`` over the candidates' membership bits (rows × candidates,
     coefficients 0/1), what each row is (``tree``, ``leaf`` node id, ``cell``: the class code,
     ``-1`` for a whole leaf, ``-2`` for "not the label", ``-3`` for the population's size row), and
-    the soft rows of bagged trees (``soft``: rows × candidates, ``target``, ``variance``).
+    a bagged tree's soft target per row (``target``, NaN for none, and its ``variance``). Rows of
+    one tree share no candidate.
 
     ``positive_trees[i]``: in how many bagged trees candidate ``i``'s cell has a positive count;
     ``min_drawn``: every member was drawn by at least this many of them (0 without bagged trees).
@@ -69,7 +70,6 @@ class MembershipRows:
     tree: np.ndarray
     leaf: np.ndarray
     cell: np.ndarray
-    soft: sp.csr_matrix
     target: np.ndarray
     variance: np.ndarray
     positive_trees: np.ndarray
@@ -136,7 +136,6 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
     leaves = model.apply(population) if isinstance(model, Forest) else model.apply(population)[:, None]
     N = len(population)
     blocks: list[_Block] = []
-    soft_blocks: list[_Block] = []
     bagged = [t for t, mode in enumerate(modes) if mode == "bootstrap"]
     positive = np.zeros(N, dtype=np.int64)
     described: dict[int, str] = {}
@@ -163,7 +162,7 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             used = (reach > 0) | published
             lo = np.where(exact, np.round(count), 0.0)
             hi = np.round(count)
-            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code))
+            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, None))
         else:
             m = np.asarray(model.multiplicities[t])  # type: ignore[union-attr]
             W = np.round(count)
@@ -178,26 +177,20 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             lo = least.astype(float) if complete else np.zeros(len(W))
             hi = np.minimum(W + (n - drawn), reach).astype(float)
             used = (reach > 0) | published
-            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code))
-            if complete:
-                soft_blocks.append(_Block(t, node_cell, reach > 0, W, np.maximum(W, 1.0), cell_code))
+            soft = (W, np.maximum(W, 1.0)) if complete else None
+            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, soft))
             positive += (W[node_cell] > 0).astype(np.int64)
     if not blocks:
         raise DataError("no tree publishes counts the candidates can be tied to (labels only, or rows drawn in an unknown way)")
     min_drawn = _min_drawn(model, bagged) if bagged and complete else 0
-    A, lo, hi, tree_of, leaf_of, cell_of = _stack(blocks, N)
+    A, lo, hi, tree_of, leaf_of, cell_of, target, variance = _stack(blocks, N)
     size = sp.csr_matrix(np.ones((1, N)))
     A = sp.vstack([A, size], format="csr")
     lo = np.r_[lo, float(n) if complete else 0.0]
     hi = np.r_[hi, float(n)]
     tree_of, leaf_of, cell_of = np.r_[tree_of, -1], np.r_[leaf_of, -1], np.r_[cell_of, -3]
-    if soft_blocks:
-        soft, target, variance, *_ = _stack(soft_blocks, N)
-    else:
-        soft, target, variance = sp.csr_matrix((0, N)), np.zeros(0), np.zeros(0)
-    return MembershipRows(
-        A, lo, hi, tree_of, leaf_of, cell_of, soft, target, variance, positive, min_drawn, modes, n, complete, described,
-    )
+    target, variance = np.r_[target, np.nan], np.r_[variance, 0.0]
+    return MembershipRows(A, lo, hi, tree_of, leaf_of, cell_of, target, variance, positive, min_drawn, modes, n, complete, described)
 
 
 # -- cells -----------------------------------------------------------------------------------------
@@ -211,6 +204,7 @@ class _Block:
     lo: np.ndarray
     hi: np.ndarray
     cell_code: list[tuple[int, int]]
+    soft: tuple[np.ndarray, np.ndarray] | None
 
 
 def _cells(tree: Tree, codes: np.ndarray | None) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray], list[tuple[int, int]], str] | None:
@@ -295,9 +289,10 @@ def _min_drawn(model: Tree | Forest, bagged: list[int]) -> int:
     return int(drawn.min()) if drawn.size else 0
 
 
-def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The blocks' used cells as one sparse matrix (each candidate in one cell per block) and their bounds."""
-    mats, los, his, trees, leaves, cells = [], [], [], [], [], []
+def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The blocks' used cells as one sparse matrix (each candidate in one cell per block), their
+    bounds, what each is, and the soft targets and variances."""
+    mats, los, his, trees, leaves, cells, targets, variances = [], [], [], [], [], [], [], []
     for b in blocks:
         used = np.flatnonzero(b.used)
         renumber = np.full(len(b.used), -1, dtype=np.intp)
@@ -310,4 +305,9 @@ def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.
         code = np.asarray(b.cell_code, dtype=np.int64).reshape(-1, 2)[used]
         leaves.append(code[:, 0])
         cells.append(code[:, 1])
-    return sp.vstack(mats, format="csr"), np.concatenate(los), np.concatenate(his), np.concatenate(trees), np.concatenate(leaves), np.concatenate(cells)
+        targets.append(np.full(len(used), np.nan) if b.soft is None else b.soft[0][used])
+        variances.append(np.zeros(len(used)) if b.soft is None else b.soft[1][used])
+    return (
+        sp.vstack(mats, format="csr"), np.concatenate(los), np.concatenate(his), np.concatenate(trees), np.concatenate(leaves),
+        np.concatenate(cells), np.concatenate(targets), np.concatenate(variances),
+    )
