@@ -277,7 +277,7 @@ SUBLAYERS: dict[str, list[tuple[str, set[str]]]] = {
     "exact": [
         ("counts", {"problem", "bounds", "options", "build"}),
         ("methods", {"classes", "network", "milp", "local", "moves", "search"}),
-        ("entry points", {"solve", "reconstruct"}),
+        ("entry points", {"solve", "reconstruct", "membership"}),
     ],
 }
 

@@ -28,6 +28,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.membership import MembershipResult
 from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
@@ -72,6 +73,7 @@ class Audit:
     weights: np.ndarray | None = None
     dropped_rows: int = 0
     reference: AttackResult | None = None
+    membership: MembershipResult | None = None
 
     @property
     def results(self) -> list[AttackResult]:
@@ -87,6 +89,8 @@ class Audit:
         """The summary ``ppdm audit`` prints, line by line (``top`` riskiest groups)."""
         from ppdm.report.summary import audit_lines
 
+        if self.membership is not None:
+            return self.membership.lines() + (audit_lines(self.estimate, self.proved, top) if self.results else [])
         return audit_lines(self.estimate, self.proved, top)
 
     def __str__(self) -> str:
@@ -94,6 +98,8 @@ class Audit:
 
     def summary(self) -> dict[str, Any]:
         """The main result's summary (:meth:`AttackResult.summary`), with the exact audit's under ``"exact"``."""
+        if self.membership is not None and not self.results:
+            return self.membership.summary()
         out = self.main.summary()
         if self.estimate is not None and self.proved is not None:
             out["exact"] = self.proved.summary()
@@ -105,8 +111,11 @@ class Audit:
         posterior over the sensitive values, best guess and confidence, whether the estimate is
         certain (and, with the truth known, right), and with ``exact=True`` what is proved.
 
-        On a counted (Dask) table the rows are the distinct combinations, ``records`` each.
+        On a counted (Dask) table the rows are the distinct combinations, ``records`` each. A
+        membership audit: one row per candidate (:meth:`MembershipResult.people`).
         """
+        if self.membership is not None and not self.results:
+            return self.membership.people()
         main = self.main
         groups = main.groups
         g = groups.group_of_record
@@ -143,7 +152,10 @@ class Audit:
         """One row per (tree, leaf) of the model (a tree is tree 0): what the leaf publishes
         (its label and training size) and, routing every audited record by its true values, how
         many records land there and how many of them the estimate holds certain or exposes
-        (certain and right), and the exact audit proves."""
+        (certain and right), and the exact audit proves. A membership audit: its riskiest cells
+        (:meth:`MembershipResult.leaves`)."""
+        if self.membership is not None and not self.results:
+            return self.membership.leaves()
         trees = self.model.trees
         people = self.people()
         weights = people["records"].to_numpy(float) if "records" in people else np.ones(len(people))
@@ -153,7 +165,9 @@ class Audit:
     # -- output ----------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """What ``ppdm audit --out`` writes: the estimate's JSON with the exact audit's under ``"exact"``
-        (or the exact audit's alone)."""
+        (or the exact audit's alone); a membership audit's under ``"membership"`` and ``"candidates"``."""
+        if self.membership is not None and not self.results:
+            return self.membership.to_dict()
         if self.estimate is None:
             assert self.proved is not None
             return self.proved.to_dict()
@@ -179,20 +193,27 @@ class Audit:
         return the report's data (:func:`ppdm.report.build_report`)."""
         from ppdm.report import build_report, write_report
 
+        if self.membership is not None and not self.results:
+            raise PpdmError("the report has no membership section yet: save the membership audit as JSON (save) instead")
         report = build_report(self.results, self.model, self.threat, frontier, title=title)
         write_report(report, path, json, pdf)
         return report
 
     def __repr__(self) -> str:
+        if self.membership is not None and not self.results:
+            return f"<Audit of membership over {self.membership.n_candidates:,} candidates>"
         parts = [p for p, r in (("estimate", self.estimate), ("exact", self.proved)) if r is not None]
         return f"<Audit of {self.main.sensitive!r} over {self.main.groups.n_records:,} records: {' + '.join(parts)}>"
 
 
 def audit(
     model: Model | str | Path | Any,
-    data: pd.DataFrame | str | Path | Any,
+    data: pd.DataFrame | str | Path | Any = None,
     threat: ThreatModel | dict[str, Any] | str | Path | None = None,
     *,
+    membership: pd.DataFrame | str | Path | None = None,
+    member_column: str | None = "member",
+    class_known: bool | None = None,
     exact: bool = False,
     estimate: bool = True,
     missing: Missing = "error",
@@ -255,7 +276,20 @@ def audit(
     adds beyond it). ``holdout``: people who were not in the training set, with their sensitive
     values: the estimate's guess rule applied to them, ``details["control"]`` (members' and
     non-members' accuracy and the membership share of the risk).
+
+    ``membership``: a population of candidates (a DataFrame or CSV path; members and non-members,
+    each with every model input and, with ``class_known`` (default: when the column is there), the
+    class): the membership audit (:func:`ppdm.attacks.membership.membership_attack`: per candidate
+    P(member), proved members and non-members) replaces the audit of the sensitive value, in
+    ``Audit.membership``; ``data`` is then not needed. ``member_column``: the population's boolean
+    column holding the truth (used when present; left out of what the attacker knows), for AUC and
+    TPR at 0.1 % and 1 % FPR. ``exact_time_limit`` bounds the membership proof after propagation
+    (default 30 s), ``time_limit`` its estimate (default 60 s).
     """
+    if membership is not None:
+        return _membership_audit(model, data, membership, member_column, class_known, class_attribute, exact_time_limit, time_limit)
+    if data is None:
+        raise PpdmError("data is needed: the training table (or membership=, a population of candidates)")
     if not estimate and not exact:
         raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
     if exact_time_limit is not None and not exact:
@@ -312,6 +346,30 @@ def audit(
         if r is not None and subset is not None:
             r.details["trees_audited"] = subset
     return Audit(published, resolved, result, proved, counted, weights, dropped, baseline)
+
+
+def _membership_audit(
+    model: Any, data: Any, population: Any, member_column: str | None, class_known: bool | None, class_attribute: str | None,
+    proof_seconds: float | None, estimate_seconds: float | None,
+) -> Audit:
+    """The membership audit of ``population`` (see :func:`audit`)."""
+    from dataclasses import replace
+
+    from ppdm.attacks.membership import MembershipOptions, membership_attack
+
+    if data is not None:
+        raise PpdmError("membership= audits a population of candidates: leave data out (the truth is the population's member column)")
+    table = _as_table(population)
+    truth = member_column if member_column is not None and member_column in table.columns else None
+    candidates = table.drop(columns=[truth]) if truth is not None else table
+    published = _as_model(model, candidates, class_attribute)
+    options = MembershipOptions()
+    if proof_seconds is not None:
+        options = replace(options, proof=replace(options.proof, time_limit=float(proof_seconds)))
+    if estimate_seconds is not None:
+        options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
+    result = membership_attack(published, table, class_known=class_known, truth=truth, options=options)
+    return Audit(published, ThreatModel(), None, None, table, membership=result)
 
 
 # -- inputs --------------------------------------------------------------------------------------

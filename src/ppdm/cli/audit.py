@@ -204,6 +204,22 @@ def _train_for_audit(
     "--trees",
     help="Audit only these trees of a forest (0:10 = trees 0 to 9, or 0,3,7): a lower bound on what the whole forest discloses.",
 )
+@click.option(
+    "--membership",
+    is_flag=True,
+    help="Audit membership instead: which candidates of --population were training records of --model (P(member), proved members and non-members; docs/membership.md).",
+)
+@click.option(
+    "--population",
+    type=click.Path(path_type=Path),
+    help="With --membership: CSV of candidates, members and non-members, each with every model input (and the class, when known).",
+)
+@click.option(
+    "--member-column",
+    default="member",
+    show_default=True,
+    help="With --membership: the population's true/false column saying who was a training record (used when present, to measure the audit).",
+)
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option(
     "--out",
@@ -252,6 +268,9 @@ def audit_command(
     outputs_known: str | None,
     holdout: Path | None,
     trees: str | None,
+    membership: bool,
+    population: Path | None,
+    member_column: str,
     top: int,
     out: Path | None,
     report_out: Path | None,
@@ -260,6 +279,9 @@ def audit_command(
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     command_options(class_attribute="--class", sample="--sample")
     check_outputs(out)
+    if membership or population is not None:
+        _membership_command(membership, population, model_file or tree_file, dataset, data, report_out, member_column, class_attribute, exact_time_limit, time_limit, quiet, out)
+        return
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
     if exact and backend == "dask":
@@ -340,6 +362,35 @@ def audit_command(
             console.print(f"wrote {out}")
     if report_out is not None:
         write_html_report(result.results, tree, threat, report_out, quiet=quiet)
+
+
+def _membership_command(
+    membership: bool, population: Path | None, model_file: Path | None, dataset: str | None, data: Path | None, report_out: Path | None,
+    member_column: str, class_attribute: str | None, exact_time_limit: float | None, time_limit: float | None, quiet: bool, out: Path | None,
+) -> None:
+    """``ppdm audit --membership --model M --population P.csv``: the library's membership audit, printed."""
+    if not membership:
+        raise PpdmError("--population is the candidates of a membership audit: add --membership")
+    if population is None or model_file is None:
+        raise PpdmError("--membership needs --model MODEL and --population CANDIDATES.csv")
+    if dataset is not None or data is not None:
+        raise PpdmError("--membership audits --population against --model: leave out --dataset and --data")
+    if report_out is not None:
+        raise PpdmError("--report has no membership section yet: write the audit with --out")
+    from ppdm.api import audit
+
+    with status("auditing membership", quiet):
+        result = audit(
+            model_file, membership=population, member_column=member_column, class_attribute=class_attribute,
+            exact_time_limit=exact_time_limit, time_limit=time_limit,
+        )
+    if not quiet:
+        for line in result.lines():
+            console.print(line, highlight=False, markup=False)
+    if out is not None:
+        result.save(out)
+        if not quiet:
+            console.print(f"wrote {out}")
 
 
 def _model_and_table(

@@ -1,0 +1,192 @@
+"""Membership disclosure (issue 27): ppdm's membership audit beside SACRO-ML's black-box attacks on
+the same model and split.
+
+Run: ``PYTHONPATH=src python benchmarks/bench_membership.py [--datasets adult nursery bank]
+[--models tree tree8 rf100 rf100-nb xgb100] [--peer-python PATH] [--shadows 16] [--forest-shadows 8]``.
+
+Populations: Adult (the 30,162 training-file rows are the members, the 15,060 test-file rows the
+non-members: 45,222 candidates), Nursery (12,960 rows, a random half members, seed 0), Bank
+Personal Loan (5,000 rows from ``../shared/datasets/bank_loan``, a random half members). Inputs:
+every column but the class (Adult: without fnlwgt and education, a recoding of education-num;
+Bank: without ID), one-hot encoded for the libraries. Models fitted on the members: ``tree`` a
+depth-unlimited ``DecisionTreeClassifier``, ``tree8`` depth 8, ``rf100`` a 100-tree
+``RandomForestClassifier`` (bootstrap), ``rf100-nb`` the same without bootstrap, ``xgb100`` XGBoost
+100 rounds (depth 6); every ``random_state=0``.
+
+ppdm: :func:`ppdm.attacks.membership.membership_attack` (the attacker knows every candidate's
+inputs and class; the population holds every member), default options (proof budget 30 s after
+propagation, estimate 60 s), time from the imported model to the result. Peer (subprocess, in an
+interpreter with ``sacroml``, ``--peer-python``; the ``peers`` extra): SACRO-ML 2's offline LiRA
+with ``--shadows`` shadow models (``--forest-shadows`` for the forests and XGBoost: each shadow is
+a whole refit) and its worst-case attack (5 repetitions, attack model trained on part of the
+truth: a stronger attacker than a real one), on the same model refitted from the same parameters
+(checked: the same probabilities). Both are scored by the same function (Carlini et al. 2022:
+AUC, TPR at 1 % and 0.1 % FPR; thresholds only, no interpolation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+DATASETS = ("adult", "nursery", "bank")
+MODELS = ("tree", "tree8", "rf100", "rf100-nb", "xgb100")
+BANK = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
+
+
+def population(name: str) -> tuple[pd.DataFrame, list[str], str, np.ndarray]:
+    """The candidates (inputs and class), the inputs, the class column and who is a member."""
+    from ppdm.data.datasets import load_adult, load_bank_loan, load_nursery
+
+    if name == "adult":
+        train, _ = load_adult("train")
+        test, _ = load_adult("test")
+        frame = pd.concat([train, test], ignore_index=True)
+        member = np.r_[np.ones(len(train), bool), np.zeros(len(test), bool)]
+        inputs = [c for c in frame.columns if c not in ("fnlwgt", "education", "income")]
+        return frame[[*inputs, "income"]], inputs, "income", member
+    if name == "nursery":
+        frame, roles = load_nursery()
+        klass = roles.class_attribute
+    else:
+        frame, roles = load_bank_loan(BANK)
+        frame = frame.drop(columns=["ID"])
+        klass = "Personal Loan"
+    member = np.random.default_rng(0).random(len(frame)) < 0.5
+    inputs = [c for c in frame.columns if c != klass]
+    return frame[[*inputs, klass]].reset_index(drop=True), inputs, klass, member
+
+
+def spec(model: str) -> dict:
+    if model == "xgb100":
+        return {"kind": "xgboost", "params": {"n_estimators": 100, "max_depth": 6, "n_jobs": 2, "random_state": 0}}
+    if model.startswith("tree"):
+        return {"kind": "tree", "params": {"max_depth": 8 if model == "tree8" else None, "random_state": 0}}
+    return {"kind": "forest", "params": {"n_estimators": 100, "bootstrap": model == "rf100", "random_state": 0, "n_jobs": 2}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=DATASETS)
+    parser.add_argument("--models", nargs="+", default=list(MODELS), choices=MODELS)
+    parser.add_argument("--peer-python", default=os.environ.get("PPDM_PEER_PYTHON", sys.executable))
+    parser.add_argument("--shadows", type=int, default=16)
+    parser.add_argument("--forest-shadows", type=int, default=8)
+    parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--json", help="also write the rows as JSON here")
+    args = parser.parse_args()
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} on {os.cpu_count()} cores", flush=True)
+    rows = []
+    for name in args.datasets:
+        frame, inputs, klass, member = population(name)
+        D = pd.get_dummies(frame[inputs]).astype(float)
+        codes = frame[klass].astype("category").cat.codes.to_numpy()
+        for model in args.models:
+            row = run_case(name, model, frame, inputs, klass, member, D, codes, args)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    print()
+    print(table(rows))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:  # type: ignore[no-untyped-def]
+    from ppdm.attacks.membership import membership_attack
+    from ppdm.metrics.membership import membership_metrics
+    from ppdm.tree import forest_from_sklearn, forest_from_xgboost, tree_from_sklearn
+
+    s = spec(model)
+    y = frame[klass].astype("category")
+    labels = y.astype(str).to_numpy().astype(str)  # scikit-learn is fitted on the class values, XGBoost on their codes
+    target = codes if s["kind"] == "xgboost" else labels
+    X_members = frame.loc[member, inputs].reset_index(drop=True)
+    y_members = y[member].reset_index(drop=True)
+    start = time.perf_counter()
+    if s["kind"] == "xgboost":
+        import xgboost
+
+        est = xgboost.XGBClassifier(**s["params"]).fit(D[member], codes[member])
+        published = forest_from_xgboost(est, X_members, y=y_members)
+    elif s["kind"] == "tree":
+        from sklearn.tree import DecisionTreeClassifier
+
+        est = DecisionTreeClassifier(**s["params"]).fit(D[member], labels[member])
+        published = tree_from_sklearn(est, X_members, y=y_members)
+    else:
+        from sklearn.ensemble import RandomForestClassifier
+
+        est = RandomForestClassifier(**s["params"]).fit(D[member], labels[member])
+        published = forest_from_sklearn(est, X_members, y=y_members)
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    result = membership_attack(published, frame, truth=member)
+    seconds = time.perf_counter() - start
+    summary = result.summary()
+    row = {
+        "dataset": name, "model": model, "candidates": len(frame), "members": int(member.sum()), "fit_s": round(fit_seconds, 1),
+        "ppdm_auc": summary["auc"], "ppdm_tpr@1%": summary["tpr@1%"], "ppdm_tpr@0.1%": summary["tpr@0.1%"],
+        "proved_members": summary["proved_members"], "proved_non_members": summary["proved_non_members"],
+        "wrong_proofs": summary["wrong_proved_members"] + summary["wrong_proved_non_members"], "ppdm_s": round(seconds, 1),
+        "trees_used": summary["trees_used"], "proof_settled": summary["proof_settled"],
+    }
+    if args.no_peer:
+        return row
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        D_members, D_others = D[member].to_numpy(), D[~member].to_numpy()
+        np.save(root / "X_train.npy", D_members)
+        np.save(root / "y_train.npy", target[member])
+        np.save(root / "X_test.npy", D_others)
+        np.save(root / "y_test.npy", target[~member])
+        np.save(root / "proba_test.npy", est.predict_proba(D[~member]))
+        shadows = args.shadows if s["kind"] == "tree" else args.forest_shadows
+        (root / "spec.json").write_text(json.dumps({**s, "name": name, "shadows": shadows}))
+        start = time.perf_counter()
+        done = subprocess.run(
+            [args.peer_python, str(Path(__file__).with_name("peer_sacroml.py")), tmp], capture_output=True, text=True, check=False,
+        )
+        row["peer_s"] = round(time.perf_counter() - start, 1)
+        if done.returncode != 0 or not (root / "peer.json").exists():
+            row["peer"] = f"SACRO-ML did not run: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}"
+            return row
+        peer = json.loads((root / "peer.json").read_text())
+        row["peer_refit_difference"] = peer["refit_max_difference"]
+        row["lira_shadows"] = shadows
+        if (root / "lira.npy").exists():
+            truth = np.r_[np.ones(len(D_members), bool), np.zeros(len(D_others), bool)]
+            lira = membership_metrics(truth, np.load(root / "lira.npy"))
+            row.update({"lira_auc": lira["auc"], "lira_tpr@1%": lira["tpr@1%"], "lira_tpr@0.1%": lira["tpr@0.1%"], "lira_s": round(peer["lira_seconds"], 1)})
+        worst = peer["worst"]
+        row.update({
+            "worst_auc": float(np.mean([w["auc"] for w in worst])), "worst_tpr@1%": float(np.mean([w["tpr@1%"] for w in worst])),
+            "worst_s": round(peer["worst_seconds"], 1),
+        })
+    return row
+
+
+def table(rows: list[dict]) -> str:
+    head = "| dataset | model | ppdm AUC | ppdm TPR@1% | ppdm TPR@0.1% | proved members (wrong) | proved non-members | ppdm s | LiRA AUC | LiRA TPR@1% | worst-case AUC | worst-case TPR@1% | peer s |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        def f(key: str) -> str:
+            v = r.get(key)
+            return "–" if v is None else f"{v:.3f}"
+        lines.append(
+            f"| {r['dataset']} | {r['model']} | {f('ppdm_auc')} | {f('ppdm_tpr@1%')} | {f('ppdm_tpr@0.1%')} | {r['proved_members']:,} ({r['wrong_proofs']}) | "
+            f"{r['proved_non_members']:,} | {r['ppdm_s']} | {f('lira_auc')} | {f('lira_tpr@1%')} | {f('worst_auc')} | {f('worst_tpr@1%')} | {r.get('peer_s', '–')} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

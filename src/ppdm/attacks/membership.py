@@ -1,0 +1,287 @@
+"""Membership disclosure: who was in the training set, estimated and proved (issue 27).
+
+**Threat model.** The attacker holds the published model and a *population* of candidates, some
+of them training records (members), the rest not; of each candidate they know the whole record
+the model reads: every input the model splits on and, by default, the class (``class_known``;
+with ``class_known=False`` the inputs only, the class unknown). Knowing some inputs with the rest
+unknown is refused (a candidate's leaf would be a set of leaves; not supported yet). By default
+the population holds every training record (``complete=True``: the published counts are then
+equalities over it); ``complete=False`` reads them as upper bounds only. The published training
+size ``n`` is known.
+
+**Rows.** Each published count bounds the membership bits of the candidates reaching its leaf
+(:mod:`ppdm.maxent.constraints.membership_rows`): exactly for trees that hold every training row
+once (a single tree, a forest without bootstrap, boosting rounds fitted on every row), by bounds
+and a soft row for bagged trees (bootstrap multiplicities redrawn from each tree's seed, matched to
+no candidate: which member holds which draw is unknown). Boosted models give rows from the rounds
+that publish counts the candidates can be tied to: the first round's class counts (XGBoost,
+scikit-learn; derived from its cover and leaf values, :mod:`ppdm.tree.boosting`), and every
+round's leaf sample counts where the library stores them (LightGBM without bagging). Rounds whose
+nodes hold only covers and leaf values are not used (their hessians depend on earlier rounds).
+
+**Estimate and proof.** The proof (:mod:`ppdm.exact.membership`) settles proved members and
+non-members over all trees jointly; the estimate (:mod:`ppdm.maxent.solvers.bernoulli`) is the
+maximum-entropy belief over the remaining bits, each candidate's P(member). With the truth known
+(a boolean column or array), the result measures the score as Carlini et al. 2022 do (AUC, TPR
+at 0.1 % and 1 % FPR, :mod:`ppdm.metrics.membership`), checks that no proof is wrong, and states
+the baseline: the member share of the population (the prior; a model-free attacker's AUC is 0.5).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.errors import DataError, PpdmError
+from ppdm.exact.membership import MembershipProof, ProofOptions, prove_membership
+from ppdm.maxent.constraints.membership_rows import MembershipRows, membership_rows
+from ppdm.maxent.solvers.bernoulli import BernoulliOptions, BernoulliSolution, solve_bernoulli
+from ppdm.metrics.membership import FPRS, membership_metrics
+from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree
+
+__all__ = ["MembershipOptions", "MembershipResult", "membership_attack"]
+
+STATES = {1: "member", 0: "non-member", -1: "undecided"}
+
+#: The spellings of a membership flag in a truth column (``True == 1`` and ``False == 0`` as keys).
+FLAGS: dict[Any, bool] = {True: True, False: False, "true": True, "false": False, "True": True, "False": False, "1": True, "0": False, "yes": True, "no": False}
+
+
+@dataclass(frozen=True)
+class MembershipOptions:
+    """The proof's and the estimate's settings (:class:`ProofOptions`, :class:`BernoulliOptions`);
+    ``estimate=False`` keeps the proof alone (P(member) is then the prior for undecided candidates)."""
+
+    proof: ProofOptions = ProofOptions()
+    solver: BernoulliOptions = BernoulliOptions()
+    estimate: bool = True
+
+
+@dataclass
+class MembershipResult:
+    """Per candidate P(member) (``probability``; 1/0 for proved members/non-members) and ``state``
+    (1 proved member, 0 proved non-member, -1 undecided), the candidates' row ids, the truth when
+    known, the rows read, and ``details`` (the threat model, trees used, times, the metrics)."""
+
+    probability: np.ndarray
+    state: np.ndarray
+    row_ids: np.ndarray
+    truth: np.ndarray | None
+    rows: MembershipRows
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_candidates(self) -> int:
+        return len(self.probability)
+
+    def people(self) -> pd.DataFrame:
+        """One row per candidate: its row id, P(member), what is proved, and the truth when known."""
+        out = pd.DataFrame({"row": self.row_ids, "P(member)": self.probability, "proved": [STATES[int(s)] for s in self.state]})
+        if self.truth is not None:
+            out["member"] = self.truth
+        return out
+
+    def leaves(self, top: int = 10) -> pd.DataFrame:
+        """The riskiest published cells: those proving the most members (then the most candidates
+        reaching them with the highest mean P(member)); tree, leaf, class code (-1: the whole leaf),
+        the count's bounds, candidates reaching it, proved members and the mean P(member)."""
+        A = self.rows.A
+        keep = self.rows.cell != -3
+        reach = np.asarray(A.sum(axis=1)).ravel()
+        proved = A @ (self.state == 1).astype(float)
+        mean = (A @ self.probability) / np.maximum(reach, 1)
+        frame = pd.DataFrame({
+            "tree": self.rows.tree, "leaf": self.rows.leaf, "class": self.rows.cell, "count_min": self.rows.lo,
+            "count_max": self.rows.hi, "candidates": reach, "proved_members": proved.astype(int), "mean_P(member)": mean,
+        })[keep]
+        return frame.sort_values(["proved_members", "mean_P(member)"], ascending=False).head(top).reset_index(drop=True)
+
+    def summary(self) -> dict[str, Any]:
+        """Counts of what is proved, the baseline and, with the truth, the metrics and wrong proofs."""
+        out: dict[str, Any] = {
+            "candidates": self.n_candidates,
+            "published_members": self.rows.n_members,
+            "proved_members": int((self.state == 1).sum()),
+            "proved_non_members": int((self.state == 0).sum()),
+            "undecided": int((self.state < 0).sum()),
+            "baseline_member_share": self.rows.n_members / max(self.n_candidates, 1),
+        }
+        if self.truth is not None:
+            out.update(membership_metrics(self.truth, self.probability))
+            out["baseline_member_share"] = float(self.truth.mean())
+            out["wrong_proved_members"] = int(((self.state == 1) & ~self.truth).sum())
+            out["wrong_proved_non_members"] = int(((self.state == 0) & self.truth).sum())
+        out.update({k: v for k, v in self.details.items() if k in ("threat", "trees_used", "note", "seconds", "proof_settled", "max_violation")})
+        return out
+
+    def lines(self) -> list[str]:
+        """What ``ppdm audit --membership`` prints."""
+        s = self.summary()
+        lines = [
+            f"membership audit of {s['candidates']:,} candidates ({s['published_members']:,} training records published); {s['threat']}",
+            f"trees read: {s['trees_used']}",
+            f"proved members: {s['proved_members']:,}; proved non-members: {s['proved_non_members']:,}; undecided: {s['undecided']:,}"
+            + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)"),
+            f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
+        ]
+        if "auc" in s:
+            rates = ", ".join(f"TPR at {f:.1%} FPR {s[_key(f)]:.3f}" for f in FPRS).replace(".0%", "%")
+            lines.append(f"against the truth: AUC {s['auc']:.3f}, {rates}")
+            lines.append(f"wrong proofs: {s['wrong_proved_members']} members, {s['wrong_proved_non_members']} non-members")
+        if s.get("note"):
+            lines.append(f"note: {s['note']}")
+        lines.append(f"time: {s['seconds']:.1f} s")
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary and the per-candidate columns, as JSON-ready values."""
+        people = self.people()
+        return {
+            "membership": {k: (None if isinstance(v, float) and v != v else v) for k, v in self.summary().items()},
+            "candidates": {c: people[c].tolist() for c in people.columns},
+        }
+
+
+def _key(f: float) -> str:
+    return f"tpr@{f:.1%}".replace(".0%", "%")
+
+
+def membership_attack(
+    model: Tree | Forest,
+    population: pd.DataFrame,
+    *,
+    class_known: bool | None = None,
+    truth: str | np.ndarray | pd.Series | None = None,
+    complete: bool = True,
+    options: MembershipOptions | None = None,
+) -> MembershipResult:
+    """Which of ``population``'s candidates were training records of ``model`` (see the module docstring).
+
+    ``class_known``: the attacker knows each candidate's class (default: when the population has
+    the class column). ``truth``: the name of a boolean column of ``population`` (left out of the
+    attacker's knowledge) or a boolean array, one per candidate. ``complete``: the population holds
+    every training record.
+    """
+    options = options or MembershipOptions()
+    start = time.perf_counter()
+    known = _checked_population(model, population, class_known)
+    truth_bits = _truth(population, truth)
+    rows = membership_rows(model, population, known, complete)
+    if truth_bits is not None:
+        broken = rows.truth_violations(truth_bits)
+        if broken.size:
+            r = int(broken[0])
+            where = "the training size" if rows.cell[r] == -3 else f"tree {rows.tree[r]} leaf {rows.leaf[r]}"
+            raise DataError(
+                f"the truth breaks {broken.size:,} published count(s), first {where}: the members marked are not the model's training records"
+            )
+    proof = prove_membership(rows, options.proof)
+    solution = _estimate(rows, proof, options)
+    details = _details(model, rows, proof, solution, known, complete, time.perf_counter() - start)
+    row_ids = population.index.to_numpy()
+    return MembershipResult(solution.p, proof.state, row_ids, truth_bits, rows, details)
+
+
+def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipOptions) -> BernoulliSolution:
+    if not options.estimate:
+        prior = rows.n_members / max(rows.n_candidates, 1)
+        p = np.where(proof.state >= 0, proof.state, prior).astype(float)
+        return BernoulliSolution(p, float("nan"), 0, False, 0.0)
+    return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, options.solver)
+
+
+def _checked_population(model: Tree | Forest, population: pd.DataFrame, class_known: bool | None) -> bool:
+    """Whether the class is known; refuses a population lacking an input or holding a missing value."""
+    if not isinstance(population, pd.DataFrame):
+        raise DataError(f"the population must be a DataFrame of candidates, got {type(population).__name__}")
+    if len(population) == 0:
+        raise DataError("the population holds no candidate")
+    klass = model.class_attribute
+    if class_known is None:
+        class_known = klass in population.columns
+    lacking = [c for c in model.split_attributes if c not in population.columns]
+    if lacking:
+        raise DataError(
+            f"the population lacks column {lacking[0]!r}, which the model splits on: the membership audit needs every model input "
+            "of each candidate (known columns with the rest unknown are not supported)"
+        )
+    needed = [*model.split_attributes, *([klass] if class_known else [])]
+    for column in needed:
+        missing = population[column].isna().to_numpy()
+        if missing.any():
+            at = int(np.argmax(missing))
+            raise DataError(f"column {column!r}, row {population.index[at]!r}: missing value (the membership audit needs every candidate's whole record)")
+    return bool(class_known)
+
+
+def _truth(population: pd.DataFrame, truth: str | np.ndarray | pd.Series | None) -> np.ndarray | None:
+    if truth is None:
+        return None
+    if isinstance(truth, str):
+        if truth not in population.columns:
+            raise DataError(f"the population has no truth column {truth!r}")
+        values = population[truth]
+        name = f"column {truth!r}"
+    else:
+        values = pd.Series(np.asarray(truth))
+        name = "the truth"
+    if len(values) != len(population):
+        raise DataError(f"{name} holds {len(values):,} values for {len(population):,} candidates")
+    if values.dtype == bool:
+        return values.to_numpy(bool)
+    mapped = values.map(FLAGS)
+    bad = mapped.isna().to_numpy()
+    if bad.any():
+        at = int(np.argmax(bad))
+        raise DataError(f"{name}, row {population.index[at]!r}: {values.iloc[at]!r} is not a membership flag (true/false, 1/0)")
+    return mapped.to_numpy(bool)
+
+
+def _details(
+    model: Tree | Forest, rows: MembershipRows, proof: MembershipProof, solution: BernoulliSolution, class_known: bool, complete: bool, seconds: float,
+) -> dict[str, Any]:
+    knows = "every model input and the class" if class_known else "every model input, not the class"
+    whole = "holding every training record" if complete else "holding some of the training records (counts read as upper bounds)"
+    modes = rows.modes
+    used = len(rows.cells_per_tree)
+    kinds = sorted({m for t, m in enumerate(modes) if t in rows.cells_per_tree})
+    words = f"{used} of {len(modes)} tree(s) ({', '.join(kinds)})"
+    if isinstance(model, Forest) and model.combine == "additive":
+        words += f"; boosting rounds used: {', '.join(map(str, sorted(rows.cells_per_tree))) if used <= 10 else f'{used} rounds'}"
+    details: dict[str, Any] = {
+        "threat": f"the attacker knows {knows} of each candidate, a population {whole}",
+        "trees_used": words,
+        "seconds": seconds,
+        "proof_seconds": proof.seconds,
+        "proved_by_propagation": proof.by_propagation,
+        "proved_by_relaxation": proof.by_lp,
+        "proof_settled": proof.settled,
+        "estimate_seconds": solution.seconds,
+        "estimate_iterations": solution.iterations,
+        "max_violation": solution.max_violation,
+    }
+    notes = []
+    if solution.timed_out:
+        notes.append("the estimate stopped at its time limit")
+    if "bootstrap" in kinds:
+        notes.append(f"bagged trees: every member was drawn by at least {rows.min_drawn} of them; their counts bound, and softly inform, who reaches each leaf")
+    if notes:
+        details["note"] = "; ".join(notes)
+    return details
+
+
+def check_membership_options(options: Any) -> MembershipOptions:
+    """``options`` as :class:`MembershipOptions` (``None``: the defaults)."""
+    if options is None:
+        return MembershipOptions()
+    if not isinstance(options, MembershipOptions):
+        raise PpdmError(f"membership options must be MembershipOptions, got {type(options).__name__}")
+    return options

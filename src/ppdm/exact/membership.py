@@ -1,0 +1,244 @@
+"""Proved members and non-members: the membership bits every consistent training set agrees on.
+
+A candidate is a *proved member* when every training set consistent with the published counts
+(every 0/1 vector ``b`` with ``lo ≤ A b ≤ hi``, :mod:`ppdm.maxent.constraints.membership_rows`)
+holds it, a *proved non-member* when none does; the rest are undecided. Three steps, each sound:
+
+1. **Propagation** over the rows (0/1 coefficients, whole bounds), to a fixed point: a row whose
+   upper bound its proved members already reach proves its other candidates non-members (a leaf of
+   count 0 proves everyone reaching it a non-member); a row that needs all its undecided candidates
+   to reach its lower bound proves them members (a leaf whose count equals the candidates reaching
+   it proves each a member). A candidate a bagged tree's draws rule out (its cells are empty in
+   too many bagged trees, see ``positive_trees``) is a non-member first.
+2. **The relaxation's pinned candidates** (:func:`_lp_backbone`): those the linear relaxation of
+   the rows fixes, proved at once by one integer programme that finds no consistent training set
+   flipping any of them.
+3. **The backbone search** (integer programming, HiGHS through :func:`scipy.optimize.milp`), over
+   all trees jointly: from one consistent ``b``, ask for another that flips at least one of the
+   candidates seen with one value only; every answer marks the candidates it flips as undecided,
+   and "infeasible" proves every one still seen with one value. Within a time budget: what is left
+   when it runs out stays undecided, never proved.
+
+The truth (the real training set) is one consistent ``b``: a proof is never wrong when the
+population is as declared (complete or not).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
+
+from ppdm.errors import InfeasibleError
+from ppdm.maxent.constraints.membership_rows import MembershipRows
+
+__all__ = ["MembershipProof", "ProofOptions", "prove_membership", "propagate"]
+
+#: Bounds and products are whole numbers: a value within this of one is that number.
+WHOLE = 1e-6
+
+
+@dataclass(frozen=True)
+class ProofOptions:
+    """Settings of :func:`prove_membership`: the time budget after propagation (seconds; 0:
+    propagation alone), one programme's limit within it, and whether to run the full backbone
+    search after the linear programme's verified claims (``search``)."""
+
+    time_limit: float = 30.0
+    solve_limit: float = 30.0
+    search: bool = True
+
+
+@dataclass
+class MembershipProof:
+    """``state[i]``: 1 proved member, 0 proved non-member, -1 undecided; ``by_propagation``: how
+    many were proved by step 1, ``by_lp`` by the linear programme's claims verified; ``settled``: whether the search finished (every undecided
+    candidate is then truly undecided: both values occur in consistent training sets);
+    ``seconds``."""
+
+    state: np.ndarray
+    by_propagation: int
+    by_lp: int
+    settled: bool
+    seconds: float
+
+
+def prove_membership(rows: MembershipRows, options: ProofOptions | None = None) -> MembershipProof:
+    """Prove who is and who is not a member (see the module docstring)."""
+    options = options or ProofOptions()
+    start = time.perf_counter()
+    state = np.full(rows.n_candidates, -1, dtype=np.int8)
+    if rows.min_drawn > 0:
+        state[rows.positive_trees < rows.min_drawn] = 0  # drawn by too few bagged trees to be a member
+    state = propagate(rows.A, rows.lo, rows.hi, state)
+    by_propagation = int((state >= 0).sum())
+    settled = not (state < 0).any()
+    deadline = start + options.time_limit
+    if not settled and options.time_limit > 0:
+        state = _lp_backbone(rows, state, deadline, options.solve_limit)
+        settled = not (state < 0).any()
+    by_lp = int((state >= 0).sum()) - by_propagation
+    if not settled and options.time_limit > 0 and options.search:
+        state, settled = _backbone(rows, state, deadline, options.solve_limit)
+    return MembershipProof(state, by_propagation, by_lp, settled, time.perf_counter() - start)
+
+
+def propagate(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, state: np.ndarray) -> np.ndarray:
+    """Step 1 to a fixed point (a copy of ``state`` with what the rows force). Raises
+    :class:`InfeasibleError` naming the first row no 0/1 vector meets."""
+    state = state.copy()
+    AT = A.T.tocsr()
+    while True:
+        ones = A @ (state == 1).astype(float)
+        free = A @ (state < 0).astype(float)
+        need, room = lo - ones, hi - ones
+        bad = np.flatnonzero((need > free + WHOLE) | (room < -WHOLE))
+        if bad.size:
+            r = int(bad[0])
+            raise InfeasibleError(
+                f"row {r}: no training set meets the published counts (needs {need[r]:g} more of {free[r]:g} candidates, room {room[r]:g})", [f"row {r}"]
+            )
+        full = (room <= WHOLE) & (free > 0)
+        short = (need >= free - WHOLE) & (free > 0) & ~full
+        if not full.any() and not short.any():
+            return state
+        to_zero = (AT @ full.astype(float) > 0) & (state < 0)
+        to_one = (AT @ short.astype(float) > 0) & (state < 0)
+        both = to_zero & to_one
+        if both.any():
+            i = int(np.argmax(both))
+            raise InfeasibleError(f"candidate {i}: the published counts need it both a member and not", [f"candidate {i}"])
+        if not to_zero.any() and not to_one.any():
+            return state
+        state[to_zero] = 0
+        state[to_one] = 1
+
+
+def _reduced(rows: MembershipRows, state: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray]:
+    """The undecided candidates and the rows over them (the proved members' share taken off the bounds)."""
+    free = np.flatnonzero(state < 0)
+    A = rows.A[:, free].tocsr()
+    shift = rows.A @ (state == 1).astype(float)
+    lo, hi = rows.lo - shift, rows.hi - shift
+    live = np.asarray(A.getnnz(axis=1)) > 0
+    return free, A[live], lo[live], hi[live]
+
+
+def _lp_backbone(rows: MembershipRows, state: np.ndarray, deadline: float, solve_limit: float) -> np.ndarray:
+    """The candidates the linear relaxation pins (the face of the maximum-entropy rows, as in
+    :mod:`ppdm.maxent.solvers.face`), each proved by one integer programme that finds no consistent
+    training set flipping any of them. The relaxation, from candidates ``U``: maximise ``Σ_{i∈U} s_i``
+    with ``s_i ≤ p_i``, ``s_i ≤ 1 − p_i``, ``lo ≤ A p ≤ hi``; a candidate with ``s_i > 0`` is not
+    pinned; repeat over the rest until the optimum is 0: they are pinned, at their values."""
+    free, A, lo, hi = _reduced(rows, state)
+    n = len(free)
+    unknown = np.ones(n, dtype=bool)
+    p = None
+    while unknown.any():
+        found = _interior(A, lo, hi, unknown, deadline, solve_limit)
+        if found is None:
+            return state
+        p, s = found
+        moved = unknown & (s > PINNED)
+        if not moved.any():
+            break
+        unknown &= ~moved
+    if p is None or not unknown.any():
+        return state
+    value = (p > 0.5).astype(np.int64)
+    while unknown.any():
+        flip = np.where(unknown, np.where(value == 1, -1.0, 1.0), 0.0)
+        offset = float((unknown & (value == 1)).sum())
+        found_b, infeasible = _solve(A, lo, hi, -flip, (flip, 1.0 - offset), deadline, solve_limit)
+        if infeasible:
+            out = state.copy()
+            out[free[unknown]] = value[unknown]
+            return out
+        if found_b is None:
+            return state
+        unknown &= found_b == value
+    return state
+
+
+#: A candidate's slack ``min(p, 1 − p)`` above this in the relaxation means it is not pinned.
+PINNED = 1e-6
+
+
+def _interior(
+    A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, unknown: np.ndarray, deadline: float, solve_limit: float,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """One relaxation of :func:`_lp_backbone` (HiGHS's interior point method): ``p`` and ``s``, or
+    ``None`` out of time."""
+    left = min(deadline - time.perf_counter(), solve_limit)
+    if left <= 0:
+        return None
+    n = A.shape[1]
+    eye = sp.identity(n, format="csr")
+    pad = sp.csr_matrix((A.shape[0], n))
+    rows_ps = sp.hstack([A, pad]).tocsr()
+    eq = np.abs(hi - lo) < WHOLE
+    A_ub = sp.vstack([sp.hstack([-eye, eye]), sp.hstack([eye, eye]), rows_ps[~eq], -rows_ps[~eq]]).tocsr()
+    b_ub = np.r_[np.zeros(n), np.ones(n), hi[~eq], -lo[~eq]]
+    A_eq = rows_ps[eq] if eq.any() else None
+    b_eq = lo[eq] if eq.any() else None
+    c = np.r_[np.zeros(n), -unknown.astype(float)]
+    bounds = np.c_[np.zeros(2 * n), np.r_[np.ones(n), np.full(n, 0.5)]]
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs-ipm", options={"time_limit": left})
+    if res.status != 0 or res.x is None:
+        return None
+    return res.x[:n], res.x[n:]
+
+
+def _backbone(rows: MembershipRows, state: np.ndarray, deadline: float, solve_limit: float) -> tuple[np.ndarray, bool]:
+    """Step 2: the undecided candidates every consistent training set agrees on, within ``deadline``."""
+    free, A, lo, hi = _reduced(rows, state)
+    n = len(free)
+    seen = np.zeros((n, 2), dtype=bool)  # values seen in a consistent training set
+    first, _ = _solve(A, lo, hi, np.zeros(n), None, deadline, solve_limit)
+    if first is None:
+        return state, False
+    seen[np.arange(n), first] = True
+    while True:
+        single = seen.sum(axis=1) == 1
+        if not single.any():
+            return state, True
+        value = np.argmax(seen, axis=1)
+        # a flip of candidate i: b_i = 1 - value_i; ask for at least one flip, as many as possible
+        flip = np.where(single, np.where(value == 1, -1.0, 1.0), 0.0)  # the flips' sum is flip·b + (#single ones)
+        offset = float((single & (value == 1)).sum())
+        found, infeasible = _solve(A, lo, hi, -flip, (flip, 1.0 - offset), deadline, solve_limit)
+        if found is None:
+            if infeasible:
+                decided = np.flatnonzero(single)
+                state[free[decided]] = value[decided]
+                return state, True
+            return state, False
+        seen[np.arange(n), found] = True
+
+
+def _solve(
+    A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, c: np.ndarray, at_least: tuple[np.ndarray, float] | None,
+    deadline: float, solve_limit: float,
+) -> tuple[np.ndarray | None, bool]:
+    """A 0/1 vector meeting the rows (and ``at_least``: ``w·b ≥ bound``), minimising ``c·b``, or
+    ``None``; and whether the programme was proved infeasible (not merely out of time)."""
+    left = deadline - time.perf_counter()
+    if left <= 0:
+        return None, False
+    constraints = [LinearConstraint(A, lo, hi)]
+    if at_least is not None:
+        constraints.append(LinearConstraint(sp.csr_matrix(at_least[0][None, :]), at_least[1], np.inf))
+    n = A.shape[1]
+    res = milp(c, integrality=np.ones(n, dtype=np.int64), bounds=Bounds(0, 1), constraints=constraints, options={"time_limit": min(left, solve_limit), "disp": False})
+    if res.status == 2:
+        return None, True
+    if res.x is None:
+        return None, False
+    b = np.round(res.x).astype(np.int64)
+    x = A @ b
+    if np.any(x < lo - WHOLE) or np.any(x > hi + WHOLE) or (at_least is not None and at_least[0] @ b < at_least[1] - WHOLE):
+        return None, False  # not a consistent training set after rounding: learn nothing from it
+    return b, False

@@ -1,0 +1,188 @@
+"""Maximum entropy over independent bits: each candidate's membership probability (issue 27).
+
+The attacker's most neutral belief over the membership bits ``b ∈ {0,1}^N`` given expected-count
+rows ``lo ≤ A E[b] ≤ hi`` (paper 000 §3's principle, over bits instead of sensitive values). The
+maximum-entropy distribution under linear expectation rows is a product of independent Bernoulli
+laws with logits ``θ = Aᵀλ`` (the exponential family of the rows' statistics; Jaynes 1957, and the
+dual of Della Pietra, Della Pietra & Lafferty 1997 §3), so ``P(member_i) = σ(θ_i)`` and the
+multipliers minimise the smooth convex dual
+
+    F(λ) = Σ_i log(1 + e^{θ_i}) − Σ_r φ_r(λ_r),    θ = Aᵀλ,
+
+where a hard row contributes ``φ_r(λ) = min(λ lo_r, λ hi_r)`` (an equality row ``λ lo_r``) and a
+row that also carries a *soft* target ``t_r`` with variance ``v_r`` (a count known up to Gaussian
+noise; Dudík, Phillips & Schapire, COLT 2004 §3) the conjugate of ``−(x − t_r)² / 2v_r`` restricted
+to ``[lo_r, hi_r]``: its expected count is ``t_r`` pulled by the noise, clipped to the bounds.
+
+**Solver.** Rows come in blocks whose rows share no bit (one tree's cells: each candidate lands in
+one). Minimising F over one block with the others fixed splits into one monotone equation per
+row, ``Σ_{i∈r} σ(θ_i^{−r} + λ) + v_r λ = T_r``, solved for every row of the block at once by
+safeguarded Newton steps; cycling over the blocks is the iterative scaling of Darroch & Ratcliff
+(1972) extended to bounds and soft rows (cyclic block coordinate descent on a smooth convex dual:
+it converges). Bits already proved (``fixed``) are taken out first, their rows' bounds shifted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit
+
+__all__ = ["BernoulliOptions", "BernoulliSolution", "solve_bernoulli"]
+
+#: A row's multiplier stays within ±this (a logit of 40 is a probability 1 − 4e-18).
+LOGIT_CAP = 40.0
+
+#: Safeguarded Newton steps per block at most (warm-started, two or three usually do).
+NEWTON_STEPS = 12
+
+
+@dataclass(frozen=True)
+class BernoulliOptions:
+    """Settings of :func:`solve_bernoulli`: sweeps over the blocks at most, the tolerance (expected
+    records: every hard row met within it, every block's equations solved within it), and a time
+    limit (seconds; the estimate then is the last sweep's, said so)."""
+
+    max_sweeps: int = 500
+    tol: float = 1e-4
+    time_limit: float | None = 60.0
+
+
+@dataclass
+class BernoulliSolution:
+    """Each bit's probability, the largest hard-row violation left (expected records), the sweeps
+    made, whether the time limit stopped them, and the seconds taken."""
+
+    p: np.ndarray
+    max_violation: float
+    iterations: int
+    timed_out: bool
+    seconds: float
+
+
+@dataclass
+class _Block:
+    """One block's rows over the free bits: the bits (``idx``), each bit's row (``row``), and per
+    row the bounds, the soft target and its variance (NaN and 0 for a hard row)."""
+
+    idx: np.ndarray
+    row: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    target: np.ndarray
+    variance: np.ndarray
+    lam: np.ndarray
+
+
+def solve_bernoulli(
+    A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, fixed: np.ndarray, blocks: np.ndarray,
+    target: np.ndarray | None = None, variance: np.ndarray | None = None, options: BernoulliOptions | None = None,
+) -> BernoulliSolution:
+    """Maximum-entropy membership probabilities (see the module docstring).
+
+    ``A`` (rows × bits, 0/1), ``lo``, ``hi``: the hard rows; ``blocks``: one id per row, rows of
+    one id sharing no bit; ``target`` and ``variance``: a soft target per row (NaN: none).
+    ``fixed``: per bit ``-1`` (free), ``0`` or ``1`` (proved); a fixed bit keeps its value.
+    """
+    options = options or BernoulliOptions()
+    start = time.perf_counter()
+    deadline = None if options.time_limit is None else start + options.time_limit
+    free = fixed < 0
+    p = np.where(free, 0.5, fixed).astype(float)
+    if not free.any():
+        return BernoulliSolution(p, 0.0, 0, False, 0.0)
+    ones = (fixed == 1).astype(float)
+    shift = A @ ones
+    Af = A[:, free].tocsc()
+    target = np.full(len(lo), np.nan) if target is None else np.asarray(target, dtype=float)
+    variance = np.zeros(len(lo)) if variance is None else np.nan_to_num(np.asarray(variance, dtype=float))
+    parts = _blocks(Af, lo - shift, hi - shift, target - shift, variance, np.asarray(blocks))
+    theta = np.zeros(int(free.sum()))
+    sweeps, timed_out = 0, False
+    while parts and sweeps < options.max_sweeps:
+        sweeps += 1
+        worst = 0.0
+        for b in parts:
+            base = theta[b.idx] - b.lam[b.row]
+            b.lam, off = _row_solve(base, b)
+            theta[b.idx] = base + b.lam[b.row]
+            worst = max(worst, off)
+        if worst <= options.tol:
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            timed_out = True
+            break
+    p[free] = expit(theta)
+    return BernoulliSolution(p, _violation(A, lo, hi, p), sweeps, timed_out, time.perf_counter() - start)
+
+
+def _blocks(Af: sp.csc_matrix, lo: np.ndarray, hi: np.ndarray, target: np.ndarray, variance: np.ndarray, ids: np.ndarray) -> list[_Block]:
+    """The rows that reach a free bit, grouped by block id (each bit's row within its block)."""
+    R = Af.tocsr()
+    width = np.diff(R.indptr)
+    out = []
+    for b in np.unique(ids[width > 0]):
+        rows = np.flatnonzero((ids == b) & (width > 0))
+        sub = R[rows].tocsc()
+        counts = np.diff(sub.indptr)
+        if counts.max(initial=0) > 1:
+            raise ValueError(f"block {b}: a bit is in two of its rows")
+        idx = np.flatnonzero(counts)
+        row = sub.indices[sub.indptr[idx]]
+        out.append(_Block(idx, row, lo[rows], hi[rows], target[rows], variance[rows], np.zeros(len(rows))))
+    return out
+
+
+def _row_solve(base: np.ndarray, b: _Block) -> tuple[np.ndarray, float]:
+    """Per row of block ``b`` the multiplier minimising the dual with the other blocks fixed, and
+    how far the block was off before (expected records). A soft row solves ``E(λ) + vλ = t``, and
+    when that leaves its bounds ``E(λ) = bound``; a hard row ``E(λ) = lo`` or ``hi`` when ``E(0)``
+    breaks it, else ``λ = 0``."""
+    n_rows = len(b.lo)
+    soft = ~np.isnan(b.target)
+
+    def expected(lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        q = expit(base + lam[b.row])
+        return np.bincount(b.row, q, n_rows), np.bincount(b.row, q * (1.0 - q), n_rows)
+
+    e_start, _ = expected(b.lam)
+    off = np.maximum(np.maximum(b.lo - e_start, e_start - b.hi), 0.0)
+    off = np.where(soft, np.abs(e_start + b.variance * b.lam - np.nan_to_num(b.target)), off)
+    lam = b.lam
+    if soft.any():
+        lam = _newton(expected, np.where(soft, b.target, np.nan), np.where(soft, b.variance, 0.0), lam)
+    e_now, _ = expected(lam)
+    reference = np.where(soft, e_now, expected(np.zeros(n_rows))[0])
+    goal = np.where(reference < b.lo, b.lo, np.where(reference > b.hi, b.hi, np.nan))
+    settled = np.isnan(goal)
+    lam = _newton(expected, goal, np.zeros(n_rows), np.where(settled, np.where(soft, lam, 0.0), lam))
+    return lam, float(off.max(initial=0.0))
+
+
+def _newton(expected, goal: np.ndarray, v: np.ndarray, start: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Solve ``E(λ) + vλ = goal`` for the rows whose ``goal`` is not NaN (others keep ``start``):
+    Newton steps kept inside a bracket that halves when a step leaves it."""
+    active = ~np.isnan(goal)
+    if not active.any():
+        return start
+    lam = start.copy()
+    low, high = np.full(len(lam), -LOGIT_CAP), np.full(len(lam), LOGIT_CAP)
+    for _ in range(NEWTON_STEPS):
+        e, de = expected(lam)
+        g = np.where(active, e + v * lam - np.nan_to_num(goal), 0.0)
+        if np.abs(g).max(initial=0.0) <= 1e-9:
+            break
+        low = np.where(g < 0, lam, low)
+        high = np.where(g > 0, lam, high)
+        step = lam - g / np.maximum(de + v, 1e-300)
+        inside = (step > low) & (step < high)
+        lam = np.where(active, np.where(inside, step, 0.5 * (low + high)), lam)
+    return lam
+
+
+def _violation(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, p: np.ndarray) -> float:
+    x = A @ p
+    return float(np.maximum(np.maximum(lo - x, x - hi), 0.0).max(initial=0.0))

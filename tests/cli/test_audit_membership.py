@@ -1,0 +1,75 @@
+"""``ppdm audit --membership --model M --population P.csv``: the library's membership audit
+printed, its JSON written, and one line with exit status 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+import ppdm
+from ppdm.errors import DataError, PpdmError
+from ppdm.tree import forest_from_sklearn
+from ppdm.tree.forest_io import save_forest
+
+FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, nursery):
+    frame, _ = nursery
+    root = tmp_path_factory.mktemp("membership-cli")
+    population = frame.sample(400, random_state=0).reset_index(drop=True)
+    member = np.random.default_rng(0).random(len(population)) < 0.5
+    train = population[member].reset_index(drop=True)
+    D = pd.get_dummies(train[FEATURES]).astype(float)
+    forest = RandomForestClassifier(5, bootstrap=False, max_features=0.5, random_state=0).fit(D, train["class"])
+    save_forest(forest_from_sklearn(forest, train[FEATURES], y=train["class"]), root / "forest.json")
+    population.assign(member=member).to_csv(root / "candidates.csv", index=False)
+    return root
+
+
+def test_cli_prints_and_writes(run, files, tmp_path):
+    out = tmp_path / "membership.json"
+    result = run("audit", "--membership", "--model", files / "forest.json", "--population", files / "candidates.csv", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "membership audit of 400 candidates" in result.output
+    assert "wrong proofs: 0 members, 0 non-members" in result.output
+    assert "TPR at 1% FPR" in result.output
+    saved = json.loads(out.read_text())
+    assert saved["membership"]["wrong_proved_members"] == 0
+    assert len(saved["candidates"]["P(member)"]) == 400
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--population", "{root}/candidates.csv"], "add --membership"),
+        (["--membership", "--population", "{root}/candidates.csv"], "needs --model"),
+        (["--membership", "--model", "{root}/forest.json", "--population", "{root}/nothing.csv"], "nothing.csv"),
+        (["--membership", "--model", "{root}/forest.json", "--population", "{root}/lacking.csv"], "lacks column 'health'"),
+    ],
+)
+def test_cli_bad_input_is_one_line(run, files, args, message):
+    pd.read_csv(files / "candidates.csv").drop(columns=["health"]).to_csv(files / "lacking.csv", index=False)
+    result = run("audit", *[a.format(root=files) for a in args])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_api_front_door(files):
+    audit = ppdm.audit(str(files / "forest.json"), membership=str(files / "candidates.csv"))
+    summary = audit.summary()
+    assert summary["wrong_proved_members"] == 0 and summary["wrong_proved_non_members"] == 0
+    assert summary["auc"] > 0.5
+    assert list(audit.people().columns) == ["row", "P(member)", "proved", "member"]
+    assert {"tree", "leaf", "proved_members"} <= set(audit.leaves().columns)
+    assert "membership" in repr(audit)
+    with pytest.raises(PpdmError, match="leave data out"):
+        ppdm.audit(str(files / "forest.json"), pd.read_csv(files / "candidates.csv"), membership=str(files / "candidates.csv"))
+    with pytest.raises(DataError):
+        ppdm.audit(str(files / "forest.json"), membership=pd.read_csv(files / "candidates.csv").assign(member="maybe"))
