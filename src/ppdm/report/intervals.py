@@ -33,7 +33,7 @@ def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     lo, hi = base["domain"]
     tol = s["tolerance"]
     lines = [
-        result.threat.describe(),
+        threat_line(result),
         f"proved interval of {s['sensitive']!r} for {s['people']:,} people, by {_BOUNDS.get(s['bounds'], s['bounds'])}",
         f"pinned to within {tol:g}: {s['pinned']:,} of {s['people']:,} (prior: {base['pinned']:,}; its interval [{lo:g}, {hi:g}], width {base['width']:g})",
         f"interval width: mean {s['mean_width']:.4g}, median {s['median_width']:.4g} (prior: {base['width']:g})",
@@ -54,6 +54,15 @@ def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
             truth = "" if result.truth is None else f" (true {result.truth[i]:g})"
             lines.append(f"  row {_row(result, i)}: [{result.lower[i]:.6g}, {result.upper[i]:.6g}]{truth}")
     return lines
+
+
+def threat_line(result: IntervalResult) -> str:
+    """The threat model in one line, as a regressor publishes it (its leaves' values and rows)."""
+    t = result.threat
+    known = ", ".join(t.known or ()) or "no column"
+    individuals = f"; {len(t.known_individuals):,} individuals fully known" if t.known_individuals else ""
+    preset = f" {t.preset!r}" if t.preset else ""
+    return f"threat model{preset}: attacker knows {known}; wants {result.sensitive!r}; model publishes every leaf's value and row count{individuals}"
 
 
 def _narrowest(result: IntervalResult) -> np.ndarray:
@@ -81,7 +90,7 @@ def interval_report(result: IntervalResult, model: Any, title: str | None = None
     return {
         "kind": "regression",
         "title": title or f"What the published regressor discloses about {result.sensitive!r}",
-        "threat": result.threat.describe(),
+        "threat": threat_line(result),
         "model": {"algorithm": getattr(model, "algorithm", None), "trees": int(getattr(model, "n_trees", 1)), "leaves": int(model.n_leaves)},
         "summary": s,
         "details": {k: v for k, v in result.details.items() if k != "rounds"},
