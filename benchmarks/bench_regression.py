@@ -17,7 +17,7 @@ leaves as rows over the targets, each person's proved interval by bound propagat
 Peer: an independent linear programme built from the library alone (no ppdm code): its leaf of
 every row per round (XGBoost ``pred_leaf``; for HistGradientBoosting, whose
 leaves are not exposed, the rows sharing the round's increment of ``staged_predict``, a leaf or a
-union of leaves with one value, which λ = 0 keeps exact) and its scores before each round, one
+union of leaves with one value to 10⁻⁹, which λ = 0 keeps exact) and its scores before each round, one
 variable per person in the column's range, per round and leaf
 ``Σ y = Σ F_{m−1} + (v/η)(N + λ)`` (± the float32 precision), and for each of ``--people`` sampled
 persons min and max y_i by scipy's HiGHS (interior point). ``peer s`` is its time per person times
@@ -90,7 +90,8 @@ def library_rounds(case: str, est, D: pd.DataFrame) -> tuple[np.ndarray, np.ndar
         staged = np.column_stack(list(est.staged_predict(D)))
         before = np.column_stack([np.full(len(D), float(np.ravel(est._baseline_prediction)[0])), staged[:, :-1]])
         increment = staged - before
-        leaves = np.column_stack([np.unique(increment[:, m], return_inverse=True)[1] for m in range(staged.shape[1])])
+        # (F + v) − F rounds a leaf's value differently per row: a leaf is the rows whose increment agrees to 10⁻⁹
+        leaves = np.column_stack([np.unique(np.round(increment[:, m], 9), return_inverse=True)[1] for m in range(staged.shape[1])])
         return leaves, increment, before, float(est.l2_regularization), float(est.learning_rate)
     raise ValueError(case)
 
