@@ -41,7 +41,7 @@ from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 from ppdm.tree.model_files import load_model
 
-__all__ = ["Audit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat"]
+__all__ = ["Audit", "RegressionAudit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat"]
 
 #: The defense search, called model first: ``defend(model, data, threat, target)``
 #: (:func:`ppdm.defend.search.defend`). It is the package :mod:`ppdm.defend` itself, which is
@@ -206,6 +206,51 @@ class Audit:
         return f"<Audit of {self.main.sensitive!r} over {self.main.groups.n_records:,} records: {' + '.join(parts)}>"
 
 
+@dataclass
+class RegressionAudit:
+    """The audit of a regressor's numeric target: each person's proved interval
+    (:class:`~ppdm.attacks.regression.IntervalResult`), with the views an :class:`Audit` has."""
+
+    model: Model
+    threat: ThreatModel
+    intervals: Any
+    table: pd.DataFrame
+    dropped_rows: int = 0
+
+    def lines(self, top: int = 5) -> list[str]:
+        """The summary ``ppdm audit`` prints (``top`` narrowest intervals)."""
+        from ppdm.report.intervals import interval_lines
+
+        return interval_lines(self.intervals, top)
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+    def summary(self) -> dict[str, Any]:
+        return dict(self.intervals.summary())
+
+    def people(self) -> pd.DataFrame:
+        """One row per record: its proved interval, estimate, whether pinned, and the truth when known."""
+        return self.intervals.people()
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.intervals.to_dict())
+
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_dict` as JSON, whole or not at all."""
+        write_atomic(path, result_json(self.to_dict()))
+
+    def report(self, path: str | Path, *, json: str | Path | None = None, title: str | None = None) -> dict[str, Any]:
+        """Write the HTML report (an interval per person, the pinned count beside the prior's) and its JSON."""
+        from ppdm.report.intervals import write_interval_report
+
+        return write_interval_report(self.intervals, self.model, path, json, title=title)
+
+    def __repr__(self) -> str:
+        r = self.intervals
+        return f"<RegressionAudit of {r.sensitive!r} over {len(r.lower):,} records: {r.details.get('bounds', 'propagation')}>"
+
+
 def audit(
     model: Model | str | Path | Any,
     data: pd.DataFrame | str | Path | Any = None,
@@ -230,7 +275,9 @@ def audit(
     progress: Callable[[int, int], None] | None = None,
     solver_progress: Callable[[Any], None] | None = None,
     client: Any = None,
-) -> Audit:
+    tolerance: float = 0.0,
+    domain: Sequence[float] | None = None,
+) -> Audit | RegressionAudit:
     """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
 
     ``model``: a :class:`Tree` or :class:`Forest`, a model file (:func:`load_model`) or a fitted
@@ -285,6 +332,13 @@ def audit(
     column holding the truth (used when present; left out of what the attacker knows), for AUC and
     TPR at 0.1 % and 1 % FPR. ``exact_time_limit`` bounds the membership proof after propagation
     (default 30 s), ``time_limit`` its estimate (default 60 s).
+    A **regressor** (``model.is_regressor``: scikit-learn regression trees, forests and
+    squared-error boosting, XGBoost ``reg:squarederror``, LightGBM ``regression``) is audited for
+    its numeric target: a :class:`RegressionAudit` of each person's proved interval
+    (:func:`ppdm.attacks.regression.interval_attack`; bound propagation, or with ``exact=True`` the
+    linear programmes' tight bounds within ``exact_time_limit``), its centre as the estimate, and
+    how many people are pinned to within ``tolerance``, beside the prior's interval ``domain``
+    (default: the target column's range).
     """
     if membership is not None:
         return _membership_audit(model, data, membership, member_column, class_known, class_attribute, exact_time_limit, time_limit)
@@ -312,6 +366,26 @@ def audit(
             f"outputs={declared.outputs!r}: today only the model-free attacker fitted on a reference sample uses the model's outputs; "
             "give reference= (people of the same population, with the model's inputs)"
         )
+    if getattr(published, "is_regressor", False):
+        unsupported = {"a dask table": is_dask(table), "sample=True": sample, "reference=": reference is not None, "holdout=": holdout is not None, "internal=True": internal}
+        named = [k for k, v in unsupported.items() if v]
+        if named:
+            raise PpdmError(f"the audit of a regressor does not take {named[0]}: give the training rows as a pandas table")
+        counted, dropped, resolved = _with_missing(table, published, declared, missing)
+        _check_training_size(published, counted, None, dropped, False)
+        _check_finite(counted, published)
+        from ppdm.attacks.regression import interval_attack
+
+        intervals = interval_attack(
+            published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
+        )  # fmt: skip
+        if subset is not None:
+            intervals.details["trees_audited"] = subset
+        if dropped:
+            intervals.details["dropped_rows"] = dropped
+        return RegressionAudit(published, resolved, intervals, counted, dropped)
+    if tolerance or domain is not None:
+        raise PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes")
     if is_dask(table):
         if exact:
             raise PpdmError("the exact audit works on a pandas table: audit the counted groups in memory")

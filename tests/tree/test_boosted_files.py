@@ -136,8 +136,8 @@ def test_unsupported_models_and_files_are_refused_with_their_reason(adult, tmp_p
         forest_from_xgboost(est.get_booster().save_raw(raw_format="ubj"), X, y=y)
     with pytest.raises(ModelImportError, match="no such XGBoost model file"):
         forest_from_xgboost(tmp_path / "none.json", X, y=y)
-    reg = xgb.XGBRegressor(n_estimators=1, max_depth=2).fit(D, y.cat.codes)
-    with pytest.raises(ModelImportError, match="objective 'reg:squarederror' is not a classifier"):
+    reg = xgb.XGBRegressor(n_estimators=1, max_depth=2, objective="reg:absoluteerror").fit(D, y.cat.codes)
+    with pytest.raises(ModelImportError, match="objective 'reg:absoluteerror': its leaf values are not linear"):
         forest_from_xgboost(reg, X, y=y)
     cats = X[["sex", "race"]].copy()
     native = xgb.XGBClassifier(n_estimators=1, max_depth=2, enable_categorical=True, tree_method="hist").fit(cats, y.cat.codes)

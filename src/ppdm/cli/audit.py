@@ -220,6 +220,15 @@ def _train_for_audit(
     show_default=True,
     help="With --membership: the population's true/false column saying who was a training record (used when present, to measure the audit).",
 )
+@click.option(
+    "--tolerance",
+    type=FiniteRange(min=0),
+    help="A regressor's numeric target: count the people whose proved interval is at most this wide (e.g. 1000 for an income in dollars).",
+)
+@click.option(
+    "--domain",
+    help="A regressor's numeric target: the prior's interval LO,HI (default: the target column's range in --data).",
+)
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option(
     "--out",
@@ -271,6 +280,8 @@ def audit_command(
     membership: bool,
     population: Path | None,
     member_column: str,
+    tolerance: float | None,
+    domain: str | None,
     top: int,
     out: Path | None,
     report_out: Path | None,
@@ -292,7 +303,7 @@ def audit_command(
         raise PpdmError("--exact-time-limit needs --exact")
     if exact and internal:
         raise PpdmError("--exact does not use the split choices (--internal): run them separately")
-    from ppdm.api import audit
+    from ppdm.api import Audit, audit
 
     threat = _threat_from_options(
         threat_file,
@@ -351,8 +362,11 @@ def audit_command(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
             sample=sample, trees=trees, reference=reference, holdout=holdout, progress=tree_progress,
-            solver_progress=solver_progress,
+            solver_progress=solver_progress, **_numeric_secret(tolerance, domain),
         )
+    if not isinstance(result, Audit):
+        _print_regression(result, top, out, report_out, quiet)
+        return
     if not quiet:
         for line in result.lines(top):
             console.print(line, highlight=False, markup=False)
@@ -391,6 +405,36 @@ def _membership_command(
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
+
+
+def _numeric_secret(tolerance: float | None, domain: str | None) -> dict[str, Any]:
+    """``--tolerance`` and ``--domain LO,HI`` as the library's arguments (only those given)."""
+    out: dict[str, Any] = {}
+    if tolerance is not None:
+        out["tolerance"] = tolerance
+    if domain is not None:
+        parts = domain.split(",")
+        try:
+            lo, hi = (float(p) for p in parts)
+        except ValueError:
+            raise PpdmError(f"--domain {domain!r}: write the prior's interval as LO,HI, e.g. 0,100") from None
+        out["domain"] = (lo, hi)
+    return out
+
+
+def _print_regression(result: Any, top: int, out: Path | None, report_out: Path | None, quiet: bool) -> None:
+    """Print, save and report the audit of a regressor's numeric target."""
+    if not quiet:
+        for line in result.lines(top):
+            console.print(line, highlight=False, markup=False)
+    if out is not None:
+        result.save(out)
+        if not quiet:
+            console.print(f"wrote {out}")
+    if report_out is not None:
+        result.report(report_out)
+        if not quiet:
+            console.print(f"wrote {report_out}")
 
 
 def _model_and_table(

@@ -2,7 +2,8 @@
 
 One entry point for what a user holds in Python: a scikit-learn ``DecisionTreeClassifier``, a
 random forest, extra trees, gradient boosting or histogram gradient boosting (their importers in
-:mod:`ppdm.tree.sklearn` and :mod:`ppdm.tree.sklearn_forest`), an XGBoost or LightGBM classifier
+:mod:`ppdm.tree.sklearn` and :mod:`ppdm.tree.sklearn_forest`), their squared-error regressors
+(:mod:`ppdm.tree.regression`), an XGBoost or LightGBM classifier
 or booster (:mod:`ppdm.tree.xgboost_json`, :mod:`ppdm.tree.lightgbm_text`), a ppdm estimator
 (its ``tree_``), a ppdm :class:`Tree` or :class:`Forest` (returned as it is), or a scikit-learn
 ``Pipeline`` whose last step is one of those and whose earlier steps only encode columns
@@ -22,6 +23,7 @@ import pandas as pd
 from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
+from ppdm.tree.regression import SKLEARN_REGRESSORS, regressor_from_sklearn
 
 __all__ = ["from_estimator"]
 
@@ -65,6 +67,8 @@ def from_estimator(
         kwargs["ordinal_categories"] = ordinal
     name = type(estimator).__name__
     module = type(estimator).__module__.split(".")[0]
+    if module == "sklearn" and name in SKLEARN_REGRESSORS:
+        return regressor_from_sklearn(estimator, X, feature_names, **kwargs)
     if module == "sklearn" and name in _SKLEARN_TREE:
         from ppdm.tree.sklearn import tree_from_sklearn
 
@@ -83,7 +87,7 @@ def from_estimator(
         return forest_from_lightgbm(estimator, X, feature_names, **kwargs)
     raise ModelImportError(
         f"{type(estimator).__module__}.{name} is not a model ppdm imports: give a fitted scikit-learn decision tree, "
-        "random forest, extra trees or gradient boosting classifier, an XGBoost or LightGBM classifier, a ppdm "
+        "random forest, extra trees or gradient boosting classifier or regressor, an XGBoost or LightGBM model, a ppdm "
         "estimator, or a Pipeline ending in one"
     )
 

@@ -15,6 +15,12 @@ three ways:
   class). Leaf values already include the learning rate (gradient boosting: scikit-learn,
   XGBoost, LightGBM).
 
+A **regressor** is a forest without classes (``classes == ()``; :attr:`Forest.is_regressor`):
+``class_attribute`` names its numeric target, every leaf's ``value`` is a prediction, and it
+combines its trees as ``"mean"`` (random forests: the mean of the trees' leaf values, each a mean
+target of the tree's rows) or ``"additive"`` with the ``"identity"`` link (squared-error gradient
+boosting: ``base_score`` plus the leaf values). :mod:`ppdm.tree.regression` imports them.
+
 What each tree publishes is its :class:`Disclosure` (what its labels and class counts reveal, as
 for a single tree) and ``known[i]``, the per-node quantities its file holds, derived from what
 its nodes carry (:data:`QUANTITIES`):
@@ -45,8 +51,8 @@ from ppdm.errors import PpdmError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Attribute, Tree, encode_columns, published_quantities
 
-COMBINES = ("vote", "mean-proba", "additive")
-LINKS = ("logistic", "softmax")
+COMBINES = ("vote", "mean-proba", "additive", "mean")
+LINKS = ("logistic", "softmax", "identity")
 QUANTITIES = ("labels", "error-rates", "class-counts", "sample-counts", "cover", "leaf-values")
 
 
@@ -97,11 +103,18 @@ class Forest:
         self.multiplicities = _multiplicities(multiplicities, len(self.trees))
         self.algorithm = algorithm
         self.params = dict(params or {})
-        self.known = [published_quantities(tree, combine == "additive") for tree in self.trees]
-        if combine == "additive":
-            _check_leaf_values(self.trees)
+        self.known = [published_quantities(tree, combine in ("additive", "mean")) for tree in self.trees]
+        if combine in ("additive", "mean"):
+            _check_leaf_values(self.trees, "an additive forest" if combine == "additive" else "a regressor")
+        if (combine == "mean" or self.link == "identity") != self.is_regressor:
+            raise PpdmError("a regressor (trees without classes) combines its trees as 'mean' or 'additive' with the 'identity' link, and only a regressor does")
 
     # -- structure ---------------------------------------------------------------------------
+    @property
+    def is_regressor(self) -> bool:
+        """Whether the forest predicts a number (its trees have no classes; see the module docstring)."""
+        return not self.classes
+
     @property
     def n_trees(self) -> int:
         return len(self.trees)
@@ -223,6 +236,8 @@ class Forest:
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Class probabilities of the rows of ``X`` (rows × classes), as the source library computes them."""
+        if self.is_regressor:
+            raise PpdmError("a regressor predicts numbers, not class probabilities: use predict")
         if self.combine == "additive":
             return _through_link(self.decision_function(X), self.link)
         leaves = self.apply(X)
@@ -236,7 +251,13 @@ class Forest:
         return total / self.n_trees
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Predicted class values (ties go to the first class, as in scikit-learn)."""
+        """Predicted class values (ties go to the first class, as in scikit-learn); a regressor's
+        predicted numbers (the library's own sum or mean of the leaf values)."""
+        if self.is_regressor:
+            if self.combine == "additive":
+                return self.decision_function(X)[:, 0]
+            leaves = self.apply(X)
+            return np.mean([leaf_values(tree)[leaves[:, i]] for i, tree in enumerate(self.trees)], axis=0)
         classes = np.asarray(self.classes, dtype=object)
         if self.combine == "additive" and self.link == "logistic":
             return classes[(self.decision_function(X)[:, 0] > 0).astype(np.intp)]
@@ -288,7 +309,7 @@ def _additive_parts(
     if link not in LINKS:
         raise PpdmError(f"an additive forest needs a link ({', '.join(LINKS)}), got {link!r}")
     k = len(forest.classes)
-    n_out = 1 if link == "logistic" else k
+    n_out = 1 if link in ("logistic", "identity") else k
     if link == "logistic" and k != 2:
         raise PpdmError(f"the logistic link needs 2 classes, the trees have {k}")
     base = np.zeros(n_out) if base_score is None else np.asarray(base_score, dtype=float).ravel()
@@ -320,11 +341,11 @@ def _multiplicities(given: Sequence[np.ndarray | None] | None, n_trees: int) -> 
     return out
 
 
-def _check_leaf_values(trees: Sequence[Tree]) -> None:
+def _check_leaf_values(trees: Sequence[Tree], what: str = "an additive forest") -> None:
     for i, tree in enumerate(trees):
         for node in tree.leaves():
             if node.value is None or not np.isfinite(node.value):
-                raise PpdmError(f"tree {i}, leaf {node.id}: an additive forest needs a finite value at every leaf")
+                raise PpdmError(f"tree {i}, leaf {node.id}: {what} needs a finite value at every leaf")
 
 
 

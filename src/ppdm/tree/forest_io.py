@@ -59,6 +59,8 @@ VERSION = 1
 # -- writing ----------------------------------------------------------------------------------
 def forest_to_dict(forest: Forest) -> dict[str, Any]:
     """The JSON-ready dictionary of ``forest`` (each tree holding what its disclosure reveals)."""
+    if forest.is_regressor:
+        raise PpdmError("a ppdm-forest file holds a classifier: keep a regressor in its library's own format")
     out: dict[str, Any] = {"format": FORMAT, "version": VERSION, "algorithm": forest.algorithm, "combine": forest.combine}
     if forest.combine == "additive":
         out["link"] = forest.link

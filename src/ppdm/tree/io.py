@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ppdm.errors import TreeFormatError
+from ppdm.errors import PpdmError, TreeFormatError
 from ppdm.files import finite_number, write_atomic
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.model import Attribute, Node, Tree
@@ -92,6 +92,8 @@ def _node_to_dict(tree: Tree, node: Node) -> dict[str, Any]:
 def tree_to_dict(tree: Tree, disclosure: Disclosure | str | None = None) -> dict[str, Any]:
     """The JSON-ready dictionary of ``tree``, holding only what ``disclosure`` reveals
     (default: the tree's own level; see :meth:`Tree.published`)."""
+    if tree.is_regressor:
+        raise PpdmError("a ppdm-tree file holds a classification tree: keep a regression tree in its library's own format")
     tree = tree.published(disclosure)
     return {
         "format": FORMAT,

@@ -71,7 +71,8 @@ def forest_from_lightgbm(
     class_attribute: str | None = None,
     verify: bool | None = None,
 ) -> Forest:
-    """Convert a LightGBM classifier into an additive :class:`Forest` over ``data``'s columns.
+    """Convert a LightGBM classifier (or L2 ``regression`` model: :func:`_regressor`) into an
+    additive :class:`Forest` over ``data``'s columns.
 
     ``model``: a model text file's path, its text, a ``dump_model()`` dictionary, or a live
     ``lightgbm.Booster`` / ``LGBMClassifier`` (read through ``model_to_string()``). ``params``:
@@ -85,6 +86,10 @@ def forest_from_lightgbm(
     settings = {**listed, **{k: str(v) for k, v in (params or {}).items()}}
     objective = str(header.get("objective", ""))
     kind = objective.split()[0] if objective else ""
+    if kind in ("regression", "regression_l2", "l2", "mean_squared_error", "mse") and len(objective.split()) == 1:
+        return _regressor(header, raw_trees, settings, data, feature_names, prefix_sep, ordinal_categories, class_attribute, y, verify)
+    if kind.startswith(("regression", "huber", "fair", "poisson", "quantile", "mape", "gamma", "tweedie", "l1", "cross_entropy")):
+        raise ModelImportError(f"LightGBM objective {objective!r}: its leaf values are not linear in the targets; only the L2 'regression' objective is audited")
     if kind not in ("binary", "multiclass", "softmax"):
         raise ModelImportError(f"LightGBM objective {objective!r}: only 'binary' and 'multiclass' classifiers are imported")
     if kind == "binary" and "sigmoid:1" not in objective.split():
@@ -117,6 +122,48 @@ def forest_from_lightgbm(
     root = trees[0].root.n_samples
     if verify or (verify is None and root is not None and round(root) == len(data)):
         verify_counts(forest, data, codes)
+    return forest
+
+
+def _regressor(
+    header: Mapping[str, Any], raw_trees: list[dict[str, Any]], settings: Mapping[str, str], data: pd.DataFrame,
+    feature_names: Sequence[str] | None, prefix_sep: str, ordinal_categories: Mapping[str, Sequence] | None,
+    target: str | None, y: Any, verify: bool | None,
+) -> Forest:  # fmt: skip
+    """An L2 ``regression`` model as a regression :class:`Forest` (``"identity"`` link, base 0).
+
+    Hessians are 1, so round m's leaf value is ``−lr Σ (F_{m−1}(x_i) − y_i) / (n + λ2)``; with
+    ``boost_from_average`` every row starts from the mean target, which LightGBM adds to the
+    first tree's leaves and does not store apart (:class:`~ppdm.tree.newton.NewtonStep`'s
+    ``biased_first_round``: the audit solves it from those leaves)."""
+    from ppdm.tree.regression import target_attribute
+
+    if str(header.get("average_output", "false")).lower() in ("true", "1") or settings.get("boosting") == "rf":
+        raise ModelImportError("LightGBM random forest mode (boosting='rf') is not imported")
+    if int(header.get("num_tree_per_iteration", 1)) != 1:
+        raise ModelImportError("LightGBM regressor with several trees per round: not imported")
+    names = list(feature_names) if feature_names is not None else _unsanitized(header.get("feature_names", []), data, prefix_sep)
+    n_features = int(header.get("max_feature_idx", len(names) - 1)) + 1
+    if len(names) != n_features:
+        raise advising(
+            ModelImportError(f"pass feature_names: the model has {n_features} input columns, {len(names)} names known"),
+            "pass feature_names: ", "feature_names",
+        )
+    features, domains, attributes = trace_features(data, names, prefix_sep, ordinal_categories)
+    name = target_attribute(data, y, target, [a.name for a in attributes])
+    flats = [_flat(t, i, names) for i, t in enumerate(raw_trees)]
+    used: dict[str, Any] = {}
+    if "learning_rate" in settings:
+        used = {"learning_rate": _setting(settings, "learning_rate", math.nan), "lambda_l2": _setting(settings, "lambda_l2", 0.0)}
+    set_newton_step(used, _newton_step(settings, "regression", 1))
+    trees = [build_tree(f, features, domains, attributes, (), name, "lightgbm", 0, False) for f in flats]
+    forest = Forest(
+        trees, "additive", link="identity", base_score=np.zeros(1), outputs=[0] * len(trees),
+        multiplicities=_multiplicities(flats, settings), algorithm="lightgbm-regressor", params=used,
+    )  # fmt: skip
+    root = trees[0].root.n_samples
+    if verify or (verify is None and root is not None and round(root) == len(data)):
+        verify_counts(forest, data)
     return forest
 
 
@@ -366,7 +413,8 @@ def _newton_step(settings: Mapping[str, str], kind: str, k: int) -> NewtonStep |
         if applies:
             return reason
     biased = _setting(settings, "boost_from_average", 1.0) != 0.0
-    return NewtonStep(lr, lam, 1.0 if kind == "binary" else k / (k - 1.0), tolerance=FLOAT32_TOLERANCE, biased_first_round=biased)
+    scale = 1.0 if kind in ("binary", "regression") else k / (k - 1.0)
+    return NewtonStep(lr, lam, scale, tolerance=FLOAT32_TOLERANCE, biased_first_round=biased)
 
 
 def _multiplicities(flats: list[FlatTree], settings: Mapping[str, str]) -> list[np.ndarray | None] | None:

@@ -131,6 +131,12 @@ class Tree:
 
     # -- structure ---------------------------------------------------------------------------
     @property
+    def is_regressor(self) -> bool:
+        """Whether the tree predicts a number: no classes, ``class_attribute`` names the numeric
+        target and every leaf's ``value`` is the mean target of its rows (a regression tree)."""
+        return not self.classes
+
+    @property
     def root(self) -> Node:
         return self.nodes[0]
 
@@ -263,7 +269,9 @@ class Tree:
         return np.array([n.label for n in self.nodes], dtype=np.intp)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
-        """Predicted class values for the rows of ``X``."""
+        """Predicted class values for the rows of ``X`` (a regression tree's leaf values)."""
+        if self.is_regressor:
+            return np.array([np.nan if n.value is None else n.value for n in self.nodes])[self.apply(X)]
         classes = np.asarray(self.classes, dtype=object)
         return classes[self.leaf_labels()[self.apply(X)]]
 

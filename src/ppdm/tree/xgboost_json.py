@@ -55,7 +55,8 @@ def forest_from_xgboost(
     class_attribute: str | None = None,
     verify: bool | None = None,
 ) -> Forest:
-    """Convert an XGBoost classifier into an additive :class:`Forest` over ``data``'s columns.
+    """Convert an XGBoost classifier (or ``reg:squarederror`` regressor: :func:`_regressor`) into an
+    additive :class:`Forest` over ``data``'s columns.
 
     ``model``: a JSON model file's path, its text or bytes, its parsed dictionary, or a live
     ``xgboost.Booster`` / ``XGBClassifier`` (read through ``save_raw(raw_format="json")``).
@@ -73,8 +74,12 @@ def forest_from_xgboost(
     config = _config(config) if config is not None else live_config
     learner = _field(doc, "learner", dict, "")
     objective = _field(_field(learner, "objective", dict, "learner"), "name", str, "learner.objective")
+    if objective == "reg:squarederror":
+        return _regressor(doc, config, data, feature_names, prefix_sep, ordinal_categories, class_attribute, y, verify)
+    if objective.startswith(("reg:", "count:", "survival:")):
+        raise ModelImportError(f"XGBoost objective {objective!r}: its leaf values are not linear in the targets; only reg:squarederror regressors are audited")
     if objective not in _OBJECTIVES:
-        raise ModelImportError(f"XGBoost objective {objective!r} is not a classifier ppdm imports ({', '.join(_OBJECTIVES)})")
+        raise ModelImportError(f"XGBoost objective {objective!r} is not a model ppdm imports ({', '.join(_OBJECTIVES)}, reg:squarederror)")
     booster = _field(learner, "gradient_booster", dict, "learner")
     if booster.get("name") != "gbtree":
         raise ModelImportError(f"XGBoost booster {booster.get('name')!r}: only 'gbtree' models are imported")
@@ -112,6 +117,58 @@ def forest_from_xgboost(
     root = trees[0].root.n_samples
     if verify or (verify is None and root is not None and round(root) == len(data)):
         verify_counts(forest, data, codes)
+    return forest
+
+
+def _regressor(
+    doc: Mapping, config: Mapping | None, data: pd.DataFrame, feature_names: Sequence[str] | None, prefix_sep: str,
+    ordinal_categories: Mapping[str, Sequence] | None, target: str | None, y: Any, verify: bool | None,
+) -> Forest:  # fmt: skip
+    """A ``reg:squarederror`` model as a regression :class:`Forest` (``"identity"`` link).
+
+    Every row's hessian is 1, so a node's cover is its number of rows (in every round), and round
+    m's leaf value is ``−η Σ (F_{m−1}(x_i) − y_i) / (n + λ)``: the Newton step of
+    :mod:`ppdm.tree.newton` with hessian 1, scores in float32 as XGBoost keeps them. The base
+    score is the raw score every row starts from (XGBoost's estimate of the mean target)."""
+    from dataclasses import replace
+
+    from ppdm.tree.regression import target_attribute
+
+    learner = doc["learner"]
+    booster = _field(learner, "gradient_booster", dict, "learner")
+    if booster.get("name") != "gbtree":
+        raise ModelImportError(f"XGBoost booster {booster.get('name')!r}: only 'gbtree' models are imported")
+    raw_trees = _field(_field(booster, "model", dict, "learner.gradient_booster"), "trees", list, "learner.gradient_booster.model")
+    if not raw_trees:
+        raise ModelImportError("XGBoost model: learner.gradient_booster.model.trees is empty")
+    param = _field(learner, "learner_model_param", dict, "learner")
+    if int(param.get("num_target", "1") or 1) != 1:
+        raise ModelImportError("XGBoost regressor with several targets: only single-target models are imported")
+    base = _numbers(param["base_score"])
+    if len(base) != 1 or not np.isfinite(base).all():
+        raise ModelImportError(f"XGBoost model: base_score {str(param['base_score'])[:40]!r} is not one finite number")
+    names = list(feature_names) if feature_names is not None else list(learner.get("feature_names") or [])
+    if len(names) != int(param["num_feature"]):
+        raise advising(
+            ModelImportError(f"pass feature_names: the model has {param['num_feature']} input columns, {len(names)} names known"),
+            "pass feature_names: ", "feature_names",
+        )
+    features, domains, attributes = trace_features(data, names, prefix_sep, ordinal_categories)
+    name = target_attribute(data, y, target, [a.name for a in attributes])
+    flats = [_flat(t, i) for i, t in enumerate(raw_trees)]
+    for flat in flats:
+        flat.n_samples = whole(flat.cover)  # hessian 1: the cover counts the rows
+    params = _train_params(config)
+    step = _newton_step(flats, "reg:squarederror", learner, params)
+    set_newton_step(params, replace(step, hessian_scale=1.0) if isinstance(step, NewtonStep) else step)
+    trees = [build_tree(f, features, domains, attributes, (), name, "xgboost", 0, False) for f in flats]
+    forest = Forest(
+        trees, "additive", link="identity", base_score=base, outputs=[0] * len(trees),
+        multiplicities=_multiplicities(flats, params), algorithm="xgboost-regressor", params=params,
+    )  # fmt: skip
+    root = trees[0].root.n_samples
+    if verify or (verify is None and root is not None and round(root) == len(data)):
+        verify_counts(forest, data)
     return forest
 
 

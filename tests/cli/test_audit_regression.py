@@ -1,0 +1,43 @@
+"""``ppdm audit --model`` of a regressor's file: the proved intervals printed with the pinned
+count beside the prior's, ``--tolerance``, ``--domain``, ``--out`` JSON and ``--report``; one line
+and exit status 2 on bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from regressors import regression_table
+
+from ppdm.data.datasets import load_adult
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    xgb = pytest.importorskip("xgboost")
+    root = tmp_path_factory.mktemp("regression-cli")
+    frame, _ = load_adult("train")
+    table, X, D, y = regression_table(frame, "hours-per-week", 500, drop=("income",), seed=7)
+    table.to_csv(root / "train.csv", index=False)
+    xgb.XGBRegressor(n_estimators=5, max_depth=3, n_jobs=1).fit(D, y).save_model(root / "model.json")
+    return root
+
+
+def test_audit_prints_intervals_and_writes_json_and_report(run, files):
+    out, page = files / "a.json", files / "a.html"
+    result = run(
+        "audit", "--model", files / "model.json", "--data", files / "train.csv", "--sensitive", "hours-per-week", "--preset", "insider",
+        "--tolerance", "2", "--out", out, "--report", page,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "pinned to within 2:" in result.output and "(prior: 0; its interval [" in result.output
+    assert "all 5 boosting rounds audited" in result.output
+    assert json.loads(out.read_text())["summary"]["tolerance"] == 2
+    assert "people pinned to within 2" in page.read_text()
+
+
+def test_bad_domain_is_one_line_exit_2(run, files):
+    result = run("audit", "--model", files / "model.json", "--data", files / "train.csv", "--sensitive", "hours-per-week", "--preset", "insider", "--domain", "0-100")
+    assert result.exit_code == 2 and "--domain '0-100': write the prior's interval as LO,HI" in result.output
+    result = run("audit", "--model", files / "model.json", "--data", files / "train.csv", "--sensitive", "hours-per-week", "--preset", "insider", "--domain", "0,50")
+    assert result.exit_code == 2 and "outside the declared domain [0, 50]" in result.output
