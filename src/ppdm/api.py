@@ -343,7 +343,7 @@ def audit(
     if membership is not None:
         return _membership_audit(model, data, membership, member_column, class_known, class_attribute, exact_time_limit, time_limit)
     if data is None:
-        raise PpdmError("data is needed: the training table (or membership=, a population of candidates)")
+        raise DataError("data must be the training table (a pandas DataFrame or a CSV path), got NoneType; or give membership=, a population of candidates")
     if not estimate and not exact:
         raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
     if exact_time_limit is not None and not exact:
