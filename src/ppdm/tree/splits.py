@@ -27,8 +27,14 @@ Scalar = str | int | float | bool
 
 
 def _fmt(value: object) -> str:
+    """A split value as a reader writes it: whole numbers without ``.0``, and a threshold the
+    library stored as a 32-bit float (scikit-learn, XGBoost) by its shortest 32-bit spelling
+    (``2.95``, not ``2.950000047683716``); every other float as Python spells it."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value)) if abs(value) < 1e15 else repr(value)
+    if isinstance(value, float) and math.isfinite(value) and float(np.float32(value)) == value:
+        short = np.format_float_positional(np.float32(value), trim="-")
+        return short if len(short) < len(repr(value)) else repr(value)
     return str(value)
 
 
