@@ -257,6 +257,7 @@ JS = r"""
       count.textContent = "showing " + num(shown.length) + " of " + num(rows.length) + " " + spec.noun +
         (rows.length === spec.rows.length ? "" : " matching (" + num(spec.rows.length) + " in all)");
       more.hidden = shown.length >= rows.length;
+      moreButton.textContent = "show " + num(Math.min(500, Math.max(rows.length - shown.length, 0))) + " more";
       table.dataset.rows = String(shown.length);
     }
     search.addEventListener("input", function () { state.query = search.value; state.limit = spec.limit; render(); });

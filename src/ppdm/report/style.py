@@ -25,6 +25,7 @@ code, pre { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size:
 .threatline { background: #f3f4f6; padding: 4px 8px; border-radius: 4px; display: inline-block; }
 figure { margin: 8px 0 16px; }
 svg.figure { width: 100%; max-width: 760px; height: auto; display: block; }
+[hidden] { display: none !important; }
 .controls { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 6px 0; font-size: 13px; }
 .controls input[type=search] { padding: 4px 8px; min-width: 260px; border: 1px solid #cbd5e1; border-radius: 4px; }
 .count { color: var(--muted); font-size: 13px; }
