@@ -35,10 +35,14 @@ def advice(
     if failing:
         out.append(_defend(frontier, target))
     elif attacks:
-        out.append(
-            f"Under this threat model the model meets the target ({target.describe()}). Audit again if the attacker may "
-            "know more (for example ppdm audit ... --preset insider) before publishing."
+        insider = any((a["threat"].get("spec") or {}).get("preset") == "insider" or "'insider'" in str(a["threat"].get("line", "")) for a in attacks)
+        more = (
+            "The insider (every other column known) is the strongest attacker of this question; whether someone was in "
+            "the training set at all is another one: ppdm audit --membership (docs/membership.md)."
+            if insider
+            else "Audit again if the attacker may know more (for example ppdm audit ... --preset insider) before publishing."
         )
+        out.append(f"Under this threat model the model meets the target ({target.describe()}). {more}")
     out.extend(_little_beyond_prior(attacks))
     return out
 
