@@ -23,7 +23,7 @@ repository, fetched separately, never part of ppdm), to DRAFT's ``DRAFT(forest,
 one_hot_groups).fit(method="cp-sat", timeout=limit, n_jobs=workers, seed=seed)`` (without
 bootstrap its ``perform_reconstruction_v1_CP_SAT``), same CP-SAT workers and time limit. DRAFT
 runs in a forked child, its wall time capped at twice the limit (its own limit covers only the
-solve, not its model building) and its address space at ``--draft-memory`` GB (default 6). On
+solve, not its model building) and its address space at ``--draft-memory`` GiB (default 6). On
 ppdm's instance DRAFT is told the exclusivity groups that hold exactly (education and
 occupation; workclass has a fourth group without a column, an "at most one" that DRAFT's
 "exactly one" cannot express), ppdm all three.
@@ -266,7 +266,7 @@ def _draft_child(conn: Any, draft: Path, rf: Any, groups: list[list[int]], limit
             out = DRAFT(rf, groups).fit(bagging=bool(rf.bootstrap), method="cp-sat", timeout=limit, verbosity=False, n_jobs=workers, seed=seed)
         conn.send((str(out["status"]), float(out["duration"]), np.asarray(out["reconstructed_data"], dtype=float)))
     except MemoryError:
-        conn.send((f"out of memory ({memory_gb:g} GB cap)", float("nan"), None))
+        conn.send((f"out of memory ({memory_gb:g} GiB cap)", float("nan"), None))
     except Exception as e:  # reported in the table, not raised: the benchmark goes on
         conn.send((f"error {type(e).__name__}: {e}", float("nan"), None))
 
@@ -331,7 +331,7 @@ def main() -> None:
     ap.add_argument("--binarization", choices=["grouped", "flags"], default="grouped", help="ppdm's instance only")
     ap.add_argument("--bootstrap", action="store_true", help="fit the forest with bootstrap (not the anchor)")
     ap.add_argument("--draft", default=os.environ.get("DRAFT_DIR"), help="a checkout of github.com/vidalt/DRAFT (default $DRAFT_DIR)")
-    ap.add_argument("--draft-memory", type=float, default=6.0, help="GB of address space DRAFT's process may take")
+    ap.add_argument("--draft-memory", type=float, default=6.0, help="GiB of address space DRAFT's process may take")
     ap.add_argument("--draft-all", action="store_true", help="run DRAFT at every size, even after it found nothing at a smaller one")
     args = ap.parse_args()
     draft = draft_checkout(args.draft)
