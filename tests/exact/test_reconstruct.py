@@ -234,18 +234,45 @@ def test_error_is_the_share_of_wrong_values_after_the_best_matching():
         match_rows(intervals, truth)
 
 
-@pytest.mark.slow
-def test_anchor_adult_100_records_100_trees_is_rebuilt_and_proved():
-    """One seed of benchmarks/bench_reconstruct.py (Ferry et al.'s setting): error 0, every row proved."""
+def _bench():
+    """benchmarks/bench_reconstruct.py as a module (registered: its dataclass needs it)."""
     import importlib.util
+    import sys
     from pathlib import Path
-
-    from ppdm.data.datasets import load_dataset
 
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_reconstruct.py"
     spec = importlib.util.spec_from_file_location("bench_reconstruct", path)
     bench = importlib.util.module_from_spec(spec)
+    sys.modules["bench_reconstruct"] = bench
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_draft_paper_columns_read_as_one_categorical_and_flags():
+    """The benchmark's reading of DRAFT's binarized Adult (its column names, one education group):
+    ppdm imports the forest over that table, counts checked, and the table reads back as the inputs."""
+    bench = _bench()
+    rng = np.random.default_rng(0)
+    edu = ["Assoc", "Bachelors", "HS-grad", "Masters_Doctorate", "School_Prof-School", "Some-college"]
+    n = 12
+    X = pd.DataFrame({"age_high": rng.integers(0, 2, n), "capital_gain_>0": rng.integers(0, 2, n)})
+    for i, v in enumerate(edu):
+        X[f"education_{v}"] = (np.arange(n) % len(edu) == i).astype(int)
+    X["occupation_Sales"] = rng.integers(0, 2, n)
+    y = pd.Series(rng.integers(0, 2, n), name="income")
+    rf = RandomForestClassifier(n_estimators=3, bootstrap=False, random_state=0).fit(X, y)
+    table = bench.paper_table(X, y)
+    assert list(table["education"].cat.categories) == edu
+    forest_from_sklearn(rf, table, prefix_sep="_", class_attribute="income", verify=True)
+    assert bench.paper_inputs(table, list(X.columns)).equals(X.astype(bool))
+
+
+@pytest.mark.slow
+def test_anchor_adult_100_records_100_trees_is_rebuilt_and_proved():
+    """One seed of benchmarks/bench_reconstruct.py (Ferry et al.'s setting): error 0, every row proved."""
+    from ppdm.data.datasets import load_dataset
+
+    bench = _bench()
     data, forest = bench.instance(bench.binarize(load_dataset("adult")[0]), 0, 100, 100)
     res = reconstruct(forest, time_limit=120, num_workers=2)
     assert reconstruction_error(bench.dummies(res.data), bench.dummies(data)) <= 0.001
