@@ -190,12 +190,10 @@ class Audit:
         title: str | None = None,
     ) -> dict[str, Any]:
         """Write the HTML report (and its JSON beside it, or at ``json``; a PDF with ``pdf``) and
-        return the report's data (:func:`ppdm.report.build_report`)."""
+        return the report's data (:func:`ppdm.report.build_report`; a membership audit gets its section)."""
         from ppdm.report import build_report, write_report
 
-        if self.membership is not None and not self.results:
-            raise PpdmError("the report has no membership section yet: save the membership audit as JSON (save) instead")
-        report = build_report(self.results, self.model, self.threat, frontier, title=title)
+        report = build_report(self.results, self.model, self.threat if self.results else None, frontier, title=title, membership=self.membership)
         write_report(report, path, json, pdf)
         return report
 

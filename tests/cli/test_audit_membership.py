@@ -73,3 +73,15 @@ def test_api_front_door(files):
         ppdm.audit(str(files / "forest.json"), pd.read_csv(files / "candidates.csv"), membership=str(files / "candidates.csv"))
     with pytest.raises(DataError):
         ppdm.audit(str(files / "forest.json"), membership=pd.read_csv(files / "candidates.csv").assign(member="maybe"))
+
+
+def test_cli_writes_the_membership_report(run, files, tmp_path):
+    page = tmp_path / "membership.html"
+    result = run("audit", "--membership", "--model", files / "forest.json", "--population", files / "candidates.csv", "--report", page)
+    assert result.exit_code == 0, result.output
+    assert "membership: " in result.output and f"wrote {page}" in result.output
+    data = json.loads((tmp_path / "membership.report.json").read_text())
+    assert data["membership"]["summary"]["candidates"] == 400 and data["membership"]["roc"] is not None
+    assert 'id="fig-membership-roc"' in page.read_text()
+    clash = run("audit", "--membership", "--model", files / "forest.json", "--population", files / "candidates.csv", "--report", tmp_path / "m.txt")
+    assert clash.exit_code == 2 and "name it .html" in clash.output

@@ -292,3 +292,30 @@ def test_a_forest_report_screenshot(forest_audit, tmp_path):
     png = tmp_path / "forest.png"
     assert screenshot(page, png, height=1200).console == []
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+# -- a membership audit's report --------------------------------------------------------------------
+
+
+def test_a_membership_report_renders_with_no_console_error(nursery, tmp_path):
+    import numpy as np
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier
+
+    from ppdm.attacks.membership import membership_attack
+    from ppdm.tree import tree_from_sklearn
+
+    frame, _ = nursery
+    inputs = [c for c in frame.columns if c != "class"]
+    population = frame.sample(800, random_state=2).reset_index(drop=True)
+    member = np.random.default_rng(2).random(len(population)) < 0.5
+    train = population[member].reset_index(drop=True)
+    est = DecisionTreeClassifier(random_state=0).fit(pd.get_dummies(train[inputs]).astype(float), train["class"])
+    tree = tree_from_sklearn(est, train[inputs], y=train["class"])
+    write_report(build_report([], tree, membership=membership_attack(tree, population, truth=member)), tmp_path / "m.html")
+    run = dump_dom(tmp_path / "m.html")
+    assert run.console == [], f"console messages: {run.console}"
+    dom = Page()
+    dom.feed(run.stdout)
+    assert dom.ready, "the report's script did not run to its end"
+    assert set(dom.marks) == {"fig-membership-roc"} and dom.marks["fig-membership-roc"] >= 4, dom.marks

@@ -390,8 +390,8 @@ def _membership_command(
     if dataset is not None or data is not None:
         raise PpdmError("--membership audits --population against --model: leave out --dataset and --data")
     if report_out is not None:
-        raise PpdmError("--report has no membership section yet: write the audit with --out")
-    from ppdm.api import audit
+        check_report_outputs(report_out, None, None, population, model_file, out)
+    from ppdm.api import Audit, audit
 
     with status("auditing membership", quiet):
         result = audit(
@@ -405,6 +405,9 @@ def _membership_command(
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
+    if report_out is not None:
+        assert isinstance(result, Audit)  # a membership audit
+        write_html_report([], result.model, None, report_out, quiet=quiet, membership=result.membership)
 
 
 def _numeric_secret(tolerance: float | None, domain: str | None) -> dict[str, Any]:

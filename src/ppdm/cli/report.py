@@ -42,16 +42,20 @@ def write_html_report(
     frontier: Any = None,
     title: str | None = None,
     quiet: bool = False,
+    membership: Any = None,
 ) -> None:
-    """Build, write and announce a report (shared by ``ppdm report`` and ``ppdm audit --report``)."""
+    """Build, write and announce a report (shared by ``ppdm report`` and ``ppdm audit --report``;
+    ``membership``: a membership audit, in its own section)."""
     from ppdm.report import build_report, write_report
 
     with status("writing the report", quiet):
-        report = build_report(results, model, threat, frontier, title=title)
+        report = build_report(results, model, threat, frontier, title=title, membership=membership)
         data = write_report(report, out, json_out, pdf)
     if not quiet:
         for attack in report["attacks"]:
             console.print(f"{attack['name']}: {attack['verdict']['headline']}", highlight=False)
+        if report.get("membership"):
+            console.print(f"membership: {report['membership']['verdict']['headline']}", highlight=False)
         written = ", ".join(str(p) for p in (out, data, pdf) if p is not None)
         console.print(f"wrote {written}", highlight=False)
 

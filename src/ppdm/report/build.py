@@ -23,6 +23,7 @@ from ppdm.report.verdict import RiskTarget, verdict
 from ppdm.tree.leaf_pairs import LeafPairs
 
 if TYPE_CHECKING:
+    from ppdm.attacks.membership import MembershipResult
     from ppdm.attacks.threat import ThreatModel
     from ppdm.tree.forest import Forest
     from ppdm.tree.model import Tree
@@ -41,34 +42,45 @@ def build_report(
     title: str | None = None,
     target: RiskTarget = RiskTarget(),
     risk_name: str = "share of people at confidence ≥ 0.9",
+    membership: MembershipResult | None = None,
 ) -> dict[str, Any]:
     """The report of one or more attacks on ``model`` (see the module docstring).
 
     ``results``: :class:`AttackResult` objects or their JSON form (:meth:`AttackResult.to_dict`,
     as ``ppdm audit --out`` writes it). ``frontier``: a defense search's candidates, each
     ``(accuracy, risk, label)`` or a dict with those keys and optionally ``"chosen": true``; or a
-    dict ``{"risk": name, "points": [...]}``.
+    dict ``{"risk": name, "points": [...]}``. ``membership``: a membership audit
+    (:class:`~ppdm.attacks.membership.MembershipResult`), shown in its own section
+    (:func:`ppdm.report.membership.membership_section`); ``results`` may then be empty.
     """
+    from ppdm.report.membership import membership_advice, membership_section
+
     dicts = [_as_dict(r) for r in results]
-    if not dicts:
+    if not dicts and membership is None:
         raise ReportError("a report needs at least one attack result")
     if model is not None:
         for r in dicts:
             check_same_model(r, model)
-    view = model_view(_as_audited(model, threat, dicts)) if model is not None else None
+    view = model_view(_as_audited(model, threat, dicts) if dicts else model) if model is not None else None
     attacks = [_attack(r, view, threat, target) for r in dicts]
     front = frontier_of(frontier, risk_name)
+    member = membership_section(membership, model) if membership is not None else None
     return {
         "format": FORMAT,
         "version": 1,
         "ppdm": _version(),
-        "title": title or _title(attacks),
+        "title": title or (_title(attacks) if attacks else MEMBERSHIP_TITLE),
         "target": {"certain": target.certain, "threshold": target.threshold, "share": target.share, "text": target.describe()},
         "model": view,
         "attacks": attacks,
+        "membership": member,
         "frontier": front,
-        "advice": advice(attacks, view, front, target),
+        "advice": advice(attacks, view, front, target) + (membership_advice(member) if member else []),
     }
+
+
+#: A membership report's title.
+MEMBERSHIP_TITLE = "Who was in the training set: what the published model discloses about membership"
 
 
 def _version() -> str:

@@ -12,6 +12,7 @@ import json
 from html import escape
 from typing import Any
 
+from ppdm.report import membership_html
 from ppdm.report.build import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
 from ppdm.report.script import JS
@@ -30,10 +31,11 @@ def render_html(report: dict[str, Any]) -> str:
     attacks = report["attacks"]
     body = [
         _header(report),
-        _verdicts(attacks, report["target"]["text"]),
+        _verdict_sections(report),
         _advice(report["advice"]),
-        _threats(attacks),
+        _threat_sections(report),
         *(_attack_section(a, i) for i, a in enumerate(attacks)),
+        *([membership_html.section_html(report["membership"])] if report.get("membership") else []),
         _frontier(report),
         _model(report.get("model"), attacks),
     ]
@@ -45,6 +47,27 @@ def render_html(report: dict[str, Any]) -> str:
         + f'\n</main>\n<script type="application/json" id="report-data">{_embedded(report)}</script>\n'
         f"<script>{JS}</script>\n</body></html>\n"
     )
+
+
+def _verdict_sections(report: dict[str, Any]) -> str:
+    """The attacks' verdict cards, and the membership audit's card (:mod:`ppdm.report.membership_html`)
+    beside them or, alone, in their place."""
+    attacks, member = report["attacks"], report.get("membership")
+    if member is None:
+        return _verdicts(attacks, report["target"]["text"])
+    if not attacks:
+        return membership_html.verdict_section(member)
+    return _verdicts(attacks, report["target"]["text"]) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
+
+
+def _threat_sections(report: dict[str, Any]) -> str:
+    """The attacks' threat model, and the membership attacker's beside it or in its place."""
+    attacks, member = report["attacks"], report.get("membership")
+    if member is None:
+        return _threats(attacks)
+    if not attacks:
+        return membership_html.threat_section(member)
+    return _threats(attacks) + membership_html.threat_section(member, "membership-threat")
 
 
 def _embedded(report: dict[str, Any]) -> str:
@@ -72,6 +95,7 @@ def _header(report: dict[str, Any]) -> str:
         what = f"{model['algorithm'] or model['kind']} predicting {model['class_attribute']!r} ({size}), publishing {model['disclosure']}. "
     links = ['<a href="#verdict">verdict</a>', '<a href="#advice">what to do next</a>', '<a href="#threat">threat model</a>']
     links += [f'<a href="#attack-{i}">{escape(a["name"])}</a>' for i, a in enumerate(report["attacks"])]
+    links += ['<a href="#membership">membership</a>'] if report.get("membership") else []
     links += ['<a href="#frontier">defense search</a>', '<a href="#model">model</a>']
     return (
         f"<header><h1>{escape(report['title'])}</h1>"

@@ -90,9 +90,12 @@ class Plot:
             self.text(X + 4, self.margin[2] + 12, label, size=11, color=color)
 
     def text(
-        self, x: float, y: float, text: str, anchor: str = "start", size: int = 12, color: str = INK, href: str | None = None
+        self, x: float, y: float, text: str, anchor: str = "start", size: int = 12, color: str = INK, href: str | None = None,
+        halo: bool = False,
     ) -> None:
-        mark = f'<text x="{round(x, 2)}" y="{round(y, 2)}" text-anchor="{anchor}" font-size="{size}" fill="{color}">{escape(text)}</text>'
+        """A label; with ``halo`` a white outline keeps it readable over the lines it crosses."""
+        outline = ' stroke="#fff" stroke-width="3" paint-order="stroke"' if halo else ""
+        mark = f'<text x="{round(x, 2)}" y="{round(y, 2)}" text-anchor="{anchor}" font-size="{size}" fill="{color}"{outline}>{escape(text)}</text>'
         self.parts.append(self._link(mark, href))
 
     def legend(self, items: Sequence[tuple[str, str, str | None]], x: float | None = None, y: float | None = None) -> None:
