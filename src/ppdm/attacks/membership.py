@@ -40,7 +40,7 @@ from ppdm.errors import DataError, PpdmError
 from ppdm.exact.membership import MembershipProof, ProofOptions, prove_membership
 from ppdm.maxent.constraints.membership_rows import MembershipRows, membership_rows
 from ppdm.maxent.solvers.bernoulli import BernoulliOptions, BernoulliSolution, solve_bernoulli
-from ppdm.metrics.membership import FPRS, membership_metrics
+from ppdm.metrics.membership import FPRS, membership_metrics, tpr_at_fpr
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
@@ -100,6 +100,13 @@ class MembershipResult:
             "count_max": self.rows.hi, "candidates": reach, "proved_members": proved.astype(int), "mean_P(member)": mean,
         })[keep]
         return frame.sort_values(["proved_members", "mean_P(member)"], ascending=False).head(top).reset_index(drop=True)
+
+    def tpr_at(self, fpr: float) -> float:
+        """The true-positive rate a threshold on P(member) reaches with at most ``fpr`` false
+        positives (:func:`ppdm.metrics.membership.tpr_at_fpr`); needs the truth."""
+        if self.truth is None:
+            raise PpdmError("the true-positive rate needs the truth: give truth= (who was a training record)")
+        return tpr_at_fpr(self.truth, self.probability, fpr)
 
     def summary(self) -> dict[str, Any]:
         """Counts of what is proved, the baseline and, with the truth, the metrics and wrong proofs."""

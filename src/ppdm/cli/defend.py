@@ -38,12 +38,17 @@ from ppdm.cli.common import (
 DEFAULT_TARGET = "certain=0,confident=0.01@0.9"
 """Spelled out so that ``ppdm --help`` does not import the library; a test keeps it equal to
 :data:`ppdm.defend.DEFAULT_TARGET`."""
+MEMBERSHIP_TARGET = "members_proved=0,mia_tpr@1%<=0.02"
+"""The target with --membership when --target is not given: nobody proved a member, the
+membership attacker's TPR at 1 % FPR at most 2 %."""
 FAMILIES = ("pruning", "retrain", "kadet", "publish-less", "dp")
 
 _TARGET_HELP = (
     "The privacy target, measures joined by commas: certain=N (at most N people an audit is certain about), "
     "confident=X@C (at most a share X, or X%, of the people at confidence >= C in their true value), "
-    "span=K (every span of the linking attack >= K records), l=L (entropy L-diverse spans)."
+    "span=K (every span of the linking attack >= K records), l=L (entropy L-diverse spans); with --membership: "
+    "members_proved=N (at most N candidates proved training records), mia_tpr@F<=X (the membership attacker's TPR at "
+    f"false-positive rate F at most X). Default: {DEFAULT_TARGET}; with --membership: {MEMBERSHIP_TARGET}."
 )
 
 _EPILOG = (
@@ -69,7 +74,15 @@ _EPILOG = (
 @threat_options
 @publish_option("What every candidate publishes at most (default: what the model file holds; error-rates when training).")
 @sa_option
-@click.option("--target", default=DEFAULT_TARGET, show_default=True, help=_TARGET_HELP)
+@click.option("--target", help=_TARGET_HELP)
+@click.option(
+    "--membership", is_flag=True,
+    help="Measure membership disclosure too: every candidate's membership audit over the training rows (members) and --population (non-members).",
+)
+@click.option(
+    "--population", type=click.Path(path_type=Path),
+    help="With --membership: CSV of people who were not training records, with the model's inputs and class (a member column, when present, keeps its false rows).",
+)
 @click.option("--risk", help="The target measure plotted against accuracy in the frontier (default: the target's first).")
 @click.option("--families", default=",".join(FAMILIES), show_default=True, help="The candidate families to search, comma-separated.")
 @click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
@@ -100,7 +113,9 @@ def defend_command(
     known_individuals: str | None,
     publish: str | None,
     sa_published: bool | None,
-    target: str,
+    target: str | None,
+    membership: bool,
+    population: Path | None,
     risk: str | None,
     families: str,
     quick: bool,
@@ -118,7 +133,8 @@ def defend_command(
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids
 
-    parsed = parse_target(target)
+    parsed = parse_target(target if target is not None else MEMBERSHIP_TARGET if membership else DEFAULT_TARGET)
+    non_members = _population(membership, population, parsed)
     family_list = _split_list(families) or []
     threat = _threat_from_options(threat_file, sensitive, known if known is not None else known_alias, preset, publish, sa_published, known_individuals)
     model, frame, test, threat = _inputs(model_file, data, dataset, class_attribute, test_file, test_size, seed, threat)
@@ -134,12 +150,29 @@ def defend_command(
     result = defend(
         model, frame, threat, parsed, test=test, families=family_list, grids=Grids.small() if quick else Grids.full(),
         hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else None,
+        membership=non_members,
     )
     if not quiet:
         _print_result(result, top)
     _write(result, out, frontier_file, quiet)
     if result.chosen is None:
         raise SystemExit(1)
+
+
+def _population(membership: bool, population: Path | None, target: Any) -> pd.DataFrame | None:
+    """The non-member sample of --membership (read before any work), or ``None``."""
+    from ppdm.data.datasets import load_csv
+
+    if population is not None and not membership:
+        raise PpdmError("--population is the non-members of the membership measures: add --membership")
+    if target.needs_membership and not membership:
+        named = next(m.name for m in target.measures if m.needs_membership)
+        raise PpdmError(f"the target's {named} is a membership measure: add --membership --population NON_MEMBERS.csv")
+    if membership and population is None:
+        raise PpdmError("--membership needs --population NON_MEMBERS.csv (people who were not training records)")
+    if membership and not target.needs_membership:
+        raise PpdmError("--membership: the target has no membership measure (members_proved=N, mia_tpr@F<=X)")
+    return load_csv(population)[0] if population is not None else None
 
 
 def _inputs(
@@ -217,10 +250,10 @@ def _hierarchies(path: Path | None, dataset: str | None) -> dict | None:
 def _print_result(result: DefenseResult, top: int) -> None:
     frame = result.frontier
     console.print(result.threat.describe(), highlight=False)
-    console.print(
-        f"target: {result.target.describe()} (certain = by the audits run: maximum entropy and the leaf-reading homogeneity attack)",
-        highlight=False,
-    )
+    by = "certain = by the audits run: maximum entropy and the leaf-reading homogeneity attack"
+    if result.target.needs_membership:
+        by = ("" if not result.target.needs_attacks else by + "; ") + "membership = the membership audit over the training rows and the non-members"
+    console.print(f"target: {result.target.describe()} ({by})", highlight=False)
     base = result.unprotected
     console.print(f"unprotected model: {_line(base, result)}", highlight=False)
     dp = frame[(frame["family"] == "dp") & frame["accuracy"].notna()]
@@ -255,7 +288,7 @@ def _line(row: Any, result: DefenseResult) -> str:
 def _fmt(name: str, value: float) -> str:
     if math.isnan(value):
         return "n/a"
-    if name == "confident":
+    if name == "confident" or name.startswith("mia_tpr"):
         return f"{100 * value:.2f} %"
     return f"{value:g}"
 

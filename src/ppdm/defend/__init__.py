@@ -9,13 +9,15 @@ from ppdm.defend.targets import (
     Certain,
     Confident,
     LDiverse,
+    MembersProved,
+    MiaTpr,
     MinSpan,
     Target,
     parse_target,
 )
 
 __all__ = [
-    "DEFAULT_TARGET", "Certain", "Confident", "DefenseResult", "LDiverse", "MinSpan", "Target", "collapse_small_children",
+    "DEFAULT_TARGET", "Certain", "Confident", "DefenseResult", "LDiverse", "MembersProved", "MiaTpr", "MinSpan", "Target", "collapse_small_children",
     "defend", "parse_target", "remove_small_leaves",
 ]
 

@@ -65,6 +65,7 @@ from ppdm.defend.forest_candidates import (
     min_leaf_of,
     retrain_cost,
 )
+from ppdm.defend.membership import MembershipPopulation, membership_evidence, membership_population
 from ppdm.defend.targets import Evidence, Target, parse_target
 from ppdm.errors import DataError, ModelImportError, PpdmError, advising
 from ppdm.files import write_atomic
@@ -165,6 +166,7 @@ def defend(
     time_budget: float | None = 300.0,
     random_state: int | None = 0,
     progress: bool | None = None,
+    membership: pd.DataFrame | None = None,
     **legacy: Any,
 ) -> DefenseResult:
     """Search the candidates for the most accurate model meeting ``target`` under ``threat``.
@@ -196,6 +198,10 @@ def defend(
     ``time_budget``: seconds after which no new candidate starts and the one under way is stopped
     (``None``: no limit).
     ``progress``: a progress bar on standard error (default: when it is a terminal).
+    ``membership``: people who were not training records (with the model's inputs and class),
+    for a target with membership measures (``members_proved=0,mia_tpr@1%<=0.02``): every
+    candidate's membership audit runs over the training rows (members) and these (non-members)
+    (:mod:`ppdm.defend.membership`); a target of membership measures only runs no other audit.
     """
     start = time.monotonic()
     model, data, threat, target = _model_first(model, data, threat, target, legacy)
@@ -217,6 +223,7 @@ def defend(
     wanted = {*tree.attributes, *learner.columns(data)}
     features = [c for c in data.columns if c in wanted]
     X, y = data[features], data[tree.class_attribute]
+    population = _population(target, membership, data, [*features, tree.class_attribute])
     candidates = [Candidate("unprotected (input model)", "unprotected", {}, lambda: tree)]
     forest = isinstance(tree, Forest)  # the one place the search tells a forest from a tree: other candidates, cheapest first
     if forest:
@@ -227,7 +234,7 @@ def defend(
     deadline = None if time_budget is None else start + float(time_budget)
     audit = partial(
         _evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=cheap_first(auditors) if forest else auditors,
-        accuracy=accuracy, risk=risk_name, stop_when_missed=forest,
+        accuracy=accuracy, risk=risk_name, stop_when_missed=forest, population=population,
     )
     rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner) if forest else range(len(candidates)))
     if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
@@ -259,6 +266,22 @@ def _model_first(model: Any, data: Any, threat: Any, target: Any, legacy: dict[s
     if legacy:
         raise TypeError(f"defend() got an unexpected keyword argument {next(iter(legacy))!r}")
     return model, data, threat, target
+
+
+def _population(target: Target, membership: Any, data: pd.DataFrame, columns: list[str]) -> MembershipPopulation | None:
+    """The membership audits' population, when the target has a membership measure (refused
+    without ``membership``, and ``membership`` without such a measure)."""
+    if target.needs_membership and membership is None:
+        named = next(m.name for m in target.measures if m.needs_membership)
+        raise PpdmError(
+            f"the target's {named} is a membership measure: give membership= (people who were not training records, "
+            "with the model's inputs and class; ppdm defend --membership --population P.csv)"
+        )
+    if membership is None:
+        return None
+    if not target.needs_membership:
+        raise PpdmError("membership= is read by membership measures only: add members_proved=N or mia_tpr@F<=X to the target")
+    return membership_population(data, membership, list(dict.fromkeys(columns)))
 
 
 def _check_data(data: Any) -> pd.DataFrame:
@@ -470,12 +493,15 @@ def _row(cand: Candidate, status: str, **values: Any) -> dict[str, Any]:
 def _evaluate(
     cand: Candidate, *, level: Disclosure, data: pd.DataFrame, threat: ThreatModel, target: Target,
     auditors: Sequence[Auditor], accuracy: Callable[[Model], float], risk: str, stop_when_missed: bool = False,
+    population: MembershipPopulation | None = None,
 ) -> tuple[dict[str, Any], Model | None]:
     """The candidate's row of the frontier (audited, or failed with the reason) and its published tree.
 
     Its accuracy is measured before the audits: a candidate whose audits the time budget stops is
     unfinished with its accuracy. ``stop_when_missed`` (forests): once the audits run so far miss
     the target, the others are skipped; the row's measures are then lower bounds (``partial``).
+    With ``population``, the membership audit runs too (:func:`~ppdm.defend.membership.membership_evidence`);
+    a target of membership measures only runs no other audit.
     """
     t0 = time.monotonic()
     try:
@@ -484,10 +510,16 @@ def _evaluate(
     except PpdmError as exc:
         return _row(cand, f"failed: {exc}", seconds=time.monotonic() - t0), None
     try:
-        enough = (lambda done: target.missed_by(Evidence.from_results(done))) if stop_when_missed else None
-        results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
-        spans = spans_of(tree, data, threat) if target.needs_spans else None
-        evidence = Evidence.from_results(results, spans)
+        evidence, complete = None, True
+        if target.needs_attacks:
+            enough = (lambda done: target.missed_by(Evidence.from_results(done))) if stop_when_missed else None
+            results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
+            spans = spans_of(tree, data, threat) if target.needs_spans else None
+            evidence = Evidence.from_results(results, spans)
+        if population is not None:
+            member = membership_evidence(tree, population, cand)
+            evidence = Evidence.of_membership(member) if evidence is None else replace(evidence, membership=member, sources=(*evidence.sources, member.source))
+        assert evidence is not None  # a target has a measure
         values = target.values(evidence)
     except PpdmError as exc:
         return _row(cand, f"failed: {exc}", seconds=time.monotonic() - t0), None

@@ -15,15 +15,21 @@ the highest confidence any attack gives it; the linking attack's spans when a me
   (paper 000's individual view: the attacker's belief, whoever holds it highest);
 * ``span=K``: every span of the linking attack holds at least K records (k-anonymity of the model,
   paper 002 Definition 6, under the threat model's known columns);
-* ``l=L``: every span is entropy L-diverse in the class (paper 002 §4.2).
+* ``l=L``: every span is entropy L-diverse in the class (paper 002 §4.2);
+* ``members_proved=N``: at most N candidates the membership audit (issue 27,
+  :mod:`ppdm.attacks.membership`) proves training records, over a population of the training
+  rows and a sample of non-members (:mod:`ppdm.defend.membership`);
+* ``mia_tpr@F<=X``: the membership attacker finds at most a share X of the members at a
+  false-positive rate F (``mia_tpr@1%<=0.02``; Carlini et al. 2022's TPR at low FPR).
 
-:func:`parse_target` reads the text form ``"certain=0,confident=0.01@0.9"`` the CLI takes.
+:func:`parse_target` reads the text form ``"certain=0,confident=0.01@0.9"`` the CLI takes
+(``<=`` may stand for ``=``: ``"members_proved=0,mia_tpr@1%<=0.02"``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +42,20 @@ from ppdm.tree.spans import Spans
 #: (repeated here: ``defend`` may not import ``metrics``; a test keeps the two equal).
 CERTAINTY_TOL = 1e-9
 
-__all__ = ["Certain", "Confident", "Evidence", "LDiverse", "MinSpan", "RiskMeasure", "Target", "parse_target"]
+__all__ = [
+    "Certain", "Confident", "Evidence", "LDiverse", "MembersProved", "MembershipEvidence", "MiaTpr", "MinSpan", "RiskMeasure", "Target",
+    "parse_target",
+]
+
+
+@dataclass(frozen=True)
+class MembershipEvidence:
+    """What the membership audit of one candidate says: ``proved`` members, the attacker's TPR at
+    any false-positive rate (``tpr_at(fpr)``), and where the numbers come from (``source``)."""
+
+    proved: int
+    tpr_at: Callable[[float], float]
+    source: str = "membership"
 
 
 @dataclass
@@ -47,7 +66,8 @@ class Evidence:
     ``confidence``: per record, the highest probability an attack gives its true value;
     ``targets``: the records the audit is about (known individuals excluded);
     ``spans``: the linking attack's spans (only when a measure needs them);
-    ``sources``: the attacks the evidence comes from.
+    ``sources``: the attacks the evidence comes from;
+    ``membership``: the membership audit's (only when a measure needs it).
     """
 
     certain: np.ndarray
@@ -55,6 +75,13 @@ class Evidence:
     targets: np.ndarray
     spans: Spans | None = None
     sources: tuple[str, ...] = ()
+    membership: MembershipEvidence | None = None
+
+    @classmethod
+    def of_membership(cls, membership: MembershipEvidence) -> Evidence:
+        """Evidence from the membership audit alone (a target of membership measures only)."""
+        none = np.zeros(0, dtype=bool)
+        return cls(none, np.zeros(0), none, None, (membership.source,), membership)
 
     @classmethod
     def from_results(cls, results: Sequence[AttackResult], spans: Spans | None = None) -> Evidence:
@@ -80,6 +107,7 @@ class RiskMeasure:
     name = "risk"
     higher_is_riskier = True
     needs_spans = False
+    needs_membership = False
     grows_with_audits = False  # more audits can only raise it (certain if any attack is, the highest confidence)
 
     def value(self, evidence: Evidence) -> float:  # pragma: no cover - abstract
@@ -167,6 +195,48 @@ class LDiverse(RiskMeasure):
 
 
 @dataclass(frozen=True)
+class MembersProved(RiskMeasure):
+    """Candidates the membership audit proves training records, at most ``limit`` of them."""
+
+    limit: float = 0
+    name = "members_proved"
+    needs_membership = True
+
+    def value(self, evidence: Evidence) -> float:
+        return float(evidence.membership.proved) if evidence.membership is not None else math.nan
+
+    def describe(self) -> str:
+        who = "nobody" if self.limit == 0 else f"at most {self.limit:g} people"
+        return f"{who} proved a member"
+
+
+@dataclass(frozen=True)
+class MiaTpr(RiskMeasure):
+    """The membership attacker's true-positive rate at false-positive rate ``fpr``, at most ``limit``."""
+
+    limit: float = 0.02
+    fpr: float = 0.01
+    needs_membership = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.limit <= 1:
+            raise PpdmError(f"mia_tpr: the rate must be in [0, 1], got {self.limit:g}")
+        if not 0 < self.fpr < 1:
+            raise PpdmError(f"mia_tpr: the false-positive rate must be in (0, 1), got {self.fpr:g}")
+        object.__setattr__(self, "name", f"mia_tpr@{_percent(self.fpr)}")
+
+    def value(self, evidence: Evidence) -> float:
+        return float(evidence.membership.tpr_at(self.fpr)) if evidence.membership is not None else math.nan
+
+    def describe(self) -> str:
+        return f"membership TPR ≤ {_percent(self.limit)} at {_percent(self.fpr)} FPR"
+
+
+def _percent(share: float) -> str:
+    return f"{100 * share:g}%"
+
+
+@dataclass(frozen=True)
 class Target:
     """Every measure within its limit."""
 
@@ -182,6 +252,15 @@ class Target:
     @property
     def needs_spans(self) -> bool:
         return any(m.needs_spans for m in self.measures)
+
+    @property
+    def needs_membership(self) -> bool:
+        return any(m.needs_membership for m in self.measures)
+
+    @property
+    def needs_attacks(self) -> bool:
+        """Whether a measure reads the attacks on the sensitive value (not membership alone)."""
+        return any(not m.needs_membership for m in self.measures)
 
     def values(self, evidence: Evidence) -> dict[str, float]:
         return {m.name: m.value(evidence) for m in self.measures}
@@ -207,25 +286,31 @@ class Target:
         parts = []
         for m in self.measures:
             at = f"@{m.at:g}" if isinstance(m, Confident) else ""
-            parts.append(f"{m.name}={m.limit:g}{at}")
+            parts.append(f"{m.name}{'<' if m.needs_membership else ''}={m.limit:g}{at}")
         return ",".join(parts)
 
 
-_SYNTAX = "e.g. certain=0,confident=0.01@0.9,span=5,l=2"
+_SYNTAX = "e.g. certain=0,confident=0.01@0.9,span=5,l=2 or members_proved=0,mia_tpr@1%<=0.02"
 
 
 def parse_target(text: str) -> Target:
     """A :class:`Target` from ``"certain=0,confident=0.01@0.9,span=5,l=2"`` (any subset, any order).
 
-    ``confident`` takes a share (``0.01``) or a percentage (``1%``) before the ``@``.
+    ``confident`` takes a share (``0.01``) or a percentage (``1%``) before the ``@``; ``mia_tpr``
+    a false-positive rate after it. ``<=`` may stand for ``=`` (``mia_tpr@1%<=0.02``).
     """
     measures: list[RiskMeasure] = []
     for part in (p.strip() for p in text.split(",") if p.strip()):
         name, sep, value = part.partition("=")
         name = name.strip().lower()
+        at_most = name.endswith("<")
+        name = name.removesuffix("<").strip()
         if not sep or not value.strip():
             raise PpdmError(f"target: {part!r} is not name=value ({_SYNTAX})")
-        measures.append(_measure(name, value.strip(), part))
+        measure = _measure(name, value.strip(), part)
+        if at_most and not measure.higher_is_riskier:
+            raise PpdmError(f"target: {part!r}: {measure.name} is a lower limit (write {measure.name}=VALUE)")
+        measures.append(measure)
     if not measures:
         raise PpdmError(f"target: empty ({_SYNTAX})")
     return Target(tuple(measures))
@@ -254,7 +339,24 @@ def _measure(name: str, value: str, part: str) -> RiskMeasure:
         if ell < 1:
             raise PpdmError(f"target: {part!r}: l takes a value ≥ 1")
         return LDiverse(ell)
-    raise PpdmError(f"target: unknown measure {name!r} (measures: certain, confident, span, l; {_SYNTAX})")
+    if name == "members_proved":
+        n = _number(value, part)
+        if n < 0 or n != int(n):
+            raise PpdmError(f"target: {part!r}: members_proved takes a whole number of people")
+        return MembersProved(n)
+    if name.startswith("mia_tpr"):
+        _, at, fpr = name.partition("@")
+        if not at:
+            raise PpdmError(f"target: {part!r}: mia_tpr takes a false-positive rate, mia_tpr@FPR<=TPR ({_SYNTAX})")
+        return MiaTpr(_share(value, part), _share(fpr, part))
+    raise PpdmError(f"target: unknown measure {name!r} (measures: certain, confident, span, l, members_proved, mia_tpr@FPR; {_SYNTAX})")
+
+
+def _share(text: str, part: str) -> float:
+    """A share written ``0.01`` or ``1%``."""
+    text = text.strip()
+    percent = text.endswith("%")
+    return _number(text.rstrip("%"), part) / (100 if percent else 1)
 
 
 def _number(text: str, part: str) -> float:

@@ -159,10 +159,11 @@ def membership_verdict(summary: dict[str, Any], target: MembershipTarget = Membe
         never = f"never wrong: {'none' if wrong == 0 else f'{wrong:,}'} of them outside the training set"
     else:
         never = "never wrong: each proof holds in every training set consistent with the published counts"
-    headline = (
-        f"{proved:,} {who} of {candidates:,} candidates ({never}); without the model an attacker has only the member "
-        f"share, {pct(share)}, and proves nobody."
-    )
+    alone = f"without the model an attacker has only the member share, {pct(share)}, and proves nobody"
+    if proved:
+        headline = f"{proved:,} {who} of {candidates:,} candidates ({never}); {alone}."
+    else:
+        headline = f"Nobody of {candidates:,} candidates is proved a member; {alone}."
     lines = [
         f"Proved members: {proved:,}; proved non-members: {summary['proved_non_members']:,}; undecided: {summary['undecided']:,}."
     ]

@@ -7,7 +7,9 @@ leaf (with their multiplicity), so every count is a linear row over the bits:
 * a tree that holds every training row once (a single tree, a forest fitted without bootstrap,
   a boosting round fitted on every row): the members reaching leaf ``l`` with class ``k`` number
   exactly the leaf's count ``c_lk`` — ``Σ_{i reaches (l, k)} b_i = c_lk`` — when the population
-  holds every training record (``complete``), and at most ``c_lk`` otherwise;
+  holds every training record (``complete``), and at most ``c_lk`` otherwise; a tree pruned by
+  paper 003's Method 1 deletes the ``R`` records of its removed leaves from its counts, yet they
+  still reach some leaf (their sibling's), so ``c_lk ≤ Σ b_i ≤ c_lk + R``;
 * a bagged tree (bootstrap multiplicities ``m``, redrawn from the tree's seed as
   :mod:`ppdm.tree.sklearn_forest` does; which member holds which draw is unknown): a leaf
   cell's weighted count ``W`` is the sum of its drawn members' multiplicities, so at least
@@ -151,17 +153,16 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
         reach = np.bincount(node_cell, minlength=len(count))
         published = count > WHOLE
         if modes[t] == "once":
-            pruned = float(getattr(tree, "removed_records", 0.0) or 0.0) > 0
-            exact = complete and not pruned
-            if exact and (count > reach + WHOLE).any():
+            removed = round(float(getattr(tree, "removed_records", 0.0) or 0.0))
+            if complete and (count > reach + WHOLE).any():
                 at = int(np.argmax(count - reach))
                 raise DataError(
                     f"tree {t} leaf {cell_code[at][0]} counts {count[at]:g} training records{_cell_words(cell_code[at][1], model)} but only "
                     f"{reach[at]} candidates reach it: the population does not hold every training record (declare it incomplete)"
                 )
             used = (reach > 0) | published
-            lo = np.where(exact, np.round(count), 0.0)
-            hi = np.round(count)
+            lo = np.round(count) if complete else np.zeros(len(count))
+            hi = np.round(count) + removed  # Method 1's removed records reach some cell uncounted
             blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, None))
         else:
             m = np.asarray(model.multiplicities[t])  # type: ignore[union-attr]

@@ -1,0 +1,60 @@
+"""``ppdm defend --membership --population P.csv``: membership targets from the command line, the
+choice audited again meets them, and one line (exit 2) when the non-members are missing."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+import ppdm
+from ppdm.tree import tree_from_sklearn
+from ppdm.tree.io import save_tree
+
+FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory, nursery):
+    frame, _ = nursery
+    root = tmp_path_factory.mktemp("defend-membership")
+    population = frame.sample(2000, random_state=3).reset_index(drop=True)
+    member = np.random.default_rng(3).random(len(population)) < 0.5
+    train, others = population[member].reset_index(drop=True), population[~member].reset_index(drop=True)
+    est = DecisionTreeClassifier(random_state=0).fit(pd.get_dummies(train[FEATURES]).astype(float), train["class"])
+    save_tree(tree_from_sklearn(est, train[FEATURES], y=train["class"]), root / "deep.json")
+    train.to_csv(root / "train.csv", index=False)
+    others[~others["class"].isin(train["class"])].to_csv(root / "unseen.csv", index=False)
+    others = others[others["class"].isin(train["class"])].reset_index(drop=True)  # no model knows an unseen class
+    others.to_csv(root / "others.csv", index=False)
+    pd.concat([train.assign(member=True), others.assign(member=False)]).to_csv(root / "candidates.csv", index=False)
+    return root
+
+
+def test_cli_searches_a_membership_target(run, files, tmp_path):
+    out = tmp_path / "chosen.json"
+    result = run(
+        "defend", "--model", files / "deep.json", "--data", files / "train.csv", "--membership", "--population", files / "others.csv",
+        "--quick", "--families", "pruning,retrain", "--out", out,
+    )
+    assert result.exit_code == 0, result.output
+    assert "target: nobody proved a member, membership TPR ≤ 2% at 1% FPR" in result.output
+    assert "unprotected model:" in result.output and "misses the target" in result.output.split("chosen:")[0]
+    again = ppdm.audit(str(out), membership=str(files / "candidates.csv")).summary()
+    assert again["proved_members"] == 0 and again["tpr@1%"] <= 0.02
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--target", "members_proved=0"], "add --membership --population"),
+        (["--membership"], "needs --population"),
+        (["--population", "{root}/others.csv"], "add --membership"),
+        (["--membership", "--population", "{root}/others.csv", "--target", "certain=0"], "no membership measure"),
+        (["--membership", "--population", "{root}/unseen.csv"], "is held by no training row"),
+    ],
+)
+def test_cli_membership_refusals_are_one_line(run, files, args, message):
+    base = ["defend", "--model", files / "deep.json", "--data", files / "train.csv", "--quick"]
+    result = run(*base, *[str(a).format(root=files) for a in args])
+    assert result.exit_code == 2
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
