@@ -93,8 +93,15 @@ def forest_from_sklearn(
         params={"bootstrap": bool(estimator.bootstrap), "n_estimators": len(trees)},
     )
     labels = _labels(y, data, name)
+    codes = None if labels is None else _class_codes(trees[0], labels)
+    if codes is not None and (codes < 0).any():
+        first = int(np.argmax(codes < 0))
+        raise ModelImportError(
+            f"the class labels given hold {labels[first]!r} (row {first}), not one of the classes the forest was fitted on "
+            f"({', '.join(map(repr, classes[:6]))}{', ...' if len(classes) > 6 else ''}): pass the labels it was fitted with"
+        )
     if verify or (verify is None and len(data) == forest.n_records):
-        verify_counts(forest, data, None if labels is None else _class_codes(trees[0], labels))
+        verify_counts(forest, data, codes)
     return forest
 
 
