@@ -94,7 +94,7 @@ def forest_from_sklearn(
     )
     labels = _labels(y, data, name)
     codes = None if labels is None else _class_codes(trees[0], labels)
-    if codes is not None and (codes < 0).any():
+    if labels is not None and codes is not None and (codes < 0).any():
         first = int(np.argmax(codes < 0))
         raise ModelImportError(
             f"the class labels given hold {labels[first]!r} (row {first}), not one of the classes the forest was fitted on "
