@@ -128,9 +128,14 @@ def fit_imputation(
     control)."""
     from sklearn.model_selection import train_test_split
 
+    if reference[sensitive].isna().any():
+        raise DataError(f"the reference sample: column {sensitive!r} has a missing value (row {int(np.argmax(reference[sensitive].isna().to_numpy()))})")
+    y = encode_categories(reference[sensitive], result.values)
+    outside = y < 0  # people whose value nobody audited holds: they cannot teach a guess among the audit's values
+    left_out = {"rows": int(outside.sum()), "values": sorted(map(str, set(reference[sensitive][outside].tolist())))[:6]}
+    reference, y = reference[~outside], y[~outside]
     if len(reference) < 2 * FOLDS:
-        raise DataError(f"the reference sample has {len(reference)} rows: at least {2 * FOLDS} are needed to fit and check a model-free attacker")
-    y = _codes(reference[sensitive], result.values, "the reference sample")
+        raise DataError(f"the reference sample has {len(reference)} usable rows: at least {2 * FOLDS} are needed to fit and check a model-free attacker")
     X = reference[known]
     if len(np.unique(y)) < 2:
         raise DataError(f"the reference sample holds one value of {sensitive!r}: no model-free attacker can be fitted on it")
@@ -161,6 +166,8 @@ def fit_imputation(
         row_ids=result.row_ids,
     )
     out.details = {"model": best, "held_out_accuracy": scores, "reference_rows": len(reference)}
+    if left_out["rows"]:
+        out.details["reference_rows_left_out"] = left_out
     return out, posterior_of
 
 

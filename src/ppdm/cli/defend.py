@@ -48,7 +48,8 @@ _TARGET_HELP = (
     "confident=X@C (at most a share X, or X%, of the people at confidence >= C in their true value), "
     "span=K (every span of the linking attack >= K records), l=L (entropy L-diverse spans); with --membership: "
     "members_proved=N (at most N candidates proved training records), mia_tpr@F<=X (the membership attacker's TPR at "
-    f"false-positive rate F at most X). Default: {DEFAULT_TARGET}; with --membership: {MEMBERSHIP_TARGET}."
+    "false-positive rate F at most X); with --reference: lift_over_reference<=X (the model adds at most X accuracy beyond a "
+    f"model-free attacker fitted on a population sample). Default: {DEFAULT_TARGET}; with --membership: {MEMBERSHIP_TARGET}."
 )
 
 _EPILOG = (
@@ -83,6 +84,10 @@ _EPILOG = (
     "--population", type=click.Path(path_type=Path),
     help="With --membership: CSV of people who were not training records, with the model's inputs and class (a member column, when present, keeps its false rows).",
 )
+@click.option(
+    "--reference", type=click.Path(path_type=Path),
+    help="CSV of people of the same population who are not targets: the model-free attacker lift_over_reference<=X compares with.",
+)
 @click.option("--risk", help="The target measure plotted against accuracy in the frontier (default: the target's first).")
 @click.option("--families", default=",".join(FAMILIES), show_default=True, help="The candidate families to search, comma-separated.")
 @click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
@@ -116,6 +121,7 @@ def defend_command(
     target: str | None,
     membership: bool,
     population: Path | None,
+    reference: Path | None,
     risk: str | None,
     families: str,
     quick: bool,
@@ -150,13 +156,24 @@ def defend_command(
     result = defend(
         model, frame, threat, parsed, test=test, families=family_list, grids=Grids.small() if quick else Grids.full(),
         hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else None,
-        membership=non_members,
+        membership=non_members, reference=_reference(reference, parsed),
     )
     if not quiet:
         _print_result(result, top)
     _write(result, out, frontier_file, quiet)
     if result.chosen is None:
         raise SystemExit(1)
+
+
+def _reference(reference: Path | None, target: Any) -> pd.DataFrame | None:
+    """``--reference``'s people, checked against the target before anything is read."""
+    if reference is None and target.needs_reference:
+        raise PpdmError("the target's lift_over_reference compares with a model-free attacker: add --reference SAMPLE.csv")
+    if reference is not None and not target.needs_reference:
+        raise PpdmError("--reference is read by lift_over_reference only: add lift_over_reference<=X to --target")
+    from ppdm.data.datasets import load_csv
+
+    return load_csv(reference)[0] if reference is not None else None
 
 
 def _population(membership: bool, population: Path | None, target: Any) -> pd.DataFrame | None:

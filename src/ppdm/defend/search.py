@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel, check_varies
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
@@ -167,6 +168,7 @@ def defend(
     random_state: int | None = 0,
     progress: bool | None = None,
     membership: pd.DataFrame | None = None,
+    reference: pd.DataFrame | None = None,
     **legacy: Any,
 ) -> DefenseResult:
     """Search the candidates for the most accurate model meeting ``target`` under ``threat``.
@@ -224,6 +226,7 @@ def defend(
     features = [c for c in data.columns if c in wanted]
     X, y = data[features], data[tree.class_attribute]
     population = _population(target, membership, data, [*features, tree.class_attribute])
+    reference_of = _reference(target, reference)
     candidates = [Candidate("unprotected (input model)", "unprotected", {}, lambda: tree)]
     forest = isinstance(tree, Forest)  # the one place the search tells a forest from a tree: other candidates, cheapest first
     if forest:
@@ -234,7 +237,7 @@ def defend(
     deadline = None if time_budget is None else start + float(time_budget)
     audit = partial(
         _evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=cheap_first(auditors) if forest else auditors,
-        accuracy=accuracy, risk=risk_name, stop_when_missed=forest, population=population,
+        accuracy=accuracy, risk=risk_name, stop_when_missed=forest, population=population, reference_of=reference_of,
     )
     rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner) if forest else range(len(candidates)))
     if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
@@ -282,6 +285,48 @@ def _population(target: Target, membership: Any, data: pd.DataFrame, columns: li
     if not target.needs_membership:
         raise PpdmError("membership= is read by membership measures only: add members_proved=N or mia_tpr@F<=X to the target")
     return membership_population(data, membership, list(dict.fromkeys(columns)))
+
+
+def _reference(target: Target, reference: Any) -> Callable[[AttackResult], AttackResult] | None:
+    """The model-free attacker fitted on ``reference`` (once, over the first audit's people), when
+    the target has ``lift_over_reference`` (refused without ``reference``, and ``reference``
+    without that measure)."""
+    if target.needs_reference and reference is None:
+        raise PpdmError(
+            "the target's lift_over_reference compares with a model-free attacker: give reference= (people of the same "
+            "population who are not targets; ppdm defend --reference sample.csv)"
+        )
+    if reference is None:
+        return None
+    if not target.needs_reference:
+        raise PpdmError("reference= is read by lift_over_reference only: add lift_over_reference<=X to the target")
+    if not isinstance(reference, pd.DataFrame):
+        raise DataError(f"reference= must be a DataFrame of people of the same population, got {type(reference).__name__}")
+    cache: dict[str, AttackResult] = {}
+
+    def fitted(template: AttackResult) -> AttackResult:
+        if "imputed" not in cache:
+            from ppdm.attacks.reference import imputation_attack
+
+            cache["imputed"] = imputation_attack(template, template.groups.table.iloc[template.groups.group_of_record].reset_index(drop=True), reference)
+        return cache["imputed"]
+
+    return fitted
+
+
+def _lift(results: Sequence[AttackResult], imputed: AttackResult) -> float:
+    """The strongest attacker's accuracy (the audits', and each pooled with or restricting the
+    model-free one: :func:`~ppdm.attacks.portfolio.strongest_attacker`) minus the stronger of the
+    model-free attacker's and the prior's."""
+    from ppdm.attacks.portfolio import strongest_attacker
+
+    def accuracy(r: AttackResult) -> float:
+        return float(r.summary().get("attacker_accuracy") or 0.0)
+
+    best = max(accuracy(r) for r in results)
+    both = accuracy(strongest_attacker(results[0], [imputed], [imputed]))
+    baseline = max(accuracy(imputed), float(results[0].summary()["baseline"]["accuracy"]))
+    return max(best, both) - baseline
 
 
 def _check_data(data: Any) -> pd.DataFrame:
@@ -493,7 +538,7 @@ def _row(cand: Candidate, status: str, **values: Any) -> dict[str, Any]:
 def _evaluate(
     cand: Candidate, *, level: Disclosure, data: pd.DataFrame, threat: ThreatModel, target: Target,
     auditors: Sequence[Auditor], accuracy: Callable[[Model], float], risk: str, stop_when_missed: bool = False,
-    population: MembershipPopulation | None = None,
+    population: MembershipPopulation | None = None, reference_of: Callable[[AttackResult], AttackResult] | None = None,
 ) -> tuple[dict[str, Any], Model | None]:
     """The candidate's row of the frontier (audited, or failed with the reason) and its published tree.
 
@@ -516,6 +561,8 @@ def _evaluate(
             results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
             spans = spans_of(tree, data, threat) if target.needs_spans else None
             evidence = Evidence.from_results(results, spans)
+            if reference_of is not None:
+                evidence = replace(evidence, lift=_lift(results, reference_of(results[0])))
         if population is not None:
             member = membership_evidence(tree, population, cand)
             evidence = Evidence.of_membership(member) if evidence is None else replace(evidence, membership=member, sources=(*evidence.sources, member.source))

@@ -20,7 +20,11 @@ the highest confidence any attack gives it; the linking attack's spans when a me
   :mod:`ppdm.attacks.membership`) proves training records, over a population of the training
   rows and a sample of non-members (:mod:`ppdm.defend.membership`);
 * ``mia_tpr@F<=X``: the membership attacker finds at most a share X of the members at a
-  false-positive rate F (``mia_tpr@1%<=0.02``; Carlini et al. 2022's TPR at low FPR).
+  false-positive rate F (``mia_tpr@1%<=0.02``; Carlini et al. 2022's TPR at low FPR);
+* ``lift_over_reference<=X``: the strongest attacker with the candidate and a reference sample
+  of the population is at most X more accurate than the stronger of the model-free attacker
+  fitted on that sample and the prior (Jayaraman & Evans, CCS 2022: what the model adds beyond
+  imputation; :mod:`ppdm.attacks.reference`, :mod:`ppdm.attacks.portfolio`).
 
 :func:`parse_target` reads the text form ``"certain=0,confident=0.01@0.9"`` the CLI takes
 (``<=`` may stand for ``=``: ``"members_proved=0,mia_tpr@1%<=0.02"``).
@@ -43,7 +47,7 @@ from ppdm.tree.spans import Spans
 CERTAINTY_TOL = 1e-9
 
 __all__ = [
-    "Certain", "Confident", "Evidence", "LDiverse", "MembersProved", "MembershipEvidence", "MiaTpr", "MinSpan", "RiskMeasure", "Target",
+    "Certain", "Confident", "Evidence", "LDiverse", "LiftOverReference", "MembersProved", "MembershipEvidence", "MiaTpr", "MinSpan", "RiskMeasure", "Target",
     "parse_target",
 ]
 
@@ -67,7 +71,9 @@ class Evidence:
     ``targets``: the records the audit is about (known individuals excluded);
     ``spans``: the linking attack's spans (only when a measure needs them);
     ``sources``: the attacks the evidence comes from;
-    ``membership``: the membership audit's (only when a measure needs it).
+    ``membership``: the membership audit's (only when a measure needs it);
+    ``lift``: the strongest attacker's accuracy minus the stronger of the model-free attacker's
+    and the prior's (only when a measure needs it: a reference sample was given).
     """
 
     certain: np.ndarray
@@ -76,6 +82,7 @@ class Evidence:
     spans: Spans | None = None
     sources: tuple[str, ...] = ()
     membership: MembershipEvidence | None = None
+    lift: float | None = None
 
     @classmethod
     def of_membership(cls, membership: MembershipEvidence) -> Evidence:
@@ -108,6 +115,7 @@ class RiskMeasure:
     higher_is_riskier = True
     needs_spans = False
     needs_membership = False
+    needs_reference = False
     grows_with_audits = False  # more audits can only raise it (certain if any attack is, the highest confidence)
 
     def value(self, evidence: Evidence) -> float:  # pragma: no cover - abstract
@@ -232,6 +240,26 @@ class MiaTpr(RiskMeasure):
         return f"membership TPR ≤ {_percent(self.limit)} at {_percent(self.fpr)} FPR"
 
 
+@dataclass(frozen=True)
+class LiftOverReference(RiskMeasure):
+    """What the candidate adds to an attacker who holds a sample of the population: the strongest
+    attacker's accuracy minus the model-free one's (or the prior's), at most ``limit``."""
+
+    limit: float = 0.02
+    name = "lift_over_reference"
+    needs_reference = True
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.limit <= 1:
+            raise PpdmError(f"lift_over_reference: the accuracy lift must be in [0, 1], got {self.limit:g}")
+
+    def value(self, evidence: Evidence) -> float:
+        return float(evidence.lift) if evidence.lift is not None else math.nan
+
+    def describe(self) -> str:
+        return f"the model adds ≤ {100 * self.limit:g} points of accuracy beyond a population sample"
+
+
 def _percent(share: float) -> str:
     return f"{100 * share:g}%"
 
@@ -256,6 +284,10 @@ class Target:
     @property
     def needs_membership(self) -> bool:
         return any(m.needs_membership for m in self.measures)
+
+    @property
+    def needs_reference(self) -> bool:
+        return any(m.needs_reference for m in self.measures)
 
     @property
     def needs_attacks(self) -> bool:
@@ -286,11 +318,11 @@ class Target:
         parts = []
         for m in self.measures:
             at = f"@{m.at:g}" if isinstance(m, Confident) else ""
-            parts.append(f"{m.name}{'<' if m.needs_membership else ''}={m.limit:g}{at}")
+            parts.append(f"{m.name}{'<' if m.needs_membership or m.needs_reference else ''}={m.limit:g}{at}")
         return ",".join(parts)
 
 
-_SYNTAX = "e.g. certain=0,confident=0.01@0.9,span=5,l=2 or members_proved=0,mia_tpr@1%<=0.02"
+_SYNTAX = "e.g. certain=0,confident=0.01@0.9,span=5,l=2, members_proved=0,mia_tpr@1%<=0.02 or lift_over_reference<=0.02"
 
 
 def parse_target(text: str) -> Target:
@@ -317,6 +349,8 @@ def parse_target(text: str) -> Target:
 
 
 def _measure(name: str, value: str, part: str) -> RiskMeasure:
+    if name in ("lift_over_reference", "lift"):
+        return LiftOverReference(_number(value, part))
     if name == "certain":
         n = _number(value, part)
         if n < 0 or n != int(n):
