@@ -181,4 +181,4 @@ def test_the_defense_search_audits_a_forest_too_large_to_enumerate(adult_train):
     threat = ThreatModel(sensitive="marital-status", known=("age", "sex", "race")).resolve(table, y.name)
     result = maxent_auditor(forest, table, threat)
     assert result is not None and result.details["method"] == "pooled"
-    assert "no joint maximum-entropy estimate" in result.details["note"]
+    assert "an approximate estimate: the joint maximum-entropy table is too large" in result.details["note"]

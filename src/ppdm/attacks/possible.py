@@ -698,10 +698,11 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
                 published, data, resolved, **({"knowledge": knowledge} if knowledge is not None else {}),
                 possible=pv.possible, progress=maxent.get("tree_progress"),
             )
+            size = str(why).split("; declare")[0]  # the routes it would take, without the advice the pooled estimate makes moot
             result.details["note"] = (
-                f"no joint maximum-entropy estimate: {why}. Shown instead: each tree's exact maximum-entropy estimate, "
-                f"pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own counts "
-                "(approximate), restricted to each person's possible values over all trees (sound: one value left is certain, proved)"
+                f"an approximate estimate: the joint maximum-entropy table is too large to build ({size}), so each tree's exact "
+                f"estimate is pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own "
+                "counts, within each person's possible values over all trees (sound: one value left is certain, proved)"
             )
             return result
         result = possible_attack(model, data, threat)
