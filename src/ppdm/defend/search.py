@@ -124,8 +124,8 @@ class DefenseResult:
     def frontier_records(self) -> list[dict[str, Any]]:
         """The frontier as JSON-ready records: ``label``, ``accuracy``, ``risk``, ``meets_target``
         first (what a frontier plot reads), then family, params, status, pareto, every measure of
-        the target, ``chosen`` and ``risk_measure`` (the measure ``risk`` holds; missing values as
-        ``null``)."""
+        the target, ``chosen``, ``risk_measure`` (the measure ``risk`` holds) and ``accuracy_on``
+        (``"training"`` or ``"test"``: the rows ``accuracy`` was measured on; missing values as ``null``)."""
         records = []
         for row in self.frontier.to_dict("records"):
             record = {k: _plain(row[k]) for k in ("label", "accuracy", "risk", "meets_target")}
@@ -133,6 +133,7 @@ class DefenseResult:
             record["params"] = json.loads(row["params"])
             record["chosen"] = row["label"] == self.chosen_label
             record["risk_measure"] = self.risk
+            record["accuracy_on"] = self.accuracy_on
             records.append(record)
         return records
 

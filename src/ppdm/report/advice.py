@@ -111,7 +111,7 @@ def _defend(frontier: dict[str, Any] | None, target: RiskTarget) -> str:
     best, name = chosen[0], frontier.get("risk", "risk")
     risk = pct(best["risk"], 1) if "share" in name else f"{best['risk']:.3g}"
     return (
-        f"The defense search chose {best['label']!r}: accuracy {pct(best['accuracy'], 1)}, {name} {risk}. "
+        f"The defense search chose {best['label']!r}: {frontier.get('accuracy', 'accuracy')} {pct(best['accuracy'], 1)}, {name} {risk}. "
         "Publish it after auditing it again under this threat model."
     )
 

@@ -206,8 +206,10 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
     if not isinstance(frontier, (list, tuple)):
         raise ReportError(f"frontier points: expected a list of (accuracy, risk, label), got {type(frontier).__name__}")
     points, not_audited = [], []
+    accuracy_on = None
     for i, p in enumerate(frontier):
         if isinstance(p, dict):
+            accuracy_on = accuracy_on or p.get("accuracy_on")
             accuracy, risk, label, chosen = p.get("accuracy"), p.get("risk"), p.get("label", f"candidate {i}"), bool(p.get("chosen"))
             if accuracy is None and risk is None and p.get("status", "audited") != "audited":
                 # a candidate the defense search could not audit (failed, or past its time budget):
@@ -226,7 +228,13 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
         if not 0 <= acc <= 1 or rk < 0:
             raise ReportError(f"frontier point {i}: accuracy {acc:g} must be from 0 to 1 and risk {rk:g} at least 0")
         points.append({"accuracy": acc, "risk": rk, "label": str(label), "chosen": chosen})
-    return {"risk": risk_name, "points": points, "not_audited": not_audited}
+    return {"risk": risk_name, "points": points, "not_audited": not_audited, "accuracy": accuracy_label(accuracy_on)}
+
+
+def accuracy_label(accuracy_on: object) -> str:
+    """What a frontier's accuracy is, in words: on the training rows it says so (it flatters a
+    model that memorises them)."""
+    return "training accuracy" if accuracy_on == "training" else "test accuracy" if accuracy_on == "test" else "accuracy"
 
 
 def _title(attacks: list[dict[str, Any]]) -> str:

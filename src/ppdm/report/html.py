@@ -208,11 +208,11 @@ def _frontier(report: dict[str, Any]) -> str:
     target = report["target"]["share"] if "0.9" in front["risk"] else None
     rows = "".join(_frontier_row(p) for p in front["points"])
     return (
-        '<section id="frontier"><h2>Defense search: accuracy against risk</h2>'
-        f"<figure>{frontier_figure(front['points'], front['risk'], 'fig-frontier', target)}"
+        f'<section id="frontier"><h2>Defense search: {escape(front.get("accuracy", "accuracy"))} against risk</h2>'
+        f"<figure>{frontier_figure(front['points'], front['risk'], 'fig-frontier', target, front.get('accuracy', 'accuracy'))}"
         "<figcaption>Every candidate the search audited; the grey line joins those no other candidate beats on both "
         "accuracy and risk; green: the candidate chosen.</figcaption></figure>"
-        f'<div class="tablewrap"><table><thead><tr><th>candidate</th><th>accuracy</th><th>{escape(front["risk"])}</th><th></th></tr>'
+        f'<div class="tablewrap"><table><thead><tr><th>candidate</th><th>{escape(front.get("accuracy", "accuracy"))}</th><th>{escape(front["risk"])}</th><th></th></tr>'
         f"</thead><tbody>{rows}</tbody></table></div>{_not_audited(front.get('not_audited', []))}</section>"
     )
 

@@ -115,7 +115,9 @@ def _bar_label(plot: Plot, row: dict[str, Any], i: int) -> tuple[str, str | None
     return label, href
 
 
-def frontier_figure(points: Sequence[dict[str, Any]], risk_name: str, figure_id: str, target: float | None = None) -> str:
+def frontier_figure(
+    points: Sequence[dict[str, Any]], risk_name: str, figure_id: str, target: float | None = None, accuracy: str = "accuracy",
+) -> str:
     """Every candidate as (risk, accuracy); the non-dominated ones joined; the chosen one marked."""
     risk = np.array([p["risk"] for p in points], dtype=float)
     acc = np.array([p["accuracy"] for p in points], dtype=float)
@@ -124,7 +126,10 @@ def frontier_figure(points: Sequence[dict[str, Any]], risk_name: str, figure_id:
     pad = max((yhi - ylo) * 0.15, 0.01)
     plot = Plot((0, xmax), (max(ylo - pad, 0.0), min(yhi + pad, 1.0)), height=340)
     share = "share" in risk_name and xmax <= 1.1
-    plot.axes(np.linspace(0, xmax, 5), np.linspace(plot.y[0], plot.y[1], 5), risk_name, "accuracy",
+    counts = not share and bool(np.all(risk == np.round(risk)))  # people proved, span sizes: whole ticks
+    step = max(1.0, float(np.ceil(xmax / 4)))
+    xticks = np.arange(0.0, xmax + 1e-9, step) if counts and xmax >= 4 else np.linspace(0, xmax, 5)
+    plot.axes(xticks, np.linspace(plot.y[0], plot.y[1], 5), risk_name, accuracy,
               xfmt=(lambda v: pct(v, 1)) if share else (lambda v: f"{v:.3g}"), yfmt=lambda v: pct(v, 1))
     if target is not None:
         plot.vline(target, CHOSEN, "target")
@@ -134,8 +139,21 @@ def frontier_figure(points: Sequence[dict[str, Any]], risk_name: str, figure_id:
         chosen = bool(p.get("chosen"))
         plot.point(r, a, CHOSEN if chosen else ATTACK, r=6 if chosen else 4, title=f"{p['label']}: accuracy {pct(a)}, {risk_name} {r:.3g}")
     for i in front:
-        plot.text(plot.sx(risk[i]) + 7, plot.sy(acc[i]) - 6, str(points[i]["label"])[:32], size=10, color=MUTED)
+        right = plot.sx(risk[i]) > plot.sx(plot.x[0]) + 0.6 * (plot.sx(plot.x[1]) - plot.sx(plot.x[0]))
+        x = plot.sx(risk[i]) + (-7 if right else 7)
+        plot.text(x, plot.sy(acc[i]) - 8, point_label(str(points[i]["label"])), anchor="end" if right else "start", size=10, color=MUTED, halo=True)
     return plot.svg(figure_id, "accuracy against risk of the defense search's candidates")
+
+
+def point_label(label: str, limit: int = 44) -> str:
+    """A candidate's name short enough to sit by its point: the estimator's class name left out
+    (``max_depth=4 min_samples_leaf=50``), cut at a word with an ellipsis past ``limit``."""
+    words = label.split()
+    if len(words) > 1 and words[0].endswith(("Classifier", "Regressor")):
+        label = " ".join(words[1:])
+    if len(label) <= limit:
+        return label
+    return label[: label.rfind(" ", 0, limit)].rstrip(",") + " …" if " " in label[:limit] else label[: limit - 1] + "…"
 
 
 def pareto_front(risk: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
