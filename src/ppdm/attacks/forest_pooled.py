@@ -49,6 +49,7 @@ from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import AttackError, UninformativeKnowledgeWarning
 from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
 
 __all__ = ["pooled_forest_attack", "pooling_trees"]
@@ -115,7 +116,7 @@ def pooled_forest_attack(
             progress(done, len(trees))
     assert logs is not None
     truth = _codes(data, sensitive, values)
-    prior = _prior(truth, len(values))
+    prior = prior_distribution(truth, len(values)) if truth is not None else np.full(len(values), 1.0 / len(values))
     posterior = np.where(held[:, None] > 0, np.exp((logs - logs.max(axis=1, keepdims=True)) / np.maximum(held, 1)[:, None]), prior)
     posterior = posterior * allowed
     posterior /= np.maximum(posterior.sum(axis=1, keepdims=True), TINY)
@@ -139,21 +140,13 @@ def _codes(data: pd.DataFrame, sensitive: str, values: tuple) -> np.ndarray | No
     return None if (codes < 0).any() else codes
 
 
-def _prior(truth: np.ndarray | None, k: int) -> np.ndarray:
-    if truth is None:
-        return np.full(k, 1.0 / k)
-    return np.bincount(truth, minlength=k) / len(truth)
-
-
 def _result(
     data: pd.DataFrame, known: list[str], sensitive: str, values: tuple, posterior: np.ndarray, truth: np.ndarray | None,
     allowed: np.ndarray, threat: ThreatModel, n_pooled: int, n_trees: int, held: np.ndarray,
 ) -> AttackResult:
     """Group the rows by their known values and posterior, and say what was pooled."""
-    rounded = np.round(posterior, 12)
-    signature = np.unique(rounded, axis=0, return_inverse=True)[1].ravel()
-    full = QIGroups.from_frame(data[known].assign(__ppdm_pooled__=signature), [*known, "__ppdm_pooled__"])
-    groups = QIGroups(tuple(known), full.table.drop(columns=["__ppdm_pooled__"]), full.counts, full.group_of_record)
+    signature = np.unique(np.round(posterior, 12), axis=0, return_inverse=True)[1].ravel()
+    groups = QIGroups.split_by(data, known, signature)
     first = groups.first_rows()
     certain = allowed.sum(axis=1) == 1
     targets = np.ones(len(data), dtype=bool)

@@ -32,6 +32,7 @@ import pandas as pd
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
+from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
 
@@ -138,9 +139,7 @@ def _art_rule(tree: Tree, trial: pd.DataFrame, y: np.ndarray, prior: np.ndarray,
 
 
 def _prior(truth: np.ndarray | None, k: int) -> np.ndarray:
-    if truth is None or (truth < 0).any():
-        return np.full(k, 1.0 / k)
-    return np.bincount(truth, minlength=k) / len(truth)
+    return np.full(k, 1.0 / k) if truth is None or (truth < 0).any() else prior_distribution(truth, k)
 
 
 def _result(name: str, data: pd.DataFrame, threat: ThreatModel, values: tuple, scores: np.ndarray) -> AttackResult:
@@ -149,8 +148,7 @@ def _result(name: str, data: pd.DataFrame, threat: ThreatModel, values: tuple, s
     mass = scores.sum(axis=1, keepdims=True)
     posterior = np.where(mass > 0, scores / np.where(mass > 0, mass, 1.0), 1.0 / len(values))
     signature = np.unique(np.round(posterior, 12), axis=0, return_inverse=True)[1].ravel()
-    full = QIGroups.from_frame(data[known].assign(__ppdm_rule__=signature), [*known, "__ppdm_rule__"])
-    groups = QIGroups(tuple(known), full.table.drop(columns=["__ppdm_rule__"]), full.counts, full.group_of_record)
+    groups = QIGroups.split_by(data, known, signature)
     sensitive = str(threat.sensitive)
     truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
     targets = np.ones(len(data), dtype=bool)

@@ -47,6 +47,7 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, RoutingLimitError
 from ppdm.maxent.table.forest_types import split_component
 from ppdm.maxent.table.unknowns import Component, sensitive_component
+from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -631,10 +632,9 @@ def _attack(model: Tree | Forest, data: pd.DataFrame, who: Attacker, options: Po
     sensitive = str(resolved.sensitive)
     pv = possible_values(model, data, known, sensitive, options, progress)
     signature = _distinct(np.packbits(pv.possible, axis=1))[1]
-    full = QIGroups.from_frame(data[known].assign(__ppdm_possible__=signature), [*known, "__ppdm_possible__"])
-    groups = QIGroups(tuple(known), full.table.drop(columns=["__ppdm_possible__"]), full.counts, full.group_of_record)
+    groups = QIGroups.split_by(data, known, signature)
     allowed = pv.possible[groups.first_rows()]
-    prior = _prior(pv, allowed.shape[1])
+    prior = prior_distribution(pv.true_codes, allowed.shape[1]) if pv.true_codes is not None else np.full(allowed.shape[1], 1.0 / allowed.shape[1])
     weighted = allowed * prior
     mass = weighted.sum(axis=1, keepdims=True)
     posterior = np.where(mass > 0, weighted / np.where(mass > 0, mass, 1.0), allowed / np.maximum(allowed.sum(axis=1, keepdims=True), 1))
@@ -666,13 +666,6 @@ def _attack(model: Tree | Forest, data: pd.DataFrame, who: Attacker, options: Po
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
-
-
-def _prior(pv: PossibleValues, k: int) -> np.ndarray:
-    """The sensitive attribute's distribution in the table (uniform when the table lacks it)."""
-    if pv.true_codes is None:
-        return np.full(k, 1.0 / k)
-    return np.bincount(pv.true_codes, minlength=k) / len(pv.true_codes)
 
 
 def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, **maxent: Any) -> AttackResult:

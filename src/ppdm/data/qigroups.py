@@ -51,6 +51,15 @@ class QIGroups:
             counts = np.bincount(codes, weights=weights, minlength=len(table)).astype(np.int64)
         return cls(tuple(quasi_identifiers), table, counts, codes, weights)
 
+    @classmethod
+    def split_by(cls, frame: pd.DataFrame, quasi_identifiers: Sequence[str], signature: np.ndarray) -> QIGroups:
+        """Group the rows by their quasi-identifier values and, within them, by ``signature`` (one
+        integer per row: what else the attacker tells apart, e.g. each person's possible values or
+        posterior); the table keeps the quasi-identifiers only."""
+        key = "__ppdm_signature__"
+        full = cls.from_frame(frame[list(quasi_identifiers)].assign(**{key: np.asarray(signature)}), [*quasi_identifiers, key])
+        return cls(tuple(quasi_identifiers), full.table.drop(columns=[key]), full.counts, full.group_of_record)
+
     @property
     def n_groups(self) -> int:
         return len(self.counts)
