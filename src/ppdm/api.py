@@ -33,7 +33,7 @@ from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
-from ppdm.data.roles import check_columns, check_varies, plain_value
+from ppdm.data.roles import check_varies, plain_value
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.tree.estimator import from_estimator
@@ -545,17 +545,10 @@ def _baselines(
     imputed, rule = None, None
     if reference is not None:
         sample = _as_table(reference)
-        known = list(result.groups.quasi_identifiers)
-        check_columns(sample, [*known, result.sensitive])
-        features, audited_rows = known, table
+        outputs = None
         if threat.outputs:
-            seen = model_outputs(model, table, threat.outputs, "the audited table")
-            sample = pd.concat([sample.reset_index(drop=True), model_outputs(model, sample, threat.outputs, "the reference sample").reset_index(drop=True)], axis=1)
-            audited_rows = pd.concat([table[known].reset_index(drop=True), seen.reset_index(drop=True)], axis=1)
-            features = [*known, *seen.columns]
-        if not features:
-            raise DataError("the reference baseline needs known columns: with none, the model-free attacker is the prior")
-        imputed, rule = fit_imputation(result, audited_rows, sample, features, result.sensitive)
+            outputs = (model_outputs(model, table, threat.outputs, "the audited table"), model_outputs(model, sample, threat.outputs, "the reference sample"))
+        imputed, rule = fit_imputation(result, table, sample, outputs)
         others.append(imputed)
     result = strongest_attacker(result, others, [imputed] if imputed is not None else [], shown)
     if imputed is not None:

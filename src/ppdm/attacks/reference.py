@@ -107,6 +107,16 @@ def imputation_attack(
     ``reference``'s people (:func:`model_outputs`) when the attacker sees them: extra features,
     IBM ART's black-box attribute inference. Returns an :class:`AttackResult` over the same
     records and values, grouped by the known columns (and the outputs)."""
+    return fit_imputation(result, data, reference, outputs, random_state)[0]
+
+
+def fit_imputation(
+    result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, outputs: tuple[pd.DataFrame, pd.DataFrame] | None = None,
+    random_state: int = 0,
+) -> tuple[AttackResult, Callable[[pd.DataFrame], np.ndarray]]:
+    """:func:`imputation_attack`'s result, and the fitted attacker as a function from a frame with
+    its features (the known columns, then the outputs' columns when given) to its posterior over
+    ``result.values`` (rows × values), to apply to other people (the control)."""
     known = list(result.groups.quasi_identifiers)
     sensitive = result.sensitive
     if not known and outputs is None:
@@ -116,16 +126,12 @@ def imputation_attack(
         data = pd.concat([data[known].reset_index(drop=True), outputs[0].reset_index(drop=True)], axis=1)
         reference = pd.concat([reference.reset_index(drop=True), outputs[1].reset_index(drop=True)], axis=1)
         known = [*known, *outputs[0].columns]
-    return fit_imputation(result, data, reference, known, sensitive, random_state)[0]
+    return _fit(result, data, reference, known, sensitive, random_state)
 
 
-def fit_imputation(
-    result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, known: list[str], sensitive: str, random_state: int = 0,
+def _fit(
+    result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, known: list[str], sensitive: str, random_state: int,
 ) -> tuple[AttackResult, Callable[[pd.DataFrame], np.ndarray]]:
-    """:func:`imputation_attack`'s work on frames already holding the attacker's features
-    ``known``: its result, and the fitted attacker as a function from a frame with those columns
-    to its posterior over ``result.values`` (rows × values), to apply to other people (the
-    control)."""
     from sklearn.model_selection import train_test_split
 
     if reference[sensitive].isna().any():
