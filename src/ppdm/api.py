@@ -359,11 +359,6 @@ def audit(
     if trees is not None:
         published, subset = _subset(published, trees)
     declared = _as_threat(threat)
-    if declared.outputs and reference is None:
-        raise PpdmError(
-            f"outputs={declared.outputs!r}: today only the model-free attacker fitted on a reference sample uses the model's outputs; "
-            "give reference= (people of the same population, with the model's inputs)"
-        )
     if getattr(published, "is_regressor", False):
         unsupported = {"a dask table": is_dask(table), "sample=True": sample, "reference=": reference is not None, "holdout=": holdout is not None, "internal=True": internal}
         named = [k for k, v in unsupported.items() if v]
@@ -592,28 +587,42 @@ def _coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: boo
     knows more can ignore a column, so knowing more must never be reported as weaker): under
     every proper subset of the known columns when there are at most :data:`LATTICE_MAX` of them
     (then knowing more is never reported as weaker); none beyond (the insider's simple attackers
-    are the likelihood rules), for a forest (each is a whole audit) or without the true values."""
+    are the likelihood rules), for a forest (each is a whole audit) or without the true values.
+    When the attacker sees the model's outputs, also the estimate that ignores them (and, from a
+    score, the one seeing the label alone), for trees and forests alike: seeing more never
+    reports weaker."""
     from itertools import combinations
 
     from ppdm.attacks.maxent import maxent_attack
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     known = [c for c in (threat.known or ()) if c != threat.sensitive]
-    if not isinstance(model, Tree) or not known or len(known) > LATTICE_MAX or threat.sensitive not in table.columns:
+    if threat.sensitive not in table.columns:
         return []
+    lattice = []
+    if isinstance(model, Tree) and known and len(known) <= LATTICE_MAX:
+        lattice = [replace(threat, known=subset, preset=None, class_known=False) for size in range(len(known)) for subset in combinations(known, size)]
+    # an attacker who sees the model's answer can ignore it, and a score gives the label
+    ignoring = [replace(threat, known=tuple(known), preset=None, class_known=False, outputs=o) for o in _weaker_outputs(threat.outputs)]
     out = []
-    for size in range(len(known)):
-        for subset in combinations(known, size):
-            fewer = replace(threat, known=subset, preset=None, class_known=False)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UninformativeKnowledgeWarning)
-                try:
-                    r = maxent_attack(model, table, threat=fewer, knowledge=Knowledge(rate=True, label=labels))
-                except PpdmError:
-                    continue
-            r.attack = f"maxent knowing only {', '.join(subset) or 'no column'}"
-            out.append(r)
+    for fewer in [*lattice, *ignoring]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UninformativeKnowledgeWarning)
+            try:
+                r = maxent_attack(model, table, threat=fewer, knowledge=Knowledge(rate=True, label=labels))
+            except PpdmError:
+                continue
+        r.attack = f"maxent knowing only {', '.join(fewer.known or ()) or 'no column'}" if fewer.outputs == threat.outputs else {
+            "label": "maxent seeing the predicted label, not the score", None: "maxent ignoring the model's outputs"}[fewer.outputs]
+        out.append(r)
     return out
+
+
+def _weaker_outputs(outputs: str | None) -> list[str | None]:
+    """What an attacker seeing ``outputs`` also knows with less: the label from a score, nothing."""
+    if outputs == "score":
+        return ["label", None]
+    return [None] if outputs == "label" else []
 
 
 def _audited(model: Model, threat: ThreatModel) -> Model:

@@ -91,3 +91,19 @@ def test_the_audit_answers_a_forest_too_large_to_enumerate_with_the_pooled_estim
     assert est.summary()["attacker_accuracy"] > est.summary()["baseline"]["accuracy"]
     people = audit.people()
     assert len(people) == len(data) and np.allclose(people.filter(like="P(").sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("family", ["random-forest", "random-forest-no-bootstrap", "gradient-boosting"])
+def test_a_numeric_sensitive_input_is_pooled_over_the_forest_s_cells(family, adult_small):
+    """Trees cut a numeric column at different thresholds, or not at all (then its values are the
+    cells): each tree's posterior is spread over the forest's cells before pooling."""
+    data, X, D, y = adult_small
+    forest = FAMILIES[family](X, D, y)
+    result, pv = _pooled(forest, data, "age", ADULT_KNOWN)
+    assert result.values == pv.values
+    P = result.posterior[result.groups.group_of_record]
+    truth = result.true_codes
+    assert (P[np.arange(len(truth)), truth] > 0).all(), family
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    prior = np.bincount(truth).max() / len(truth)
+    assert result.summary()["attacker_accuracy"] >= prior - 0.002, family

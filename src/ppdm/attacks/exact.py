@@ -115,7 +115,9 @@ def forest_count_problem(forest: Forest, data: pd.DataFrame, threat: ThreatModel
 
     forest = forest.published(threat.publish)
     knowledge = Knowledge(sa=bool(threat.sa_published))
-    problem, types = forest_type_problem(forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals)
+    problem, types = forest_type_problem(
+        forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, outputs=threat.outputs,
+    )
     # leaf-value and cover rows of boosting rounds have real coefficients (the records' gradients):
     # whole counts cannot be held to them exactly, so the exact audit proves from the other rows only
     # (fewer rows: every bound stays sound, possibly wider than the estimate's)

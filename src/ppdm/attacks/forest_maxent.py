@@ -80,7 +80,7 @@ def forest_maxent_attack(
     if use_sampling(forest, data, threat, options):
         return sampled_forest_attack(forest, data, threat, knowledge, options.sampled, progress)
     problem, types = forest_type_problem(
-        forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress,
+        forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress, threat.outputs,
     )
     check_truth(problem, types)
     dropped = ""

@@ -47,8 +47,10 @@ from ppdm.attacks.leaves import row_multiplicities
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import AttackError, UninformativeKnowledgeWarning
+from ppdm.errors import AttackError, DataError, UninformativeKnowledgeWarning
 from ppdm.maxent.constraints.tree_constraints import Knowledge
+from ppdm.maxent.table.forest_types import forest_domain
+from ppdm.maxent.table.unknowns import Component, sensitive_component
 from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
 
@@ -91,10 +93,11 @@ def pooled_forest_attack(
     trees = pooling_trees(forest, len(data))
     if not trees:
         raise AttackError("no tree of this forest publishes its own class counts for the rows it holds: nothing to pool")
-    logs: np.ndarray | None = None
-    allowed = np.ones((0, 0), dtype=bool)
+    common = forest_domain(forest, data, known, sensitive).sensitive
+    values: tuple = common.cells
+    logs = np.zeros((len(data), len(values)))
+    allowed = np.ones((len(data), len(values)), dtype=bool) if possible is None else possible.astype(bool).copy()
     held = np.zeros(len(data))
-    values: tuple = ()
     for done, (t, m) in enumerate(trees, 1):
         inside = np.flatnonzero(m > 0)
         one = _tree_threat(threat, inside)
@@ -103,24 +106,32 @@ def pooled_forest_attack(
             r = maxent_attack(
                 forest.trees[t], data.iloc[inside].reset_index(drop=True), threat=one, knowledge=knowledge, weights=m[inside].astype(float),
             )
-        values = r.values
-        if logs is None:
-            logs = np.zeros((len(data), len(values)))
-            allowed = np.ones((len(data), len(values)), dtype=bool) if possible is None else possible.astype(bool).copy()
         mine = r.posterior[r.groups.group_of_record]
+        if tuple(r.values) != tuple(values):
+            mine = mine @ _onto(sensitive_component(forest.trees[t], data.iloc[inside], sensitive), common, data[sensitive].iloc[inside])
         logs[inside] += np.log(np.maximum(mine, TINY))
         if r.details.get("status") == "optimal":  # an exact zero is a value outside the tree's feasible face: proved
             allowed[inside] &= mine > 0
         held[inside] += 1
         if progress is not None:
             progress(done, len(trees))
-    assert logs is not None
-    truth = _codes(data, sensitive, values)
+    truth = _codes(data, sensitive, common)
     prior = prior_distribution(truth, len(values)) if truth is not None else np.full(len(values), 1.0 / len(values))
     posterior = np.where(held[:, None] > 0, np.exp((logs - logs.max(axis=1, keepdims=True)) / np.maximum(held, 1)[:, None]), prior)
     posterior = posterior * allowed
     posterior /= np.maximum(posterior.sum(axis=1, keepdims=True), TINY)
     return _result(data, known, sensitive, values, posterior, truth, allowed, threat, len(trees), forest.n_trees, held)
+
+
+def _onto(cells: Component, common: Component, column: pd.Series) -> np.ndarray:
+    """(tree's cells × the forest's cells): how one tree's posterior over its own cells of a
+    numeric sensitive column (its intervals, or the values when it does not split on it) spreads
+    over the forest's cells: each of the tree's cells in proportion to the rows of ``column``
+    (the rows the tree holds) in each forest cell it overlaps. A person's own value lies in a
+    cell holding their row, so the truth never gets 0 here."""
+    joint = np.zeros((cells.size, common.size))
+    np.add.at(joint, (cells.codes(column), common.codes(column)), 1.0)
+    return joint / np.maximum(joint.sum(axis=1, keepdims=True), 1.0)
 
 
 def _tree_threat(threat: ThreatModel, inside: np.ndarray) -> ThreatModel:
@@ -131,13 +142,14 @@ def _tree_threat(threat: ThreatModel, inside: np.ndarray) -> ThreatModel:
     return replace(threat, known_individuals=tuple(position[i] for i in threat.known_individuals if i in position))
 
 
-def _codes(data: pd.DataFrame, sensitive: str, values: tuple) -> np.ndarray | None:
-    from ppdm.tree.model import encode_categories
-
+def _codes(data: pd.DataFrame, sensitive: str, cells: Component) -> np.ndarray | None:
+    """Each row's cell of the sensitive column, ``None`` without the column or with a value outside the cells."""
     if sensitive not in data.columns:
         return None
-    codes = encode_categories(data[sensitive], values)
-    return None if (codes < 0).any() else codes
+    try:
+        return cells.codes(data[sensitive])
+    except DataError:
+        return None
 
 
 def _result(

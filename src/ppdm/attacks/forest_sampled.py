@@ -86,8 +86,14 @@ def explicit_routes(forest: Forest, data: pd.DataFrame, known: list[str], sensit
 
 def use_sampling(forest: Forest, data: pd.DataFrame, threat: ThreatModel, options: ForestAuditOptions) -> bool:
     """Whether ``options`` send this audit to the sampled method."""
+    if threat.outputs and options.method == "sampled":
+        raise PpdmError(
+            f"the sampled estimate does not read the model's outputs (outputs={threat.outputs!r}): use method='explicit' or 'auto'"
+        )
     if options.method != "auto":
         return options.method == "sampled"
+    if threat.outputs:  # only the explicit table reads them: past its cap the audit falls back as it says
+        return False
     return explicit_routes(forest, data, list(threat.known or ()), str(threat.sensitive)) > explicit_table.MAX_ROUTED
 
 

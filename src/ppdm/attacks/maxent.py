@@ -13,6 +13,7 @@ explicit slot form, the reference the factored one is tested against.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -203,7 +204,7 @@ def is_paper_setting(tree: Tree, threat: ThreatModel) -> bool:
 def _factored_audit(
     tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge, check: bool, weights: np.ndarray | None = None,
 ) -> AuditProblem:
-    types = _table(tree, data, threat, attacker_types, weights)
+    types = _table(tree, data, threat, functools.partial(attacker_types, outputs=threat.outputs), weights)
     coverage = counts_coverage(tree, types.groups.n_records)
     sa = None
     if knowledge.sa:

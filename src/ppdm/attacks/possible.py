@@ -696,6 +696,7 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
                 f"an approximate estimate: the joint maximum-entropy table is too large to build ({size}), so each tree's exact "
                 f"estimate is pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own "
                 "counts, within each person's possible values over all trees (sound: one value left is certain, proved)"
+                + (f"; it does not read the model's {resolved.outputs}s the attacker sees (the likelihood rules and a reference attacker do)" if resolved.outputs else "")
             )
             return result
         result = possible_attack(model, data, threat)

@@ -20,9 +20,12 @@ every part is a choice:
   column in ``known``; with a ``preset`` it adds the class to the preset's columns).
 * ``outputs``: the attacker also sees, for each target, the model's answer about them (the
   deployed model's output, the setting of Fredrikson et al. 2015 and IBM ART's black-box attack):
-  ``"label"`` (the predicted class) or ``"score"`` (the class probabilities). Today the model-free
-  reference attacker (:mod:`ppdm.attacks.reference`) uses them, as a feature beside the known
-  columns; the model's own estimate does not yet, and the result says so.
+  ``"label"`` (the predicted class) or ``"score"`` (the class probabilities). They restrict each
+  person's reachable leaves (or a forest's joint leaves) to those giving that answer
+  (:mod:`ppdm.maxent.table.outputs`), in the estimate and the exact audit alike; the likelihood
+  rules condition on the label; the model-free reference attacker (:mod:`ppdm.attacks.reference`)
+  takes them as a feature beside the known columns. A forest estimate pooled over its trees (when
+  the joint table is too large) does not read them, and says so.
 
 Presets name the usual stories (:data:`PRESETS`); a YAML file (:func:`load_threat`) or the CLI
 flags declare the rest.

@@ -193,7 +193,7 @@ def _train_for_audit(
 @click.option(
     "--outputs-known",
     type=click.Choice(["label", "score"]),
-    help="The attacker also sees each person's predicted label or score (the deployed model's answer); used by the --reference attacker.",
+    help="The attacker also sees each person's predicted label or score (the deployed model's answer): only the leaves that give it stay possible, and the --reference attacker takes it as a feature.",
 )
 @click.option(
     "--holdout",

@@ -228,8 +228,11 @@ class Forest:
         """Raw scores of an additive forest (rows × :attr:`n_outputs`), before the link."""
         if self.combine != "additive":
             raise PpdmError(f"a {self.combine!r} forest has no raw scores")
-        leaves = self.apply(X)
-        raw = np.tile(self.base_score, (len(X), 1))
+        return self.raw_of_leaves(self.apply(X))
+
+    def raw_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
+        """:meth:`decision_function` of rows given by their leaf in every tree (rows × trees)."""
+        raw = np.tile(self.base_score, (len(leaves), 1))
         for i, tree in enumerate(self.trees):
             raw[:, self.outputs[i]] += leaf_values(tree)[leaves[:, i]]
         return raw
@@ -238,17 +241,27 @@ class Forest:
         """Class probabilities of the rows of ``X`` (rows × classes), as the source library computes them."""
         if self.is_regressor:
             raise PpdmError("a regressor predicts numbers, not class probabilities: use predict")
+        return self.proba_of_leaves(self.apply(X))
+
+    def proba_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
+        """:meth:`predict_proba` of rows given by their leaf in every tree (rows × trees): what
+        any joint leaf answers, whether or not a record reaches it."""
         if self.combine == "additive":
-            return _through_link(self.decision_function(X), self.link)
-        leaves = self.apply(X)
+            return _through_link(self.raw_of_leaves(leaves), self.link)
         k = len(self.classes)
-        total = np.zeros((len(X), k))
+        total = np.zeros((len(leaves), k))
         for i, tree in enumerate(self.trees):
             if self.combine == "vote":
-                total[np.arange(len(X)), tree.leaf_labels()[leaves[:, i]]] += 1.0
+                total[np.arange(len(leaves)), tree.leaf_labels()[leaves[:, i]]] += 1.0
             else:
                 total += tree.leaf_distributions()[leaves[:, i]]
         return total / self.n_trees
+
+    def labels_of_leaves(self, leaves: np.ndarray) -> np.ndarray:
+        """The predicted class index of rows given by their leaf in every tree (rows × trees)."""
+        if self.combine == "additive" and self.link == "logistic":
+            return (self.raw_of_leaves(leaves)[:, 0] > 0).astype(np.intp)
+        return np.argmax(self.proba_of_leaves(leaves), axis=1).astype(np.intp)
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """Predicted class values (ties go to the first class, as in scikit-learn); a regressor's
@@ -259,9 +272,7 @@ class Forest:
             leaves = self.apply(X)
             return np.mean([leaf_values(tree)[leaves[:, i]] for i, tree in enumerate(self.trees)], axis=0)
         classes = np.asarray(self.classes, dtype=object)
-        if self.combine == "additive" and self.link == "logistic":
-            return classes[(self.decision_function(X)[:, 0] > 0).astype(np.intp)]
-        return classes[np.argmax(self.predict_proba(X), axis=1)]
+        return classes[self.labels_of_leaves(self.apply(X))]
 
     def __repr__(self) -> str:
         return (

@@ -57,16 +57,18 @@ def forest_type_problem(
     knowledge: Knowledge = Knowledge(),
     individuals: Sequence[int] = (),
     progress: Progress | None = None,
+    outputs: str | None = None,
 ) -> tuple[FactoredProblem, ForestTypes]:
     """The maximum-entropy problem of a forest and the attacker's table it is over.
 
     ``knowledge.sa`` takes the sensitive distribution of ``data`` as published; ``individuals``
-    are rows the attacker fully knows (pinned groups). Internal-node constraints (§4.2) are not
-    built for forests.
+    are rows the attacker fully knows (pinned groups); ``outputs``: the forest's answer about each
+    person the attacker sees (``"label"``, ``"score"``; :mod:`ppdm.maxent.table.outputs`).
+    Internal-node constraints (§4.2) are not built for forests.
     """
     if knowledge.internal:
         raise MaxEntError("internal-node constraints are built for a single tree, not for a forest")
-    types = forest_types(forest, data, known, sensitive, individuals)
+    types = forest_types(forest, data, known, sensitive, individuals, outputs)
     sa = None
     if knowledge.sa:
         sa = types.sensitive_distribution()

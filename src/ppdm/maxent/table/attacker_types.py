@@ -22,6 +22,7 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.table import unknowns
+from ppdm.maxent.table.outputs import OUTPUT_KEY, leaf_answers, record_answers, same_answer, unique_codes
 from ppdm.maxent.table.unknowns import (
     UnknownDomain,
     class_of_groups,
@@ -125,11 +126,23 @@ class AttackerTypes:
 
 def attacker_types(
     tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str, weights: np.ndarray | None = None,
+    outputs: str | None = None,
 ) -> AttackerTypes:
-    """:func:`ppdm.maxent.table.unknowns.attacker_table` in factored form (same groups, same cells)."""
-    domain, groups, class_known = known_groups(tree, data, known, sensitive, weights)
+    """:func:`ppdm.maxent.table.unknowns.attacker_table` in factored form (same groups, same cells).
+
+    ``outputs`` (``"label"`` or ``"score"``): the attacker also sees the tree's answer about each
+    person, which splits the groups by answer and keeps only the leaves that give it
+    (:mod:`ppdm.maxent.table.outputs`)."""
+    answers = None
+    if outputs:
+        answers = record_answers(tree, data, outputs)
+        data = data.assign(**{OUTPUT_KEY: unique_codes(answers)})
+    domain, groups, class_known = known_groups(tree, data, [*known, OUTPUT_KEY] if outputs else known, sensitive, weights)
     cells = leaf_reach(tree, groups, domain)
     reach = sp.csr_matrix(cells.reach[:, cells.leaves])
+    if answers is not None:
+        groups = QIGroups(tuple(known), groups.table.drop(columns=OUTPUT_KEY), groups.counts, groups.group_of_record, groups.record_weights)
+        reach = _answering(reach, leaf_answers(tree, cells.leaves[:, None], str(outputs)), answers[groups.first_rows()])
     if reach.nnz > unknowns.MAX_VARIABLES:
         raise size_error(domain, groups.n_groups, reach.nnz, "(group, leaf) pairs")
     group_class = class_of_groups(tree, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
@@ -143,6 +156,13 @@ def attacker_types(
     if has_truth:
         table.true_type = _true_types(tree, data, table)
     return table
+
+
+def _answering(reach: sp.csr_matrix, block_keys: np.ndarray, group_keys: np.ndarray) -> sp.csr_matrix:
+    """``reach`` without the (group, block) pairs whose block answers otherwise than the group."""
+    coo = reach.tocoo()
+    keep = same_answer(block_keys[coo.col], group_keys[coo.row])
+    return sp.csr_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=reach.shape)
 
 
 def _types(

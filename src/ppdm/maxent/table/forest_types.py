@@ -36,6 +36,7 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, RoutingLimitError
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.table.attacker_types import AttackerTypes, record_types
+from ppdm.maxent.table.outputs import OUTPUT_KEY, leaf_answers, record_answers, same_answer, unique_codes
 from ppdm.maxent.table.unknowns import (
     MAX_SENSITIVE_VALUES,
     Component,
@@ -273,12 +274,15 @@ def tied_weights(forest: Forest, n_records: int) -> tuple[np.ndarray, np.ndarray
 
 def forest_types(
     forest: Forest, data: pd.DataFrame, known: Sequence[str], sensitive: str, individuals: Sequence[int] = (),
+    outputs: str | None = None,
 ) -> ForestTypes:
     """Group ``data`` by the ``known`` columns (and multiplicity vectors), route every group down
     every tree for each cell of the unknowns the trees split on, and list the types.
 
     ``individuals``: rows whose whole record the attacker knows; each becomes a group of its own
-    (``known_group``), pinned to its true type.
+    (``known_group``), pinned to its true type. ``outputs`` (``"label"`` or ``"score"``): the
+    attacker also sees the forest's answer about each person, which splits the groups by answer
+    and keeps only the joint leaves that give it (:mod:`ppdm.maxent.table.outputs`).
     """
     known = list(known)
     missing = [c for c in known if c not in data.columns]
@@ -286,7 +290,8 @@ def forest_types(
         raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
     domain = forest_domain(forest, data, known, sensitive)
     weights, used = tied_weights(forest, len(data))
-    groups, known_group = _groups(data, known, weights[:, used], individuals)
+    answers = record_answers(forest, data, outputs) if outputs else None
+    groups, known_group = _groups(data, known, weights[:, used], individuals, answers)
     class_known = forest.class_attribute in known
     group_class = _group_class(forest, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
     first = groups.first_rows()
@@ -301,6 +306,9 @@ def forest_types(
     pair_of = (plain_of_group[:, None] * n_cells + np.arange(n_cells)).ravel()
     pair_cells, leaves = pair_cells[pair_of], leaves[pair_of]
     del plain_pair
+    if answers is not None:  # the person's answer rules out the joint leaves that give another
+        keep = same_answer(leaf_answers(forest, leaves, str(outputs)), answers[first][pair_group])
+        pair_group, pair_cells, leaves = pair_group[keep], pair_cells[keep], leaves[keep]
     block_key = np.column_stack([leaves, mult[pair_group]])
     first_pair, pair_block = unique_rows(block_key)
     keys = block_key[first_pair]
@@ -333,10 +341,14 @@ def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.ravel()
 
 
-def _groups(data: pd.DataFrame, known: list[str], weights: np.ndarray, individuals: Sequence[int]) -> tuple[QIGroups, np.ndarray | None]:
-    """Groups of (known values, multiplicity vector[, known individual])."""
+def _groups(
+    data: pd.DataFrame, known: list[str], weights: np.ndarray, individuals: Sequence[int], answers: np.ndarray | None = None,
+) -> tuple[QIGroups, np.ndarray | None]:
+    """Groups of (known values, multiplicity vector[, known individual][, the model's answer])."""
     signature = unique_rows(weights)[1] if weights.size else np.zeros(len(data), dtype=np.intp)
     extra = {_MULT_KEY: signature}
+    if answers is not None:
+        extra[OUTPUT_KEY] = unique_codes(answers)
     person = None
     if individuals:
         person = np.full(len(data), -1)
