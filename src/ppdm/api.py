@@ -256,6 +256,8 @@ def audit(
     *,
     membership: pd.DataFrame | str | Path | None = None,
     member_column: str | None = "member",
+    member_ids: Any = None,
+    id_column: str | None = None,
     class_known: bool | None = None,
     exact: bool = False,
     estimate: bool = True,
@@ -328,7 +330,10 @@ def audit(
     P(member), proved members and non-members) replaces the audit of the sensitive value, in
     ``Audit.membership``; ``data`` is then not needed. ``member_column``: the population's boolean
     column holding the truth (used when present; left out of what the attacker knows), for AUC and
-    TPR at 0.1 % and 1 % FPR. ``exact_time_limit`` bounds the membership proof after propagation
+    TPR at 0.1 % and 1 % FPR; or the truth as the training rows' identifiers: ``member_ids`` (a
+    list, or a CSV / text file of them, one per line) matched against the population's
+    ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`; identifiers not among the
+    candidates are counted in ``details``). ``exact_time_limit`` bounds the membership proof after propagation
     (default 30 s), ``time_limit`` its estimate (default 60 s).
     A **regressor** (``model.is_regressor``: scikit-learn regression trees, forests and
     squared-error boosting, XGBoost ``reg:squarederror``, LightGBM ``regression``) is audited for
@@ -339,7 +344,10 @@ def audit(
     (default: the target column's range).
     """
     if membership is not None:
-        return _membership_audit(model, data, membership, member_column, class_known, class_attribute, exact_time_limit, time_limit)
+        truth = _membership_truth(membership, member_column, member_ids, id_column)
+        return _membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit)
+    if member_ids is not None or id_column is not None:
+        raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
     if data is None:
         raise DataError("data must be the training table (a pandas DataFrame or a CSV path), got NoneType; or give membership=, a population of candidates")
     if not estimate and not exact:
@@ -415,8 +423,54 @@ def audit(
     return Audit(published, resolved, result, proved, counted, weights, dropped, baseline)
 
 
+@dataclass
+class _Population:
+    """The candidates of a membership audit, the truth when known and where it came from."""
+
+    table: pd.DataFrame
+    truth: str | np.ndarray | None
+    hidden: list[str]
+    details: dict[str, Any]
+
+
+def _membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None) -> _Population:
+    """The population and its truth: a member column, or the training rows' identifiers."""
+    from ppdm.attacks.membership import members_by_id
+
+    table = _as_table(population)
+    column = member_column if member_column is not None and member_column in table.columns else None
+    if member_ids is None:
+        if id_column is not None:
+            raise PpdmError("id_column= names the candidates' identifiers for member_ids=: give the training rows' identifiers too")
+        return _Population(table, column, [column] if column else [], {})
+    if id_column is None:
+        raise advising(
+            PpdmError("member_ids= are matched against the population's identifier column: give id_column= (e.g. 'ID')"),
+            "give id_column= (e.g. 'ID')", "id_column", "give the population's column of identifiers",
+        )
+    if column is not None:
+        raise PpdmError(f"two truths: the population's column {column!r} and member_ids=; give one")
+    ids = _read_ids(member_ids, id_column) if isinstance(member_ids, (str, Path)) else member_ids
+    members, details = members_by_id(table, id_column, ids)
+    return _Population(table, members, [id_column], details)
+
+
+def _read_ids(path: str | Path, id_column: str) -> Any:
+    """Identifiers from a CSV with the column ``id_column`` or a file of one identifier per line."""
+    file = Path(path)
+    if not file.is_file():
+        raise DataError(f"{file}: no such file of training-row identifiers")
+    first = file.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+    header = [h.strip() for h in first[0].split(",")] if first else []
+    if id_column in header:
+        return pd.read_csv(file, usecols=[id_column], dtype=str)[id_column].dropna()
+    if len(header) > 1:
+        raise DataError(f"{file}: a CSV of identifiers needs the column {id_column!r} (it has {', '.join(header[:6])})")
+    return pd.read_csv(file, header=None, dtype=str)[0].dropna()
+
+
 def _membership_audit(
-    model: Any, data: Any, population: Any, member_column: str | None, class_known: bool | None, class_attribute: str | None,
+    model: Any, data: Any, population: _Population, class_known: bool | None, class_attribute: str | None,
     proof_seconds: float | None, estimate_seconds: float | None,
 ) -> Audit:
     """The membership audit of ``population`` (see :func:`audit`)."""
@@ -426,16 +480,17 @@ def _membership_audit(
 
     if data is not None:
         raise PpdmError("membership= audits a population of candidates: leave data out (the truth is the population's member column)")
-    table = _as_table(population)
-    truth = member_column if member_column is not None and member_column in table.columns else None
-    candidates = table.drop(columns=[truth]) if truth is not None else table
+    table, truth = population.table, population.truth
+    candidates = table.drop(columns=population.hidden)
     published = _as_model(model, candidates, class_attribute)
     options = MembershipOptions()
     if proof_seconds is not None:
         options = replace(options, proof=replace(options.proof, time_limit=float(proof_seconds)))
     if estimate_seconds is not None:
         options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
-    result = membership_attack(published, table, class_known=class_known, truth=truth, options=options)
+    audited = table if isinstance(truth, str) else candidates  # a truth column is read by name; identifiers are not the attacker's
+    result = membership_attack(published, audited, class_known=class_known, truth=truth, options=options)
+    result.details.update(population.details)
     return Audit(published, ThreatModel(), None, None, table, membership=result)
 
 

@@ -30,6 +30,7 @@ the baseline: the member share of the population (the prior; a model-free attack
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,7 +45,7 @@ from ppdm.metrics.membership import FPRS, membership_metrics, tpr_at_fpr
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
-__all__ = ["MembershipOptions", "MembershipResult", "membership_attack"]
+__all__ = ["MembershipOptions", "MembershipResult", "membership_attack", "members_by_id"]
 
 STATES = {1: "member", 0: "non-member", -1: "undecided"}
 
@@ -227,6 +228,33 @@ def _checked_population(model: Tree | Forest, population: pd.DataFrame, class_kn
             at = int(np.argmax(missing))
             raise DataError(f"column {column!r}, row {population.index[at]!r}: missing value (the membership audit needs every candidate's whole record)")
     return bool(class_known)
+
+
+def members_by_id(population: pd.DataFrame, id_column: str, ids: Sequence[Any] | np.ndarray | pd.Series) -> tuple[np.ndarray, dict[str, Any]]:
+    """The truth from the training rows' identifiers: per candidate, whether its ``id_column``
+    value is among ``ids``, and what did not match (``{"ids_not_candidates": n, "first": ...}``:
+    training rows the population does not hold, counted, never dropped silently). Identifiers are
+    compared as text, so ``7`` and ``"7"`` name one person; an identifier twice in the population
+    is refused (which candidate would it be?)."""
+    if id_column not in population.columns:
+        raise DataError(f"the population has no identifier column {id_column!r} (columns: {', '.join(map(str, population.columns[:8]))})")
+    column = population[id_column]
+    if column.isna().any():
+        raise DataError(f"column {id_column!r}, row {population.index[int(np.argmax(column.isna().to_numpy()))]!r}: a candidate without an identifier")
+    own = column.astype(str).str.strip()
+    twice = own.duplicated()
+    if twice.any():
+        at = int(np.argmax(twice.to_numpy()))
+        raise DataError(f"column {id_column!r}, row {population.index[at]!r}: identifier {column.iloc[at]!r} names two candidates")
+    wanted = pd.Series(np.asarray(ids, dtype=object)).astype(str).str.strip()
+    if wanted.empty:
+        raise DataError("no training-row identifier given: the truth needs the members' identifiers")
+    members = own.isin(set(wanted)).to_numpy(bool)
+    outside = wanted[~wanted.isin(set(own))]
+    details: dict[str, Any] = {"ids_given": int(wanted.nunique()), "ids_not_candidates": int(outside.nunique())}
+    if len(outside):
+        details["first_id_not_candidate"] = str(outside.iloc[0])
+    return members, details
 
 
 def _truth(population: pd.DataFrame, truth: str | np.ndarray | pd.Series | None) -> np.ndarray | None:

@@ -221,6 +221,15 @@ def _train_for_audit(
     help="With --membership: the population's true/false column saying who was a training record (used when present, to measure the audit).",
 )
 @click.option(
+    "--member-ids",
+    type=click.Path(path_type=Path),
+    help="With --membership: the training rows' identifiers (a CSV with the --id-column, or one per line), the truth instead of --member-column.",
+)
+@click.option(
+    "--id-column",
+    help="With --member-ids: the population's column of identifiers (e.g. ID).",
+)
+@click.option(
     "--tolerance",
     type=FiniteRange(min=0),
     help="A regressor's numeric target: count the people whose proved interval is at most this wide (e.g. 1000 for an income in dollars).",
@@ -280,6 +289,8 @@ def audit_command(
     membership: bool,
     population: Path | None,
     member_column: str,
+    member_ids: Path | None,
+    id_column: str | None,
     tolerance: float | None,
     domain: str | None,
     top: int,
@@ -288,11 +299,14 @@ def audit_command(
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
-    command_options(class_attribute="--class", sample="--sample")
+    command_options(class_attribute="--class", sample="--sample", id_column="--id-column")
     check_outputs(out)
     if membership or population is not None:
-        _membership_command(membership, population, model_file or tree_file, dataset, data, report_out, member_column, class_attribute, exact_time_limit, time_limit, quiet, out)
+        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column}
+        _membership_command(membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit, quiet, out)
         return
+    if member_ids is not None or id_column is not None:
+        raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
     if exact and backend == "dask":
@@ -380,7 +394,7 @@ def audit_command(
 
 def _membership_command(
     membership: bool, population: Path | None, model_file: Path | None, dataset: str | None, data: Path | None, report_out: Path | None,
-    member_column: str, class_attribute: str | None, exact_time_limit: float | None, time_limit: float | None, quiet: bool, out: Path | None,
+    truth: dict[str, Any], class_attribute: str | None, exact_time_limit: float | None, time_limit: float | None, quiet: bool, out: Path | None,
 ) -> None:
     """``ppdm audit --membership --model M --population P.csv``: the library's membership audit, printed."""
     if not membership:
@@ -395,7 +409,7 @@ def _membership_command(
 
     with status("auditing membership", quiet):
         result = audit(
-            model_file, membership=population, member_column=member_column, class_attribute=class_attribute,
+            model_file, membership=population, **truth, class_attribute=class_attribute,
             exact_time_limit=exact_time_limit, time_limit=time_limit,
         )
     if not quiet:
