@@ -134,23 +134,29 @@ class ForestTypes:
             prefixes = [f"tree {t} leaf " for t in trees]
             text = ["; ".join(p + s for p, s in zip(prefixes, map(str, row))) for row in self.block_leaves[:, trees].tolist()]
             return [text[b] for b in reach.indices]
-        patterns: dict[bytes, str] = {}
-        out = []
-        for g in range(reach.shape[0]):
-            blocks = reach.indices[reach.indptr[g] : reach.indptr[g + 1]]
-            key = blocks.tobytes()
-            if key not in patterns:
-                patterns[key] = _describe(self.block_leaves[blocks][:, trees], trees)
-            out.append(patterns[key])
-        return out
+        return _describe(reach, self.block_leaves[:, trees], trees)
 
 
-def _describe(leaves: np.ndarray, trees: np.ndarray) -> str:
-    parts = []
-    for j, t in enumerate(trees):
-        ids = np.unique(leaves[:, j])
-        parts.append(f"tree {t} " + ("leaf " if len(ids) == 1 else "leaves ") + ", ".join(map(str, ids)))
-    return "; ".join(parts)
+def _describe(reach: sp.csr_matrix, leaves: np.ndarray, trees: np.ndarray) -> list[str]:
+    """Per group, its distinct leaves in each tree, from every (group, joint leaf) pair at once."""
+    coo = reach.tocoo()
+    n_t = len(trees)
+    group = np.repeat(coo.row.astype(np.int64), n_t)
+    column = np.tile(np.arange(n_t), len(coo.row))
+    leaf = leaves[coo.col].ravel().astype(np.int64)
+    width = int(leaf.max(initial=0)) + 1
+    key = np.unique((group * n_t + column) * width + leaf)
+    leaf, gc = key % width, key // width
+    start = np.flatnonzero(np.r_[True, gc[1:] != gc[:-1]])
+    ends = np.r_[start[1:], len(gc)]
+    names = [f"tree {t} leaf " for t in trees]
+    plural = [f"tree {t} leaves " for t in trees]
+    ids = leaf.astype(str).tolist()
+    parts: list[list[str]] = [[] for _ in range(reach.shape[0])]
+    for a, b, cell in zip(start.tolist(), ends.tolist(), gc[start].tolist()):
+        g, j = divmod(cell, n_t)
+        parts[g].append((names[j] if b - a == 1 else plural[j]) + ", ".join(ids[a:b]))
+    return ["; ".join(p) for p in parts]
 
 
 @dataclass
