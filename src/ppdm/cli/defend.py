@@ -267,6 +267,8 @@ def _hierarchies(path: Path | None, dataset: str | None) -> dict | None:
 def _print_result(result: DefenseResult, top: int) -> None:
     frame = result.frontier
     console.print(result.threat.describe(), highlight=False)
+    for note in result.threat.notes():
+        console.print(note, highlight=False)
     by = "certain = by the audits run: maximum entropy and the leaf-reading homogeneity attack"
     if result.target.needs_membership:
         by = ("" if not result.target.needs_attacks else by + "; ") + "membership = the membership audit over the training rows and the non-members"

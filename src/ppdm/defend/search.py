@@ -217,7 +217,7 @@ def defend(
     if model is None and class_attribute is not None:
         check_varies(data, class_attribute, "class", "there is nothing to learn")
     tree, learner = _model(model, data, class_attribute, learner)
-    threat = (threat or ThreatModel()).resolve(data, tree.class_attribute)
+    threat = (threat or ThreatModel()).resolve(data, tree.class_attribute, splits=tree.split_attributes)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
     check_varies(data, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without a model")
