@@ -60,7 +60,11 @@ def write_html_report(
         console.print(f"wrote {written}", highlight=False)
 
 
-@main.command("report")
+@main.command(
+    "report",
+    epilog="RESULTS are attack results (ppdm audit --out, ppdm attack --out), or one report's own JSON (NAME.report.json, "
+    "written beside every page) to draw its page, and with --pdf its PDF, again.",
+)
 @click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--model", "model_file", type=click.Path(path_type=Path), help="The published tree or forest (JSON) the results audit: its leaves get linked.")
 @click.option("--threat", "threat_file", type=click.Path(path_type=Path), help="The threat model (YAML) the audit used, for its story in words.")
@@ -82,10 +86,7 @@ def report_command(
     title: str | None,
     quiet: bool,
 ) -> None:
-    """A report a privacy officer reads: verdicts, who is exposed by which leaf, and what to do next (HTML, JSON, PDF).
-
-    RESULTS are attack results (ppdm audit --out), or one report's own JSON (NAME.report.json,
-    written beside every page) to draw its page (and PDF) again."""
+    """A report a privacy officer reads: verdicts, who is exposed by which leaf, and what to do next (HTML, JSON, PDF)."""
     from ppdm.report.load import load_saved
 
     saved = [load_saved(path) for path in results]
@@ -143,5 +144,5 @@ def _redraw(
             headline = attack.get("verdict", {}).get("headline") if isinstance(attack.get("verdict"), dict) else None
             if headline:
                 console.print(f"{attack.get('name', 'attack')}: {headline}", highlight=False)
-        written = ", ".join(str(p) for p in (out, json_out, pdf) if p is not None)
-        console.print(f"wrote {written}", highlight=False)
+        names = ", ".join(str(p) for p in (out, json_out, pdf) if p is not None)
+        console.print(f"wrote {names}", highlight=False)
