@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError, advising
+from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
-from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, trace_features, tree_from_sklearn
+from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, trace_features, tree_from_sklearn, unnamed_features
 
 
 def forest_from_sklearn(
@@ -111,7 +111,7 @@ def _feature_names(estimator: Any, given: Sequence[str] | None) -> list[str]:
     elif hasattr(estimator, "feature_names_in_"):
         names = list(estimator.feature_names_in_)
     else:
-        raise advising(ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame"), "pass feature_names: ", "feature_names")
+        raise unnamed_features()
     if len(names) != estimator.n_features_in_:
         raise ModelImportError(f"{len(names)} feature names given, the estimator has {estimator.n_features_in_} features")
     return names
