@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ppdm.cli.common import DISCLOSURES, console, csv_options, handles_errors, main, read_csv
+from ppdm.cli.common import DISCLOSURES, command_options, console, csv_options, handles_errors, main, read_csv
 from ppdm.errors import PpdmError
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ def show_command(
     from ppdm.tree import Disclosure, Forest, render_tree
     from ppdm.tree.render import forest_lines
 
+    command_options(class_attribute="--class")
     model = _read(tree_file, data, class_attribute)
     if disclosure is not None and Disclosure(disclosure) > model.disclosure:
         raise PpdmError(f"{tree_file} holds only {model.disclosure.value}; it cannot show {disclosure}")

@@ -63,7 +63,8 @@ def from_estimator(
         if isinstance(getattr(model, "tree_", None), Tree):  # a ppdm estimator reads the table's columns itself
             return model.tree_
         scaled = scaled_table(X, steps)
-        extra: dict[str, Any] = {"ordinal_categories": steps.ordinal} if steps.ordinal else {}
+        categories = steps.categories(X)
+        extra: dict[str, Any] = {"ordinal_categories": categories} if categories else {}
         imported = _import(model, scaled, y, class_attribute, names, verify, extra)
         return unscale(imported, X, scaled, steps)
     tree = getattr(estimator, "tree_", None)

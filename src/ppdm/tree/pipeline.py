@@ -8,7 +8,8 @@ goes:
 * ``OneHotEncoder``: a split on the dummy ``column_value`` is ``column == value`` against the
   rest (:mod:`ppdm.tree.sklearn` traces the dummy's name);
 * ``OrdinalEncoder``: a split ``code <= t`` is the set of categories with a code up to ``t``,
-  in the encoder's own category order (:attr:`PipelineSteps.ordinal`);
+  in the encoder's own category order (:attr:`PipelineSteps.ordinal`); a one-hot encoded column
+  of numbers (a code) is read as categories too (:meth:`PipelineSteps.categories`);
 * ``"passthrough"`` (and a ``ColumnTransformer``'s ``remainder="passthrough"``): nothing to undo;
 * a monotone scaler of numeric columns (``StandardScaler``, ``MinMaxScaler``, ``MaxAbsScaler``,
   ``RobustScaler``: :data:`SCALERS`), alone as the first step or inside a ``ColumnTransformer``:
@@ -57,6 +58,15 @@ class PipelineSteps:
 
     ordinal: dict[str, list[Any]] = field(default_factory=dict)
     scalers: list[tuple[str, Any, list[str]]] = field(default_factory=list)
+    onehot: dict[str, list[Any]] = field(default_factory=dict)
+
+    def categories(self, data: pd.DataFrame) -> dict[str, list[Any]]:
+        """The categories the importers read codes and dummies against: each ordinal encoder's, and
+        a one-hot encoder's for a column of numbers (a code such as ``Family`` 1–4 one-hot
+        encoded: the table alone would read it as a number, and its dummies ``Family_1`` as
+        nothing)."""
+        numeric = {c: cats for c, cats in self.onehot.items() if c in data.columns and pd.api.types.is_numeric_dtype(data[c])}
+        return {**numeric, **self.ordinal}
 
     @property
     def scaled(self) -> list[str]:
@@ -89,6 +99,8 @@ def _read_step(name: str, step: Any, out: PipelineSteps, first: bool) -> None:
             _read_step(f"{name}/{inner}", transformer, out, first=first)
             if type(transformer).__name__ == "OrdinalEncoder":
                 _ordinal_orders(transformer, columns, out.ordinal)
+            if type(transformer).__name__ == "OneHotEncoder":
+                _ordinal_orders(transformer, columns, out.onehot)
         return
     if kind in SCALERS:
         if not first:
@@ -106,14 +118,15 @@ def _read_step(name: str, step: Any, out: PipelineSteps, first: bool) -> None:
             f"pipeline step {name!r} ({kind}) changes the values the trees compare in a way ppdm cannot read back onto the "
             f"table's columns: the steps before the model may be {_SUPPORTED} (a ColumnTransformer of them)"
         )
-    if kind == "OrdinalEncoder":
-        _ordinal_orders(step, list(getattr(step, "feature_names_in_", [])), out.ordinal)
+    if kind in ENCODERS:
+        target = out.ordinal if kind == "OrdinalEncoder" else out.onehot
+        _ordinal_orders(step, list(getattr(step, "feature_names_in_", [])), target)
 
 
 def _ordinal_orders(encoder: Any, columns: Any, ordinal: dict[str, list[Any]]) -> None:
     names = list(columns) if not isinstance(columns, str) else [columns]
     for column, categories in zip(names, encoder.categories_):
-        ordinal[str(column)] = list(categories)
+        ordinal[str(column)] = [c.item() if isinstance(c, np.generic) else c for c in categories]
 
 
 def scaled_table(data: pd.DataFrame, steps: PipelineSteps) -> pd.DataFrame:
