@@ -90,7 +90,7 @@ def forest_from_sklearn(
         "mean-proba",
         multiplicities=multiplicities,
         algorithm=f"sklearn-{kind}",
-        params={"bootstrap": bool(estimator.bootstrap), "n_estimators": len(trees)},
+        params={"bootstrap": bool(estimator.bootstrap), "n_estimators": len(trees), **_growth(estimator)},
     )
     labels = _labels(y, data, name)
     codes = None if labels is None else _class_codes(trees[0], labels)
@@ -103,6 +103,16 @@ def forest_from_sklearn(
     if verify or (verify is None and len(data) == forest.n_records):
         verify_counts(forest, data, codes)
     return forest
+
+
+#: The settings that shape a forest's trees, kept with it so that a defense retrains it alike.
+GROWTH = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf", "max_features", "max_leaf_nodes", "max_samples")
+
+
+def _growth(estimator: Any) -> dict[str, Any]:
+    """The estimator's tree settings (:data:`GROWTH`) that are plain JSON values."""
+    settings = estimator.get_params()
+    return {k: settings[k] for k in GROWTH if k in settings and (settings[k] is None or isinstance(settings[k], (str, int, float)))}
 
 
 def _feature_names(estimator: Any, given: Sequence[str] | None) -> list[str]:
