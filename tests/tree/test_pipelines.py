@@ -133,3 +133,14 @@ def test_a_pipeline_saved_with_skops_is_read_by_load_model(adult, tmp_path):
     model = ppdm.load_model(tmp_path / "pipe.skops", frame)
     np.testing.assert_array_equal(model.predict(frame), pipe.predict(X))
     _feasible(model, frame)
+
+
+def test_a_scaled_trees_thresholds_read_back_are_the_unscaled_trees(adult):
+    """A tree's splits do not change under an increasing affine scaler: read back, its thresholds
+    are the midpoints the same tree fitted on the raw columns has (not float noise around them)."""
+    frame, X, y, _, numeric = adult
+    columns = ["age", "hours-per-week", "capital-gain"]
+    scaled = make_pipeline(StandardScaler(), DecisionTreeClassifier(max_depth=4, random_state=0)).fit(X[columns], y)
+    raw = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X[columns], y)
+    read, plain = ppdm.from_estimator(scaled, frame), ppdm.from_estimator(raw, frame)
+    assert [n.split for n in read.nodes] == [n.split for n in plain.nodes]

@@ -464,59 +464,57 @@ def _model_and_table(
 PROGRESS_EVERY = 5.0
 
 
-def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
-    """The forest solver's progress as lines on stderr (``--progress``; by default when stderr is a
-    terminal), one every :data:`PROGRESS_EVERY` seconds and at each new phase; ``None`` under --quiet."""
+def _progress_lines(shown: bool | None, quiet: bool, line: Callable[[Any], str]) -> Callable[[Any], None] | None:
+    """A library's progress reports (each with a ``phase``) as lines ``line(report)`` on stderr
+    (``--progress``; by default when stderr is a terminal), one every :data:`PROGRESS_EVERY`
+    seconds and at each new phase; ``None`` under --quiet or when not shown."""
     import sys
     import time
 
     if quiet or not (shown if shown is not None else sys.stderr.isatty()):
         return None
     last = {"at": -math.inf, "phase": ""}
+
+    def show(p: Any) -> None:
+        now = time.monotonic()
+        if p.phase == last["phase"] and now - float(last["at"]) < PROGRESS_EVERY:
+            return
+        last["at"], last["phase"] = now, p.phase
+        sys.stderr.write(line(p) + "\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def _limit(p: Any) -> str:
+    return f"{p.seconds:.0f} s" + ("" if p.time_limit is None else f" of {p.time_limit:g}")
+
+
+def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
+    """The forest solver's progress (:class:`~ppdm.maxent.solvers.forest_solve.ForestProgress`) as lines on stderr."""
     words = {
         "bounds": "proving empty types by bound propagation", "newton": "Newton step", "face": "finding the face (linear programme) at step",
         "general": "Newton's method (general driver)",
     }
 
-    def show(p: Any) -> None:
-        now = time.monotonic()
-        if p.phase == last["phase"] and now - float(last["at"]) < PROGRESS_EVERY:
-            return
-        last["at"], last["phase"] = now, p.phase
+    def line(p: Any) -> str:
         step = "" if p.phase in ("bounds", "general") else f" {p.step}"
         off = "" if p.violation != p.violation else f", rows off by {p.violation:.1e}"  # NaN before the first step
-        limit = "" if p.time_limit is None else f" of {p.time_limit:g}"
-        sys.stderr.write(f"solving: {words.get(p.phase, p.phase)}{step}{off}, {p.seconds:.0f} s{limit}\n")
-        sys.stderr.flush()
+        return f"solving: {words.get(p.phase, p.phase)}{step}{off}, {_limit(p)}"
 
-    return show
+    return _progress_lines(shown, quiet, line)
 
 
 def _exact_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
-    """The exact audit's integer search as lines on stderr (``--progress``; by default when stderr
-    is a terminal), one every :data:`PROGRESS_EVERY` seconds and at each new phase: what is proved,
-    what is still open, and the time spent of its budget; ``None`` under --quiet."""
-    import sys
-    import time
-
-    if quiet or not (shown if shown is not None else sys.stderr.isatty()):
-        return None
-    last = {"at": -math.inf, "phase": ""}
+    """The exact audit's integer search (:class:`~ppdm.exact.options.SearchProgress`) as lines on
+    stderr: what is proved, what is still open, and the time spent of its budget."""
     words = {"first dataset": "finding a dataset consistent with the model", "certainty": "settling who is certain", "bounds": "settling the other counts"}
 
-    def show(p: Any) -> None:
-        now = time.monotonic()
-        if p.phase == last["phase"] and now - float(last["at"]) < PROGRESS_EVERY:
-            return
-        last["at"], last["phase"] = now, p.phase
-        limit = "" if p.time_limit is None else f" of {p.time_limit:g}"
+    def line(p: Any) -> str:
         parts = f" ({p.components} of {p.total} parts)" if p.total > 1 else ""
-        sys.stderr.write(
-            f"proving: {words.get(p.phase, p.phase)}{parts}; {p.proved:,} groups proved certain, {p.open:,} open; {p.seconds:.0f} s{limit}\n"
-        )
-        sys.stderr.flush()
+        return f"proving: {words.get(p.phase, p.phase)}{parts}; {p.proved:,} groups proved certain, {p.open:,} open; {_limit(p)}"
 
-    return show
+    return _progress_lines(shown, quiet, line)
 
 
 @contextmanager

@@ -191,7 +191,9 @@ def _inverse(scaler: Any, columns: list[str], column: str, threshold: float) -> 
 def _threshold(t: float, original: np.ndarray, image: np.ndarray, estimate: float) -> float:
     """The threshold on the original values: every value of the table whose image is ``<= t``
     (and none other) is ``<= `` it; between the last such value and the next, the scaler's
-    inverse ``estimate`` of ``t`` (clipped into that gap)."""
+    inverse ``estimate`` of ``t`` (clipped into that gap), or the midpoint of the two values, or
+    the last value itself, when the estimate is that but for rounding (float32 in the trees; a tree splits
+    at the midpoint of two values its node holds, and an increasing affine scaler keeps midpoints)."""
     if not len(original):
         return estimate
     k = int(np.searchsorted(image, t, side="right"))  # images are non-decreasing: the first k go left
@@ -200,6 +202,14 @@ def _threshold(t: float, original: np.ndarray, image: np.ndarray, estimate: floa
     if k == len(original):
         return float(max(estimate, original[-1]))
     below, above = float(original[k - 1]), float(np.nextafter(original[k], -np.inf))
+    gap = float(original[k]) - below
+    rise = float(image[k]) - float(image[k - 1])
+    if rise > 0:  # the trees compare float32 copies: a few of their steps at t, back on the table's scale
+        tolerance = 4.0 * float(np.spacing(np.float32(abs(t)))) * gap / rise + 1e-9 * gap
+        middle = (below + float(original[k])) / 2.0  # where the tree's own midpoint falls, before the rounding
+        for readable in (middle, below):  # below: a midpoint of values on either side of it, which goes left
+            if abs(estimate - readable) <= tolerance:
+                return readable
     return float(min(max(estimate, below), above))
 
 
