@@ -43,6 +43,8 @@ def test_an_xgboost_model_is_defended_by_retraining_it_with_less(nursery_xgboost
     labels = set(result.frontier["label"])
     assert {"XGBClassifier n_estimators=1", "XGBClassifier n_estimators=3", "XGBClassifier max_depth=2", "XGBClassifier min_child_weight=20"} <= labels
     assert result.chosen is not None and result.chosen.algorithm == "xgboost"
+    retrained = result.frontier[result.frontier["family"] == "retrain"]
+    assert (retrained["status"] == "audited").all(), retrained[["label", "status"]].to_string()
     chosen = result.chosen_row()
     values = _reaudited(result.chosen, frame, threat, target)
     assert target.meets(values) and values["certain"] == chosen["certain"]
@@ -77,3 +79,17 @@ def test_scikit_learn_gradient_boosting_on_adult_is_defended():
     assert {"GradientBoostingClassifier n_estimators=1", "GradientBoostingClassifier min_samples_leaf=20"} <= set(result.frontier["label"])
     assert result.chosen is not None
     assert target.meets(_reaudited(result.chosen, frame, threat, target))
+
+
+def test_the_truth_satisfies_an_xgboost_model_whose_leaves_fall_below_min_child_weight():
+    """XGBoost values a leaf whose hessian sum is below ``min_child_weight`` 0, not its Newton
+    step: such leaves give no row, and the real records satisfy every row that is left."""
+    xgboost = pytest.importorskip("xgboost")
+    frame = load_nursery()[0].sample(600, random_state=0).reset_index(drop=True)  # 'very_recom': 15 rows, a small hessian sum
+    frame["class"] = frame["class"].cat.remove_unused_categories()
+    D = pd.get_dummies(frame[FEATURES]).astype(float)
+    est = xgboost.XGBClassifier(n_estimators=3, max_depth=2, min_child_weight=20, n_jobs=1, random_state=0).fit(D, frame["class"].cat.codes)
+    model = ppdm.from_estimator(est, frame, class_attribute="class")
+    assert any(n.value == 0.0 for t in model.trees for n in t.leaves())  # some leaves fell below the floor
+    audit = ppdm.audit(model, frame, ppdm.ThreatModel(sensitive="health", preset="insider"))
+    assert audit.estimate.details["status"] == "optimal" and audit.estimate.details["max_violation"] < 1e-6
