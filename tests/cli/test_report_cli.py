@@ -146,3 +146,11 @@ def test_a_report_json_the_page_cannot_be_drawn_from_is_named(run, files, tmp_pa
     (tmp_path / "notitle.json").write_text(json.dumps({"format": "ppdm-report", "version": 1, "attacks": [], "advice": []}))
     done = run("report", tmp_path / "notitle.json", "--out", tmp_path / "b.html")
     assert done.exit_code == 2 and "notitle.json: title: expected a text" in done.output
+
+
+@pytest.mark.skipif(find_chromium() is None, reason="no Chromium on this machine (apt-get install chromium): the PDF was not printed")
+def test_a_report_json_prints_its_pdf_again(run, files, tmp_path):
+    run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", tmp_path / "a.html", "-q")
+    done = run("report", tmp_path / "a.report.json", "--out", tmp_path / "b.html", "--pdf", tmp_path / "b.pdf", "-q")
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "b.pdf").read_bytes()[:5] == b"%PDF-"
