@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from sklearn.compose import make_column_transformer
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.impute import SimpleImputer
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, OrdinalEncoder, StandardScaler
 from sklearn.tree import DecisionTreeClassifier
@@ -176,8 +177,11 @@ def test_pipelines_that_only_encode_are_imported_and_others_refused(nursery):
     np.testing.assert_array_equal(model.predict(nursery), ordinal.predict(nursery[FEATURES]))
     X = pd.DataFrame({"children": nursery["children"].cat.codes.astype(float)})
     scaled = make_pipeline(StandardScaler(), DecisionTreeClassifier(max_depth=2)).fit(X, nursery["class"])
-    with pytest.raises(ModelImportError, match=r"pipeline step 'standardscaler' \(StandardScaler\) changes the values"):
-        ppdm.from_estimator(scaled, nursery)
+    with pytest.raises(ModelImportError, match=r"pipeline step 'standardscaler' scales column 'children', which holds no numbers in the data"):
+        ppdm.from_estimator(scaled, nursery)  # the table's column is the categories, not the codes the scaler was fitted on
+    imputed = make_pipeline(SimpleImputer(), DecisionTreeClassifier(max_depth=2)).fit(X, nursery["class"])
+    with pytest.raises(ModelImportError, match=r"pipeline step 'simpleimputer' \(SimpleImputer\) changes the values the trees compare"):
+        ppdm.from_estimator(imputed, nursery)
     with pytest.raises(ModelImportError, match="is not a model ppdm imports"):
         ppdm.from_estimator(object(), nursery)
 

@@ -274,6 +274,7 @@ def audit(
     holdout: pd.DataFrame | str | Path | None = None,
     progress: Callable[[int, int], None] | None = None,
     solver_progress: Callable[[Any], None] | None = None,
+    exact_progress: Callable[[Any], None] | None = None,
     client: Any = None,
     tolerance: float = 0.0,
     domain: Sequence[float] | None = None,
@@ -300,7 +301,10 @@ def audit(
     and maximum count (by default they stay the proved intervals found on the way: sound, not
     tight; settling them can take minutes on a table of thousands). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
     missing values in the columns the audit reads (:mod:`ppdm.data.missing`).
-    ``progress(done, total)`` is called as each of a forest's trees' rows are built.
+    ``progress(done, total)`` is called as each of a forest's trees' rows are built;
+    ``exact_progress`` with the exact audit's :class:`~ppdm.exact.options.SearchProgress` as its
+    integer search goes (it can take up to ``exact_time_limit``; one tree's class counts, solved
+    by network flows, report nothing).
 
     ``data`` must be the training table: when the model publishes how many records it was fitted
     on (a tree's root count plus what pruning removed, a forest's per-row multiplicities), a table
@@ -408,7 +412,7 @@ def audit(
         from ppdm.attacks.exact import exact_attack
 
         seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
-        proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail)
+        proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail, progress=exact_progress)
     baseline = None
     if result is not None and weights is None:
         coarser = _coarser(published, counted, resolved, labels) if not internal else []
@@ -534,7 +538,7 @@ def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
 
 def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
-    resolved = threat.resolve(table, model.class_attribute)
+    resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
     kept, dropped = handle_missing(table, audit_columns(model, resolved), policy)
     if dropped and isinstance(model, Forest) and model.n_records == len(table):
         raise DataError(
@@ -549,7 +553,7 @@ def _counted(frame: Any, model: Model, threat: ThreatModel, policy: Missing, cli
     columns the audit reads (with the records each stands for), missing values dealt with."""
     if isinstance(model, Forest):
         raise DataError("a forest is audited on an in-memory (pandas) table, not a Dask one")
-    resolved = threat.resolve(frame._meta, model.class_attribute)
+    resolved = threat.resolve(frame._meta, model.class_attribute, splits=model.split_attributes)
     columns = [c for c in audit_columns(model, resolved) if c in frame.columns]
     found = compress(frame, columns, client)
     assert found is not None  # no limit asked

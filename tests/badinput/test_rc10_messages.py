@@ -92,14 +92,19 @@ def test_a_model_without_column_names_gets_no_python_advice(world, refuse, needs
     refuse(["audit", "--model", path, "--data", world.train, "-q"], "unnamed.xgb.json: the model has 27 input columns, 0 names known")
 
 
-def test_defending_a_boosted_model_gets_no_python_advice(world, needs, tmp_path):
+def test_defending_a_forest_of_unknown_origin_gets_no_python_advice(world, tmp_path):
     from click.testing import CliRunner
 
     from ppdm.cli import main
 
-    result = CliRunner().invoke(main, ["defend", "--model", str(needs("xgb")), "--data", str(world.train), "-q"])
+    doc = world.json("forest")
+    doc["algorithm"] = "home-made-forest"  # no learner to retrain it (boosted models are defended: tests/defend/test_boosted.py)
+    path = tmp_path / "home.json"
+    path.write_text(json.dumps(doc))
+    result = CliRunner().invoke(main, ["defend", "--model", str(path), "--data", str(world.train), "-q"])
     line = result.stderr.strip()
-    assert result.exit_code == 2 and "the search retrains scikit-learn random forests and extra trees" in line and "learner=" not in line
+    assert result.exit_code == 2 and "cannot defend a home-made-forest forest: the search retrains scikit-learn random forests" in line
+    assert "learner=" not in line
 
 
 @pytest.mark.parametrize(

@@ -122,7 +122,7 @@ def test_a_tree_file_with_a_hole_is_refused_naming_the_field(world, refuse, tmp_
 
 @pytest.mark.parametrize(
     "command, other, needle",
-    [("show", "forest", "a ppdm-forest model; ppdm show prints ppdm tree files"), ("show", "xgb", "an xgboost-json model"),
+    [("show", "xgb", "an xgboost-json model numbers its input columns: add --data"), ("show", "lgb", "a lightgbm-text model numbers its input columns"),
      ("prune", "forest", "a ppdm-forest model, not a ppdm-tree file"), ("prune", "xgb", "an XGBoost model, not a ppdm-tree file"),
      ("prune", "lgb", "a LightGBM model text file, not a ppdm tree file")],
 )

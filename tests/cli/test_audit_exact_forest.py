@@ -43,3 +43,33 @@ def test_exact_audit_of_a_forest_alone_as_json(run, files, tmp_path):  # type: i
     assert payload["summary"]["trees_used"] == 3
     group = payload["groups"][0]
     assert all(lo <= hi <= group["records"] for lo, hi in zip(group["min_count"], group["max_count"]))
+
+
+def test_the_exact_audit_reports_its_progress(run, files):  # type: ignore[no-untyped-def]
+    result = run(*_args(files, "--exact", "--no-estimate", "--progress"))
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines and all(line.startswith("proving: ") for line in lines)
+    assert "groups proved certain" in lines[-1] and " s of 300" in lines[-1]
+    quiet = run(*_args(files, "--exact", "--no-estimate", "--no-progress"))
+    assert quiet.stderr == ""
+
+
+def test_the_library_calls_back_with_the_search_s_progress():  # type: ignore[no-untyped-def]
+    import pandas as pd
+    from sklearn.ensemble import RandomForestClassifier
+
+    import ppdm
+    from ppdm.data.datasets import load_nursery
+
+    frame = load_nursery()[0].sample(300, random_state=0).reset_index(drop=True)
+    frame["class"] = frame["class"].cat.remove_unused_categories()
+    X = pd.get_dummies(frame[FEATURES]).astype(float)
+    rf = RandomForestClassifier(3, max_depth=3, random_state=0).fit(X, frame["class"])
+    heard = []
+    threat = ppdm.ThreatModel(sensitive="health", preset="insider")
+    audit = ppdm.audit(ppdm.from_estimator(rf, frame), frame, threat, exact=True, estimate=False, exact_progress=heard.append)
+    assert heard and heard[0].phase in ("first dataset", "certainty") and heard[-1].components == 0
+    assert audit.proved.details["exact"]["method"] != "network"  # the integer search ran
+    assert heard[-1].open == 0  # finished: every group proved certain or refuted
+    assert all(p.time_limit == 300.0 and p.seconds >= 0 for p in heard)

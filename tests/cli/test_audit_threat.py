@@ -135,3 +135,13 @@ def test_a_table_that_contradicts_the_tree_is_one_line(run, files):
     frame.to_csv(path, index=False)
     result = run("audit", "--tree", files / "ppdm.json", "--data", path, "--sensitive", "health", "--known", "parents", "--top", 0)
     assert result.exit_code == 2 and "contradicts" in result.output
+
+
+def test_an_identifier_column_is_left_out_of_the_insider_with_a_printed_note(run, files, tmp_path):
+    frame = pd.read_csv(files / "train.csv")
+    frame.insert(0, "ID", np.arange(len(frame)) + 10_000)
+    frame.to_csv(tmp_path / "with_id.csv", index=False)
+    result = run("audit", "--tree", files / "ppdm.json", "--data", tmp_path / "with_id.csv", "--sensitive", "finance", "--preset", "insider", "--class-known")
+    assert result.exit_code == 0, result.output
+    assert "(not ID: an identifier)" in result.output.splitlines()[0]
+    assert "note: 'ID' is left out of what the attacker knows: unique per row (an identifier)" in result.output

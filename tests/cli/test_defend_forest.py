@@ -58,7 +58,6 @@ def test_defend_a_forest_file_writes_the_chosen_forest_and_the_frontier(run, fil
     [
         (["--data", "{files}/fewer.csv"], "the forest was trained on 600 rows, the data has 599"),
         (["--data", "{files}/reversed.csv"], "the data is not the forest's training table: tree 0"),
-        (["--model", "{files}/boosted.json"], "cannot defend a sklearn-gradient-boosting forest"),
         (["--algorithm", "id3"], "train a model: not with --model"),
         (["--class-attribute", "health"], "the model predicts 'class'"),
         (["--target", "certain=-1"], "certain takes a whole number of people"),
@@ -72,3 +71,17 @@ def test_bad_inputs_are_one_line(run, files, args, message):
         extra = extra[2:]
     result = run("defend", *[x for kv in base.items() for x in kv], "--known", KNOWN, "--quick", "-q", *extra)
     _one_line_error(result, message)
+
+
+@pytest.mark.filterwarnings("ignore::ppdm.errors.UninformativeKnowledgeWarning")
+def test_defend_a_boosted_model_file(run, files, tmp_path):
+    """Boosted models are defended too (fewer rounds, shallower trees, a larger minimum leaf, answers only)."""
+    result = run(
+        "defend", "--model", files / "boosted.json", "--data", files / "train.csv", "--sensitive", "health", "--preset", "insider",
+        "--target", "certain=0,confident=60%@0.9", "--quick", "--out", tmp_path / "chosen.json", "--frontier", tmp_path / "frontier.json",
+    )
+    assert result.exit_code in (0, 1), result.output
+    labels = [p["label"] for p in json.loads((tmp_path / "frontier.json").read_text())]
+    assert "GradientBoostingClassifier n_estimators=1" in labels and "GradientBoostingClassifier max_depth=1" in labels
+    assert "GradientBoostingClassifier min_samples_leaf=20" in labels and "publish predicted labels only" in labels
+    assert "unprotected model:" in result.output

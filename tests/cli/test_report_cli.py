@@ -102,3 +102,55 @@ def test_report_prints_a_pdf(run, files, tmp_path):
     done = run("report", files / "result.json", "--model", files / "tree.json", "--out", tmp_path / "r.html", "--pdf", tmp_path / "r.pdf", "-q")
     assert done.exit_code == 0, done.output
     assert (tmp_path / "r.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_report_draws_its_own_json_again(run, files, tmp_path):
+    first = tmp_path / "audit.html"
+    done = run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", first, "-q")
+    assert done.exit_code == 0, done.output
+    again = tmp_path / "again.html"
+    done = run("report", tmp_path / "audit.report.json", "--out", again)
+    assert done.exit_code == 0, done.output
+    assert again.read_text() == first.read_text()  # the page is drawn from its JSON alone
+    assert f"wrote {again}" in done.output and not (tmp_path / "again.report.json").exists()
+    titled = run("report", tmp_path / "audit.report.json", "--out", tmp_path / "t.html", "--title", "Loan model, before", "--json", tmp_path / "t.json", "-q")
+    assert titled.exit_code == 0 and "<title>Loan model, before</title>" in (tmp_path / "t.html").read_text()
+    assert json.loads((tmp_path / "t.json").read_text())["title"] == "Loan model, before"
+
+
+@pytest.mark.parametrize(
+    "extra, needle",
+    [
+        (["--model", "{files}/tree.json"], "already holds its model, threat model and frontier; --model goes with audit results"),
+        (["{files}/result.json"], "a report's JSON is drawn again on its own"),
+        (["--json", "{report}"], "would overwrite the report's JSON it is drawn from"),
+    ],
+)
+def test_report_json_refusals_are_one_line(run, files, tmp_path, extra, needle):
+    run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", tmp_path / "a.html", "-q")
+    report = tmp_path / "a.report.json"
+    args = [a.format(files=files, report=report) for a in extra]
+    done = run("report", report, "--out", tmp_path / "b.html", *args)
+    assert done.exit_code == 2 and needle in done.output and len(done.output.strip().splitlines()) == 1
+    assert not (tmp_path / "b.html").exists()
+
+
+def test_a_report_json_the_page_cannot_be_drawn_from_is_named(run, files, tmp_path):
+    run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", tmp_path / "a.html", "-q")
+    data = json.loads((tmp_path / "a.report.json").read_text())
+    del data["attacks"][0]["verdict"]
+    (tmp_path / "edited.json").write_text(json.dumps(data))
+    done = run("report", tmp_path / "edited.json", "--out", tmp_path / "b.html")
+    assert done.exit_code == 2 and "edited.json: this ppdm cannot draw a page from it (missing field 'verdict')" in done.output
+    assert not (tmp_path / "b.html").exists()
+    (tmp_path / "notitle.json").write_text(json.dumps({"format": "ppdm-report", "version": 1, "attacks": [], "advice": []}))
+    done = run("report", tmp_path / "notitle.json", "--out", tmp_path / "b.html")
+    assert done.exit_code == 2 and "notitle.json: title: expected a text" in done.output
+
+
+@pytest.mark.skipif(find_chromium() is None, reason="no Chromium on this machine (apt-get install chromium): the PDF was not printed")
+def test_a_report_json_prints_its_pdf_again(run, files, tmp_path):
+    run("audit", "--tree", files / "tree.json", "--data", files / "t.csv", "--known", "a,b", "--report", tmp_path / "a.html", "-q")
+    done = run("report", tmp_path / "a.report.json", "--out", tmp_path / "b.html", "--pdf", tmp_path / "b.pdf", "-q")
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "b.pdf").read_bytes()[:5] == b"%PDF-"

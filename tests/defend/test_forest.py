@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier
+from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier
 
 from ppdm.attacks.homogeneity import homogeneity_attack
 from ppdm.attacks.maxent import maxent_attack
@@ -144,7 +144,7 @@ def test_a_candidate_under_way_is_stopped_by_the_budget(nursery):
     [
         ("fewer rows", DataError, "the forest was trained on 1,000 rows, the data has 999"),
         ("shuffled", DataError, "the data is not the forest's training table: tree 0"),
-        ("boosting", PpdmError, "cannot defend a GradientBoostingClassifier"),
+        ("boosting", PpdmError, "cannot defend a AdaBoostClassifier"),
         ("xgboost", PpdmError, "cannot defend a xgboost forest"),
         ("span", PpdmError, None),
     ],
@@ -157,7 +157,7 @@ def test_bad_inputs(nursery, change, error, message):
     elif change == "shuffled":
         data = train.sample(frac=1.0, random_state=3).reset_index(drop=True)
     elif change == "boosting":
-        model = GradientBoostingClassifier(n_estimators=2).fit(encode_for_sklearn(train[list(KNOWN)]), train["class"])
+        model = AdaBoostClassifier(n_estimators=2).fit(encode_for_sklearn(train[list(KNOWN)]), train["class"])
     elif change == "xgboost":
         model = forest_from_sklearn(rf, train[list(KNOWN)], y=train["class"])
         model.algorithm = "xgboost"

@@ -177,7 +177,7 @@ def _public(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> list[str
     (the class among them when it is known)."""
     if who.quasi_identifiers is not None:
         return list(who.quasi_identifiers)
-    return list((who.threat or ThreatModel()).resolve(data, model.class_attribute).known or ())
+    return list((who.threat or ThreatModel()).resolve(data, model.class_attribute, splits=model.split_attributes).known or ())
 
 
 def _spans(tree: Tree | Forest, data: pd.DataFrame, public: list[str], class_public: bool | None) -> Spans:

@@ -27,7 +27,7 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_counts
-from ppdm.exact.options import SearchOptions
+from ppdm.exact.options import SearchOptions, SearchProgress
 from ppdm.exact.problem import CountProblem, CountRows
 from ppdm.exact.solve import Detail, Method, exact_bounds
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
@@ -55,6 +55,7 @@ def exact_attack(
     rule_knowledge: RuleKnowledge | None = None,
     detail: Detail = "bounds",
     options: SearchOptions | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
 ) -> AttackResult:
     """Per group and sensitive value, the proved min and max count over every consistent dataset.
 
@@ -74,8 +75,11 @@ def exact_attack(
     intervals (faster on one tree; see :func:`ppdm.exact.exact_bounds`). ``options``: the integer
     search's settings (:class:`~ppdm.exact.options.SearchOptions`); without an engine named there,
     rule sets go to ``"auto"`` (HiGHS branch and bound on large components), trees and forests to
-    CP-SAT.
+    CP-SAT. ``progress``: called with the integer search's :class:`~ppdm.exact.options.SearchProgress`
+    as it goes (its settings otherwise those ``options`` gives, or the defaults for the model).
     """
+    if progress is not None:
+        options = replace(options if options is not None else _default_options(model), progress=progress)
     who = attacker("exact_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
     quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
     if time_limit is not None and time_limit <= 0:
@@ -90,6 +94,14 @@ def exact_attack(
     if not isinstance(model, Tree):
         raise PpdmError(f"the exact audit takes a Tree, a Forest or a RuleSet, got {type(model).__name__}")
     return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, options)
+
+
+def _default_options(model: Tree | Forest | RuleSet) -> SearchOptions:
+    """The integer search's settings when none are given: a forest's LPs are large and
+    degenerate, so interior point (:attr:`SearchOptions.lp_method`); the defaults otherwise."""
+    if isinstance(model, Forest):
+        return SearchOptions(lp_method="highs-ipm", interior_tol=1e-9)
+    return SearchOptions()
 
 
 def tree_count_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, ties: Ties = "first") -> tuple[CountProblem, AttackerTypes, np.ndarray | None]:
@@ -204,8 +216,7 @@ def _forest(
     forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
-    if options is None:  # a forest's LPs are large and degenerate: interior point (SearchOptions.lp_method)
-        options = SearchOptions(lp_method="highs-ipm", interior_tol=1e-9)
+    options = _default_options(forest) if options is None else options
     threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem, options)
     groups = types.groups
     details = {

@@ -73,7 +73,7 @@ def forest_maxent_attack(
     guessed) keeps only proved certainties (:func:`sound_posterior`); ``details["possible_values"]``
     counts the groups by how many values remain possible.
     """
-    threat = threat.resolve(data, forest.class_attribute)
+    threat = threat.resolve(data, forest.class_attribute, splits=forest.split_attributes)
     forest = forest.published(threat.publish)
     knowledge = replace(knowledge, sa=bool(threat.sa_published))
     options = ForestAuditOptions() if options is None else options

@@ -359,7 +359,7 @@ def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> Attacker
         )
     known_rows: tuple[int, ...] = ()
     if who.threat is not None:
-        resolved = who.threat.resolve(data, class_attribute)
+        resolved = who.threat.resolve(data, class_attribute, splits=model.split_attributes)
         qis = list(resolved.known or ())
         known_rows = resolved.known_individuals
         model = audited(model, resolved.publish)

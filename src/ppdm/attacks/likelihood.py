@@ -32,11 +32,12 @@ import pandas as pd
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
+from ppdm.errors import PpdmError
 from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
 
-__all__ = ["applies", "art_white_box_rule", "likelihood_attacks"]
+__all__ = ["applies", "art_white_box_rule", "black_box_attacks", "likelihood_attacks"]
 
 
 def applies(model: Tree | Forest, threat: ThreatModel) -> bool:
@@ -82,6 +83,46 @@ def likelihood_attacks(model: Tree | Forest, data: pd.DataFrame, threat: ThreatM
         joint = np.where(y >= 0, counts[:, np.arange(n), np.maximum(y, 0)], 0.0).T + 1.0
         out.append(_result("leaf-count rule", data, threat, values, joint * prior))
     return out
+
+
+def black_box_attacks(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, values: tuple, output: str) -> list[AttackResult]:
+    """The attackers of a model published as its answers only (a black box that anyone may query
+    for any input): ``output="score"`` answers the class probabilities, so the Bayes rule above
+    applies as it is; ``output="label"`` answers the predicted class only, and the rule becomes
+    Fredrikson et al.'s black-box inversion (CCS 2015, §3): ``P(v | x, y) ∝ π(v) · C(y | f(x, v))``,
+    the prior times how often the class is ``y`` when the model predicts ``f(x, v)`` (the model's
+    confusion on the audited rows, add-one smoothed: what a published accuracy tells). ``[]`` when
+    the rules do not apply (:func:`applies`)."""
+    if output == "score":
+        return likelihood_attacks(model, data, threat, values)
+    if output != "label":
+        raise PpdmError(f"unknown black-box output {output!r} (label or score)")
+    sensitive = str(threat.sensitive)
+    if not applies(model, threat) or (sensitive != model.class_attribute and model.class_attribute not in (threat.known or ())):
+        return []  # the rule reads the person's class (an attacker seeing only their answer: not yet)
+    classes = list(model.classes)
+    k = len(classes)
+    index = pd.Index(classes, dtype=object)
+    truth_class = index.get_indexer(pd.Index(data[model.class_attribute].astype(object), dtype=object)) if model.class_attribute in data.columns else None
+    predicted = index.get_indexer(pd.Index(model.predict(data).astype(object), dtype=object))
+    confusion = np.ones((k, k))  # [true class, predicted class], add-one smoothed
+    if truth_class is not None:
+        ok = truth_class >= 0
+        np.add.at(confusion, (truth_class[ok], predicted[ok]), 1.0)
+    given = confusion / confusion.sum(axis=0, keepdims=True)  # C(y | predicted)
+    if sensitive == model.class_attribute:
+        order = [classes.index(v) if v in classes else -1 for v in values]
+        scores = np.where(np.array(order) >= 0, given[np.maximum(order, 0)][:, predicted].T, 0.0)
+        return [_result("black-box label rule", data, threat, values, scores)]
+    truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
+    if truth is None or (truth < 0).any() or truth_class is None:
+        return []
+    trial = _every_value(data, sensitive, values)
+    n = len(data)
+    answers = index.get_indexer(pd.Index(model.predict(trial).astype(object), dtype=object)).reshape(len(values), n)
+    y = np.maximum(truth_class, 0)
+    likelihood = given[y[None, :], answers].T  # persons × values
+    return [_result("black-box label rule", data, threat, values, likelihood * _prior(truth, len(values)))]
 
 
 def art_white_box_rule(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, values: tuple) -> AttackResult | None:

@@ -227,7 +227,7 @@ def _threat(tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence
         threat = ThreatModel(sensitive=sensitive, known=tuple(quasi_identifiers), sa_published=knowledge.sa or None)
     elif threat.sa_published is None and knowledge.sa:  # undeclared: knowledge.sa says it is published
         threat = replace(threat, sa_published=True)
-    return threat.resolve(data, tree.class_attribute)
+    return threat.resolve(data, tree.class_attribute, splits=tree.split_attributes)
 
 
 def _published(tree: Tree, publish: Disclosure | None) -> Tree:

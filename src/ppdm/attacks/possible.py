@@ -626,7 +626,7 @@ def possible_attack(
 
 
 def _attack(model: Tree | Forest, data: pd.DataFrame, who: Attacker, options: PossibleOptions, progress: Callable[[int, int], None] | None) -> AttackResult:
-    resolved = (who.threat or ThreatModel()).resolve(data, model.class_attribute)
+    resolved = (who.threat or ThreatModel()).resolve(data, model.class_attribute, splits=model.split_attributes)
     model = audited(model, resolved.publish)
     known = [c for c in (resolved.known or ()) if c != resolved.sensitive]
     sensitive = str(resolved.sensitive)
@@ -681,7 +681,7 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
     try:
         return maxent_attack(model, data, threat=threat, **maxent)
     except RoutingLimitError as why:
-        resolved = threat.resolve(data, model.class_attribute)
+        resolved = threat.resolve(data, model.class_attribute, splits=model.split_attributes)
         published = audited(model, resolved.publish)
         known = [c for c in (resolved.known or ()) if c != resolved.sensitive]
         pv = possible_values(published, data, known, str(resolved.sensitive))

@@ -83,6 +83,22 @@ def _norm(name: str) -> str:
     return re.sub(r"[\s_\-.]", "", name.lower())
 
 
+def identifier_columns(data: pd.DataFrame, columns: Sequence[str]) -> list[str]:
+    """The ``columns`` of ``data`` that identify each row: whole numbers or texts, none missing,
+    no value twice (an ``ID``, a customer number). Measurements (floats) are not identifiers even
+    when no two rows share one."""
+    if len(data) < 2:
+        return []
+    out = []
+    for c in columns:
+        column = data[c]
+        if pd.api.types.is_float_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+            continue
+        if column.notna().all() and column.is_unique:
+            out.append(c)
+    return out
+
+
 def demographic_columns(columns: Sequence[str]) -> list[str]:
     """The columns of a table that the ``census`` preset assumes public."""
     wanted = set(DEMOGRAPHIC)
@@ -106,6 +122,9 @@ class ThreatModel:
     quasi_identifiers: tuple[str, ...] = field(default=(), compare=False)
     class_known: bool = False
     outputs: str | None = None
+    #: Columns a preset left out of ``known`` because they identify each row and the model does
+    #: not split on them (:func:`identifier_columns`); set by :meth:`resolve`, said by :meth:`notes`.
+    left_out: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         if isinstance(self.known, (str, bytes)):
@@ -141,14 +160,29 @@ class ThreatModel:
 
     _class: str | None = field(default=None, repr=False, compare=False)
 
-    def resolve(self, data: pd.DataFrame, class_attribute: str) -> ThreatModel:
-        """Every default filled in and checked against ``data`` and the model's class column."""
+    def resolve(self, data: pd.DataFrame, class_attribute: str, *, splits: Iterable[str] | None = None) -> ThreatModel:
+        """Every default filled in and checked against ``data`` and the model's class column.
+
+        ``splits``: the columns the model splits on. When given, a preset leaves out of ``known``
+        the columns that identify each row (:func:`identifier_columns`: an ``ID``) and that the
+        model does not split on, and says so (:attr:`left_out`, :meth:`notes`). Such a column
+        tells the attacker nothing about the model's counts: people who differ only in it share
+        every published constraint, so the estimate and the proof are the same without it, but
+        as a known column it would make every person a group of one. A column the model splits
+        on stays known (leaving it out would make the attacker weaker)."""
         if not isinstance(data, pd.DataFrame):
             raise DataError(f"the records must be a pandas DataFrame (its columns named), got {type(data).__name__}")
         sensitive = self.sensitive or class_attribute
         if sensitive not in data.columns and sensitive != class_attribute:
             raise DataError(f"the sensitive column {sensitive!r} is not in the data")
-        known = self.known if self.known is not None else self._preset_known(data, sensitive, class_attribute)
+        left_out = self.left_out
+        if self.known is not None:
+            known = self.known
+        else:
+            known = self._preset_known(data, sensitive, class_attribute)
+            if splits is not None:
+                left_out = tuple(identifier_columns(data, [c for c in known if c not in set(splits)]))
+                known = tuple(c for c in known if c not in left_out)
         missing = [c for c in known if c not in data.columns]
         if missing:
             raise DataError(f"known column(s) not in the data: {', '.join(map(repr, missing))}")
@@ -166,7 +200,21 @@ class ThreatModel:
         sa = self.sa_published if self.sa_published is not None else sensitive != class_attribute
         return replace(
             self, sensitive=sensitive, known=known, sa_published=sa, class_known=class_attribute in known, _class=class_attribute,
+            left_out=left_out,
         )
+
+    def notes(self) -> list[str]:
+        """What a reader of the audit should know about how the attacker was resolved (the
+        identifier columns a preset left out), one sentence each; the CLI prints them."""
+        if not self.left_out:
+            return []
+        names = ", ".join(repr(c) for c in self.left_out)
+        one = len(self.left_out) == 1
+        return [
+            f"note: {names} {'is' if one else 'are'} left out of what the attacker knows: unique per row (an identifier) and not "
+            f"split on by the model, {'it' if one else 'they'} would only make every person a group of one; name "
+            f"{'it' if one else 'them'} in --known (known=) to count {'it' if one else 'them'}"
+        ]
 
     def _preset_known(self, data: pd.DataFrame, sensitive: str, class_attribute: str) -> tuple[str, ...]:
         preset = self.preset or "paper"
@@ -186,6 +234,8 @@ class ThreatModel:
     def describe(self, disclosure: Disclosure | None = None) -> str:
         """The threat model in one line, for the top of every output."""
         known = ", ".join(self.known or ()) or "no column"
+        if self.left_out:
+            known += f" (not {', '.join(self.left_out)}: an identifier)"
         publish = (self.publish or disclosure or Disclosure.CLASS_COUNTS).value
         parts = [
             f"attacker knows {known}",

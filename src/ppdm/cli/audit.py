@@ -160,7 +160,7 @@ def _train_for_audit(
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the forest solver's progress on stderr (default: when stderr is a terminal; never under --quiet).",
+    help="Show the forest solver's and the exact audit's progress on stderr (default: when stderr is a terminal; never under --quiet).",
 )
 @click.option(
     "--exact",
@@ -371,18 +371,20 @@ def audit_command(
         threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
     doing = " and proving what is certain on whole counts" if exact else ""
     solver_progress = _solver_progress(progress, quiet)
-    with _tree_progress(tree, quiet) as tree_progress, status(f"auditing{doing}", quiet or tree_progress is not None or solver_progress is not None):
+    exact_progress = _exact_progress(progress, quiet) if exact else None
+    shown = solver_progress is not None or exact_progress is not None
+    with _tree_progress(tree, quiet) as tree_progress, status(f"auditing{doing}", quiet or tree_progress is not None or shown):
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
             sample=sample, trees=trees, reference=reference, holdout=holdout, progress=tree_progress,
-            solver_progress=solver_progress, **_numeric_secret(tolerance, domain),
+            solver_progress=solver_progress, exact_progress=exact_progress, **_numeric_secret(tolerance, domain),
         )
     if not isinstance(result, Audit):
         _print_regression(result, top, out, report_out, quiet)
         return
     if not quiet:
-        for line in result.lines(top):
+        for line in [*result.lines(top), *result.threat.notes()]:
             console.print(line, highlight=False, markup=False)
     if out is not None:
         result.save(out)
@@ -476,32 +478,57 @@ def _model_and_table(
 PROGRESS_EVERY = 5.0
 
 
-def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
-    """The forest solver's progress as lines on stderr (``--progress``; by default when stderr is a
-    terminal), one every :data:`PROGRESS_EVERY` seconds and at each new phase; ``None`` under --quiet."""
+def _progress_lines(shown: bool | None, quiet: bool, line: Callable[[Any], str]) -> Callable[[Any], None] | None:
+    """A library's progress reports (each with a ``phase``) as lines ``line(report)`` on stderr
+    (``--progress``; by default when stderr is a terminal), one every :data:`PROGRESS_EVERY`
+    seconds and at each new phase; ``None`` under --quiet or when not shown."""
     import sys
     import time
 
     if quiet or not (shown if shown is not None else sys.stderr.isatty()):
         return None
     last = {"at": -math.inf, "phase": ""}
-    words = {
-        "bounds": "proving empty types by bound propagation", "newton": "Newton step", "face": "finding the face (linear programme) at step",
-        "general": "Newton's method (general driver)",
-    }
 
     def show(p: Any) -> None:
         now = time.monotonic()
         if p.phase == last["phase"] and now - float(last["at"]) < PROGRESS_EVERY:
             return
         last["at"], last["phase"] = now, p.phase
-        step = "" if p.phase in ("bounds", "general") else f" {p.step}"
-        off = "" if p.violation != p.violation else f", rows off by {p.violation:.1e}"  # NaN before the first step
-        limit = "" if p.time_limit is None else f" of {p.time_limit:g}"
-        sys.stderr.write(f"solving: {words.get(p.phase, p.phase)}{step}{off}, {p.seconds:.0f} s{limit}\n")
+        sys.stderr.write(line(p) + "\n")
         sys.stderr.flush()
 
     return show
+
+
+def _limit(p: Any) -> str:
+    return f"{p.seconds:.0f} s" + ("" if p.time_limit is None else f" of {p.time_limit:g}")
+
+
+def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
+    """The forest solver's progress (:class:`~ppdm.maxent.solvers.forest_solve.ForestProgress`) as lines on stderr."""
+    words = {
+        "bounds": "proving empty types by bound propagation", "newton": "Newton step", "face": "finding the face (linear programme) at step",
+        "general": "Newton's method (general driver)",
+    }
+
+    def line(p: Any) -> str:
+        step = "" if p.phase in ("bounds", "general") else f" {p.step}"
+        off = "" if p.violation != p.violation else f", rows off by {p.violation:.1e}"  # NaN before the first step
+        return f"solving: {words.get(p.phase, p.phase)}{step}{off}, {_limit(p)}"
+
+    return _progress_lines(shown, quiet, line)
+
+
+def _exact_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
+    """The exact audit's integer search (:class:`~ppdm.exact.options.SearchProgress`) as lines on
+    stderr: what is proved, what is still open, and the time spent of its budget."""
+    words = {"first dataset": "finding a dataset consistent with the model", "certainty": "settling who is certain", "bounds": "settling the other counts"}
+
+    def line(p: Any) -> str:
+        parts = f" ({p.components} of {p.total} parts)" if p.total > 1 else ""
+        return f"proving: {words.get(p.phase, p.phase)}{parts}; {p.proved:,} groups proved certain, {p.open:,} open; {_limit(p)}"
+
+    return _progress_lines(shown, quiet, line)
 
 
 @contextmanager

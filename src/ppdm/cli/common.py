@@ -535,9 +535,9 @@ def _default_known(threat: Any, features: list[str]) -> Any:
 
 
 def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
-    resolved = threat.resolve(table, tree.class_attribute)
+    resolved = threat.resolve(table, tree.class_attribute, splits=tree.split_attributes)
     if tree.class_attribute == resolved.sensitive:
         raise PpdmError(
             f"--class-known: the class {tree.class_attribute!r} is the sensitive column"
         )
-    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None)
+    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None, left_out=resolved.left_out)

@@ -62,7 +62,8 @@ _EPILOG = (
 @main.command("defend", epilog=_EPILOG)
 @click.option(
     "--model", "model_file", type=click.Path(path_type=Path),
-    help="The tree or forest to defend (ppdm JSON; a forest from a scikit-learn random forest or extra trees), with --data its training rows (a forest's in the order it was fitted on).",
+    help="The tree or forest to defend (ppdm JSON, a skops file; a forest from a scikit-learn random forest or extra trees, or a boosted model: "
+    "XGBoost JSON, LightGBM text, scikit-learn gradient boosting), with --data its training rows (a forest's in the order it was fitted on).",
 )
 @click.option("--data", type=click.Path(path_type=Path), help="The training records (CSV): the rows the model was trained on, or the rows to train it on.")
 @click.option("--dataset", help="A bundled dataset: train the model on it (Adult: its test split measures accuracy).")
@@ -267,6 +268,8 @@ def _hierarchies(path: Path | None, dataset: str | None) -> dict | None:
 def _print_result(result: DefenseResult, top: int) -> None:
     frame = result.frontier
     console.print(result.threat.describe(), highlight=False)
+    for note in result.threat.notes():
+        console.print(note, highlight=False)
     by = "certain = by the audits run: maximum entropy and the leaf-reading homogeneity attack"
     if result.target.needs_membership:
         by = ("" if not result.target.needs_attacks else by + "; ") + "membership = the membership audit over the training rows and the non-members"
@@ -282,6 +285,12 @@ def _print_result(result: DefenseResult, top: int) -> None:
         console.print("no candidate meets the target", highlight=False)
     else:
         console.print(f"chosen: {chosen['label']}: {_line(chosen, result)}", highlight=False)
+        if str(chosen["publish"]).startswith("predicted "):
+            console.print(
+                f"  publish the model's {str(chosen['publish']).removeprefix('predicted ')} through a service, not the model itself "
+                "(--out writes the model the service runs: keep it private)",
+                highlight=False,
+            )
     audited = int((frame["status"] == "audited").sum())
     failed = frame[frame["status"].str.startswith("failed")]
     console.print(

@@ -60,7 +60,11 @@ def write_html_report(
         console.print(f"wrote {written}", highlight=False)
 
 
-@main.command("report")
+@main.command(
+    "report",
+    epilog="RESULTS are attack results (ppdm audit --out, ppdm attack --out), or one report's own JSON (NAME.report.json, "
+    "written beside every page) to draw its page, and with --pdf its PDF, again.",
+)
 @click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--model", "model_file", type=click.Path(path_type=Path), help="The published tree or forest (JSON) the results audit: its leaves get linked.")
 @click.option("--threat", "threat_file", type=click.Path(path_type=Path), help="The threat model (YAML) the audit used, for its story in words.")
@@ -83,11 +87,17 @@ def report_command(
     quiet: bool,
 ) -> None:
     """A report a privacy officer reads: verdicts, who is exposed by which leaf, and what to do next (HTML, JSON, PDF)."""
+    from ppdm.report.load import load_saved
+
+    saved = [load_saved(path) for path in results]
+    if any(kind == "report" for kind, _ in saved):
+        _redraw(results, saved, model_file, threat_file, frontier_file, out, json_out, pdf, title, quiet)
+        return
     check_report_outputs(out, json_out, pdf, *results, model_file, threat_file, frontier_file)
     from ppdm.attacks.threat import load_threat
-    from ppdm.report.load import load_frontier, load_model, load_result
+    from ppdm.report.load import load_frontier, load_model
 
-    loaded = [load_result(path) for path in results]
+    loaded = [data for _, data in saved]
     model = load_model(model_file) if model_file is not None else None
     if model is not None:
         from ppdm.report.build import check_same_model
@@ -100,3 +110,39 @@ def report_command(
     threat = load_threat(threat_file) if threat_file is not None else None
     frontier = load_frontier(frontier_file) if frontier_file is not None else None
     write_html_report(loaded, model, threat, out, json_out, pdf, frontier, title, quiet)
+
+
+def _redraw(
+    results: tuple[Path, ...], saved: list[tuple[str, dict[str, Any]]], model_file: Path | None, threat_file: Path | None,
+    frontier_file: Path | None, out: Path, json_out: Path | None, pdf: Path | None, title: str | None, quiet: bool,
+) -> None:
+    """``ppdm report NAME.report.json --out NAME.html``: the saved report's page (and PDF) drawn
+    again from its JSON alone; everything it shows is in that JSON, so nothing else is read."""
+    from ppdm.report.write import redraw_report
+
+    source = next(path for path, (kind, _) in zip(results, saved) if kind == "report")
+    if len(results) > 1:
+        raise PpdmError(f"{source}: a report's JSON is drawn again on its own; give it alone (or the audits' results, to make a new report)")
+    given = [name for name, path in (("--model", model_file), ("--threat", threat_file), ("--frontier", frontier_file)) if path is not None]
+    if given:
+        raise PpdmError(f"{source}: a report's JSON already holds its model, threat model and frontier; {given[0]} goes with audit results")
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise PpdmError(f"{out}: the report is an HTML page; name it .html")
+    if pdf is not None and pdf.suffix.lower() != ".pdf":
+        raise PpdmError(f"{pdf}: name the PDF .pdf")
+    for written in (out, json_out, pdf):
+        if written is not None and written.resolve() == source.resolve():
+            raise PpdmError(f"{written}: would overwrite the report's JSON it is drawn from; give another name")
+    check_outputs(out, json_out, pdf)
+    report = dict(saved[0][1])
+    if title is not None:
+        report["title"] = title
+    with status("drawing the report", quiet):
+        redraw_report(report, out, json_out, pdf, source=str(source))
+    if not quiet:
+        for attack in report["attacks"]:
+            headline = attack.get("verdict", {}).get("headline") if isinstance(attack.get("verdict"), dict) else None
+            if headline:
+                console.print(f"{attack.get('name', 'attack')}: {headline}", highlight=False)
+        names = ", ".join(str(p) for p in (out, json_out, pdf) if p is not None)
+        console.print(f"wrote {names}", highlight=False)

@@ -1,13 +1,17 @@
-"""``ppdm show``: print a published tree."""
+"""``ppdm show``: print a published tree, or a forest tree by tree."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ppdm.cli.common import DISCLOSURES, console, handles_errors, main
+from ppdm.cli.common import DISCLOSURES, command_options, console, csv_options, handles_errors, main, read_csv
 from ppdm.errors import PpdmError
+
+if TYPE_CHECKING:
+    from ppdm.tree import Forest, Tree
 
 
 @main.command("show")
@@ -26,30 +30,66 @@ from ppdm.errors import PpdmError
     show_default=True,
     help="End each line with its node's id ([node 7]), the ids audits and reports name.",
 )
+@click.option(
+    "--tree",
+    "tree_index",
+    type=click.IntRange(min=0),
+    help="Of a forest or boosted model: print this tree (0 is the first) instead of one line per tree.",
+)
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path),
+    help="The training table (CSV): an XGBoost, LightGBM or skops model numbers its input columns, and the table names them.",
+)
+@click.option("--class", "class_attribute", help="With --data: the class column (default: the one column holding the model's classes).")
+@csv_options
 @handles_errors
 def show_command(
-    tree_file: Path, disclosure: str | None, max_depth: int | None, ids: bool
+    tree_file: Path, disclosure: str | None, max_depth: int | None, ids: bool, tree_index: int | None, data: Path | None,
+    class_attribute: str | None,
 ) -> None:
-    """Print a tree in the papers' style ("> 50K (2.0/1.0)"), with every node's id."""
-    from ppdm.tree import Disclosure, load_tree, render_tree
-    from ppdm.tree.model_files import model_kind
+    """Print a tree in the papers' style ("> 50K (2.0/1.0)"), with every node's id; a forest or boosted model tree by tree."""
+    from ppdm.tree import Disclosure, Forest, render_tree
+    from ppdm.tree.render import forest_lines
 
-    kind = model_kind(tree_file) if tree_file.is_file() else "ppdm-tree"  # load_tree names a missing file
-    if kind != "ppdm-tree":
-        article = "an" if kind[0] in "aeiox" else "a"  # an xgboost-json model
-        raise PpdmError(f"{tree_file}: {article} {kind} model; ppdm show prints ppdm tree files (audit this one with ppdm audit --model)")
-    tree = load_tree(tree_file)
-    if disclosure is not None and Disclosure(disclosure) > tree.disclosure:
-        raise PpdmError(
-            f"{tree_file} holds only {tree.disclosure.value}; it cannot show {disclosure}"
+    command_options(class_attribute="--class")
+    model = _read(tree_file, data, class_attribute)
+    if disclosure is not None and Disclosure(disclosure) > model.disclosure:
+        raise PpdmError(f"{tree_file} holds only {model.disclosure.value}; it cannot show {disclosure}")
+    if isinstance(model, Forest):
+        shown = model.published(disclosure)
+        lines = forest_lines(shown)
+        if tree_index is None:
+            console.print("\n".join(lines), highlight=False, markup=False)
+            return
+        if tree_index >= model.n_trees:
+            raise PpdmError(f"--tree {tree_index}: {tree_file} holds trees 0 to {model.n_trees - 1}")
+        console.print(lines[0], highlight=False, markup=False)
+        console.print(lines[1 + tree_index], highlight=False, markup=False)
+        tree = shown.trees[tree_index]
+    else:
+        if tree_index not in (None, 0):
+            raise PpdmError(f"--tree {tree_index}: {tree_file} holds one tree (tree 0)")
+        tree = model
+        console.print(
+            f"{tree.algorithm or 'tree'} predicting {tree.class_attribute!r} ({tree.criterion or 'unknown criterion'}): "
+            f"{tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}",
+            highlight=False,
         )
-    console.print(
-        f"{tree.algorithm or 'tree'} predicting {tree.class_attribute!r} ({tree.criterion or 'unknown criterion'}): "
-        f"{tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.depth}",
-        highlight=False,
-    )
-    console.print(
-        render_tree(tree, disclosure=disclosure, max_depth=max_depth, ids=ids),
-        highlight=False,
-        markup=False,
-    )
+        tree = tree.published(disclosure)
+    console.print(render_tree(tree, max_depth=max_depth, ids=ids), highlight=False, markup=False)
+
+
+def _read(path: Path, data: Path | None, class_attribute: str | None) -> Tree | Forest:
+    """The model in ``path`` (ppdm JSON alone; a library's file with the training table ``data``)."""
+    from ppdm.tree import load_tree
+    from ppdm.tree.model_files import load_model, model_kind
+
+    kind = model_kind(path) if path.is_file() else "ppdm-tree"  # load_tree names a missing file
+    if kind == "ppdm-tree":
+        return load_tree(path)
+    if kind != "ppdm-forest" and data is None:
+        article = "an" if kind[0] in "aeiox" else "a"  # an xgboost-json model
+        raise PpdmError(f"{path}: {article} {kind} model numbers its input columns: add --data TRAIN.csv (the training table) to name them")
+    table = read_csv(data)[0] if data is not None and kind != "ppdm-forest" else None
+    return load_model(path, table, class_attribute=class_attribute)

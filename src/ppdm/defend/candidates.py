@@ -60,7 +60,9 @@ class Candidate:
     published (``None``: what the search publishes for every candidate); ``noisy``: its counts
     are not the training counts (differential privacy), so audits that trust them do not apply;
     ``cost``: the estimated cost of its audit, the order a forest's candidates are taken in
-    (:func:`~ppdm.defend.forest_candidates.audit_cost`).
+    (:func:`~ppdm.defend.forest_candidates.audit_cost`); ``black_box``: the model is not published
+    but answers queries with its predicted ``"label"`` or ``"score"`` only, and is audited by the
+    attackers of such answers (:func:`~ppdm.attacks.likelihood.black_box_attacks`).
     """
 
     label: str
@@ -70,6 +72,7 @@ class Candidate:
     publish: Disclosure | None = None
     noisy: bool = False
     cost: float = 0.0
+    black_box: str | None = None
 
 
 @dataclass(frozen=True)
@@ -128,10 +131,16 @@ class Learner:
 
     @property
     def is_forest(self) -> bool:
-        """A scikit-learn random forest or extra-trees estimator (it trains :class:`Forest` s)."""
+        """A scikit-learn random forest or extra-trees estimator, or a boosted one (it trains :class:`Forest` s)."""
         from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-        return isinstance(self.estimator, (RandomForestClassifier, ExtraTreesClassifier))
+        return isinstance(self.estimator, (RandomForestClassifier, ExtraTreesClassifier)) or self.is_boosted
+
+    @property
+    def is_boosted(self) -> bool:
+        """A gradient-boosting estimator: XGBoost's or LightGBM's classifier, scikit-learn's
+        gradient boosting or histogram gradient boosting."""
+        return boosted_kind(self.estimator) is not None
 
     def fit(self, X: pd.DataFrame, y: pd.Series, **params: Any) -> Tree | Forest:
         """A tree (:meth:`fit_tree`) or, for a forest estimator, a forest (:meth:`fit_forest`)."""
@@ -142,6 +151,14 @@ class Learner:
         its bootstrap multiplicities (:func:`~ppdm.tree.sklearn_forest.forest_from_sklearn`)."""
         est = clone(self.estimator).set_params(**params)
         encoded = encode_for_sklearn(X, self.features)
+        if self.is_boosted:
+            from ppdm.tree.estimator import from_estimator
+
+            classes = sorted(pd.unique(y.dropna()), key=lambda v: (str(type(v)), v))  # the codes the libraries number classes by
+            est.fit(encoded, pd.Index(classes, dtype=object).get_indexer(y.astype(object)))
+            model = from_estimator(est, X.assign(**{str(y.name): y}), y, class_attribute=str(y.name), feature_names=list(encoded.columns), verify=False)
+            assert isinstance(model, Forest)
+            return model
         est.fit(encoded, y.to_numpy())
         return forest_from_sklearn(est, X, list(encoded.columns), y=y, class_attribute=str(y.name), verify=False)
 
@@ -154,6 +171,22 @@ class Learner:
         encoded = encode_for_sklearn(X, self.features)
         est.fit(encoded, y.to_numpy())
         return tree_from_sklearn(est, X, list(encoded.columns), y=y, class_attribute=str(y.name), verify=False)
+
+
+#: The boosted estimators a defense retrains, by class name: (library, the parameter counting
+#: rounds, the parameter bounding a leaf's size from below).
+BOOSTED = {
+    "XGBClassifier": ("xgboost", "n_estimators", "min_child_weight"),
+    "LGBMClassifier": ("lightgbm", "n_estimators", "min_child_samples"),
+    "GradientBoostingClassifier": ("sklearn", "n_estimators", "min_samples_leaf"),
+    "HistGradientBoostingClassifier": ("sklearn", "max_iter", "min_samples_leaf"),
+}
+
+
+def boosted_kind(estimator: Any) -> tuple[str, str, str] | None:
+    """``BOOSTED``'s entry for ``estimator`` (``None``: not a boosted estimator ppdm retrains)."""
+    entry = BOOSTED.get(type(estimator).__name__)
+    return entry if entry is not None and type(estimator).__module__.split(".")[0] == entry[0] else None
 
 
 def encode_for_sklearn(X: pd.DataFrame, features: Sequence[str] | None = None) -> pd.DataFrame:

@@ -1,6 +1,9 @@
 """Candidates a defense search of a published forest weighs: other forests the publisher could release.
 
-For a scikit-learn random forest (or extra trees) the families are:
+For a scikit-learn random forest (or extra trees), and for a boosted model (XGBoost, LightGBM,
+scikit-learn's gradient boosting and histogram gradient boosting: fewer rounds, shallower trees,
+a larger minimum leaf, or the model kept behind a query interface answering labels or scores
+only, :func:`black_box_candidates`), the families are:
 
 * ``retrain``: the user's own estimator (:class:`~ppdm.defend.candidates.Learner`, its settings
   kept) with one change each: fewer trees, a depth limit, a minimum leaf size, or bootstrap
@@ -34,12 +37,12 @@ from typing import Any
 
 import pandas as pd
 
-from ppdm.defend.candidates import Candidate, Grids, Learner
+from ppdm.defend.candidates import Candidate, Grids, Learner, boosted_kind
 from ppdm.learn.dp_forest import DPRandomForestClassifier
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 
-__all__ = ["audit_cost", "audit_rows", "dp_forest_candidates", "forest_retrain_candidates", "min_leaf_of", "retrain_cost"]
+__all__ = ["audit_cost", "audit_rows", "black_box_candidates", "dp_forest_candidates", "forest_retrain_candidates", "min_leaf_of", "retrain_cost"]
 
 MIN_LEAF_FAST = 20
 """A minimum leaf size from which a forest's audit is taken to be fast (see the module docstring)."""
@@ -70,30 +73,57 @@ def min_leaf_of(params: dict[str, Any], learner: Learner) -> int:
 
 
 def retrain_cost(params: dict[str, Any], model: Forest, n_rows: int) -> float:
-    """Estimated leaves of ``model``'s estimator retrained with ``params`` (the order of the search)."""
-    trees = params.get("n_estimators", model.n_trees)
+    """Estimated leaves of ``model``'s estimator retrained with ``params`` (the order of the search;
+    a boosted model's rounds each add one tree per score)."""
+    per_round = model.n_outputs if model.combine == "additive" else 1
+    rounds = next((params[k] for k in ("n_estimators", "max_iter") if k in params), model.n_trees // per_round)
     per_tree = model.n_leaves / model.n_trees
     if "max_depth" in params:
         per_tree = min(per_tree, 2.0 ** params["max_depth"])
-    if "min_samples_leaf" in params:
-        per_tree = min(per_tree, n_rows / params["min_samples_leaf"])
-    return float(trees * per_tree)
+    leaf = next((params[k] for k in ("min_samples_leaf", "min_child_samples", "min_child_weight") if k in params), None)
+    if leaf is not None:
+        per_tree = min(per_tree, n_rows / leaf)
+    return float(rounds * per_round * per_tree)
+
+
+def _sizes(learner: Learner, model: Forest) -> tuple[str, int, str]:
+    """The parameter counting trees (rounds) and its value in ``model``, and the one bounding a leaf's size."""
+    kind = boosted_kind(learner.estimator)
+    if kind is None:
+        return "n_estimators", model.n_trees, "min_samples_leaf"
+    per_round = model.n_outputs if model.combine == "additive" else 1
+    return kind[1], model.n_trees // per_round, kind[2]
 
 
 def forest_retrain_candidates(learner: Learner, model: Forest, X: pd.DataFrame, y: pd.Series, grids: Grids) -> list[Candidate]:
-    """The estimator again with one change each (fewer trees, ``max_depth``, ``min_samples_leaf``,
+    """The estimator again with one change each (fewer trees or boosting rounds, ``max_depth``, a
+    larger minimum leaf: ``min_samples_leaf``, XGBoost's ``min_child_weight`` (a leaf's hessian
+    sum; each row adds at most 1/4 to it under the log-loss), LightGBM's ``min_child_samples``;
     bootstrap switched), cheapest first (:func:`retrain_cost`)."""
     name = type(learner.estimator).__name__
     settings = learner.estimator.get_params()
-    changes: list[dict[str, Any]] = [{"n_estimators": n} for n in grids.n_estimators if n < model.n_trees]
+    rounds, n_rounds, leaf = _sizes(learner, model)
+    current = settings.get(leaf)
+    smallest = float(current) if isinstance(current, (int, float)) and not isinstance(current, bool) else 1.0
+    changes: list[dict[str, Any]] = [{rounds: n} for n in grids.n_estimators if n < n_rounds]
     changes += [{"max_depth": d} for d in grids.max_depth if d < model.depth]
-    changes += [{"min_samples_leaf": m} for m in grids.min_samples_leaf if m < len(X) / 2 and m > settings.get("min_samples_leaf", 1)]
+    changes += [{leaf: m} for m in grids.min_samples_leaf if m < len(X) / 2 and m > smallest]
     if "bootstrap" in settings:
         changes.append({"bootstrap": not settings["bootstrap"]})
     changes.sort(key=lambda p: retrain_cost(p, model, len(X)))
     return [
         Candidate(f"{name} {_text(p)}", "retrain", p, lambda p=p: learner.fit_forest(X, y, **p))
         for p in changes
+    ]
+
+
+def black_box_candidates(model: Forest, level: Disclosure) -> list[Candidate]:
+    """A boosted model kept behind a query interface instead of published: answering the predicted
+    class only, or the class probabilities (what a prediction service returns); audited by the
+    attackers of such answers (:func:`~ppdm.attacks.likelihood.black_box_attacks`)."""
+    return [
+        Candidate(f"publish predicted {what} only", "publish-less", {"publish": f"predicted {what} only"}, lambda: model, publish=level, black_box=output)
+        for output, what in (("label", "labels"), ("score", "scores"))
     ]
 
 

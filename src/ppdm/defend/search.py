@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
+from ppdm.attacks.likelihood import applies
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel, check_varies
 from ppdm.defend.audits import (
@@ -49,6 +50,7 @@ from ppdm.defend.candidates import (
     Candidate,
     Grids,
     Learner,
+    boosted_kind,
     check_families,
     dp_candidates,
     interleave,
@@ -61,6 +63,7 @@ from ppdm.defend.candidates import (
 from ppdm.defend.deadline import OutOfTime, stop_at
 from ppdm.defend.forest_candidates import (
     audit_cost,
+    black_box_candidates,
     dp_forest_candidates,
     forest_retrain_candidates,
     min_leaf_of,
@@ -76,7 +79,7 @@ from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
 from ppdm.tree.sklearn import tree_from_sklearn
-from ppdm.tree.sklearn_forest import forest_from_sklearn
+from ppdm.tree.sklearn_forest import GROWTH, forest_from_sklearn
 
 __all__ = ["DEFAULT_TARGET", "DefenseResult", "defend"]
 
@@ -217,7 +220,7 @@ def defend(
     if model is None and class_attribute is not None:
         check_varies(data, class_attribute, "class", "there is nothing to learn")
     tree, learner = _model(model, data, class_attribute, learner)
-    threat = (threat or ThreatModel()).resolve(data, tree.class_attribute)
+    threat = (threat or ThreatModel()).resolve(data, tree.class_attribute, splits=tree.split_attributes)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
     check_varies(data, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without a model")
@@ -231,7 +234,7 @@ def defend(
     candidates = [Candidate("unprotected (input model)", "unprotected", {}, lambda: tree)]
     forest = isinstance(tree, Forest)  # the one place the search tells a forest from a tree: other candidates, cheapest first
     if forest:
-        candidates += _forest_candidates(families, grids or Grids.full(), tree, learner, X, y, level, random_state)
+        candidates += _forest_candidates(families, grids or Grids.full(), tree, learner, X, y, level, random_state, threat)
     else:
         candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
     accuracy = _accuracy(test if test is not None else data, tree.class_attribute, features)
@@ -386,26 +389,76 @@ def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: 
 
     kinds = {"sklearn-random-forest": RandomForestClassifier, "sklearn-extra-trees": ExtraTreesClassifier}
     if not isinstance(model, Forest):
-        if not isinstance(model, (RandomForestClassifier, ExtraTreesClassifier)):
-            raise PpdmError(f"cannot defend a {type(model).__name__}: the forests the search retrains are scikit-learn random forests and extra trees")
+        if not isinstance(model, (RandomForestClassifier, ExtraTreesClassifier)) and boosted_kind(model) is None:
+            raise PpdmError(
+                f"cannot defend a {type(model).__name__}: the forests the search retrains are scikit-learn random forests and extra "
+                "trees and boosted models (XGBoost, LightGBM, scikit-learn's gradient boosting)"
+            )
         y = data[class_attribute] if class_attribute in data.columns else None
-        forest = forest_from_sklearn(model, data, y=y, class_attribute=class_attribute, verify=False)
+        if boosted_kind(model) is not None:
+            from ppdm.tree.estimator import from_estimator
+
+            imported = from_estimator(model, data, y, class_attribute=class_attribute, verify=False)
+            assert isinstance(imported, Forest)
+            forest = imported
+        else:
+            forest = forest_from_sklearn(model, data, y=y, class_attribute=class_attribute, verify=False)
         given = given or Learner(clone(model), list(getattr(model, "feature_names_in_", [])) or None)
     else:
         forest = model
-    if given is None and forest.algorithm not in kinds:
+    if given is None and forest.algorithm not in kinds and boosted_learner(forest) is None:
         raise advising(
             PpdmError(
                 f"cannot defend a {forest.algorithm or 'forest of unknown origin'} forest: the search retrains scikit-learn "
-                "random forests and extra trees (or give learner=)"
+                "random forests and extra trees, XGBoost, LightGBM and scikit-learn boosted models (or give learner=)"
             ),
             " (or give learner=)", "learner",
         )
     _check_training_rows(forest, data)
     if given is not None:
         return forest, given
+    boosted = boosted_learner(forest)
+    if boosted is not None:
+        return forest, boosted
     bootstrap = bool(forest.params.get("bootstrap", forest.algorithm == "sklearn-random-forest"))
-    return forest, Learner(kinds[str(forest.algorithm)](n_estimators=forest.n_trees, bootstrap=bootstrap, random_state=0))
+    grown = {k: v for k, v in forest.params.items() if k in GROWTH}  # the settings the forest was grown with, when its file kept them
+    return forest, Learner(kinds[str(forest.algorithm)](n_estimators=forest.n_trees, bootstrap=bootstrap, random_state=0, **grown))
+
+
+def boosted_learner(forest: Forest) -> Learner | None:
+    """An estimator that trains ``forest``'s kind of boosted model again, with the settings its
+    file records (rounds, depth, learning rate, regularization); ``None`` for another kind.
+    The search changes rounds, depth and the minimum leaf only, so settings the file does not
+    record are the library's defaults in every candidate and in none of the input's counts."""
+    if forest.combine != "additive":
+        return None
+    rounds = forest.n_trees // forest.n_outputs
+    p, depth = forest.params, forest.depth
+    try:
+        if forest.algorithm == "xgboost":
+            from xgboost import XGBClassifier
+
+            keep = {k: p[k] for k in ("learning_rate", "reg_lambda", "reg_alpha", "max_delta_step", "subsample") if k in p}
+            return Learner(XGBClassifier(n_estimators=rounds, max_depth=depth, random_state=0, n_jobs=1, **keep))
+        if forest.algorithm == "lightgbm":
+            from lightgbm import LGBMClassifier
+
+            rate = p.get("learning_rate")
+            keep = {"learning_rate": rate} if isinstance(rate, float) and rate == rate else {}
+            return Learner(LGBMClassifier(n_estimators=rounds, max_depth=depth, num_leaves=max(2, 2**depth), random_state=0, n_jobs=1, verbose=-1, **keep))
+    except ImportError:
+        return None
+    if forest.algorithm == "sklearn-gradient-boosting":
+        from sklearn.ensemble import GradientBoostingClassifier
+
+        keep = {k: p[k] for k in ("learning_rate", "subsample") if k in p}
+        return Learner(GradientBoostingClassifier(n_estimators=rounds, max_depth=depth, random_state=0, **keep))
+    if forest.algorithm == "sklearn-hist-gradient-boosting":
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        keep = {k: p[k] for k in ("learning_rate", "l2_regularization") if k in p}
+        return Learner(HistGradientBoostingClassifier(max_iter=rounds, max_depth=depth, early_stopping=False, random_state=0, **keep))
+    return None
 
 
 def _check_training_rows(forest: Forest, data: pd.DataFrame) -> None:
@@ -447,7 +500,7 @@ def _candidates(
 
 def _forest_candidates(
     families: Sequence[str], grids: Grids, forest: Forest, learner: Learner, X: pd.DataFrame, y: pd.Series,
-    level: Disclosure, random_state: int | None,
+    level: Disclosure, random_state: int | None, threat: ThreatModel,
 ) -> list[Candidate]:
     """Other forests (:mod:`ppdm.defend.forest_candidates`), cheapest to audit first: the ε-DP
     forests (no maximum-entropy audit applies to them), then the rest by the rows of their audit
@@ -464,6 +517,8 @@ def _forest_candidates(
         ]
     if "publish-less" in families:
         ranked += [replace(c, cost=_input_cost(forest, _cap(level, c.publish), learner)) for c in publish_less_candidates(forest, level)]
+        if forest.combine == "additive" and applies(forest, threat):
+            ranked += [replace(c, cost=0.0) for c in black_box_candidates(forest, level)]  # no maximum-entropy audit: cheap
     return out + sorted(ranked, key=lambda c: c.cost)
 
 
@@ -555,9 +610,14 @@ def _evaluate(
         measured = _measured(tree, accuracy)
     except PpdmError as exc:
         return _row(cand, f"failed: {exc}", seconds=time.monotonic() - t0), None
+    if cand.black_box is not None:
+        measured["publish"] = f"predicted {cand.black_box}s only"
     try:
         evidence, complete = None, True
-        if target.needs_attacks:
+        if target.needs_attacks and cand.black_box is not None:
+            results = _black_box(tree, data, threat, cand.black_box)
+            evidence = Evidence.from_results(results)
+        elif target.needs_attacks:
             enough = (lambda done: target.missed_by(Evidence.from_results(done))) if stop_when_missed else None
             results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
             spans = spans_of(tree, data, threat) if target.needs_spans else None
@@ -578,6 +638,17 @@ def _evaluate(
         audits="+".join(evidence.sources), partial=not complete, seconds=time.monotonic() - t0,
     )
     return row, tree
+
+
+def _black_box(model: Model, data: pd.DataFrame, threat: ThreatModel, output: str) -> list[AttackResult]:
+    """The attackers of a model answering queries with its ``output`` only, over the sensitive
+    column's values (:func:`~ppdm.attacks.likelihood.black_box_attacks`)."""
+    from ppdm.attacks.likelihood import black_box_attacks
+
+    resolved = threat.resolve(data, model.class_attribute, splits=model.split_attributes)
+    column = data[str(resolved.sensitive)]
+    values = tuple(column.cat.categories) if isinstance(column.dtype, pd.CategoricalDtype) else tuple(sorted(pd.unique(column.dropna()), key=lambda v: (str(type(v)), v)))
+    return black_box_attacks(model, data, resolved, values, output)
 
 
 # -- the frontier -----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ benchmarks were run with (``benchmarks/README.md``, the exact section).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,6 +14,25 @@ Engine = Literal["auto", "milp", "cp-sat"]
 
 #: The integer engines: HiGHS branch and bound (many bounds per solve), CP-SAT, or by size.
 ENGINES: tuple[Engine, ...] = ("auto", "milp", "cp-sat")
+
+
+@dataclass(frozen=True)
+class SearchProgress:
+    """Where the integer search is (what :attr:`SearchOptions.progress` is called with): the
+    ``phase`` (``"first dataset"``: finding a dataset consistent with what is published; then
+    ``"certainty"`` while some group may still be proved certain; then ``"bounds"``: the other
+    minima and maxima), the ``components`` still searched of ``total`` (independent parts of the
+    problem), the groups ``proved`` certain so far and those still ``open`` (neither proved nor
+    refuted), the ``seconds`` spent and the ``time_limit`` (``None``: none). Groups are the
+    search's own, people of one known-values group and one class merged."""
+
+    phase: str
+    components: int
+    total: int
+    proved: int
+    open: int
+    seconds: float
+    time_limit: float | None
 
 
 @dataclass(frozen=True)
@@ -63,3 +83,6 @@ class SearchOptions:
     #: took 170 s where ``"highs-ipm"`` (interior point and crossover) took 26 s on one sum over
     #: 52,628 counts and 29,008 rows (100 XGBoost rounds on Adult, the insider).
     lp_method: str = "highs"
+    #: Called with a :class:`SearchProgress` after each stage of the search and whenever a new
+    #: consistent dataset is seen (often: the caller decides how often to show it); ``None``: quiet.
+    progress: Callable[[SearchProgress], None] | None = None

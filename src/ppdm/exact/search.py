@@ -44,7 +44,7 @@ from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
-from ppdm.exact.options import ENGINES, SearchOptions
+from ppdm.exact.options import ENGINES, SearchOptions, SearchProgress
 from ppdm.exact.problem import CountProblem
 
 if TYPE_CHECKING:
@@ -108,6 +108,7 @@ class _Search:
     options: SearchOptions
     stats: SearchStats
     last: np.ndarray | None = None
+    report: Callable[[], None] | None = None
 
     def see(self, x_local: np.ndarray) -> None:
         """A consistent dataset: the minima are at most, the maxima at least, what it shows; it
@@ -117,6 +118,8 @@ class _Search:
         self.bounds.min_hi[g, lab] = np.minimum(self.bounds.min_hi[g, lab], counts)
         self.bounds.max_lo[g, lab] = np.maximum(self.bounds.max_lo[g, lab], counts)
         self.last = x_local
+        if self.report is not None:
+            self.report()
 
     def left(self) -> float | None:
         """Seconds left of the budget (``None``: no budget)."""
@@ -125,6 +128,28 @@ class _Search:
     def out_of_time(self) -> bool:
         left = self.left()
         return left is not None and left <= 0
+
+
+@dataclass
+class _Reporter:
+    """Tells :attr:`SearchOptions.progress` where the search is (a :class:`SearchProgress`)."""
+
+    bounds: ExactBounds
+    options: SearchOptions
+    start: float
+    time_limit: float | None
+    total: int = 0
+    active: int = 0
+
+    def __call__(self, phase: str | None = None) -> None:
+        if self.options.progress is None:
+            return
+        b = self.bounds
+        certain = b.certain_groups
+        open_ = int((~certain & ~b.refuted_groups & (b.sizes > 0)).sum())
+        phase = phase or ("certainty" if open_ else "bounds")
+        seconds = time.perf_counter() - self.start
+        self.options.progress(SearchProgress(phase, self.active, self.total, int(certain.sum()), open_, seconds, self.time_limit))
 
 
 def search_bounds(
@@ -151,6 +176,7 @@ def search_bounds(
             raise InfeasibleError("the real records do not reproduce what is published", ["truth"])
         bounds.see(problem.group_label(truth))
     n, comp = components(problem)
+    report = _Reporter(bounds, options, start, time_limit)
     searches = []
     for part in _parts(problem, comp, n):
         if not part.rows:  # no row: the trivial bounds are exact
@@ -162,11 +188,15 @@ def search_bounds(
         used = engine if engine != "auto" else "milp" if len(part.vars) >= options.milp_min_vars else "cp-sat"
         if used not in engines:
             engines.append(used)
-        searches.append(_search_part(_Search(problem, part, bounds, deadline, options, stats), truth, lp, interior, used, certainty_only))
+        searches.append(_search_part(_Search(problem, part, bounds, deadline, options, stats, report=report), truth, lp, interior, used, certainty_only))
     # stage by stage over every component: one component's bounds never take the budget
     # another needs to settle its certainty
+    report.total = report.active = len(searches)
+    report("certainty" if truth is not None else "first dataset")
     while searches:
         searches = [s for s in searches if next(s, _DONE) is not _DONE]
+        report.active = len(searches)
+        report()
     bounds.method = "+".join(sorted(engines)) or "cp-sat"
     bounds.seconds = time.perf_counter() - start
     bounds.stats = stats.as_dict()

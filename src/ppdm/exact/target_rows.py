@@ -228,6 +228,8 @@ def _tree_rows(
             f"route {rows_here[j]:g}: audit the rows the model was fitted on, in its order"
         )
     usable &= ~missing
+    if forest.combine == "additive" and step.min_hessian > 0:  # valued exactly 0: maybe below the hessian floor, no step
+        usable &= values[ids] != 0.0
     if not usable.any():
         return None
     take = member & (weights > 0) & usable[np.maximum(at, 0)] & (at >= 0)

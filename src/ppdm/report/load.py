@@ -51,6 +51,48 @@ def load_result(path: str | Path) -> dict[str, Any]:
     return data
 
 
+#: The format a report's own JSON carries (:data:`ppdm.report.build.FORMAT`, spelled here so that
+#: reading one loads no report builder).
+REPORT_FORMAT = "ppdm-report"
+
+#: The keys a report's JSON must hold for its page to be drawn again, and their types.
+REPORT_KEYS: dict[str, type | tuple[type, ...]] = {"title": str, "attacks": list, "advice": list}
+
+
+def load_saved(path: str | Path) -> tuple[str, dict[str, Any]]:
+    """What ``ppdm report`` reads: an attack result (``"result"``, checked as :func:`load_result`
+    checks it) or a report's own JSON (``"report"``, the ``NAME.report.json`` written beside a
+    page: :func:`check_report`), told apart by their ``format``."""
+    data = read_json(path, "an attack result")  # or a report's JSON, which is no larger
+    if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
+        try:
+            check_report(data)
+        except ReportError as exc:
+            raise ReportError(f"{path}: {exc}") from None
+        return "report", data
+    if not isinstance(data, dict) or data.get("format") != "ppdm-attack-result":
+        raise ReportError(f"{path}: not an attack result (ppdm audit --out, ppdm attack --out) or a report's JSON (NAME.report.json beside a report)")
+    try:
+        check_result(data)
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from None
+    return "result", data
+
+
+def check_report(data: dict[str, Any]) -> None:
+    """Refuse a report's JSON that cannot be drawn again: another version, or a key the page
+    reads first missing or of the wrong type (the rest is checked as the page is drawn,
+    :func:`ppdm.report.write.redraw_report`)."""
+    if data.get("version", 1) != 1:
+        raise ReportError(f"version: expected 1, got {data.get('version')!r}")
+    for key, kind in REPORT_KEYS.items():
+        if not isinstance(data.get(key), kind):
+            raise ReportError(f"{key}: expected {'a text' if kind is str else 'a list'}, got {_short(data.get(key))} (a report's JSON as ppdm report writes it)")
+    for i, attack in enumerate(data["attacks"]):
+        if not isinstance(attack, dict):
+            raise ReportError(f"attacks[{i}]: expected an object, got {_short(attack)}")
+
+
 def check_result(data: dict[str, Any], where: str = "") -> None:
     """Refuse an attack result's JSON whose fields a report cannot read as they are: a count that
     is negative or fractional, a posterior that is not a distribution, a row, truth or QI value of

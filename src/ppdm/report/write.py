@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ppdm.errors import ReportError
 from ppdm.files import write_atomic
 
 
@@ -29,3 +30,25 @@ def write_report(report: dict[str, Any], html: str | Path, json_out: str | Path 
     if pdf is not None:
         print_pdf(html, Path(pdf))
     return data
+
+
+def redraw_report(report: dict[str, Any], html: str | Path, json_out: str | Path | None = None, pdf: str | Path | None = None, source: str = "the report") -> None:
+    """Draw a saved report's page again from its JSON (``ppdm report NAME.report.json``): the
+    page as ``html``, a copy of the JSON at ``json_out`` when given, the PDF with ``pdf``. A JSON
+    the page cannot be drawn from (edited by hand, or written by another ppdm) is refused in one
+    line naming ``source`` before anything is written."""
+    from ppdm.report.browser import print_pdf
+    from ppdm.report.html import render_html
+
+    try:
+        page = render_html(report)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)[:120] or type(exc).__name__
+        raise ReportError(
+            f"{source}: this ppdm cannot draw a page from it ({what}); make the report again from the audit's JSON (ppdm report AUDIT.json)"
+        ) from None
+    if json_out is not None:
+        write_atomic(json_out, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+    write_atomic(Path(html), page)
+    if pdf is not None:
+        print_pdf(Path(html), Path(pdf))

@@ -6,11 +6,13 @@ random forest, extra trees, gradient boosting or histogram gradient boosting (th
 (:mod:`ppdm.tree.regression`), an XGBoost or LightGBM classifier
 or booster (:mod:`ppdm.tree.xgboost_json`, :mod:`ppdm.tree.lightgbm_text`), a ppdm estimator
 (its ``tree_``), a ppdm :class:`Tree` or :class:`Forest` (returned as it is), or a scikit-learn
-``Pipeline`` whose last step is one of those and whose earlier steps only encode columns
-(``OneHotEncoder``, ``OrdinalEncoder``, ``"passthrough"``, a ``ColumnTransformer`` of them).
+``Pipeline`` whose last step is one of those and whose earlier steps encode or scale columns
+(``OneHotEncoder``, ``OrdinalEncoder``, ``"passthrough"``, monotone scalers, a
+``ColumnTransformer`` of them), its splits read back onto the table's columns
+(:mod:`ppdm.tree.pipeline`).
 
-A step that changes the values the trees compare (a scaler, an imputer, a polynomial expansion)
-is refused, naming the step: the audit reads the trees' splits over the table's own values.
+A step whose splits cannot be stated exactly on the table's own values (an imputer, a
+polynomial expansion) is refused, naming the step: the audit reads the trees' splits over them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pandas as pd
 from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
+from ppdm.tree.pipeline import PipelineSteps, read_steps, scaled_table, unscale
 from ppdm.tree.regression import SKLEARN_REGRESSORS, regressor_from_sklearn
 
 __all__ = ["from_estimator"]
@@ -31,7 +34,6 @@ _SKLEARN_TREE = ("DecisionTreeClassifier", "ExtraTreeClassifier")
 _SKLEARN_FOREST = (
     "RandomForestClassifier", "ExtraTreesClassifier", "GradientBoostingClassifier", "HistGradientBoostingClassifier",
 )
-_ENCODERS = ("OneHotEncoder", "OrdinalEncoder")
 
 
 def from_estimator(
@@ -56,15 +58,27 @@ def from_estimator(
         return estimator
     if not isinstance(X, pd.DataFrame):
         raise ModelImportError(f"X must be the unencoded training table as a pandas DataFrame, got {type(X).__name__}")
-    ordinal: dict[str, Sequence[Any]] = {}
     if _is_pipeline(estimator):
-        estimator, feature_names, ordinal = _unpipe(estimator, feature_names)
+        model, names, steps = _unpipe(estimator, feature_names)
+        if isinstance(getattr(model, "tree_", None), Tree):  # a ppdm estimator reads the table's columns itself
+            return model.tree_
+        scaled = scaled_table(X, steps)
+        categories = steps.categories(X)
+        extra: dict[str, Any] = {"ordinal_categories": categories} if categories else {}
+        imported = _import(model, scaled, y, class_attribute, names, verify, extra)
+        return unscale(imported, X, scaled, steps)
     tree = getattr(estimator, "tree_", None)
     if isinstance(tree, Tree):  # a ppdm estimator
         return tree
-    kwargs: dict[str, Any] = {"y": y, "class_attribute": class_attribute, "verify": verify}
-    if ordinal:
-        kwargs["ordinal_categories"] = ordinal
+    return _import(estimator, X, y, class_attribute, feature_names, verify, {})
+
+
+def _import(
+    estimator: Any, X: pd.DataFrame, y: Any, class_attribute: str | None, feature_names: Sequence[str] | None, verify: bool | None,
+    extra: dict[str, Any],
+) -> Tree | Forest:
+    """The model of a library's fitted ``estimator`` over ``X``'s columns (its importer by kind)."""
+    kwargs: dict[str, Any] = {"y": y, "class_attribute": class_attribute, "verify": verify, **extra}
     name = type(estimator).__name__
     module = type(estimator).__module__.split(".")[0]
     if module == "sklearn" and name in SKLEARN_REGRESSORS:
@@ -96,14 +110,11 @@ def _is_pipeline(estimator: Any) -> bool:
     return type(estimator).__name__ == "Pipeline" and hasattr(estimator, "steps")
 
 
-def _unpipe(pipeline: Any, feature_names: Sequence[str] | None) -> tuple[Any, list[str], dict[str, Sequence[Any]]]:
-    """The pipeline's model, the names of the columns it was fitted on, and the ordinal
-    encoders' category orders (so that codes map back to the table's values)."""
-    steps = list(pipeline.steps)
-    *encoding, (_, model) = steps
-    ordinal: dict[str, Sequence[Any]] = {}
-    for name, step in encoding:
-        _check_encoding_step(name, step, ordinal)
+def _unpipe(pipeline: Any, feature_names: Sequence[str] | None) -> tuple[Any, list[str], PipelineSteps]:
+    """The pipeline's model, the names of the columns it was fitted on, and what its earlier
+    steps do (:func:`ppdm.tree.pipeline.read_steps`: ordinal orders, scalers)."""
+    *encoding, (_, model) = list(pipeline.steps)
+    steps = read_steps(encoding)
     if feature_names is None:
         if not encoding:
             feature_names = list(getattr(model, "feature_names_in_", []))
@@ -112,39 +123,4 @@ def _unpipe(pipeline: Any, feature_names: Sequence[str] | None) -> tuple[Any, li
                 feature_names = [str(f) for f in pipeline[:-1].get_feature_names_out()]
             except Exception as exc:  # scikit-learn raises several types here
                 raise ModelImportError(f"the pipeline's encoding steps do not name their output columns: {exc}") from None
-    return model, list(feature_names), ordinal
-
-
-def _is_identity(step: Any) -> bool:
-    """A ``FunctionTransformer`` without a function: how a fitted ``ColumnTransformer`` stores
-    ``remainder="passthrough"`` (scikit-learn 1.4 and later). It leaves the values as they are."""
-    return type(step).__name__ == "FunctionTransformer" and getattr(step, "func", None) is None and getattr(step, "inverse_func", None) is None
-
-
-def _check_encoding_step(name: str, step: Any, ordinal: dict[str, Sequence[Any]]) -> None:
-    """Refuse a step that changes values; note each ordinal encoder's category order."""
-    if step in ("passthrough", None) or _is_identity(step):
-        return
-    kind = type(step).__name__
-    if kind == "ColumnTransformer":
-        for inner, transformer, columns in step.transformers_:
-            if transformer in ("passthrough", "drop"):
-                continue
-            _check_encoding_step(f"{name}/{inner}", transformer, ordinal)
-            if type(transformer).__name__ == "OrdinalEncoder":
-                _ordinal_orders(transformer, columns, ordinal)
-        return
-    if kind not in _ENCODERS:
-        raise ModelImportError(
-            f"pipeline step {name!r} ({kind}) changes the values the trees compare: ppdm imports pipelines whose "
-            "steps before the model only encode columns (OneHotEncoder, OrdinalEncoder, ColumnTransformer of them)"
-        )
-    if kind == "OrdinalEncoder":
-        _ordinal_orders(step, list(getattr(step, "feature_names_in_", [])), ordinal)
-
-
-def _ordinal_orders(encoder: Any, columns: Any, ordinal: dict[str, Sequence[Any]]) -> None:
-    names = list(columns) if not isinstance(columns, str) else [columns]
-    for column, categories in zip(names, encoder.categories_):
-        ordinal[str(column)] = list(categories)
-
+    return model, list(feature_names), steps

@@ -55,7 +55,9 @@ class NewtonStep:
     values also hold the starting score (LightGBM's ``boost_from_average``), which the model
     does not store apart: that round's step is not read from them. ``tolerance``: how far, per record counted in a
     leaf, a leaf's gradient sum recomputed from the file may sit from the library's own (the
-    precision of its gradients and of the numbers the file stores).
+    precision of its gradients and of the numbers the file stores). ``min_hessian``: a leaf whose
+    hessian sum is below it gets the value 0 instead of its step (XGBoost's ``min_child_weight``
+    rule): a leaf valued exactly 0 then says nothing about its records' gradients.
     """
 
     learning_rate: float
@@ -64,6 +66,7 @@ class NewtonStep:
     float32: bool = False
     tolerance: float = FLOAT64_TOLERANCE
     biased_first_round: bool = False
+    min_hessian: float = 0.0
 
     def to_params(self) -> dict[str, Any]:
         return {k: (bool(v) if isinstance(v, bool) else float(v)) for k, v in asdict(self).items()}
@@ -93,6 +96,7 @@ def newton_step(forest: Forest) -> NewtonStep | str:
         step = NewtonStep(
             float(raw["learning_rate"]), float(raw.get("l2", 0.0)), float(raw.get("hessian_scale", 1.0)),
             bool(raw.get("float32", False)), float(raw.get("tolerance", FLOAT64_TOLERANCE)), bool(raw.get("biased_first_round", False)),
+            float(raw.get("min_hessian", 0.0)),
         )  # fmt: skip
     except (KeyError, TypeError, ValueError):
         return "the model's Newton step parameters are malformed"

@@ -39,7 +39,7 @@ from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.newton import FLOAT32_TOLERANCE, NewtonStep, set_newton_step
-from ppdm.tree.sklearn import _Feature, _missing_branch, _node_split, _numeric_values, _on_float32, trace_features
+from ppdm.tree.sklearn import _Feature, _missing_branch, _node_split, _numeric_values, _on_float32, trace_features, unnamed_features
 
 #: The regression tree criteria whose leaf value is the mean target of the leaf's rows.
 MEAN_CRITERIA = ("squared_error", "friedman_mse", "poisson", "mse")
@@ -121,7 +121,7 @@ def regressor_from_sklearn(
 def _feature_names(estimator: Any, given: Sequence[str] | None) -> list[str]:
     names = list(given) if given is not None else list(getattr(estimator, "feature_names_in_", []))
     if not names:
-        raise advising(ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame"), "pass feature_names: ", "feature_names")
+        raise unnamed_features()
     if len(names) != estimator.n_features_in_:
         raise ModelImportError(f"{len(names)} feature names given, the estimator has {estimator.n_features_in_} features")
     return names

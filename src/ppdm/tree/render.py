@@ -15,10 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.forest import Forest
 from ppdm.tree.model import Node, Tree
 
 
 def _leaf_text(tree: Tree, node: Node) -> str:
+    if node.value is not None:  # a round of a boosted model or a regressor's leaf: its label is no prediction
+        return _value_text(node)
     text = str(tree.classes[node.label])
     if tree.disclosure.reveals_rates and node.n_samples is not None:
         e = node.n_errors or 0.0
@@ -26,6 +29,15 @@ def _leaf_text(tree: Tree, node: Node) -> str:
     if tree.disclosure.reveals_counts and node.counts is not None:
         counts = ", ".join(f"{c}: {v:g}" for c, v in zip(tree.classes, node.counts))
         text += f" [{counts}]"
+    return text
+
+
+def _value_text(node: Node) -> str:
+    """A leaf that publishes a number (a boosted round's score, a regression tree's mean), with
+    its rows when they are published."""
+    text = f"value {node.value:.6g}"
+    if node.n_samples is not None:
+        text += f" ({node.n_samples:g} rows)"
     return text
 
 
@@ -57,8 +69,12 @@ def render_tree(
 def render_lines(
     tree: Tree, disclosure: Disclosure | str | None = None, max_depth: int | None = None, ids: bool = False
 ) -> list[tuple[int, str]]:
-    """:func:`render_tree` line by line, each with the id of the node it leads to."""
-    tree = tree.published(disclosure)
+    """:func:`render_tree` line by line, each with the id of the node it leads to. A boosted
+    round's leaf rows are published beside its values whatever its level says (they are what its
+    forest knows, :func:`~ppdm.tree.model.published_quantities`), so such a tree is shown as it is
+    unless ``disclosure`` is given."""
+    if disclosure is not None or not any(n.value is not None for n in tree.leaves()):
+        tree = tree.published(disclosure)
     root = tree.root
     tag = (lambda i: f"  {node_tag(i)}") if ids else (lambda i: "")
     if root.is_leaf:
@@ -88,3 +104,29 @@ def _render_children(
         else:
             lines.append((child.id, head + tag(child.id)))
             stack.append((child, depth + 1, 0))
+
+
+def forest_lines(forest: Forest) -> list[str]:
+    """A forest in a few lines: one for the whole (its library, how its trees combine, its size
+    and what it publishes), then one per tree (its leaves, depth, split columns and, in a boosted
+    model of several classes, the class whose score it adds to). :func:`render_tree` shows one tree."""
+    how = {"vote": "trees vote", "mean-proba": "class frequencies averaged", "mean": "leaf values averaged"}
+    combine = how.get(forest.combine, f"leaf values added, {forest.link} link")
+    target = f"predicting {forest.class_attribute!r}" if not forest.is_regressor else f"regressing {forest.class_attribute!r}"
+    lines = [
+        f"{forest.algorithm or 'forest'} {target}: {forest.n_trees} trees ({combine}), {forest.n_leaves:,} leaves, "
+        f"depth up to {forest.depth}, publishes {_published(forest, 0)}"
+    ]
+    per_class = forest.combine == "additive" and forest.n_outputs > 1
+    for i, tree in enumerate(forest.trees):
+        columns = ", ".join(tree.split_attributes) or "no column"
+        adds = f", adds to {forest.classes[int(forest.outputs[i])]!r}" if per_class else ""
+        differs = "" if _published(forest, i) == _published(forest, 0) else f", publishes {_published(forest, i)}"
+        lines.append(f"tree {i}: {tree.n_leaves} leaves, depth {tree.depth}, splits on {columns}{adds}{differs}")
+    return lines
+
+
+def _published(forest: Forest, i: int) -> str:
+    """What tree ``i`` publishes, in words (its known per-node quantities)."""
+    known = forest.known[i]
+    return ", ".join(q for q in ("labels", "class-counts", "error-rates", "sample-counts", "cover", "leaf-values") if q in known) or "its splits"

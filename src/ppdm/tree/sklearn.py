@@ -150,7 +150,7 @@ def tree_from_sklearn(
     sk = _fitted_tree(estimator)
     if feature_names is None:
         if not hasattr(estimator, "feature_names_in_"):
-            raise advising(ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame"), "pass feature_names: ", "feature_names")
+            raise unnamed_features()
         feature_names = list(estimator.feature_names_in_)
     if len(feature_names) != sk.n_features:
         raise ModelImportError(f"{len(feature_names)} feature names given, the estimator has {sk.n_features} features")
@@ -170,6 +170,19 @@ def tree_from_sklearn(
     if verify or (verify is None and _training_rows(sk, tree, data, labels)):
         _check_routing(tree, sk, data, labels, {f.attribute: f.kind for f in features}, ordinal_categories or {})
     return tree
+
+
+def unnamed_features() -> ModelImportError:
+    """The error for an estimator that does not know its input columns' names (fitted on an
+    array, or the last step of a ``Pipeline`` given alone): it says where to find them."""
+    where = (
+        "pass feature_names, its input columns in order (for the last step of a Pipeline: "
+        "list(pipeline[:-1].get_feature_names_out())), or give the whole Pipeline, which names them"
+    )
+    return advising(
+        ModelImportError(f"the estimator was not fitted on a DataFrame, so its input columns have no names: {where}"),
+        where, None, "save the whole Pipeline (skops.io.dump(pipeline, ...)) instead of its last step: its steps name the columns",
+    )
 
 
 def trace_features(

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError, advising
+from ppdm.errors import ModelImportError
 from ppdm.tree.boosting import FlatTree, build_tree, counts_from_gradients, expit, resolve_classes
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.newton import FLOAT32_TOLERANCE, NewtonStep, set_newton_step
-from ppdm.tree.sklearn import trace_features
+from ppdm.tree.sklearn import trace_features, unnamed_features
 
 _EPS = float(np.finfo(np.float64).eps)
 
@@ -87,7 +87,7 @@ def boosted_from_sklearn(
 def _feature_names(estimator: Any, given: Sequence[str] | None) -> list[str]:
     names = list(given) if given is not None else list(getattr(estimator, "feature_names_in_", []))
     if not names:
-        raise advising(ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame"), "pass feature_names: ", "feature_names")
+        raise unnamed_features()
     if len(names) != estimator.n_features_in_:
         raise ModelImportError(f"{len(names)} feature names given, the estimator has {estimator.n_features_in_} features")
     return names

@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError, advising
+from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
-from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, trace_features, tree_from_sklearn
+from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, trace_features, tree_from_sklearn, unnamed_features
 
 
 def forest_from_sklearn(
@@ -90,7 +90,7 @@ def forest_from_sklearn(
         "mean-proba",
         multiplicities=multiplicities,
         algorithm=f"sklearn-{kind}",
-        params={"bootstrap": bool(estimator.bootstrap), "n_estimators": len(trees)},
+        params={"bootstrap": bool(estimator.bootstrap), "n_estimators": len(trees), **_growth(estimator)},
     )
     labels = _labels(y, data, name)
     codes = None if labels is None else _class_codes(trees[0], labels)
@@ -105,13 +105,23 @@ def forest_from_sklearn(
     return forest
 
 
+#: The settings that shape a forest's trees, kept with it so that a defense retrains it alike.
+GROWTH = ("criterion", "max_depth", "min_samples_split", "min_samples_leaf", "max_features", "max_leaf_nodes", "max_samples")
+
+
+def _growth(estimator: Any) -> dict[str, Any]:
+    """The estimator's tree settings (:data:`GROWTH`) that are plain JSON values."""
+    settings = estimator.get_params()
+    return {k: settings[k] for k in GROWTH if k in settings and (settings[k] is None or isinstance(settings[k], (str, int, float)))}
+
+
 def _feature_names(estimator: Any, given: Sequence[str] | None) -> list[str]:
     if given is not None:
         names = list(given)
     elif hasattr(estimator, "feature_names_in_"):
         names = list(estimator.feature_names_in_)
     else:
-        raise advising(ModelImportError("pass feature_names: the estimator was not fitted on a DataFrame"), "pass feature_names: ", "feature_names")
+        raise unnamed_features()
     if len(names) != estimator.n_features_in_:
         raise ModelImportError(f"{len(names)} feature names given, the estimator has {estimator.n_features_in_} features")
     return names

@@ -299,6 +299,7 @@ def _train_params(config: Mapping | None) -> dict[str, Any]:
             "max_delta_step": float(tp["max_delta_step"]),
             "subsample": float(tp["subsample"]),
             "sampling_method": str(tp.get("sampling_method", "uniform")),
+            "min_child_weight": float(tp.get("min_child_weight", 1.0)),
         }
     except (KeyError, TypeError, ValueError):
         raise ModelImportError("XGBoost config: learner.gradient_booster.tree_train_param is missing or malformed") from None
@@ -352,7 +353,10 @@ def _newton_step(flats: list[FlatTree], objective: str, learner: Mapping, params
         params.setdefault("reg_lambda", lam)
         params.setdefault("learning_rate", eta)
     scale = 1.0 if objective == "binary:logistic" else 2.0
-    return NewtonStep(float(eta), float(lam), scale, float32=True, tolerance=FLOAT32_TOLERANCE)
+    # a leaf whose hessian sum is below min_child_weight is valued 0 (XGBoost's CalcWeight); the
+    # library's default when the configuration is not given
+    floor = float(params.get("min_child_weight", 1.0))
+    return NewtonStep(float(eta), float(lam), scale, float32=True, tolerance=FLOAT32_TOLERANCE, min_hessian=floor)
 
 
 def _solve_lambda_eta(flats: Sequence[FlatTree], trees: Sequence[Mapping]) -> tuple[float, float] | None:

@@ -143,6 +143,8 @@ def _tree_rows(types: ForestTypes, t: int, step: NewtonStep, p: np.ndarray, bloc
         return UNTIED
     target = 1 if forest.link == "logistic" else int(forest.outputs[t])
     count = step.l2 * leaf_values(tree) / step.learning_rate + np.bincount(leaf, weights=m * alpha * blocks.fixed, minlength=n_nodes)
+    if step.min_hessian > 0:  # a leaf valued exactly 0 may be one whose hessian sum fell below the floor: no row
+        reached = reached[leaf_values(tree)[reached] != 0.0]
     exact = decided[reached]
     whole = np.rint(count[reached])
     size = np.bincount(leaf, weights=m * blocks.fixed, minlength=n_nodes)[reached]
