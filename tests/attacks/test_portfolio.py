@@ -100,3 +100,25 @@ def test_the_art_rule_is_ibm_art_s_own(nursery):
     attack = art.AttributeInferenceWhiteBoxDecisionTree(ScikitlearnDecisionTreeClassifier(est), attack_feature=j)
     theirs = np.asarray(attack.infer(np.delete(X, j, axis=1), y, values=list(values), priors=list(priors)), dtype=float)
     assert (np.asarray(values)[ours.predicted()] == theirs).mean() > 0.99
+
+
+@pytest.mark.parametrize("family", ["random-forest", "random-forest-no-bootstrap", "gradient-boosting", "xgboost"])
+@pytest.mark.parametrize("publish", [None, "labels"])
+def test_no_reported_attacker_is_certain_without_a_proof(family, publish, nursery_small):
+    """A unanimous vote or a pure leaf still meets people of the other classes: the likelihood
+    rules add one observation of each class, so the reported attacker's certainties are the
+    estimate's proved ones, never wrong (the Bayes rule on a labels-only forest once claimed two
+    wrong certainties on Bank Loan)."""
+    from families import FAMILIES
+
+    sample, X, D, y = nursery_small
+    model = FAMILIES[family](X, D, y)
+    for sensitive in ("health", y.name):
+        threat = ppdm.ThreatModel(sensitive=sensitive, preset="insider", class_known=sensitive != y.name, publish=publish)
+        try:
+            audit = ppdm.audit(model, sample, threat)
+        except ppdm.PpdmError as why:  # a boosted model's rounds publish more than labels
+            assert publish == "labels", why
+            continue
+        s = audit.estimate.summary()
+        assert s["certain_wrong"] == 0, (family, publish, sensitive, audit.estimate.details.get("reported_attacker"))

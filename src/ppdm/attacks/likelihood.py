@@ -7,8 +7,8 @@ posterior over the sensitive values per person:
 
 * **The Bayes rule** ``P(v | x, y) ∝ π(v) · P_model(y | x_{-s}, v)``: the prior times the model's
   probability of the class (a forest's vote or mean, a boosted model's link; a tree's leaf
-  frequencies with one record of each class added, so that no rule claims a certainty it cannot
-  prove), for any model.
+  frequencies), with one observation of each class added so that no rule claims a certainty it
+  cannot prove (:func:`_smoothed_proba`), for any model.
 * **The leaf-count rule**, a single tree's ``P(v | x, y) ∝ π(v) · (n_y(leaf(x, v)) + 1)``: the prior
   times the records of the class in the leaf the value leads to (add-one smoothed). It is the
   soft form of **ART's white-box rule** (Fredrikson et al., CCS 2015, §4; IBM ART's
@@ -18,7 +18,7 @@ posterior over the sensitive values per person:
   so its confidence means nothing.
 
 When the sensitive column is the class itself and every input is known, the one rule is the
-model's own prediction, ``P_model(v | x)``. π is the audited table's distribution of the
+model's own prediction, ``P_model(v | x)``, smoothed the same way. π is the audited table's distribution of the
 sensitive column (what ``sa_published`` gives the attacker). :func:`likelihood_attacks` returns
 the rules that apply to a threat model, none when the attacker lacks an input or the class, or
 when the audit's values are intervals of a numeric column (there is no one value to try).
@@ -59,7 +59,7 @@ def likelihood_attacks(model: Tree | Forest, data: pd.DataFrame, threat: ThreatM
     sensitive = str(threat.sensitive)
     classes = list(model.classes)
     if sensitive == model.class_attribute:
-        proba = np.asarray(model.predict_proba(data), dtype=float)
+        proba = _smoothed_proba(model, data)
         order = [classes.index(v) if v in classes else -1 for v in values]
         posterior = np.where(np.array(order) >= 0, proba[:, np.maximum(order, 0)], 0.0)
         return [_result("the model's prediction", data, threat, values, posterior)]
@@ -76,7 +76,7 @@ def likelihood_attacks(model: Tree | Forest, data: pd.DataFrame, threat: ThreatM
         counts = _leaf_class_counts(model)[model.apply(trial)].reshape(k, n, len(classes))
         proba = (counts + 1.0) / (counts.sum(axis=2, keepdims=True) + len(classes))
     else:
-        proba = np.asarray(model.predict_proba(trial), dtype=float).reshape(k, n, len(classes))
+        proba = _smoothed_proba(model, trial).reshape(k, n, len(classes))
     likelihood = np.where(y >= 0, proba[:, np.arange(n), np.maximum(y, 0)], 1.0).T  # persons × values
     out = [_result("Bayes rule", data, threat, values, likelihood * prior)]
     if isinstance(model, Tree):
@@ -139,6 +139,20 @@ def art_white_box_rule(model: Tree | Forest, data: pd.DataFrame, threat: ThreatM
     y = np.array([classes.index(c) if c in classes else -1 for c in label])
     trial = _every_value(data, sensitive, values)
     return _result("ART white-box rule", data, threat, values, _art_rule(model, trial, y, _prior(truth, len(values)), len(values), len(data)))
+
+
+def _smoothed_proba(model: Tree | Forest, frame: pd.DataFrame) -> np.ndarray:
+    """The model's class probabilities with one observation of each class added, so that no
+    rule claims a certainty the model does not prove (a pure leaf or a unanimous vote still
+    meets people of the other classes among the training rows): a tree's leaf counts plus one
+    each; a forest's (or boosted model's) probabilities as if each of its T trees voted them and
+    one more tree voted each class once, ``(T·p + 1) / (T + k)``."""
+    k = len(model.classes)
+    if isinstance(model, Tree):
+        counts = _leaf_class_counts(model)[model.apply(frame)] + 1.0
+        return counts / counts.sum(axis=1, keepdims=True)
+    trees = max(model.n_trees, 1)
+    return (np.asarray(model.predict_proba(frame), dtype=float) * trees + 1.0) / (trees + k)
 
 
 def _leaf_class_counts(tree: Tree) -> np.ndarray:
