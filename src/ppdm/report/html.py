@@ -15,6 +15,7 @@ from typing import Any
 from ppdm.report import membership_html
 from ppdm.report.build import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
+from ppdm.report.reconcile import headline
 from ppdm.report.script import JS
 from ppdm.report.style import CSS
 from ppdm.report.summary import baseline_extra_lines
@@ -31,6 +32,7 @@ def render_html(report: dict[str, Any]) -> str:
     attacks = report["attacks"]
     body = [
         _header(report),
+        _audited(report.get("audited")),
         _verdict_sections(report),
         _advice(report["advice"]),
         _threat_sections(report),
@@ -54,10 +56,10 @@ def _verdict_sections(report: dict[str, Any]) -> str:
     beside them or, alone, in their place."""
     attacks, member = report["attacks"], report.get("membership")
     if member is None:
-        return _verdicts(attacks, report["target"]["text"])
+        return _verdicts(attacks, report["target"]["text"], report.get("reconciled"))
     if not attacks:
         return membership_html.verdict_section(member)
-    return _verdicts(attacks, report["target"]["text"]) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
+    return _verdicts(attacks, report["target"]["text"], report.get("reconciled")) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
 
 
 def _threat_sections(report: dict[str, Any]) -> str:
@@ -93,7 +95,7 @@ def _header(report: dict[str, Any]) -> str:
         trees = model["trees"]
         size = f"{trees[0]['nodes']:,} nodes, {trees[0]['leaves']:,} leaves" if len(trees) == 1 else f"{len(trees)} trees"
         what = f"{model['algorithm'] or model['kind']} predicting {model['class_attribute']!r} ({size}), publishing {model['disclosure']}. "
-    links = ['<a href="#verdict">verdict</a>', '<a href="#advice">what to do next</a>', '<a href="#threat">threat model</a>']
+    links = ['<a href="#audited">what was audited</a>', '<a href="#verdict">verdict</a>', '<a href="#advice">what to do next</a>', '<a href="#threat">threat model</a>']
     links += [f'<a href="#attack-{i}">{escape(a["name"])}</a>' for i, a in enumerate(report["attacks"])]
     links += ['<a href="#membership">membership</a>'] if report.get("membership") else []
     links += ['<a href="#frontier">defense search</a>', '<a href="#model">model</a>']
@@ -105,8 +107,25 @@ def _header(report: dict[str, Any]) -> str:
     )
 
 
-def _verdicts(attacks: list[dict[str, Any]], target: str) -> str:
-    cards = []
+def _audited(facts: list[dict[str, str]] | None) -> str:
+    """The first card: what was audited (:func:`ppdm.report.audited.audited_facts`), before any verdict."""
+    if not facts:
+        return ""
+    rows = "".join(f'<tr><th scope="row">{escape(f["label"])}</th><td>{escape(f["text"])}</td></tr>' for f in facts)
+    return f'<section id="audited"><h2>What was audited</h2><div class="card scope"><table class="facts">{rows}</table></div></section>'
+
+
+def _reconciled(together: dict[str, Any] | None) -> str:
+    """The estimate and the proof in one headline (:mod:`ppdm.report.reconcile`)."""
+    if together is None:
+        return ""
+    head, lines = headline(together)
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return f'<div class="card both" id="reconciled"><p class="headline">{escape(head)}</p><ul>{items}</ul></div>'
+
+
+def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, Any] | None = None) -> str:
+    cards = [_reconciled(together)]
     for i, a in enumerate(attacks):
         v = a["verdict"]
         lines = "".join(f"<li>{escape(line)}</li>" for line in v["lines"])
@@ -187,13 +206,15 @@ def _leaf_note(pairs: dict[str, Any] | None) -> str:
         )
     if pairs["tree"] is not None:
         return (
-            "One row per leaf of each tree. A person is counted under the leaf their known values lead to in every tree "
-            '(several leaves of a tree when they lack a value it splits on); "decided by it alone" counts those who can '
+            "One row per leaf of each tree: its tree and leaf, its rule and what the model publishes about it. A person is "
+            "counted under the leaf their known values lead to in every tree (several leaves of a tree when they lack a value "
+            'it splits on), so a column does not add up to people; "decided by it alone" counts those who can '
             "reach only this leaf in its tree. Click a leaf to see it in the model."
         )
     return (
-        'A person is counted under every leaf their known values can lead to; "decided by it alone" counts '
-        "those who can reach this leaf only. Click a leaf to see it in the model."
+        'A person is counted under every leaf their known values can lead to, so a column does not add up to people '
+        '(the verdict counts each person once); "decided by it alone" counts those who can reach this leaf only. '
+        "Click a leaf to see it in the model."
     )
 
 
@@ -217,11 +238,30 @@ def _frontier(report: dict[str, Any]) -> str:
     )
 
 
+#: Why an ε-DP candidate has no audit, in words a reader can act on (the search's status says
+#: "no audit applies": :class:`ppdm.defend.targets.Evidence`).
+NOISY = (
+    "Not audited, so not plotted: {which}. An ε-differentially private model publishes counts with noise added, so its "
+    "counts contradict the training table; ppdm's estimate and proof read counts as exact, and the attack that reads a "
+    "leaf's classes as published applies only when the sensitive column is the class. No audit here measures these "
+    "candidates: their protection is the ε guarantee itself (the smaller ε, the more noise and the less accuracy). "
+    "Choose one on its ε and its accuracy, or audit it with the class as the sensitive column."
+)
+
+
 def _not_audited(entries: list[dict[str, str]]) -> str:
+    """The candidates the search could not audit: the ε-DP ones explained once, the others with their reason."""
     if not entries:
         return ""
-    items = "".join(f"<li>{escape(e['label'])}: {escape(e['status'])}</li>" for e in entries)
-    return f"<p>Not audited ({len(entries)}), so not plotted:</p><ul>{items}</ul>"
+    noisy = [e for e in entries if "no audit applies" in e["status"]]
+    others = [e for e in entries if e not in noisy]
+    out = ""
+    if noisy:
+        out += f'<p class="note" id="not-audited-dp">{escape(NOISY.format(which=", ".join(e["label"] for e in noisy)))}</p>'
+    if others:
+        items = "".join(f"<li>{escape(e['label'])}: {escape(e['status'])}</li>" for e in others)
+        out += f"<p>Not audited ({len(others)}), so not plotted:</p><ul>{items}</ul>"
+    return out
 
 
 def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:
