@@ -39,16 +39,16 @@ def _fmt(value: object) -> str:
 
 
 def float32_decimal(value: float) -> float:
-    """The shortest decimal within one 32-bit float step of ``value``: the number a threshold
+    """The shortest decimal within half a 32-bit float step of ``value``: the number a threshold
     stands for once the float32 arithmetic of the library that learned it is taken off (the
     midpoint of two float32 copies, ``2.850000023841858`` for 2.85; XGBoost's ``x < 89`` read as
     ``x <= 88.99999618530272``). scikit-learn, XGBoost and LightGBM compare the data as float32,
-    so no value of the data they split lies strictly between the two; ``value`` itself when no
-    shorter decimal is that close (a float64 learner's threshold on data of more than 7
-    significant digits keeps every digit)."""
+    so no value they tell apart lies between the two. A float64 learner's threshold keeps 8
+    significant digits or more (a value of the data closer to it than that would be misplaced
+    by the printed rule, not by the model)."""
     if not math.isfinite(value) or value.is_integer():
         return value
-    step = float(np.spacing(np.float32(abs(value))))
+    step = 0.5000005 * float(np.spacing(np.float32(abs(value))))  # half a step, and the float64 rounding of one
     for digits in range(1, 18):
         short = float(f"{value:.{digits}g}")
         if abs(short - value) <= step:
