@@ -14,6 +14,7 @@ from typing import Any
 
 from ppdm.report import membership_html
 from ppdm.report.build import persons_from_report
+from ppdm.report.not_audited import is_noisy, noisy_sentence
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
 from ppdm.report.reconcile import headline
 from ppdm.report.script import JS
@@ -238,26 +239,15 @@ def _frontier(report: dict[str, Any]) -> str:
     )
 
 
-#: Why an ε-DP candidate has no audit, in words a reader can act on (the search's status says
-#: "no audit applies": :class:`ppdm.defend.targets.Evidence`).
-NOISY = (
-    "Not audited, so not plotted: {which}. An ε-differentially private model publishes counts with noise added, so its "
-    "counts contradict the training table; ppdm's estimate and proof read counts as exact, and the attack that reads a "
-    "leaf's classes as published applies only when the sensitive column is the class. No audit here measures these "
-    "candidates: their protection is the ε guarantee itself (the smaller ε, the more noise and the less accuracy). "
-    "Choose one on its ε and its accuracy, or audit it with the class as the sensitive column."
-)
-
-
 def _not_audited(entries: list[dict[str, str]]) -> str:
     """The candidates the search could not audit: the ε-DP ones explained once, the others with their reason."""
     if not entries:
         return ""
-    noisy = [e for e in entries if "no audit applies" in e["status"]]
+    noisy = [e for e in entries if is_noisy(e["status"])]
     others = [e for e in entries if e not in noisy]
     out = ""
     if noisy:
-        out += f'<p class="note" id="not-audited-dp">{escape(NOISY.format(which=", ".join(e["label"] for e in noisy)))}</p>'
+        out += f'<p class="note" id="not-audited-dp">{escape(noisy_sentence(e["label"] for e in noisy))}</p>'
     if others:
         items = "".join(f"<li>{escape(e['label'])}: {escape(e['status'])}</li>" for e in others)
         out += f"<p>Not audited ({len(others)}), so not plotted:</p><ul>{items}</ul>"
