@@ -24,34 +24,20 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from ppdm.report.browser import find_chromium, run_chromium, screenshot
+
+from loan_table import FEATURES, loan_table
 
 pytestmark = pytest.mark.skipif(
     find_chromium() is None,
     reason="no Chromium on this machine (apt-get install chromium; .ci/run installs it): the browser acceptance test did not run",
 )
 
-FEATURES = ["Age", "Income", "Family", "CCAvg", "Education"]
+
 KNOWN = ("Age", "Income", "Family", "CCAvg")
 KINDS = ("tree", "forest", "xgboost", "defended", "membership")
-
-
-def loan_table(n: int = 600, seed: int = 0) -> pd.DataFrame:
-    """Customers with an id, a ZIP code, amounts with one decimal, and Education 1/2/3 that the
-    loan decision (the class) depends on."""
-    rng = np.random.default_rng(seed)
-    income = rng.integers(8, 225, n)
-    education = rng.choice([1, 2, 3], n, p=[0.42, 0.28, 0.30])
-    family = rng.integers(1, 5, n)
-    ccavg = np.round(rng.gamma(2.0, 1.0, n), 1)
-    score = (income > 110) * 2 + (education > 1) + (family > 2) * 0.8 + (ccavg > 2.9) * 0.7 + rng.normal(0, 0.6, n)
-    return pd.DataFrame({
-        "ID": np.arange(1, n + 1), "Age": rng.integers(23, 68, n), "Income": income, "ZIP Code": rng.integers(90000, 96700, n),
-        "Family": family, "CCAvg": ccavg, "Education": education, "Personal Loan": (score > 2.6).astype(int),
-    })  # fmt: skip
 
 
 def _report(kind: str, folder: Path) -> Path:

@@ -66,21 +66,14 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
     total = total if total is not None else sum(s[key] for s in sets)
     if not sets or not total:
         return []
-    chosen: list[dict[str, Any]] = []
-    covered = 0.0
-    for group in sorted(sets, key=lambda s: -s[key]):
-        if covered >= 0.8 * total or len(chosen) == 8:
-            break
-        chosen.append(group)
-        covered += group[key]
-    leaves = sorted({leaf for s in chosen for _, leaf in s["leaves"]})
+    leaves, covered = _covering_leaves(sets, key, 0.8 * total)
     names = ", ".join(map(str, leaves))
     share = pct(covered / total)
     once = "each person counted once, under the leaves their known values can lead to"
     if covered < 0.5 * total:
         return [
-            f"{attack['name']}: the {what} ({int(total):,}) are spread over {len(sets):,} sets of leaves; the {len(chosen)} largest "
-            f"(leaves {names}) hold only {share} ({int(covered):,}; {once}). Pruning leaf by leaf will not do: retrain with a depth or "
+            f"{attack['name']}: the {what} ({int(total):,}) are spread over {len(sets):,} sets of leaves; the {len(leaves)} leaves "
+            f"reached by most of them ({names}) cause only {share} ({int(covered):,}; {once}). Pruning leaf by leaf will not do: retrain with a depth or "
             "minimum-leaf limit, or let ppdm defend search pruning levels."
         ]
     subject = f"leaf {names} causes" if len(leaves) == 1 else f"leaves {names} cause"
@@ -88,6 +81,24 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
         f"{attack['name']}: {subject} {share} of the {what} ({int(covered):,} of {int(total):,}; {once}). "
         "Prune them into their parents (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
     ]
+
+
+def _covering_leaves(sets: list[dict[str, Any]], key: str, enough: float, most: int = 8) -> tuple[list[int], float]:
+    """At most ``most`` leaves, chosen greedily, that the most people (``key``) can land in: each
+    set of leaves counts once, when one of its leaves is chosen; stops at ``enough`` people."""
+    chosen: list[int] = []
+    open_sets = list(sets)
+    covered = 0.0
+    while covered < enough and len(chosen) < most and open_sets:
+        gain: dict[int, float] = {}
+        for s in open_sets:
+            for _, leaf in s["leaves"]:
+                gain[leaf] = gain.get(leaf, 0.0) + s[key]
+        best = max(sorted(gain), key=lambda leaf: gain[leaf])
+        chosen.append(best)
+        covered += gain[best]
+        open_sets = [s for s in open_sets if all(leaf != best for _, leaf in s["leaves"])]
+    return sorted(chosen), covered
 
 
 def _forest_leaves(attack: dict[str, Any], rows: list[dict[str, Any]], key: str, what: str) -> str:

@@ -141,7 +141,7 @@ def _disclosed(persons: Persons, incidence: sp.csr_matrix, values: list[str]) ->
     return out
 
 
-def leaf_sets(persons: Persons, sources: Sources, top: int = 50) -> list[dict[str, Any]]:
+def leaf_sets(persons: Persons, sources: Sources, top: int = 500) -> list[dict[str, Any]]:
     """The people counted once each, under the set of leaves they can reach: per distinct set,
     its ``sources`` (names), ``leaves`` (``[tree, leaf]`` pairs), ``people``, ``certain_right``
     and, with the truth, ``high`` (and ``beyond``, with the prior): the ``top`` sets with someone
