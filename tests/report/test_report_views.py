@@ -277,3 +277,38 @@ def test_screenshots(page):
         png = out / name
         assert screenshot(shown, png, width=1100, height=height).console == []
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and 10_000 < png.stat().st_size < 400_000
+
+
+#: The print stylesheet's page: A4 landscape less 12 mm margins, in CSS pixels.
+PRINTED_WIDTH = 1030
+
+
+def test_printed_people_pages_are_readable(page):
+    """The print stylesheet applied on screen at the printed page's width: the people table's type
+    is at least 10 px, it fits the page, and no id, ZIP code or number wraps."""
+    kind, path = page
+    if kind == "membership":
+        return
+    printed = path.with_name(f"{kind}-print.html")
+    probe = """<script>
+    (function () {
+      const t = document.querySelector("[data-table=people] table"), wrap = t.parentElement;
+      const cells = Array.from(t.querySelectorAll("tbody td"));
+      document.body.dataset.probe = JSON.stringify({
+        size: parseFloat(getComputedStyle(t).fontSize), fits: wrap.scrollWidth <= wrap.clientWidth + 1,
+        wrapped: cells.filter(function (td) {  // a number laid out on more than one line
+          if (!/^[-+]?[\\d.,]+$/.test(td.textContent)) return false;
+          const range = document.createRange();
+          range.selectNodeContents(td);
+          return range.getClientRects().length > 1;
+        }).length,
+      });
+    })();
+    </script>"""
+    html = path.read_text(encoding="utf-8").replace("@media print {", "@media all {").replace("</body>", probe + "</body>")
+    printed.write_text(html, encoding="utf-8")
+    run = run_chromium(printed, "--dump-dom", "--virtual-time-budget=5000", f"--window-size={PRINTED_WIDTH},1400")
+    parser = Probe()
+    parser.feed(run.stdout)
+    assert parser.probe is not None and run.console == []
+    assert parser.probe["size"] >= 10 and parser.probe["fits"] and parser.probe["wrapped"] == 0, parser.probe

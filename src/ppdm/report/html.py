@@ -92,7 +92,7 @@ def _groups_shown(groups: dict[str, Any]) -> dict[str, Any]:
 def _header(report: dict[str, Any]) -> str:
     model = report.get("model")
     what = ""
-    if model is not None:
+    if model is not None and not report.get("audited"):  # the first card says it otherwise
         trees = model["trees"]
         size = f"{trees[0]['nodes']:,} nodes, {trees[0]['leaves']:,} leaves" if len(trees) == 1 else f"{len(trees)} trees"
         what = f"{model['algorithm'] or model['kind']} predicting {model['class_attribute']!r} ({size}), publishing {model['disclosure']}. "
@@ -130,7 +130,7 @@ def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, An
     for i, a in enumerate(attacks):
         v = a["verdict"]
         lines = "".join(f"<li>{escape(line)}</li>" for line in v["lines"])
-        caveats = "".join(f'<p class="note warn">{escape(str(a["summary"][k]))}.</p>' for k in ("sample", "note") if a["summary"].get(k))
+        caveats = _warnings(a["summary"])
         caveats += _baselines(a["summary"])
         cards.append(
             f'<div class="card {v["level"]}" data-verdict="{v["level"]}"><span class="badge">{_LEVEL[v["level"]]}</span>'
@@ -138,6 +138,16 @@ def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, An
             f'<p class="headline">{escape(v["headline"])}</p><ul>{lines}</ul>{caveats}</div>'
         )
     return f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(target)}.</p>{"".join(cards)}</section>'
+
+
+def _warnings(summary: dict[str, Any]) -> str:
+    """The audit's caveats (a sample, a note), except a boosted model's account of rounds when
+    every round was read: the first card says so, and it warns of nothing."""
+    notes = [str(summary[k]) for k in ("sample", "note") if summary.get(k)]
+    rounds = summary.get("rounds")
+    if isinstance(rounds, dict) and not rounds.get("left_out"):
+        notes = [n for n in notes if not (n.startswith("all ") and "boosting" in n and ";" not in n)]
+    return "".join(f'<p class="note warn">{escape(n)}.</p>' for n in notes)
 
 
 def _baselines(summary: dict[str, Any]) -> str:
@@ -181,7 +191,7 @@ def _attack_section(a: dict[str, Any], i: int) -> str:
     pairs = a["groups"].get("leaf_pairs")
     forest = pairs is not None and pairs["tree"] is not None
     example, example_words = ("tree:0 leaf:7", "leaf 7 of tree 0") if forest else ("leaf:7", "leaf 7")
-    notes = "".join(f'<p class="note warn">{escape(str(s[k]))}.</p>' for k in ("sample", "note") if s.get(k))
+    notes = _warnings(s)
     return (
         f'<section id="attack-{i}" class="attack"><h2>{escape(a["name"])}</h2><p class="note">{escape(facts)}; '
         f'known columns: {escape(", ".join(a["quasi_identifiers"]) or "none")}.</p>{notes}'
