@@ -13,8 +13,8 @@ from html import escape
 from typing import Any
 
 from ppdm.report import membership_html
-from ppdm.report.build import persons_from_report
 from ppdm.report.not_audited import is_noisy, noisy_sentence
+from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
 from ppdm.report.reconcile import headline
 from ppdm.report.script import JS

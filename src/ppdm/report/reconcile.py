@@ -17,15 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from ppdm.report.persons import Persons
+from ppdm.report.persons import Persons, persons_from_report
 
 
 def reconcile(attacks: list[dict[str, Any]]) -> dict[str, Any] | None:
     """``{"estimate", "exact", "people", "proved", "estimated_certain", "both", "proved_only",
     "estimate_only", "undecided"}`` for the first estimate and the exact audit of the same
     sensitive column over the same rows; ``None`` without both."""
-    from ppdm.report.build import persons_from_report
-
     exact = next((a for a in attacks if a["attack"] == "exact"), None)
     estimate = next((a for a in attacks if a["attack"] != "exact" and exact is not None and a["sensitive"] == exact["sensitive"]), None)
     if exact is None or estimate is None:
