@@ -29,5 +29,5 @@ def is_noisy(status: str) -> bool:
 
 def noisy_sentence(labels: Iterable[str]) -> str:
     """One sentence for every ε-DP candidate left unaudited (see the module docstring)."""
-    text = NOISY.format(which=", ".join(labels))
+    text = NOISY.format(which="; ".join(labels))
     return text[0].upper() + text[1:]
