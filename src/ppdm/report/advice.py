@@ -67,6 +67,10 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
     if not sets or not total:
         return []
     leaves, covered = _covering_leaves(sets, key, 0.8 * total)
+    together = sorted({leaf for s in sets if any(leaf in leaves for _, leaf in s["leaves"]) for _, leaf in s["leaves"]})
+    if len(together) <= 8:  # name the leaves these people reach together, when few, and count who reaches any
+        leaves = together
+        covered = sum(s[key] for s in sets if any(leaf in leaves for _, leaf in s["leaves"]))
     names = ", ".join(map(str, leaves))
     share = pct(covered / total)
     once = "each person counted once, under the leaves their known values can lead to"
@@ -76,10 +80,10 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
             f"reached by most of them ({names}) cause only {share} ({int(covered):,}; {once}). Pruning leaf by leaf will not do: retrain with a depth or "
             "minimum-leaf limit, or let ppdm defend search pruning levels."
         ]
-    subject = f"leaf {names} causes" if len(leaves) == 1 else f"leaves {names} cause"
+    subject, them = (f"leaf {names} causes", "it into its parent") if len(leaves) == 1 else (f"leaves {names} cause", "them into their parents")
     return [
         f"{attack['name']}: {subject} {share} of the {what} ({int(covered):,} of {int(total):,}; {once}). "
-        "Prune them into their parents (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
+        f"Prune {them} (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
     ]
 
 
