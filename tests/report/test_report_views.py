@@ -72,7 +72,7 @@ def _report(kind: str, folder: Path) -> Path:
         search = ppdm.defend(model, data, threat, "certain=0,confident=0.01@0.9", families=("pruning", "publish-less", "dp"), time_budget=120, progress=False)
         assert search.chosen is not None
         model, frontier = search.chosen, search.frontier_records()
-    exact = {"exact": True, "exact_time_limit": 20.0} if kind in ("tree", "forest") else {}
+    exact = {"exact": True, "exact_time_limit": 8.0} if kind in ("tree", "forest") else {}
     ppdm.audit(model, data, threat, **exact).report(page, frontier=frontier)
     return page
 
