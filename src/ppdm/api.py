@@ -31,6 +31,7 @@ import pandas as pd
 from ppdm.attacks.membership import MembershipResult
 from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
+from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value
@@ -420,6 +421,10 @@ def audit(
     elif reference is not None or holdout is not None:
         raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
     for r in (result, proved):
+        if r is not None and r.true_codes is not None and str(resolved.sensitive) in counted.columns:
+            names = data_value_names(r.values, r.true_codes, counted[str(resolved.sensitive)])
+            if names:
+                r.details["value_names"] = names
         if r is not None and sampled:
             r.details["sample"] = sampled
         if r is not None and subset is not None:

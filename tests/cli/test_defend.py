@@ -112,3 +112,25 @@ def test_bad_input_combinations_are_one_line(run, files, args, message):
 def test_the_cli_spells_the_library_defaults():
     assert cli_defend.DEFAULT_TARGET == DEFAULT_TARGET
     assert cli_defend.FAMILIES == FAMILIES
+
+
+def test_the_dp_candidates_no_audit_reads_are_explained_once(run, tmp_path):
+    """ε-DP trees publish noisy counts, which no audit of a sensitive column other than the class
+    reads: the output says so once, in words, instead of one bare "no audit applies" per candidate."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    import ppdm
+
+    from loan_table import FEATURES, loan_table
+
+    data = loan_table()
+    data.to_csv(tmp_path / "loan.csv", index=False)
+    est = DecisionTreeClassifier(min_samples_leaf=5, random_state=0).fit(data[FEATURES], data["Personal Loan"])
+    save_tree(ppdm.from_estimator(est, data[FEATURES], data["Personal Loan"]), tmp_path / "tree.json")
+    result = run(
+        "defend", "--model", tmp_path / "tree.json", "--data", tmp_path / "loan.csv", "--sensitive", "Education",
+        "--known", "Age,Income,Family,CCAvg", "--class-known", "--families", "dp,publish-less", "--quick",
+    )
+    assert result.exit_code in (0, 1), result.output
+    assert "no audit applies" not in result.output
+    assert result.output.count("publishes counts with noise added") == 1 and "DP tree ε=" in result.output

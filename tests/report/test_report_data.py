@@ -9,7 +9,7 @@ import pytest
 
 from ppdm.errors import ReportError
 from ppdm.report import RiskTarget, build_report, frontier_of, render_html, verdict
-from ppdm.report.build import persons_from_report
+from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import pareto_front, share_at_least
 from ppdm.tree.render import render_tree
 

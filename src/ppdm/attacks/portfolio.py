@@ -25,6 +25,7 @@ import numpy as np
 
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
+from ppdm.tree.leaf_pairs import LeafPairs
 
 __all__ = ["combined_attack", "strongest_attacker"]
 
@@ -70,7 +71,18 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
         row_ids=estimate.row_ids,
     )
     out.details["attacker"] = name
+    if estimate.leaf_pairs is not None:
+        out.leaf_pairs = _pairs_of(estimate.leaf_pairs, g_est[first])
     return out
+
+
+def _pairs_of(pairs: LeafPairs, groups: np.ndarray) -> LeafPairs:
+    """The leaf pairs of ``groups`` (each new group one of ``pairs``' groups, in order): a joined
+    group reaches the leaves its estimate group reaches, so reports still name them."""
+    lengths = np.diff(pairs.offsets)[groups]
+    offsets = np.r_[0, np.cumsum(lengths)]
+    at = np.repeat(pairs.offsets[:-1][groups] - offsets[:-1], lengths) + np.arange(offsets[-1])
+    return LeafPairs(offsets, pairs.tree[at], pairs.leaf[at])
 
 
 def strongest_attacker(

@@ -391,7 +391,7 @@ def audit_command(
         if not quiet:
             console.print(f"wrote {out}")
     if report_out is not None:
-        write_html_report(result.results, tree, threat, report_out, quiet=quiet)
+        write_html_report(result.results, result.model, threat, report_out, quiet=quiet)  # the trees audited (--trees)
 
 
 def _membership_command(

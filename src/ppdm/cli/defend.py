@@ -266,6 +266,8 @@ def _hierarchies(path: Path | None, dataset: str | None) -> dict | None:
 
 
 def _print_result(result: DefenseResult, top: int) -> None:
+    from ppdm.report.not_audited import is_noisy, noisy_sentence
+
     frame = result.frontier
     console.print(result.threat.describe(), highlight=False)
     for note in result.threat.notes():
@@ -300,8 +302,12 @@ def _print_result(result: DefenseResult, top: int) -> None:
     )
     if result.unfinished:
         console.print("  unfinished: " + "; ".join(result.unfinished), highlight=False)
+    noisy = [row.label for row in failed.itertuples(index=False) if is_noisy(row.status)]
+    if noisy:
+        console.print(f"  {noisy_sentence(noisy)}", highlight=False)
     for row in failed.itertuples(index=False):
-        console.print(f"  {row.label}: {row.status}", highlight=False)
+        if not is_noisy(row.status):
+            console.print(f"  {row.label}: {row.status}", highlight=False)
     _print_table(result, top)
 
 

@@ -48,38 +48,61 @@ def advice(
 
 
 def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
-    """The fewest leaves that cause 80 % of the proved people (or of those at high confidence)."""
+    """The fewest leaves that cause 80 % of the proved people (or of those at high confidence),
+    each person counted once, under the set of leaves they can reach (the attack's ``leaf_sets``,
+    :func:`ppdm.report.exposure.leaf_sets`): the shares are of the verdict's count."""
     rows = [r for r in attack["exposure"] if r.get("leaf") is not None]
     if not rows:
         return []
     key = "certain_right" if any(r["certain_right"] for r in rows) else "beyond" if any(r.get("beyond") for r in rows) else None
     if key is None:
         return []
-    total = sum(r[key] for r in rows)
-    chosen: list[dict[str, Any]] = []
-    covered = 0.0
-    for row in sorted(rows, key=lambda r: -r[key]):
-        if covered >= 0.8 * total or len(chosen) == 8 or row[key] == 0:
-            break
-        chosen.append(row)
-        covered += row[key]
     what = "proved people" if key == "certain_right" else "people held at high confidence only because of the model"
     if any(r.get("tree") is not None for r in rows):
         return [_forest_leaves(attack, rows, key, what)]
-    names = ", ".join(f"{r['leaf']}" for r in chosen)
+    sets = [s for s in attack.get("leaf_sets", []) if s.get(key)]
+    summary = attack["summary"]
+    total = summary.get("certain_right", summary.get("exposed_records")) if key == "certain_right" else summary.get("beyond_prior", {}).get(">=0.9")
+    total = total if total is not None else sum(s[key] for s in sets)
+    if not sets or not total:
+        return []
+    leaves, covered = _covering_leaves(sets, key, 0.8 * total)
+    together = sorted({leaf for s in sets if any(leaf in leaves for _, leaf in s["leaves"]) for _, leaf in s["leaves"]})
+    if len(together) <= 8:  # name the leaves these people reach together, when few, and count who reaches any
+        leaves = together
+        covered = sum(s[key] for s in sets if any(leaf in leaves for _, leaf in s["leaves"]))
+    names = ", ".join(map(str, leaves))
     share = pct(covered / total)
+    once = "each person counted once, under the leaves their known values can lead to"
     if covered < 0.5 * total:
-        spread = sum(1 for r in rows if r[key] > 0)
         return [
-            f"{attack['name']}: the {what} ({int(total):,}) are spread over {spread:,} leaves; the {len(chosen)} largest "
-            f"(leaves {names}) cause only {share}. Pruning leaf by leaf will not do: retrain with a depth or minimum-leaf "
-            "limit, or let ppdm defend search pruning levels."
+            f"{attack['name']}: the {what} ({int(total):,}) are spread over {len(sets):,} sets of leaves; the {len(leaves)} leaves "
+            f"reached by most of them ({names}) cause only {share} ({int(covered):,}; {once}). Pruning leaf by leaf will not do: retrain with a depth or "
+            "minimum-leaf limit, or let ppdm defend search pruning levels."
         ]
-    subject = f"leaf {names} causes" if len(chosen) == 1 else f"leaves {names} cause"
+    subject, them = (f"leaf {names} causes", "it into its parent") if len(leaves) == 1 else (f"leaves {names} cause", "them into their parents")
     return [
-        f"{attack['name']}: {subject} {share} of the {what} ({int(covered):,} of {int(total):,}). "
-        "Prune them into their parents (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
+        f"{attack['name']}: {subject} {share} of the {what} ({int(covered):,} of {int(total):,}; {once}). "
+        f"Prune {them} (ppdm prune, or ppdm defend to choose how far), or merge the splits above them."
     ]
+
+
+def _covering_leaves(sets: list[dict[str, Any]], key: str, enough: float, most: int = 8) -> tuple[list[int], float]:
+    """At most ``most`` leaves, chosen greedily, that the most people (``key``) can land in: each
+    set of leaves counts once, when one of its leaves is chosen; stops at ``enough`` people."""
+    chosen: list[int] = []
+    open_sets = list(sets)
+    covered = 0.0
+    while covered < enough and len(chosen) < most and open_sets:
+        gain: dict[int, float] = {}
+        for s in open_sets:
+            for _, leaf in s["leaves"]:
+                gain[leaf] = gain.get(leaf, 0.0) + s[key]
+        best = max(sorted(gain), key=lambda leaf: gain[leaf])
+        chosen.append(best)
+        covered += gain[best]
+        open_sets = [s for s in open_sets if all(leaf != best for _, leaf in s["leaves"])]
+    return sorted(chosen), covered
 
 
 def _forest_leaves(attack: dict[str, Any], rows: list[dict[str, Any]], key: str, what: str) -> str:

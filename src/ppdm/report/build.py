@@ -14,10 +14,13 @@ import numpy as np
 from ppdm.attacks.result import AttackResult
 from ppdm.errors import ReportError
 from ppdm.files import finite_number
+from ppdm.metrics.baseline import at_least
 from ppdm.report.advice import advice
-from ppdm.report.exposure import exposure_table, leaf_sources, text_sources
+from ppdm.report.audited import audited_facts
+from ppdm.report.exposure import exposure_table, leaf_sets, leaf_sources, text_sources
 from ppdm.report.model_view import model_view
 from ppdm.report.persons import Persons, leaf_pairs_of, persons_of
+from ppdm.report.reconcile import exact_verdict, reconcile
 from ppdm.report.threat_words import threat_sentences
 from ppdm.report.verdict import RiskTarget, verdict
 from ppdm.tree.leaf_pairs import LeafPairs
@@ -65,13 +68,20 @@ def build_report(
     attacks = [_attack(r, view, threat, target) for r in dicts]
     front = frontier_of(frontier, risk_name)
     member = membership_section(membership, model) if membership is not None else None
+    together = reconcile(attacks)
+    if together is not None:
+        for a in attacks:
+            if a["attack"] == "exact":
+                a["verdict"] = exact_verdict(a["verdict"], together)
     return {
         "format": FORMAT,
         "version": 1,
         "ppdm": _version(),
         "title": title or (_title(attacks) if attacks else MEMBERSHIP_TITLE),
         "target": {"certain": target.certain, "threshold": target.threshold, "share": target.share, "text": target.describe()},
+        "audited": audited_facts(view, attacks, member, target.describe()),
         "model": view,
+        "reconciled": together,
         "attacks": attacks,
         "membership": member,
         "frontier": front,
@@ -138,8 +148,9 @@ def _as_audited(model: Tree | Forest, threat: ThreatModel | None, results: list[
 
 
 def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatModel | None, target: RiskTarget) -> dict[str, Any]:
-    summary = result["summary"]
-    values = [str(v) for v in result["values"]]
+    names = result["summary"].get("value_names") or {}
+    summary = _named(result["summary"], names)
+    values = [names.get(str(v), str(v)) for v in result["values"]]
     persons = persons_of(result)
     provenance = [g["provenance"] for g in result["groups"]]
     pairs = leaf_pairs_of(result)
@@ -156,14 +167,43 @@ def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatM
         "summary": summary,
         "verdict": verdict(summary, target),
         "exposure": exposure_table(persons, sources, values, view),
+        "leaf_sets": leaf_sets(persons, sources) if not forest else [],
         "groups": {
             "qi": [[g["qi"].get(q) for q in result["quasi_identifiers"]] for g in result["groups"]],
-            "posterior": np.round(persons.posterior, 6).tolist(),
+            "posterior": shown_posterior(persons.posterior).tolist(),
             "provenance": provenance,
             "leaf_pairs": None if pairs is None else _pairs_json(pairs, forest),
         },
         "people": _people(persons),
     }
+
+
+#: The confidences the report's tables and figures count people at: a posterior rounded for the
+#: page keeps its full value where rounding would move it across one of them.
+COUNTED_AT = (1.0, 0.9, 0.8, 0.5)
+
+
+def shown_posterior(posterior: np.ndarray, decimals: int = 6) -> np.ndarray:
+    """The posterior rounded for the page, except where rounding would change whom it counts
+    (0.9999996 is not certain: the page must not show it as 1, or its tables would count a
+    proved person the verdict does not)."""
+    shown = np.round(posterior, decimals)
+    for t in COUNTED_AT:
+        moved = at_least(shown, t) != at_least(posterior, t)
+        shown[moved] = posterior[moved]
+    return shown
+
+
+def _named(summary: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The summary with the sensitive values named as the data holds them (``value_names``,
+    :mod:`ppdm.attacks.value_names`): the prior alone's guess and distribution."""
+    base = summary.get("baseline")
+    if not names or not isinstance(base, dict):
+        return summary
+    renamed = dict(base, majority_guess=names.get(str(base.get("majority_guess")), base.get("majority_guess")))
+    if isinstance(base.get("prior"), dict):
+        renamed["prior"] = {names.get(str(k), str(k)): v for k, v in base["prior"].items()}
+    return {**summary, "baseline": renamed}
 
 
 def _pairs_json(pairs: LeafPairs, forest: bool) -> dict[str, Any]:
@@ -181,20 +221,6 @@ def _people(persons: Persons) -> dict[str, Any]:
         "target": None if persons.target.all() else persons.target.astype(int).tolist(),
         "prior": None if persons.prior is None else persons.prior.tolist(),
     }
-
-
-def persons_from_report(attack: dict[str, Any]) -> Persons:
-    """The :class:`Persons` of one attack of a report (the inverse of :func:`_people`)."""
-    people, n = attack["people"], len(attack["people"]["row"])
-    posterior = np.array(attack["groups"]["posterior"], dtype=float).reshape(-1, len(attack["values"]))
-    return Persons(
-        row=np.array(people["row"], dtype=np.int64),
-        group=np.array(people["group"], dtype=np.intp),
-        target=np.ones(n, dtype=bool) if people["target"] is None else np.array(people["target"], dtype=bool),
-        truth=None if people["truth"] is None else np.array(people["truth"], dtype=np.intp),
-        posterior=posterior,
-        prior=None if people["prior"] is None else np.array(people["prior"], dtype=float),
-    )
 
 
 def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_name: str) -> dict[str, Any] | None:

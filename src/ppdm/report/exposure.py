@@ -7,6 +7,11 @@ who can reach that leaf alone in its tree, whose landing there (in that tree) it
 attack without leaf pairs (a rule set's, whose provenance names constraint rows, or a result
 written before ppdm recorded the pairs) is tabled by its provenance texts as they are, one row per
 distinct text: nothing here reads leaf ids out of a text.
+
+A person who can reach several leaves is counted under each of them, so the per-leaf counts do not
+add up to people. Where people must be counted once (how many of the proved people pruning some
+leaves would touch), each person is attributed to their *leaf set*, the leaves they can reach
+(:func:`leaf_sets`): the sets' counts add up to the verdict's.
 """
 
 from __future__ import annotations
@@ -133,6 +138,44 @@ def _disclosed(persons: Persons, incidence: sp.csr_matrix, values: list[str]) ->
     for row in by_source:
         order = np.argsort(-row, kind="stable")
         out.append(", ".join(f"{values[i]}: {int(row[i]):,}" for i in order if row[i] > 0))
+    return out
+
+
+def leaf_sets(persons: Persons, sources: Sources, top: int = 500) -> list[dict[str, Any]]:
+    """The people counted once each, under the set of leaves they can reach: per distinct set,
+    its ``sources`` (names), ``leaves`` (``[tree, leaf]`` pairs), ``people``, ``certain_right``
+    and, with the truth, ``high`` (and ``beyond``, with the prior): the ``top`` sets with someone
+    proved or held at ≥ :data:`HIGH`, most proved first. Summed over every set, each count is the
+    attack's own (the verdict's), never a person twice."""
+    if not sources.by_leaf:
+        return []
+    incidence = sources.incidence
+    n_groups = incidence.shape[0]
+    # one set id per group: groups with the same row of the incidence matrix share it (two random
+    # projections of the row tell distinct rows apart)
+    keys = np.asarray(incidence @ np.random.default_rng(0).random((incidence.shape[1], 2)))
+    _, first, set_of = np.unique(np.round(keys, 9), axis=0, return_index=True, return_inverse=True)
+    set_of = set_of.ravel()
+    per_group = {"people": _per_group(persons, persons.target, n_groups), "certain_right": _per_group(persons, persons.certain_right(), n_groups)}
+    conf, prior = persons.confidence(), persons.prior_confidence()
+    if conf is not None:
+        high = at_high(conf) & persons.target
+        per_group["high"] = _per_group(persons, high, n_groups)
+        if prior is not None:
+            per_group["beyond"] = _per_group(persons, high & ~at_high(prior), n_groups)
+    totals = {k: np.bincount(set_of, weights=v, minlength=len(first)) for k, v in per_group.items()}
+    key = "beyond" if "beyond" in totals else "high"
+    exposed = np.flatnonzero((totals["certain_right"] > 0) | (totals.get(key, totals["certain_right"]) > 0))
+    order = exposed[np.lexsort((-totals.get(key, totals["certain_right"])[exposed], -totals["certain_right"][exposed]))][:top]
+    out = []
+    for j in order:
+        columns = incidence[int(first[j])].indices
+        rows = sorted((sources.rows[c] for c in columns), key=lambda r: (r["tree"] or 0, r["leaf"]))
+        out.append({
+            "sources": [r["source"] for r in rows],
+            "leaves": [[r["tree"], r["leaf"]] for r in rows],
+            **{k: _num(v[j]) for k, v in totals.items()},
+        })
     return out
 
 

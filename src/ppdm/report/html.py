@@ -13,8 +13,10 @@ from html import escape
 from typing import Any
 
 from ppdm.report import membership_html
-from ppdm.report.build import persons_from_report
+from ppdm.report.not_audited import is_noisy, noisy_sentence
+from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
+from ppdm.report.reconcile import headline
 from ppdm.report.script import JS
 from ppdm.report.style import CSS
 from ppdm.report.summary import baseline_extra_lines
@@ -31,6 +33,7 @@ def render_html(report: dict[str, Any]) -> str:
     attacks = report["attacks"]
     body = [
         _header(report),
+        _audited(report.get("audited")),
         _verdict_sections(report),
         _advice(report["advice"]),
         _threat_sections(report),
@@ -54,10 +57,10 @@ def _verdict_sections(report: dict[str, Any]) -> str:
     beside them or, alone, in their place."""
     attacks, member = report["attacks"], report.get("membership")
     if member is None:
-        return _verdicts(attacks, report["target"]["text"])
+        return _verdicts(attacks, report["target"]["text"], report.get("reconciled"))
     if not attacks:
         return membership_html.verdict_section(member)
-    return _verdicts(attacks, report["target"]["text"]) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
+    return _verdicts(attacks, report["target"]["text"], report.get("reconciled")) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
 
 
 def _threat_sections(report: dict[str, Any]) -> str:
@@ -89,11 +92,11 @@ def _groups_shown(groups: dict[str, Any]) -> dict[str, Any]:
 def _header(report: dict[str, Any]) -> str:
     model = report.get("model")
     what = ""
-    if model is not None:
+    if model is not None and not report.get("audited"):  # the first card says it otherwise
         trees = model["trees"]
         size = f"{trees[0]['nodes']:,} nodes, {trees[0]['leaves']:,} leaves" if len(trees) == 1 else f"{len(trees)} trees"
         what = f"{model['algorithm'] or model['kind']} predicting {model['class_attribute']!r} ({size}), publishing {model['disclosure']}. "
-    links = ['<a href="#verdict">verdict</a>', '<a href="#advice">what to do next</a>', '<a href="#threat">threat model</a>']
+    links = ['<a href="#audited">what was audited</a>', '<a href="#verdict">verdict</a>', '<a href="#advice">what to do next</a>', '<a href="#threat">threat model</a>']
     links += [f'<a href="#attack-{i}">{escape(a["name"])}</a>' for i, a in enumerate(report["attacks"])]
     links += ['<a href="#membership">membership</a>'] if report.get("membership") else []
     links += ['<a href="#frontier">defense search</a>', '<a href="#model">model</a>']
@@ -105,12 +108,29 @@ def _header(report: dict[str, Any]) -> str:
     )
 
 
-def _verdicts(attacks: list[dict[str, Any]], target: str) -> str:
-    cards = []
+def _audited(facts: list[dict[str, str]] | None) -> str:
+    """The first card: what was audited (:func:`ppdm.report.audited.audited_facts`), before any verdict."""
+    if not facts:
+        return ""
+    rows = "".join(f'<tr><th scope="row">{escape(f["label"])}</th><td>{escape(f["text"])}</td></tr>' for f in facts)
+    return f'<section id="audited"><h2>What was audited</h2><div class="card scope"><table class="facts">{rows}</table></div></section>'
+
+
+def _reconciled(together: dict[str, Any] | None) -> str:
+    """The estimate and the proof in one headline (:mod:`ppdm.report.reconcile`)."""
+    if together is None:
+        return ""
+    head, lines = headline(together)
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return f'<div class="card both" id="reconciled"><p class="headline">{escape(head)}</p><ul>{items}</ul></div>'
+
+
+def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, Any] | None = None) -> str:
+    cards = [_reconciled(together)]
     for i, a in enumerate(attacks):
         v = a["verdict"]
         lines = "".join(f"<li>{escape(line)}</li>" for line in v["lines"])
-        caveats = "".join(f'<p class="note warn">{escape(str(a["summary"][k]))}.</p>' for k in ("sample", "note") if a["summary"].get(k))
+        caveats = _warnings(a["summary"])
         caveats += _baselines(a["summary"])
         cards.append(
             f'<div class="card {v["level"]}" data-verdict="{v["level"]}"><span class="badge">{_LEVEL[v["level"]]}</span>'
@@ -118,6 +138,16 @@ def _verdicts(attacks: list[dict[str, Any]], target: str) -> str:
             f'<p class="headline">{escape(v["headline"])}</p><ul>{lines}</ul>{caveats}</div>'
         )
     return f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(target)}.</p>{"".join(cards)}</section>'
+
+
+def _warnings(summary: dict[str, Any]) -> str:
+    """The audit's caveats (a sample, a note), except a boosted model's account of rounds when
+    every round was read: the first card says so, and it warns of nothing."""
+    notes = [str(summary[k]) for k in ("sample", "note") if summary.get(k)]
+    rounds = summary.get("rounds")
+    if isinstance(rounds, dict) and not rounds.get("left_out"):
+        notes = [n for n in notes if not (n.startswith("all ") and "boosting" in n and ";" not in n)]
+    return "".join(f'<p class="note warn">{escape(n)}.</p>' for n in notes)
 
 
 def _baselines(summary: dict[str, Any]) -> str:
@@ -161,7 +191,7 @@ def _attack_section(a: dict[str, Any], i: int) -> str:
     pairs = a["groups"].get("leaf_pairs")
     forest = pairs is not None and pairs["tree"] is not None
     example, example_words = ("tree:0 leaf:7", "leaf 7 of tree 0") if forest else ("leaf:7", "leaf 7")
-    notes = "".join(f'<p class="note warn">{escape(str(s[k]))}.</p>' for k in ("sample", "note") if s.get(k))
+    notes = _warnings(s)
     return (
         f'<section id="attack-{i}" class="attack"><h2>{escape(a["name"])}</h2><p class="note">{escape(facts)}; '
         f'known columns: {escape(", ".join(a["quasi_identifiers"]) or "none")}.</p>{notes}'
@@ -187,13 +217,15 @@ def _leaf_note(pairs: dict[str, Any] | None) -> str:
         )
     if pairs["tree"] is not None:
         return (
-            "One row per leaf of each tree. A person is counted under the leaf their known values lead to in every tree "
-            '(several leaves of a tree when they lack a value it splits on); "decided by it alone" counts those who can '
+            "One row per leaf of each tree: its tree and leaf, its rule and what the model publishes about it. A person is "
+            "counted under the leaf their known values lead to in every tree (several leaves of a tree when they lack a value "
+            'it splits on), so a column does not add up to people; "decided by it alone" counts those who can '
             "reach only this leaf in its tree. Click a leaf to see it in the model."
         )
     return (
-        'A person is counted under every leaf their known values can lead to; "decided by it alone" counts '
-        "those who can reach this leaf only. Click a leaf to see it in the model."
+        'A person is counted under every leaf their known values can lead to, so a column does not add up to people '
+        '(the verdict counts each person once); "decided by it alone" counts those who can reach this leaf only. '
+        "Click a leaf to see it in the model."
     )
 
 
@@ -218,10 +250,18 @@ def _frontier(report: dict[str, Any]) -> str:
 
 
 def _not_audited(entries: list[dict[str, str]]) -> str:
+    """The candidates the search could not audit: the ε-DP ones explained once, the others with their reason."""
     if not entries:
         return ""
-    items = "".join(f"<li>{escape(e['label'])}: {escape(e['status'])}</li>" for e in entries)
-    return f"<p>Not audited ({len(entries)}), so not plotted:</p><ul>{items}</ul>"
+    noisy = [e for e in entries if is_noisy(e["status"])]
+    others = [e for e in entries if e not in noisy]
+    out = ""
+    if noisy:
+        out += f'<p class="note" id="not-audited-dp">{escape(noisy_sentence(e["label"] for e in noisy))}</p>'
+    if others:
+        items = "".join(f"<li>{escape(e['label'])}: {escape(e['status'])}</li>" for e in others)
+        out += f"<p>Not audited ({len(others)}), so not plotted:</p><ul>{items}</ul>"
+    return out
 
 
 def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:

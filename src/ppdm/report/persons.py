@@ -110,3 +110,17 @@ def _prior(result: dict[str, Any]) -> np.ndarray | None:
     if prior is None:
         return None
     return np.array([float(prior.get(str(v), 0.0)) for v in result["values"]])
+
+
+def persons_from_report(attack: dict[str, Any]) -> Persons:
+    """The :class:`Persons` of one attack of a report (the inverse of :func:`_people`)."""
+    people, n = attack["people"], len(attack["people"]["row"])
+    posterior = np.array(attack["groups"]["posterior"], dtype=float).reshape(-1, len(attack["values"]))
+    return Persons(
+        row=np.array(people["row"], dtype=np.int64),
+        group=np.array(people["group"], dtype=np.intp),
+        target=np.ones(n, dtype=bool) if people["target"] is None else np.array(people["target"], dtype=bool),
+        truth=None if people["truth"] is None else np.array(people["truth"], dtype=np.intp),
+        posterior=posterior,
+        prior=None if people["prior"] is None else np.array(people["prior"], dtype=float),
+    )

@@ -8,6 +8,7 @@ JS = r"""
   const data = JSON.parse(document.getElementById("report-data").textContent);
   const SHOWN_LEAVES = 6, SHOWN_PAIRS = 3;  // a cell links this many leaves (of a forest: tree-leaf pairs); its tooltip lists them all
   const LEAF_QUERY = /^(?:tree:(\d+) +)?leaf:(\d+)$/;  // what a reader types in a filter, never provenance
+  const NUMBER = /^[-+]?[\d.,]+$/;
 
   function pct(v) { return v === null || v === undefined ? "" : (100 * v).toFixed(1) + " %"; }
   function num(v) { return v === null || v === undefined ? "" : Number(v).toLocaleString("en"); }
@@ -166,7 +167,10 @@ JS = r"""
       link.href = "#" + (value.anchor || anchorOf(value.tree === undefined ? null : value.tree, value.id));
       link.textContent = value.text;
       td.append(link);
-    } else td.textContent = kind === "pct" ? pct(value) : kind === "num" ? num(value) : (value === null ? "" : String(value));
+    } else {
+      td.textContent = kind === "pct" ? pct(value) : kind === "num" ? num(value) : (value === null ? "" : String(value));
+      if (kind === "text" && NUMBER.test(td.textContent)) td.className = "nowrap";  // a ZIP code or an id never wraps mid-number
+    }
     return td;
   }
   function textOf(value) {

@@ -16,6 +16,11 @@ a { color: #1d4ed8; }
 .card.fails { border-left-color: var(--bad); }
 .card.meets { border-left-color: var(--good); }
 .card.unknown { border-left-color: var(--warn); }
+.card.scope { border-left-color: #1d4ed8; }
+.card.both { border-left-color: var(--ink); }
+table.facts { width: auto; font-size: 14px; }
+table.facts th, table.facts td { border: none; padding: 2px 12px 2px 0; background: none; }
+table.facts th { position: static; cursor: default; color: var(--muted); font-weight: 600; white-space: nowrap; }
 .badge { display: inline-block; font-size: 12px; font-weight: 600; padding: 1px 8px; border-radius: 10px; color: #fff; background: var(--muted); margin-right: 8px; }
 .fails .badge { background: var(--bad); } .meets .badge { background: var(--good); } .unknown .badge { background: var(--warn); }
 .headline { font-size: 17px; font-weight: 600; }
@@ -34,8 +39,10 @@ table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { padding: 4px 8px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
 th { background: #f3f4f6; position: sticky; top: 0; cursor: pointer; user-select: none; white-space: nowrap; }
 th[aria-sort=ascending]::after { content: " ▲"; } th[aria-sort=descending]::after { content: " ▼"; }
-table.leaves td:nth-child(2) { min-width: 240px; }
-table.leaves td:first-child { white-space: nowrap; }
+table.leaves th { white-space: normal; vertical-align: bottom; min-width: 3.5em; }
+table.leaves td:nth-child(2) { min-width: 200px; }
+table.leaves td:nth-child(3) { min-width: 120px; }
+table.leaves td:first-child, td.nowrap { white-space: nowrap; }
 td.leaves { white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.proved td { background: #fee2e2; } tr.high td { background: #ffedd5; }
@@ -51,8 +58,10 @@ pre.tree span.exposed { color: var(--bad); font-weight: 600; }
   .controls, .more, nav { display: none; }
   .tablewrap, pre.tree { max-height: none; overflow: visible; }
   h2, h3 { break-after: avoid; } figure, .card, tr { break-inside: avoid; }
-  table { font-size: 8.5px; } th, td { padding: 2px 3px; } th { white-space: normal; }
-  table.leaves td:nth-child(2) { min-width: 0; } td { overflow-wrap: anywhere; }
+  @page { size: A4 landscape; margin: 12mm; }
+  table { font-size: 10px; } th, td { padding: 2px 3px; } th { white-space: normal; hyphens: auto; }
+  table.leaves td:nth-child(2) { min-width: 0; } td { overflow-wrap: break-word; }
+  td.num, td.nowrap, td.leaves { white-space: nowrap; overflow-wrap: normal; }
   th { position: static; }
   #model.long pre.tree, #model.long h3 { display: none; } #model.long .printnote { display: block; }
 }

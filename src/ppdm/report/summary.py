@@ -43,12 +43,18 @@ def baseline_lines(summary: Mapping[str, Any]) -> list[str]:
     beyond = ", ".join(f"{k} {v:,}" for k, v in summary["beyond_prior"].items())
     return [
         f"  attacker accuracy {summary['attacker_accuracy']:.4f} (95% CI {lo:.4f}-{hi:.4f}) against {base['accuracy']:.4f} "
-        f"for the prior alone (always guessing {base['majority_guess']!r}): lift {lift['difference']:+.4f}{ratio}",
+        f"for the prior alone (always guessing {shown_value(summary, base['majority_guess'])!r}): lift {lift['difference']:+.4f}{ratio}",
         f"  certain guesses: {certain:,} people ({summary['certain_right']:,} right, {summary['certain_wrong']:,} wrong; "
         "a wrong certain guess is not an exposure)",
         f"  people by the attacker's confidence in their true value: {levels}",
         f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}",
     ]
+
+
+def shown_value(details: Mapping[str, Any], value: object) -> str:
+    """A sensitive value as the data holds it (``details["value_names"]``,
+    :mod:`ppdm.attacks.value_names`: ``1`` for ``Education <= 1.5``), else as the attack names it."""
+    return str((details.get("value_names") or {}).get(str(value), value))
 
 
 def disclosure_lines(details: Mapping[str, Any], summary: Mapping[str, Any]) -> list[str]:
@@ -70,7 +76,8 @@ def riskiest_lines(result: AttackResult, top: int) -> list[str]:
     for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
         values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
         records = f"{row.records} record{'s' if row.records != 1 else ''}"
-        lines.append(f"  {i}. {values} → {row.guess} (confidence {row.confidence:.2f}, {records}, {_short(str(row.provenance))})")
+        guess = shown_value(result.details, row.guess)
+        lines.append(f"  {i}. {values} → {guess} (confidence {row.confidence:.2f}, {records}, {_short(str(row.provenance))})")
     return lines
 
 
@@ -171,6 +178,10 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
     return lines
 
 
+#: The most accurate attackers the portfolio line names (the others are in the audit's JSON).
+PORTFOLIO_SHOWN = 4
+
+
 def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
     """The model-free attacker fitted on a reference sample, and the control on non-members, when measured."""
     lines = []
@@ -184,7 +195,10 @@ def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
         )
     portfolio = details.get("portfolio")
     if portfolio:
-        shown = ", ".join(f"{name} {acc:.4f}" for name, acc in portfolio.items() if acc is not None)
+        measured = sorted(((acc, name) for name, acc in portfolio.items() if acc is not None), key=lambda x: -x[0])
+        shown = ", ".join(f"{name} {acc:.4f}" for acc, name in measured[:PORTFOLIO_SHOWN])
+        if len(measured) > PORTFOLIO_SHOWN:
+            shown += f"; {len(measured) - PORTFOLIO_SHOWN:,} weaker ones in the JSON"
         lines.append(f"  reported: the strongest attacker measured, {details.get('reported_attacker')!r} (accuracy: {shown})")
     control = details.get("control")
     if control:

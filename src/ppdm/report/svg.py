@@ -61,9 +61,10 @@ class Plot:
         self.parts.append(f'<line x1="{left}" x2="{self.width - self.margin[1]}" y1="{bottom}" y2="{bottom}" stroke="{MUTED}"/>')
         self.text((left + self.width - self.margin[1]) / 2, self.height - 8, xlabel, anchor="middle", size=12)
         mid = (self.margin[2] + bottom) / 2
-        self.parts.append(
-            f'<text x="14" y="{mid}" transform="rotate(-90 14 {mid})" text-anchor="middle" font-size="12" fill="{INK}">{escape(ylabel)}</text>'
-        )
+        if ylabel:
+            self.parts.append(
+                f'<text x="14" y="{mid}" transform="rotate(-90 14 {mid})" text-anchor="middle" font-size="12" fill="{INK}">{escape(ylabel)}</text>'
+            )
 
     def line(self, xs: Sequence[float], ys: Sequence[float], color: str, width: float = 2, dash: str | None = None, name: str = "") -> None:
         points = " ".join(f"{self.sx(a)},{self.sy(b)}" for a, b in zip(xs, ys))

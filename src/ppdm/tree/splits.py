@@ -38,6 +38,37 @@ def _fmt(value: object) -> str:
     return str(value)
 
 
+def float32_decimal(value: float) -> float:
+    """The shortest decimal within half a 32-bit float step of ``value``: the number a threshold
+    stands for once the float32 arithmetic of the library that learned it is taken off (the
+    midpoint of two float32 copies, ``2.850000023841858`` for 2.85; XGBoost's ``x < 89`` read as
+    ``x <= 88.99999618530272``). scikit-learn, XGBoost and LightGBM compare the data as float32,
+    so no value they tell apart lies between the two. A float64 learner's threshold keeps 8
+    significant digits or more (a value of the data closer to it than that would be misplaced
+    by the printed rule, not by the model)."""
+    if not math.isfinite(value) or value.is_integer():
+        return value
+    step = 0.5000005 * float(np.spacing(np.float32(abs(value))))  # half a step, and the float64 rounding of one
+    for digits in range(1, 18):
+        short = float(f"{value:.{digits}g}")
+        if abs(short - value) <= step:
+            return short
+    return value
+
+
+def upper_bound(attribute: str, threshold: float) -> str:
+    """``attribute <= t`` at the data's precision: ``x <= 2.85``, or ``x < 89`` when the threshold
+    sits just below the decimal it stands for (see :func:`float32_decimal`)."""
+    short = float32_decimal(threshold)
+    return f"{attribute} {'<' if short > threshold else '<='} {_fmt(short)}"
+
+
+def lower_bound(attribute: str, threshold: float) -> str:
+    """``attribute > t`` at the data's precision: ``x > 2.85``, or ``x >= 89`` (see :func:`upper_bound`)."""
+    short = float32_decimal(threshold)
+    return f"{attribute} {'>=' if short > threshold else '>'} {_fmt(short)}"
+
+
 def _membership(attribute: str, values: Sequence[Scalar]) -> str:
     """``attribute = v`` for one value, ``attribute in {v1, v2, ...}`` for several, in the given order."""
     if len(values) == 1:
@@ -111,8 +142,7 @@ class ThresholdSplit:
         return Interval(-math.inf, self.threshold) if i == 0 else Interval(self.threshold, math.inf)
 
     def describe(self, i: int) -> str:
-        op = "<=" if i == 0 else ">"
-        return f"{self.attribute} {op} {_fmt(self.threshold)}"
+        return upper_bound(self.attribute, self.threshold) if i == 0 else lower_bound(self.attribute, self.threshold)
 
 
 Split = CategoricalSplit | ThresholdSplit
@@ -151,10 +181,11 @@ class Interval:
 
     def describe(self, attribute: str, domain: Sequence[Scalar] | None = None) -> str:
         if self.low == -math.inf:
-            return f"{attribute} <= {_fmt(self.high)}"
+            return upper_bound(attribute, self.high)
         if self.high == math.inf:
-            return f"{attribute} > {_fmt(self.low)}"
-        return f"{_fmt(self.low)} < {attribute} <= {_fmt(self.high)}"
+            return lower_bound(attribute, self.low)
+        low = float32_decimal(self.low)
+        return f"{_fmt(low)} {'<=' if low > self.low else '<'} {upper_bound(attribute, self.high)}"
 
 
 Condition = ValueSet | Interval

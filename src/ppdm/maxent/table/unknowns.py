@@ -41,7 +41,7 @@ from ppdm.errors import DataError, MaxEntError
 from ppdm.tree.forest import Forest
 from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree, encode_categories
-from ppdm.tree.splits import Split, ThresholdSplit
+from ppdm.tree.splits import Interval, Split, ThresholdSplit
 
 #: The most slots (known-value groups × slots per group, padded) an audit builds before refusing.
 MAX_VARIABLES = 30_000_000
@@ -201,10 +201,15 @@ def _thresholds(tree: Tree, attribute: str) -> np.ndarray:
 
 
 def interval_cells(name: str, thresholds: np.ndarray) -> tuple[str, ...]:
-    """Readable names of the intervals that ``thresholds`` cut (``x <= t`` goes left)."""
+    """Readable names of the intervals that ``thresholds`` cut (``x <= t`` goes left), at the
+    data's precision (:meth:`~ppdm.tree.splits.Interval.describe`)."""
     if len(thresholds) == 0:
         return (f"any {name}",)
-    t = [format(float(v), "g") for v in thresholds]
+    bounds = [-math.inf, *(float(v) for v in thresholds), math.inf]
+    names = tuple(Interval(lo, hi).describe(name) for lo, hi in zip(bounds, bounds[1:]))
+    if len(set(names)) == len(names):
+        return names
+    t = [repr(float(v)) for v in thresholds]  # decimals that coincide: every digit
     inner = [f"{a} < {name} <= {b}" for a, b in zip(t, t[1:])]
     return (f"{name} <= {t[0]}", *inner, f"{name} > {t[-1]}")
 

@@ -1,0 +1,153 @@
+"""What was audited, stated before any verdict: the model and how much of it the audit read, the
+rows, the attacker, and the target the verdict judges against.
+
+A verdict means nothing without its scope: "target met" on one of a hundred boosting rounds, or on
+a sample of the training rows, is a lower bound, and the reader must see that first. Everything
+here is read from the report's own data (the model's view, each attack's summary, which carries
+the audit's details: ``rounds``, ``trees_used``, ``trees_left_out``, ``trees_audited``,
+``dropped_rows``, ``sample``, ``reference``), so a report made from a saved audit says the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ppdm.report.threat_words import _PUBLISH
+
+#: A library's model family in words (the model's ``algorithm``, by prefix).
+FAMILIES = {
+    "sklearn-random-forest": "scikit-learn random forest",
+    "sklearn-extra-trees": "scikit-learn extra trees",
+    "sklearn-gradient-boosting": "scikit-learn gradient boosting",
+    "sklearn-hist-gradient-boosting": "scikit-learn histogram gradient boosting",
+    "sklearn": "scikit-learn decision tree",
+    "xgboost": "XGBoost boosted trees",
+    "lightgbm": "LightGBM boosted trees",
+}
+
+_COMBINE = {
+    "vote": "the trees vote",
+    "mean-proba": "the trees' class frequencies are averaged",
+    "additive": "the trees' leaf values are added",
+    "mean": "the trees' leaf values are averaged",
+}
+
+
+def audited_facts(
+    view: dict[str, Any] | None, attacks: list[dict[str, Any]], membership: dict[str, Any] | None, target: str,
+) -> list[dict[str, str]]:
+    """The first card's lines, each ``{"label", "text"}``: model, trees or rounds, rows, threat
+    model, target (membership: the candidates instead of the rows and attacker)."""
+    facts = [{"label": "model", "text": model_words(view)}]
+    summary = attacks[0]["summary"] if attacks else {}
+    trees = trees_words(view, summary)
+    if trees:
+        facts.append({"label": "trees" if not summary.get("rounds") else "rounds", "text": trees})
+    if attacks:
+        facts.append({"label": "rows", "text": rows_words(view, summary)})
+        facts.extend(threat_facts(attacks[0]))
+    if membership is not None:
+        s = membership["summary"]
+        facts.append({"label": "candidates", "text": f"{s['candidates']:,} people, {s['published_members']:,} of them training records by the model's counts"})
+        facts.append({"label": "question", "text": f"was each candidate in the training set? ({s.get('threat', 'the attacker holds each candidate’s record')})"})
+        if s.get("trees_used"):
+            facts.append({"label": "trees read", "text": str(s["trees_used"])})
+    facts.append({"label": "target", "text": target if attacks else (membership or {}).get("target", {}).get("text", target)})
+    return facts
+
+
+def model_words(view: dict[str, Any] | None) -> str:
+    """``XGBoost boosted trees predicting 'loan': 20 trees, the trees' leaf values are added
+    (logistic link); publishing class-counts``; a tree's size; "not given" without the model."""
+    if view is None:
+        return "not given to the report: leaves are named, not shown"
+    algorithm = str(view.get("algorithm") or view["kind"])
+    family = next((words for prefix, words in FAMILIES.items() if algorithm.startswith(prefix)), algorithm)
+    trees = view["trees"]
+    if view["kind"] == "tree":
+        t = trees[0]
+        size = f"{t['nodes']:,} nodes, {t['leaves']:,} leaves, depth {t['depth']}"
+    else:
+        how = _COMBINE.get(str(view.get("combine")), str(view.get("combine")))
+        link = f" ({view['link']} link)" if view.get("link") and view.get("combine") == "additive" else ""
+        size = f"{len(trees):,} trees, {sum(t['leaves'] for t in trees):,} leaves; {how}{link}"
+    return f"{family} predicting {view['class_attribute']!r}: {size}; publishing {view['disclosure']}"
+
+
+def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
+    """How many trees (boosting rounds) the audit read of how many, and why it left any out."""
+    rounds = summary.get("rounds")
+    chosen = f" The audit was asked for {summary['trees_audited']}." if summary.get("trees_audited") else ""
+    if isinstance(rounds, dict):
+        unit = "boosting rounds" if rounds.get("per_round", 1) == 1 else f"boosting trees ({rounds['per_round']} per round, one per class)"
+        left = rounds.get("left_out") or {}
+        if not left:
+            return f"all {rounds['trees']:,} {unit} read (the leaf values of every round).{chosen}"
+        why = "; ".join(f"{n:,} because {reason}" for reason, n in left.items())
+        return f"{rounds['used']:,} of {rounds['trees']:,} {unit} read; left out: {why}. What the audit finds is a lower bound on what the whole model discloses.{chosen}"
+    if "trees_used" in summary:
+        total = len(view["trees"]) if view is not None else summary["trees_used"] + len(summary.get("trees_left_out") or [])
+        left = summary.get("trees_left_out") or []
+        if not left:
+            return f"all {total:,} trees read.{chosen}"
+        return (
+            f"{summary['trees_used']:,} of {total:,} trees read; {len(left):,} left out (trees {_ids(left)}) because their counts are "
+            "over rows the attacker cannot tie to records (unknown bootstrap or subsample). What the audit finds is a lower bound."
+            + chosen
+        )
+    if view is not None and view["kind"] == "forest":
+        return f"all {len(view['trees']):,} trees read.{chosen}"
+    return chosen.strip()
+
+
+def rows_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
+    """The rows audited, of how many the model was trained on; those left out and why."""
+    records = summary.get("records", 0)
+    trained = (view or {}).get("training_rows")
+    dropped = int(summary.get("dropped_rows") or 0)
+    text = f"{records:,} rows audited"
+    if trained is not None:
+        text += f", of the {trained:,.0f} the model was trained on"
+    else:
+        text += " (the model does not publish how many rows it was trained on)"
+    if dropped:
+        text += f"; {dropped:,} more left out for missing values"
+    targets = summary.get("targets", records)
+    if targets != records:
+        text += f"; {records - targets:,} of them known individuals, not targets"
+    if summary.get("sample"):
+        text += f". {summary['sample']}"
+    return text
+
+
+def threat_facts(attack: dict[str, Any]) -> list[dict[str, str]]:
+    """The attacker: what they know, what they want, what they see, the model-free attacker."""
+    spec = attack["threat"].get("spec") or {}
+    line = str(attack["threat"]["line"])
+    known = ", ".join(attack["quasi_identifiers"]) or "no column"
+    preset = attack["threat"].get("preset")
+    out = [{"label": "attacker", "text": f"{preset + ' preset: ' if preset else ''}knows, of every person audited: {known}"}]
+    values = ", ".join(attack["values"])
+    out.append({"label": "sensitive", "text": f"{attack['sensitive']!r} (values {values})"})
+    publish = spec.get("publish") or _clause(line, "model publishes ")
+    sees = _PUBLISH.get(str(publish), str(publish)) if publish else "the published model"
+    outputs = spec.get("outputs") or _clause(line, "sees each person's predicted ")
+    if outputs:
+        sees += f"; and each person's predicted {outputs}"
+    out.append({"label": "published", "text": sees})
+    reference = attack["summary"].get("reference")
+    if reference:
+        out.append({"label": "reference", "text": f"a model-free attacker ({reference.get('model', 'imputation')}) fitted on a reference sample of the population, measured beside the model's"})
+    return out
+
+
+def _clause(line: str, head: str) -> str | None:
+    for clause in line.partition(": ")[2].split("; "):
+        if clause.startswith(head):
+            return clause[len(head) :]
+    return None
+
+
+def _ids(trees: list[Any]) -> str:
+    shown = ", ".join(map(str, trees[:8]))
+    return shown + (f" and {len(trees) - 8:,} more" if len(trees) > 8 else "")

@@ -1,0 +1,39 @@
+"""The first card of a report: what was audited, read from the audit's own details."""
+
+import pytest
+from sklearn.ensemble import RandomForestClassifier
+
+import ppdm
+from ppdm.report.audited import rows_words, trees_words
+
+from loan_table import FEATURES, loan_table
+
+
+def test_rounds_left_out_are_counted_with_their_reason():
+    summary = {"rounds": {"trees": 100, "used": 1, "per_round": 1, "left_out": {"no leaf's records are decided by the known columns": 99}}}
+    text = trees_words(None, summary)
+    assert text.startswith("1 of 100 boosting rounds read; left out: 99 because no leaf's records are decided by the known columns.")
+    assert "lower bound" in text
+    assert trees_words(None, {"rounds": {"trees": 20, "used": 20, "per_round": 1, "left_out": {}}}) == "all 20 boosting rounds read (the leaf values of every round)."
+
+
+def test_rows_of_how_many_and_those_left_out():
+    view = {"training_rows": 5000.0}
+    assert rows_words(view, {"records": 4990, "targets": 4990, "dropped_rows": 10}) == (
+        "4,990 rows audited, of the 5,000 the model was trained on; 10 more left out for missing values"
+    )
+    assert rows_words({"training_rows": None}, {"records": 600, "targets": 590}).endswith("; 10 of them known individuals, not targets")
+
+
+@pytest.mark.filterwarnings("ignore::ppdm.errors.UninformativeKnowledgeWarning")
+def test_a_forest_audited_on_some_of_its_trees_says_so():
+    data = loan_table()
+    est = RandomForestClassifier(10, max_depth=3, random_state=0, n_jobs=1).fit(data[FEATURES], data["Personal Loan"])
+    forest = ppdm.from_estimator(est, data[FEATURES], data["Personal Loan"])
+    threat = ppdm.ThreatModel(sensitive="Education", known=("Age", "Income", "Family", "CCAvg"), class_known=True)
+    audit = ppdm.audit(forest, data, threat, trees="0:3")
+    from ppdm.report import build_report
+
+    facts = {f["label"]: f["text"] for f in build_report(audit.results, audit.model, audit.threat)["audited"]}
+    assert facts["trees"].startswith("all 3 trees read. The audit was asked for trees 0:3 of 10 (a lower bound"), facts["trees"]
+    assert facts["model"].startswith("scikit-learn random forest predicting 'Personal Loan': 3 trees")
