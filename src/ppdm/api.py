@@ -418,6 +418,10 @@ def audit(
     if result is not None and weights is None:
         coarser = _coarser(published, counted, resolved, labels) if not internal else []
         result, baseline = _baselines(result, counted, reference, holdout, _audited(published, resolved), resolved, coarser)
+        if proved is not None:  # the reported attacker holds every proved certainty too
+            from ppdm.attacks.portfolio import within_proof
+
+            result = within_proof(result, proved)
     elif reference is not None or holdout is not None:
         raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
     for r in (result, proved):

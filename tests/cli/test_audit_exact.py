@@ -56,7 +56,8 @@ def test_both_in_one_json(run, files, tmp_path):  # type: ignore[no-untyped-def]
     result = run(*_args(files, "--exact", "--exact-time-limit", "30", "--out", out, "--quiet"))
     assert result.exit_code == 0, result.output
     payload = json.loads(out.read_text())
-    assert payload["summary"]["attack"] == "maxent" and payload["exact"]["summary"]["attack"] == "exact"
+    # the estimate, within what the exact audit leaves possible when it rules something out
+    assert payload["summary"]["attack"].startswith("maxent") and payload["exact"]["summary"]["attack"] == "exact"
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
 from ppdm.tree.leaf_pairs import LeafPairs
 
-__all__ = ["combined_attack", "strongest_attacker"]
+__all__ = ["combined_attack", "strongest_attacker", "within_proof"]
 
 
 def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = True) -> AttackResult:
@@ -111,3 +111,25 @@ def strongest_attacker(
 def _accuracy(result: AttackResult) -> float:
     value = result.summary().get("attacker_accuracy")
     return float(value) if value is not None else 0.0
+
+
+def within_proof(reported: AttackResult, proved: AttackResult) -> AttackResult:
+    """``reported`` without the values the exact audit ``proved`` rules out for a person (its
+    proved maximum of 0 records of the person's group): never less accurate (a ruled-out value is
+    nobody's), and every person the proof leaves one value is certain, so the reported attacker
+    holds at least the proved certainties. ``reported`` itself when the proof rules out nothing
+    it still allows. Both are over the same records."""
+    if proved.bounds is None or reported.true_codes is None:
+        return reported
+    possible = proved.bounds["max"] > 0
+    allowed = possible[proved.groups.group_of_record]
+    if not (reported.record_posterior() * ~allowed > 0).any():
+        return reported
+    out = combined_attack(proved, reported, pool=False)
+    out.attack = f"{reported.attack} within the exact audit's possible values"
+    out.details = {**reported.details, "attacker": out.attack, "reported_attacker": out.attack}
+    portfolio = dict(reported.details.get("portfolio", {}))
+    portfolio[out.attack] = _accuracy(out)
+    out.details["portfolio"] = portfolio
+    out.exposed = out.certain_groups[out.groups.group_of_record] | reported.exposed
+    return out
