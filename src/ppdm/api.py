@@ -611,8 +611,14 @@ def _baselines(
         outputs = None
         if threat.outputs:
             outputs = (model_outputs(model, table, threat.outputs, "the audited table"), model_outputs(model, sample, threat.outputs, "the reference sample"))
-        imputed, rule = fit_imputation(result, table, sample, outputs)
-        others.append(imputed)
+        alternatives: list[AttackResult] = []
+        imputed, rule = fit_imputation(result, table, sample, outputs, also=alternatives)
+        if outputs is not None:  # an attacker seeing the outputs may also ignore them
+            alone, _ = fit_imputation(result, table, sample, None, also=alternatives)
+            alone.attack = "imputation ignoring the model's outputs"
+            alternatives[-1].attack += ", ignoring the model's outputs"
+            alternatives.append(alone)
+        others += [imputed, *alternatives]
     result = strongest_attacker(result, others, [imputed] if imputed is not None else [], shown)
     if imputed is not None:
         ours, theirs = result.summary(), imputed.summary()

@@ -113,11 +113,13 @@ def imputation_attack(
 
 def fit_imputation(
     result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, outputs: tuple[pd.DataFrame, pd.DataFrame] | None = None,
-    random_state: int = 0,
+    random_state: int = 0, also: list[AttackResult] | None = None,
 ) -> tuple[AttackResult, Callable[[pd.DataFrame], np.ndarray]]:
     """:func:`imputation_attack`'s result, and the fitted attacker as a function from a frame with
     its features (the known columns, then the outputs' columns when given) to its posterior over
-    ``result.values`` (rows × values), to apply to other people (the control)."""
+    ``result.values`` (rows × values), to apply to other people (the control). ``also``: a list
+    that receives the other candidate's result too (fitted on the whole reference, named
+    ``"imputation by <model>"``), for a portfolio that measures each."""
     known = list(result.groups.quasi_identifiers)
     sensitive = result.sensitive
     if not known and outputs is None:
@@ -127,11 +129,12 @@ def fit_imputation(
         data = pd.concat([data[known].reset_index(drop=True), outputs[0].reset_index(drop=True)], axis=1)
         reference = pd.concat([reference.reset_index(drop=True), outputs[1].reset_index(drop=True)], axis=1)
         known = [*known, *outputs[0].columns]
-    return _fit(result, data, reference, known, sensitive, random_state)
+    return _fit(result, data, reference, known, sensitive, random_state, also)
 
 
 def _fit(
     result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, known: list[str], sensitive: str, random_state: int,
+    also: list[AttackResult] | None = None,
 ) -> tuple[AttackResult, Callable[[pd.DataFrame], np.ndarray]]:
     from sklearn.model_selection import train_test_split
 
@@ -155,32 +158,46 @@ def _fit(
             for name, model in _candidates(X, known, random_state).items()
         }
         best = max(scores, key=lambda k: scores[k])
-        model = _candidates(X, known, random_state)[best].fit(X, y)
+        fitted = {name: model.fit(X, y) for name, model in _candidates(X, known, random_state).items() if name == best or also is not None}
+    model = fitted[best]
+    groups = QIGroups.from_frame(data, known)
+    if also is not None:
+        for name, other in fitted.items():
+            if name != best:
+                also.append(_imputed(result, groups, _posterior(other, data.iloc[groups.first_rows()], known, len(result.values)), name, f"imputation by {name}"))
 
     def posterior_of(frame: pd.DataFrame) -> np.ndarray:
-        out = np.zeros((len(frame), len(result.values)))
-        with threadpool_limits(limits=1):
-            out[:, model.classes_] = model.predict_proba(frame[known])
-        return out
+        return _posterior(model, frame, known, len(result.values))
 
-    groups = QIGroups.from_frame(data, known)
-    posterior = posterior_of(data.iloc[groups.first_rows()])
-    out = AttackResult(
-        attack="imputation",
-        sensitive=sensitive,
+    out = _imputed(result, groups, posterior_of(data.iloc[groups.first_rows()]), best, "imputation")
+    out.details = {"model": best, "held_out_accuracy": scores, "reference_rows": len(reference)}
+    if left_out["rows"]:
+        out.details["reference_rows_left_out"] = left_out
+    return out, posterior_of
+
+
+def _posterior(model: Any, frame: pd.DataFrame, known: list[str], n_values: int) -> np.ndarray:
+    """A fitted attacker's posterior over the audit's values (rows × values)."""
+    out = np.zeros((len(frame), n_values))
+    with threadpool_limits(limits=1):
+        out[:, model.classes_] = model.predict_proba(frame[known])
+    return out
+
+
+def _imputed(result: AttackResult, groups: QIGroups, posterior: np.ndarray, model: str, name: str) -> AttackResult:
+    """The result of an attacker fitted on the reference, over ``result``'s people and values."""
+    return AttackResult(
+        attack=name,
+        sensitive=result.sensitive,
         values=result.values,
         groups=groups,
         posterior=posterior,
-        provenance=[f"{best} fitted on the reference sample"] * groups.n_groups,
+        provenance=[f"{model} fitted on the reference sample"] * groups.n_groups,
         targets=result.targets,
         exposed=np.zeros(groups.n_records, dtype=bool),
         true_codes=result.true_codes,
         row_ids=result.row_ids,
     )
-    out.details = {"model": best, "held_out_accuracy": scores, "reference_rows": len(reference)}
-    if left_out["rows"]:
-        out.details["reference_rows_left_out"] = left_out
-    return out, posterior_of
 
 
 def _rate(hits: np.ndarray) -> dict[str, Any]:
