@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from threadpoolctl import threadpool_limits
 
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.bound_propagation import forced_types
@@ -132,6 +133,10 @@ class ForestSolveOptions:
     #: Called after bound propagation, after each Newton step and around the face's linear
     #: programme with a :class:`ForestProgress` (``None``: silent).
     progress: Callable[[ForestProgress], None] | None = None
+    #: Threads the numerical libraries (BLAS, OpenMP) may use during the solve (``None``: as they
+    #: are). One by default: on a shared 2-core machine a contended pool made an insider audit of
+    #: 100 trees of depth 8 over 3,000 Adult rows take 157 s instead of 41 s.
+    threads: int | None = 1
 
 
 @dataclass(frozen=True)
@@ -255,8 +260,11 @@ def solve_forest(
     were found. The answer is checked against every original row as always. ``options``: the
     solver's settings (:class:`ForestSolveOptions`; ``None``: the defaults).
     """
-    start = time.perf_counter()
     options = ForestSolveOptions() if options is None else options
+    if options.threads is not None:
+        with threadpool_limits(limits=options.threads):
+            return solve_forest(problem, tol, feasible, replace(options, threads=None))
+    start = time.perf_counter()
 
     def report(phase: str, step: int, violation: float) -> None:
         if options.progress is not None:
