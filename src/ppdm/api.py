@@ -687,7 +687,7 @@ def _coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: boo
             except PpdmError:
                 continue
         r.attack = f"maxent knowing only {', '.join(fewer.known or ()) or 'no column'}" if fewer.outputs == threat.outputs else {
-            "label": "maxent seeing the predicted label, not the score", None: "maxent ignoring the model's outputs"}[fewer.outputs]
+            "label": "maxent seeing only the predicted label", None: "maxent ignoring the model's outputs"}[fewer.outputs]
         out.append(r)
     return out
 
