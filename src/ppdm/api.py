@@ -21,7 +21,7 @@ import importlib
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ import pandas as pd
 
 from ppdm.attacks.membership import MembershipResult
 from ppdm.attacks.result import AttackResult, result_json
+from ppdm.attacks.target import Target, default_target, parse_target
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
@@ -62,7 +63,9 @@ class Audit:
     ``estimate``: the maximum-entropy attack (``None`` with ``estimate=False``); ``proved``: the
     exact audit (``None`` unless ``exact=True``). ``model`` is the model as read, ``threat`` the
     threat model resolved against the table, ``table`` the records audited (after the
-    missing-value policy) and ``dropped_rows`` how many were left out.
+    missing-value policy) and ``dropped_rows`` how many were left out. ``target``: the privacy
+    target the audit is judged against (printed, stored in :meth:`to_dict` and used by
+    :meth:`report`); ``target_given``: whether it was chosen (``False``: the default one).
     """
 
     model: Model
@@ -74,6 +77,9 @@ class Audit:
     dropped_rows: int = 0
     reference: AttackResult | None = None
     membership: MembershipResult | None = None
+    target: Target = field(default_factory=default_target)
+    target_given: bool = False
+    sources: dict[str, Any] = field(default_factory=dict)
 
     @property
     def results(self) -> list[AttackResult]:
@@ -90,8 +96,47 @@ class Audit:
         from ppdm.report.summary import audit_lines
 
         if self.membership is not None:
-            return self.membership.lines() + (audit_lines(self.estimate, self.proved, top) if self.results else [])
-        return audit_lines(self.estimate, self.proved, top)
+            return self.membership.lines() + (audit_lines(self.estimate, self.proved, top) if self.results else []) + self.target_lines()
+        return audit_lines(self.estimate, self.proved, top) + self.target_lines()
+
+    def target_lines(self) -> list[str]:
+        """The target and whether each result meets it (the report's verdict line)."""
+        from ppdm.report.membership import membership_summary, membership_target, membership_verdict
+        from ppdm.report.verdict import target_line
+
+        if self.membership is not None and not self.results:
+            return [membership_verdict(membership_summary(self.membership, membership_target(self.target)), self.target)["lines"][-1]]
+        out = []
+        for name, r in (("estimate", self.estimate), ("exact audit", self.proved)):
+            if r is not None:
+                out.append(f"{name}: {target_line(r.summary(self.thresholds()), self.target)[1]}")
+        return out
+
+    def thresholds(self) -> tuple[float, ...]:
+        """The confidence levels the summaries count: the usual ones and the target's."""
+        from ppdm.metrics.baseline import DEFAULT_THRESHOLDS
+
+        return tuple(sorted({*DEFAULT_THRESHOLDS, *self.target.confidences}))
+
+    def release_record(self, *, frontier: Any = None, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The release record a disclosure-control team files with the model
+        (:func:`ppdm.report.record.release_record`): what was audited, against which target,
+        every attack's result beside its baseline, and the decision with its reasons.
+        ``frontier``: the defense search that chose this model (:meth:`DefenseResult.frontier_records`
+        or its JSON), so that the decision can say "release the defended model"; ``inputs``: the
+        input files by role (``{"model": path, "data": path}``), hashed with SHA-256 (default: what
+        :func:`audit` was given as paths)."""
+        from ppdm.report.record import release_record
+
+        return release_record(self, frontier=_frontier(frontier), inputs=inputs if inputs is not None else self.sources)
+
+    def save_record(self, path: str | Path, **kwargs: Any) -> dict[str, Any]:
+        """Write :meth:`release_record` as JSON, whole or not at all; returns it."""
+        from ppdm.report.record import record_json
+
+        record = self.release_record(**kwargs)
+        write_atomic(path, record_json(record))
+        return record
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -167,13 +212,14 @@ class Audit:
         """What ``ppdm audit --out`` writes: the estimate's JSON with the exact audit's under ``"exact"``
         (or the exact audit's alone); a membership audit's under ``"membership"`` and ``"candidates"``."""
         if self.membership is not None and not self.results:
-            return self.membership.to_dict()
+            return {**self.membership.to_dict(), "target": self.target.to_dict(self.target_given)}
         if self.estimate is None:
             assert self.proved is not None
-            return self.proved.to_dict()
-        payload = self.estimate.to_dict()
+            return {**self.proved.to_dict(self.thresholds()), "target": self.target.to_dict(self.target_given)}
+        payload = self.estimate.to_dict(self.thresholds())
         if self.proved is not None:
-            payload["exact"] = self.proved.to_dict()
+            payload["exact"] = self.proved.to_dict(self.thresholds())
+        payload["target"] = self.target.to_dict(self.target_given)
         return payload
 
     def save(self, path: str | Path) -> None:
@@ -193,7 +239,11 @@ class Audit:
         return the report's data (:func:`ppdm.report.build_report`; a membership audit gets its section)."""
         from ppdm.report import build_report, write_report
 
-        report = build_report(self.results, self.model, self.threat if self.results else None, frontier, title=title, membership=self.membership)
+        frontier = _frontier(frontier)
+        report = build_report(
+            self.results, self.model, self.threat if self.results else None, frontier, title=title, membership=self.membership,
+            target=self.target if self.target_given else None, record=self.release_record(frontier=frontier),
+        )
         write_report(report, path, json, pdf)
         return report
 
@@ -214,6 +264,24 @@ class RegressionAudit:
     intervals: Any
     table: pd.DataFrame
     dropped_rows: int = 0
+    target: Target = field(default_factory=default_target)
+    target_given: bool = False
+    sources: dict[str, Any] = field(default_factory=dict)
+
+    def release_record(self, *, frontier: Any = None, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The release record (:meth:`Audit.release_record`): a person whose interval is at most
+        ``tolerance`` wide counts as certain."""
+        from ppdm.report.record import release_record
+
+        return release_record(self, frontier=_frontier(frontier), inputs=inputs if inputs is not None else self.sources)
+
+    def save_record(self, path: str | Path, **kwargs: Any) -> dict[str, Any]:
+        """Write :meth:`release_record` as JSON, whole or not at all; returns it."""
+        from ppdm.report.record import record_json
+
+        record = self.release_record(**kwargs)
+        write_atomic(path, record_json(record))
+        return record
 
     def lines(self, top: int = 5) -> list[str]:
         """The summary ``ppdm audit`` prints (``top`` narrowest intervals)."""
@@ -277,6 +345,7 @@ def audit(
     client: Any = None,
     tolerance: float = 0.0,
     domain: Sequence[float] | None = None,
+    target: Target | str | None = None,
 ) -> Audit | RegressionAudit:
     """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
 
@@ -342,7 +411,36 @@ def audit(
     linear programmes' tight bounds within ``exact_time_limit``), its centre as the estimate, and
     how many people are pinned to within ``tolerance``, beside the prior's interval ``domain``
     (default: the target column's range).
+
+    ``target``: the privacy target the audit is judged against (a
+    :class:`~ppdm.attacks.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default
+    :data:`~ppdm.attacks.target.DEFAULT_TARGET`, or for a membership audit
+    :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
+    and what its report and release record (:meth:`Audit.release_record`) judge against.
     """
+    chosen = parse_target(target) if isinstance(target, str) else target
+    sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("reference", reference), ("holdout", holdout))
+               if isinstance(v, (str, Path))}  # fmt: skip
+    done = _audit(
+        model, data, threat, membership=membership, member_column=member_column, class_known=class_known, exact=exact, estimate=estimate,
+        missing=missing, labels=labels, internal=internal, time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
+        class_attribute=class_attribute, sample=sample, trees=trees, reference=reference, holdout=holdout, progress=progress,
+        solver_progress=solver_progress, client=client, tolerance=tolerance, domain=domain,
+    )
+    done.target = chosen if chosen is not None else default_target(membership is not None)
+    done.target_given = chosen is not None
+    done.sources = sources
+    return done
+
+
+def _audit(
+    model: Any, data: Any, threat: Any, *, membership: Any, member_column: str | None, class_known: bool | None, exact: bool, estimate: bool,
+    missing: Missing, labels: bool, internal: bool, time_limit: float | None, exact_time_limit: float | None,
+    exact_detail: Literal["certainty", "bounds"], class_attribute: str | None, sample: bool, trees: Any, reference: Any, holdout: Any,
+    progress: Callable[[int, int], None] | None, solver_progress: Callable[[Any], None] | None, client: Any, tolerance: float,
+    domain: Sequence[float] | None,
+) -> Audit | RegressionAudit:
+    """The audit :func:`audit` describes, before its target is attached."""
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
         return _membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit)
@@ -495,6 +593,17 @@ def _membership_audit(
 
 
 # -- inputs --------------------------------------------------------------------------------------
+def _frontier(frontier: Any) -> Any:
+    """A defense search's frontier: as given, or read from its JSON file (``ppdm defend --frontier``)."""
+    if isinstance(frontier, (str, Path)):
+        from ppdm.report.load import load_frontier
+
+        return load_frontier(frontier)
+    if hasattr(frontier, "frontier_records"):  # a DefenseResult
+        return frontier.frontier_records()
+    return frontier
+
+
 def _as_table(data: Any) -> Any:
     if isinstance(data, (str, Path)):
         from ppdm.data.datasets import load_csv

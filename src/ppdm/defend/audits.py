@@ -2,7 +2,7 @@
 
 An *auditor* takes a candidate tree (or forest), the training records and the resolved threat model and returns
 an :class:`~ppdm.attacks.result.AttackResult`, or ``None`` when its attack does not apply to
-this candidate. The search combines the results of every auditor (:class:`~ppdm.defend.targets.Evidence`):
+this candidate. The search combines the results of every auditor (:class:`~ppdm.attacks.target.Evidence`):
 a person counts as certain if *any* attack is certain about them. The default auditors are the
 maximum-entropy audit (paper 000) and the homogeneity attack that reads the leaves (paper 003
 §3.1), each over every tree of a forest at once. An audit that proves bounds (the exact audit) is one more auditor in the list.

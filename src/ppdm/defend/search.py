@@ -1,7 +1,7 @@
 """The defense search: the most accurate model to publish that meets a privacy target.
 
 Given a model (or the training data to learn one), a threat model and a target
-(:mod:`ppdm.defend.targets`), :func:`defend` builds the candidates (:mod:`ppdm.defend.candidates`:
+(:mod:`ppdm.attacks.target`), :func:`defend` builds the candidates (:mod:`ppdm.defend.candidates`:
 pruning Methods 1 and 2 of paper 003 §4.1, retraining with limits, kADET of paper 002, publishing
 less, an ε-DP tree as the baseline), audits each under the *same* threat model
 (:mod:`ppdm.defend.audits`), measures its accuracy, and returns the most accurate candidate that
@@ -35,6 +35,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.target import DEFAULT_TARGET, Evidence, Target, parse_target
 from ppdm.attacks.threat import ThreatModel, check_varies
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
@@ -67,7 +68,6 @@ from ppdm.defend.forest_candidates import (
     retrain_cost,
 )
 from ppdm.defend.membership import MembershipPopulation, membership_evidence, membership_population
-from ppdm.defend.targets import Evidence, Target, parse_target
 from ppdm.errors import DataError, ModelImportError, PpdmError, advising
 from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
@@ -79,9 +79,6 @@ from ppdm.tree.sklearn import tree_from_sklearn
 from ppdm.tree.sklearn_forest import forest_from_sklearn
 
 __all__ = ["DEFAULT_TARGET", "DefenseResult", "defend"]
-
-DEFAULT_TARGET = "certain=0,confident=0.01@0.9"
-"""Nobody certain; at most 1 % of the people at confidence ≥ 0.9 in their true value."""
 
 UNFINISHED = "unfinished (time budget)"
 
@@ -193,7 +190,7 @@ def defend(
     ``class_attribute``. ``learner``: how ``retrain`` candidates are trained (default: the
     model's own learner). ``threat``: the attacker (default: :class:`ThreatModel` defaults, paper
     000's); its ``publish`` caps what every candidate publishes (default: what the model holds).
-    ``target``: a :class:`Target` or its text (:func:`~ppdm.defend.targets.parse_target`).
+    ``target``: a :class:`Target` or its text (:func:`~ppdm.attacks.target.parse_target`).
     ``test``: rows to measure accuracy on (default: the training rows, stated in ``accuracy_on``).
     ``families``, ``grids``: which candidates (:mod:`ppdm.defend.candidates`); ``hierarchies``:
     generalization hierarchies for kADET. ``auditors``: the audits run on every candidate.
