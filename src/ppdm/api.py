@@ -418,32 +418,11 @@ def audit(
     :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
     and what its report and release record (:meth:`Audit.release_record`) judge against.
     """
-    chosen = parse_target(target) if isinstance(target, str) else target
-    sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("reference", reference), ("holdout", holdout))
-               if isinstance(v, (str, Path))}  # fmt: skip
-    done = _audit(
-        model, data, threat, membership=membership, member_column=member_column, class_known=class_known, exact=exact, estimate=estimate,
-        missing=missing, labels=labels, internal=internal, time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
-        class_attribute=class_attribute, sample=sample, trees=trees, reference=reference, holdout=holdout, progress=progress,
-        solver_progress=solver_progress, client=client, tolerance=tolerance, domain=domain,
-    )
-    done.target = chosen if chosen is not None else default_target(membership is not None)
-    done.target_given = chosen is not None
-    done.sources = sources
-    return done
-
-
-def _audit(
-    model: Any, data: Any, threat: Any, *, membership: Any, member_column: str | None, class_known: bool | None, exact: bool, estimate: bool,
-    missing: Missing, labels: bool, internal: bool, time_limit: float | None, exact_time_limit: float | None,
-    exact_detail: Literal["certainty", "bounds"], class_attribute: str | None, sample: bool, trees: Any, reference: Any, holdout: Any,
-    progress: Callable[[int, int], None] | None, solver_progress: Callable[[Any], None] | None, client: Any, tolerance: float,
-    domain: Sequence[float] | None,
-) -> Audit | RegressionAudit:
-    """The audit :func:`audit` describes, before its target is attached."""
+    sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
+                                 ("reference", reference), ("holdout", holdout)) if isinstance(v, (str, Path))}  # fmt: skip
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
-        return _membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit)
+        return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit), target, sources)
     if member_ids is not None or id_column is not None:
         raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
     if data is None:
@@ -482,7 +461,7 @@ def _audit(
             intervals.details["trees_audited"] = subset
         if dropped:
             intervals.details["dropped_rows"] = dropped
-        return RegressionAudit(published, resolved, intervals, counted, dropped)
+        return _targeted(RegressionAudit(published, resolved, intervals, counted, dropped), target, sources)
     if tolerance or domain is not None:
         raise PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes")
     if is_dask(table):
@@ -518,7 +497,7 @@ def _audit(
             r.details["sample"] = sampled
         if r is not None and subset is not None:
             r.details["trees_audited"] = subset
-    return Audit(published, resolved, result, proved, counted, weights, dropped, baseline)
+    return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)
 
 
 @dataclass
@@ -529,6 +508,16 @@ class _Population:
     truth: str | np.ndarray | None
     hidden: list[str]
     details: dict[str, Any]
+
+
+def _targeted(done: Any, target: Target | str | None, sources: dict[str, Any]) -> Any:
+    """``done`` (an :class:`Audit` or :class:`RegressionAudit`) with the target it is judged
+    against (the default one when ``target`` is ``None``) and the input files it read."""
+    chosen = parse_target(target) if isinstance(target, str) else target
+    done.target = chosen if chosen is not None else default_target(done.membership is not None and not done.results if isinstance(done, Audit) else False)
+    done.target_given = chosen is not None
+    done.sources = sources
+    return done
 
 
 def _membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None) -> _Population:

@@ -80,7 +80,7 @@ def build_report(
         "version": 1,
         "ppdm": _version(),
         "title": title or (_title(attacks) if attacks else MEMBERSHIP_TITLE),
-        "target": {**resolved.to_dict(given), "text": resolved.describe()},
+        "target": resolved.to_dict(given),
         "model": view,
         "attacks": attacks,
         "membership": member,
@@ -297,8 +297,8 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
 
 def accuracy_label(accuracy_on: object) -> str:
     """What a frontier's accuracy is, in words: on the training rows it says so (it flatters a
-    model that memorises them)."""
-    return "training accuracy" if accuracy_on == "training" else "test accuracy" if accuracy_on == "test" else "accuracy"
+    model that memorises them); on rows the search held out, or the test rows given, too."""
+    return {"training": "training accuracy", "test": "test accuracy", "held-out": "held-out accuracy"}.get(str(accuracy_on), "accuracy")
 
 
 def _title(attacks: list[dict[str, Any]]) -> str:

@@ -55,10 +55,10 @@ def _verdict_sections(report: dict[str, Any]) -> str:
     beside them or, alone, in their place."""
     attacks, member = report["attacks"], report.get("membership")
     if member is None:
-        return _verdicts(attacks, report["target"]["text"])
+        return _verdicts(attacks, report["target"]["describe"])
     if not attacks:
         return membership_html.verdict_section(member)
-    return _verdicts(attacks, report["target"]["text"]) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
+    return _verdicts(attacks, report["target"]["describe"]) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
 
 
 def _threat_sections(report: dict[str, Any]) -> str:

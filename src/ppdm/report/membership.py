@@ -60,7 +60,7 @@ def membership_section(
     p = result.probability
     return {
         "summary": summary,
-        "target": {**target.to_dict(), "text": target.describe()},
+        "target": target.to_dict(),
         "verdict": membership_verdict(summary, target),
         "roc": roc_curve(result.truth, p) if result.truth is not None and 0 < result.truth.sum() < len(p) else None,
         "p_member": {"t": THRESHOLDS.tolist(), "share": np.round(share_at_least(p), 6).tolist()},
@@ -206,7 +206,7 @@ def membership_advice(section: dict[str, Any]) -> list[str]:
             "every cell is reached by more candidates than it counts."
         )
     out.append(
-        f"Search a model meeting the membership target ({section['target']['text']}): ppdm defend --model MODEL --data DATA "
+        f"Search a model meeting the membership target ({section['target']['describe']}): ppdm defend --model MODEL --data DATA "
         "--membership --population CANDIDATES.csv --target 'members_proved=0,mia_tpr@1%<=0.02'."
     )
     return out

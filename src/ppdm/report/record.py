@@ -157,7 +157,9 @@ def _threat(audit: Any) -> dict[str, Any]:
             "non-members, with every model input) wants to tell who was a training record",
             "spec": None,
         }
-    return {"description": audit.threat.describe(), "spec": _plain(audit.threat.to_dict())}
+    printed = [getattr(r, "details", {}).get("threat_model") for _, r in _results(audit)]
+    described = next((str(p) for p in printed if p), None) or audit.threat.describe(min(audit.threat.publish or audit.model.disclosure, audit.model.disclosure))
+    return {"description": described, "spec": _plain(audit.threat.to_dict())}
 
 
 def _results(audit: Any) -> list[tuple[str, Any]]:

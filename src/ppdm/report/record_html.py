@@ -10,6 +10,9 @@ import json
 from html import escape
 from typing import Any
 
+from ppdm.attacks.target import parse_target
+from ppdm.report.verdict import format_value
+
 _BADGE = {"release": "meets", "release the defended model": "meets", "do not release": "fails"}
 
 
@@ -24,7 +27,7 @@ def section_html(report: dict[str, Any]) -> str:
     parts = [
         '<section id="release"><h2>Release record</h2>',
         f'<div class="card {level}" data-decision="{escape(release["decision"])}"><span class="badge">{escape(release["decision"])}</span>'
-        f'<p class="headline">Decision: {escape(release["decision"])}, against the target {escape(report["target"]["text"])}.</p>'
+        f'<p class="headline">Decision: {escape(release["decision"])}, against the target: {escape(report["target"]["describe"])} (<code>{escape(report["target"]["text"])}</code>).</p>'
         f"<ul>{reasons}</ul></div>",
     ]
     if record is not None:
@@ -57,11 +60,12 @@ def _record_tables(record: dict[str, Any]) -> str:
         f"<tr><td>{escape(i['role'])}</td><td>{escape(i['path'] or i.get('note', ''))}</td><td class=\"hash\">{escape(i['sha256'])}</td></tr>"
         for i in record["inputs"]
     )
+    target = parse_target(record["target"]["text"])
     measures = "".join(
-        f"<tr><td>{escape(a['role'])}: {escape(a['attack'])}</td><td>{escape(name)}</td><td>{escape(_short(value))}</td>"
-        f"<td>{escape(a['target'][name])}</td></tr>"
+        f"<tr><td>{escape(a['role'])}: {escape(a['attack'])}</td><td>{escape(m.name)}</td><td>{escape(format_value(m, a['measures'].get(m.name)))}</td>"
+        f"<td>{escape(m.describe())}</td><td>{escape(a['target'].get(m.name, 'not measured'))}</td></tr>"
         for a in record["attacks"]
-        for name, value in a["measures"].items()
+        for m in target.measures
     )
     input_table = (
         f'<div class="tablewrap"><table><thead><tr><th>input</th><th>file</th><th>SHA-256</th></tr></thead><tbody>{inputs}</tbody></table></div>'
@@ -69,7 +73,7 @@ def _record_tables(record: dict[str, Any]) -> str:
     )  # fmt: skip
     return (
         f'<div class="tablewrap"><table class="facts"><tbody>{rows}</tbody></table></div>{input_table}'
-        f'<div class="tablewrap"><table><thead><tr><th>attack</th><th>measure</th><th>value</th><th>against the target</th></tr></thead>'
+        f'<div class="tablewrap"><table><thead><tr><th>attack</th><th>measure</th><th>value</th><th>limit</th><th>against the target</th></tr></thead>'
         f"<tbody>{measures}</tbody></table></div>"
     )
 
