@@ -176,7 +176,7 @@ def test_a_learner_can_be_given_for_a_forest_of_another_kind(nursery):
     learner = Learner(RandomForestClassifier(n_estimators=2, random_state=0))
     result = defend(train, THREAT, TARGET, model=forest, learner=learner, families=["retrain"], grids=Grids(n_estimators=(1,), max_depth=(), min_samples_leaf=()),
                     auditors=DEFAULT_AUDITORS[1:], progress=False)  # fmt: skip
-    assert list(result.frontier["label"]) == ["unprotected (input model)", "RandomForestClassifier n_estimators=1", "RandomForestClassifier bootstrap=False"]
+    assert list(result.frontier["label"]) == ["unprotected (input model, fitted again on the training part)", "RandomForestClassifier n_estimators=1", "RandomForestClassifier bootstrap=False"]
 
 
 def test_the_deadline_leaves_a_timer_armed_by_someone_else_alone():
@@ -215,7 +215,7 @@ def test_a_partial_knowledge_threat_on_a_forest_too_large_to_enumerate(adult_tra
     result = defend(forest, train, threat, target, grids=grids, families=["retrain", "publish-less"], progress=False, time_budget=240)
     first = result.frontier.iloc[0]
     assert first["status"] == "audited"
-    again = ppdm.audit(result.chosen, train, threat).estimate
+    again = ppdm.audit(result.chosen, result.train, threat).estimate  # the rows it was fitted on: the held-out ones are not
     assert again.details.get("method") == "pooled" or result.chosen.n_trees == 1
     certain = again.exposed_right().sum()
     confident = float((again.confidence_in_truth() >= 0.9 - 1e-9).mean())
