@@ -29,10 +29,16 @@ def test_the_readme_walkthrough_runs_as_written(tmp_path):
     env = os.environ | {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", "COLUMNS": "200"}
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", walkthrough()], cwd=work, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    for name in ("loan_tree.json", "before.json", "before.html", "safer.json", "frontier.json", "after.json", "after.html"):
+    for name in ("loan_tree.json", "before.json", "before.html", "safer.json", "frontier.json", "fitted.csv", "after.json", "after.html", "release.json"):
         assert (work / name).stat().st_size > 0, name
     before, after = json.loads((work / "before.json").read_text()), json.loads((work / "after.json").read_text())
     assert before["summary"]["certain_right"] > 0  # the published tree proves some customers' Education
     assert after["summary"]["certain_right"] == 0  # what the search chose proves nobody's
     assert "[node 0]" in done.stdout and "prior alone" in done.stdout
     assert "<svg" in (work / "after.html").read_text()
+    # one target from the search to the report and the record: the defended model's report says "target met"
+    report = json.loads((work / "after.report.json").read_text())
+    assert after["target"]["text"] == report["target"]["text"] == "certain=0,confident=0.01@0.9"
+    assert [a["verdict"]["level"] for a in report["attacks"]] == ["meets"] and "target met" in (work / "after.html").read_text()
+    record = json.loads((work / "release.json").read_text())
+    assert record["decision"] == "release the defended model" and "held-out" in done.stdout

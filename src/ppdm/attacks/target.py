@@ -110,6 +110,8 @@ class Evidence:
             raise PpdmError("the audits of one candidate cover different numbers of records")
         if any(r.true_codes is None for r in results):
             raise PpdmError("measuring a target needs the true sensitive values in the data")
+        # certain and right by an attack's own exposures (what it can stand behind: a rule's point
+        # prediction at probability 1 is a belief, counted by ``confident``, not a certainty)
         certain = np.logical_or.reduce([r.exposed_right() for r in results])
         confidence = np.maximum.reduce([c for c in (r.confidence_in_truth() for r in results) if c is not None])
         targets = np.logical_and.reduce([r.targets for r in results])

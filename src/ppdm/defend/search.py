@@ -43,6 +43,7 @@ from ppdm.defend.audits import (
     Model,
     audit_until,
     cheap_first,
+    reported_attacker,
     spans_of,
 )
 from ppdm.defend.candidates import (
@@ -629,6 +630,8 @@ def _evaluate(
         if target.needs_attacks:
             enough = (lambda done: target.missed_by(Evidence.from_results(done))) if stop_when_missed else None
             results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
+            strongest = reported_attacker(results, tree, data, threat)  # the attacker the chosen model's audit will report
+            results = [*results, strongest] if strongest is not None else results
             spans = spans_of(tree, data, threat) if target.needs_spans else None
             evidence = Evidence.from_results(results, spans)
             if reference_of is not None:

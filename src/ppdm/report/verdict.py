@@ -56,8 +56,10 @@ def measured(summary: dict[str, Any], target: Target) -> dict[str, float | None]
 
 def _value(m: RiskMeasure, summary: dict[str, Any]) -> float | None:
     if isinstance(m, Certain):
-        # without the truth, the attacker's certain guesses (right or wrong): an upper bound
-        found = summary.get("certain_right", summary.get("exposed_records")) if "baseline" in summary else summary.get("certain_records")
+        # with the truth, the people the attack exposes (certain by what it can stand behind, and
+        # right), as the defense search counts them (:class:`~ppdm.attacks.target.Evidence`); without
+        # it, the attacker's certain guesses, right or wrong: an upper bound
+        found = summary.get("exposed_records", summary.get("certain_right")) if "baseline" in summary else summary.get("certain_records")
         return None if found is None else float(found)
     if isinstance(m, Confident):
         held = summary.get("confidence_in_true_value", {}).get(key_of(m.at))
