@@ -53,9 +53,10 @@ _TARGET_HELP = (
 )
 
 _EPILOG = (
-    "Every candidate is audited under the same threat model (the maximum-entropy audit and the leaf-reading "
-    "homogeneity attack: 'certain' means certain by these audits) and its accuracy measured; the chosen model "
-    "is the most accurate one meeting the target. Exit status 1 when no candidate meets it."
+    "Every candidate is fitted on the training part and audited under the same threat model (the maximum-entropy audit, "
+    "the leaf-reading homogeneity attack and the attacker ppdm audit reports: 'certain' means certain by these audits) and "
+    "its accuracy measured on the held-out rows (or --test); the chosen model is the most accurate one meeting the target. "
+    "Exit status 1 when no candidate meets it."
 )
 
 
@@ -286,7 +287,7 @@ def _hierarchies(path: Path | None, dataset: str | None) -> dict | None:
 def _print_result(result: DefenseResult, top: int) -> None:
     frame = result.frontier
     console.print(result.threat.describe(), highlight=False)
-    by = "certain = by the audits run: maximum entropy and the leaf-reading homogeneity attack"
+    by = "certain = by the audits run: maximum entropy, the leaf-reading homogeneity attack and the attacker ppdm audit reports"
     if result.target.needs_membership:
         by = ("" if not result.target.needs_attacks else by + "; ") + "membership = the membership audit over the training rows and the non-members"
     console.print(f"target: {result.target.describe()} ({by}): {result.target.to_text()}", highlight=False)

@@ -68,7 +68,8 @@ def write_html_report(
             console.print(f"{attack['name']}: {attack['verdict']['headline']}", highlight=False)
         if report.get("membership"):
             console.print(f"membership: {report['membership']['verdict']['headline']}", highlight=False)
-        console.print(f"release decision: {report['release']['decision']} ({report['release']['reasons'][0]})", highlight=False)
+        if record is None:  # a release record announces its decision itself
+            console.print(f"release decision: {report['release']['decision']} ({report['release']['reasons'][0]})", highlight=False)
         written = ", ".join(str(p) for p in (out, data, pdf) if p is not None)
         console.print(f"wrote {written}", highlight=False)
 

@@ -270,10 +270,11 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
     if not isinstance(frontier, (list, tuple)):
         raise ReportError(f"frontier points: expected a list of (accuracy, risk, label), got {type(frontier).__name__}")
     points, not_audited = [], []
-    accuracy_on = None
+    accuracy_on, held_out = None, None
     for i, p in enumerate(frontier):
         if isinstance(p, dict):
             accuracy_on = accuracy_on or p.get("accuracy_on")
+            held_out = held_out or p.get("held_out")
             accuracy, risk, label, chosen = p.get("accuracy"), p.get("risk"), p.get("label", f"candidate {i}"), bool(p.get("chosen"))
             if accuracy is None and risk is None and p.get("status", "audited") != "audited":
                 # a candidate the defense search could not audit (failed, or past its time budget):
@@ -292,7 +293,19 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
         if not 0 <= acc <= 1 or rk < 0:
             raise ReportError(f"frontier point {i}: accuracy {acc:g} must be from 0 to 1 and risk {rk:g} at least 0")
         points.append({"accuracy": acc, "risk": rk, "label": str(label), "chosen": chosen})
-    return {"risk": risk_name, "points": points, "not_audited": not_audited, "accuracy": accuracy_label(accuracy_on)}
+    return {"risk": risk_name, "points": points, "not_audited": not_audited, "accuracy": accuracy_label(accuracy_on), "held_out": held_out_words(held_out)}
+
+
+def held_out_words(split: Any) -> str | None:
+    """Which rows the search held out for accuracy, in a sentence (``None`` without a split)."""
+    if not isinstance(split, dict) or not split.get("rows"):
+        return None
+    how = f"stratified by {split.get('by')!r}" if split.get("stratified") else "not stratified"
+    again = "; the input model was fitted again on them" if split.get("refitted") else ""
+    return (
+        f"Accuracy held out: {split['rows']:,} of {split.get('of', 0):,} rows ({100 * float(split.get('share', 0)):g} %, {how}, seed "
+        f"{split.get('seed')}); every candidate was fitted and audited on the other {split.get('training_rows', 0):,}{again}."
+    )
 
 
 def accuracy_label(accuracy_on: object) -> str:

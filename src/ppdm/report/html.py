@@ -211,7 +211,8 @@ def _frontier(report: dict[str, Any]) -> str:
     rows = "".join(_frontier_row(p) for p in front["points"])
     return (
         f'<section id="frontier"><h2>Defense search: {escape(front.get("accuracy", "accuracy"))} against risk</h2>'
-        f"<figure>{frontier_figure(front['points'], front['risk'], 'fig-frontier', target, front.get('accuracy', 'accuracy'))}"
+        + (f'<p class="note">{escape(front["held_out"])}</p>' if front.get("held_out") else "")
+        + f"<figure>{frontier_figure(front['points'], front['risk'], 'fig-frontier', target, front.get('accuracy', 'accuracy'))}"
         "<figcaption>Every candidate the search audited; the grey line joins those no other candidate beats on both "
         "accuracy and risk; green: the candidate chosen.</figcaption></figure>"
         f'<div class="tablewrap"><table><thead><tr><th>candidate</th><th>{escape(front.get("accuracy", "accuracy"))}</th><th>{escape(front["risk"])}</th><th></th></tr>'

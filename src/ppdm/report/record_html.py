@@ -55,6 +55,7 @@ def _record_tables(record: dict[str, Any]) -> str:
     ]
     if model.get("trees_audited"):
         facts.append(("trees audited", model["trees_audited"]))
+    facts += [(f"{a['role']}: {a['attack']}", line) for a in record["attacks"] if (line := _against_baseline(a))]
     rows = "".join(f"<tr><th>{escape(k)}</th><td>{escape(str(v))}</td></tr>" for k, v in facts)
     inputs = "".join(
         f"<tr><td>{escape(i['role'])}</td><td>{escape(i['path'] or i.get('note', ''))}</td><td class=\"hash\">{escape(i['sha256'])}</td></tr>"
@@ -76,6 +77,18 @@ def _record_tables(record: dict[str, Any]) -> str:
         f'<div class="tablewrap"><table><thead><tr><th>attack</th><th>measure</th><th>value</th><th>limit</th><th>against the target</th></tr></thead>'
         f"<tbody>{measures}</tbody></table></div>"
     )
+
+
+def _against_baseline(attack: dict[str, Any]) -> str | None:
+    """The attack's accuracy beside the prior's, and the model-free attacker's when measured."""
+    result, prior = attack["result"], attack["baselines"].get("prior") or {}
+    if result.get("attacker_accuracy") is None or prior.get("accuracy") is None:
+        return None
+    line = f"right for {100 * result['attacker_accuracy']:.1f} % of people; the prior alone {100 * prior['accuracy']:.1f} %"
+    reference = attack["baselines"].get("reference")
+    if reference and reference.get("accuracy") is not None:
+        line += f"; a model-free attacker on a population sample {100 * reference['accuracy']:.1f} %"
+    return line
 
 
 def _short(value: Any) -> str:
