@@ -21,7 +21,7 @@ import importlib
 import math
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +30,7 @@ import pandas as pd
 
 from ppdm.attacks.membership import MembershipResult
 from ppdm.attacks.result import AttackResult, result_json
+from ppdm.attacks.target import Target, default_target, parse_target
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
@@ -63,7 +64,9 @@ class Audit:
     ``estimate``: the maximum-entropy attack (``None`` with ``estimate=False``); ``proved``: the
     exact audit (``None`` unless ``exact=True``). ``model`` is the model as read, ``threat`` the
     threat model resolved against the table, ``table`` the records audited (after the
-    missing-value policy) and ``dropped_rows`` how many were left out.
+    missing-value policy) and ``dropped_rows`` how many were left out. ``target``: the privacy
+    target the audit is judged against (printed, stored in :meth:`to_dict` and used by
+    :meth:`report`); ``target_given``: whether it was chosen (``False``: the default one).
     """
 
     model: Model
@@ -75,6 +78,9 @@ class Audit:
     dropped_rows: int = 0
     reference: AttackResult | None = None
     membership: MembershipResult | None = None
+    target: Target = field(default_factory=default_target)
+    target_given: bool = False
+    sources: dict[str, Any] = field(default_factory=dict)
 
     @property
     def results(self) -> list[AttackResult]:
@@ -91,8 +97,47 @@ class Audit:
         from ppdm.report.summary import audit_lines
 
         if self.membership is not None:
-            return self.membership.lines() + (audit_lines(self.estimate, self.proved, top) if self.results else [])
-        return audit_lines(self.estimate, self.proved, top)
+            return self.membership.lines() + (audit_lines(self.estimate, self.proved, top) if self.results else []) + self.target_lines()
+        return audit_lines(self.estimate, self.proved, top) + self.target_lines()
+
+    def target_lines(self) -> list[str]:
+        """The target and whether each result meets it (the report's verdict line)."""
+        from ppdm.report.membership import membership_summary, membership_target, membership_verdict
+        from ppdm.report.verdict import target_line
+
+        if self.membership is not None and not self.results:
+            return [membership_verdict(membership_summary(self.membership, membership_target(self.target)), self.target)["lines"][-1]]
+        out = []
+        for name, r in (("estimate", self.estimate), ("exact audit", self.proved)):
+            if r is not None:
+                out.append(f"{name}: {target_line(r.summary(self.thresholds()), self.target)[1]}")
+        return out
+
+    def thresholds(self) -> tuple[float, ...]:
+        """The confidence levels the summaries count: the usual ones and the target's."""
+        from ppdm.metrics.baseline import DEFAULT_THRESHOLDS
+
+        return tuple(sorted({*DEFAULT_THRESHOLDS, *self.target.confidences}))
+
+    def release_record(self, *, frontier: Any = None, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The release record a disclosure-control team files with the model
+        (:func:`ppdm.report.record.release_record`): what was audited, against which target,
+        every attack's result beside its baseline, and the decision with its reasons.
+        ``frontier``: the defense search that chose this model (:meth:`DefenseResult.frontier_records`
+        or its JSON), so that the decision can say "release the defended model"; ``inputs``: the
+        input files by role (``{"model": path, "data": path}``), hashed with SHA-256 (default: what
+        :func:`audit` was given as paths)."""
+        from ppdm.report.record import release_record
+
+        return release_record(self, frontier=_frontier(frontier), inputs=inputs if inputs is not None else self.sources)
+
+    def save_record(self, path: str | Path, **kwargs: Any) -> dict[str, Any]:
+        """Write :meth:`release_record` as JSON, whole or not at all; returns it."""
+        from ppdm.report.record import record_json
+
+        record = self.release_record(**kwargs)
+        write_atomic(path, record_json(record))
+        return record
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -168,13 +213,14 @@ class Audit:
         """What ``ppdm audit --out`` writes: the estimate's JSON with the exact audit's under ``"exact"``
         (or the exact audit's alone); a membership audit's under ``"membership"`` and ``"candidates"``."""
         if self.membership is not None and not self.results:
-            return self.membership.to_dict()
+            return {**self.membership.to_dict(), "target": self.target.to_dict(self.target_given)}
         if self.estimate is None:
             assert self.proved is not None
-            return self.proved.to_dict()
-        payload = self.estimate.to_dict()
+            return {**self.proved.to_dict(self.thresholds()), "target": self.target.to_dict(self.target_given)}
+        payload = self.estimate.to_dict(self.thresholds())
         if self.proved is not None:
-            payload["exact"] = self.proved.to_dict()
+            payload["exact"] = self.proved.to_dict(self.thresholds())
+        payload["target"] = self.target.to_dict(self.target_given)
         return payload
 
     def save(self, path: str | Path) -> None:
@@ -194,7 +240,11 @@ class Audit:
         return the report's data (:func:`ppdm.report.build_report`; a membership audit gets its section)."""
         from ppdm.report import build_report, write_report
 
-        report = build_report(self.results, self.model, self.threat if self.results else None, frontier, title=title, membership=self.membership)
+        frontier = _frontier(frontier)
+        report = build_report(
+            self.results, self.model, self.threat if self.results else None, frontier, title=title, membership=self.membership,
+            target=self.target if self.target_given else None, record=self.release_record(frontier=frontier),
+        )
         write_report(report, path, json, pdf)
         return report
 
@@ -215,6 +265,24 @@ class RegressionAudit:
     intervals: Any
     table: pd.DataFrame
     dropped_rows: int = 0
+    target: Target = field(default_factory=default_target)
+    target_given: bool = False
+    sources: dict[str, Any] = field(default_factory=dict)
+
+    def release_record(self, *, frontier: Any = None, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The release record (:meth:`Audit.release_record`): a person whose interval is at most
+        ``tolerance`` wide counts as certain."""
+        from ppdm.report.record import release_record
+
+        return release_record(self, frontier=_frontier(frontier), inputs=inputs if inputs is not None else self.sources)
+
+    def save_record(self, path: str | Path, **kwargs: Any) -> dict[str, Any]:
+        """Write :meth:`release_record` as JSON, whole or not at all; returns it."""
+        from ppdm.report.record import record_json
+
+        record = self.release_record(**kwargs)
+        write_atomic(path, record_json(record))
+        return record
 
     def lines(self, top: int = 5) -> list[str]:
         """The summary ``ppdm audit`` prints (``top`` narrowest intervals)."""
@@ -279,6 +347,7 @@ def audit(
     client: Any = None,
     tolerance: float = 0.0,
     domain: Sequence[float] | None = None,
+    target: Target | str | None = None,
 ) -> Audit | RegressionAudit:
     """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
 
@@ -347,10 +416,18 @@ def audit(
     linear programmes' tight bounds within ``exact_time_limit``), its centre as the estimate, and
     how many people are pinned to within ``tolerance``, beside the prior's interval ``domain``
     (default: the target column's range).
+
+    ``target``: the privacy target the audit is judged against (a
+    :class:`~ppdm.attacks.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default
+    :data:`~ppdm.attacks.target.DEFAULT_TARGET`, or for a membership audit
+    :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
+    and what its report and release record (:meth:`Audit.release_record`) judge against.
     """
+    sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
+                                 ("reference", reference), ("holdout", holdout)) if isinstance(v, (str, Path))}  # fmt: skip
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
-        return _membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit)
+        return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit), target, sources)
     if member_ids is not None or id_column is not None:
         raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
     if data is None:
@@ -389,7 +466,7 @@ def audit(
             intervals.details["trees_audited"] = subset
         if dropped:
             intervals.details["dropped_rows"] = dropped
-        return RegressionAudit(published, resolved, intervals, counted, dropped)
+        return _targeted(RegressionAudit(published, resolved, intervals, counted, dropped), target, sources)
     if tolerance or domain is not None:
         raise PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes")
     if is_dask(table):
@@ -433,7 +510,7 @@ def audit(
             r.details["sample"] = sampled
         if r is not None and subset is not None:
             r.details["trees_audited"] = subset
-    return Audit(published, resolved, result, proved, counted, weights, dropped, baseline)
+    return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)
 
 
 @dataclass
@@ -444,6 +521,16 @@ class _Population:
     truth: str | np.ndarray | None
     hidden: list[str]
     details: dict[str, Any]
+
+
+def _targeted(done: Any, target: Target | str | None, sources: dict[str, Any]) -> Any:
+    """``done`` (an :class:`Audit` or :class:`RegressionAudit`) with the target it is judged
+    against (the default one when ``target`` is ``None``) and the input files it read."""
+    chosen = parse_target(target) if isinstance(target, str) else target
+    done.target = chosen if chosen is not None else default_target(done.membership is not None and not done.results if isinstance(done, Audit) else False)
+    done.target_given = chosen is not None
+    done.sources = sources
+    return done
 
 
 def _membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None) -> _Population:
@@ -508,6 +595,17 @@ def _membership_audit(
 
 
 # -- inputs --------------------------------------------------------------------------------------
+def _frontier(frontier: Any) -> Any:
+    """A defense search's frontier: as given, or read from its JSON file (``ppdm defend --frontier``)."""
+    if isinstance(frontier, (str, Path)):
+        from ppdm.report.load import load_frontier
+
+        return load_frontier(frontier)
+    if hasattr(frontier, "frontier_records"):  # a DefenseResult
+        return frontier.frontier_records()
+    return frontier
+
+
 def _as_table(data: Any) -> Any:
     if isinstance(data, (str, Path)):
         from ppdm.data.datasets import load_csv

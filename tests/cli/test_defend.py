@@ -40,16 +40,19 @@ def test_defend_a_model_file_writes_the_chosen_model_and_the_frontier(run, files
     result = run(
         "defend", "--model", files / "tree.json", "--data", files / "train.csv", "--known", KNOWN, "--publish", "error-rates",
         "--families", "pruning,publish-less", "--quick", "--out", tmp_path / "chosen.json", "--frontier", tmp_path / "frontier.json",
+        "--train-out", tmp_path / "fitted.csv",
     )
     assert result.exit_code == 0, result.output
     assert "target: nobody certain, ≤ 1 % at confidence ≥ 0.9" in result.output
-    assert "unprotected model: training accuracy" in result.output and "chosen: " in result.output
+    assert "unprotected model: held-out accuracy" in result.output and "chosen: " in result.output
+    assert "accuracy: held-out, on 750 of the 3,000 rows (25 %, stratified by 'education', seed 0)" in result.output
     records = json.loads((tmp_path / "frontier.json").read_text(encoding="utf-8"))
     assert len(records) == 1 + 6 + 1 and all({"label", "accuracy", "risk", "meets_target"} <= set(r) for r in records)
     chosen = load_tree(tmp_path / "chosen.json")
     assert chosen.disclosure.value in ("error-rates", "labels")
     # audited again on its own, the written model meets the target
-    frame = load_csv(files / "train.csv")[0]
+    frame = load_csv(tmp_path / "fitted.csv")[0]  # the rows the chosen model was fitted on
+    assert len(frame) == 2250
     audit = maxent_attack(chosen, frame, threat=ThreatModel(known=tuple(QI)))
     assert audit.exposed_right().sum() == 0
     assert (audit.confidence_in_truth() >= 0.9 - 1e-9).mean() <= 0.01
@@ -61,7 +64,8 @@ def test_defend_trains_from_data_and_holds_out_a_test_share(run, files):
         "--target", "certain=0", "--top", "3",
     )
     assert result.exit_code == 0, result.output
-    assert "test accuracy" in result.output and "best DP baseline: DP tree" in result.output
+    assert "held-out accuracy" in result.output and "best DP baseline: DP tree" in result.output
+    assert "accuracy: held-out, on 750 of the 3,000 rows (25 %, stratified by 'education', seed 0)" in result.output
     assert "model publishes error-rates" in result.output
 
 

@@ -35,10 +35,11 @@ def files(tmp_path_factory):
 def test_defend_a_forest_file_writes_the_chosen_forest_and_the_frontier(run, files, tmp_path):
     result = run(
         "defend", "--model", files / "forest.json", "--data", files / "train.csv", "--known", KNOWN, "--quick",
-        "--out", tmp_path / "chosen.json", "--frontier", tmp_path / "frontier.json",
+        "--out", tmp_path / "chosen.json", "--frontier", tmp_path / "frontier.json", "--train-out", tmp_path / "fitted.csv",
     )
     assert result.exit_code == 0, result.output
-    assert "unprotected model: training accuracy" in result.output and "chosen: " in result.output
+    assert "unprotected model: held-out accuracy" in result.output and "chosen: " in result.output
+    assert "accuracy: held-out, on 150 of the 600 rows (25 %, stratified by 'class', seed 0); every candidate fitted and audited on the other 450" in result.output
     assert "best DP baseline: DP forest ε=1, 10 trees, depth 4" in result.output
     assert "≥ = a lower bound: the audits stopped once the target was missed" in result.output
     records = json.loads((tmp_path / "frontier.json").read_text(encoding="utf-8"))
@@ -47,7 +48,8 @@ def test_defend_a_forest_file_writes_the_chosen_forest_and_the_frontier(run, fil
     assert len(chosen) == 1 and chosen[0]["meets_target"]
     forest = load_forest(tmp_path / "chosen.json")  # a ppdm-forest file, as published
     assert forest.trees[0].disclosure.value == chosen[0]["publish"]
-    frame = load_csv(files / "train.csv")[0]
+    frame = load_csv(tmp_path / "fitted.csv")[0]  # the rows the chosen forest was fitted on
+    assert len(frame) == 450 and forest.n_records == 450
     audit = maxent_attack(forest, frame, threat=ThreatModel(known=tuple(FEATURES)))
     assert audit.exposed_right().sum() == 0
     assert (audit.confidence_in_truth() >= 0.9 - 1e-9).mean() <= 0.01

@@ -34,12 +34,15 @@ def test_cli_searches_a_membership_target(run, files, tmp_path):
     out = tmp_path / "chosen.json"
     result = run(
         "defend", "--model", files / "deep.json", "--data", files / "train.csv", "--membership", "--population", files / "others.csv",
-        "--quick", "--families", "pruning,retrain", "--out", out,
+        "--quick", "--families", "pruning,retrain", "--out", out, "--train-out", tmp_path / "fitted.csv",
     )
     assert result.exit_code == 0, result.output
     assert "target: nobody proved a member, membership TPR ≤ 2% at 1% FPR" in result.output
     assert "unprotected model:" in result.output and "misses the target" in result.output.split("chosen:")[0]
-    again = ppdm.audit(str(out), membership=str(files / "candidates.csv")).summary()
+    # the chosen tree was fitted on the training part (a quarter of train.csv was held out for accuracy): those rows are its members
+    fitted, others = pd.read_csv(tmp_path / "fitted.csv"), pd.read_csv(files / "others.csv")
+    pd.concat([fitted.assign(member=True), others.assign(member=False)]).to_csv(tmp_path / "candidates.csv", index=False)
+    again = ppdm.audit(str(out), membership=str(tmp_path / "candidates.csv")).summary()
     assert again["proved_members"] == 0 and again["tpr@1%"] <= 0.02
 
 

@@ -45,7 +45,7 @@ def test_the_chosen_model_adds_little_beyond_the_population_sample(split):
     assert unprotected["lift_over_reference"] > 0.01 and not unprotected["meets_target"]
     row = result.chosen_row()
     assert row["meets_target"] and row["lift_over_reference"] <= 0.01
-    again = ppdm.audit(result.chosen, train, THREAT, reference=reference).estimate.details["reference"]
+    again = ppdm.audit(result.chosen, result.train, THREAT, reference=reference).estimate.details["reference"]
     assert again["model_adds"] == pytest.approx(row["lift_over_reference"], abs=1e-9)
     with pytest.raises(ppdm.PpdmError, match="give reference="):
         defend(tree, train, THREAT, "lift_over_reference<=0.01", progress=False)

@@ -38,20 +38,26 @@ def walked(tmp_path_factory):
 @pytest.mark.skipif(not (SHARED / "datasets" / "bank_loan").is_dir(), reason="../shared/datasets is not beside the repository")
 def test_the_readme_walkthrough_runs_as_written(walked):
     work, stdout = walked
-    for name in ("loan_tree.json", "before.json", "before.html", "safer.json", "frontier.json", "after.json", "after.html"):
+    for name in ("loan_tree.json", "before.json", "before.html", "safer.json", "frontier.json", "fitted.csv", "after.json", "after.html", "release.json"):
         assert (work / name).stat().st_size > 0, name
     before, after = json.loads((work / "before.json").read_text()), json.loads((work / "after.json").read_text())
     assert before["summary"]["certain_right"] > 0  # the published tree proves some customers' Education
     assert after["summary"]["certain_right"] == 0  # what the search chose proves nobody's
     assert "[node 0]" in stdout and "prior alone" in stdout
     assert "<svg" in (work / "after.html").read_text()
+    # one target from the search to the report and the record: the defended model's report says "target met"
+    report = json.loads((work / "after.report.json").read_text())
+    assert after["target"]["text"] == report["target"]["text"] == "certain=0,confident=0.01@0.9"
+    assert [a["verdict"]["level"] for a in report["attacks"]] == ["meets"] and "target met" in (work / "after.html").read_text()
+    record = json.loads((work / "release.json").read_text())
+    assert record["decision"] == "release the defended model" and "held-out" in stdout
 
 
 @pytest.mark.skipif(not (SHARED / "datasets" / "bank_loan").is_dir(), reason="../shared/datasets is not beside the repository")
 def test_the_readme_walkthrough_of_a_forest_in_a_pipeline(walked):
     work, stdout = walked
     for name in ("loan_forest.skops", "forest_before.json", "forest_before.html", "safer_forest.json", "forest_frontier.json",
-                 "forest_after.json", "forest_after.html", "forest_after_again.html"):
+                 "forest_fitted.csv", "forest_after.json", "forest_after.html", "forest_after_again.html", "forest_release.json"):
         assert (work / name).stat().st_size > 0, name
     assert "sklearn-random-forest predicting 'Personal Loan': 10 trees" in stdout and "tree 9:" in stdout
     assert "note: 'ID' is left out of what the attacker knows" in stdout
@@ -61,3 +67,9 @@ def test_the_readme_walkthrough_of_a_forest_in_a_pipeline(walked):
     assert chosen["format"] == "ppdm-forest" and len(chosen["trees"]) >= 1
     after = (work / "forest_after.html").read_text()
     assert "<svg" in after and (work / "forest_after_again.html").read_text() == after
+    # the defended forest's report judges against the target the search used, and meets it
+    forest_after = json.loads((work / "forest_after.json").read_text())
+    report = json.loads((work / "forest_after.report.json").read_text())
+    assert forest_after["target"]["text"] == report["target"]["text"] == "certain=0,confident=0.01@0.9"
+    assert [a["verdict"]["level"] for a in report["attacks"]] == ["meets"] and "target met" in after
+    assert json.loads((work / "forest_release.json").read_text())["decision"] == "release the defended model"

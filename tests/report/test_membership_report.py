@@ -10,10 +10,11 @@ from sklearn.tree import DecisionTreeClassifier
 
 import ppdm
 from ppdm.attacks.membership import membership_attack
+from ppdm.attacks.target import parse_target
 from ppdm.errors import ReportError
 from ppdm.metrics.membership import tpr_at_fpr
 from ppdm.report import build_report, render_html
-from ppdm.report.membership import MembershipTarget, axis_floor, membership_verdict, roc_curve
+from ppdm.report.membership import axis_floor, membership_verdict, roc_curve
 from ppdm.tree import tree_from_sklearn
 
 FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
@@ -82,7 +83,7 @@ def test_verdict_levels():
     measured = {**base, "auc": 0.55, "tpr@1%": 0.015, "tpr@0.1%": 0.001, "wrong_proved_members": 0}
     assert membership_verdict(measured)["level"] == "meets"
     assert membership_verdict({**measured, "tpr@1%": 0.05})["level"] == "fails"
-    assert membership_verdict({**measured, "proved_members": 2}, MembershipTarget(members=2))["level"] == "meets"
+    assert membership_verdict({**measured, "proved_members": 2}, parse_target("members_proved=2,mia_tpr@1%<=0.02"))["level"] == "meets"
 
 
 def test_the_page_is_self_contained_and_draws_log_log_axes(report):

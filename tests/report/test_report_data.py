@@ -7,8 +7,9 @@ import subprocess
 import numpy as np
 import pytest
 
+from ppdm.attacks.target import parse_target
 from ppdm.errors import ReportError
-from ppdm.report import RiskTarget, build_report, frontier_of, render_html, verdict
+from ppdm.report import build_report, frontier_of, render_html, verdict
 from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import pareto_front, share_at_least
 from ppdm.tree.render import render_tree
@@ -48,7 +49,7 @@ def test_verdict_puts_the_baseline_next_to_the_attack(report):
     assert v["level"] == "fails"
     assert v["headline"].startswith("The attacker is right for 71 % of people") and "is right for 60 %" in v["headline"]
     assert any("71 people are proved" in line for line in v["lines"])
-    relaxed = verdict(report["attacks"][0]["summary"], RiskTarget(certain=100, share=0.5))
+    relaxed = verdict(report["attacks"][0]["summary"], parse_target("certain=100,confident=50%@0.9"))
     assert relaxed["level"] == "meets"
 
 

@@ -37,7 +37,7 @@ from ppdm.cli.common import (
     status,
     threat_options,
 )
-from ppdm.cli.report import check_report_outputs, write_html_report
+from ppdm.cli.report import TARGET_HELP, check_report_outputs, write_html_report
 
 #: A forest estimate's default time budget (seconds): the library's
 #: :data:`ppdm.attacks.forest_maxent.FOREST_SECONDS`, spelled out so that ``--help`` loads no solver
@@ -250,6 +250,21 @@ def _train_for_audit(
     type=click.Path(path_type=Path),
     help="Also write the HTML report (and its JSON beside it): verdict, people and leaves exposed, what to do next.",
 )
+@click.option("--target", help=TARGET_HELP.replace("Default: the target the audit was run with (stored in its JSON), else the defense search's (--frontier), else", "Stored in --out's JSON; default: the defense search's (--frontier), else"))
+@click.option(
+    "--record",
+    "record_out",
+    type=click.Path(path_type=Path),
+    help="Write the release record (JSON, docs/release_record.md): inputs' SHA-256, model and hyper-parameters, threat model, "
+    "target, every attack beside its baselines, and the decision (release, do not release, release the defended model) with its reasons.",
+)
+@click.option(
+    "--frontier",
+    "frontier_file",
+    type=click.Path(path_type=Path),
+    help="The defense search that chose this model (ppdm defend --frontier): shown in --report, its target judged against "
+    "when --target is not given, and its choice in --record's decision.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @csv_options
 @handles_errors
@@ -296,19 +311,31 @@ def audit_command(
     top: int,
     out: Path | None,
     report_out: Path | None,
+    target: str | None,
+    record_out: Path | None,
+    frontier_file: Path | None,
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     command_options(class_attribute="--class", sample="--sample", id_column="--id-column")
-    check_outputs(out)
+    check_outputs(out, record_out)
+    _distinct(out, record_out, report_out, inputs=(tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids))
+    from ppdm.attacks.target import parse_target
+
+    chosen = parse_target(target) if target is not None else None
+    frontier = _load_frontier(frontier_file)
+    finish = _Finish(record_out, frontier, chosen, frontier_file)
     if membership or population is not None:
         truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column}
-        _membership_command(membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit, quiet, out)
+        _membership_command(
+            membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit,
+            quiet, out, finish,
+        )  # fmt: skip
         return
     if member_ids is not None or id_column is not None:
         raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
     if report_out is not None:
-        check_report_outputs(report_out, None, None, out, tree_file, data, threat_file)
+        check_report_outputs(report_out, None, None, out, tree_file, data, threat_file, record_out)
     if exact and backend == "dask":
         raise PpdmError("--exact works on a pandas table: audit the counted groups with --backend pandas")
     if not estimate and not exact:
@@ -378,10 +405,11 @@ def audit_command(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
             sample=sample, trees=trees, reference=reference, holdout=holdout, progress=tree_progress,
-            solver_progress=solver_progress, exact_progress=exact_progress, **_numeric_secret(tolerance, domain),
+            solver_progress=solver_progress, exact_progress=exact_progress, target=finish.target(), **_numeric_secret(tolerance, domain),
         )
+    inputs = {"model": tree_file, "data": data if dataset is None else table, "threat": threat_file, "reference": reference, "holdout": holdout}
     if not isinstance(result, Audit):
-        _print_regression(result, top, out, report_out, quiet)
+        _print_regression(result, top, out, report_out, quiet, finish, inputs)
         return
     if not quiet:
         for line in [*result.lines(top), *result.threat.notes()]:
@@ -390,13 +418,63 @@ def audit_command(
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
+    record = finish.record(result, inputs, quiet)
     if report_out is not None:
-        write_html_report(result.results, result.model, threat, report_out, quiet=quiet)  # the trees audited (--trees)
+        write_html_report(result.results, result.model, threat, report_out, quiet=quiet, frontier=frontier, target=finish.given(result), record=record)  # the trees audited (--trees)
+
+
+class _Finish:
+    """What every kind of audit does at the end with ``--target``, ``--frontier`` and ``--record``."""
+
+    def __init__(self, record_out: Path | None, frontier: Any, chosen: Any, frontier_file: Path | None) -> None:
+        self.record_out, self.frontier, self.chosen, self.frontier_file = record_out, frontier, chosen, frontier_file
+
+    def target(self) -> Any:
+        """The target the audit runs with: --target, else the defense search's (--frontier), else the default."""
+        if self.chosen is not None:
+            return self.chosen
+        from ppdm.report.record import frontier_target
+
+        return frontier_target(self.frontier)
+
+    def given(self, result: Any) -> Any:
+        return result.target if result.target_given else None
+
+    def record(self, result: Any, inputs: dict[str, Any], quiet: bool) -> dict[str, Any] | None:
+        """Write the release record when asked (returns it, for the report's section)."""
+        if self.record_out is None:
+            return None
+        files = {k: v for k, v in {**inputs, "frontier": self.frontier_file}.items() if v is not None}
+        record = result.save_record(self.record_out, frontier=self.frontier, inputs=files)
+        if not quiet:
+            console.print(f"release decision: {record['decision']} ({record['reasons'][0]})", highlight=False)
+            console.print(f"wrote {self.record_out}")
+        return record
+
+
+def _load_frontier(path: Path | None) -> Any:
+    if path is None:
+        return None
+    from ppdm.report.load import load_frontier
+
+    return load_frontier(path)
+
+
+def _distinct(*outputs: Path | None, inputs: tuple[Path | None, ...]) -> None:
+    """Refuse two outputs at one path, or an output over an input, before any work."""
+    given = [p for p in outputs if p is not None]
+    resolved = [p.resolve() for p in given]
+    for i, p in enumerate(given):
+        if resolved[i] in resolved[:i]:
+            raise PpdmError(f"{p}: given for two outputs; give each its own file")
+        if any(q is not None and q.resolve() == resolved[i] for q in inputs):
+            raise PpdmError(f"{p}: is an input of this audit; write the output elsewhere")
 
 
 def _membership_command(
     membership: bool, population: Path | None, model_file: Path | None, dataset: str | None, data: Path | None, report_out: Path | None,
     truth: dict[str, Any], class_attribute: str | None, exact_time_limit: float | None, time_limit: float | None, quiet: bool, out: Path | None,
+    finish: _Finish,
 ) -> None:
     """``ppdm audit --membership --model M --population P.csv``: the library's membership audit, printed."""
     if not membership:
@@ -412,7 +490,7 @@ def _membership_command(
     with status("auditing membership", quiet):
         result = audit(
             model_file, membership=population, **truth, class_attribute=class_attribute,
-            exact_time_limit=exact_time_limit, time_limit=time_limit,
+            exact_time_limit=exact_time_limit, time_limit=time_limit, target=finish.target(),
         )
     if not quiet:
         for line in result.lines():
@@ -421,9 +499,13 @@ def _membership_command(
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
+    record = finish.record(result, {"model": model_file, "population": population, "member_ids": truth.get("member_ids")}, quiet)
     if report_out is not None:
         assert isinstance(result, Audit)  # a membership audit
-        write_html_report([], result.model, None, report_out, quiet=quiet, membership=result.membership)
+        write_html_report(
+            [], result.model, None, report_out, quiet=quiet, membership=result.membership, frontier=finish.frontier, target=finish.given(result),
+            record=record,
+        )
 
 
 def _numeric_secret(tolerance: float | None, domain: str | None) -> dict[str, Any]:
@@ -441,8 +523,10 @@ def _numeric_secret(tolerance: float | None, domain: str | None) -> dict[str, An
     return out
 
 
-def _print_regression(result: Any, top: int, out: Path | None, report_out: Path | None, quiet: bool) -> None:
-    """Print, save and report the audit of a regressor's numeric target."""
+def _print_regression(
+    result: Any, top: int, out: Path | None, report_out: Path | None, quiet: bool, finish: _Finish, inputs: dict[str, Any],
+) -> None:
+    """Print, save and report the audit of a regressor's numeric target (and its release record)."""
     if not quiet:
         for line in result.lines(top):
             console.print(line, highlight=False, markup=False)
@@ -450,6 +534,7 @@ def _print_regression(result: Any, top: int, out: Path | None, report_out: Path 
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
+    finish.record(result, inputs, quiet)
     if report_out is not None:
         result.report(report_out)
         if not quiet:

@@ -53,9 +53,10 @@ _TARGET_HELP = (
 )
 
 _EPILOG = (
-    "Every candidate is audited under the same threat model (the maximum-entropy audit and the leaf-reading "
-    "homogeneity attack: 'certain' means certain by these audits) and its accuracy measured; the chosen model "
-    "is the most accurate one meeting the target. Exit status 1 when no candidate meets it."
+    "Every candidate is fitted on the training part and audited under the same threat model (the maximum-entropy audit, "
+    "the leaf-reading homogeneity attack and the attacker ppdm audit reports: 'certain' means certain by these audits) and "
+    "its accuracy measured on the held-out rows (or --test); the chosen model is the most accurate one meeting the target. "
+    "Exit status 1 when no candidate meets it."
 )
 
 
@@ -68,8 +69,15 @@ _EPILOG = (
 @click.option("--data", type=click.Path(path_type=Path), help="The training records (CSV): the rows the model was trained on, or the rows to train it on.")
 @click.option("--dataset", help="A bundled dataset: train the model on it (Adult: its test split measures accuracy).")
 @click.option("--class-attribute", help="Without --model: the column to predict (default: the sensitive column).")
-@click.option("--test", "test_file", type=click.Path(path_type=Path), help="Rows to measure accuracy on (CSV; default: the bundled test split, or a held-out share of --data).")
-@click.option("--test-size", type=FiniteRange(), default=0.3, show_default=True, help="Without --model or --test: the share of --data held out for accuracy.")
+@click.option(
+    "--test", "test_file", type=click.Path(path_type=Path),
+    help="Rows to measure accuracy on (CSV; default: Adult's bundled test split, else a held-out share of --data, --test-size). With it, a --model is kept as it is.",
+)
+@click.option(
+    "--test-size", type=FiniteRange(), default=0.25, show_default=True,
+    help="Without --test: the share of --data held out for accuracy (stratified by the class, seeded by --seed); every candidate, and a --model "
+    "fitted again with its learner, is fitted and audited on the rest (--train-out writes it). 0: accuracy on the training rows, labelled so.",
+)
 @click.option("--algorithm", type=click.Choice(["id3", "c45"]), help="Without --model: the learner (default: ID3 if every column is categorical, else C4.5).")
 @click.option("--max-depth", type=click.IntRange(min=0), help="Without --model: the trained model's depth limit.")
 @click.option("--min-samples-leaf", type=click.IntRange(min=1), help="Without --model: the trained model's minimum leaf size.")
@@ -96,6 +104,10 @@ _EPILOG = (
 @click.option("--time-budget", type=FiniteRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published; a forest as a ppdm-forest file).")
+@click.option(
+    "--train-out", type=click.Path(path_type=Path),
+    help="Write the rows the candidates were fitted and audited on (CSV; without --test: --data less the held-out rows): audit the chosen model on them.",
+)
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Candidates printed (the chosen one and the frontier first).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
@@ -130,13 +142,17 @@ def defend_command(
     time_budget: float,
     seed: int,
     out: Path | None,
+    train_out: Path | None,
     frontier_file: Path | None,
     top: int,
     quiet: bool,
 ) -> None:
     """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree (or forest) meeting a privacy target."""
     command_options(class_attribute="--class-attribute")
-    check_outputs(out, frontier_file)
+    check_outputs(out, frontier_file, train_out)
+    for output in (out, frontier_file, train_out):
+        if output is not None and any(p is not None and p.resolve() == output.resolve() for p in (model_file, data, test_file, population, reference)):
+            raise PpdmError(f"{output}: is an input of this search; write the output elsewhere")
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids
 
@@ -145,7 +161,12 @@ def defend_command(
     family_list = _split_list(families) or []
     threat = _threat_from_options(threat_file, sensitive, known if known is not None else known_alias, preset, publish, sa_published, known_individuals)
     model, frame, test, threat = _inputs(model_file, data, dataset, class_attribute, test_file, test_size, seed, threat)
+    split = None
     if model is None:
+        if test is None and test_size > 0:  # the model is trained on the training part, as every candidate
+            from ppdm.defend.search import held_out_split
+
+            frame, test, split = held_out_split(frame, class_attribute or str(threat.sensitive), test_size, seed)
         model = _train(frame, threat, class_attribute, algorithm, max_depth, min_samples_leaf, quiet)
         threat = _default_known(threat, [a for a in model.attributes if a != threat.sensitive])
         if threat.publish is None:
@@ -155,13 +176,15 @@ def defend_command(
     if class_known:
         threat = _with_class_known(threat, model, frame)
     result = defend(
-        model, frame, threat, parsed, test=test, families=family_list, grids=Grids.small() if quick else Grids.full(),
+        model, frame, threat, parsed, test=test, test_size=test_size, families=family_list, grids=Grids.small() if quick else Grids.full(),
         hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else None,
-        membership=non_members, reference=_reference(reference, parsed),
+        membership=non_members, reference=_reference(reference, parsed), split=split,
     )
     if not quiet:
         _print_result(result, top)
-    _write(result, out, frontier_file, quiet)
+    _write(result, out, frontier_file, train_out, quiet)
+    if not quiet and result.chosen is not None and out is not None:
+        _print_next(result, out, train_out or data, frontier_file)
     if result.chosen is None:
         raise SystemExit(1)
 
@@ -223,9 +246,6 @@ def _inputs(
         frame = rows
     if target not in frame.columns:
         raise PpdmError(f"the class column {target!r} is not in the data (columns: {', '.join(map(str, frame.columns))})")
-    if test is None and model is None and test_size > 0:
-        test = frame.sample(frac=test_size, random_state=seed)
-        frame = frame.drop(index=test.index).reset_index(drop=True)
     return model, frame, test, threat
 
 
@@ -272,10 +292,11 @@ def _print_result(result: DefenseResult, top: int) -> None:
     console.print(result.threat.describe(), highlight=False)
     for note in result.threat.notes():
         console.print(note, highlight=False)
-    by = "certain = by the audits run: maximum entropy and the leaf-reading homogeneity attack"
+    by = "certain = by the audits run: maximum entropy, the leaf-reading homogeneity attack and the attacker ppdm audit reports"
     if result.target.needs_membership:
         by = ("" if not result.target.needs_attacks else by + "; ") + "membership = the membership audit over the training rows and the non-members"
-    console.print(f"target: {result.target.describe()} ({by})", highlight=False)
+    console.print(f"target: {result.target.describe()} ({by}): {result.target.to_text()}", highlight=False)
+    console.print(_accuracy_line(result), highlight=False)
     base = result.unprotected
     console.print(f"unprotected model: {_line(base, result)}", highlight=False)
     dp = frame[(frame["family"] == "dp") & frame["accuracy"].notna()]
@@ -311,6 +332,32 @@ def _print_result(result: DefenseResult, top: int) -> None:
     _print_table(result, top)
 
 
+def _accuracy_line(result: DefenseResult) -> str:
+    """Which rows every accuracy printed was measured on, and which the candidates were fitted on."""
+    split = result.held_out
+    if split is not None:
+        how = f"stratified by {split['by']!r}" if split["stratified"] else "not stratified (a class has fewer than two rows)"
+        again = "; the input model fitted again on them with its learner (--test keeps it as it is)" if split["refitted"] else ""
+        return (
+            f"accuracy: held-out, on {split['rows']:,} of the {split['of']:,} rows ({100 * split['share']:g} %, {how}, seed {split['seed']}); "
+            f"every candidate fitted and audited on the other {split['training_rows']:,}{again}"
+        )
+    if result.accuracy_on == "test":
+        return "accuracy: on the test rows given (--test or the bundled test split); candidates fitted and audited on the training rows"
+    return "accuracy: training accuracy, on the rows every candidate was fitted on (--test-size 0): it flatters a model that memorises them"
+
+
+def _print_next(result: DefenseResult, out: Path, rows: Path | None, frontier_file: Path | None) -> None:
+    """How to audit what will be published, against the same target."""
+    data = f" --data {rows}" if rows is not None else " --data TRAINING_ROWS.csv"
+    frontier = f" --frontier {frontier_file}" if frontier_file is not None else ""
+    console.print(
+        f"next: audit what you publish under the same threat model and target: ppdm audit --model {out}{data} ... "
+        f"--target '{result.target.to_text()}'{frontier} --report after.html --record release.json",
+        highlight=False, markup=False,
+    )
+
+
 def _line(row: Any, result: DefenseResult) -> str:
     measures = ", ".join(f"{m.name} {_fmt(m.name, row[m.name])}" for m in result.target.measures)
     meets = "meets the target" if row["meets_target"] else "misses the target"
@@ -341,9 +388,14 @@ def _print_table(result: DefenseResult, top: int) -> None:
         console.print(f" {mark} {row.accuracy:.4f}  {result.risk} {risk:>9}  {ok:6}  {row.label}", highlight=False)
 
 
-def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, quiet: bool) -> None:
+def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, train_out: Path | None, quiet: bool) -> None:
+    from ppdm.files import write_atomic
     from ppdm.tree.model_files import save_model
 
+    if train_out is not None and result.train is not None:
+        write_atomic(train_out, result.train.to_csv(index=False))
+        if not quiet:
+            console.print(f"wrote {train_out} ({len(result.train):,} rows: what the candidates were fitted and audited on)")
     if frontier_file is not None:
         result.save_frontier(frontier_file)
         if not quiet:

@@ -16,6 +16,13 @@ if TYPE_CHECKING:
     from ppdm.tree import Forest, Tree
 
 
+TARGET_HELP = (
+    "The privacy target the verdicts judge against, measures joined by commas: certain=N, confident=X@C (a share X, or X%, "
+    "at confidence >= C), lift_over_reference<=X, members_proved=N, mia_tpr@F<=X (docs/defend.md). Default: the target "
+    "the audit was run with (stored in its JSON), else the defense search's (--frontier), else certain=0,confident=0.01@0.9."
+)
+
+
 def check_report_outputs(out: Path, json_out: Path | None, pdf: Path | None, *inputs: Path | None) -> None:
     """Refuse, before any work, a report path that is not HTML, cannot be written, or would
     overwrite an input or another output (the report's JSON goes beside the page by default)."""
@@ -43,19 +50,26 @@ def write_html_report(
     title: str | None = None,
     quiet: bool = False,
     membership: Any = None,
+    target: Any = None,
+    record: dict[str, Any] | None = None,
 ) -> None:
     """Build, write and announce a report (shared by ``ppdm report`` and ``ppdm audit --report``;
-    ``membership``: a membership audit, in its own section)."""
+    ``membership``: a membership audit, in its own section; ``target``: what the verdicts judge
+    against (default: the audits' own, :func:`ppdm.report.build.report_target`); ``record``: the
+    release record shown in its section)."""
     from ppdm.report import build_report, write_report
 
     with status("writing the report", quiet):
-        report = build_report(results, model, threat, frontier, title=title, membership=membership)
+        report = build_report(results, model, threat, frontier, title=title, membership=membership, target=target, record=record)
         data = write_report(report, out, json_out, pdf)
     if not quiet:
+        console.print(f"target: {report['target']['describe']} ({report['target']['text']})", highlight=False)
         for attack in report["attacks"]:
             console.print(f"{attack['name']}: {attack['verdict']['headline']}", highlight=False)
         if report.get("membership"):
             console.print(f"membership: {report['membership']['verdict']['headline']}", highlight=False)
+        if record is None:  # a release record announces its decision itself
+            console.print(f"release decision: {report['release']['decision']} ({report['release']['reasons'][0]})", highlight=False)
         written = ", ".join(str(p) for p in (out, data, pdf) if p is not None)
         console.print(f"wrote {written}", highlight=False)
 
@@ -73,6 +87,7 @@ def write_html_report(
 @click.option("--json", "json_out", type=click.Path(path_type=Path), help="Where to write the report's data (default: beside --out, as NAME.report.json).")
 @click.option("--pdf", type=click.Path(path_type=Path), help="Also print the page to this PDF (headless Chromium).")
 @click.option("--title", help="The report's title.")
+@click.option("--target", help=TARGET_HELP)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @handles_errors
 def report_command(
@@ -84,6 +99,7 @@ def report_command(
     json_out: Path | None,
     pdf: Path | None,
     title: str | None,
+    target: str | None,
     quiet: bool,
 ) -> None:
     """A report a privacy officer reads: verdicts, who is exposed by which leaf, and what to do next (HTML, JSON, PDF)."""
@@ -94,6 +110,7 @@ def report_command(
         _redraw(results, saved, model_file, threat_file, frontier_file, out, json_out, pdf, title, quiet)
         return
     check_report_outputs(out, json_out, pdf, *results, model_file, threat_file, frontier_file)
+    from ppdm.attacks.target import parse_target
     from ppdm.attacks.threat import load_threat
     from ppdm.report.load import load_frontier, load_model
 
@@ -109,7 +126,8 @@ def report_command(
                 raise PpdmError(f"{path}: {exc} ({model_file})") from None
     threat = load_threat(threat_file) if threat_file is not None else None
     frontier = load_frontier(frontier_file) if frontier_file is not None else None
-    write_html_report(loaded, model, threat, out, json_out, pdf, frontier, title, quiet)
+    chosen = parse_target(target) if target is not None else None
+    write_html_report(loaded, model, threat, out, json_out, pdf, frontier, title, quiet, target=chosen)
 
 
 def _redraw(

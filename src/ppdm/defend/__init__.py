@@ -3,9 +3,7 @@
 import sys as _sys
 from types import ModuleType as _ModuleType
 
-from ppdm.defend.pruning import collapse_small_children, remove_small_leaves
-from ppdm.defend.search import DEFAULT_TARGET, DefenseResult, defend
-from ppdm.defend.targets import (
+from ppdm.attacks.target import (
     Certain,
     Confident,
     LDiverse,
@@ -15,6 +13,8 @@ from ppdm.defend.targets import (
     Target,
     parse_target,
 )
+from ppdm.defend.pruning import collapse_small_children, remove_small_leaves
+from ppdm.defend.search import DEFAULT_TARGET, DefenseResult, defend
 
 __all__ = [
     "DEFAULT_TARGET", "Certain", "Confident", "DefenseResult", "LDiverse", "MembersProved", "MiaTpr", "MinSpan", "Target", "collapse_small_children",

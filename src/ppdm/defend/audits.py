@@ -2,7 +2,7 @@
 
 An *auditor* takes a candidate tree (or forest), the training records and the resolved threat model and returns
 an :class:`~ppdm.attacks.result.AttackResult`, or ``None`` when its attack does not apply to
-this candidate. The search combines the results of every auditor (:class:`~ppdm.defend.targets.Evidence`):
+this candidate. The search combines the results of every auditor (:class:`~ppdm.attacks.target.Evidence`):
 a person counts as certain if *any* attack is certain about them. The default auditors are the
 maximum-entropy audit (paper 000) and the homogeneity attack that reads the leaves (paper 003
 §3.1), each over every tree of a forest at once. An audit that proves bounds (the exact audit) is one more auditor in the list.
@@ -30,7 +30,9 @@ from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 from ppdm.tree.spans import Spans
 
-__all__ = ["DEFAULT_AUDITORS", "Auditor", "Model", "audit_until", "cheap_first", "leaf_auditor", "maxent_auditor", "spans_of"]
+__all__ = [
+    "DEFAULT_AUDITORS", "Auditor", "Model", "audit_until", "cheap_first", "leaf_auditor", "maxent_auditor", "reported_attacker", "spans_of",
+]
 
 Model = Tree | Forest
 """A model the search can publish and audit: one tree, or a forest of them (both answer
@@ -89,6 +91,27 @@ def audit_until(
         if enough is not None and i < len(auditors) - 1 and enough(results):
             return results, False
     return results, True
+
+
+def reported_attacker(results: Sequence[AttackResult], tree: Model, data: pd.DataFrame, threat: ThreatModel) -> AttackResult | None:
+    """The attacker ``ppdm.audit`` would report for this candidate when it is not the estimate
+    itself: the strongest of the estimate and the likelihood rules, each restricted to the values
+    the estimate leaves possible (:func:`~ppdm.attacks.portfolio.strongest_attacker`). Added to the
+    candidate's evidence, so that a candidate the search finds meeting the target meets it again
+    when the chosen model is audited on its own (the audit reports that attacker; habit 2: never
+    a weaker attacker than a simple one). ``None`` when the rules do not apply or add nothing."""
+    from ppdm.attacks.likelihood import likelihood_attacks
+    from ppdm.attacks.portfolio import strongest_attacker
+
+    estimate = next((r for r in results if r.attack != "homogeneity"), None)
+    if estimate is None or estimate.true_codes is None:
+        return None
+    rules = likelihood_attacks(tree, data, threat, estimate.values)
+    strongest = strongest_attacker(estimate, rules) if rules else estimate
+    if strongest is estimate:
+        return None
+    strongest.attack = "portfolio"  # the frontier's ``audits`` column: maxent+homogeneity+portfolio
+    return strongest
 
 
 def cheap_first(auditors: Sequence[Auditor]) -> list[Auditor]:

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.membership import FLAGS, membership_attack
+from ppdm.attacks.target import MembershipEvidence
 from ppdm.defend.candidates import Candidate
-from ppdm.defend.targets import MembershipEvidence
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest

@@ -1,7 +1,7 @@
 """The defense search: the most accurate model to publish that meets a privacy target.
 
 Given a model (or the training data to learn one), a threat model and a target
-(:mod:`ppdm.defend.targets`), :func:`defend` builds the candidates (:mod:`ppdm.defend.candidates`:
+(:mod:`ppdm.attacks.target`), :func:`defend` builds the candidates (:mod:`ppdm.defend.candidates`:
 pruning Methods 1 and 2 of paper 003 §4.1, retraining with limits, kADET of paper 002, publishing
 less, an ε-DP tree as the baseline), audits each under the *same* threat model
 (:mod:`ppdm.defend.audits`), measures its accuracy, and returns the most accurate candidate that
@@ -36,6 +36,7 @@ from sklearn.base import clone
 
 from ppdm.attacks.likelihood import applies
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.target import DEFAULT_TARGET, Evidence, Target, parse_target
 from ppdm.attacks.threat import ThreatModel, check_varies
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
@@ -43,6 +44,7 @@ from ppdm.defend.audits import (
     Model,
     audit_until,
     cheap_first,
+    reported_attacker,
     spans_of,
 )
 from ppdm.defend.candidates import (
@@ -70,7 +72,6 @@ from ppdm.defend.forest_candidates import (
     retrain_cost,
 )
 from ppdm.defend.membership import MembershipPopulation, membership_evidence, membership_population
-from ppdm.defend.targets import Evidence, Target, parse_target
 from ppdm.errors import DataError, ModelImportError, PpdmError, advising
 from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
@@ -82,9 +83,6 @@ from ppdm.tree.sklearn import tree_from_sklearn
 from ppdm.tree.sklearn_forest import GROWTH, forest_from_sklearn
 
 __all__ = ["DEFAULT_TARGET", "DefenseResult", "defend"]
-
-DEFAULT_TARGET = "certain=0,confident=0.01@0.9"
-"""Nobody certain; at most 1 % of the people at confidence ≥ 0.9 in their true value."""
 
 UNFINISHED = "unfinished (time budget)"
 
@@ -98,7 +96,12 @@ class DefenseResult:
     candidate (label, family, params, accuracy, risk = the value of the measure ``risk``,
     meets_target, one column per measure of the target, status, seconds, leaves, partial = the
     audits stopped once the target was missed, so the measures are lower bounds, pareto = on the
-    accuracy–risk frontier); ``accuracy_on``: "test" or "training" data.
+    accuracy–risk frontier); ``accuracy_on``: the rows ``accuracy`` was measured on: ``"held-out"``
+    (the split the search held out, :attr:`held_out`), ``"test"`` (the rows given as ``test``) or
+    ``"training"`` (``test_size=0``: the rows every candidate was fitted on, which flatters a model
+    that memorises them). ``held_out``: the split (rows, share, seed, whether stratified), or
+    ``None``; ``train``: the rows every candidate was fitted and audited on (the training part
+    when a split was held out: audit what you publish on these).
     """
 
     chosen: Tree | Forest | None
@@ -110,6 +113,8 @@ class DefenseResult:
     accuracy_on: str
     seconds: float
     time_budget: float | None
+    held_out: dict[str, Any] | None = None
+    train: pd.DataFrame | None = None
 
     @property
     def unfinished(self) -> list[str]:
@@ -128,7 +133,9 @@ class DefenseResult:
         """The frontier as JSON-ready records: ``label``, ``accuracy``, ``risk``, ``meets_target``
         first (what a frontier plot reads), then family, params, status, pareto, every measure of
         the target, ``chosen``, ``risk_measure`` (the measure ``risk`` holds) and ``accuracy_on``
-        (``"training"`` or ``"test"``: the rows ``accuracy`` was measured on; missing values as ``null``)."""
+        (``"held-out"``, ``"test"`` or ``"training"``: the rows ``accuracy`` was measured on), ``target``
+        (the text of the target searched for) and ``held_out`` (the split, or ``null``); missing
+        values as ``null``."""
         records = []
         for row in self.frontier.to_dict("records"):
             record = {k: _plain(row[k]) for k in ("label", "accuracy", "risk", "meets_target")}
@@ -137,6 +144,8 @@ class DefenseResult:
             record["chosen"] = row["label"] == self.chosen_label
             record["risk_measure"] = self.risk
             record["accuracy_on"] = self.accuracy_on
+            record["target"] = self.target.to_text()
+            record["held_out"] = self.held_out
             records.append(record)
         return records
 
@@ -163,6 +172,7 @@ def defend(
     class_attribute: str | None = None,
     learner: Learner | Any | None = None,
     test: pd.DataFrame | None = None,
+    test_size: float = 0.25,
     families: Sequence[str] = FAMILIES,
     grids: Grids | None = None,
     hierarchies: Mapping[str, Any] | None = None,
@@ -173,6 +183,7 @@ def defend(
     progress: bool | None = None,
     membership: pd.DataFrame | None = None,
     reference: pd.DataFrame | None = None,
+    split: dict[str, Any] | None = None,
     **legacy: Any,
 ) -> DefenseResult:
     """Search the candidates for the most accurate model meeting ``target`` under ``threat``.
@@ -196,8 +207,18 @@ def defend(
     ``class_attribute``. ``learner``: how ``retrain`` candidates are trained (default: the
     model's own learner). ``threat``: the attacker (default: :class:`ThreatModel` defaults, paper
     000's); its ``publish`` caps what every candidate publishes (default: what the model holds).
-    ``target``: a :class:`Target` or its text (:func:`~ppdm.defend.targets.parse_target`).
-    ``test``: rows to measure accuracy on (default: the training rows, stated in ``accuracy_on``).
+    ``target``: a :class:`Target` or its text (:func:`~ppdm.attacks.target.parse_target`).
+    ``test``: rows to measure accuracy on. Without it, a stratified share ``test_size`` of ``data``
+    (seeded by ``random_state``; :func:`held_out_split`) is held out for accuracy and every
+    candidate is fitted and audited on the rest: the model to publish is trained on the training
+    part, and its audit is over those rows (``DefenseResult.train``). A given ``model`` (fitted on
+    all of ``data``) is then fitted again on the training part with its learner (a scikit-learn
+    estimator's own settings; a model file's algorithm and criterion, a forest's kind, trees and
+    bootstrap: what the file records), so that its held-out accuracy is one: give ``test`` to keep
+    the model as it is. ``test_size=0`` holds nothing out and measures accuracy on the training
+    rows, labelled so (``accuracy_on``). ``split``: when the caller held ``test`` out of its data
+    itself (:func:`held_out_split`, e.g. to train the model on the training part), the statement
+    of that split, reported as the search's own (``accuracy_on="held-out"``).
     ``families``, ``grids``: which candidates (:mod:`ppdm.defend.candidates`); ``hierarchies``:
     generalization hierarchies for kADET. ``auditors``: the audits run on every candidate.
     ``risk``: the target measure on the frontier's risk axis (default: its first).
@@ -219,7 +240,16 @@ def defend(
         raise PpdmError(f"time_budget must be positive seconds or None, got {time_budget!r}")
     if model is None and class_attribute is not None:
         check_varies(data, class_attribute, "class", "there is nothing to learn")
+    if not (isinstance(test_size, (int, float)) and 0 <= test_size < 1):
+        raise PpdmError(f"test_size must be a share in [0, 1), got {test_size!r}")
+    held_out = dict(split) if split is not None and test is not None else None
+    if test is None and test_size > 0 and model is None and class_attribute is not None and class_attribute in data.columns:
+        data, test, held_out = held_out_split(data, class_attribute, test_size, random_state)
     tree, learner = _model(model, data, class_attribute, learner)
+    if test is None and test_size > 0 and held_out is None:  # a given model: fitted again on the training part
+        data, test, held_out = held_out_split(data, tree.class_attribute, test_size, random_state)
+        tree = _refit(tree, learner, data)
+        held_out["refitted"] = True
     threat = (threat or ThreatModel()).resolve(data, tree.class_attribute, splits=tree.split_attributes)
     if threat.sensitive not in data.columns:
         raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
@@ -231,7 +261,8 @@ def defend(
     X, y = data[features], data[tree.class_attribute]
     population = _population(target, membership, data, [*features, tree.class_attribute])
     reference_of = _reference(target, reference)
-    candidates = [Candidate("unprotected (input model)", "unprotected", {}, lambda: tree)]
+    name = "unprotected (input model, fitted again on the training part)" if held_out is not None and held_out["refitted"] else "unprotected (input model)"
+    candidates = [Candidate(name, "unprotected", {}, lambda: tree)]
     forest = isinstance(tree, Forest)  # the one place the search tells a forest from a tree: other candidates, cheapest first
     if forest:
         candidates += _forest_candidates(families, grids or Grids.full(), tree, learner, X, y, level, random_state, threat)
@@ -250,10 +281,49 @@ def defend(
     frontier = _frontier(rows, target, risk_name)
     chosen_label = _choose(frontier, target.measure(risk_name).higher_is_riskier)
     chosen = trees.get(chosen_label) if chosen_label is not None else None
-    return DefenseResult(
-        chosen, chosen_label, frontier, target, risk_name, threat, "test" if test is not None else "training",
-        time.monotonic() - start, time_budget,
-    )
+    on = "held-out" if held_out is not None else "test" if test is not None else "training"
+    return DefenseResult(chosen, chosen_label, frontier, target, risk_name, threat, on, time.monotonic() - start, time_budget, held_out, data)
+
+
+def held_out_split(data: pd.DataFrame, class_column: str, share: float, random_state: int | None) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """``data`` split into a training part and a held-out part of ``share`` of its rows, stratified
+    by ``class_column`` (each class held out in proportion) and seeded; both keep ``data``'s row
+    order. Stratification needs every class twice and a held-out part holding one of each: when
+    it cannot be had, the split is a plain seeded one, and says so (``stratified``)."""
+    from sklearn.model_selection import train_test_split
+
+    if class_column not in data.columns:
+        raise DataError(f"the class column {class_column!r} is not in the data")
+    n = len(data)
+    n_test = int(math.ceil(share * n))
+    if n_test < 1 or n - n_test < 1:
+        raise DataError(f"holding out {share:.0%} of {n:,} rows leaves no row on one side: give more rows, a test table, or test_size=0")
+    labels = data[class_column].astype(object).to_numpy()
+    counts = pd.Series(labels).value_counts()
+    stratified = bool(counts.min() >= 2 and n_test >= len(counts) and n - n_test >= len(counts))
+    positions = np.arange(n)
+    train_at, test_at = train_test_split(positions, test_size=n_test, random_state=random_state, stratify=labels if stratified else None)
+    train_at, test_at = np.sort(train_at), np.sort(test_at)
+    info = {
+        "rows": int(len(test_at)), "of": n, "share": float(share), "seed": random_state, "stratified": stratified, "by": class_column,
+        "training_rows": int(len(train_at)), "refitted": False,
+    }  # fmt: skip
+    return data.iloc[train_at].reset_index(drop=True), data.iloc[test_at].reset_index(drop=True), info
+
+
+def _refit(model: Model, learner: Learner, data: pd.DataFrame) -> Model:
+    """The given model's learner fitted on ``data`` (the training part): what the model would be
+    had it been trained without the held-out rows."""
+    wanted = {*model.attributes, *learner.columns(data)}
+    X, y = data[[c for c in data.columns if c in wanted]], data[model.class_attribute]
+    try:
+        refitted = learner.fit(X, y)
+    except (PpdmError, ValueError) as exc:
+        raise PpdmError(
+            f"fitting the input model's learner again on the {len(data):,} training rows failed ({exc}): give test= (rows to measure "
+            "accuracy on) to keep the model as it is"
+        ) from None
+    return refitted.published(model.disclosure) if refitted.disclosure > model.disclosure else refitted
 
 
 # -- inputs -----------------------------------------------------------------------------------
@@ -620,6 +690,8 @@ def _evaluate(
         elif target.needs_attacks:
             enough = (lambda done: target.missed_by(Evidence.from_results(done))) if stop_when_missed else None
             results, complete = audit_until(tree, data, threat, auditors, cand.noisy, enough)
+            strongest = reported_attacker(results, tree, data, threat)  # the attacker the chosen model's audit will report
+            results = [*results, strongest] if strongest is not None else results
             spans = spans_of(tree, data, threat) if target.needs_spans else None
             evidence = Evidence.from_results(results, spans)
             if reference_of is not None:

@@ -4,7 +4,7 @@ search's frontier (see ``docs/report.md``)."""
 
 from ppdm.report.build import build_report, frontier_of
 from ppdm.report.html import render_html
-from ppdm.report.verdict import RiskTarget, verdict
+from ppdm.report.verdict import verdict
 from ppdm.report.write import json_path_for, write_report
 
-__all__ = ["RiskTarget", "build_report", "frontier_of", "json_path_for", "render_html", "verdict", "write_report"]
+__all__ = ["build_report", "frontier_of", "json_path_for", "render_html", "verdict", "write_report"]

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ppdm.report.verdict import RiskTarget, pct
+from ppdm.attacks.target import Target, default_target
+from ppdm.report.verdict import pct
 
 _LESS = {"class-counts": "error-rates", "error-rates": "labels"}
 
@@ -16,9 +17,10 @@ def advice(
     attacks: list[dict[str, Any]],
     model: dict[str, Any] | None,
     frontier: dict[str, Any] | None,
-    target: RiskTarget = RiskTarget(),
+    target: Target | None = None,
 ) -> list[str]:
     """Plain-words steps, most effective first, from each attack's verdict and per-leaf table."""
+    target = target if target is not None else default_target()
     failing = [a for a in attacks if a["verdict"]["level"] == "fails"]
     out: list[str] = []
     for attack in failing:
@@ -34,6 +36,11 @@ def advice(
             out.append("The model already publishes only labels: prune it, or retrain with a depth or minimum-leaf limit.")
     if failing:
         out.append(_defend(frontier, target))
+    elif attacks and any(a["verdict"]["level"] == "unknown" for a in attacks):
+        out.append(
+            f"Whether the model meets the target ({target.describe()}) cannot be said from this audit: see the verdict for "
+            "what it did not measure, and audit again with what it needs before publishing."
+        )
     elif attacks:
         insider = any((a["threat"].get("spec") or {}).get("preset") == "insider" or "'insider'" in str(a["threat"].get("line", "")) for a in attacks)
         more = (
@@ -121,11 +128,11 @@ def _forest_leaves(attack: dict[str, Any], rows: list[dict[str, Any]], key: str,
     )
 
 
-def _defend(frontier: dict[str, Any] | None, target: RiskTarget) -> str:
+def _defend(frontier: dict[str, Any] | None, target: Target) -> str:
     if frontier is None or not frontier.get("points"):
         return (
             f"Run the defense search to find the most accurate model meeting the target ({target.describe()}): "
-            "ppdm defend --model MODEL --data DATA ... It prunes, retrains with limits, trains k-anonymous trees and "
+            f"ppdm defend --model MODEL --data DATA ... --target '{target.to_text()}'. It prunes, retrains with limits, trains k-anonymous trees and "
             "publishes less, and audits every candidate under the same threat model."
         )
     chosen = [p for p in frontier["points"] if p.get("chosen")]

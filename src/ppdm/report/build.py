@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.target import Target, default_target, parse_target, target_from_dict
 from ppdm.errors import ReportError
 from ppdm.files import finite_number
 from ppdm.metrics.baseline import at_least
@@ -21,8 +22,9 @@ from ppdm.report.exposure import exposure_table, leaf_sets, leaf_sources, text_s
 from ppdm.report.model_view import model_view
 from ppdm.report.persons import Persons, leaf_pairs_of, persons_of
 from ppdm.report.reconcile import exact_verdict, reconcile
+from ppdm.report.record import frontier_target, report_release
 from ppdm.report.threat_words import threat_sentences
-from ppdm.report.verdict import RiskTarget, verdict
+from ppdm.report.verdict import key_of, verdict
 from ppdm.tree.leaf_pairs import LeafPairs
 
 if TYPE_CHECKING:
@@ -43,9 +45,10 @@ def build_report(
     frontier: Sequence[FrontierPoint] | dict[str, Any] | None = None,
     *,
     title: str | None = None,
-    target: RiskTarget = RiskTarget(),
+    target: Target | str | None = None,
     risk_name: str = "share of people at confidence ≥ 0.9",
     membership: MembershipResult | None = None,
+    record: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report of one or more attacks on ``model`` (see the module docstring).
 
@@ -55,19 +58,26 @@ def build_report(
     dict ``{"risk": name, "points": [...]}``. ``membership``: a membership audit
     (:class:`~ppdm.attacks.membership.MembershipResult`), shown in its own section
     (:func:`ppdm.report.membership.membership_section`); ``results`` may then be empty.
+    ``target``: what the verdicts judge against (a :class:`~ppdm.attacks.target.Target` or its
+    text); by default the target the audit was run with (stored in its JSON), else the one the
+    defense search of ``frontier`` used, else :data:`~ppdm.attacks.target.DEFAULT_TARGET`
+    (:func:`report_target`). ``record``: the release record of the audit
+    (:func:`ppdm.report.record.release_record`), shown in the release section; without it the
+    section shows the decision drawn from the verdicts (:func:`ppdm.report.record.report_release`).
     """
     from ppdm.report.membership import membership_advice, membership_section
 
-    dicts = [_as_dict(r) for r in results]
+    resolved, given = report_target(target, list(results), frontier, membership_only=membership is not None and not results)
+    dicts = [_as_dict(r, resolved) for r in results]
     if not dicts and membership is None:
         raise ReportError("a report needs at least one attack result")
     if model is not None:
         for r in dicts:
             check_same_model(r, model)
     view = model_view(_as_audited(model, threat, dicts) if dicts else model) if model is not None else None
-    attacks = [_attack(r, view, threat, target) for r in dicts]
+    attacks = [_attack(r, view, threat, resolved) for r in dicts]
     front = frontier_of(frontier, risk_name)
-    member = membership_section(membership, model) if membership is not None else None
+    member = membership_section(membership, model, resolved) if membership is not None else None
     together = reconcile(attacks)
     if together is not None:
         for a in attacks:
@@ -78,15 +88,46 @@ def build_report(
         "version": 1,
         "ppdm": _version(),
         "title": title or (_title(attacks) if attacks else MEMBERSHIP_TITLE),
-        "target": {"certain": target.certain, "threshold": target.threshold, "share": target.share, "text": target.describe()},
-        "audited": audited_facts(view, attacks, member, target.describe()),
+        "target": resolved.to_dict(given),
+        "audited": audited_facts(view, attacks, member, resolved.describe()),
         "model": view,
         "reconciled": together,
         "attacks": attacks,
         "membership": member,
         "frontier": front,
-        "advice": advice(attacks, view, front, target) + (membership_advice(member) if member else []),
+        "advice": advice(attacks, view, front, resolved) + (membership_advice(member) if member else []),
+        "release": report_release(attacks, member, resolved, frontier, record),
     }
+
+
+def report_target(
+    target: Target | str | None, results: Sequence[AttackResult | dict[str, Any]], frontier: Any, membership_only: bool = False,
+) -> tuple[Target, bool]:
+    """The target a report judges against, and whether someone chose it (not the default): the
+    one given; else the one an audit was run with by choice (its JSON's ``target``, ``given``);
+    else the one the defense search of ``frontier`` used; else an audit's default one; else
+    :func:`~ppdm.attacks.target.default_target`. Audits run against different chosen targets,
+    or against another than the search's, are refused: the report would judge them against one
+    target the other was not run with (give ``target`` to choose)."""
+    if target is not None:
+        return (parse_target(target) if isinstance(target, str) else target), True
+    stored = [r.get("target") for r in results if isinstance(r, dict) and r.get("target") is not None]
+    chosen = {target_from_dict(s, "the audit's target").to_text() for s in stored if isinstance(s, dict) and s.get("given", True)}
+    searched = frontier_target(frontier)
+    if len(chosen) > 1:
+        raise ReportError(f"the audits were run against different targets ({' and '.join(sorted(chosen))}): give the target to judge them against")
+    if chosen and searched is not None and searched.to_text() not in chosen:
+        raise ReportError(
+            f"the audit was run against {next(iter(chosen))!r} but the defense search against {searched.to_text()!r}: "
+            "give the target to judge against (--target)"
+        )
+    if chosen:
+        return parse_target(next(iter(chosen))), True
+    if searched is not None:
+        return searched, True
+    if stored:
+        return target_from_dict(stored[0], "the audit's target"), False
+    return default_target(membership_only), False
 
 
 #: A membership report's title.
@@ -104,9 +145,11 @@ def _version() -> str:
         return "unknown"
 
 
-def _as_dict(result: AttackResult | dict[str, Any]) -> dict[str, Any]:
+def _as_dict(result: AttackResult | dict[str, Any], target: Target) -> dict[str, Any]:
     if isinstance(result, AttackResult):
-        return result.to_dict()
+        from ppdm.metrics.baseline import DEFAULT_THRESHOLDS
+
+        return result.to_dict(tuple(sorted({*DEFAULT_THRESHOLDS, *target.confidences})))
     if not isinstance(result, dict) or result.get("format") != "ppdm-attack-result":
         raise ReportError("not an attack result: expected the JSON that ppdm audit --out or ppdm attack --out writes")
     return result
@@ -147,11 +190,12 @@ def _as_audited(model: Tree | Forest, threat: ThreatModel | None, results: list[
     return model.published(level)
 
 
-def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatModel | None, target: RiskTarget) -> dict[str, Any]:
+def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatModel | None, target: Target) -> dict[str, Any]:
     names = result["summary"].get("value_names") or {}
     summary = _named(result["summary"], names)
     values = [names.get(str(v), str(v)) for v in result["values"]]
     persons = persons_of(result)
+    summary = with_confidences(summary, persons, target.confidences)
     provenance = [g["provenance"] for g in result["groups"]]
     pairs = leaf_pairs_of(result)
     forest = pairs is not None and (view["kind"] == "forest" if view is not None else pairs.n_trees > 1)
@@ -206,6 +250,27 @@ def _named(summary: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     return {**summary, "baseline": renamed}
 
 
+def with_confidences(summary: dict[str, Any], persons: Persons, levels: Sequence[float]) -> dict[str, Any]:
+    """``summary`` with the people held at each confidence of ``levels`` (and those the prior alone
+    holds there) counted from the per-person view when the audit's JSON did not count them (a
+    target's ``confident`` level other than the summary's). Unchanged without the truth."""
+    held = summary.get("confidence_in_true_value")
+    missing = [at for at in levels if held is not None and key_of(at) not in held]
+    confidence, prior = persons.confidence(), persons.prior_confidence()
+    if not missing or confidence is None:
+        return summary
+    from ppdm.metrics.baseline import at_least
+
+    out = {k: dict(v) if isinstance(v, dict) else v for k, v in summary.items()}
+    for at in missing:
+        attack = at_least(confidence, at) & persons.target
+        alone = at_least(prior, at) & persons.target if prior is not None else np.zeros_like(attack)
+        out["confidence_in_true_value"][key_of(at)] = int(attack.sum())
+        out.setdefault("prior_alone", {})[key_of(at)] = int(alone.sum())
+        out.setdefault("beyond_prior", {})[key_of(at)] = int((attack & ~alone).sum())
+    return out
+
+
 def _pairs_json(pairs: LeafPairs, forest: bool) -> dict[str, Any]:
     """The groups' (tree, leaf) pairs as columns: group ``g``'s are ``tree[offsets[g]:offsets[g+1]]``
     and ``leaf[...]``; ``tree`` is ``None`` for a single tree (its leaves are named "leaf 7")."""
@@ -232,10 +297,11 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
     if not isinstance(frontier, (list, tuple)):
         raise ReportError(f"frontier points: expected a list of (accuracy, risk, label), got {type(frontier).__name__}")
     points, not_audited = [], []
-    accuracy_on = None
+    accuracy_on, held_out = None, None
     for i, p in enumerate(frontier):
         if isinstance(p, dict):
             accuracy_on = accuracy_on or p.get("accuracy_on")
+            held_out = held_out or p.get("held_out")
             accuracy, risk, label, chosen = p.get("accuracy"), p.get("risk"), p.get("label", f"candidate {i}"), bool(p.get("chosen"))
             if accuracy is None and risk is None and p.get("status", "audited") != "audited":
                 # a candidate the defense search could not audit (failed, or past its time budget):
@@ -254,13 +320,25 @@ def frontier_of(frontier: Sequence[FrontierPoint] | dict[str, Any] | None, risk_
         if not 0 <= acc <= 1 or rk < 0:
             raise ReportError(f"frontier point {i}: accuracy {acc:g} must be from 0 to 1 and risk {rk:g} at least 0")
         points.append({"accuracy": acc, "risk": rk, "label": str(label), "chosen": chosen})
-    return {"risk": risk_name, "points": points, "not_audited": not_audited, "accuracy": accuracy_label(accuracy_on)}
+    return {"risk": risk_name, "points": points, "not_audited": not_audited, "accuracy": accuracy_label(accuracy_on), "held_out": held_out_words(held_out)}
+
+
+def held_out_words(split: Any) -> str | None:
+    """Which rows the search held out for accuracy, in a sentence (``None`` without a split)."""
+    if not isinstance(split, dict) or not split.get("rows"):
+        return None
+    how = f"stratified by {split.get('by')!r}" if split.get("stratified") else "not stratified"
+    again = "; the input model was fitted again on them" if split.get("refitted") else ""
+    return (
+        f"Accuracy held out: {split['rows']:,} of {split.get('of', 0):,} rows ({100 * float(split.get('share', 0)):g} %, {how}, seed "
+        f"{split.get('seed')}); every candidate was fitted and audited on the other {split.get('training_rows', 0):,}{again}."
+    )
 
 
 def accuracy_label(accuracy_on: object) -> str:
     """What a frontier's accuracy is, in words: on the training rows it says so (it flatters a
-    model that memorises them)."""
-    return "training accuracy" if accuracy_on == "training" else "test accuracy" if accuracy_on == "test" else "accuracy"
+    model that memorises them); on rows the search held out, or the test rows given, too."""
+    return {"training": "training accuracy", "test": "test accuracy", "held-out": "held-out accuracy"}.get(str(accuracy_on), "accuracy")
 
 
 def _title(attacks: list[dict[str, Any]]) -> str:

@@ -12,7 +12,7 @@ import json
 from html import escape
 from typing import Any
 
-from ppdm.report import membership_html
+from ppdm.report import membership_html, record_html
 from ppdm.report.not_audited import is_noisy, noisy_sentence
 from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
@@ -41,6 +41,7 @@ def render_html(report: dict[str, Any]) -> str:
         *([membership_html.section_html(report["membership"])] if report.get("membership") else []),
         _frontier(report),
         _model(report.get("model"), attacks),
+        record_html.section_html(report),
     ]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -57,10 +58,10 @@ def _verdict_sections(report: dict[str, Any]) -> str:
     beside them or, alone, in their place."""
     attacks, member = report["attacks"], report.get("membership")
     if member is None:
-        return _verdicts(attacks, report["target"]["text"], report.get("reconciled"))
+        return _verdicts(attacks, report["target"]["describe"], report.get("reconciled"))
     if not attacks:
         return membership_html.verdict_section(member)
-    return _verdicts(attacks, report["target"]["text"], report.get("reconciled")) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
+    return _verdicts(attacks, report["target"]["describe"], report.get("reconciled")) + f'<section id="membership-verdict">{membership_html.verdict_card(member)}</section>'
 
 
 def _threat_sections(report: dict[str, Any]) -> str:
@@ -100,6 +101,7 @@ def _header(report: dict[str, Any]) -> str:
     links += [f'<a href="#attack-{i}">{escape(a["name"])}</a>' for i, a in enumerate(report["attacks"])]
     links += ['<a href="#membership">membership</a>'] if report.get("membership") else []
     links += ['<a href="#frontier">defense search</a>', '<a href="#model">model</a>']
+    links += ['<a href="#release">release record</a>'] if report.get("release") else []
     return (
         f"<header><h1>{escape(report['title'])}</h1>"
         f'<p class="meta">{escape(what)}Made by ppdm {escape(str(report["ppdm"]))}. This report holds the sensitive values '
@@ -237,16 +239,28 @@ def _frontier(report: dict[str, Any]) -> str:
             "audits pruned, retrained and less-published candidates under the same threat model and plots their accuracy "
             "against their risk here.</p></section>"
         )
-    target = report["target"]["share"] if "0.9" in front["risk"] else None
+    target = _limit_of(report["target"], front["risk"])
     rows = "".join(_frontier_row(p) for p in front["points"])
     return (
         f'<section id="frontier"><h2>Defense search: {escape(front.get("accuracy", "accuracy"))} against risk</h2>'
-        f"<figure>{frontier_figure(front['points'], front['risk'], 'fig-frontier', target, front.get('accuracy', 'accuracy'))}"
+        + (f'<p class="note">{escape(front["held_out"])}</p>' if front.get("held_out") else "")
+        + f"<figure>{frontier_figure(front['points'], front['risk'], 'fig-frontier', target, front.get('accuracy', 'accuracy'))}"
         "<figcaption>Every candidate the search audited; the grey line joins those no other candidate beats on both "
         "accuracy and risk; green: the candidate chosen.</figcaption></figure>"
         f'<div class="tablewrap"><table><thead><tr><th>candidate</th><th>{escape(front.get("accuracy", "accuracy"))}</th><th>{escape(front["risk"])}</th><th></th></tr>'
         f"</thead><tbody>{rows}</tbody></table></div>{_not_audited(front.get('not_audited', []))}</section>"
     )
+
+
+def _limit_of(target: dict[str, Any], risk: str) -> float | None:
+    """The target's limit on the frontier's risk axis: the measure of that name (a share of
+    people at a confidence: the ``confident`` measure), else none."""
+    measures = {m["name"]: m["limit"] for m in target.get("measures", [])}
+    if risk in measures:
+        return float(measures[risk])
+    if "confidence" in risk and "confident" in measures:
+        return float(measures["confident"])
+    return None
 
 
 def _not_audited(entries: list[dict[str, str]]) -> str:

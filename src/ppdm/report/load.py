@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ppdm.errors import ReportError, TreeFormatError
+from ppdm.errors import PpdmError, ReportError, TreeFormatError
 from ppdm.files import finite_number
 from ppdm.report.persons import leaf_pairs_of
 from ppdm.tree.forest import Forest
@@ -114,6 +114,13 @@ def check_result(data: dict[str, Any], where: str = "") -> None:
     if unknown:
         raise ReportError(f"{at}{unknown[0]}: unknown key (an attack result has: {', '.join(sorted(RESULT_KEYS))})")
     _check_summary(data["summary"], values, at)
+    if "target" in data:
+        from ppdm.attacks.target import target_from_dict
+
+        try:
+            target_from_dict(data["target"], f"{at}target")
+        except PpdmError as exc:
+            raise ReportError(f"{at}target: {exc}") from None
     seen: set[int] = set()
     records = 0.0
     for i, group in enumerate(data["groups"]):
@@ -139,7 +146,8 @@ def check_result(data: dict[str, Any], where: str = "") -> None:
 
 #: The keys at the top of an attack result (``exact``: the exact audit's own result, beside the
 #: estimate's; ``top_individuals``: audit-rules' top-K table).
-RESULT_KEYS = frozenset({"format", "version", "summary", "quasi_identifiers", "values", "groups", "exact", "top_individuals"})
+#: ``target``: the privacy target the audit was run with (:meth:`~ppdm.attacks.target.Target.to_dict`).
+RESULT_KEYS = frozenset({"format", "version", "summary", "quasi_identifiers", "values", "groups", "exact", "top_individuals", "target"})
 
 #: The keys of a group of an attack result.
 GROUP_KEYS = frozenset({

@@ -18,16 +18,16 @@ Like every part of the report, the page is drawn from this dict alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ppdm.attacks.target import MiaTpr, Target, default_target
 from ppdm.errors import ReportError
 from ppdm.metrics.membership import roc_points
 from ppdm.report.model_view import anchor
 from ppdm.report.plots import THRESHOLDS, share_at_least
-from ppdm.report.verdict import pct
+from ppdm.report.verdict import pct, target_line
 
 if TYPE_CHECKING:
     from ppdm.attacks.membership import MembershipResult
@@ -45,32 +45,22 @@ FLOOR = 1e-5
 TOP_LEAVES = 15
 
 
-@dataclass(frozen=True)
-class MembershipTarget:
-    """What a publisher accepts of membership disclosure: at most ``members`` candidates proved
-    members, and (with the truth known) a TPR of at most ``tpr`` at 1 % FPR."""
-
-    members: int = 0
-    tpr: float = 0.02
-
-    def describe(self) -> str:
-        who = "nobody proved a member" if self.members == 0 else f"at most {self.members:,} people proved members"
-        return f"{who}, TPR at 1 % FPR at most {pct(self.tpr)}"
-
-
 def membership_section(
-    result: MembershipResult, model: Tree | Forest | None = None, target: MembershipTarget = MembershipTarget(), top: int = TOP_LEAVES
+    result: MembershipResult, model: Tree | Forest | None = None, target: Target | None = None, top: int = TOP_LEAVES
 ) -> dict[str, Any]:
-    """The section's data (see the module docstring)."""
+    """The section's data (see the module docstring). ``target``: what the verdict judges
+    against, its membership measures (default: :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`;
+    a target without one judges nothing here)."""
     from ppdm.attacks.membership import MembershipResult
 
     if not isinstance(result, MembershipResult):
         raise ReportError(f"a membership section is made from a membership audit (MembershipResult), got {type(result).__name__}")
-    summary = {k: _plain(v) for k, v in result.summary().items()}
+    target = membership_target(target)
+    summary = {k: _plain(v) for k, v in membership_summary(result, target).items()}
     p = result.probability
     return {
         "summary": summary,
-        "target": {"members": target.members, "tpr": target.tpr, "text": target.describe()},
+        "target": target.to_dict(),
         "verdict": membership_verdict(summary, target),
         "roc": roc_curve(result.truth, p) if result.truth is not None and 0 < result.truth.sum() < len(p) else None,
         "p_member": {"t": THRESHOLDS.tolist(), "share": np.round(share_at_least(p), 6).tolist()},
@@ -147,7 +137,27 @@ def _count_words(lo: float, hi: float) -> str:
     return f"{lo:g}" if lo == hi else f"{lo:g}–{hi:g}"
 
 
-def membership_verdict(summary: dict[str, Any], target: MembershipTarget = MembershipTarget()) -> dict[str, Any]:
+def membership_target(target: Target | None) -> Target:
+    """The membership measures of ``target`` (:data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`
+    when it has none, or without a target)."""
+    kept = tuple(m for m in target.measures if m.needs_membership) if target is not None else ()
+    return Target(kept) if kept else default_target(membership=True)
+
+
+def membership_summary(result: MembershipResult, target: Target) -> dict[str, Any]:
+    """The membership audit's summary, with the TPR at every false-positive rate the target names
+    (``tpr@0.5%``) when the truth is known (:func:`ppdm.metrics.membership.tpr_at_fpr`)."""
+    from ppdm.metrics.membership import tpr_at_fpr
+
+    summary = dict(result.summary())
+    if result.truth is not None and 0 < result.truth.sum() < len(result.truth):
+        for m in target.measures:
+            if isinstance(m, MiaTpr) and f"tpr@{100 * m.fpr:g}%" not in summary:
+                summary[f"tpr@{100 * m.fpr:g}%"] = float(tpr_at_fpr(result.truth, result.probability, m.fpr))
+    return summary
+
+
+def membership_verdict(summary: dict[str, Any], target: Target | None = None) -> dict[str, Any]:
     """``level`` ("fails", "meets" or "unknown"), a ``headline`` and the ``lines`` under it: the
     proved members, whether a proof was ever wrong, the rates at low FPR, each beside the baseline."""
     proved, candidates = summary["proved_members"], summary["candidates"]
@@ -175,11 +185,10 @@ def membership_verdict(summary: dict[str, Any], target: MembershipTarget = Membe
         )
     if not summary.get("proof_settled", True):
         lines.append("The proof's time budget ran out: some undecided candidates may be decidable.")
-    fails = proved > target.members or (tpr is not None and tpr > target.tpr)
-    meets = not fails and tpr is not None
-    level = "fails" if fails else "meets" if meets else "unknown"
-    said = {"fails": "not met", "meets": "met", "unknown": "the TPR cannot be checked without the truth"}[level]
-    lines.append(f"Target ({target.describe()}): {said}.")
+    level, said = target_line(summary, membership_target(target))
+    if level == "unknown" and tpr is None:
+        said = said.removesuffix(".") + " (the TPR needs the truth: the population's member column)."
+    lines.append(said)
     return {"level": level, "headline": headline, "lines": lines}
 
 
@@ -197,7 +206,7 @@ def membership_advice(section: dict[str, Any]) -> list[str]:
             "every cell is reached by more candidates than it counts."
         )
     out.append(
-        f"Search a model meeting the membership target ({section['target']['text']}): ppdm defend --model MODEL --data DATA "
+        f"Search a model meeting the membership target ({section['target']['describe']}): ppdm defend --model MODEL --data DATA "
         "--membership --population CANDIDATES.csv --target 'members_proved=0,mia_tpr@1%<=0.02'."
     )
     return out

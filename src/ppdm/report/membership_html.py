@@ -30,7 +30,7 @@ def verdict_card(section: dict[str, Any]) -> str:
 def verdict_section(section: dict[str, Any]) -> str:
     """The verdict section of a report that holds a membership audit only."""
     return (
-        f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(section["target"]["text"])}.</p>'
+        f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(section["target"]["describe"])}.</p>'
         f"{verdict_card(section)}</section>"
     )
 

@@ -53,6 +53,9 @@ pre.tree span { display: block; white-space: pre; }
 pre.tree span:target, tr:target td { background: #fde68a; }
 pre.tree span.exposed { color: var(--bad); font-weight: 600; }
 .printnote { display: none; }
+td.hash { font-family: ui-monospace, monospace; font-size: 11px; overflow-wrap: anywhere; }
+#release .tablewrap { margin-top: 12px; }
+table.facts th { text-align: left; white-space: nowrap; vertical-align: top; }
 @media print {
   body { background: #fff; } main { max-width: none; padding: 0; }
   .controls, .more, nav { display: none; }

@@ -2,32 +2,20 @@
 
 The numbers are :meth:`AttackResult.summary`'s (the attacker's accuracy with its Wilson interval,
 the majority-guess baseline, people by confidence in their true value, certain guesses right and
-wrong: :mod:`ppdm.metrics.baseline`). The target is the one ``ppdm defend`` searches for by
-default: nobody proved (certain and right) and at most 1 % of people held at confidence ≥ 0.9 in
-their true value.
+wrong: :mod:`ppdm.metrics.baseline`). The target is the one the audit or the defense search was
+run with (:class:`~ppdm.attacks.target.Target`, the same class ``ppdm defend`` searches with);
+by default nobody proved (certain and right) and at most 1 % of people held at confidence ≥ 0.9
+in their true value. Each of its measures is read from the summary (:func:`measured`); a measure
+this audit does not measure (a span, or membership in an audit of the sensitive value) leaves the
+target "cannot be checked", never "met".
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
 from typing import Any
 
-
-@dataclass(frozen=True)
-class RiskTarget:
-    """What a publisher accepts: at most ``certain`` people proved and at most ``share`` of the
-    people held at ``threshold`` or more in their true value."""
-
-    certain: int = 0
-    threshold: float = 0.9
-    share: float = 0.01
-
-    def describe(self) -> str:
-        who = "nobody proved" if self.certain == 0 else f"at most {self.certain:,} people proved"
-        return f"{who}, at most {pct(self.share)} of people at confidence ≥ {self.threshold:g} in their true value"
-
-    def key(self) -> str:
-        return f">={self.threshold:g}"
+from ppdm.attacks.target import Certain, Confident, LiftOverReference, MembersProved, MiaTpr, RiskMeasure, Target, default_target
 
 
 def pct(x: float, digits: int | None = None) -> str:
@@ -43,44 +31,118 @@ def pct(x: float, digits: int | None = None) -> str:
     return f"{v:.2g} %"
 
 
-def risk_share(summary: dict[str, Any], target: RiskTarget) -> float | None:
-    """The share of targets held at ``target.threshold`` or more (``None`` without the truth)."""
-    held = summary.get("confidence_in_true_value", {}).get(target.key())
+def key_of(at: float) -> str:
+    """The summary's key of the people held at confidence ``at`` or more (``">=0.9"``)."""
+    return f">={at:g}"
+
+
+def threshold_of(target: Target) -> float:
+    """The confidence level the verdict's lines read: the target's ``confident`` one, else 0.9."""
+    return target.confidences[0] if target.confidences else 0.9
+
+
+def risk_share(summary: dict[str, Any], target: Target) -> float | None:
+    """The share of targets held at the target's confidence or more (``None`` without the truth)."""
+    held = summary.get("confidence_in_true_value", {}).get(key_of(threshold_of(target)))
     if held is None or not summary.get("targets"):
         return None
     return held / summary["targets"]
 
 
-def verdict(summary: dict[str, Any], target: RiskTarget = RiskTarget()) -> dict[str, Any]:
+def measured(summary: dict[str, Any], target: Target) -> dict[str, float | None]:
+    """Each measure of ``target`` as the audit's summary states it (``None``: not measured)."""
+    return {m.name: _value(m, summary) for m in target.measures}
+
+
+def _value(m: RiskMeasure, summary: dict[str, Any]) -> float | None:
+    if isinstance(m, Certain):
+        # with the truth, the people the attack exposes (certain by what it can stand behind, and
+        # right), as the defense search counts them (:class:`~ppdm.attacks.target.Evidence`); without
+        # it, the attacker's certain guesses, right or wrong: an upper bound
+        found = summary.get("exposed_records", summary.get("certain_right")) if "baseline" in summary else summary.get("certain_records")
+        return None if found is None else float(found)
+    if isinstance(m, Confident):
+        held = summary.get("confidence_in_true_value", {}).get(key_of(m.at))
+        return None if held is None or not summary.get("targets") else held / summary["targets"]
+    if isinstance(m, LiftOverReference):
+        adds = (summary.get("reference") or {}).get("model_adds")
+        return None if adds is None else float(adds)
+    if isinstance(m, MembersProved):
+        proved = summary.get("proved_members")
+        return None if proved is None else float(proved)
+    if isinstance(m, MiaTpr):
+        tpr = summary.get(f"tpr@{100 * m.fpr:g}%")
+        return None if tpr is None else float(tpr)
+    return None
+
+
+def target_line(summary: dict[str, Any], target: Target) -> tuple[str, str]:
+    """The verdict's level against ``target`` ("meets", "fails" or "unknown") and its line: what
+    was missed, or what this audit could not measure."""
+    values = measured(summary, target)
+    judged = target.judge({k: math.nan if v is None else v for k, v in values.items()})
+    missed = [m for m in target.measures if judged[m.name] == "not met"]
+    unmeasured = [m for m in target.measures if judged[m.name] == "not measured"]
+    if missed:
+        level, said = "fails", "not met (" + "; ".join(f"{m.name} {format_value(m, values[m.name])}" for m in missed) + ")"
+    elif unmeasured:
+        level = "unknown"
+        said = "cannot be checked: " + ", ".join(m.name for m in unmeasured) + " not measured by this audit" + _why_not(unmeasured, summary)
+    else:
+        level, said = "meets", "met"
+    return level, f"Target ({target.describe()}): {said}."
+
+
+def _why_not(measures: list[RiskMeasure], summary: dict[str, Any]) -> str:
+    if "baseline" not in summary and any(isinstance(m, Confident) for m in measures):
+        return " (the true values were not given)"
+    if any(isinstance(m, LiftOverReference) for m in measures) and not summary.get("reference"):
+        return " (give a reference sample: --reference)"
+    return ""
+
+
+def format_value(m: RiskMeasure, value: float | None) -> str:
+    """A measure's value as the target writes it (shares as percentages)."""
+    if value is None or math.isnan(value):
+        return "n/a"
+    if isinstance(m, (Confident, MiaTpr)):
+        return pct(value)
+    if isinstance(m, LiftOverReference):
+        return f"{100 * value:+.1f} points"
+    return f"{value:g}"
+
+
+def verdict(summary: dict[str, Any], target: Target | None = None) -> dict[str, Any]:
     """``level`` ("fails", "meets" or "unknown"), a ``headline`` and the ``lines`` under it."""
+    target = target if target is not None else default_target()
     people = summary.get("targets", summary.get("records", 0))
     proved = summary.get("certain_right", summary.get("exposed_records", 0))
+    level, judged = target_line(summary, target)
     if "baseline" not in summary:
-        level = "fails" if summary.get("certain_records", 0) > target.certain else "unknown"
         return {
             "level": level,
             "headline": f"The attacker is certain about {summary.get('certain_records', 0):,} of {people:,} people; "
             "the true values were not given, so accuracy and confidence were not measured.",
-            "lines": [f"Target ({target.describe()}): {'not met' if level == 'fails' else 'cannot be checked without the true values'}."],
+            "lines": [judged],
             "risk_share": None,
         }
+    at = threshold_of(target)
     base, share = summary["baseline"], risk_share(summary, target)
     lo, hi = summary["attacker_accuracy_ci95"]
-    key = target.key()
+    key = key_of(at)
     held, alone = summary["confidence_in_true_value"].get(key, 0), summary["prior_alone"].get(key, 0)
     lines = [
-        f"{held:,} people ({pct(share or 0)}) are held at confidence ≥ {target.threshold:g} in their true value; "
+        f"{held:,} people ({pct(share or 0)}) are held at confidence ≥ {at:g} in their true value; "
         f"the prior alone holds {alone:,} there"
         + ("." if summary.get("reference") else f", so the model puts {summary['beyond_prior'].get(key, 0):,} there."),
-        *_reference_lines(summary.get("reference"), key, held, target),
+        *_reference_lines(summary.get("reference"), key, held, at),
         _certain_line(proved, summary.get("certain_wrong", 0)),
         f"On average the attacker gives a person's true value {pct(summary['mean_confidence_in_true_value'])}; "
         f"the prior alone gives {pct(base['mean_confidence_in_true_value'])}.",
+        judged,
     ]
-    meets = proved <= target.certain and share is not None and share <= target.share
-    lines.append(f"Target ({target.describe()}): {'met' if meets else 'not met'}.")
     return {
-        "level": "meets" if meets else "fails",
+        "level": level,
         "headline": f"The attacker is right for {pct(summary['attacker_accuracy'])} of people "
         f"(95 % CI {pct(lo, 1)}–{pct(hi, 1)}); the prior alone, always guessing {base['majority_guess']!r}, "
         f"is right for {pct(base['accuracy'])}.",
@@ -89,7 +151,7 @@ def verdict(summary: dict[str, Any], target: RiskTarget = RiskTarget()) -> dict[
     }
 
 
-def _reference_lines(reference: dict[str, Any] | None, key: str, held: int, target: RiskTarget) -> list[str]:
+def _reference_lines(reference: dict[str, Any] | None, key: str, held: int, at: float) -> list[str]:
     """What a model-free attacker with a sample of the population gets alone (when measured): the
     part of the risk that is statistics, not the model."""
     if not reference:
@@ -97,7 +159,7 @@ def _reference_lines(reference: dict[str, Any] | None, key: str, held: int, targ
     free = int(reference.get("confidence_in_true_value", {}).get(key, 0))
     return [
         f"A model-free attacker fitted on the reference sample, without the model, is right for {pct(reference['accuracy'])} "
-        f"and holds {free:,} people at confidence ≥ {target.threshold:g}: that much is what the population's statistics "
+        f"and holds {free:,} people at confidence ≥ {at:g}: that much is what the population's statistics "
         f"say, not the model. Publishing the model adds {max(held - free, 0):,} people there and "
         f"{100 * reference['model_adds']:+.1f} points of accuracy."
     ]
