@@ -39,7 +39,7 @@ def _reaudited(model, frame, threat, target):  # type: ignore[no-untyped-def]
 def test_an_xgboost_model_is_defended_by_retraining_it_with_less(nursery_xgboost):
     frame, model = nursery_xgboost
     threat, target = ppdm.ThreatModel(sensitive="health", preset="insider"), parse_target("certain=0,confident=45%@0.9")
-    result = ppdm.defend(model, frame, threat, target, families=["retrain"], grids=GRIDS, progress=False)
+    result = ppdm.defend(model, frame, threat, target, families=["retrain"], grids=GRIDS, progress=False, test_size=0)  # no held-out split: the input model as it is
     labels = set(result.frontier["label"])
     assert {"XGBClassifier n_estimators=1", "XGBClassifier n_estimators=3", "XGBClassifier max_depth=2", "XGBClassifier min_child_weight=20"} <= labels
     assert result.chosen is not None and result.chosen.algorithm == "xgboost"
@@ -54,7 +54,7 @@ def test_an_xgboost_model_is_defended_by_retraining_it_with_less(nursery_xgboost
 def test_a_boosted_model_can_answer_labels_or_scores_only(nursery_xgboost):
     frame, model = nursery_xgboost
     threat, target = ppdm.ThreatModel(sensitive="health", preset="insider"), parse_target("certain=0,confident=100%@0.9")
-    result = ppdm.defend(model, frame, threat, target, families=["publish-less"], grids=GRIDS, progress=False)
+    result = ppdm.defend(model, frame, threat, target, families=["publish-less"], grids=GRIDS, progress=False, test_size=0)  # no held-out split: the input model as it is
     rows = result.frontier.set_index("label")
     for output in ("label", "score"):
         row = rows.loc[f"publish predicted {output}s only"]
@@ -75,7 +75,7 @@ def test_scikit_learn_gradient_boosting_on_adult_is_defended():
     gb = GradientBoostingClassifier(n_estimators=4, max_depth=3, random_state=0).fit(X, frame["income"])
     model = ppdm.from_estimator(gb, frame, class_attribute="income")
     threat, target = ppdm.ThreatModel(sensitive="education", preset="insider"), parse_target("certain=0,confident=30%@0.9")
-    result = ppdm.defend(model, frame, threat, target, families=["retrain"], grids=GRIDS, progress=False)
+    result = ppdm.defend(model, frame, threat, target, families=["retrain"], grids=GRIDS, progress=False, test_size=0)  # no held-out split: the input model as it is
     assert {"GradientBoostingClassifier n_estimators=1", "GradientBoostingClassifier min_samples_leaf=20"} <= set(result.frontier["label"])
     assert result.chosen is not None
     assert target.meets(_reaudited(result.chosen, frame, threat, target))
