@@ -1,7 +1,10 @@
 """ppdm's maximum-entropy estimate next to IBM ART's white-box decision-tree attribute inference.
 
 Run: ``python benchmarks/bench_attacks_art.py [--datasets nursery adult] [--depths 3 5 7 none]``
-(needs ``pip install adversarial-robustness-toolbox packaging``).
+(needs ``pip install adversarial-robustness-toolbox packaging``). The grid over every table,
+depth, a 100-tree forest and every simpler attacker (ART's white-box with the true or the
+predicted label, lifestyle, black-box; the imputation from a reference sample) is
+``bench_attacks_grid.py``.
 
 For each dataset and ``max_depth`` one scikit-learn ``DecisionTreeClassifier(random_state=0)`` is
 fitted on the training rows (categorical columns as ordinal codes in category order, numeric
