@@ -149,3 +149,29 @@ def test_the_pooled_forest_estimate_says_it_does_not_read_the_outputs(adult_trai
     finally:
         ft.MAX_ROUTED = cap
     assert "does not read the model's labels" in result.details["note"]
+
+
+@pytest.mark.parametrize("dataset", ["adult", "nursery"])
+def test_the_leaf_attacks_read_a_tree_s_outputs(dataset, adult_train, nursery):
+    """Seeing each person's label or score keeps only the leaves giving it: the homogeneity attack
+    exposes at least as many people, never wrongly; a forest's answer is refused in one line."""
+    from ppdm.attacks import homogeneity_attack
+    from ppdm.errors import AttackError
+
+    frame, roles = adult_train if dataset == "adult" else nursery
+    target = roles.class_attribute
+    table = frame.sample(3000, random_state=0).reset_index(drop=True)
+    features = [c for c in table.columns if c != target][:8]
+    tree = sklearn_tree(table, features, target, 8)
+    exposed = []
+    for outputs in (None, "label", "score"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = homogeneity_attack(tree, table, ThreatModel(sensitive=target, known=tuple(features[:4]), outputs=outputs)).summary()
+        assert s["exposed_wrong"] == 0, (dataset, outputs)
+        exposed.append(s["exposed_records"])
+    assert exposed[0] <= exposed[1] <= exposed[2] and exposed[2] > exposed[0], exposed
+    sample, X, D, y = small_table(frame, features, target, 300)
+    forest = FAMILIES["random-forest"](X, D, y)
+    with pytest.raises(AttackError, match="maximum-entropy audit"):
+        homogeneity_attack(forest, sample, ThreatModel(sensitive=target, known=tuple(features[:4]), outputs="label"))

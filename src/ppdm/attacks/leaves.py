@@ -377,8 +377,13 @@ def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> Attacker
     counts, exact = _class_counts(forest, one_tree)
     if all(c is None for c in counts):
         raise AttackError("no tree of the forest publishes class counts or error rates: the leaf attacks need them")
-    groups = QIGroups.from_frame(data, qis)
-    spans = [reachable_leaves(tree, groups.table, known=qis) for tree in forest.trees]
+    outputs = who.threat.outputs if who.threat is not None else None
+    if outputs and not one_tree:
+        raise AttackError(
+            f"the leaf attacks read a forest tree by tree, and a forest's {outputs} is its trees' answer together: "
+            "the maximum-entropy audit (ppdm audit) reads it"
+        )
+    groups, spans = _spans(forest.trees[0] if one_tree else forest, data, qis, outputs)
     drawn = np.zeros((groups.n_groups, forest.n_trees), dtype=np.int64)
     summed = np.full((groups.n_groups, forest.n_trees), np.nan)
     for t, c in enumerate(counts):
@@ -393,6 +398,27 @@ def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> Attacker
         forest, groups, spans, counts, drawn, summed, exact, tuple(forest.classes), true_codes, sensitive,
         one_tree, known_rows, 0.0 if one_tree else TOLERANCE,
     )
+
+
+def _spans(model: Tree | Forest, data: pd.DataFrame, qis: list[str], outputs: str | None) -> tuple[QIGroups, list[sp.csr_matrix]]:
+    """The groups of known values and, per tree, the leaves each can reach; with ``outputs`` (a
+    single tree's label or score the attacker sees, :mod:`ppdm.maxent.table.outputs`) the groups
+    also split by answer and keep only the leaves that give it."""
+    if not outputs or not isinstance(model, Tree):
+        groups = QIGroups.from_frame(data, qis)
+        trees = model.trees if isinstance(model, Forest) else [model]
+        return groups, [reachable_leaves(tree, groups.table, known=qis) for tree in trees]
+    from ppdm.maxent.table.outputs import OUTPUT_KEY, leaf_answers, record_answers, unique_codes
+
+    answers = record_answers(model, data, outputs)
+    full = QIGroups.from_frame(data.assign(**{OUTPUT_KEY: unique_codes(answers)}), [*qis, OUTPUT_KEY])
+    groups = QIGroups(tuple(qis), full.table.drop(columns=OUTPUT_KEY), full.counts, full.group_of_record)
+    span = reachable_leaves(model, groups.table, known=qis).tocoo()
+    node_keys = leaf_answers(model, np.arange(model.n_nodes)[:, None], outputs)
+    keep = (node_keys[span.col] == answers[groups.first_rows()][span.row]).all(axis=1)
+    kept = sp.csr_matrix((span.data[keep], (span.row[keep], span.col[keep])), shape=span.shape)
+    kept.sort_indices()
+    return groups, [kept]
 
 
 def subtract_known(view: AttackerView, known: pd.DataFrame, positions: np.ndarray | None = None) -> list[np.ndarray | None]:

@@ -22,7 +22,8 @@ every part is a choice:
   deployed model's output, the setting of Fredrikson et al. 2015 and IBM ART's black-box attack):
   ``"label"`` (the predicted class) or ``"score"`` (the class probabilities). They restrict each
   person's reachable leaves (or a forest's joint leaves) to those giving that answer
-  (:mod:`ppdm.maxent.table.outputs`), in the estimate and the exact audit alike; the likelihood
+  (:mod:`ppdm.maxent.table.outputs`), in the estimate and the exact audit alike (and a single
+  tree's leaf attacks); the likelihood
   rules condition on the label; the model-free reference attacker (:mod:`ppdm.attacks.reference`)
   takes them as a feature beside the known columns. A forest estimate pooled over its trees (when
   the joint table is too large) does not read them, and says so.
