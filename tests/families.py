@@ -28,6 +28,23 @@ def small_table(frame: pd.DataFrame, features: list[str], target: str, n: int, s
     return sample, X, pd.get_dummies(X).astype(float), sample[target]
 
 
+def tiny_table(seed: int, n: int = 36):
+    """A table small enough to enumerate every completion: three categorical inputs (3, 4 and 2
+    values) and a binary class; the table, its inputs, their one-hot encoding and the class."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({
+        "a": pd.Categorical(rng.choice(["a0", "a1", "a2"], n)),
+        "b": pd.Categorical(rng.choice(["b0", "b1", "b2", "b3"], n)),
+        "c": pd.Categorical(rng.choice(["c0", "c1"], n)),
+    })
+    score = frame["a"].cat.codes + frame["b"].cat.codes + rng.normal(0, 1, n)
+    frame["y"] = pd.Categorical(np.where(score > 2.5, "yes", "no"))
+    X = frame[["a", "b", "c"]]
+    return frame, X, pd.get_dummies(X).astype(float), frame["y"]
+
+
 def sklearn_family(est):
     def fit(X, D, y):
         with threadpool_limits(1):

@@ -17,21 +17,8 @@ from ppdm.attacks.threat import ThreatModel
 from ppdm.maxent.table.forest_types import forest_types
 from ppdm.tree.model import Tree
 
-from families import FAMILIES, small_table
+from families import FAMILIES, small_table, tiny_table
 from oracles import _private_choices, sklearn_tree
-
-
-def _tiny(seed: int, n: int = 30):
-    rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({
-        "a": pd.Categorical(rng.choice(["a0", "a1", "a2"], n)),
-        "b": pd.Categorical(rng.choice(["b0", "b1", "b2", "b3"], n)),
-        "c": pd.Categorical(rng.choice(["c0", "c1"], n)),
-    })
-    score = frame["a"].cat.codes + frame["b"].cat.codes + rng.normal(0, 1, n)
-    frame["y"] = pd.Categorical(np.where(score > 2.5, "yes", "no"))
-    X = frame[["a", "b", "c"]]
-    return frame, X, pd.get_dummies(X).astype(float), frame["y"]
 
 
 def _answers(forest, frame: pd.DataFrame, kind: str) -> list:
@@ -61,7 +48,7 @@ def _brute_force_leaves(forest, data: pd.DataFrame, known: list[str], kind: str)
 @pytest.mark.parametrize("kind", ["label", "score"])
 def test_reachable_joint_leaves_are_those_giving_the_answer(family, kind):
     for seed in (0, 1):
-        table, X, D, y = _tiny(seed)
+        table, X, D, y = tiny_table(seed, 30)
         forest = FAMILIES[family](X, D, y)
         for known, sensitive in ((["a"], "b"), (["c"], "y"), (["a", "y"], "b"), ([], "y")):
             types = forest_types(forest, table, known, sensitive, outputs=kind)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -20,23 +19,8 @@ from ppdm.errors import PpdmError
 from ppdm.tree import save_forest
 from ppdm.tree.forest import parse_trees
 
-from families import FAMILIES, small_table
+from families import FAMILIES, small_table, tiny_table
 from oracles import possible_by_enumeration
-
-
-def _tiny(seed: int, n: int = 36):
-    """A table small enough to enumerate every completion: three categorical inputs and a binary class."""
-    rng = np.random.default_rng(seed)
-    frame = pd.DataFrame({
-        "a": pd.Categorical(rng.choice(["a0", "a1", "a2"], n)),
-        "b": pd.Categorical(rng.choice(["b0", "b1", "b2", "b3"], n)),
-        "c": pd.Categorical(rng.choice(["c0", "c1"], n)),
-    })
-    score = frame["a"].cat.codes + frame["b"].cat.codes + rng.normal(0, 1, n)
-    frame["y"] = pd.Categorical(np.where(score > 2.5, "yes", "no"))
-    X = frame[["a", "b", "c"]]
-    return frame, X, pd.get_dummies(X).astype(float), frame["y"]
-
 
 SETTINGS = [(["a"], "b"), (["a", "y"], "b"), (["c"], "y"), (["a", "c"], "y"), (["b", "y"], "a"), ([], "y")]
 
@@ -44,7 +28,7 @@ SETTINGS = [(["a"], "b"), (["a", "y"], "b"), (["c"], "y"), (["a", "c"], "y"), ([
 @pytest.mark.parametrize("family", list(FAMILIES))
 @pytest.mark.parametrize("seed", [0, 1])
 def test_possible_values_equal_brute_force_on_tiny_forests(family, seed):
-    table, X, D, y = _tiny(seed)
+    table, X, D, y = tiny_table(seed)
     forest = FAMILIES[family](X, D, y)
     for known, sensitive in SETTINGS:
         propagated = possible_values(forest, table, known, sensitive)
@@ -74,7 +58,7 @@ def test_the_truth_is_always_possible_on_real_tables(family, dataset, adult_trai
 
 
 def test_an_insider_with_every_split_attribute_known_is_a_leaf_attack():
-    table, X, D, y = _tiny(3, n=60)
+    table, X, D, y = tiny_table(3, n=60)
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
     insider = possible_values(forest, table, ["a", "b", "c"], "y")
     assert insider.passes >= 1 and insider.converged
@@ -164,7 +148,7 @@ def test_parse_trees():
     assert parse_trees(range(2), 5) == [0, 1]
     with pytest.raises(PpdmError, match="selects no tree"):
         parse_trees("7:9", 5)
-    table, X, D, y = _tiny(0)
+    table, X, D, y = tiny_table(0)
     forest = FAMILIES["random-forest"](X, D, y)
     with pytest.raises(PpdmError, match="tree 9 does not exist"):
         forest.select([9])
