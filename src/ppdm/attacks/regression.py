@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.threat import ThreatModel, threat_from_dict
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.target_bounds import PropagationOptions, lp_bounds, propagate
 from ppdm.exact.target_rows import as_forest, target_rows
@@ -127,14 +127,46 @@ class IntervalResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON: the threat model, the summary, the details and every person's interval."""
+        """The JSON: the threat model, the summary, the details and every person's interval
+        (read back by :meth:`from_dict`)."""
         people = self.people()
         return {
+            "format": RESULT_FORMAT,
             "threat": self.threat.to_dict(),
             "summary": self.summary(),
             "details": {k: v for k, v in self.details.items() if k != "rounds"},
             "people": {c: [_plain(v) for v in people[c].tolist()] for c in people.columns},
         }
+
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "the result") -> IntervalResult:
+        """The result :meth:`to_dict` wrote (``ppdm audit --out`` for a regressor), e.g. to draw
+        its report again; a file that is not one is refused in one line naming ``where``."""
+        try:
+            summary, people = data["summary"], data["people"]
+            domain = summary["baseline"]["domain"]
+            truth = people.get("truth")
+            return cls(
+                sensitive=str(summary["sensitive"]),
+                threat=threat_from_dict(data["threat"], f"{where}: threat"),
+                lower=np.asarray(people["lower"], dtype=float),
+                upper=np.asarray(people["upper"], dtype=float),
+                method=np.asarray(people["method"], dtype=object),
+                targets=np.asarray(people["target"], dtype=bool),
+                domain=(float(domain[0]), float(domain[1])),
+                tolerance=float(summary["tolerance"]),
+                truth=None if truth is None else np.asarray(truth, dtype=float),
+                row_ids=np.asarray(people["row"]),
+                details=dict(data.get("details", {})),
+            )
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)[:100]
+            raise PpdmError(f"{where}: not a regressor's audit as ppdm audit --out writes it ({what})") from None
+
+
+#: The ``format`` of a regressor's audit as JSON (:meth:`IntervalResult.to_dict`).
+RESULT_FORMAT = "ppdm-regression-result"
 
 
 def _plain(v: Any) -> Any:

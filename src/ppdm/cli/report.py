@@ -106,6 +106,9 @@ def report_command(
     from ppdm.report.load import load_saved
 
     saved = [load_saved(path) for path in results]
+    if any(kind == "regression" for kind, _ in saved):
+        _regression(results, saved, model_file, threat_file, frontier_file, target, out, json_out, pdf, title, quiet)
+        return
     if any(kind == "report" for kind, _ in saved):
         _redraw(results, saved, model_file, threat_file, frontier_file, out, json_out, pdf, title, quiet)
         return
@@ -128,6 +131,32 @@ def report_command(
     frontier = load_frontier(frontier_file) if frontier_file is not None else None
     chosen = parse_target(target) if target is not None else None
     write_html_report(loaded, model, threat, out, json_out, pdf, frontier, title, quiet, target=chosen)
+
+
+def _regression(
+    results: tuple[Path, ...], saved: list[tuple[str, dict[str, Any]]], model_file: Path | None, threat_file: Path | None,
+    frontier_file: Path | None, target: str | None, out: Path, json_out: Path | None, pdf: Path | None, title: str | None, quiet: bool,
+) -> None:
+    """``ppdm report REGRESSION.json --out NAME.html``: a regressor's interval page from its audit's
+    JSON (or drawn again from its report's JSON); it stands alone."""
+    from ppdm.report.intervals import redraw_interval_report
+
+    source = next(path for path, (kind, _) in zip(results, saved) if kind == "regression")
+    if len(results) > 1:
+        raise PpdmError(f"{source}: a regressor's audit makes a report on its own; give it alone")
+    given = [name for name, v in (("--model", model_file), ("--threat", threat_file), ("--frontier", frontier_file), ("--target", target), ("--pdf", pdf)) if v is not None]
+    if given:
+        raise PpdmError(f"{source}: a regressor's report is drawn from its audit's JSON alone; leave out {given[0]}")
+    if out.suffix.lower() not in (".html", ".htm"):
+        raise PpdmError(f"{out}: the report is an HTML page; name it .html")
+    for written in (out, json_out):
+        if written is not None and written.resolve() == source.resolve():
+            raise PpdmError(f"{written}: would overwrite the JSON the report is drawn from; give another name")
+    check_outputs(out, json_out)
+    with status("drawing the report", quiet):
+        redraw_interval_report(saved[0][1], out, json_out, title=title, source=str(source))
+    if not quiet:
+        console.print(f"wrote {out}", highlight=False)
 
 
 def _redraw(

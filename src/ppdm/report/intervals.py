@@ -12,9 +12,13 @@ from typing import Any
 import numpy as np
 
 from ppdm.attacks.regression import IntervalResult
+from ppdm.errors import ReportError
 from ppdm.files import write_atomic
 from ppdm.report.style import CSS
 from ppdm.report.write import json_path_for
+
+#: The ``format`` of a regressor's report JSON (the ``NAME.report.json`` beside its page).
+REPORT_FORMAT = "ppdm-regression-report"
 
 #: At most this many people are drawn in the interval figure (an even sample of them when more).
 DRAWN = 1500
@@ -88,10 +92,11 @@ def interval_report(result: IntervalResult, model: Any, title: str | None = None
         return out
 
     return {
+        "format": REPORT_FORMAT,
         "kind": "regression",
         "title": title or f"What the published regressor discloses about {result.sensitive!r}",
         "threat": threat_line(result),
-        "model": {"algorithm": getattr(model, "algorithm", None), "trees": int(getattr(model, "n_trees", 1)), "leaves": int(model.n_leaves)},
+        "model": {"algorithm": getattr(model, "algorithm", None), "trees": getattr(model, "n_trees", 1), "leaves": int(model.n_leaves)},
         "summary": s,
         "details": {k: v for k, v in result.details.items() if k != "rounds"},
         "narrowest": [person(int(i)) for i in order[:200]],
@@ -112,6 +117,42 @@ def write_interval_report(result: IntervalResult, model: Any, html: str | Path, 
     write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
     write_atomic(html, render_interval_html(report))
     return report
+
+
+def redraw_interval_report(saved: dict[str, Any], html: str | Path, json_out: str | Path | None = None, *, title: str | None = None, source: str = "the file") -> None:
+    """``ppdm report`` of a regressor: the page drawn from its audit's JSON (``ppdm audit --out``)
+    or drawn again from its report's JSON, written atomically; the report's JSON beside it (or at
+    ``json_out``) when drawn from the audit. A file the page cannot be drawn from is refused in one
+    line naming ``source`` before anything is written."""
+    html = Path(html)
+    if _is_report(saved):
+        report = dict(saved, title=title or saved.get("title", ""))
+    else:
+        result = IntervalResult.from_dict(saved, source)
+        report = interval_report(result, _NO_MODEL, title)
+    try:
+        page = render_interval_html(report)
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise ReportError(f"{source}: this ppdm cannot draw a regressor's page from it ({str(exc)[:100] or type(exc).__name__})") from None
+    if json_out is not None or not _is_report(saved):
+        data = Path(json_out) if json_out is not None else json_path_for(html)
+        write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+    write_atomic(html, page)
+
+
+class _NoModel:
+    """What the report says of a model it was not given (an audit's JSON holds none)."""
+
+    algorithm = None
+    n_trees = None
+    n_leaves = 0
+
+
+_NO_MODEL = _NoModel()
+
+
+def _is_report(saved: dict[str, Any]) -> bool:
+    return saved.get("format") == REPORT_FORMAT or saved.get("kind") == "regression"
 
 
 def render_interval_html(report: dict[str, Any]) -> str:

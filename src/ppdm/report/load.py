@@ -59,11 +59,24 @@ REPORT_FORMAT = "ppdm-report"
 REPORT_KEYS: dict[str, type | tuple[type, ...]] = {"title": str, "attacks": list, "advice": list}
 
 
+#: A regressor's audit (``ppdm audit --out``) and its report's JSON, by their ``format``.
+REGRESSION_FORMATS = ("ppdm-regression-result", "ppdm-regression-report")
+
+
+def _regression_shaped(data: dict[str, Any]) -> bool:
+    """A regressor's audit or report written before they carried a ``format``."""
+    summary = data.get("summary")
+    return data.get("kind") == "regression" or (isinstance(summary, dict) and summary.get("kind") == "regression")
+
+
 def load_saved(path: str | Path) -> tuple[str, dict[str, Any]]:
     """What ``ppdm report`` reads: an attack result (``"result"``, checked as :func:`load_result`
-    checks it) or a report's own JSON (``"report"``, the ``NAME.report.json`` written beside a
-    page: :func:`check_report`), told apart by their ``format``."""
+    checks it), a report's own JSON (``"report"``, the ``NAME.report.json`` written beside a
+    page: :func:`check_report`) or a regressor's audit or report (``"regression"``), told apart by
+    their ``format``."""
     data = read_json(path, "an attack result")  # or a report's JSON, which is no larger
+    if isinstance(data, dict) and (data.get("format") in REGRESSION_FORMATS or _regression_shaped(data)):
+        return "regression", data
     if isinstance(data, dict) and data.get("format") == REPORT_FORMAT:
         try:
             check_report(data)
