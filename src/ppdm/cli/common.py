@@ -540,4 +540,4 @@ def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
         raise PpdmError(
             f"--class-known: the class {tree.class_attribute!r} is the sensitive column"
         )
-    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=None, left_out=resolved.left_out)
+    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=threat.preset, left_out=resolved.left_out)  # the preset, plus the class
