@@ -40,6 +40,9 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_boosting_rounds import markdown
+
 CASES = ("xgb100", "hgb100")
 
 
@@ -150,12 +153,6 @@ def run(case: str, n_people: int, target: str) -> dict[str, object]:
         "sound": bool(np.all(ours_lo <= lp_lo + 1e-6) and np.all(ours_hi >= lp_hi - 1e-6)),
         "width ppdm / LP": f"{np.mean(ours_hi - ours_lo):.2f} / {np.mean(lp_hi - lp_lo):.2f}",
     }  # fmt: skip
-
-
-def markdown(rows: list[dict[str, object]]) -> str:
-    keys = list(rows[0])
-    lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-    return "\n".join(lines + ["| " + " | ".join(f"{r[k]:,}" if isinstance(r[k], int) and not isinstance(r[k], bool) else str(r[k]) for k in keys) + " |" for r in rows])
 
 
 def main() -> None:

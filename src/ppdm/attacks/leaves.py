@@ -408,17 +408,14 @@ def _spans(model: Tree | Forest, data: pd.DataFrame, qis: list[str], outputs: st
         groups = QIGroups.from_frame(data, qis)
         trees = model.trees if isinstance(model, Forest) else [model]
         return groups, [reachable_leaves(tree, groups.table, known=qis) for tree in trees]
-    from ppdm.maxent.table.outputs import OUTPUT_KEY, leaf_answers, record_answers, unique_codes
+    from ppdm.maxent.table.outputs import OUTPUT_KEY, answering, leaf_answers, record_answers, unique_codes
 
     answers = record_answers(model, data, outputs)
     full = QIGroups.from_frame(data.assign(**{OUTPUT_KEY: unique_codes(answers)}), [*qis, OUTPUT_KEY])
     groups = QIGroups(tuple(qis), full.table.drop(columns=OUTPUT_KEY), full.counts, full.group_of_record)
-    span = reachable_leaves(model, groups.table, known=qis).tocoo()
+    span = reachable_leaves(model, groups.table, known=qis)
     node_keys = leaf_answers(model, np.arange(model.n_nodes)[:, None], outputs)
-    keep = (node_keys[span.col] == answers[groups.first_rows()][span.row]).all(axis=1)
-    kept = sp.csr_matrix((span.data[keep], (span.row[keep], span.col[keep])), shape=span.shape)
-    kept.sort_indices()
-    return groups, [kept]
+    return groups, [answering(span, node_keys, answers[groups.first_rows()])]
 
 
 def subtract_known(view: AttackerView, known: pd.DataFrame, positions: np.ndarray | None = None) -> list[np.ndarray | None]:

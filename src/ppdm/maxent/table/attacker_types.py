@@ -22,7 +22,7 @@ from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.table import unknowns
-from ppdm.maxent.table.outputs import OUTPUT_KEY, leaf_answers, record_answers, same_answer, unique_codes
+from ppdm.maxent.table.outputs import OUTPUT_KEY, answering, leaf_answers, record_answers, unique_codes
 from ppdm.maxent.table.unknowns import (
     UnknownDomain,
     class_of_groups,
@@ -142,7 +142,7 @@ def attacker_types(
     reach = sp.csr_matrix(cells.reach[:, cells.leaves])
     if answers is not None:
         groups = QIGroups(tuple(known), groups.table.drop(columns=OUTPUT_KEY), groups.counts, groups.group_of_record, groups.record_weights)
-        reach = _answering(reach, leaf_answers(tree, cells.leaves[:, None], str(outputs)), answers[groups.first_rows()])
+        reach = answering(reach, leaf_answers(tree, cells.leaves[:, None], str(outputs)), answers[groups.first_rows()])
     if reach.nnz > unknowns.MAX_VARIABLES:
         raise size_error(domain, groups.n_groups, reach.nnz, "(group, leaf) pairs")
     group_class = class_of_groups(tree, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
@@ -156,13 +156,6 @@ def attacker_types(
     if has_truth:
         table.true_type = _true_types(tree, data, table)
     return table
-
-
-def _answering(reach: sp.csr_matrix, block_keys: np.ndarray, group_keys: np.ndarray) -> sp.csr_matrix:
-    """``reach`` without the (group, block) pairs whose block answers otherwise than the group."""
-    coo = reach.tocoo()
-    keep = same_answer(block_keys[coo.col], group_keys[coo.row])
-    return sp.csr_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=reach.shape)
 
 
 def _types(

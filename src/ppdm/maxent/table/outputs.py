@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ppdm.errors import DataError
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
-__all__ = ["OUTPUT_KEY", "leaf_answers", "record_answers", "same_answer", "unique_codes"]
+__all__ = ["OUTPUT_KEY", "answering", "leaf_answers", "record_answers", "same_answer", "unique_codes"]
 
 #: The grouping column that holds each person's answer while the attacker's table is built.
 OUTPUT_KEY = "__ppdm_output__"
@@ -58,6 +59,16 @@ def same_answer(pair_keys: np.ndarray, person_keys: np.ndarray) -> np.ndarray:
     """Per pair, whether its leaves' answer (``pair_keys``) is the person's (``person_keys``,
     aligned with the pairs)."""
     return np.asarray((pair_keys == person_keys).all(axis=1))
+
+
+def answering(reach: sp.csr_matrix, column_keys: np.ndarray, row_keys: np.ndarray) -> sp.csr_matrix:
+    """``reach`` (groups × leaves, 0/1) without the pairs whose leaf answers otherwise than the
+    group: ``column_keys`` per column, ``row_keys`` per row (:func:`leaf_answers`)."""
+    coo = reach.tocoo()
+    keep = same_answer(column_keys[coo.col], row_keys[coo.row])
+    kept = sp.csr_matrix((coo.data[keep], (coo.row[keep], coo.col[keep])), shape=reach.shape)
+    kept.sort_indices()
+    return kept
 
 
 def unique_codes(keys: np.ndarray) -> np.ndarray:
