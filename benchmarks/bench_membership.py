@@ -22,10 +22,11 @@ interpreter with ``sacroml``, ``--peer-python``; the ``peers`` extra): SACRO-ML 
 with ``--shadows`` shadow models (``--forest-shadows`` for the forests and XGBoost: each shadow is
 a whole refit) and its worst-case attack (5 repetitions, attack model trained on part of the
 truth: a stronger attacker than a real one), on the same model refitted from the same parameters
-(checked: the same probabilities). Both are scored by the same function (Carlini et al. 2022:
-AUC, TPR at 1 % and 0.1 % FPR; thresholds only, no interpolation), and beside it the TPR at 1 % FPR
-with the tie group at the budget broken at random (:func:`random_ties_tpr`), which tells a gap
-made by tied scores from one made by the ranking.
+(checked: the same probabilities). All are scored by the same function,
+:func:`ppdm.metrics.membership.membership_metrics` (Carlini et al. 2022: AUC, TPR at 1 % and
+0.1 % FPR, the tie group straddling a budget taken in a random share), and beside it the TPR at
+1 % FPR a threshold alone reaches (ties left out whole), which tells a gap made by tied scores
+from one made by the ranking.
 """
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ import pandas as pd
 
 DATASETS = ("adult", "nursery", "bank")
 RARE = 10
-MODELS = ("tree", "tree8", "rf100", "rf100-nb", "xgb100")
+MODELS = ("tree", "tree8", "rf100", "rf100-nb", "xgb100", "rules")
+
+#: The rule sets' thresholds (paper 004 §VI: s = 0.1, c = 0.6 on Adult) and their antecedent columns.
+RULES = (0.1, 0.6)
+ADULT_QIS = ["workclass", "education", "marital-status", "occupation", "relationship", "race", "sex", "native-country"]
+FEW_VALUES = 6
 BANK = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
 
 
@@ -79,7 +85,16 @@ def population(name: str) -> tuple[pd.DataFrame, list[str], str, np.ndarray]:
     return frame[[*inputs, klass]].reset_index(drop=True), inputs, klass, member
 
 
+def rule_columns(name: str, frame: pd.DataFrame, inputs: list[str]) -> list[str]:
+    """The columns rules are mined over: paper 004's eight on Adult, else the inputs with few values."""
+    if name == "adult":
+        return ADULT_QIS
+    return [c for c in inputs if frame[c].nunique() <= FEW_VALUES]
+
+
 def spec(model: str) -> dict:
+    if model == "rules":
+        return {"kind": "rules", "params": {}}
     if model == "xgb100":
         return {"kind": "xgboost", "params": {"n_estimators": 100, "max_depth": 6, "n_jobs": 2, "random_state": 0}}
     if model.startswith("tree"):
@@ -127,7 +142,12 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
     if s["kind"] != "xgboost":  # the classes as scikit-learn was fitted on them (Bank's 0/1 as "0"/"1")
         y_members = pd.Series(labels[member], name=klass)
     start = time.perf_counter()
-    if s["kind"] == "xgboost":
+    if model == "rules":
+        from ppdm.rules.mining import mine_rules
+
+        published = mine_rules(frame[member], rule_columns(name, frame, inputs), klass, *RULES)
+        est = None
+    elif s["kind"] == "xgboost":
         import xgboost
 
         est = xgboost.XGBClassifier(**s["params"]).fit(D[member], codes[member])
@@ -150,12 +170,15 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
     row = {
         "dataset": name, "model": model, "candidates": len(frame), "members": int(member.sum()), "fit_s": round(fit_seconds, 1),
         "ppdm_auc": summary["auc"], "ppdm_tpr@1%": summary["tpr@1%"], "ppdm_tpr@0.1%": summary["tpr@0.1%"],
-        "ppdm_tpr@1%_random_ties": random_ties_tpr(member, result.probability, 0.01), "ppdm_distinct_scores": int(np.unique(result.probability).size),
+        "ppdm_tpr@1%_thresholds": summary["tpr@1%_thresholds"], "ppdm_distinct_scores": int(np.unique(result.probability).size),
         "proved_members": summary["proved_members"], "proved_non_members": summary["proved_non_members"],
         "wrong_proofs": summary["wrong_proved_members"] + summary["wrong_proved_non_members"], "ppdm_s": round(seconds, 1),
         "trees_used": summary["trees_used"], "proof_settled": summary["proof_settled"],
     }
-    if args.no_peer:
+    if model == "rules":
+        row["rules"] = len(published)
+        row["peer"] = "no black-box attack reads a rule set"
+    if args.no_peer or est is None:
         return row
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -184,36 +207,29 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
             lira = membership_metrics(truth, scores)
             row.update({
                 "lira_auc": lira["auc"], "lira_tpr@1%": lira["tpr@1%"], "lira_tpr@0.1%": lira["tpr@0.1%"],
-                "lira_tpr@1%_random_ties": random_ties_tpr(truth, scores, 0.01), "lira_s": round(peer["lira_seconds"], 1),
+                "lira_tpr@1%_thresholds": lira["tpr@1%_thresholds"], "lira_s": round(peer["lira_seconds"], 1),
             })
-        worst = peer["worst"]
-        row.update({
-            "worst_auc": float(np.mean([w["auc"] for w in worst])), "worst_tpr@1%": float(np.mean([w["tpr@1%"] for w in worst])),
-            "worst_s": round(peer["worst_seconds"], 1),
-        })
+        row.update({**worst_case(peer["worst"]), "worst_s": round(peer["worst_seconds"], 1)})
     return row
 
 
-def random_ties_tpr(truth: np.ndarray, score: np.ndarray, fpr: float) -> float:
-    """The TPR at exactly ``fpr`` of an attacker who takes a random share of the tie group that
-    straddles the budget (the ROC read with linear interpolation between thresholds): what a
-    score with few distinct values reaches once its ties are broken at random."""
-    from ppdm.metrics.membership import roc_points
+def worst_case(reps: list[dict]) -> dict:
+    """The worst-case attack's repetitions read as ppdm's own scores are (its ROC points, both readings), averaged."""
+    from ppdm.metrics.membership import interpolated_tpr
 
-    f, t = roc_points(truth, score)
-    below, above = f <= fpr + 1e-12, f > fpr + 1e-12
-    f_lo, t_lo = f[below].max(), t[below].max()
-    if not above.any():
-        return float(t_lo)
-    f_hi = f[above].min()
-    t_hi = t[above & (f == f_hi)].min()
-    return float(t_lo + (t_hi - t_lo) * (fpr - f_lo) / (f_hi - f_lo))
+    out = {"worst_auc": float(np.mean([w["auc"] for w in reps]))}
+    for key, fpr in (("1%", 0.01), ("0.1%", 0.001)):
+        f = [np.asarray(w["fpr"]) for w in reps]
+        t = [np.asarray(w["tpr"]) for w in reps]
+        out[f"worst_tpr@{key}"] = float(np.mean([interpolated_tpr(a, b, fpr) for a, b in zip(f, t)]))
+        out[f"worst_tpr@{key}_thresholds"] = float(np.mean([b[a <= fpr + 1e-12].max(initial=0.0) for a, b in zip(f, t)]))
+    return out
 
 
 def table(rows: list[dict]) -> str:
     head = (
         "| dataset | model | ppdm AUC | ppdm TPR@1% | ppdm TPR@0.1% | proved members (wrong) | proved non-members | ppdm s | LiRA AUC | LiRA TPR@1% "
-        "| worst-case AUC | worst-case TPR@1% | peer s | TPR@1% random ties: ppdm / LiRA |"
+        "| worst-case AUC | worst-case TPR@1% | peer s | TPR@1% thresholds only: ppdm / LiRA / worst-case |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
@@ -223,7 +239,7 @@ def table(rows: list[dict]) -> str:
         lines.append(
             f"| {r['dataset']} | {r['model']} | {f('ppdm_auc')} | {f('ppdm_tpr@1%')} | {f('ppdm_tpr@0.1%')} | {r['proved_members']:,} ({r['wrong_proofs']}) | "
             f"{r['proved_non_members']:,} | {r['ppdm_s']} | {f('lira_auc')} | {f('lira_tpr@1%')} | {f('worst_auc')} | {f('worst_tpr@1%')} | {r.get('peer_s', '–')} "
-            f"| {f('ppdm_tpr@1%_random_ties')} / {f('lira_tpr@1%_random_ties')} |"
+            f"| {f('ppdm_tpr@1%_thresholds')} / {f('lira_tpr@1%_thresholds')} / {f('worst_tpr@1%_thresholds')} |"
         )
     return "\n".join(lines)
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import minimize
 
 from ppdm.data.roles import Roles
 from ppdm.tree.forest import Forest
@@ -200,3 +201,40 @@ def _cell_of(value: object, sensitive: str, values: Sequence[object], forest: Fo
         return list(values).index(value)
     cuts = sorted({n.split.threshold for t in forest.trees for n in t.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == sensitive})
     return int(np.searchsorted(cuts, float(value), side="left"))  # type: ignore[arg-type]
+
+
+def feasible_memberships(rows) -> np.ndarray:
+    """Every 0/1 vector meeting the rows (brute force)."""
+    n = rows.n_candidates
+    all_b = np.array(list(itertools.product([0, 1], repeat=n)), dtype=float)
+    x = all_b @ rows.A.T.toarray()
+    ok = ((x >= rows.lo - 1e-9) & (x <= rows.hi + 1e-9)).all(axis=1)
+    if rows.min_drawn > 0:
+        ok &= ~(all_b[:, rows.positive_trees < rows.min_drawn] > 0).any(axis=1)
+    return all_b[ok]
+
+
+def brute_force_membership_maxent(rows, state) -> np.ndarray:
+    """Marginals of the maximum-entropy distribution over all 2^N vectors (agreeing with the proofs)
+    whose expectations meet the rows: the Gibbs form q(b) ∝ exp(λ·Ab) over every vector, its dual
+    minimised by a general solver (no product form assumed)."""
+    n = rows.n_candidates
+    all_b = np.array(list(itertools.product([0, 1], repeat=n)), dtype=float)
+    agree = ((state < 0) | (all_b == state)).all(axis=1)
+    B = all_b[agree]
+    M = B @ rows.A.T.toarray()  # vectors × rows
+    eq = np.abs(rows.hi - rows.lo) < 1e-9
+    G = np.c_[M[:, eq], M[:, ~eq], -M[:, ~eq]]
+    c = np.r_[rows.lo[eq], rows.lo[~eq], -rows.hi[~eq]]
+    bounds = [(None, None)] * int(eq.sum()) + [(0, None)] * (2 * int((~eq).sum()))
+
+    def dual(z):
+        s = G @ z
+        top = s.max()
+        w = np.exp(s - top)
+        return float(top + np.log(w.sum()) - z @ c), G.T @ (w / w.sum()) - c
+
+    res = minimize(dual, np.zeros(G.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": 20000, "gtol": 1e-10, "ftol": 0})
+    s = G @ res.x
+    q = np.exp(s - s.max())
+    return (q / q.sum()) @ B

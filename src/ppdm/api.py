@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -38,6 +39,7 @@ from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
+from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -69,7 +71,7 @@ class Audit:
     :meth:`report`); ``target_given``: whether it was chosen (``False``: the default one).
     """
 
-    model: Model
+    model: Model | RuleSet  # a rule set only in a membership audit of published rules
     threat: ThreatModel
     estimate: AttackResult | None
     proved: AttackResult | None
@@ -202,6 +204,7 @@ class Audit:
         (:meth:`MembershipResult.leaves`)."""
         if self.membership is not None and not self.results:
             return self.membership.leaves()
+        assert not isinstance(self.model, RuleSet)  # a rule set is only ever audited for membership
         trees = self.model.trees
         people = self.people()
         weights = people["records"].to_numpy(float) if "records" in people else np.ones(len(people))
@@ -260,7 +263,7 @@ class RegressionAudit:
     """The audit of a regressor's numeric target: each person's proved interval
     (:class:`~ppdm.attacks.regression.IntervalResult`), with the views an :class:`Audit` has."""
 
-    model: Model
+    model: Model | RuleSet  # a rule set only in a membership audit of published rules
     threat: ThreatModel
     intervals: Any
     table: pd.DataFrame
@@ -402,7 +405,9 @@ def audit(
     each with every model input and, with ``class_known`` (default: when the column is there), the
     class): the membership audit (:func:`ppdm.attacks.membership.membership_attack`: per candidate
     P(member), proved members and non-members) replaces the audit of the sensitive value, in
-    ``Audit.membership``; ``data`` is then not needed. ``member_column``: the population's boolean
+    ``Audit.membership``; ``data`` is then not needed. ``model`` may then also be a published rule
+    set (a :class:`~ppdm.rules.ruleset.RuleSet` or its ``ppdm-rules`` JSON file): its supports
+    count the members each rule matches. ``member_column``: the population's boolean
     column holding the truth (used when present; left out of what the attacker knows), for AUC and
     TPR at 0.1 % and 1 % FPR; or the truth as the training rows' identifiers: ``member_ids`` (a
     list, or a CSV / text file of them, one per line) matched against the population's
@@ -582,7 +587,7 @@ def _membership_audit(
         raise PpdmError("membership= audits a population of candidates: leave data out (the truth is the population's member column)")
     table, truth = population.table, population.truth
     candidates = table.drop(columns=population.hidden)
-    published = _as_model(model, candidates, class_attribute)
+    published = _as_rules(model) or _as_model(model, candidates, class_attribute)
     options = MembershipOptions()
     if proof_seconds is not None:
         options = replace(options, proof=replace(options.proof, time_limit=float(proof_seconds)))
@@ -623,6 +628,19 @@ def _as_model(model: Any, table: Any, class_attribute: str | None) -> Model:
     if isinstance(model, (str, Path)):
         return load_model(model, None if is_dask(table) else frame, class_attribute=class_attribute)
     return from_estimator(model, frame, class_attribute=class_attribute)
+
+
+def _as_rules(model: Any) -> RuleSet | None:
+    """``model`` as a published rule set when it is one (a :class:`RuleSet`, or a JSON file of
+    format ``ppdm-rules``), else None."""
+    if isinstance(model, RuleSet):
+        return model
+    if isinstance(model, (str, Path)) and Path(model).is_file():
+        with open(model, "rb") as handle:
+            head = handle.read(4096).decode("utf-8", "replace")
+        if re.search(r'"format"\s*:\s*"ppdm-rules"', head):
+            return RuleSet.load(model)
+    return None
 
 
 def _as_threat(threat: ThreatModel | dict[str, Any] | str | Path | None) -> ThreatModel:

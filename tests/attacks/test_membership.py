@@ -4,12 +4,9 @@ distribution's marginals."""
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.optimize as so
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -20,6 +17,7 @@ from ppdm.maxent.constraints.membership_rows import membership_rows
 from ppdm.tree import forest_from_sklearn, tree_from_sklearn
 
 from families import FAMILIES
+from oracles import brute_force_membership_maxent, feasible_memberships
 
 
 def _split(table, seed: int = 0, share: float = 0.5) -> np.ndarray:
@@ -60,24 +58,13 @@ def _tiny_models(frame: pd.DataFrame, member: np.ndarray):
         yield f"forest-bootstrap-{bootstrap}", forest_from_sklearn(forest, train, ["a", "b"], y=y)
 
 
-def _feasible(rows) -> np.ndarray:
-    """Every 0/1 vector meeting the rows (brute force)."""
-    n = rows.n_candidates
-    all_b = np.array(list(itertools.product([0, 1], repeat=n)), dtype=float)
-    x = all_b @ rows.A.T.toarray()
-    ok = ((x >= rows.lo - 1e-9) & (x <= rows.hi + 1e-9)).all(axis=1)
-    if rows.min_drawn > 0:
-        ok &= ~(all_b[:, rows.positive_trees < rows.min_drawn] > 0).any(axis=1)
-    return all_b[ok]
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_proofs_are_the_brute_force_backbone(seed):
     frame, member = _tiny(seed)
     population = frame.assign(member=member)
     for name, model in _tiny_models(frame, member):
         result = membership_attack(model, population, truth="member")
-        feasible = _feasible(result.rows)
+        feasible = feasible_memberships(result.rows)
         assert len(feasible), name
         assert (feasible == member).all(axis=1).any(), name  # the truth is among them
         always = feasible.min(axis=0) == 1
@@ -85,32 +72,6 @@ def test_proofs_are_the_brute_force_backbone(seed):
         assert result.details["proof_settled"], name
         np.testing.assert_array_equal(result.state == 1, always, err_msg=name)
         np.testing.assert_array_equal(result.state == 0, never, err_msg=name)
-
-
-def _brute_maxent(rows, state) -> np.ndarray:
-    """Marginals of the maximum-entropy distribution over all 2^N vectors (agreeing with the proofs)
-    whose expectations meet the rows: the Gibbs form q(b) ∝ exp(λ·Ab) over every vector, its dual
-    minimised by a general solver (no product form assumed)."""
-    n = rows.n_candidates
-    all_b = np.array(list(itertools.product([0, 1], repeat=n)), dtype=float)
-    agree = ((state < 0) | (all_b == state)).all(axis=1)
-    B = all_b[agree]
-    M = B @ rows.A.T.toarray()  # vectors × rows
-    eq = np.abs(rows.hi - rows.lo) < 1e-9
-    G = np.c_[M[:, eq], M[:, ~eq], -M[:, ~eq]]
-    c = np.r_[rows.lo[eq], rows.lo[~eq], -rows.hi[~eq]]
-    bounds = [(None, None)] * int(eq.sum()) + [(0, None)] * (2 * int((~eq).sum()))
-
-    def dual(z):
-        s = G @ z
-        top = s.max()
-        w = np.exp(s - top)
-        return float(top + np.log(w.sum()) - z @ c), G.T @ (w / w.sum()) - c
-
-    res = so.minimize(dual, np.zeros(G.shape[1]), jac=True, method="L-BFGS-B", bounds=bounds, options={"maxiter": 20000, "gtol": 1e-10, "ftol": 0})
-    s = G @ res.x
-    q = np.exp(s - s.max())
-    return (q / q.sum()) @ B
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -121,7 +82,7 @@ def test_estimate_is_the_brute_force_maxent(seed):
         if name.endswith("True"):
             continue  # bagged trees add soft rows: a different objective, checked for soundness above
         result = membership_attack(model, population, truth="member")
-        expected = _brute_maxent(result.rows, result.state)
+        expected = brute_force_membership_maxent(result.rows, result.state)
         np.testing.assert_allclose(result.probability, expected, atol=2e-3, err_msg=name)
 
 

@@ -40,8 +40,10 @@ import pandas as pd
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.membership import MembershipProof, ProofOptions, prove_membership
 from ppdm.maxent.constraints.membership_rows import MembershipRows, membership_rows
+from ppdm.maxent.constraints.rule_membership_rows import rule_membership_rows
 from ppdm.maxent.solvers.bernoulli import BernoulliOptions, BernoulliSolution, solve_bernoulli
 from ppdm.metrics.membership import FPRS, membership_metrics, tpr_at_fpr
+from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
@@ -132,7 +134,7 @@ class MembershipResult:
         s = self.summary()
         lines = [
             f"membership audit of {s['candidates']:,} candidates ({s['published_members']:,} training records published); {s['threat']}",
-            f"trees read: {s['trees_used']}",
+            f"counts read: {s['trees_used']}",
             f"proved members: {s['proved_members']:,}; proved non-members: {s['proved_non_members']:,}; undecided: {s['undecided']:,}"
             + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)"),
             f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
@@ -163,7 +165,7 @@ def _key(f: float) -> str:
 
 
 def membership_attack(
-    model: Tree | Forest,
+    model: Tree | Forest | RuleSet,
     population: pd.DataFrame,
     *,
     class_known: bool | None = None,
@@ -176,18 +178,26 @@ def membership_attack(
     ``class_known``: the attacker knows each candidate's class (default: when the population has
     the class column). ``truth``: the name of a boolean column of ``population`` (left out of the
     attacker's knowledge) or a boolean array, one per candidate. ``complete``: the population holds
-    every training record.
+    every training record. ``model`` may be a published rule set (paper 004): its supports count
+    the members each rule matches (:mod:`ppdm.maxent.constraints.rule_membership_rows`); the
+    attacker then knows every candidate's antecedent attributes and sensitive value.
     """
     options = options or MembershipOptions()
     start = time.perf_counter()
-    known = _checked_population(model, population, class_known)
+    if isinstance(model, RuleSet):
+        if class_known is False:
+            raise DataError("a rule set's supports count records by their sensitive value: its membership audit needs it known (class_known)")
+        _checked_frame(population)
+        known = True
+    else:
+        known = _checked_population(model, population, class_known)
     truth_bits = _truth(population, truth)
-    rows = membership_rows(model, population, known, complete)
+    rows = rule_membership_rows(model, population, complete) if isinstance(model, RuleSet) else membership_rows(model, population, known, complete)
     if truth_bits is not None:
         broken = rows.truth_violations(truth_bits)
         if broken.size:
             r = int(broken[0])
-            where = "the training size" if rows.cell[r] == -3 else f"tree {rows.tree[r]} leaf {rows.leaf[r]}"
+            where = "the training size" if rows.cell[r] == -3 else f"rules[{rows.leaf[r]}]" if isinstance(model, RuleSet) else f"tree {rows.tree[r]} leaf {rows.leaf[r]}"
             raise DataError(
                 f"the truth breaks {broken.size:,} published count(s), first {where}: the members marked are not the model's training records"
             )
@@ -206,12 +216,16 @@ def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipO
     return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, options.solver)
 
 
-def _checked_population(model: Tree | Forest, population: pd.DataFrame, class_known: bool | None) -> bool:
-    """Whether the class is known; refuses a population lacking an input or holding a missing value."""
+def _checked_frame(population: pd.DataFrame) -> None:
     if not isinstance(population, pd.DataFrame):
         raise DataError(f"the population must be a DataFrame of candidates, got {type(population).__name__}")
     if len(population) == 0:
         raise DataError("the population holds no candidate")
+
+
+def _checked_population(model: Tree | Forest, population: pd.DataFrame, class_known: bool | None) -> bool:
+    """Whether the class is known; refuses a population lacking an input or holding a missing value."""
+    _checked_frame(population)
     klass = model.class_attribute
     if class_known is None:
         class_known = klass in population.columns
@@ -281,7 +295,7 @@ def _truth(population: pd.DataFrame, truth: str | np.ndarray | pd.Series | None)
 
 
 def _details(
-    model: Tree | Forest, rows: MembershipRows, proof: MembershipProof, solution: BernoulliSolution, class_known: bool, complete: bool, seconds: float,
+    model: Tree | Forest | RuleSet, rows: MembershipRows, proof: MembershipProof, solution: BernoulliSolution, class_known: bool, complete: bool, seconds: float,
 ) -> dict[str, Any]:
     knows = "every model input and the class" if class_known else "every model input, not the class"
     whole = "holding every training record" if complete else "holding some of the training records (counts read as upper bounds)"
@@ -289,7 +303,11 @@ def _details(
     used = len(rows.cells_per_tree)
     kinds = sorted({m for t, m in enumerate(modes) if t in rows.cells_per_tree})
     words = f"{used} of {len(modes)} tree(s) ({', '.join(kinds)})"
-    if isinstance(model, Forest) and model.combine == "additive":
+    if isinstance(model, RuleSet):
+        knows = f"the {len(model.quasi_identifiers)} quasi-identifiers and the sensitive value"
+        counted = len(set(rows.leaf[rows.cell != -3].tolist()))
+        words = f"{counted} of {len(model.rules)} rule(s) ({rows.cells_per_tree[0]})"
+    elif isinstance(model, Forest) and model.combine == "additive":
         words += f"; boosting rounds used: {', '.join(map(str, sorted(rows.cells_per_tree))) if used <= 10 else f'{used} rounds'}"
     details: dict[str, Any] = {
         "threat": f"the attacker knows {knows} of each candidate, a population {whole}",

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from ppdm.errors import InfeasibleError
-from ppdm.maxent.constraints.membership_rows import MembershipRows
+from ppdm.maxent.constraints.membership_rows import MembershipRows, column_patterns
 
 __all__ = ["MembershipProof", "ProofOptions", "prove_membership", "propagate"]
 
@@ -117,60 +117,75 @@ def propagate(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, state: np.ndarra
         state[to_one] = 1
 
 
-def _reduced(rows: MembershipRows, state: np.ndarray) -> tuple[np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray]:
-    """The undecided candidates and the rows over them (the proved members' share taken off the bounds)."""
+def _reduced(rows: MembershipRows, state: np.ndarray) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:
+    """The undecided candidates, each one's *pattern* (candidates reaching the same rows are
+    interchangeable: a consistent training set stays one when two of them swap, so a pattern's
+    candidates are proved together or not at all), and the rows over the patterns' member counts
+    ``k_g ∈ [0, w_g]`` (``w``: the pattern's candidates; the proved members' share taken off the bounds)."""
     free = np.flatnonzero(state < 0)
-    A = rows.A[:, free].tocsr()
     shift = rows.A @ (state == 1).astype(float)
-    lo, hi = rows.lo - shift, rows.hi - shift
-    live = np.asarray(A.getnnz(axis=1)) > 0
-    return free, A[live], lo[live], hi[live]
+    pattern, of_free, w = column_patterns(rows.A[:, free].tocsr())
+    live = np.asarray(pattern.getnnz(axis=1)) > 0
+    return free, of_free, pattern[live].tocsr(), (rows.lo - shift)[live], (rows.hi - shift)[live], w
 
 
 def _lp_backbone(rows: MembershipRows, state: np.ndarray, deadline: float, solve_limit: float) -> np.ndarray:
     """The candidates the linear relaxation pins (the face of the maximum-entropy rows, as in
     :mod:`ppdm.maxent.solvers.face`), each proved by one integer programme that finds no consistent
-    training set flipping any of them. The relaxation, from candidates ``U``: maximise ``Σ_{i∈U} s_i``
-    with ``s_i ≤ p_i``, ``s_i ≤ 1 − p_i``, ``lo ≤ A p ≤ hi``; a candidate with ``s_i > 0`` is not
-    pinned; repeat over the rest until the optimum is 0: they are pinned, at their values."""
-    free, A, lo, hi = _reduced(rows, state)
-    n = len(free)
-    unknown = np.ones(n, dtype=bool)
-    p = None
+    training set flipping any of them. The relaxation over the patterns' counts ``k`` (see
+    :func:`_reduced`), from patterns ``U``: maximise ``Σ_{g∈U} s_g`` with ``s_g ≤ k_g``,
+    ``s_g ≤ w_g − k_g``, ``lo ≤ A k ≤ hi``; a pattern with ``s_g > 0`` is not pinned; repeat over
+    the rest until the optimum is 0: they are pinned, at 0 or ``w_g``."""
+    free, of_free, A, lo, hi, w = _reduced(rows, state)
+    unknown = np.ones(len(w), dtype=bool)
+    k = None
     while unknown.any():
-        found = _interior(A, lo, hi, unknown, deadline, solve_limit)
+        found = _interior(A, lo, hi, w, unknown, deadline, solve_limit)
         if found is None:
             return state
-        p, s = found
+        k, s = found
         moved = unknown & (s > PINNED)
         if not moved.any():
             break
         unknown &= ~moved
-    if p is None or not unknown.any():
+    if k is None or not unknown.any():
         return state
-    value = (p > 0.5).astype(np.int64)
+    value = (k > 0.5 * w).astype(np.int64)
     while unknown.any():
-        flip = np.where(unknown, np.where(value == 1, -1.0, 1.0), 0.0)
-        offset = float((unknown & (value == 1)).sum())
-        found_b, infeasible = _solve(A, lo, hi, -flip, (flip, 1.0 - offset), deadline, solve_limit)
+        found_k, infeasible = _solve(A, lo, hi, w, *_flips(unknown, value, w), deadline, solve_limit)
         if infeasible:
-            out = state.copy()
-            out[free[unknown]] = value[unknown]
-            return out
-        if found_b is None:
+            return _proved(state, free, of_free, unknown, value)
+        if found_k is None:
             return state
-        unknown &= found_b == value
+        unknown &= found_k == value * w
     return state
 
 
-#: A candidate's slack ``min(p, 1 − p)`` above this in the relaxation means it is not pinned.
+def _flips(single: np.ndarray, value: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, float]]:
+    """The objective and the row asking a consistent training set to flip at least one candidate
+    of the ``single`` patterns (those seen at one value only): a pattern seen at 0 flips ``k_g``
+    candidates, one seen at ``w_g`` flips ``w_g − k_g``; the flips' sum is ``flip·k + offset``."""
+    flip = np.where(single, np.where(value == 1, -1.0, 1.0), 0.0)
+    offset = float(w[single & (value == 1)].sum())
+    return -flip, (flip, 1.0 - offset)
+
+
+def _proved(state: np.ndarray, free: np.ndarray, of_free: np.ndarray, decided: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """``state`` with the candidates of the ``decided`` patterns set to their pattern's value."""
+    out = state.copy()
+    mine = decided[of_free]
+    out[free[mine]] = value[of_free][mine]
+    return out
+
+
+#: A pattern's slack ``min(k, w − k)`` above this in the relaxation means it is not pinned.
 PINNED = 1e-6
 
 
 def _interior(
-    A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, unknown: np.ndarray, deadline: float, solve_limit: float,
+    A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, w: np.ndarray, unknown: np.ndarray, deadline: float, solve_limit: float,
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """One relaxation of :func:`_lp_backbone` (HiGHS's interior point method): ``p`` and ``s``, or
+    """One relaxation of :func:`_lp_backbone` (HiGHS's interior point method): ``k`` and ``s``, or
     ``None`` out of time."""
     left = min(deadline - time.perf_counter(), solve_limit)
     if left <= 0:
@@ -178,14 +193,14 @@ def _interior(
     n = A.shape[1]
     eye = sp.identity(n, format="csr")
     pad = sp.csr_matrix((A.shape[0], n))
-    rows_ps = sp.hstack([A, pad]).tocsr()
+    rows_ks = sp.hstack([A, pad]).tocsr()
     eq = np.abs(hi - lo) < WHOLE
-    A_ub = sp.vstack([sp.hstack([-eye, eye]), sp.hstack([eye, eye]), rows_ps[~eq], -rows_ps[~eq]]).tocsr()
-    b_ub = np.r_[np.zeros(n), np.ones(n), hi[~eq], -lo[~eq]]
-    A_eq = rows_ps[eq] if eq.any() else None
+    A_ub = sp.vstack([sp.hstack([-eye, eye]), sp.hstack([eye, eye]), rows_ks[~eq], -rows_ks[~eq]]).tocsr()
+    b_ub = np.r_[np.zeros(n), w, hi[~eq], -lo[~eq]]
+    A_eq = rows_ks[eq] if eq.any() else None
     b_eq = lo[eq] if eq.any() else None
     c = np.r_[np.zeros(n), -unknown.astype(float)]
-    bounds = np.c_[np.zeros(2 * n), np.r_[np.ones(n), np.full(n, 0.5)]]
+    bounds = np.c_[np.zeros(2 * n), np.r_[w, 0.5 * w]]
     res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds, method="highs-ipm", options={"time_limit": left})
     if res.status != 0 or res.x is None:
         return None
@@ -193,38 +208,35 @@ def _interior(
 
 
 def _backbone(rows: MembershipRows, state: np.ndarray, deadline: float, solve_limit: float) -> tuple[np.ndarray, bool]:
-    """Step 2: the undecided candidates every consistent training set agrees on, within ``deadline``."""
-    free, A, lo, hi = _reduced(rows, state)
-    n = len(free)
-    seen = np.zeros((n, 2), dtype=bool)  # values seen in a consistent training set
-    first, _ = _solve(A, lo, hi, np.zeros(n), None, deadline, solve_limit)
+    """Step 3: the undecided candidates every consistent training set agrees on, within ``deadline``
+    (over the patterns' counts: a pattern is seen at 0 when some consistent set leaves one of its
+    candidates out, at 1 when it takes one in)."""
+    free, of_free, A, lo, hi, w = _reduced(rows, state)
+    seen = np.zeros((len(w), 2), dtype=bool)
+    first, _ = _solve(A, lo, hi, w, np.zeros(len(w)), None, deadline, solve_limit)
     if first is None:
         return state, False
-    seen[np.arange(n), first] = True
     while True:
+        seen[:, 0] |= first < w
+        seen[:, 1] |= first > 0
         single = seen.sum(axis=1) == 1
         if not single.any():
             return state, True
         value = np.argmax(seen, axis=1)
-        # a flip of candidate i: b_i = 1 - value_i; ask for at least one flip, as many as possible
-        flip = np.where(single, np.where(value == 1, -1.0, 1.0), 0.0)  # the flips' sum is flip·b + (#single ones)
-        offset = float((single & (value == 1)).sum())
-        found, infeasible = _solve(A, lo, hi, -flip, (flip, 1.0 - offset), deadline, solve_limit)
+        found, infeasible = _solve(A, lo, hi, w, *_flips(single, value, w), deadline, solve_limit)
         if found is None:
             if infeasible:
-                decided = np.flatnonzero(single)
-                state[free[decided]] = value[decided]
-                return state, True
+                return _proved(state, free, of_free, single, value), True
             return state, False
-        seen[np.arange(n), found] = True
+        first = found
 
 
 def _solve(
-    A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, c: np.ndarray, at_least: tuple[np.ndarray, float] | None,
+    A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, w: np.ndarray, c: np.ndarray, at_least: tuple[np.ndarray, float] | None,
     deadline: float, solve_limit: float,
 ) -> tuple[np.ndarray | None, bool]:
-    """A 0/1 vector meeting the rows (and ``at_least``: ``w·b ≥ bound``), minimising ``c·b``, or
-    ``None``; and whether the programme was proved infeasible (not merely out of time)."""
+    """Whole counts ``0 ≤ k ≤ w`` meeting the rows (and ``at_least``: ``f·k ≥ bound``), minimising
+    ``c·k``, or ``None``; and whether the programme was proved infeasible (not merely out of time)."""
     left = deadline - time.perf_counter()
     if left <= 0:
         return None, False
@@ -232,13 +244,13 @@ def _solve(
     if at_least is not None:
         constraints.append(LinearConstraint(sp.csr_matrix(at_least[0][None, :]), at_least[1], np.inf))
     n = A.shape[1]
-    res = milp(c, integrality=np.ones(n, dtype=np.int64), bounds=Bounds(0, 1), constraints=constraints, options={"time_limit": min(left, solve_limit), "disp": False})
+    res = milp(c, integrality=np.ones(n, dtype=np.int64), bounds=Bounds(0, w), constraints=constraints, options={"time_limit": min(left, solve_limit), "disp": False})
     if res.status == 2:
         return None, True
     if res.x is None:
         return None, False
-    b = np.round(res.x).astype(np.int64)
-    x = A @ b
-    if np.any(x < lo - WHOLE) or np.any(x > hi + WHOLE) or (at_least is not None and at_least[0] @ b < at_least[1] - WHOLE):
+    k = np.round(res.x).astype(np.int64)
+    x = A @ k
+    if np.any(x < lo - WHOLE) or np.any(x > hi + WHOLE) or (at_least is not None and at_least[0] @ k < at_least[1] - WHOLE):
         return None, False  # not a consistent training set after rounding: learn nothing from it
-    return b, False
+    return k, False

@@ -38,7 +38,8 @@ def audited_facts(
 ) -> list[dict[str, str]]:
     """The first card's lines, each ``{"label", "text"}``: model, trees or rounds, rows, threat
     model, target (membership: the candidates instead of the rows and attacker)."""
-    facts = [{"label": "model", "text": model_words(view)}]
+    published = (membership or {}).get("published")
+    facts = [{"label": "model", "text": published if view is None and published else model_words(view)}]
     summary = attacks[0]["summary"] if attacks else {}
     trees = trees_words(view, summary)
     if trees:
@@ -51,7 +52,7 @@ def audited_facts(
         facts.append({"label": "candidates", "text": f"{s['candidates']:,} people, {s['published_members']:,} of them training records by the model's counts"})
         facts.append({"label": "question", "text": f"was each candidate in the training set? ({s.get('threat', 'the attacker holds each candidate’s record')})"})
         if s.get("trees_used"):
-            facts.append({"label": "trees read", "text": str(s["trees_used"])})
+            facts.append({"label": "counts read" if published else "trees read", "text": str(s["trees_used"])})
     facts.append({"label": "target", "text": target if attacks else (membership or {}).get("target", {}).get("text", target)})
     return facts
 

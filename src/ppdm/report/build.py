@@ -25,6 +25,7 @@ from ppdm.report.reconcile import exact_verdict, reconcile
 from ppdm.report.record import frontier_target, report_release
 from ppdm.report.threat_words import threat_sentences
 from ppdm.report.verdict import key_of, verdict
+from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.leaf_pairs import LeafPairs
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ FORMAT = "ppdm-report"
 
 def build_report(
     results: Iterable[AttackResult | dict[str, Any]],
-    model: Tree | Forest | None = None,
+    model: Tree | Forest | RuleSet | None = None,
     threat: ThreatModel | None = None,
     frontier: Sequence[FrontierPoint] | dict[str, Any] | None = None,
     *,
@@ -71,10 +72,12 @@ def build_report(
     dicts = [_as_dict(r, resolved) for r in results]
     if not dicts and membership is None:
         raise ReportError("a report needs at least one attack result")
-    if model is not None:
+    if dicts and isinstance(model, RuleSet):
+        raise ReportError("a rule set's report here is its membership audit's: the audit of a sensitive value by rules is `ppdm audit-rules`")
+    if model is not None and not isinstance(model, RuleSet):
         for r in dicts:
             check_same_model(r, model)
-    view = model_view(_as_audited(model, threat, dicts) if dicts else model) if model is not None else None
+    view = model_view(_as_audited(model, threat, dicts) if dicts else model) if model is not None and not isinstance(model, RuleSet) else None
     attacks = [_attack(r, view, threat, resolved) for r in dicts]
     front = frontier_of(frontier, risk_name)
     member = membership_section(membership, model, resolved) if membership is not None else None

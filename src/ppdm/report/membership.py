@@ -24,10 +24,12 @@ import numpy as np
 
 from ppdm.attacks.target import MiaTpr, Target, default_target
 from ppdm.errors import ReportError
-from ppdm.metrics.membership import roc_points
+from ppdm.maxent.constraints.rule_membership_rows import ANTECEDENT_CELL
+from ppdm.metrics.membership import interpolated_tpr, roc_points
 from ppdm.report.model_view import anchor
 from ppdm.report.plots import THRESHOLDS, share_at_least
 from ppdm.report.verdict import pct, target_line
+from ppdm.rules.ruleset import RuleSet
 
 if TYPE_CHECKING:
     from ppdm.attacks.membership import MembershipResult
@@ -46,7 +48,7 @@ TOP_LEAVES = 15
 
 
 def membership_section(
-    result: MembershipResult, model: Tree | Forest | None = None, target: Target | None = None, top: int = TOP_LEAVES
+    result: MembershipResult, model: Tree | Forest | RuleSet | None = None, target: Target | None = None, top: int = TOP_LEAVES
 ) -> dict[str, Any]:
     """The section's data (see the module docstring). ``target``: what the verdict judges
     against, its membership measures (default: :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`;
@@ -65,20 +67,21 @@ def membership_section(
         "roc": roc_curve(result.truth, p) if result.truth is not None and 0 < result.truth.sum() < len(p) else None,
         "p_member": {"t": THRESHOLDS.tolist(), "share": np.round(share_at_least(p), 6).tolist()},
         "leaves": riskiest_leaves(result, model, top),
+        "published": f"a rule set of {len(model.rules):,} rules (paper 004)" if isinstance(model, RuleSet) else None,
         "proved_member_rows": [_plain(r) for r in result.row_ids[result.state == 1]],
     }
 
 
 def roc_curve(truth: np.ndarray, score: np.ndarray, points: int = ROC_POINTS) -> dict[str, Any]:
-    """The ROC curve as a deterministic attacker achieves it (thresholds only,
-    :func:`ppdm.metrics.membership.tpr_at_fpr`): at ``points`` log-spaced false-positive rates per
-    decade from the axis' floor to 1 (and at 0), the largest TPR with at most that FPR."""
+    """The ROC curve as :func:`ppdm.metrics.membership.tpr_at_fpr` reads it (ties broken at
+    random: interpolated between thresholds): at ``points`` log-spaced false-positive rates per
+    decade from the axis' floor to 1 (and at 0)."""
     fpr, tpr = roc_points(truth, score)
     n_members, n_non = int(truth.sum()), int((~truth.astype(bool)).sum())
     floor = axis_floor(n_members, n_non)
     decades = int(round(-np.log10(floor)))
     grid = np.r_[0.0, np.logspace(-decades, 0.0, decades * points + 1)]
-    reached = np.maximum.accumulate(tpr)[np.searchsorted(fpr, grid + 1e-12, side="right") - 1]
+    reached = interpolated_tpr(fpr, tpr, grid)
     return {"fpr": grid.tolist(), "tpr": np.round(reached, 6).tolist(), "floor": floor, "members": n_members, "non_members": n_non}
 
 
@@ -89,7 +92,7 @@ def axis_floor(n_members: int, n_non_members: int) -> float:
     return float(min(max(10.0 ** np.floor(np.log10(resolution)), FLOOR), 1e-3))
 
 
-def riskiest_leaves(result: MembershipResult, model: Tree | Forest | None, top: int) -> list[dict[str, Any]]:
+def riskiest_leaves(result: MembershipResult, model: Tree | Forest | RuleSet | None, top: int) -> list[dict[str, Any]]:
     """The ``top`` riskiest published cells (:meth:`MembershipResult.leaves`, every cell): first
     those whose count alone proves every candidate reaching them a member (at least as many
     records counted as candidates reach it), most candidates first; then those that most raise
@@ -104,16 +107,23 @@ def riskiest_leaves(result: MembershipResult, model: Tree | Forest | None, top: 
     frame = frame.assign(proved_alone=np.where(frame["proves"], reach, 0.0))
     frame = frame[reach > 0].sort_values(["proved_alone", "excess"], ascending=False, kind="stable").head(top)
     forest = len(result.rows.modes) > 1
-    trees = list(model.trees) if model is not None else None
+    rules = model if isinstance(model, RuleSet) else None
+    trees = list(model.trees) if model is not None and not isinstance(model, RuleSet) else None
     rows = []
     for r in frame.to_dict("records"):
         t, leaf, cell, mean_p = int(r["tree"]), int(r["leaf"]), int(r["class"]), float(r["mean_P(member)"])
+        if rules is not None:
+            source = f"rule {leaf}: {rules.rules[leaf].describe(rules.sensitive)}"
+            words = "its antecedent's records" if cell == ANTECEDENT_CELL else "the rule's records"
+        else:
+            source = f"tree {t} leaf {leaf}" if forest else f"leaf {leaf}"
+            words = _cell_words(cell, trees[t].classes if trees is not None else None)
         rows.append({
-            "tree": t if forest else None,
+            "tree": t if forest and rules is None else None,
             "leaf": leaf,
-            "source": f"tree {t} leaf {leaf}" if forest else f"leaf {leaf}",
+            "source": source,
             "anchor": anchor(leaf, t if forest else None) if trees is not None else None,
-            "cell": _cell_words(cell, trees[t].classes if trees is not None else None),
+            "cell": words,
             "count": _count_words(float(r["count_min"]), float(r["count_max"])),
             "candidates": int(r["candidates"]),
             "proves_members": bool(r["proves"]),

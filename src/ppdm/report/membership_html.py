@@ -63,7 +63,7 @@ def section_html(section: dict[str, Any]) -> str:
     return (
         f'<section id="membership" class="attack"><h2>{escape(TITLE)}</h2>'
         f'<p class="note">{s["candidates"]:,} candidates; the model was trained on {s["published_members"]:,} records.{seconds}</p>'
-        f"{_counts(s)}{figure}{_leaves(section['leaves'])}{_proved_rows(section['proved_member_rows'])}</section>"
+        f"{_counts(s)}{figure}{_rules(section['leaves']) if section.get('published') else _leaves(section['leaves'])}{_proved_rows(section['proved_member_rows'])}</section>"
     )
 
 
@@ -108,6 +108,22 @@ def _leaves(rows: list[dict[str, Any]]) -> str:
         "whom the counts of all trees together prove. Lift: the cell's mean P(member) over the member share. Click a leaf "
         "to see it in the model.</p>"
         '<div class="tablewrap"><table><thead><tr><th>leaf</th><th>class counted</th><th>published count</th><th>candidates reaching it</th>'
+        "<th>proved members</th><th>mean P(member)</th><th>beyond the share</th><th>lift</th></tr></thead>"
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _rules(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "<h3>Riskiest rules</h3><p>No published rule matches a candidate.</p>"
+    body = "".join(_leaf_row(r) for r in rows)
+    return (
+        '<h3 id="membership-leaves">Riskiest rules</h3><p class="note">The published counts (a rule\'s support counts the '
+        "records matching it; with its confidence, those matching its antecedent) whose count alone proves members (it counts "
+        "every candidate matching it: red), then those that most raise membership: the members the estimate places there beyond "
+        "the member share. Proved members: those matching it whom all the counts together prove. Lift: the mean P(member) of "
+        "the candidates matching it over the member share.</p>"
+        '<div class="tablewrap"><table><thead><tr><th>rule</th><th>records counted</th><th>published count</th><th>candidates matching it</th>'
         "<th>proved members</th><th>mean P(member)</th><th>beyond the share</th><th>lift</th></tr></thead>"
         f"<tbody>{body}</tbody></table></div>"
     )

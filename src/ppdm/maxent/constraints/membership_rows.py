@@ -44,7 +44,7 @@ from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
-__all__ = ["MembershipRows", "Mode", "membership_rows", "tree_modes"]
+__all__ = ["MembershipRows", "Mode", "column_patterns", "membership_rows", "tree_modes"]
 
 #: How a tree counts the training rows: each once, with bootstrap multiplicities, or unknown.
 Mode = Literal["once", "bootstrap", "unknown"]
@@ -312,3 +312,20 @@ def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.
         sp.vstack(mats, format="csr"), np.concatenate(los), np.concatenate(his), np.concatenate(trees), np.concatenate(leaves),
         np.concatenate(cells), np.concatenate(targets), np.concatenate(variances),
     )
+
+
+def column_patterns(A: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+    """The distinct columns of ``A`` (candidates reaching the same rows: interchangeable to every
+    row), each candidate's pattern and each pattern's number of candidates. Columns are keyed by
+    two random hashes of their rows and checked equal to their pattern exactly (no merge on a
+    collision)."""
+    if A.shape[1] == 0:
+        return A, np.zeros(0, dtype=np.intp), np.zeros(0)
+    rng = np.random.default_rng(0)
+    keys = np.c_[A.T @ rng.random(A.shape[0]), A.T @ rng.random(A.shape[0])]
+    _, first, of_bit, weight = np.unique(keys, axis=0, return_index=True, return_inverse=True, return_counts=True)
+    of_bit = of_bit.ravel()
+    C = A.tocsc()
+    if (C - C[:, first[of_bit]]).count_nonzero():
+        return A, np.arange(A.shape[1]), np.ones(A.shape[1])
+    return C[:, first].tocsr(), of_bit, weight.astype(float)

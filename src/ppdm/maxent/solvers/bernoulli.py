@@ -31,6 +31,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
+from ppdm.maxent.constraints.membership_rows import column_patterns
+
 __all__ = ["BernoulliOptions", "BernoulliSolution", "solve_bernoulli"]
 
 #: A row's multiplier stays within ±this (a logit of 40 is a probability 1 − 4e-18).
@@ -38,6 +40,13 @@ LOGIT_CAP = 40.0
 
 #: Safeguarded Newton steps per block at most (warm-started, two or three usually do).
 NEWTON_STEPS = 12
+
+#: ``method="auto"`` solves the whole dual at once past this many blocks (a rule set's overlapping
+#: rows each need a block of their own, and cycling over hundreds of them converges slowly).
+DUAL_BLOCKS = 20
+
+#: The dual method factorises the Hessian densely up to this many rows (else Krylov steps).
+DENSE_ROWS = 2500
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,11 @@ class BernoulliOptions:
     max_sweeps: int = 500
     tol: float = 1e-4
     time_limit: float | None = 60.0
+    #: ``"scaling"``: iterative scaling over the blocks (many rows, few blocks: trees);
+    #: ``"dual"``: the whole dual at once by L-BFGS-B (few rows sharing bits across many blocks:
+    #: rule sets); ``"auto"``: the dual when there are more than :data:`DUAL_BLOCKS` blocks of one or
+    #: two rows each on average and no soft row.
+    method: str = "auto"
 
 
 @dataclass
@@ -99,6 +113,11 @@ def solve_bernoulli(
     Af = A[:, free].tocsc()
     target = np.full(len(lo), np.nan) if target is None else np.asarray(target, dtype=float)
     variance = np.zeros(len(lo)) if variance is None else np.nan_to_num(np.asarray(variance, dtype=float))
+    method = _method(options.method, np.asarray(blocks), target)
+    if method == "dual":
+        q, iterations, timed_out = _dual(Af.tocsr(), lo - shift, hi - shift, options, deadline)
+        p[free] = q
+        return BernoulliSolution(p, _violation(A, lo, hi, p), iterations, timed_out, time.perf_counter() - start)
     parts = _blocks(Af, lo - shift, hi - shift, target - shift, variance, np.asarray(blocks))
     theta = np.zeros(int(free.sum()))
     sweeps, timed_out = 0, False
@@ -117,6 +136,99 @@ def solve_bernoulli(
             break
     p[free] = expit(theta)
     return BernoulliSolution(p, _violation(A, lo, hi, p), sweeps, timed_out, time.perf_counter() - start)
+
+
+def _method(method: str, blocks: np.ndarray, target: np.ndarray) -> str:
+    if method not in ("auto", "scaling", "dual"):
+        raise ValueError(f"method must be 'auto', 'scaling' or 'dual', got {method!r}")
+    if method == "dual" and not np.isnan(target).all():
+        raise ValueError("method 'dual' takes hard rows only (a soft row needs 'scaling')")
+    if method != "auto":
+        return method
+    n_blocks = len(np.unique(blocks))
+    overlapping = n_blocks > DUAL_BLOCKS and len(blocks) <= 2 * n_blocks  # a row or two per block: rows share bits
+    return "dual" if overlapping and np.isnan(target).all() else "scaling"
+
+
+def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool]:
+    """The dual of the module docstring over every row at once. Bits reaching the same rows are
+    one pattern with a weight (their probabilities are equal at the optimum). With equality rows
+    only, ``F = Σ w log(1 + e^θ) − λ·lo`` is minimised by trust-region Newton steps
+    (``trust-krylov``) on the Hessian's products ``A diag(w q(1 − q)) Aᵀ v``; with ranges,
+    ``λ = μ⁺ − μ⁻`` (``μ⁺, μ⁻ ≥ 0``) makes ``min(λ lo, λ hi)`` smooth, ``F = Σ w log(1 + e^θ) −
+    μ⁺·lo + μ⁻·hi``, by L-BFGS-B. Multipliers stay within ±:data:`LOGIT_CAP`."""
+    from scipy.optimize import OptimizeResult, minimize
+
+    pattern, of_bit, weight = column_patterns(A)
+    eq = np.abs(hi - lo) < 1e-12
+    m = len(lo)
+    At = pattern.T.tocsr()
+    stopped = {"late": False}
+
+    def late(intermediate_result: OptimizeResult) -> None:
+        if deadline is not None and time.perf_counter() > deadline:
+            stopped["late"] = True
+            raise StopIteration
+
+    if eq.all() and m <= DENSE_ROWS:
+        lam, iterations, timed_out = _dense_newton(pattern.toarray(), weight, lo, options, deadline)
+        return expit(pattern.T @ lam)[of_bit], iterations, timed_out
+    if eq.all():
+        def f(lam: np.ndarray) -> tuple[float, np.ndarray]:
+            theta = At @ lam
+            return float(weight @ np.logaddexp(0.0, theta) - lam @ lo), pattern @ (weight * expit(theta)) - lo
+
+        def hessp(lam: np.ndarray, v: np.ndarray) -> np.ndarray:
+            q = expit(At @ lam)
+            return pattern @ (weight * q * (1.0 - q) * (At @ v))
+
+        res = minimize(
+            f, np.zeros(m), jac=True, method="trust-krylov", hessp=hessp, callback=late,
+            options={"maxiter": options.max_sweeps, "gtol": options.tol * 1e-2},
+        )
+        lam = np.clip(res.x, -LOGIT_CAP, LOGIT_CAP)
+    else:
+        def f2(z: np.ndarray) -> tuple[float, np.ndarray]:
+            theta = At @ (z[:m] - z[m:])
+            e = pattern @ (weight * expit(theta))
+            return float(weight @ np.logaddexp(0.0, theta) - z[:m] @ lo + z[m:] @ hi), np.r_[e - lo, hi - e]
+
+        bounds = [(-LOGIT_CAP, LOGIT_CAP) if e else (0.0, LOGIT_CAP) for e in eq] + [(0.0, 0.0) if e else (0.0, LOGIT_CAP) for e in eq]
+        res = minimize(
+            f2, np.zeros(2 * m), jac=True, method="L-BFGS-B", bounds=bounds, callback=late,
+            options={"maxiter": 50 * options.max_sweeps, "gtol": options.tol * 1e-3, "ftol": 0.0, "maxcor": 30},
+        )
+        lam = res.x[:m] - res.x[m:]
+    return expit(At @ lam)[of_bit], int(res.nit), stopped["late"]
+
+
+def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool]:
+    """Newton's method with a backtracking line search on ``F = Σ w log(1 + e^{Aᵀλ}) − λ·b``,
+    the Hessian ``A diag(w q(1 − q)) Aᵀ`` factorised densely (a tiny ridge for redundant rows),
+    until every row is met within the tolerance. A row set pinning some bits to 0 or 1 sends λ
+    to infinity at a linear rate; the tolerance stops it there (within ±:data:`LOGIT_CAP`)."""
+    from scipy.linalg import cho_factor, cho_solve
+
+    lam = np.zeros(A.shape[0])
+
+    def value(x: np.ndarray) -> float:
+        return float(w @ np.logaddexp(0.0, A.T @ x) - x @ b)
+
+    for iteration in range(1, options.max_sweeps + 1):
+        q = expit(A.T @ lam)
+        g = A @ (w * q) - b
+        if np.abs(g).max(initial=0.0) <= options.tol:
+            return lam, iteration, False
+        if deadline is not None and time.perf_counter() > deadline:
+            return lam, iteration, True
+        H = (A * (w * q * (1.0 - q))) @ A.T
+        H[np.diag_indices_from(H)] += 1e-10 * max(float(np.trace(H)) / len(H), 1e-12)
+        step = -cho_solve(cho_factor(H), g)
+        f0, slope, t = value(lam), float(g @ step), 1.0
+        while value(lam + t * step) > f0 + 1e-4 * t * slope and t > 1e-10:
+            t *= 0.5
+        lam = np.clip(lam + t * step, -LOGIT_CAP, LOGIT_CAP)
+    return lam, options.max_sweeps, False
 
 
 def _blocks(Af: sp.csc_matrix, lo: np.ndarray, hi: np.ndarray, target: np.ndarray, variance: np.ndarray, ids: np.ndarray) -> list[_Block]:
