@@ -9,8 +9,11 @@ lands in one joint leaf (one *cell*), and the Hessian's product with a vector ne
 
     H v = A [P ∘ (u − ū_cell)],   u = Aᵀ v,   ū_C = Σ_{t ∈ C} w(t | C) u_t,
 
-two sparse products with the rows. When the Hessian is sparse (by its bound, or formed once:
-:class:`ForestSolveOptions`) it is formed and factorised at every step; up to
+two sparse products with the rows. Newton's method works on the cells bound propagation (and the
+face) left two or more live types and the rows they reach (:mod:`ppdm.maxent.solvers.fixed_cells`):
+the other rows' Hessian entries are 0. When the Hessian is sparse (by its bound, or formed once:
+:class:`ForestSolveOptions`) it is formed and factorised at every step, unless conjugate gradients
+preconditioned by the last factorisation solve the step's system in a few iterations; up to
 ``factor_nnz`` non-zeros conjugate gradients take the steps until the rows are nearly met and
 the Hessian of that point, factorised once, preconditions them from there on; beyond, each
 Newton system is solved by conjugate gradients preconditioned by the Hessian's diagonal (to a
