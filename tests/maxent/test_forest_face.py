@@ -206,9 +206,9 @@ def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_
     calls = {"n": 0}
     direction = forest_solve._direction
 
-    def stalled_at_first(dual, state, eta, exact, options):  # no progress for the first max_newton steps
+    def stalled_at_first(dual, state, eta, exact, options, *held):  # no progress for the first max_newton steps
         calls["n"] += 1
-        return (np.zeros_like(state.residual), 0) if calls["n"] <= 40 else direction(dual, state, eta, exact, options)
+        return (np.zeros_like(state.residual), 0) if calls["n"] <= 40 else direction(dual, state, eta, exact, options, *held)
 
     monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
     result = forest_solve.solve_forest(problem, options=ForestSolveOptions(max_newton=40, max_newton_cg=40))
@@ -226,9 +226,9 @@ def test_a_stalled_chase_asks_the_linear_programme_and_lands_on_the_optimum(educ
     calls = {"n": 0}
     direction = forest_solve._direction
 
-    def stalled_at_first(dual, state, eta, exact, options):
+    def stalled_at_first(dual, state, eta, exact, options, *held):
         calls["n"] += 1
-        return (np.zeros_like(state.residual), 0) if calls["n"] <= 12 else direction(dual, state, eta, exact, options)
+        return (np.zeros_like(state.residual), 0) if calls["n"] <= 12 else direction(dual, state, eta, exact, options, *held)
 
     monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
     options = ForestSolveOptions(max_newton=40, max_newton_cg=40, face_after=12)

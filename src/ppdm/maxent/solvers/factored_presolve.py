@@ -152,8 +152,7 @@ def _dominated_pairs(A: sp.csr_matrix, b: np.ndarray, candidates: np.ndarray, st
     sub = sp.csr_matrix(A[rows] @ sp.diags(state.alive.astype(float)))
     sub.data[sub.data <= TINY] = 0.0
     sub.eliminate_zeros()
-    support = sp.csr_matrix((np.ones(sub.nnz), sub.indices, sub.indptr), shape=sub.shape)
-    overlap = sp.coo_matrix(support @ support.T)
+    overlap = _overlap_within(sub, _equal_runs(b[rows]))
     size = np.diff(sub.indptr)
     i, j = overlap.row, overlap.col  # r₁ = rows[i] holds every type of r₂ = rows[j]
     bi, bj = b[rows[i]], b[rows[j]]
@@ -173,6 +172,28 @@ def _dominated_pairs(A: sp.csr_matrix, b: np.ndarray, candidates: np.ndarray, st
     state.kill(extra.col.astype(np.intp), r1[extra.row])
     implied[r1] = True
     return True
+
+
+def _equal_runs(b: np.ndarray) -> np.ndarray:
+    """A bucket per value of ``b``: values within 2·10⁻¹² (relative) of their neighbour in sorted
+    order share one, so every pair :func:`_dominated_pairs` can accept is in one bucket."""
+    order = np.argsort(b, kind="stable")
+    sorted_b = b[order]
+    gap = np.diff(sorted_b) > 2e-12 * np.maximum(1.0, np.abs(sorted_b[1:]))
+    bucket = np.empty(len(b), dtype=np.int64)
+    bucket[order] = np.r_[0, np.cumsum(gap)]
+    return bucket
+
+
+def _overlap_within(sub: sp.csr_matrix, bucket: np.ndarray) -> sp.coo_matrix:
+    """Per pair of rows in one ``bucket``, how many types they share (COO; pairs across buckets are
+    left out). Each row's types are renamed (bucket, type), so the product counts shared types of
+    rows with equal right-hand sides only: over a forest every type sits in a row of every tree,
+    and the product over all pairs took 2.4 s a round on 100 trees over Adult."""
+    columns = bucket[np.repeat(np.arange(sub.shape[0]), np.diff(sub.indptr))] * sub.shape[1] + sub.indices
+    _, renamed = np.unique(columns, return_inverse=True)
+    support = sp.csr_matrix((np.ones(sub.nnz), renamed.ravel(), sub.indptr), shape=(sub.shape[0], int(renamed.max(initial=-1)) + 1))
+    return sp.coo_matrix(support @ support.T)
 
 
 def _saturated_rows(

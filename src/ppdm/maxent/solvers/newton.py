@@ -111,7 +111,12 @@ def newton_ridge(H: Hessian, grad: np.ndarray) -> float:
     """Levenberg–Marquardt damping proportional to the gradient: vanishes at the optimum (so the
     last steps are Newton's) but keeps the nearly singular systems of degenerate rows from
     producing steps of 10⁸ early on."""
-    return diagonal_scale(H) * max(1e-12, DAMPING * float(np.abs(grad).max(initial=0.0)))
+    return ridge_for(diagonal_scale(H), grad)
+
+
+def ridge_for(scale: float, grad: np.ndarray) -> float:
+    """:func:`newton_ridge` given the Hessian's largest diagonal entry ``scale``."""
+    return scale * max(1e-12, DAMPING * float(np.abs(grad).max(initial=0.0)))
 
 
 def damped_dense(H: Hessian, ridge: float) -> np.ndarray:
