@@ -85,3 +85,27 @@ def test_cli_writes_the_membership_report(run, files, tmp_path):
     assert 'id="fig-membership-roc"' in page.read_text()
     clash = run("audit", "--membership", "--model", files / "forest.json", "--population", files / "candidates.csv", "--report", tmp_path / "m.txt")
     assert clash.exit_code == 2 and "name it .html" in clash.output
+
+
+def test_cli_audits_a_rule_sets_membership(run, files, tmp_path):
+    from ppdm.rules.mining import mine_rules
+
+    candidates = pd.read_csv(files / "candidates.csv")
+    members = candidates[candidates["member"]]
+    mine_rules(members, FEATURES, "class", 0.1, 0.5).save(tmp_path / "rules.json")
+    out, report = tmp_path / "rules-membership.json", tmp_path / "rules.html"
+    result = run(
+        "audit", "--membership", "--model", tmp_path / "rules.json", "--population", files / "candidates.csv", "--out", out, "--report", report,
+    )
+    assert result.exit_code == 0, result.output
+    assert "rule(s) (records per rule and per antecedent)" in result.output
+    assert "wrong proofs: 0 members, 0 non-members" in result.output
+    saved = json.loads(out.read_text())
+    assert saved["membership"]["wrong_proved_members"] == 0 and len(saved["candidates"]["P(member)"]) == 400
+    html = report.read_text()
+    assert "Riskiest rules" in html and "a rule set of" in html
+    rounded = json.loads((tmp_path / "rules.json").read_text())
+    rounded["rules"][0]["support"] = round(rounded["rules"][0]["support"], 2) + 0.001
+    (tmp_path / "rounded.json").write_text(json.dumps(rounded))
+    bad = run("audit", "--membership", "--model", tmp_path / "rounded.json", "--population", files / "candidates.csv")
+    assert bad.exit_code == 2 and "rules[0]" in bad.output and len(bad.output.strip().splitlines()) == 1
