@@ -63,7 +63,7 @@ def section_html(section: dict[str, Any]) -> str:
     return (
         f'<section id="membership" class="attack"><h2>{escape(TITLE)}</h2>'
         f'<p class="note">{s["candidates"]:,} candidates; the model was trained on {s["published_members"]:,} records.{seconds}</p>'
-        f"{_counts(s)}{figure}{_rules(section['leaves']) if section.get('published') else _leaves(section['leaves'])}{_proved_rows(section['proved_member_rows'])}</section>"
+        f"{_counts(s)}{figure}{_leaves(section['leaves'], 'rules' if section.get('published') else 'leaves')}{_proved_rows(section['proved_member_rows'])}</section>"
     )
 
 
@@ -97,33 +97,35 @@ def _counts(s: dict[str, Any]) -> str:
     )
 
 
-def _leaves(rows: list[dict[str, Any]]) -> str:
-    if not rows:
-        return "<h3>Riskiest leaves</h3><p>No published cell reaches a candidate.</p>"
-    body = "".join(_leaf_row(r) for r in rows)
-    return (
-        '<h3 id="membership-leaves">Riskiest leaves</h3><p class="note">The published cells (a leaf, or a leaf\'s class count) '
-        "whose count alone proves members (it counts every candidate reaching the cell: red), then those that most raise "
-        "membership: the members the estimate places there beyond the member share. Proved members: those reaching the cell "
-        "whom the counts of all trees together prove. Lift: the cell's mean P(member) over the member share. Click a leaf "
-        "to see it in the model.</p>"
-        '<div class="tablewrap"><table><thead><tr><th>leaf</th><th>class counted</th><th>published count</th><th>candidates reaching it</th>'
-        "<th>proved members</th><th>mean P(member)</th><th>beyond the share</th><th>lift</th></tr></thead>"
-        f"<tbody>{body}</tbody></table></div>"
-    )
+#: The riskiest-cells table's words: a model's leaves, or a rule set's rules.
+CELLS = {
+    "leaves": (
+        "Riskiest leaves", "No published cell reaches a candidate.",
+        "The published cells (a leaf, or a leaf's class count) whose count alone proves members (it counts every candidate "
+        "reaching the cell: red), then those that most raise membership: the members the estimate places there beyond the "
+        "member share. Proved members: those reaching the cell whom the counts of all trees together prove. Lift: the cell's "
+        "mean P(member) over the member share. Click a leaf to see it in the model.",
+        ("leaf", "class counted", "candidates reaching it"),
+    ),
+    "rules": (
+        "Riskiest rules", "No published rule matches a candidate.",
+        "The published counts (a rule's support counts the records matching it; with its confidence, those matching its "
+        "antecedent) whose count alone proves members (it counts every candidate matching it: red), then those that most raise "
+        "membership: the members the estimate places there beyond the member share. Proved members: those matching it whom "
+        "all the counts together prove. Lift: the mean P(member) of the candidates matching it over the member share.",
+        ("rule", "records counted", "candidates matching it"),
+    ),
+}
 
 
-def _rules(rows: list[dict[str, Any]]) -> str:
+def _leaves(rows: list[dict[str, Any]], kind: str = "leaves") -> str:
+    title, empty, note, (what, counted, reaching) = CELLS[kind]
     if not rows:
-        return "<h3>Riskiest rules</h3><p>No published rule matches a candidate.</p>"
+        return f"<h3>{title}</h3><p>{empty}</p>"
     body = "".join(_leaf_row(r) for r in rows)
     return (
-        '<h3 id="membership-leaves">Riskiest rules</h3><p class="note">The published counts (a rule\'s support counts the '
-        "records matching it; with its confidence, those matching its antecedent) whose count alone proves members (it counts "
-        "every candidate matching it: red), then those that most raise membership: the members the estimate places there beyond "
-        "the member share. Proved members: those matching it whom all the counts together prove. Lift: the mean P(member) of "
-        "the candidates matching it over the member share.</p>"
-        '<div class="tablewrap"><table><thead><tr><th>rule</th><th>records counted</th><th>published count</th><th>candidates matching it</th>'
+        f'<h3 id="membership-leaves">{title}</h3><p class="note">{escape(note)}</p>'
+        f'<div class="tablewrap"><table><thead><tr><th>{what}</th><th>{counted}</th><th>published count</th><th>{reaching}</th>'
         "<th>proved members</th><th>mean P(member)</th><th>beyond the share</th><th>lift</th></tr></thead>"
         f"<tbody>{body}</tbody></table></div>"
     )
