@@ -457,9 +457,7 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
         _check_training_size(published, counted, None, dropped, False)
         _check_finite(counted, published)
-        from ppdm.attacks.regression import interval_attack
-
-        intervals = interval_attack(
+        intervals = _interval_attack(published, counted, resolved)(
             published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
         )  # fmt: skip
         if subset is not None:
@@ -641,6 +639,21 @@ def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
     """The columns an audit reads under a resolved ``threat``: the known ones, the sensitive one,
     the class and every split attribute of the model."""
     return list(dict.fromkeys([*(threat.known or ()), str(threat.sensitive), model.class_attribute, *model.split_attributes]))
+
+
+def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel) -> Callable[..., Any]:
+    """A regressor's attack: its target's intervals, or a numeric input's (the target known)."""
+    from ppdm.attacks.regression import interval_attack
+    from ppdm.attacks.regression_input import input_interval_attack
+
+    if threat.sensitive == model.class_attribute:
+        return interval_attack
+    if threat.sensitive not in model.attributes:
+        raise PpdmError(
+            f"a regressor's audit proves intervals of its target {model.class_attribute!r} or of one of its numeric inputs: "
+            f"{threat.sensitive!r} is neither"
+        )
+    return input_interval_attack
 
 
 def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:

@@ -26,6 +26,11 @@ DRAWN = 1500
 _BOUNDS = {
     "propagation": "bound propagation over the leaf rows (sound: every consistent dataset lies inside; possibly wider than the tight interval)",
     "linear programme": "linear programmes (tight: the smallest interval holding every consistent dataset)",
+    "arc consistency and propagation": (
+        "each record's own leaves and bound propagation over whole counts of records per cell (sound: every consistent "
+        "dataset lies inside; possibly wider than the tight interval)"
+    ),
+    "integer programme": "integer programmes over whole counts of records per cell (tight: the smallest interval holding every consistent dataset)",
 }
 
 
@@ -44,7 +49,7 @@ def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     ]
     if "mean_abs_error" in s:
         inside = "every true value inside its interval" if s["truth_inside"] else "A TRUE VALUE OUTSIDE ITS INTERVAL"
-        lines.append(f"estimate (interval centre): mean absolute error {s['mean_abs_error']:.4g} (prior's centre: {base['mean_abs_error']:.4g}); {inside}")
+        lines.append(f"estimate ({s.get('estimate', 'interval centre')}): mean absolute error {s['mean_abs_error']:.4g} (prior's centre: {base['mean_abs_error']:.4g}); {inside}")
     note = result.details.get("note")
     if note:
         lines.append(str(note))
@@ -167,7 +172,7 @@ def render_interval_html(report: dict[str, Any]) -> str:
         f'(prior: {base["pinned"]:,})</span><ul>'
         f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
         f'<li>proved interval width: mean {s["mean_width"]:.4g}, median {s["median_width"]:.4g}</li>'
-        + (f'<li>estimate (interval centre): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
+        + (f'<li>estimate ({escape(str(s.get("estimate", "interval centre")))}): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
            f'{"every true value inside its interval" if s["truth_inside"] else "a true value outside its interval"}</li>' if "mean_abs_error" in s else "")
         + f'<li>{escape(str(report["details"].get("note", "")))}</li>'
         f'<li>bounds: {escape(_BOUNDS.get(s["bounds"], s["bounds"]))}</li></ul></div>'
