@@ -34,6 +34,13 @@ _BOUNDS = {
 }
 
 
+#: What the page and the printed summary say when the secret is an input of the model.
+INPUT_LINE = (
+    "the secret {name} is an input of the model, the attacker knowing each person's target and other inputs: its interval "
+    "is the cells (between the trees' thresholds) where the leaves' counts and values leave room for the person"
+)
+
+
 def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     """The printed summary: the threat, the pinned count beside the prior's, widths, errors, the
     rounds audited, and the ``top`` narrowest intervals."""
@@ -44,6 +51,7 @@ def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     lines = [
         threat_line(result),
         f"proved interval of {s['sensitive']!r} for {s['people']:,} people, by {_BOUNDS.get(s['bounds'], s['bounds'])}",
+        *([INPUT_LINE.format(name=repr(s["sensitive"]))] if s.get("secret") == "input" else []),
         f"pinned to within {tol:g}: {s['pinned']:,} of {s['people']:,} (prior: {base['pinned']:,}; its interval [{lo:g}, {hi:g}], width {base['width']:g})",
         f"interval width: mean {s['mean_width']:.4g}, median {s['median_width']:.4g} (prior: {base['width']:g})",
     ]
@@ -170,7 +178,8 @@ def render_interval_html(report: dict[str, Any]) -> str:
         f'<div class="card {level}"><span class="badge">{"people pinned" if level == "fails" else "nobody pinned"}</span>'
         f'<span class="headline">{s["pinned"]:,} of {s["people"]:,} people pinned to within {s["tolerance"]:g} '
         f'(prior: {base["pinned"]:,})</span><ul>'
-        f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
+        + (f'<li>{escape(INPUT_LINE.format(name=repr(s["sensitive"])))}</li>' if s.get("secret") == "input" else "")
+        + f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
         f'<li>proved interval width: mean {s["mean_width"]:.4g}, median {s["median_width"]:.4g}</li>'
         + (f'<li>estimate ({escape(str(s.get("estimate", "interval centre")))}): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
            f'{"every true value inside its interval" if s["truth_inside"] else "a true value outside its interval"}</li>' if "mean_abs_error" in s else "")
