@@ -415,7 +415,11 @@ def audit(
     (:func:`ppdm.attacks.regression.interval_attack`; bound propagation, or with ``exact=True`` the
     linear programmes' tight bounds within ``exact_time_limit``), its centre as the estimate, and
     how many people are pinned to within ``tolerance``, beside the prior's interval ``domain``
-    (default: the target column's range).
+    (default: the target column's range). With a numeric **input** as ``threat.sensitive`` (the
+    attacker knowing every other input and the target) the same result holds each person's proved
+    interval of that input over the cells between the trees' thresholds
+    (:func:`ppdm.attacks.regression_input.input_interval_attack`; ``exact=True``: integer
+    programmes), the maximum-entropy posterior mean as the estimate (within ``time_limit``).
 
     ``target``: the privacy target the audit is judged against (a
     :class:`~ppdm.attacks.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default

@@ -18,7 +18,7 @@ each group can take:
   so a wide cell is not a single value). The mean is the guess with the least expected squared
   error under that belief; clipped to the proved interval. When the solve fails, or stops at its
   time limit off the rows (:data:`MISSED`; e.g. 20 XGBoost rounds over Bank Loan's 5,000 rows,
-  140,000 types), the estimate is the interval's centre — never a point that misses what the
+  140,000 types), or would need more than :data:`MAX_TYPES` types, the estimate is the interval's centre — never a point that misses what the
   model publishes — and ``details["estimate"]`` says which;
 * **pinned**: an interval at most ``tolerance`` wide; **the baseline**: the prior's domain.
 """
@@ -55,8 +55,8 @@ ESTIMATE_SECONDS = 60.0
 #: A solve stopped short is used when it misses no (scaled) row by more than this; else the centre.
 MISSED = 1e-6
 
-#: A value row whose slack, per record of the table, is below this is an equality for the estimate.
-EQUALITY = 1e-7
+#: The most types the estimate is solved over; beyond, the interval's centre.
+MAX_TYPES = 1_000_000
 
 
 def input_interval_attack(
@@ -182,21 +182,15 @@ def _maxent_estimate(rows: InputRows, bounds: InputBounds, seconds: float) -> tu
     """Per group the maximum-entropy posterior mean of the input (module docstring), and what the
     solve says; ``None`` and the reason when it fails (the caller reports the interval's centre)."""
     begin = time.monotonic()
-    problem, truth = _type_problem(rows, bounds, EQUALITY)
+    problem, truth = _type_problem(rows, bounds)
+    if problem.n_types > MAX_TYPES:
+        return None, {"estimate": CENTRE, "estimate_note": f"{problem.n_types:,} types (more than {MAX_TYPES:,}): the estimate is the interval's centre"}
     try:
         solution = solve_forest(problem, tol=1e-9, feasible=truth, options=ForestSolveOptions(time_limit=seconds))
     except MaxEntError as exc:
-        # the value rows kept as intervals (float32 libraries) send the solve to the general
-        # driver, which may stall: then each is held at its published value (the interval's centre)
-        if not any(b.sense == "le" for b in problem.blocks):
-            return None, {"estimate": CENTRE, "estimate_note": f"the maximum-entropy solve failed ({str(exc)[:120]}): the estimate is the interval's centre"}
-        problem, truth = _type_problem(rows, bounds, np.inf)
-        try:
-            left = max(seconds - (time.monotonic() - begin), 1.0)
-            solution = solve_forest(problem, tol=1e-9, feasible=None, options=ForestSolveOptions(time_limit=left))
-        except MaxEntError as again:
-            note = f"the maximum-entropy solve failed ({str(again)[:120]}): the estimate is the interval's centre"
-            return None, {"estimate": CENTRE, "estimate_note": note}
+        return None, {"estimate": CENTRE, "estimate_note": f"the maximum-entropy solve failed ({str(exc)[:120]}): the estimate is the interval's centre"}
+    except MemoryError:  # the presolve's products over groups × cells of a large table: refused at once, nothing held
+        return None, {"estimate": CENTRE, "estimate_note": f"the maximum-entropy solve over {problem.n_types:,} types needs more memory than there is: the estimate is the interval's centre"}
     mid = rows.cells.mid
     marginal = np.asarray(solution.marginal, dtype=float)
     total = marginal.sum(axis=1)
@@ -216,10 +210,11 @@ def _maxent_estimate(rows: InputRows, bounds: InputBounds, seconds: float) -> tu
     return point, info
 
 
-def _type_problem(rows: InputRows, bounds: InputBounds, equality: float) -> tuple[FactoredProblem, np.ndarray | None]:
+def _type_problem(rows: InputRows, bounds: InputBounds) -> tuple[FactoredProblem, np.ndarray | None]:
     """The factored problem over types (block, target, cell) of the possible blocks, its rows the
-    leaves' counts and values per record of the table (a value row whose slack per record is at
-    most ``equality`` held at its centre), and the truth's distribution over them."""
+    leaves' counts and values per record of the table, each held at its published value (the
+    centre of its float-precision interval: intervals would send the solve to the general driver,
+    which stalls on them), and the truth's distribution over them."""
     n = float(rows.groups.n_records)
     alive = np.flatnonzero(bounds.possible)
     tag_of_group = np.unique(rows.target, return_inverse=True)[1].ravel()
@@ -243,15 +238,9 @@ def _type_problem(rows: InputRows, bounds: InputBounds, equality: float) -> tupl
     scale = 1.0 / np.maximum(abs(A).max(axis=1).toarray().ravel(), 1e-300)  # each row's largest coefficient 1: the solver's steps see rows alike
     A = sp.diags(scale) @ A
     lower, upper = lower * scale, upper * scale
-    tight = (rows.kind[leaf_rows] == "count") | ((upper - lower) / 2 <= equality)  # counts are whole
     names = [f"{k} tree {t} leaf {leaf}" for k, t, leaf in zip(rows.kind[leaf_rows], rows.tree[leaf_rows], rows.leaf[leaf_rows])]
-    eq = np.flatnonzero(tight)
-    if len(eq):
-        problem.add(LinearBlock("leaf rows", A[eq], (lower[eq] + upper[eq]) / 2, "eq", [names[i] for i in eq]))
-    le = np.flatnonzero(~tight)
-    if len(le):
-        problem.add(LinearBlock("leaf-value tree rows (at most)", A[le], upper[le], "le", [names[i] for i in le]))
-        problem.add(LinearBlock("leaf-value tree rows (at least)", -A[le], -lower[le], "le", [names[i] for i in le]))
+    if len(leaf_rows):
+        problem.add(LinearBlock("leaf rows", A, (lower + upper) / 2, "eq", names))
     return problem, _truth_types(rows, keys, kind, cell, tag_of_group)
 
 
