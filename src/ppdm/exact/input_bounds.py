@@ -19,9 +19,13 @@ dataset:
    Steps 1 and 2 repeat until nothing moves.
 3. With ``exact=True``: **integer programmes** (HiGHS through ``scipy.optimize.milp``), per group
    from its lowest possible block upwards and its highest downwards, each asking for a dataset
-   with x_{g,b} ≥ 1: infeasible removes the block, feasible proves it and every block the dataset
-   uses (as does the truth, a consistent dataset: its blocks need no programme). Within a time
-   budget; groups it does not reach keep the bounds of steps 1–2 (``solved`` says which).
+   with x_{g,b} ≥ 1 — first its linear relaxation (the same programme, fractional: infeasible already
+   removes the block), then the integer programme: infeasible removes the block, feasible proves
+   it and every block the dataset uses (as does the truth, a consistent dataset: its blocks need
+   no programme). The relaxation alone is not tight (a leaf of one record could hold half a record
+   of target 30 and half of 50 for a published 40), and a value row makes each programme a subset
+   sum: each gets :data:`PROGRAMME_SECONDS`, all of them a time budget; groups not settled keep
+   the bounds of steps 1–2 (``solved`` says which).
 """
 
 from __future__ import annotations
@@ -116,6 +120,13 @@ def _own_leaves(rows: InputRows, alive: np.ndarray) -> np.ndarray:
     return keep
 
 
+#: Relative widening of every row given to HiGHS (whose feasibility tolerance is 1e-7 per row).
+WIDEN = 1e-6
+
+#: Seconds one integer programme may take (a value row is a subset sum: some are hard); past it the
+#: group's end stays as propagated and the next group gets its turn.
+PROGRAMME_SECONDS = 10.0
+
 #: Rows by which a leaf's count may be overrun before a record is refused (stored float counts).
 COUNT_ROOM = 1e-6
 
@@ -130,8 +141,12 @@ def _integer_ends(
 
     begin = time.monotonic()
     A = sp.csr_matrix(rows.matrix)
-    constraint = LinearConstraint(A, rows.lower, rows.upper)
+    # ranged rows (a value row's ± τ kept as one row), widened beyond HiGHS's feasibility tolerance:
+    # an infeasible answer then holds for the true rows too; a feasible one only widens intervals
+    margin = WIDEN * np.maximum(1.0, np.maximum(np.abs(rows.lower), np.abs(rows.upper)))
+    constraint = LinearConstraint(A, rows.lower - margin, rows.upper + margin)
     integrality = np.ones(rows.n_vars, dtype=np.int64)
+    fractional = np.zeros(rows.n_vars, dtype=np.int64)  # the linear relaxation, same rows
     c = np.zeros(rows.n_vars)
     order = np.arange(rows.groups.n_groups) if groups is None else np.asarray(groups, dtype=np.intp)
     by_group = np.argsort(rows.var_group, kind="stable")
@@ -152,9 +167,14 @@ def _integer_ends(
                     return programmes
                 box_lo = lo.copy()
                 box_lo[v] = max(box_lo[v], 1.0)
-                options: Any = {"disp": False} if left is None else {"disp": False, "time_limit": max(left, 0.05)}
-                res = milp(c, constraints=constraint, integrality=integrality, bounds=Bounds(box_lo, hi), options=options)
                 programmes += 1
+                relaxed = milp(c, constraints=constraint, integrality=fractional, bounds=Bounds(box_lo, hi), options={"disp": False})
+                if relaxed.status == 2:  # not even fractional records fit: no dataset puts one there
+                    hi[v] = 0.0
+                    continue
+                cap = PROGRAMME_SECONDS if left is None else min(left, PROGRAMME_SECONDS)
+                options: Any = {"disp": False, "time_limit": max(cap, 0.05)}
+                res = milp(c, constraints=constraint, integrality=integrality, bounds=Bounds(box_lo, hi), options=options)
                 if res.status == 0 and res.x is not None:
                     seen[np.asarray(res.x) >= 0.5] = True
                     break
