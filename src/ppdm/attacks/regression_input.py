@@ -185,6 +185,8 @@ def _maxent_estimate(rows: InputRows, bounds: InputBounds, seconds: float) -> tu
     problem, truth = _type_problem(rows, bounds)
     if problem.n_types > MAX_TYPES:
         return None, {"estimate": CENTRE, "estimate_note": f"{problem.n_types:,} types (more than {MAX_TYPES:,}): the estimate is the interval's centre"}
+    if truth is not None and not problem.violations(truth).max(initial=0.0) <= 1e-9:
+        truth = None  # the rows held at their published values, the truth meets them only to the library's precision
     try:
         solution = solve_forest(problem, tol=1e-9, feasible=truth, options=ForestSolveOptions(time_limit=seconds))
     except MaxEntError as exc:
