@@ -171,8 +171,9 @@ def run(case: str, n_people: int, target: str) -> dict[str, object]:
 
 def fit_input(case: str, X: pd.DataFrame, D: pd.DataFrame, y: pd.Series):  # type: ignore[no-untyped-def]
     """The models of the input cases: a tree of depth 8, 10 trees of depth 8, 20 XGBoost rounds of depth 6."""
-    import ppdm
     from threadpoolctl import threadpool_limits
+
+    import ppdm
 
     if case == "tree8":
         from sklearn.tree import DecisionTreeRegressor
