@@ -1,7 +1,8 @@
 """The numeric secret of a 100-round boosted regressor (issue 25, part 2): the insider on UCI Adult.
 
 Run: ``PYTHONPATH=src python benchmarks/bench_regression.py [--cases xgb100 hgb100] [--people 3] [--target hours-per-week]``
-(XGBoost needs its extra).
+(XGBoost needs its extra); ``--cases --input-cases tree8 rf10 xgb20 --inputs age`` audits a
+numeric *input* instead, the target known (below).
 
 Setting: all 30,162 training rows, ``fnlwgt`` and ``income`` dropped; the model predicts
 ``--target`` (default ``hours-per-week``) from the other columns, one-hot encoded; the attacker
@@ -24,6 +25,16 @@ persons min and max y_i by scipy's HiGHS (interior point). ``peer s`` is its tim
 30,162 (extrapolated), ``×`` peer s / audit s; ``sound`` whether ppdm's interval holds the LP's on
 every sampled person, ``width ppdm / LP`` their mean widths there (propagation's interval is an
 outer bound of the LP's tight one).
+
+Input cases (``--input-cases``): the same table, the model predicts ``--target``; the attacker
+knows every other column, the target included, and wants the input (``--inputs``, default
+``age``). ``tree8``: ``DecisionTreeRegressor(max_depth=8)``; ``rf10``: ``RandomForestRegressor(10,
+max_depth=8)`` (bootstrap: every tree's multiplicities redrawn from its seed); ``xgb20``: XGBoost
+20 rounds of depth 6. Columns: the input's ``cells`` (between every tree's thresholds), the
+``groups`` of interchangeable records, ``audit s`` (with ``bounds s``, the proved intervals
+alone: the rest is the maximum-entropy estimate), ``pinned`` to within ``--tolerance`` beside the
+prior's width (the column's range; the prior pins nobody), the estimate and its mean absolute
+error beside the prior's centre's.
 """
 
 from __future__ import annotations
@@ -44,6 +55,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_boosting_rounds import markdown
 
 CASES = ("xgb100", "hgb100")
+
+#: A numeric input as the secret, the target known (``--input-cases``): model, its size.
+INPUT_CASES = ("tree8", "rf10", "xgb20")
 
 
 def table(target: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.Series]:
@@ -155,18 +169,72 @@ def run(case: str, n_people: int, target: str) -> dict[str, object]:
     }  # fmt: skip
 
 
+def fit_input(case: str, X: pd.DataFrame, D: pd.DataFrame, y: pd.Series):  # type: ignore[no-untyped-def]
+    """The models of the input cases: a tree of depth 8, 10 trees of depth 8, 20 XGBoost rounds of depth 6."""
+    from threadpoolctl import threadpool_limits
+
+    import ppdm
+
+    if case == "tree8":
+        from sklearn.tree import DecisionTreeRegressor
+
+        est = DecisionTreeRegressor(max_depth=8, random_state=0).fit(D, y)
+    elif case == "rf10":
+        from sklearn.ensemble import RandomForestRegressor
+
+        with threadpool_limits(2):
+            est = RandomForestRegressor(10, max_depth=8, random_state=0, n_jobs=2).fit(D, y)
+    elif case == "xgb20":
+        from xgboost import XGBRegressor
+
+        est = XGBRegressor(n_estimators=20, max_depth=6, n_jobs=2).fit(D, y)
+    else:
+        raise ValueError(case)
+    return est, ppdm.from_estimator(est, X, y)
+
+
+def run_input(case: str, target: str, sensitive: str, tolerance: float) -> dict[str, object]:
+    """A numeric input ``sensitive`` as the secret, the target known: the audit's time, who is
+    pinned to within ``tolerance`` beside the prior (the column's range), the estimate's error."""
+    import ppdm
+
+    df, X, D, y = table(target)
+    _, model = fit_input(case, X, D, y)
+    t = time.perf_counter()
+    result = ppdm.audit(model, df, ppdm.ThreatModel(preset="insider", sensitive=sensitive), tolerance=tolerance)
+    audit_s = time.perf_counter() - t
+    s, d = result.summary(), result.intervals.details
+    return {
+        "case": f"{case}: {sensitive} (target {target})", "cells": d["cells"], "groups": d["groups"], "audit s": round(audit_s, 1),
+        "bounds s": round(audit_s - d.get("estimate_seconds", 0.0), 1), "pinned": s["pinned"], "tolerance": tolerance,
+        "mean width": round(s["mean_width"], 2), "prior width": s["baseline"]["width"], "truth inside": s["truth_inside"],
+        "estimate": s["estimate"], "MAE": round(s["mean_abs_error"], 2), "prior's MAE": round(s["baseline"]["mean_abs_error"], 2),
+    }  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
+    parser.add_argument("--cases", nargs="*", choices=CASES, default=list(CASES))
     parser.add_argument("--people", type=int, default=3)
     parser.add_argument("--target", default="hours-per-week")
+    parser.add_argument("--input-cases", nargs="*", choices=INPUT_CASES, default=[], help="also a numeric input as the secret, the target known")
+    parser.add_argument("--inputs", nargs="+", default=["age"], help="the inputs audited by --input-cases (target: --target)")
+    parser.add_argument("--tolerance", type=float, default=1.0, help="pinned: a proved interval at most this wide (--input-cases)")
     args = parser.parse_args()
     print(f"# {platform.platform()}, python {sys.version.split()[0]}, load {os.getloadavg()[0]:.2f} (1 min)")
     results = []
     for case in args.cases:
         results.append(run(case, args.people, args.target))
         print(results[-1], flush=True)
-    print(markdown(results))
+    if results:
+        print(markdown(results))
+    inputs = []
+    for case in args.input_cases:
+        for sensitive in args.inputs:
+            inputs.append(run_input(case, args.target, sensitive, args.tolerance))
+            print(inputs[-1], flush=True)
+    if inputs:
+        print(markdown(inputs))
     print(f"# load after: {os.getloadavg()[0]:.2f}")
 
 

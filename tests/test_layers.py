@@ -275,8 +275,8 @@ def test_the_checks_work_on_a_made_up_table_and_graph():
 SUBLAYERS: dict[str, list[tuple[str, set[str]]]] = {
     "maxent": [("rows", {"rows"}), ("table", {"table"}), ("constraints", {"constraints"}), ("solvers", {"solvers"})],
     "exact": [
-        ("counts", {"problem", "bounds", "options", "build", "target_rows"}),
-        ("methods", {"classes", "network", "milp", "local", "moves", "search", "target_bounds"}),
+        ("counts", {"problem", "bounds", "options", "build", "target_rows", "input_rows"}),
+        ("methods", {"classes", "network", "milp", "local", "moves", "search", "target_bounds", "input_bounds"}),
         ("entry points", {"solve", "reconstruct", "membership"}),
     ],
 }

@@ -420,7 +420,11 @@ def audit(
     (:func:`ppdm.attacks.regression.interval_attack`; bound propagation, or with ``exact=True`` the
     linear programmes' tight bounds within ``exact_time_limit``), its centre as the estimate, and
     how many people are pinned to within ``tolerance``, beside the prior's interval ``domain``
-    (default: the target column's range).
+    (default: the target column's range). With a numeric **input** as ``threat.sensitive`` (the
+    attacker knowing every other input and the target) the same result holds each person's proved
+    interval of that input over the cells between the trees' thresholds
+    (:func:`ppdm.attacks.regression_input.input_interval_attack`; ``exact=True``: integer
+    programmes), the maximum-entropy posterior mean as the estimate (within ``time_limit``).
 
     ``target``: the privacy target the audit is judged against (a
     :class:`~ppdm.attacks.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default
@@ -462,9 +466,7 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
         _check_training_size(published, counted, None, dropped, False)
         _check_finite(counted, published)
-        from ppdm.attacks.regression import interval_attack
-
-        intervals = interval_attack(
+        intervals = _interval_attack(published, counted, resolved)(
             published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
         )  # fmt: skip
         if subset is not None:
@@ -659,6 +661,21 @@ def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
     """The columns an audit reads under a resolved ``threat``: the known ones, the sensitive one,
     the class and every split attribute of the model."""
     return list(dict.fromkeys([*(threat.known or ()), str(threat.sensitive), model.class_attribute, *model.split_attributes]))
+
+
+def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel) -> Callable[..., Any]:
+    """A regressor's attack: its target's intervals, or a numeric input's (the target known)."""
+    from ppdm.attacks.regression import interval_attack
+    from ppdm.attacks.regression_input import input_interval_attack
+
+    if threat.sensitive == model.class_attribute:
+        return interval_attack
+    if threat.sensitive not in model.attributes:
+        raise PpdmError(
+            f"a regressor's audit proves intervals of its target {model.class_attribute!r} or of one of its numeric inputs: "
+            f"{threat.sensitive!r} is neither"
+        )
+    return input_interval_attack
 
 
 def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:

@@ -41,3 +41,20 @@ def test_bad_domain_is_one_line_exit_2(run, files):
     assert result.exit_code == 2 and "--domain '0-100': write the prior's interval as LO,HI" in result.output
     result = run("audit", "--model", files / "model.json", "--data", files / "train.csv", "--sensitive", "hours-per-week", "--preset", "insider", "--domain", "0,50")
     assert result.exit_code == 2 and "outside the declared domain [0, 50]" in result.output
+
+
+def test_a_numeric_input_as_the_secret_end_to_end(run, files):
+    out, page, again = files / "input.json", files / "input.html", files / "input-again.html"
+    result = run(
+        "audit", "--model", files / "model.json", "--data", files / "train.csv", "--sensitive", "age", "--preset", "insider",
+        "--tolerance", "5", "--out", out, "--report", page,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "proved interval of 'age' for 500 people" in result.output and "pinned to within 5:" in result.output
+    assert "every true value inside its interval" in result.output
+    saved = json.loads(out.read_text())
+    assert saved["summary"]["secret"] == "input" and saved["summary"]["tolerance"] == 5 and saved["summary"]["truth_inside"]
+    assert "people pinned to within 5" in page.read_text()
+    drawn = run("report", out, "--out", again)
+    assert drawn.exit_code == 0, drawn.output
+    assert f"{saved['summary']['pinned']:,} of 500 people pinned" in again.read_text()

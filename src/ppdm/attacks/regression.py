@@ -70,11 +70,14 @@ class IntervalResult:
     truth: np.ndarray | None = None
     row_ids: np.ndarray | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    point: np.ndarray | None = None
 
     @property
     def estimate(self) -> np.ndarray:
-        """The centre of each proved interval (module docstring)."""
-        return (self.lower + self.upper) / 2.0
+        """``point`` when the attack gives one (a sensitive input's maximum-entropy posterior mean,
+        :mod:`ppdm.attacks.regression_input`), else the centre of each proved interval (module
+        docstring); ``details["estimate"]`` names it."""
+        return (self.lower + self.upper) / 2.0 if self.point is None else self.point
 
     @property
     def width(self) -> np.ndarray:
@@ -105,6 +108,8 @@ class IntervalResult:
                 "pinned": int(t.sum()) if prior_width <= self.tolerance else 0,
             },  # fmt: skip
             "bounds": self.details.get("bounds", "propagation"),
+            "secret": self.details.get("secret", "target"),
+            "estimate": self.details.get("estimate", CENTRE),
         }
         if self.truth is not None and t.any():
             err = np.abs(self.estimate - self.truth)[t]
@@ -147,6 +152,7 @@ class IntervalResult:
             summary, people = data["summary"], data["people"]
             domain = summary["baseline"]["domain"]
             truth = people.get("truth")
+            point = None if summary.get("estimate", CENTRE) == CENTRE else np.asarray(people["estimate"], dtype=float)
             return cls(
                 sensitive=str(summary["sensitive"]),
                 threat=threat_from_dict(data["threat"], f"{where}: threat"),
@@ -159,11 +165,15 @@ class IntervalResult:
                 truth=None if truth is None else np.asarray(truth, dtype=float),
                 row_ids=np.asarray(people["row"]),
                 details=dict(data.get("details", {})),
+                point=point,
             )
         except (KeyError, TypeError, ValueError, IndexError) as exc:
             what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc)[:100]
             raise PpdmError(f"{where}: not a regressor's audit as ppdm audit --out writes it ({what})") from None
 
+
+#: What the estimate is when the attack gives no other (``details["estimate"]``).
+CENTRE = "interval centre"
 
 #: The ``format`` of a regressor's audit as JSON (:meth:`IntervalResult.to_dict`).
 RESULT_FORMAT = "ppdm-regression-result"
@@ -195,13 +205,13 @@ def interval_attack(
     """
     start = time.monotonic()
     target = model.class_attribute
-    if threat.sensitive != target:
-        raise PpdmError(
-            f"a regressor's audit proves intervals of its target {target!r}: a sensitive input ({threat.sensitive!r}) of a "
-            "regressor is not audited; declare the target sensitive"
-        )
     if not np.isfinite(tolerance) or tolerance < 0:
         raise PpdmError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+    if threat.sensitive != target:
+        raise PpdmError(
+            f"interval_attack proves intervals of the regressor's target {target!r}; a numeric input ({threat.sensitive!r}) is "
+            "audited by ppdm.attacks.regression_input.input_interval_attack (ppdm.audit picks it)"
+        )
     truth = _truth(table, target)
     lo, hi = _domain(domain, truth, target)
     n = len(table)
@@ -242,13 +252,13 @@ def interval_attack(
     return IntervalResult(target, threat, lower, upper, method, targets, (lo, hi), float(tolerance), truth, row_ids, details)
 
 
-def _truth(table: pd.DataFrame, target: str) -> np.ndarray | None:
+def _truth(table: pd.DataFrame, target: str, role: str = "target") -> np.ndarray | None:
     if target not in table.columns:
         return None
     try:
         values = table[target].to_numpy(dtype=float)
     except (TypeError, ValueError):
-        raise DataError(f"column {target!r} is the regressor's target and must be numeric") from None
+        raise DataError(f"column {target!r} is the regressor's {role} and must be numeric") from None
     bad = ~np.isfinite(values)
     if bad.any():
         at = int(np.argmax(bad))

@@ -232,11 +232,11 @@ def _train_for_audit(
 @click.option(
     "--tolerance",
     type=FiniteRange(min=0),
-    help="A regressor's numeric target: count the people whose proved interval is at most this wide (e.g. 1000 for an income in dollars).",
+    help="A regressor's numeric secret (its target, or a numeric input named by --sensitive): count the people whose proved interval is at most this wide (e.g. 1000 for an income in dollars).",
 )
 @click.option(
     "--domain",
-    help="A regressor's numeric target: the prior's interval LO,HI (default: the target column's range in --data).",
+    help="A regressor's numeric secret (its target or --sensitive input): the prior's interval LO,HI (default: the column's range in --data).",
 )
 @click.option("--top", type=click.IntRange(min=0), default=5, show_default=True)
 @click.option(

@@ -6,8 +6,10 @@ regressor gives, :mod:`ppdm.exact.target_rows`; ``A ≥ 0``). Two ways, both sou
 * :func:`propagate` — interval constraint propagation (bound propagation over the rows, as in
   :mod:`ppdm.maxent.solvers.bound_propagation`): a row ``Σ_j a_j y_j ≥ b`` gives
   ``y_i ≥ (b − Σ_{j≠i} a_j hi_j) / a_i`` and ``Σ_j a_j y_j ≤ b'`` gives
-  ``y_i ≤ (b' − Σ_{j≠i} a_j lo_j) / a_i``; every row and record at once (vectorised over the
-  non-zeros), repeated until no bound moves. Each step keeps every consistent y inside, so
+  ``y_i ≤ (b' − Σ_{j≠i} a_j lo_j) / a_i`` (a negative ``a_j`` takes the other end of the box:
+  the rows' largest and smallest activities); every row and record at once (vectorised over the
+  non-zeros), repeated until no bound moves. Whole-number variables (the records of a group in
+  a cell, :mod:`ppdm.exact.input_rows`) round every bound inwards after each sweep. Each step keeps every consistent y inside, so
   stopping at any round is sound: an outer bound, tight on one tree (a leaf of n records with sum
   S gives exactly ``[max(lo, S − (n−1) hi), min(hi, S − (n−1) lo)]``) but possibly wider than the
   LP when rows of several trees overlap.
@@ -33,11 +35,13 @@ from ppdm.errors import PpdmError
 @dataclass(frozen=True)
 class PropagationOptions:
     """``rounds``: at most this many sweeps over the rows; ``time_limit``: seconds (``None``: no
-    limit); ``tolerance``: stop once no bound moves by more than this times the domain's width."""
+    limit); ``tolerance``: stop once no bound moves by more than this times the domain's width;
+    ``integer``: the variables are whole numbers (bounds rounded inwards, up to 1e-6)."""
 
     rounds: int = 1000
     time_limit: float | None = None
     tolerance: float = 1e-9
+    integer: bool = False
 
 
 @dataclass
@@ -56,38 +60,47 @@ def propagate(
 ) -> Propagated:  # fmt: skip
     """Bound propagation of ``lower ≤ matrix y ≤ upper`` over the box ``[lo, hi]`` (module docstring).
 
-    ``matrix`` must be non-negative. Raises :class:`~ppdm.errors.PpdmError` when the rows leave
-    some record no value (they contradict each other or the box)."""
+    Raises :class:`~ppdm.errors.PpdmError` when the rows leave some record no value (they
+    contradict each other or the box)."""
     opts = options or PropagationOptions()
     start = time.monotonic()
     a = matrix.tocoo()
-    if a.nnz and a.data.min() < 0:
-        raise PpdmError("bound propagation over target rows needs non-negative coefficients")
-    order = np.lexsort((a.row, a.col))
-    row, col, coef = a.row[order], a.col[order], a.data[order]
+    nz = a.data != 0  # a zero coefficient (a target of 0) says nothing of its variable
+    order = np.lexsort((a.row[nz], a.col[nz]))
+    row, col, coef = a.row[nz][order], a.col[nz][order], a.data[nz][order]
     starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]]) if len(col) else np.zeros(0, dtype=np.intp)
     cols = col[starts]
     L, U = lo.astype(float).copy(), hi.astype(float).copy()
     width = float(np.max(hi - lo)) if len(lo) else 0.0
     step_tol = opts.tolerance * max(width, 1.0)
     csr = matrix.tocsr()
+    plus, minus = csr.maximum(0).tocsr(), csr.minimum(0).tocsr()
+    positive = coef > 0
     rounds, converged = 0, not len(coef)
     while not converged and rounds < opts.rounds:
         if opts.time_limit is not None and time.monotonic() - start > opts.time_limit:
             break
         rounds += 1
-        top, bottom = csr @ U, csr @ L
-        from_below = (lower[row] - top[row] + coef * U[col]) / coef
-        from_above = (upper[row] - bottom[row] + coef * L[col]) / coef
+        top, bottom = plus @ U + minus @ L, plus @ L + minus @ U  # each row's largest and smallest activity
+        own_top = coef * np.where(positive, U[col], L[col])
+        own_bottom = coef * np.where(positive, L[col], U[col])
+        from_lower = (lower[row] - top[row] + own_top) / coef  # a bound on y from the row's lower side
+        from_upper = (upper[row] - bottom[row] + own_bottom) / coef
+        from_below = np.where(positive, from_lower, from_upper)
+        from_above = np.where(positive, from_upper, from_lower)
         new_L, new_U = L.copy(), U.copy()
         new_L[cols] = np.maximum(L[cols], np.maximum.reduceat(from_below, starts))
         new_U[cols] = np.minimum(U[cols], np.minimum.reduceat(from_above, starts))
+        if opts.integer:
+            new_L, new_U = np.ceil(new_L - 1e-6), np.floor(new_U + 1e-6)
         moved = max(float(np.max(new_L - L, initial=0.0)), float(np.max(U - new_U, initial=0.0)))
         L, U = new_L, new_U
         if (L > U + step_tol).any():
             i = int(np.argmax(L - U))
             raise PpdmError(f"the rows leave record {i} no value (between {L[i]:g} and {U[i]:g}): they contradict each other or the domain")
         converged = moved <= step_tol
+    if opts.integer:
+        return Propagated(L, U, rounds, converged, time.monotonic() - start)
     slack = 1e-12 * max(width, 1.0)  # float rounding of the sums above: keep the bounds outer
     return Propagated(np.maximum(L - slack, lo), np.minimum(U + slack, hi), rounds, converged, time.monotonic() - start)
 

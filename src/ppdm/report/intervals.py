@@ -26,7 +26,19 @@ DRAWN = 1500
 _BOUNDS = {
     "propagation": "bound propagation over the leaf rows (sound: every consistent dataset lies inside; possibly wider than the tight interval)",
     "linear programme": "linear programmes (tight: the smallest interval holding every consistent dataset)",
+    "arc consistency and propagation": (
+        "each record's own leaves and bound propagation over whole counts of records per cell (sound: every consistent "
+        "dataset lies inside; possibly wider than the tight interval)"
+    ),
+    "integer programme": "integer programmes over whole counts of records per cell (tight: the smallest interval holding every consistent dataset)",
 }
+
+
+#: What the page and the printed summary say when the secret is an input of the model.
+INPUT_LINE = (
+    "the secret {name} is an input of the model, the attacker knowing each person's target and other inputs: its interval "
+    "is the cells (between the trees' thresholds) where the leaves' counts and values leave room for the person"
+)
 
 
 def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
@@ -39,12 +51,13 @@ def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     lines = [
         threat_line(result),
         f"proved interval of {s['sensitive']!r} for {s['people']:,} people, by {_BOUNDS.get(s['bounds'], s['bounds'])}",
+        *([INPUT_LINE.format(name=repr(s["sensitive"]))] if s.get("secret") == "input" else []),
         f"pinned to within {tol:g}: {s['pinned']:,} of {s['people']:,} (prior: {base['pinned']:,}; its interval [{lo:g}, {hi:g}], width {base['width']:g})",
         f"interval width: mean {s['mean_width']:.4g}, median {s['median_width']:.4g} (prior: {base['width']:g})",
     ]
     if "mean_abs_error" in s:
         inside = "every true value inside its interval" if s["truth_inside"] else "A TRUE VALUE OUTSIDE ITS INTERVAL"
-        lines.append(f"estimate (interval centre): mean absolute error {s['mean_abs_error']:.4g} (prior's centre: {base['mean_abs_error']:.4g}); {inside}")
+        lines.append(f"estimate ({s.get('estimate', 'interval centre')}): mean absolute error {s['mean_abs_error']:.4g} (prior's centre: {base['mean_abs_error']:.4g}); {inside}")
     note = result.details.get("note")
     if note:
         lines.append(str(note))
@@ -165,9 +178,10 @@ def render_interval_html(report: dict[str, Any]) -> str:
         f'<div class="card {level}"><span class="badge">{"people pinned" if level == "fails" else "nobody pinned"}</span>'
         f'<span class="headline">{s["pinned"]:,} of {s["people"]:,} people pinned to within {s["tolerance"]:g} '
         f'(prior: {base["pinned"]:,})</span><ul>'
-        f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
+        + (f'<li>{escape(INPUT_LINE.format(name=repr(s["sensitive"])))}</li>' if s.get("secret") == "input" else "")
+        + f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
         f'<li>proved interval width: mean {s["mean_width"]:.4g}, median {s["median_width"]:.4g}</li>'
-        + (f'<li>estimate (interval centre): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
+        + (f'<li>estimate ({escape(str(s.get("estimate", "interval centre")))}): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
            f'{"every true value inside its interval" if s["truth_inside"] else "a true value outside its interval"}</li>' if "mean_abs_error" in s else "")
         + f'<li>{escape(str(report["details"].get("note", "")))}</li>'
         f'<li>bounds: {escape(_BOUNDS.get(s["bounds"], s["bounds"]))}</li></ul></div>'
