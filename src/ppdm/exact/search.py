@@ -41,6 +41,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ppdm.errors import InfeasibleError, MaxEntError
 from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.cycles import MoveCycles, refute
 from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
@@ -87,6 +88,7 @@ class SearchStats:
     lp_solves: int = 0
     proved_by_lp: int = 0
     move_datasets: int | None = None
+    cycle_datasets: int | None = None
     local_solves: int | None = None
     local_datasets: int | None = None
 
@@ -352,6 +354,7 @@ def _search_part(
     yield
     if s.options.record_moves:
         _moves(s, reference)
+        _cycles(s, reference, certainty_only)
     if lp:
         _lp_certainty(s, interior)
     if s.out_of_time():
@@ -370,6 +373,8 @@ def _search_part(
             yield
             _harvest(s, milp, certainty, local)
         return
+    if certainty_only and not _candidates(s.bounds, part, certain=True).any():
+        return  # every candidate refuted or proved: no integer model needed
     model = _Model(problem, part, s.options)
     yield
     _certainty(s, model, signs=(-1,))
@@ -382,6 +387,15 @@ def _search_part(
         _lp_bounds(s)
     for direction in ("max", "min"):
         _backbone(s, model, direction)
+
+
+def _candidates(bounds: ExactBounds, part: _Part, certain: bool) -> np.ndarray:
+    """Per pair of the component, whether it is a candidate certain value (every dataset seen
+    gives the whole group, not proved) or, not ``certain``, a candidate impossible one."""
+    g, lab = part.pair_group, part.pair_label
+    if certain:
+        return (bounds.min_hi[g, lab] == bounds.sizes[g]) & (bounds.min_lo[g, lab] < bounds.sizes[g])
+    return (bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0)
 
 
 def _moves(s: _Search, x: np.ndarray) -> None:
@@ -399,6 +413,27 @@ def _moves(s: _Search, x: np.ndarray) -> None:
         s.see(y)
     s.stats.move_datasets = len(found)
     if found:
+        s.see(x)  # the last dataset seen stays the starting point
+
+
+def _cycles(s: _Search, x: np.ndarray, certainty_only: bool) -> None:
+    """Refute candidate certain (and, unless ``certainty_only``, impossible) values with datasets
+    along cycles of record moves from ``x`` (:mod:`ppdm.exact.cycles`): no solver."""
+    part = s.part
+    g, lab = part.pair_group, part.pair_label
+    cycles: MoveCycles | None = None
+    for certain in (True,) if certainty_only else (True, False):
+        cand = np.flatnonzero(_candidates(s.bounds, part, certain))
+        if not len(cand) or s.out_of_time():
+            continue
+        if cycles is None:
+            local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
+            cycles = MoveCycles(local_group, part.rows, x)
+        found = refute(cycles, part.pair_of_var, s.problem.var_label[part.vars], np.searchsorted(part.groups, g), lab, cand, certain, s.deadline)
+        for y in found:
+            s.see(y)
+        s.stats.cycle_datasets = (s.stats.cycle_datasets or 0) + len(found)
+    if cycles is not None:
         s.see(x)  # the last dataset seen stays the starting point
 
 
