@@ -73,8 +73,9 @@ class SearchOptions:
     #: refute candidates before any solver is asked.
     record_moves: bool = True
     #: Whether candidate certain values are refuted by datasets changing only the groups most
-    #: alike to each (:mod:`ppdm.exact.freed`) before the LP step.
-    freed_groups: bool = True
+    #: alike to each (:mod:`ppdm.exact.freed`) before the LP step (on by default for forests:
+    #: :func:`~ppdm.attacks.exact.exact_attack`; not measured on rule sets).
+    freed_groups: bool = False
     #: Groups freed per question, tried in turn while none is found (the candidate's own first).
     freed_sizes: tuple[int, ...] = (300, 1000)
     #: Whether a freed-groups question also asks to go beyond the other open candidates among
