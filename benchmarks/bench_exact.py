@@ -1,7 +1,7 @@
 """The exact audit on UCI Adult: who is proved certain, how fast, and against plain CP-SAT / LP.
 
-Run: ``PYTHONPATH=src python benchmarks/bench_exact.py [--cases tree rules forest] [--rules-time 45]
-[--forest-time 60] [--peer-samples 12]``.
+Run: ``PYTHONPATH=src python benchmarks/bench_exact.py [--cases tree rules forest lgb100] [--rules-time 45]
+[--forest-time 60] [--lgb-time 25] [--peer-samples 12]`` (``lgb100`` needs the ``lightgbm`` extra).
 
 Cases (all 30,162 training rows but ``forest``):
 
@@ -23,6 +23,15 @@ Cases (all 30,162 training rows but ``forest``):
   attacker, as in ``tree``, knows the class and every other input and wants ``marital-status``
   (an input the trees split on: each group may reach one joint leaf per marital status); the
   sensitive distribution is not published. Budget ``--forest-time`` (60 s).
+* ``lgb100`` (issue 24: "a 100-round LightGBM insider audit on Adult ≤ 60 s with ≤ 5 % of people
+  undecided"): all 30,162 rows without ``fnlwgt``; LightGBM ``LGBMClassifier(n_estimators=100,
+  max_depth=6, num_leaves=64)`` on the one-hot columns (as ``bench_boosting_rounds.py``), imported
+  with ``forest_from_lightgbm``: every round's leaves are class-count rows for the insider
+  (docs/ensembles.md, "Every boosting round"). The attacker is the ``insider`` (every other
+  column known) and wants ``income``, the class. ``exact_attack(..., detail="certainty")`` end
+  to end (the count problem and its maximum-entropy estimate included; fit and import not), the
+  search within ``--lgb-time`` seconds (25). The sensitive input ``marital-status`` is not a
+  case: its count problem alone took 202 s to build (the estimate of 185,409 types).
 
 Peers, in the same run on the same count problem: plain CP-SAT (one model, one minimisation per
 (group, value) count, no flows, no classes, no backbone) and the plain LP relaxation (HiGHS, one
@@ -68,9 +77,10 @@ def _timed(fn):  # type: ignore[no-untyped-def]
     return out, time.perf_counter() - start
 
 
-def plain_peers(problem: CountProblem, truth: np.ndarray | None, samples: int, seed: int = 0) -> dict[str, float]:
+def plain_peers(problem: CountProblem, truth: np.ndarray | None, samples: int, seed: int = 0, lp_cap: float | None = None) -> dict[str, float]:
     """Seconds per optimisation of plain CP-SAT and of the plain LP on sampled counts, and the
-    extrapolation to every min and max."""
+    extrapolation to every min and max. ``lp_cap``: HiGHS's time limit per LP (a capped LP makes
+    the extrapolation a lower bound, as CP-SAT's 20 s cap does; ``lp_capped`` counts them)."""
     import scipy.sparse as sp
     from ortools.sat.python import cp_model
     from scipy.optimize import linprog
@@ -106,15 +116,17 @@ def plain_peers(problem: CountProblem, truth: np.ndarray | None, samples: int, s
     kw = {"A_eq": sp.vstack([G, A[eq]]).tocsr(), "b_eq": np.r_[problem.sizes, b[eq]].astype(float),
               "A_ub": A[le] if le.any() else None, "b_ub": b[le].astype(float) if le.any() else None, "bounds": (0, None), "method": "highs"}
     lp_seconds = []
+    capped = 0
     for key in chosen:
         g, v = divmod(int(key), problem.n_labels)
         c = ((problem.var_group == g) & (problem.var_label == v)).astype(float)
-        _, s = _timed(lambda: linprog(c, **kw))
+        res, s = _timed(lambda: linprog(c, **kw, options={} if lp_cap is None else {"time_limit": lp_cap}))
+        capped += int(res.status == 1)
         lp_seconds.append(s)
     n_opt = 2 * len(pairs)
     return {
         "cp_sat_per_solve": float(np.mean(cp_seconds)), "cp_sat_all": float(np.mean(cp_seconds)) * n_opt,
-        "lp_per_solve": float(np.mean(lp_seconds)), "lp_all": float(np.mean(lp_seconds)) * n_opt, "optimisations": n_opt,
+        "lp_per_solve": float(np.mean(lp_seconds)), "lp_all": float(np.mean(lp_seconds)) * n_opt, "optimisations": n_opt, "lp_capped": capped,
     }
 
 
@@ -228,13 +240,44 @@ def bench_forest(frame, forest_time: float, samples: int, n_records: int = 1000,
             "peers": peers, "peer_load": peer_load}
 
 
+def bench_lgb100(frame, lgb_time: float, samples: int) -> dict:  # type: ignore[no-untyped-def]
+    import pandas as pd
+    from lightgbm import LGBMClassifier
+
+    from ppdm.tree import forest_from_lightgbm
+
+    df = frame.drop(columns="fnlwgt").reset_index(drop=True)
+    X = df.drop(columns="income")
+    D = pd.get_dummies(X).astype(float)
+    est, fit = _timed(lambda: LGBMClassifier(n_estimators=100, max_depth=6, num_leaves=64, verbose=-1, n_jobs=2).fit(D, df["income"].cat.codes))
+    forest = forest_from_lightgbm(est, X, list(D.columns), y=df["income"])
+    threat = ThreatModel(preset="insider", sensitive="income")
+    load = _load()
+    result, seconds = _timed(lambda: exact_attack(forest, df, threat=threat, time_limit=lgb_time, detail="certainty"))
+    d = result.details["exact"]
+    people = int(result.targets.sum())
+    print(f"lgb100 exact: {seconds:.2f} s, load {load}: {d}", flush=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimate, est_s = _timed(lambda: maxent_attack(forest, df, threat=threat))
+    counts, _, truth = forest_count_problem(forest, df, threat.resolve(df, "income"))
+    peer_load = _load()
+    peers = plain_peers(counts, truth, samples, lp_cap=120.0)
+    print(f"lgb100 peers (load {peer_load}): {peers}", flush=True)
+    return {"case": "lgb100", "rows": len(df), "rounds": len(forest.trees), "groups": int(counts.n_groups), "variables": int(counts.n_vars),
+            "count_rows": sum(r.n_rows for r in counts.rows), "seconds": seconds, "load": load, "certain_people": _people(result),
+            "undecided": d["undecided_records"], "undecided_share": d["undecided_records"] / max(people, 1), "stats": {k: v for k, v in d.items() if isinstance(v, int | float | str)},
+            "maxent_seconds": est_s, "maxent_certain_people": _people(estimate), "peers": peers, "peer_load": peer_load, "fit_seconds": fit}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rules-time", type=float, default=45.0)
     parser.add_argument("--forest-time", type=float, default=60.0)
+    parser.add_argument("--lgb-time", type=float, default=25.0)
     parser.add_argument("--peer-samples", type=int, default=4)
     parser.add_argument("--out", type=Path, default=None)
-    parser.add_argument("--cases", nargs="+", default=["tree", "rules", "forest"])
+    parser.add_argument("--cases", nargs="+", default=["tree", "rules", "forest", "lgb100"])
     parser.add_argument("--quick", action="store_true", help="one tree case, certainty only")
     parser.add_argument("--engines", nargs="*", default=["cp-sat"], help="integer engines also timed alone on the rule set (auto, milp, cp-sat)")
     args = parser.parse_args()
@@ -246,6 +289,8 @@ def main() -> None:
         out["rules"] = bench_rules(frame, args.rules_time, args.peer_samples, args.engines)
     if "forest" in args.cases:
         out["forest"] = bench_forest(frame, args.forest_time, args.peer_samples)
+    if "lgb100" in args.cases:
+        out["lgb100"] = bench_lgb100(frame, args.lgb_time, args.peer_samples)
     out["load_end"] = _load()
     text = json.dumps(out, indent=1, default=float)
     print(text)

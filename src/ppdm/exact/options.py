@@ -72,6 +72,21 @@ class SearchOptions:
     #: Whether datasets one or two record moves from the first one (:mod:`ppdm.exact.moves`)
     #: refute candidates before any solver is asked.
     record_moves: bool = True
+    #: Whether candidate certain values are refuted by datasets changing only the groups most
+    #: alike to each (:mod:`ppdm.exact.freed`) before the LP step (on by default for forests:
+    #: :func:`~ppdm.attacks.exact.exact_attack`; not measured on rule sets).
+    freed_groups: bool = False
+    #: Groups freed per question, tried in turn while none is found (the candidate's own first).
+    freed_sizes: tuple[int, ...] = (300, 1000)
+    #: Whether a freed-groups question also asks to go beyond the other open candidates among
+    #: the freed groups (one Boolean each; otherwise any dataset moving the candidate will do).
+    freed_flags: bool = False
+    #: Seconds one freed-groups question may take.
+    freed_solve_seconds: float = 2.0
+    #: Seconds the freed-groups stage may take in all (per component), and at most this share of
+    #: the budget left when it starts.
+    freed_seconds: float = 30.0
+    freed_share: float = 0.6
     #: Partners tried per record move before giving up on it.
     move_partners: int = 8
     #: The most candidates per component whose LP bound is computed one by one (each costs one LP).
@@ -79,6 +94,9 @@ class SearchOptions:
     #: How close to 0 or 1 a share of the interior point must be to leave a count a candidate of
     #: the LP step.
     interior_tol: float = 1e-5
+    #: Seconds of the budget an LP of the LP step needs left to start: HiGHS's interior point and
+    #: crossover overrun its time limit (18.8 s for a 2 s limit, 100 LightGBM rounds on Adult).
+    lp_reserve: float = 5.0
     #: scipy's HiGHS method for the LP step: ``"highs"`` lets HiGHS choose (dual simplex), which
     #: took 170 s where ``"highs-ipm"`` (interior point and crossover) took 26 s on one sum over
     #: 52,628 counts and 29,008 rows (100 XGBoost rounds on Adult, the insider).

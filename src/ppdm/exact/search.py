@@ -41,11 +41,14 @@ from scipy.sparse.csgraph import connected_components
 
 from ppdm.errors import InfeasibleError, MaxEntError
 from ppdm.exact.bounds import ExactBounds
+from ppdm.exact.cycles import MoveCycles, refute
+from ppdm.exact.freed import FreedGroups
 from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.options import ENGINES, SearchOptions, SearchProgress
 from ppdm.exact.problem import CountProblem
+from ppdm.exact.propagate import propagate
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -87,6 +90,10 @@ class SearchStats:
     lp_solves: int = 0
     proved_by_lp: int = 0
     move_datasets: int | None = None
+    cycle_datasets: int | None = None
+    proved_by_propagation: int | None = None
+    freed_solves: int | None = None
+    freed_datasets: int | None = None
     local_solves: int | None = None
     local_datasets: int | None = None
 
@@ -109,6 +116,8 @@ class _Search:
     stats: SearchStats
     last: np.ndarray | None = None
     report: Callable[[], None] | None = None
+    #: Bounds on every count of the component that every consistent dataset meets (propagation).
+    var_bounds: tuple[np.ndarray, np.ndarray] | None = None
 
     def see(self, x_local: np.ndarray) -> None:
         """A consistent dataset: the minima are at most, the maxima at least, what it shows; it
@@ -352,6 +361,11 @@ def _search_part(
     yield
     if s.options.record_moves:
         _moves(s, reference)
+        _cycles(s, reference, certainty_only)
+    if lp:
+        _propagated(s)
+    if s.options.freed_groups:
+        _freed(s, reference, interior)
     if lp:
         _lp_certainty(s, interior)
     if s.out_of_time():
@@ -370,6 +384,8 @@ def _search_part(
             yield
             _harvest(s, milp, certainty, local)
         return
+    if certainty_only and not _candidates(s.bounds, part, certain=True).any():
+        return  # every candidate refuted or proved: no integer model needed
     model = _Model(problem, part, s.options)
     yield
     _certainty(s, model, signs=(-1,))
@@ -382,6 +398,15 @@ def _search_part(
         _lp_bounds(s)
     for direction in ("max", "min"):
         _backbone(s, model, direction)
+
+
+def _candidates(bounds: ExactBounds, part: _Part, certain: bool) -> np.ndarray:
+    """Per pair of the component, whether it is a candidate certain value (every dataset seen
+    gives the whole group, not proved) or, not ``certain``, a candidate impossible one."""
+    g, lab = part.pair_group, part.pair_label
+    if certain:
+        return (bounds.min_hi[g, lab] == bounds.sizes[g]) & (bounds.min_lo[g, lab] < bounds.sizes[g])
+    return (bounds.max_lo[g, lab] == 0) & (bounds.max_hi[g, lab] > 0)
 
 
 def _moves(s: _Search, x: np.ndarray) -> None:
@@ -398,6 +423,97 @@ def _moves(s: _Search, x: np.ndarray) -> None:
         np.add.at(y, idx, change)
         s.see(y)
     s.stats.move_datasets = len(found)
+    if found:
+        s.see(x)  # the last dataset seen stays the starting point
+
+
+def _cycles(s: _Search, x: np.ndarray, certainty_only: bool) -> None:
+    """Refute candidate certain (and, unless ``certainty_only``, impossible) values with datasets
+    along cycles of record moves from ``x`` (:mod:`ppdm.exact.cycles`): no solver."""
+    part = s.part
+    g, lab = part.pair_group, part.pair_label
+    cycles: MoveCycles | None = None
+    for certain in (True,) if certainty_only else (True, False):
+        cand = np.flatnonzero(_candidates(s.bounds, part, certain))
+        if not len(cand) or s.out_of_time():
+            continue
+        if cycles is None:
+            local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
+            cycles = MoveCycles(local_group, part.rows, x)
+        found = refute(cycles, part.pair_of_var, s.problem.var_label[part.vars], np.searchsorted(part.groups, g), lab, cand, certain, s.deadline)
+        for y in found:
+            s.see(y)
+        s.stats.cycle_datasets = (s.stats.cycle_datasets or 0) + len(found)
+    if cycles is not None:
+        s.see(x)  # the last dataset seen stays the starting point
+
+
+def _propagated(s: _Search) -> None:
+    """Certain and impossible values integer bound propagation proves (:mod:`ppdm.exact.propagate`)."""
+    part, bounds = s.part, s.bounds
+    g, lab = part.pair_group, part.pair_label
+    local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
+    lo, hi = propagate(local_group, s.problem.sizes[part.groups], part.rows)
+    if (lo > hi).any():
+        raise InfeasibleError("no dataset reproduces what is published (bound propagation)", [n for *_, names in part.rows for n in names][:5])
+    pair_lo = np.bincount(part.pair_of_var, weights=lo, minlength=len(g)).astype(np.int64)
+    pair_hi = np.bincount(part.pair_of_var, weights=hi, minlength=len(g)).astype(np.int64)
+    bounds.min_lo[g, lab] = np.maximum(bounds.min_lo[g, lab], np.minimum(pair_lo, bounds.min_hi[g, lab]))
+    bounds.max_hi[g, lab] = np.minimum(bounds.max_hi[g, lab], np.maximum(pair_hi, bounds.max_lo[g, lab]))
+    s.stats.proved_by_propagation = int(((pair_lo == bounds.sizes[g]) | (pair_hi == 0)).sum())
+    s.var_bounds = (lo, hi)
+
+
+def _freed(s: _Search, x: np.ndarray, interior: np.ndarray | None) -> None:
+    """Refute candidate certain values with datasets changing only the groups most alike to each
+    (:mod:`ppdm.exact.freed`), the candidates the interior point moves most first; those it holds
+    at the group (the LP step's) are left to the proofs. At most ``freed_seconds``."""
+    part, bounds, options = s.part, s.bounds, s.options
+    g, lab = part.pair_group, part.pair_label
+    cand = np.flatnonzero(_candidates(bounds, part, certain=True))
+    if interior is not None:
+        share = interior[g[cand], lab[cand]]
+        cand = cand[share < 1 - options.interior_tol]
+        cand = cand[np.argsort(share[share < 1 - options.interior_tol], kind="stable")]
+    if not len(cand):
+        return
+    left = s.left()
+    budget = options.freed_seconds if left is None else min(options.freed_seconds, options.freed_share * left)
+    deadline = time.perf_counter() + budget
+    local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
+    pair_local = np.searchsorted(part.groups, g)
+    movable = None
+    if interior is not None:  # groups the relaxation holds still cannot move
+        share = interior[part.groups]
+        movable = ((share > options.interior_tol) & (share < 1 - options.interior_tol)).any(axis=1)
+    freed = FreedGroups(local_group, s.problem.sizes[part.groups], part.rows, x, s.var_bounds, movable)
+    order = np.argsort(part.pair_of_var, kind="stable")
+    first = np.searchsorted(part.pair_of_var[order], np.arange(len(g) + 1))
+    open_ = _candidates(bounds, part, certain=True)
+    held = np.bincount(part.pair_of_var, weights=x, minlength=len(g)).astype(np.int64)
+    found = 0
+    for p in cand:
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            break
+        if not open_[p]:
+            continue
+        # groups that can take the candidate's value: records elsewhere, the value possible
+        gains = np.zeros(len(part.groups), dtype=bool)
+        gains[pair_local[(lab == lab[p]) & (held < bounds.sizes[g])]] = True
+        for k in options.freed_sizes:
+            groups = freed.alike(int(pair_local[p]), k, gains)
+            inside = np.zeros(len(part.groups), dtype=bool)
+            inside[groups] = True
+            wanted = [order[first[q] : first[q + 1]] for q in np.flatnonzero(open_ & inside[pair_local]) if q != p] if options.freed_flags else []
+            y = freed.change(groups, order[first[p] : first[p + 1]], True, wanted, min(left, options.freed_solve_seconds))
+            s.stats.freed_solves = (s.stats.freed_solves or 0) + 1
+            if y is not None:
+                s.see(y)
+                found += 1
+                open_ = _candidates(bounds, part, certain=True)
+                break
+    s.stats.freed_datasets = (s.stats.freed_datasets or 0) + found
     if found:
         s.see(x)  # the last dataset seen stays the starting point
 
@@ -620,13 +736,15 @@ def _lp_certainty(s: _Search, interior: np.ndarray | None = None) -> None:
     ``interior``: a point in the relative interior of the relaxation, as shares (groups ×
     labels; the maximum-entropy estimate is one): a count it holds strictly inside its range
     (farther than ``interior_tol`` from its ends) is not proved by the relaxation, so only the
-    others are asked about. Without one, a single LP over the homogenised rows
+    others are asked about. The counts are bounded as propagation found (every consistent
+    dataset meets those bounds, so the relaxation still contains them all). No LP starts with
+    less than ``lp_reserve`` seconds of the budget left. Without one, a single LP over the homogenised rows
     (:meth:`_Relaxation.forced`) sets aside every candidate some relaxed solution moves before
     the sums are asked about."""
     bounds, deadline, stats, tol = s.bounds, s.deadline, s.stats, s.options.interior_tol
     g, lab = s.part.pair_group, s.part.pair_label
     size = bounds.sizes[g]
-    lp = _Relaxation(s.problem, s.part, deadline, s.options.lp_method)
+    lp = _Relaxation(s.problem, s.part, deadline, s.options.lp_method, s.var_bounds)
     for sign in (1.0, -1.0):
         if sign > 0:
             cand = np.flatnonzero((bounds.min_hi[g, lab] == size) & (bounds.min_lo[g, lab] < size))
@@ -643,8 +761,8 @@ def _lp_certainty(s: _Search, interior: np.ndarray | None = None) -> None:
             if forced is not None:
                 cand = cand[forced]
         while len(cand):
-            if deadline is not None and time.perf_counter() > deadline:
-                return
+            if deadline is not None and time.perf_counter() > deadline - s.options.lp_reserve:
+                return  # HiGHS's interior point overruns its time limit: no LP started this late
             per_pair = lp.solve(cand, sign)
             stats.lp_solves += 1
             if per_pair is None:
@@ -664,7 +782,10 @@ def _lp_certainty(s: _Search, interior: np.ndarray | None = None) -> None:
 class _Relaxation:
     """The linear relaxation of one component (scipy's HiGHS), asked about sums of counts."""
 
-    def __init__(self, problem: CountProblem, part: _Part, deadline: float | None = None, method: str = "highs") -> None:
+    def __init__(
+        self, problem: CountProblem, part: _Part, deadline: float | None = None, method: str = "highs",
+        var_bounds: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
         self.deadline = deadline
         n = len(part.vars)
         local_group = np.searchsorted(part.groups, problem.var_group[part.vars])
@@ -680,6 +801,8 @@ class _Relaxation:
             "A_ub": sp.vstack(ub_A).tocsr() if ub_A else None, "b_ub": np.concatenate(ub_b).astype(float) if ub_b else None,
             "bounds": (0, None), "method": method,
         }
+        # bounds every consistent dataset meets (propagation) keep the relaxation one of them
+        self.var_bounds = None if var_bounds is None else np.c_[var_bounds[0], var_bounds[1]].astype(float)
         self.part, self.n = part, n
         self.sizes = problem.sizes
 
@@ -722,7 +845,8 @@ class _Relaxation:
         at the optimum (``None`` if the solver fails). Raises when the relaxation is infeasible."""
         mask = np.isin(self.part.pair_of_var, pairs)
         c = np.where(mask, sign, 0.0)
-        res = linprog(c, **self.kw, options=_lp_options(self.deadline))
+        kw = self.kw if self.var_bounds is None else self.kw | {"bounds": self.var_bounds}
+        res = linprog(c, **kw, options=_lp_options(self.deadline))
         if res.status == 2:
             raise InfeasibleError("no dataset reproduces what is published (the LP relaxation is infeasible)", ["lp"])
         if res.status != 0:
