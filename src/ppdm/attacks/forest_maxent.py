@@ -15,6 +15,7 @@ every tree's leaf ("tree 0 leaf 17; tree 1 leaf 4; ...").
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -33,7 +34,7 @@ from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.factored import FactoredSolution
-from ppdm.maxent.solvers.forest_solve import solve_forest
+from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
 from ppdm.maxent.solvers.solution import OPTIMAL
 from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.tree.forest import Forest
@@ -111,8 +112,15 @@ def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: flo
     pair active at once, their Hessian singular). Then the intervals are widened by
     :data:`WIDEN` records in turn — a relaxation: the truth still meets them, the rows still say
     almost all they said — and only when none converges is the estimate made without them (a
-    weaker attacker, said so), never reported from a solve that missed its rows."""
+    weaker attacker, said so), never reported from a solve that missed its rows. The retries share
+    the solve's time limit: each gets what the earlier ones left."""
     feasible = types.truth()
+    start = time.perf_counter()
+
+    def budget() -> ForestSolveOptions:
+        limit = options.solve.time_limit
+        return options.solve if limit is None else replace(options.solve, time_limit=max(limit - (time.perf_counter() - start), 0.0))
+
     try:
         return solve_forest(problem, tol=tol, feasible=feasible, options=options.solve), ""  # the data meets every row
     except InfeasibleError:
@@ -123,7 +131,7 @@ def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: flo
     for extra in WIDEN:
         problem.blocks = [replace(b, b=b.b + extra / n) if b.name.startswith(REAL_ROWS) else b for b in blocks]
         try:
-            solution = solve_forest(problem, tol=tol, feasible=feasible, options=options.solve)
+            solution = solve_forest(problem, tol=tol, feasible=feasible, options=budget())
         except InfeasibleError:
             continue
         return solution, (
@@ -131,7 +139,7 @@ def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: flo
             f"were widened by {extra:g} records on each side for the solver to converge (a relaxation: the truth meets them)"
         )
     problem.blocks = [b for b in blocks if not b.name.startswith(REAL_ROWS)]
-    solution = solve_forest(problem, tol=tol, feasible=feasible, options=options.solve)
+    solution = solve_forest(problem, tol=tol, feasible=feasible, options=budget())
     return solution, (
         f"; the solver did not converge with the leaf-value rows of {n_real} rounds (whose leaves' records the known "
         "columns do not decide), even widened: the estimate is made without them"
