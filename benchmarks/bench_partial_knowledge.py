@@ -2,7 +2,8 @@
 sampled) next to the prior and IBM ART's black-box attribute inference, in the same run.
 
 Run: ``PYTHONPATH=src python benchmarks/bench_partial_knowledge.py [--quick] [--cases rf10 xgb100 ...]
-[--known 3 5] [--sensitive marital-status sex] [--fit-steps 120] [--sample-sweeps 100] [--chains 40000]``
+[--known 3 5] [--sensitive marital-status sex] [--fit-steps 120] [--sample-sweeps 100] [--chains 40000]
+[--rounds all first]``
 (ART needs the ``bench`` extra; XGBoost and LightGBM their extras).
 
 Setting: all 30,162 training rows of Adult, every column an input of the model (categorical ones
@@ -31,6 +32,10 @@ of Adult's *test* rows, from the same known columns plus the model's predicted c
 attacker is given and ppdm's is not; inferred on every training row). Each case runs in its own
 process (its peak memory is its own). The load average (``uptime``) is printed beside the table:
 timings on this shared 2-core machine are noisy.
+
+``--rounds all first``: each boosted case twice, the whole model (``all``) and its first round alone
+(``first``: :func:`ppdm.tree.newton.first_rounds`, what the audit read before every round was
+read); the ``rounds`` column says which, and ``read`` how many rounds the audit reported reading.
 """
 
 from __future__ import annotations
@@ -174,11 +179,16 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
     target = CLASS[dataset]
     X, y = train.drop(columns=[target]), train[target]
     est, D, forest = fit(case, X, y)
+    mode = args.rounds[0] if isinstance(args.rounds, list) else args.rounds
+    if mode == "first" and forest.combine == "additive":
+        from ppdm.tree.newton import first_rounds
+
+        forest = first_rounds(forest, 1)
     known = known_columns(dataset, sensitive, n_known)
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=True)
     sampling = SampledOptions(chains=args.chains, fit_steps=args.fit_steps, sample_sweeps=args.sample_sweeps, batches=args.batches)
     start = time.perf_counter()
-    row: dict = {"dataset": dataset, "case": case, "known": n_known, "sensitive": sensitive}
+    row: dict = {"dataset": dataset, "case": case, "known": n_known, "sensitive": sensitive, "rounds": mode}
     try:
         if args.method == "audit":  # what ppdm.audit reports by default: explicit, else possible values
             import ppdm
@@ -205,6 +215,7 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
         "acc": float((result.predicted() == truth).mean()),
         "prior": float(np.bincount(truth).max() / len(truth)),
         "sweeps": summary.get("sweeps"),
+        "read": rounds_read(result.details),
     })
     row["art"] = art_accuracy(est, D, train, holdout, known, sensitive, target)
     if args.method == "audit":  # ppdm given what ART is given: the same held-out people and each target's predicted label
@@ -220,6 +231,12 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
     return row
 
 
+def rounds_read(details: dict) -> int | None:
+    """How many boosting trees the audit says it read (``None``: not a boosted model's account)."""
+    rounds = details.get("rounds")
+    return int(rounds["used"]) if isinstance(rounds, dict) else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", nargs="+", default=list(CASES), choices=CASES)
@@ -231,6 +248,7 @@ def main() -> None:
     parser.add_argument("--fit-steps", type=int, default=120)
     parser.add_argument("--sample-sweeps", type=int, default=100)
     parser.add_argument("--batches", type=int, default=10)
+    parser.add_argument("--rounds", nargs="+", default=["all"], choices=["all", "first"], help="boosted models: every round, or the first alone")
     parser.add_argument("--quick", action="store_true", help="rf10 and xgb100, 3 known columns, marital-status")
     parser.add_argument("--one", nargs=4, metavar=("DATASET", "CASE", "KNOWN", "SENSITIVE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -240,21 +258,25 @@ def main() -> None:
     if args.quick:
         args.datasets, args.cases, args.known, args.sensitive = ["adult"], ["rf10", "xgb100"], [3], ["marital-status"]
     print(os.popen("uptime").read().strip())
-    head = f"{'data':6} {'case':8} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6} {'certain':>7} {'ref s':>6} {'acc+ref':>7}"
+    head = f"{'data':6} {'case':8} {'rounds':6} {'read':>4} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6} {'certain':>7} {'ref s':>6} {'acc+ref':>7}"
     print(head)
     passthrough = [
         "--method", args.method, "--chains", str(args.chains), "--fit-steps", str(args.fit_steps),
         "--sample-sweeps", str(args.sample_sweeps), "--batches", str(args.batches),
     ]
-    grid = [(d, c, k, s) for d in args.datasets for c in args.cases for k in args.known for s in (args.sensitive or SENSITIVE[d])]
-    for dataset, case, n_known, sensitive in grid:
+    grid = [
+        (d, c, r, k, s) for d in args.datasets for c in args.cases for k in args.known for s in (args.sensitive or SENSITIVE[d])
+        for r in (args.rounds if c.startswith(("gb", "hgb", "xgb", "lgb")) else ["all"])
+    ]
+    for dataset, case, rounds, n_known, sensitive in grid:
         out = subprocess.run(
-            [sys.executable, __file__, *passthrough, "--one", dataset, case, str(n_known), sensitive], capture_output=True, text=True,
+            [sys.executable, __file__, *passthrough, "--rounds", rounds, "--one", dataset, case, str(n_known), sensitive],
+            capture_output=True, text=True,
         )
         try:
             r = json.loads(out.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError):
-            print(f"{dataset:6} {case:8} {n_known:>5} {sensitive:15} failed: {out.stderr.strip().splitlines()[-1:]}")
+            print(f"{dataset:6} {case:8} {rounds:6} {'':>4} {n_known:>5} {sensitive:15} failed: {out.stderr.strip().splitlines()[-1:]}")
             continue
 
         def num(key: str, fmt: str) -> str:
@@ -262,7 +284,7 @@ def main() -> None:
             return format(v, fmt) if isinstance(v, (int, float)) else "-"
 
         print(
-            f"{dataset:6} {case:8} {n_known:>5} {sensitive:15} {r.get('method', '-'):9} {num('time', '8.1f')} {num('peak_gb', '7.2f')} "
+            f"{dataset:6} {case:8} {rounds:6} {num('read', '4d')} {n_known:>5} {sensitive:15} {r.get('method', '-'):9} {num('time', '8.1f')} {num('peak_gb', '7.2f')} "
             f"{str(r.get('status'))[:10]:10} {num('se', '7.4f')} {num('viol', '7.2f')} {num('acc', '6.3f')} {num('prior', '6.3f')} {num('art', '6.3f')} {num('certain', '7d')} {num('time_ref', '6.1f')} {num('acc_ref', '7.3f')}",
             flush=True,
         )

@@ -91,8 +91,8 @@ def test_the_truth_meets_every_rounds_rows_and_every_round_is_used(family, datas
     forest = FAMILIES[family](X, D, y)
     assert forest.n_trees == ROUNDS * forest.n_outputs
     features = list(X.columns)
-    # the insider (every input known, the class sensitive); unknown split attributes; a sensitive input, the class known
-    for known, sensitive in ((features, y.name), (features[2:], y.name), ([*features[1:], y.name], features[0])):
+    # the insider (every input known, the class sensitive); two and three unknown split attributes; a sensitive input, the class known
+    for known, sensitive in ((features, y.name), (features[2:], y.name), (features[3:], y.name), ([*features[1:], y.name], features[0])):
         problem, types = forest_type_problem(forest, table, known, sensitive)
         truth = types.truth()
         assert truth is not None

@@ -15,6 +15,7 @@ every tree's leaf ("tree 0 leaf 17; tree 1 leaf 4; ...").
 
 from __future__ import annotations
 
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import replace
@@ -33,7 +34,7 @@ from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.factored import FactoredSolution
-from ppdm.maxent.solvers.forest_solve import solve_forest
+from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
 from ppdm.maxent.solvers.solution import OPTIMAL
 from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.tree.forest import Forest
@@ -41,6 +42,10 @@ from ppdm.tree.forest import Forest
 #: Weight of the uniform distribution over a group's possible values mixed into an answer that is
 #: not optimal (see :func:`sound_posterior`): no value of an undecided group reaches certainty.
 UNDECIDED_MIX = 1e-6
+
+#: Records by which a boosting round's leaf-value and cover intervals are widened, in turn, when
+#: the solve does not converge with them (:func:`_solve_with_real_rows`).
+WIDEN = (0.1, 1.0, 10.0)
 
 __all__ = ["FOREST_SECONDS", "forest_maxent_attack", "sound_posterior"]
 
@@ -83,27 +88,12 @@ def forest_maxent_attack(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress, threat.outputs,
     )
     check_truth(problem, types)
-    dropped = ""
-    try:
-        solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options.solve)  # the data meets every row
-    except InfeasibleError:
-        # the leaf-value rows are intervals a few hundredths of a record wide, where the general
-        # solver may stall: then the estimate is made from the other rows (a weaker attacker,
-        # said so), never reported from a solve that missed its rows
-        real = [b for b in problem.blocks if b.name.startswith(REAL_ROWS)]
-        if not real:
-            raise
-        problem.blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS)]
-        solution = solve_forest(problem, tol=tol, feasible=types.truth(), options=options.solve)
-        dropped = (
-            f"; the solver did not converge with the leaf-value rows of {len(types.rounds.real) if types.rounds else 0} rounds "
-            "(whose leaves' records the known columns do not decide): the estimate is made without them"
-        )
+    solution, relaxed = _solve_with_real_rows(problem, types, tol, options)
     if solution.status != OPTIMAL and solution.possible.size:
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
-    if dropped:
-        details["note"] = f"{details.get('note', '')}{dropped}"
+    if relaxed:
+        details["note"] = f"{details.get('note', '')}{relaxed}"
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
@@ -111,6 +101,49 @@ def forest_maxent_attack(
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
+
+
+def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: float, options: ForestAuditOptions) -> tuple[FactoredSolution, str]:
+    """The solve, and what it had to relax to converge ('' when nothing).
+
+    Boosting rounds whose leaves' records the known columns do not decide give leaf-value and
+    cover rows: intervals :data:`~ppdm.maxent.constraints.boosting_rows.ABSOLUTE` records wide
+    about real-valued sums, each a pair of opposite rows, where the dual may stall (both rows of a
+    pair active at once, their Hessian singular). Then the intervals are widened by
+    :data:`WIDEN` records in turn — a relaxation: the truth still meets them, the rows still say
+    almost all they said — and only when none converges is the estimate made without them (a
+    weaker attacker, said so), never reported from a solve that missed its rows. The retries share
+    the solve's time limit: each gets what the earlier ones left."""
+    feasible = types.truth()
+    start = time.perf_counter()
+
+    def budget() -> ForestSolveOptions:
+        limit = options.solve.time_limit
+        return options.solve if limit is None else replace(options.solve, time_limit=max(limit - (time.perf_counter() - start), 0.0))
+
+    try:
+        return solve_forest(problem, tol=tol, feasible=feasible, options=options.solve), ""  # the data meets every row
+    except InfeasibleError:
+        if not any(b.name.startswith(REAL_ROWS) for b in problem.blocks):
+            raise
+    n_real = len(types.rounds.real) if types.rounds else 0
+    blocks, n = problem.blocks, types.groups.n_records
+    for extra in WIDEN:
+        problem.blocks = [replace(b, b=b.b + extra / n) if b.name.startswith(REAL_ROWS) else b for b in blocks]
+        try:
+            solution = solve_forest(problem, tol=tol, feasible=feasible, options=budget())
+        except InfeasibleError:
+            continue
+        return solution, (
+            f"; the leaf-value and cover rows of {n_real} rounds (whose leaves' records the known columns do not decide) "
+            f"were widened by {extra:g} records on each side for the solver to converge (a relaxation: the truth meets them)"
+        )
+    problem.blocks = [b for b in blocks if not b.name.startswith(REAL_ROWS)]
+    solution = solve_forest(problem, tol=tol, feasible=feasible, options=budget())
+    return solution, (
+        f"; the solver did not converge with the leaf-value rows of {n_real} rounds (whose leaves' records the known "
+        "columns do not decide), even widened: the estimate is made without them"
+    )
 
 
 def sound_posterior(marginal: np.ndarray, possible: np.ndarray) -> np.ndarray:

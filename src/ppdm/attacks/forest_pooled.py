@@ -29,9 +29,11 @@ certain, proved; nothing else counts as certain.
 
 Boosted models: a round after the first publishes rows whose coefficients depend on the
 person's score before it (:mod:`ppdm.maxent.constraints.boosting_rows`), hence on the unknown
-columns through every earlier round; only the trees publishing their own class counts (a
-boosted model's first round, every tree of a random forest) are pooled, and the result says how
-many (``details["trees_pooled"]``).
+columns through every earlier round; one tree's types (its leaves) do not fix that score, so a
+round's leaf values are no row over them. Only the trees publishing their own class counts (a
+boosted model's first round, every tree of a random forest) are pooled; the result says how
+many (``details["trees_pooled"]``) and, for a boosted model, which rounds it read and why not the
+others (``details["rounds"]``, the account the report's first card shows).
 """
 
 from __future__ import annotations
@@ -48,13 +50,20 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import AttackError, DataError, UninformativeKnowledgeWarning
+from ppdm.maxent.constraints.boosting_rows import rounds_read
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.table.forest_types import forest_domain
 from ppdm.maxent.table.unknowns import Component, sensitive_component
 from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
 
-__all__ = ["pooled_forest_attack", "pooling_trees"]
+__all__ = ["UNPOOLED_ROUNDS", "pooled_forest_attack", "pooling_trees"]
+
+#: Why the pooled estimate reads no boosting round without its own class counts.
+UNPOOLED_ROUNDS = (
+    "its leaf values are rows over each person's score before the round, which the unknown columns set through every "
+    "earlier round: only the joint table reads them, and it is too large here"
+)
 
 #: Probabilities below this are taken as 0 when the logarithms are pooled.
 TINY = 1e-300
@@ -120,7 +129,12 @@ def pooled_forest_attack(
     posterior = np.where(held[:, None] > 0, np.exp((logs - logs.max(axis=1, keepdims=True)) / np.maximum(held, 1)[:, None]), prior)
     posterior = posterior * allowed
     posterior /= np.maximum(posterior.sum(axis=1, keepdims=True), TINY)
-    return _result(data, known, sensitive, values, posterior, truth, allowed, threat, len(trees), forest.n_trees, held)
+    result = _result(data, known, sensitive, values, posterior, truth, allowed, threat, len(trees), forest.n_trees, held)
+    rounds = rounds_read(forest, [t for t, _ in trees], UNPOOLED_ROUNDS)
+    if rounds is not None:
+        result.details["rounds"] = rounds.summary()
+        result.details["note"] = rounds.note()
+    return result
 
 
 def _onto(cells: Component, common: Component, column: pd.Series) -> np.ndarray:

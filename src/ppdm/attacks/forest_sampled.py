@@ -20,6 +20,12 @@ columns) a 10-tree forest took 1,123 s and left its rows 436 records off (the fi
 converges like 1/t where posteriors reach 0 or 1; ``benchmarks/README.md``,
 ``bench_partial_knowledge.py``). Beyond the cap, ``ppdm.audit`` reports each person's possible
 values instead (:mod:`ppdm.attacks.possible`), fast and sound.
+
+Boosted models: the factors are the trees' own rows over (leaf, class); a round after the first
+publishes rows whose coefficients are each record's probability before the round
+(:mod:`ppdm.maxent.constraints.boosting_rows`), a function of its leaves in every earlier tree,
+which no factor over one tree's leaves carries. Those rounds' leaf values are not read (their row
+counts are, where the library stores them); ``details["rounds"]`` and the note say so.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import TRUTH_TOLERANCE
 from ppdm.errors import DataError, PpdmError
+from ppdm.maxent.constraints.boosting_rows import rounds_read
 from ppdm.maxent.constraints.forest_factors import ForestFactors, forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.solvers.forest_solve import ForestSolveOptions
@@ -45,6 +52,12 @@ from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.forest import Forest
 
 Method = Literal["auto", "explicit", "sampled"]
+
+#: Why the sampled estimate reads no boosting round without its own class counts.
+UNSAMPLED_ROUNDS = (
+    "its leaf values are rows over each record's score before the round, which no factor over one tree's leaves "
+    "carries (its row counts are read where stored)"
+)
 
 
 #: A forest estimate's time budget when none is given (seconds): past it the audit answers with
@@ -175,6 +188,10 @@ def _details(f: ForestFactors, threat: ThreatModel, solution: SampledSolution, o
     }
     if not len(f.b) and f.sa is None:
         details["note"] = "no tree publishes a row: the estimate is uniform"
+    rounds = rounds_read(f.forest, [t for t in f.trees.tolist() if "class-counts" in f.forest.known[t]], UNSAMPLED_ROUNDS)
+    if rounds is not None:
+        details["rounds"] = rounds.summary()
+        details["note"] = f"{details['note']}; {rounds.note()}"
     true = f.true_marginal()
     if true is not None:
         details["overall_divergence"] = overall_divergence(true, solution.posterior, f.groups.weights)

@@ -697,6 +697,7 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
                 f"estimate is pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own "
                 "counts, within each person's possible values over all trees (sound: one value left is certain, proved)"
                 + (f"; it does not read the model's {resolved.outputs}s the attacker sees (the likelihood rules and a reference attacker do)" if resolved.outputs else "")
+                + (f"; {result.details['note']}" if result.details.get("note") else "")  # which boosting rounds it read
             )
             return result
         result = possible_attack(model, data, threat)

@@ -26,10 +26,16 @@ an XGBoost model without its training configuration) is used, each record once, 
 covers are checked: every leaf's cover equals the hessians of the table's records routed there.
 Rounds after the first are left out, with the reason, when the model hides the step
 (:func:`~ppdm.tree.newton.newton_step`) or the rows a tree was fitted on.
+
+These rows need the joint table: a type fixes the leaf of *every* tree, hence the score before
+each round. The estimates that read the trees one at a time (the pooled estimate, the sampled
+one) cannot weigh a round's leaf by its records' probabilities; :func:`rounds_read` gives their
+account of the rounds they read and why the others were not.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,7 +44,7 @@ import scipy.sparse as sp
 from ppdm.maxent.constraints.leaf_rows import Decide, check_decided
 from ppdm.maxent.rows.problem import LinearBlock
 from ppdm.maxent.table.forest_types import ForestTypes, RoundsUsed
-from ppdm.tree.forest import leaf_values
+from ppdm.tree.forest import Forest, leaf_values
 from ppdm.tree.newton import NewtonStep, newton_step, round_probabilities, tree_rounds
 
 #: Records by which a recomputed count or cover may always miss (besides the per-record tolerance).
@@ -77,6 +83,20 @@ class _Blocks:
         open_[reach.indices[loose]] = True
         upper = np.asarray(reach.T @ counts).ravel()
         return cls(fixed, open_, upper)
+
+
+def rounds_read(forest: Forest, read: Iterable[int], why: str) -> RoundsUsed | None:
+    """The account of a boosted ``forest``'s trees an estimate read (``read``) and, for each of the
+    others, why not: the model's own reason when it hides its step (:func:`newton_step`), else
+    ``why``; ``None`` for a forest that is not boosted."""
+    if forest.combine != "additive":
+        return None
+    rounds = RoundsUsed(forest.n_trees, per_round=forest.n_outputs)
+    rounds.used.extend(sorted({int(t) for t in read}))
+    step = newton_step(forest)
+    for t in sorted(set(range(forest.n_trees)) - set(rounds.used)):
+        rounds.leave_out(t, step if isinstance(step, str) and t >= forest.n_outputs else why)
+    return rounds
 
 
 def boosting_rows(types: ForestTypes, decide: Decide) -> tuple[list[LinearBlock], RoundsUsed | None]:
