@@ -61,7 +61,7 @@ __all__ = ["UNPOOLED_ROUNDS", "pooled_forest_attack", "pooling_trees"]
 
 #: Why the pooled estimate reads no boosting round without its own class counts.
 UNPOOLED_ROUNDS = (
-    "its leaf values are rows over each person's score before the round, which the unknown columns set through every "
+    "a later round's leaf values are rows over each person's score before it, which the unknown columns set through every "
     "earlier round: only the joint table reads them, and it is too large here"
 )
 

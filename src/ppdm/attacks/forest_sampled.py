@@ -55,7 +55,7 @@ Method = Literal["auto", "explicit", "sampled"]
 
 #: Why the sampled estimate reads no boosting round without its own class counts.
 UNSAMPLED_ROUNDS = (
-    "its leaf values are rows over each record's score before the round, which no factor over one tree's leaves "
+    "a later round's leaf values are rows over each record's score before it, which no factor over one tree's leaves "
     "carries (its row counts are read where stored)"
 )
 

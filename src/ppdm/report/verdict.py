@@ -88,9 +88,26 @@ def target_line(summary: dict[str, Any], target: Target) -> tuple[str, str]:
     elif unmeasured:
         level = "unknown"
         said = "cannot be checked: " + ", ".join(m.name for m in unmeasured) + " not measured by this audit" + _why_not(unmeasured, summary)
+    elif _part_only(summary):
+        level = "unknown"
+        said = f"met on the part audited only ({_part_only(summary)}); the rest of the model may disclose more, so the whole is not judged"
     else:
         level, said = "meets", "met"
     return level, f"Target ({target.describe()}): {said}."
+
+
+def _part_only(summary: dict[str, Any]) -> str:
+    """What of the model the audit left out, in words ("" when it read all of it): boosting rounds
+    or trees it could not read, or a subset of trees the user asked for. Disclosure measured on a
+    part is a lower bound, so a target met there is not met by the whole."""
+    rounds = summary.get("rounds")
+    if isinstance(rounds, dict) and rounds.get("left_out"):
+        return f"{rounds['used']:,} of {rounds['trees']:,} boosting trees read"
+    if summary.get("trees_left_out"):
+        return f"{summary.get('trees_used', 0):,} trees read, {len(summary['trees_left_out']):,} left out"
+    if summary.get("trees_audited"):
+        return f"the trees asked for, {summary['trees_audited']}"
+    return ""
 
 
 def _why_not(measures: list[RiskMeasure], summary: dict[str, Any]) -> str:

@@ -1,0 +1,35 @@
+"""A target met on part of a model (rounds or trees left out) is not a target met by the model."""
+
+from __future__ import annotations
+
+import pytest
+
+from ppdm.attacks.target import default_target
+from ppdm.report.verdict import key_of, target_line
+
+CLEAN = {
+    "targets": 100, "records": 100, "certain_right": 0, "certain_records": 0, "certain_wrong": 0, "baseline": {},
+    "confidence_in_true_value": {key_of(0.9): 0}, "prior_alone": {key_of(0.9): 0}, "beyond_prior": {key_of(0.9): 0},
+}
+
+
+@pytest.mark.parametrize(
+    ("part", "words"),
+    [
+        ({"rounds": {"used": 1, "trees": 20, "per_round": 1, "left_out": {"a later round's leaf values ...": 19}}}, "1 of 20 boosting trees read"),
+        ({"trees_used": 7, "trees_left_out": [3, 5, 9]}, "7 trees read, 3 left out"),
+        ({"trees_audited": "trees 0:10"}, "the trees asked for, trees 0:10"),
+    ],
+)
+def test_a_target_met_on_a_part_is_not_judged(part, words):
+    level, line = target_line(CLEAN, default_target())
+    assert level == "meets" and line.endswith(": met.")
+    level, line = target_line({**CLEAN, **part}, default_target())
+    assert level == "unknown"
+    assert f"met on the part audited only ({words})" in line
+
+
+def test_a_target_missed_on_a_part_is_missed():
+    failing = {**CLEAN, "certain_right": 3, "rounds": {"used": 1, "trees": 20, "per_round": 1, "left_out": {"why": 19}}}
+    level, line = target_line(failing, default_target())
+    assert level == "fails" and "not met" in line
