@@ -5,31 +5,12 @@ under partial knowledge; the JSON, the printed summary and the report say it bes
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from regressors import REGRESSORS, regression_table
 
 import ppdm
-from ppdm.data.datasets import load_adult
 from ppdm.errors import DataError, PpdmError
-
-BANK_LOAN = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
-
-
-@pytest.fixture(scope="module")
-def adult():
-    return load_adult("train")[0]
-
-
-@pytest.fixture(scope="module")
-def bank():
-    if not BANK_LOAN.exists():
-        pytest.skip("Bank_Personal_Loan_Modelling.csv not available")
-    from ppdm.data.datasets import load_bank_loan
-
-    return load_bank_loan(BANK_LOAN)[0].drop(columns=["ID"])
-
 
 CASES = [("adult", "hours-per-week"), ("adult", "age"), ("bank", "Income"), ("bank", "CCAvg")]
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -18,27 +17,9 @@ from sklearn.tree import DecisionTreeRegressor
 
 import ppdm
 from ppdm.attacks.regression import IntervalResult
-from ppdm.data.datasets import load_adult
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.input_rows import input_cells
 from ppdm.exact.target_rows import as_forest
-
-BANK_LOAN = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
-
-
-@pytest.fixture(scope="module")
-def adult():
-    return load_adult("train")[0]
-
-
-@pytest.fixture(scope="module")
-def bank():
-    if not BANK_LOAN.exists():
-        pytest.skip("Bank_Personal_Loan_Modelling.csv not available")
-    from ppdm.data.datasets import load_bank_loan
-
-    return load_bank_loan(BANK_LOAN)[0].drop(columns=["ID"])
-
 
 # (dataset, target, sensitive input)
 CASES = [("adult", "hours-per-week", "age"), ("adult", "age", "hours-per-week"), ("bank", "Mortgage", "Income"), ("bank", "Mortgage", "CCAvg")]
