@@ -68,4 +68,6 @@ def test_the_forest_solver_reports_its_progress(numeric_forest):
     seen = []
     ppdm.audit(model, df, ppdm.ThreatModel(sensitive="income", known=COLUMNS), solver_progress=seen.append)
     assert [p.phase for p in seen[:2]] == ["bounds", "newton"]
-    assert all(p.time_limit == 300.0 for p in seen)
+    # the audit's 300 s less what building the problem took: the deadline covers the whole estimate
+    limits = {p.time_limit for p in seen}
+    assert len(limits) == 1 and 250.0 < limits.pop() < 300.0

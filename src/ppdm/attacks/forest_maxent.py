@@ -78,6 +78,7 @@ def forest_maxent_attack(
     guessed) keeps only proved certainties (:func:`sound_posterior`); ``details["possible_values"]``
     counts the groups by how many values remain possible.
     """
+    start = time.perf_counter()
     threat = threat.resolve(data, forest.class_attribute, splits=forest.split_attributes)
     forest = forest.published(threat.publish)
     knowledge = replace(knowledge, sa=bool(threat.sa_published))
@@ -88,7 +89,7 @@ def forest_maxent_attack(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress, threat.outputs,
     )
     check_truth(problem, types)
-    solution, relaxed = _solve_with_real_rows(problem, types, tol, options)
+    solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, time.perf_counter() - start))
     if solution.status != OPTIMAL and solution.possible.size:
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
@@ -101,6 +102,13 @@ def forest_maxent_attack(
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
+
+
+def _after_build(options: ForestAuditOptions, spent: float) -> ForestAuditOptions:
+    """``options`` with the solve's time limit less the ``spent`` seconds of building the problem:
+    the audit's deadline covers the whole estimate, not the solve alone."""
+    limit = options.solve.time_limit
+    return options if limit is None else replace(options, solve=replace(options.solve, time_limit=max(limit - spent, 0.0)))
 
 
 def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: float, options: ForestAuditOptions) -> tuple[FactoredSolution, str]:

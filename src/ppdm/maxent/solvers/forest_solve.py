@@ -138,8 +138,9 @@ class ForestSolveOptions:
     #: Seconds each method of the face's linear programme may take before the chase goes on
     #: without it.
     face_seconds: float = 900.0
-    #: Seconds the whole solve may take (``None``: no limit). Past it the chase stops before its
-    #: next step (the face's linear programme gets what is left) and the answer is the point it
+    #: Seconds the whole solve may take (``None``: no limit). The chase starts no Newton step that
+    #: would end past it if it took as long as the last one (a 30,000-row forest's step may take
+    #: 15 s; the face's linear programme gets what is left), and the answer is the point it
     #: reached: status ``inaccurate``, its row violation measured, and ``Solution.possible`` the
     #: labels not proved impossible so far (sound: proofs only, never a guess).
     time_limit: float | None = None
@@ -314,6 +315,7 @@ def solve_forest(
     guess = not exact and reference is None  # without a feasible point the CG path guesses from the start
     guessed = np.zeros(len(full.log_base), dtype=bool)
     stopped = False
+    step_began = time.perf_counter()  # when the last Newton step began: none starts that would end past the deadline
     for steps in range(1, 2 * max_newton + 1):
         if steps == max_newton + 1:
             if guess:
@@ -323,7 +325,9 @@ def solve_forest(
         report("newton", steps - 1, gnorm)
         if gnorm <= tol:
             break
-        if deadline is not None and time.perf_counter() >= deadline:
+        now = time.perf_counter()
+        step_seconds, step_began = (now - step_began if steps > 1 else 0.0), now
+        if deadline is not None and now + step_seconds >= deadline:  # a step like the last would end past it
             stopped = True
             break
         flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - state.value <= 1e-9 * abs(state.value)
