@@ -97,3 +97,15 @@ def test_refusals_name_what_is_wrong(adult_train):
         membership_attack(rules, population, class_known=False)
     with pytest.raises(DataError, match="does not hold every training record"):
         membership_attack(rules, population[~member])
+
+
+def test_the_quasi_newton_dual_agrees_with_newtons(monkeypatch):
+    """Past DENSE_ROWS rows the dual goes by L-BFGS-B: the same maximum-entropy answer."""
+    import ppdm.maxent.solvers.bernoulli as bernoulli
+
+    frame, member = _tiny(1, n=9)
+    rules = mine_rules(frame[member], ["a", "b"], "s", 0.2, 0.4)
+    newton = membership_attack(rules, frame.assign(member=member), truth="member").probability
+    monkeypatch.setattr(bernoulli, "DENSE_ROWS", 0)
+    quasi = membership_attack(rules, frame.assign(member=member), truth="member").probability
+    np.testing.assert_allclose(quasi, newton, atol=2e-3)

@@ -45,7 +45,7 @@ NEWTON_STEPS = 12
 #: rows each need a block of their own, and cycling over hundreds of them converges slowly).
 DUAL_BLOCKS = 20
 
-#: The dual method factorises the Hessian densely up to this many rows (else Krylov steps).
+#: The dual method factorises the Hessian densely up to this many rows (else L-BFGS-B).
 DENSE_ROWS = 2500
 
 
@@ -153,10 +153,10 @@ def _method(method: str, blocks: np.ndarray, target: np.ndarray) -> str:
 def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool]:
     """The dual of the module docstring over every row at once. Bits reaching the same rows are
     one pattern with a weight (their probabilities are equal at the optimum). With equality rows
-    only, ``F = Σ w log(1 + e^θ) − λ·lo`` is minimised by trust-region Newton steps
-    (``trust-krylov``) on the Hessian's products ``A diag(w q(1 − q)) Aᵀ v``; with ranges,
-    ``λ = μ⁺ − μ⁻`` (``μ⁺, μ⁻ ≥ 0``) makes ``min(λ lo, λ hi)`` smooth, ``F = Σ w log(1 + e^θ) −
-    μ⁺·lo + μ⁻·hi``, by L-BFGS-B. Multipliers stay within ±:data:`LOGIT_CAP`."""
+    only, up to :data:`DENSE_ROWS` of them, ``F = Σ w log(1 + e^θ) − λ·lo`` is minimised by
+    Newton's method (:func:`_dense_newton`); otherwise ``λ = μ⁺ − μ⁻`` (``μ⁺, μ⁻ ≥ 0``, ``μ⁻ = 0``
+    for an equality row) makes ``min(λ lo, λ hi)`` smooth, ``F = Σ w log(1 + e^θ) − μ⁺·lo + μ⁻·hi``,
+    minimised by L-BFGS-B. Multipliers stay within ±:data:`LOGIT_CAP`."""
     from scipy.optimize import OptimizeResult, minimize
 
     pattern, of_bit, weight = column_patterns(A)
@@ -173,32 +173,17 @@ def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOp
     if eq.all() and m <= DENSE_ROWS:
         lam, iterations, timed_out = _dense_newton(pattern.toarray(), weight, lo, options, deadline)
         return expit(pattern.T @ lam)[of_bit], iterations, timed_out
-    if eq.all():
-        def f(lam: np.ndarray) -> tuple[float, np.ndarray]:
-            theta = At @ lam
-            return float(weight @ np.logaddexp(0.0, theta) - lam @ lo), pattern @ (weight * expit(theta)) - lo
+    def f(z: np.ndarray) -> tuple[float, np.ndarray]:
+        theta = At @ (z[:m] - z[m:])
+        e = pattern @ (weight * expit(theta))
+        return float(weight @ np.logaddexp(0.0, theta) - z[:m] @ lo + z[m:] @ hi), np.r_[e - lo, hi - e]
 
-        def hessp(lam: np.ndarray, v: np.ndarray) -> np.ndarray:
-            q = expit(At @ lam)
-            return pattern @ (weight * q * (1.0 - q) * (At @ v))
-
-        res = minimize(
-            f, np.zeros(m), jac=True, method="trust-krylov", hessp=hessp, callback=late,
-            options={"maxiter": options.max_sweeps, "gtol": options.tol * 1e-2},
-        )
-        lam = np.clip(res.x, -LOGIT_CAP, LOGIT_CAP)
-    else:
-        def f2(z: np.ndarray) -> tuple[float, np.ndarray]:
-            theta = At @ (z[:m] - z[m:])
-            e = pattern @ (weight * expit(theta))
-            return float(weight @ np.logaddexp(0.0, theta) - z[:m] @ lo + z[m:] @ hi), np.r_[e - lo, hi - e]
-
-        bounds = [(-LOGIT_CAP, LOGIT_CAP) if e else (0.0, LOGIT_CAP) for e in eq] + [(0.0, 0.0) if e else (0.0, LOGIT_CAP) for e in eq]
-        res = minimize(
-            f2, np.zeros(2 * m), jac=True, method="L-BFGS-B", bounds=bounds, callback=late,
-            options={"maxiter": 50 * options.max_sweeps, "gtol": options.tol * 1e-3, "ftol": 0.0, "maxcor": 30},
-        )
-        lam = res.x[:m] - res.x[m:]
+    bounds = [(-LOGIT_CAP, LOGIT_CAP) if e else (0.0, LOGIT_CAP) for e in eq] + [(0.0, 0.0) if e else (0.0, LOGIT_CAP) for e in eq]
+    res = minimize(
+        f, np.zeros(2 * m), jac=True, method="L-BFGS-B", bounds=bounds, callback=late,
+        options={"maxiter": 50 * options.max_sweeps, "gtol": options.tol * 1e-3, "ftol": 0.0, "maxcor": 30},
+    )
+    lam = res.x[:m] - res.x[m:]
     return expit(At @ lam)[of_bit], int(res.nit), stopped["late"]
 
 
