@@ -71,3 +71,24 @@ def test_the_forest_solver_reports_its_progress(numeric_forest):
     # the audit's 300 s less what building the problem took: the deadline covers the whole estimate
     limits = {p.time_limit for p in seen}
     assert len(limits) == 1 and 250.0 < limits.pop() < 300.0
+
+
+def test_the_solve_gets_the_limit_less_the_build_and_its_share_for_the_work_after():
+    from ppdm.attacks.forest_maxent import _after_build
+    from ppdm.attacks.forest_sampled import ForestAuditOptions
+    from ppdm.maxent.solvers.forest_solve import ForestSolveOptions
+
+    options = ForestAuditOptions(solve=ForestSolveOptions(time_limit=60.0), after_share=0.25)
+    assert _after_build(options, 20.0).solve.time_limit == pytest.approx(35.0)  # 60 - 20 - 5
+    assert _after_build(options, 50.0).solve.time_limit == 0.0  # never negative
+    assert _after_build(ForestAuditOptions(solve=ForestSolveOptions(time_limit=None)), 20.0).solve.time_limit is None
+    with pytest.raises(ppdm.PpdmError, match="after_share"):
+        ForestAuditOptions(after_share=-1)
+
+
+def test_the_provenance_is_written_only_when_read(numeric_forest):
+    model, df = numeric_forest
+    est = ppdm.audit(model, df, ppdm.ThreatModel(sensitive="income", known=COLUMNS)).estimate
+    assert not est.provenance.written  # the audit itself never reads it
+    groups = est.to_dict()["groups"]
+    assert est.provenance.written and groups[0]["provenance"].startswith("tree 0 leaf ")

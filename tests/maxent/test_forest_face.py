@@ -134,6 +134,27 @@ def test_a_method_that_fails_hands_over_to_the_next(education_forest, monkeypatc
     assert used == ["highs-ds", "highs-ipm"]
 
 
+def test_the_methods_share_one_time_limit(education_forest, monkeypatch):
+    """A method that spends the budget without an answer leaves the next one nothing."""
+    from ppdm.maxent.solvers import face as face_module
+
+    problem, types = education_forest
+    red, truth = _reduced_truth(problem, types)
+    clock = [0.0]
+    used = []
+
+    def slow(*args, method, options, **kwargs):
+        used.append((method, options["time_limit"]))
+        clock[0] += 10.0  # spends the whole budget, then fails otherwise than by the time limit
+        return type("Result", (), {"status": 4, "x": None})()
+
+    monkeypatch.setattr(face_module, "linprog", slow)
+    monkeypatch.setattr(face_module.time, "perf_counter", lambda: clock[0])
+    alive = np.isfinite(red.log_base)
+    assert forced_by_lp(red.A, red.cell_of_type, alive, truth, time_limit=10.0) is None
+    assert used == [("highs-ds", 10.0)]
+
+
 def test_the_linear_programme_refuses_a_point_that_is_not_feasible():
     A = sp.csr_matrix(np.array([[0, 1, 0, 1]], dtype=float))
     cells = np.array([0, 0, 1, 1])

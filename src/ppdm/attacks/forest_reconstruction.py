@@ -93,7 +93,7 @@ def reconstruction_attack(
         "rounds": int(found.max(initial=0)),
     }
     result = view.result("reconstruction", None, details, possible=possible)
-    for g in np.flatnonzero(found > 0):
+    for g in np.flatnonzero(found > 0).tolist():
         result.provenance[g] += f" (round {found[g]}: after taking out the people found certain)"
     return result
 

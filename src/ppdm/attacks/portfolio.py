@@ -21,10 +21,13 @@ It reports the most accurate (ties to the estimate), lists every one's accuracy 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ppdm.attacks.result import AttackResult
 from ppdm.data.qigroups import QIGroups
+from ppdm.data.texts import LazyTexts
 from ppdm.tree.leaf_pairs import LeafPairs
 
 __all__ = ["combined_attack", "strongest_attacker", "within_proof"]
@@ -63,7 +66,7 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
         values=estimate.values,
         groups=groups,
         posterior=posterior,
-        provenance=[f"{estimate.provenance[i]}; {other.provenance[j]}" for i, j in zip(g_est[first], g_other[first])],
+        provenance=LazyTexts(lambda: _joined_texts(estimate.provenance, other.provenance, g_est[first], g_other[first]), len(first)),
         targets=estimate.targets,
         exposed=estimate.exposed.copy(),
         true_codes=estimate.true_codes,
@@ -74,6 +77,11 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
     if estimate.leaf_pairs is not None:
         out.leaf_pairs = _pairs_of(estimate.leaf_pairs, g_est[first])
     return out
+
+
+def _joined_texts(ours: Sequence[str], theirs: Sequence[str], g_ours: np.ndarray, g_theirs: np.ndarray) -> list[str]:
+    """Each joined group's provenance: its two groups' texts."""
+    return [f"{ours[i]}; {theirs[j]}" for i, j in zip(g_ours.tolist(), g_theirs.tolist())]
 
 
 def _pairs_of(pairs: LeafPairs, groups: np.ndarray) -> LeafPairs:

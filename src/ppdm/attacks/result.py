@@ -13,7 +13,7 @@ record's true value is reported too.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,7 +68,7 @@ class AttackResult:
     values: tuple
     groups: QIGroups
     posterior: np.ndarray
-    provenance: list[str]
+    provenance: MutableSequence[str]
     targets: np.ndarray
     exposed: np.ndarray
     true_codes: np.ndarray | None = None

@@ -24,6 +24,8 @@ columns, 2,739 rows, 103–113 s with HiGHS' dual simplex; 10 trees: 12,031 colu
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
@@ -46,8 +48,8 @@ def forced_by_lp(A: sp.spmatrix, cell_of_type: np.ndarray, alive: np.ndarray, fe
     ``A``: rows × types (the types of one cell consecutive or not); ``cell_of_type``: each type's
     cell; ``alive``: the types not already known to be forced; ``feasible``: a distribution over
     the types meeting every row and cell total, 0 outside ``alive`` (the training data's). Returns
-    ``None`` when no method of :data:`METHODS` solves the programme (each gets ``time_limit``
-    seconds; one that runs out of time ends the attempt).
+    ``None`` when no method of :data:`METHODS` solves the programme within ``time_limit`` seconds
+    (shared: a method that ends without an answer leaves the next one what is left).
     """
     if (feasible[~alive] > EMPTY).any():
         raise ValueError(f"the feasible point fills type {int(np.flatnonzero(~alive & (feasible > EMPTY))[0])}, which is marked forced")
@@ -95,8 +97,12 @@ def _free(moves: sp.csr_matrix, signed: np.ndarray, time_limit: float) -> np.nda
         "b_eq": np.zeros(moves.shape[0]),
         "bounds": np.column_stack([np.concatenate([np.where(signed, 0.0, -np.inf), np.zeros(k)]), np.concatenate([np.full(n, np.inf), np.ones(k)])]),
     }
+    deadline = time.perf_counter() + time_limit  # one budget for every method tried
     for method in METHODS:
-        res = linprog(**problem, method=method, options={"time_limit": time_limit, "presolve": False})
+        left = deadline - time.perf_counter()
+        if left <= 0:
+            return None
+        res = linprog(**problem, method=method, options={"time_limit": left, "presolve": False})
         if res.status == 0:
             free = res.x[n:] > 0.5
             if _certified(moves, signed, ~free, res.eqlin.marginals):

@@ -33,6 +33,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
+from ppdm.data.texts import LazyTexts
 from ppdm.errors import DataError, RoutingLimitError
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.table.attacker_types import AttackerTypes, record_types
@@ -125,8 +126,12 @@ class ForestTypes:
         the forest (the trees ``left_out`` too: the routing does not depend on the counts)."""
         return LeafPairs.from_reach(self.reach, self.block_leaves)
 
-    def provenance(self) -> list[str]:
-        """Per group, its leaf in every tree ("tree 0 leaf 17; tree 1 leaves 3, 9; ...")."""
+    def provenance(self) -> LazyTexts:
+        """Per group, its leaf in every tree ("tree 0 leaf 17; tree 1 leaves 3, 9; ..."), written
+        when first read (:class:`~ppdm.data.texts.LazyTexts`: a report reads them, an audit does not)."""
+        return LazyTexts(self._provenance, self.groups.n_groups)
+
+    def _provenance(self) -> list[str]:
         reach = sp.csr_matrix(self.reach)
         reach.sort_indices()
         trees = np.flatnonzero(self.used)
