@@ -364,7 +364,9 @@ def audit(
     ``estimate``: run the maximum-entropy estimate (paper 000 §3–4; ``labels``: use the leaves'
     labels; ``internal``: the split choices too, paper 000 §4.2, a local optimum within
     ``time_limit`` seconds). A forest's estimate is bounded by ``time_limit`` too (default
-    :data:`~ppdm.attacks.forest_maxent.FOREST_SECONDS`, 300 s): past it the audit answers with the
+    :data:`~ppdm.attacks.forest_maxent.FOREST_SECONDS`, 300 s), building its problem and the
+    work after the solve included (the solve gets what the build left, less a quarter of the
+    build's time: ``ForestAuditOptions.after_share``): past it the audit answers with the
     solver's best point, status ``inaccurate``, its remaining row violation
     (``details["max_violation"]``), and only the certainties and impossible values already proved
     (``details["possible_values"]``); ``solver_progress`` is called with the forest solver's

@@ -154,7 +154,7 @@ def _train_for_audit(
 @click.option(
     "--time-limit",
     type=FiniteRange(min=0),
-    help=f"Seconds for a forest's estimate (default {FOREST_SECONDS:g}) or, with --internal, a tree's: past them the best "
+    help=f"Seconds for a forest's estimate, building its problem included (default {FOREST_SECONDS:g}), or, with --internal, a tree's: past them the best "
     "estimate so far, status inaccurate, its row violation, and only the certainties already proved.",
 )
 @click.option(
