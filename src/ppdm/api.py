@@ -366,7 +366,7 @@ def audit(
     ``time_limit`` seconds). A forest's estimate is bounded by ``time_limit`` too (default
     :data:`~ppdm.attacks.forest_maxent.FOREST_SECONDS`, 300 s), building its problem and the
     work after the solve included (the solve gets what the build left, less a quarter of the
-    build's time: ``ForestAuditOptions.after_share``): past it the audit answers with the
+    build's time and 2 % of the limit: ``ForestAuditOptions.after_share``, ``margin``): past it the audit answers with the
     solver's best point, status ``inaccurate``, its remaining row violation
     (``details["max_violation"]``), and only the certainties and impossible values already proved
     (``details["possible_values"]``); ``solver_progress`` is called with the forest solver's

@@ -105,13 +105,14 @@ def forest_maxent_attack(
 
 
 def _after_build(options: ForestAuditOptions, spent: float) -> ForestAuditOptions:
-    """``options`` with the solve's time limit less the ``spent`` seconds of building the problem
-    and the share of them kept for the work after the solve (``options.after_share``): the
-    audit's deadline covers the whole audit, not the solve alone."""
+    """``options`` with the solve's time limit less the ``spent`` seconds of building the problem,
+    the share of them kept for the work after the solve (``options.after_share``) and the margin
+    (``options.margin`` of the limit): the audit's deadline covers the whole audit, not the solve
+    alone."""
     limit = options.solve.time_limit
     if limit is None:
         return options
-    left = max(limit - spent * (1 + options.after_share), 0.0)
+    left = max(limit * (1 - options.margin) - spent * (1 + options.after_share), 0.0)
     return replace(options, solve=replace(options.solve, time_limit=left))
 
 
