@@ -304,3 +304,17 @@ def test_the_forced_types_come_with_a_checked_certificate():
     assert not _free(moves, signed, 60.0).any()
     free = _free(sp.csr_matrix(np.array([[1.0, -1.0]])), signed, 60.0)  # D₁ = D₂ ≥ 0: both can move
     assert free.all()
+
+
+def test_the_certificate_takes_a_dual_a_little_short_of_one_and_nothing_weaker():
+    """r = −movesᵀ y > 0 on a signed column proves it empty; HiGHS's tolerance leaves r a few 10⁻⁷
+    short of 1 when y is large, which is still a proof, while r ≤ 0 is none."""
+    from ppdm.maxent.solvers.face import _certified
+
+    moves = sp.csr_matrix(np.array([[1.0, -1.0], [0.0, 2.0]]))
+    signed, forced = np.array([True, True]), np.array([True, True])
+    y_exact = np.linalg.solve(moves.T.toarray(), -np.ones(2))  # r = 1 on both
+    assert _certified(moves, signed, forced, y_exact)
+    assert _certified(moves, signed, forced, y_exact * (1 - 3e-7))  # as HiGHS returns it
+    assert not _certified(moves, signed, forced, np.linalg.solve(moves.T.toarray(), -np.array([1.0, 0.0])))  # r = 0 proves nothing
+    assert not _certified(moves, signed, forced, np.linalg.solve(moves.T.toarray(), -np.array([1.0, -1e-3])))  # r < 0: not dual feasible

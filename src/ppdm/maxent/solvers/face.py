@@ -117,14 +117,18 @@ def _certified(moves: sp.csr_matrix, signed: np.ndarray, forced: np.ndarray, y: 
 
     With r = −movesᵀ y, every move D has Σ r_j D_j = 0; dual feasibility gives r = 0 on the
     unsigned columns, r ≥ 0 on the signed ones and r ≥ 1 on those left at s = 0, so such a D has
-    D_j ≤ Σ |r_F| |D_F| there. Checked to :data:`CERTIFICATE` (feasible distributions differ by at
-    most 2 in total mass: a forced type then holds at most 2·CERTIFICATE of it), the answer is a
-    proof rather than the solver's word.
+    r_j D_j ≤ Σ |r_F| |D_F| there (F: the unsigned columns and the signed ones with r < 0). Any
+    positive r_j proves D_j = 0 when the others are exact; the check asks r_j ≥ 1/2 (HiGHS' own
+    tolerance leaves r a few 10⁻⁷ short of 1 when y is large: 1.8·10⁵ on 100 bootstrap trees of
+    depth 5 over 1,000 Adult rows, where requiring 1 − 10⁻⁷ refused a valid proof) and the
+    others to :data:`CERTIFICATE`. Feasible distributions differ by at most 2 in total mass, so a
+    forced type then holds at most 4·CERTIFICATE of it: the answer is a proof rather than the
+    solver's word.
     """
     r = -(moves.T @ y)
     on_signed = r[np.flatnonzero(signed)]
     return bool(
         np.abs(r[~signed]).max(initial=0.0) <= CERTIFICATE
         and on_signed.min(initial=0.0) >= -CERTIFICATE
-        and on_signed[forced].min(initial=1.0) >= 1.0 - CERTIFICATE
+        and on_signed[forced].min(initial=1.0) >= 0.5
     )

@@ -334,7 +334,8 @@ def solve_forest(
         gnorms.append(gnorm)
         if reference is not None and not guess and (flat or _stalled(gnorms, options)):
             report("face", steps - 1, gnorm)
-            seconds = options.face_seconds if deadline is None else min(options.face_seconds, deadline - time.perf_counter())
+            # the programme leaves the time of a step like the last for checking the final point
+            seconds = options.face_seconds if deadline is None else min(options.face_seconds, deadline - time.perf_counter() - step_seconds)
             forced = forced_by_lp(dual.A, dual.cell, np.isfinite(dual.log_base), reference[part.types], seconds) if seconds > 0 else None
             reference = None  # once
             face += "; linear programme: " + ("did not finish" if forced is None else f"{int(forced.sum())} more")
