@@ -599,7 +599,8 @@ def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] |
     def line(p: Any) -> str:
         step = "" if p.phase in ("bounds", "general") else f" {p.step}"
         off = "" if p.violation != p.violation else f", rows off by {p.violation:.1e}"  # NaN before the first step
-        return f"solving: {words.get(p.phase, p.phase)}{step}{off}, {_limit(p)}"
+        budget = "" if p.time_limit is None else f" of the {p.time_limit:.0f} s left for the solve"
+        return f"solving: {words.get(p.phase, p.phase)}{step}{off}, {p.seconds:.0f} s{budget}"
 
     return _progress_lines(shown, quiet, line)
 
