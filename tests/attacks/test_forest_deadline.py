@@ -43,6 +43,7 @@ def test_a_zero_time_limit_returns_sound_sets(numeric_forest, sensitive):
         assert details["max_violation"] <= 1e-9
     else:
         assert details["status"] == "inaccurate" and "stopped at the time limit" in details["face"]
+        assert details["note"].startswith("the time limit ended the solve") and details["not_the_optimum"] in details["note"]
     truth = est.true_codes
     posterior = est.record_posterior()
     assert np.allclose(posterior.sum(axis=1), 1.0)

@@ -33,3 +33,26 @@ def test_a_target_missed_on_a_part_is_missed():
     failing = {**CLEAN, "certain_right": 3, "rounds": {"used": 1, "trees": 20, "per_round": 1, "left_out": {"why": 19}}}
     level, line = target_line(failing, default_target())
     assert level == "fails" and "not met" in line
+
+
+def test_a_target_met_by_an_estimate_short_of_its_optimum_is_not_judged():
+    stopped = {**CLEAN, "status": "inaccurate", "not_the_optimum": "the time limit ended the solve ..."}
+    level, line = target_line(stopped, default_target())
+    assert level == "unknown" and "not the maximum-entropy solution" in line and "larger time limit" in line
+
+
+@pytest.mark.parametrize(
+    "unjudged",
+    [{"not_the_optimum": "the time limit ended the solve ..."}, {"trees_audited": "trees 0:10"}, {"trees_used": 7, "trees_left_out": [3]}],
+)
+def test_the_release_record_does_not_release_what_the_verdict_does_not_judge(unjudged):
+    """The verdict and the release record read the same audit the same way: never "not judged"
+    above and "release" below."""
+    from ppdm.report.record import decide
+
+    target = default_target()
+    names = [m.name for m in target.measures]
+    met = {"role": "estimate", "result": CLEAN, "measures": dict.fromkeys(names, 0.0), "target": dict.fromkeys(names, "met")}
+    assert decide([met], target, None)[0] == "release"
+    decision, reasons = decide([{**met, "result": {**CLEAN, **unjudged}}], target, None)
+    assert decision == "do not release" and reasons[0].startswith("the target cannot be checked on the whole model; estimate: met")

@@ -95,6 +95,10 @@ def forest_maxent_attack(
     details = _details(forest, threat, problem, types, solution)
     if relaxed:
         details["note"] = f"{details.get('note', '')}{relaxed}"
+    if solution.status != OPTIMAL:
+        why = _not_the_optimum(solution)
+        details["not_the_optimum"] = why
+        details["note"] = why + (f"; {str(details['note']).lstrip('; ')}" if details.get("note") else "")
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
@@ -102,6 +106,20 @@ def forest_maxent_attack(
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
+
+
+def _not_the_optimum(solution: FactoredSolution) -> str:
+    """Why an answer is not the maximum-entropy solution, and what it still claims, in words."""
+    open_groups = int((solution.possible.sum(axis=1) > 1).sum()) if solution.possible.size else 0
+    why = (
+        "the time limit ended the solve (what was left of it after building the problem)"
+        if "stopped at the time limit" in solution.face
+        else "the solver did not reach the maximum-entropy solution (zeros guessed or rows not met)"
+    )
+    return (
+        f"{why}: the numbers are the best estimate so far, and only proved certainties count as certain "
+        f"({open_groups:,} groups keep more than one possible value); a larger time limit gets closer"
+    )
 
 
 def _after_build(options: ForestAuditOptions, spent: float) -> ForestAuditOptions:

@@ -39,7 +39,8 @@ def advice(
     elif attacks and any(a["verdict"]["level"] == "unknown" for a in attacks):
         out.append(
             f"Whether the model meets the target ({target.describe()}) cannot be said from this audit: see the verdict for "
-            "what it did not measure, and audit again with what it needs before publishing."
+            "what it did not measure or read, and audit again with what it needs (the measure, the whole model, or a larger "
+            "time limit) before publishing."
         )
     elif attacks:
         insider = any((a["threat"].get("spec") or {}).get("preset") == "insider" or "'insider'" in str(a["threat"].get("line", "")) for a in attacks)

@@ -25,7 +25,7 @@ from ppdm.report.summary import baseline_extra_lines
 PRINTED_LINES = 400
 LONG = ' class="long"'
 
-_LEVEL = {"fails": "target not met", "meets": "target met", "unknown": "not measured"}
+_LEVEL = {"fails": "target not met", "meets": "target met", "unknown": "not judged"}  # unknown: a measure missing, or a part of the model read
 
 
 def render_html(report: dict[str, Any]) -> str:

@@ -34,7 +34,7 @@ import pandas as pd
 
 from ppdm.attacks.target import Target, parse_target, target_from_dict
 from ppdm.errors import PpdmError
-from ppdm.report.verdict import format_value, measured
+from ppdm.report.verdict import format_value, measured, not_judged
 
 if TYPE_CHECKING:
     from ppdm.tree.forest import Forest
@@ -102,7 +102,9 @@ def schema() -> dict[str, Any]:
 def decide(attacks: Sequence[dict[str, Any]], target: Target, defense: dict[str, Any] | None, caveats: Sequence[str] = ()) -> tuple[str, list[str]]:
     """The decision and its reasons: every measure of the target met by every attack → release
     (``release the defended model`` when a defense search chose it); a measure missed, or one no
-    attack measured → do not release, naming it."""
+    attack measured, or met by an audit that does not judge the whole model (a part of it read, or
+    an estimate short of its optimum: :func:`~ppdm.report.verdict.not_judged`) → do not release,
+    naming it."""
     reasons: list[str] = []
     missed, unmeasured = [], []
     for m in target.measures:
@@ -121,6 +123,9 @@ def decide(attacks: Sequence[dict[str, Any]], target: Target, defense: dict[str,
     if missed or unmeasured:
         why = f"the target is not met ({', '.join(missed)})" if missed else f"the target cannot be checked ({', '.join(unmeasured)} not measured)"
         return DO_NOT_RELEASE, [why, *reasons]
+    partial = [f"{a['role']}: {why}" for a in attacks if (why := not_judged(a["result"]))]
+    if partial:  # as the verdict says: met, but not on the whole model
+        return DO_NOT_RELEASE, ["the target cannot be checked on the whole model; " + "; ".join(partial), *reasons]
     if defense is not None and defense.get("chosen") and defense.get("chosen_family") != "unprotected":
         return RELEASE_DEFENDED, [f"the defense search chose {defense['chosen']!r} and its audit meets the target", *reasons]
     return RELEASE, ["every measure of the target is met", *reasons]
@@ -360,4 +365,5 @@ def report_release(
 
 def _entry(role: str, summary: dict[str, Any], target: Target) -> dict[str, Any]:
     values = measured(summary, target)
-    return {"role": role, "measures": values, "target": target.judge({k: math.nan if v is None else v for k, v in values.items()})}
+    judged = target.judge({k: math.nan if v is None else v for k, v in values.items()})
+    return {"role": role, "result": summary, "measures": values, "target": judged}

@@ -148,19 +148,7 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     for key in ("trees_audited", "note"):
         if key in d:
             lines.append(f"  note: {d[key]}")
-    if "stopped at the time limit" in str(d.get("face", "")):
-        lines.append(f"  note: {_stopped(d)}")
     return lines + disclosure_lines(d, s) + baseline_extra_lines(d) + riskiest_lines(result, top)
-
-
-def _stopped(d: dict) -> str:
-    """What a forest audit stopped at its time limit reports, in words."""
-    open_groups = sum(c for k, c in d.get("possible_values", {}).items() if int(k) > 1)
-    return (
-        "the time limit ended the solve (what was left of it after building the problem): the numbers are the best "
-        "estimate so far, not the maximum-entropy solution, and only proved certainties count as certain "
-        f"({open_groups:,} groups keep more than one possible value); a larger --time-limit gets closer"
-    )
 
 
 def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> list[str]:

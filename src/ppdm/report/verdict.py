@@ -88,12 +88,27 @@ def target_line(summary: dict[str, Any], target: Target) -> tuple[str, str]:
     elif unmeasured:
         level = "unknown"
         said = "cannot be checked: " + ", ".join(m.name for m in unmeasured) + " not measured by this audit" + _why_not(unmeasured, summary)
-    elif _part_only(summary):
-        level = "unknown"
-        said = f"met on the part audited only ({_part_only(summary)}); the rest of the model may disclose more, so the whole is not judged"
+    elif not_judged(summary):
+        level, said = "unknown", not_judged(summary)
     else:
         level, said = "meets", "met"
     return level, f"Target ({target.describe()}): {said}."
+
+
+def not_judged(summary: dict[str, Any]) -> str:
+    """Why a target this audit meets does not judge the whole model ("" when it does): the audit
+    read a part of the model only, or its estimate is not the maximum-entropy solution (a solve
+    stopped by its time limit), either of which may understate what the model discloses. The
+    verdict then reads "unknown" and the release record does not release."""
+    part = _part_only(summary)
+    if part:
+        return f"met on the part audited only ({part}); the rest of the model may disclose more, so the whole is not judged"
+    if summary.get("not_the_optimum"):
+        return (
+            "met by an estimate that is not the maximum-entropy solution (its solve stopped short), which may find more "
+            "people certain or confident, so the model is not judged: audit it again with a larger time limit"
+        )
+    return ""
 
 
 def _part_only(summary: dict[str, Any]) -> str:
