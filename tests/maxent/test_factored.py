@@ -398,3 +398,25 @@ def test_factored_and_explicit_tables_hold_the_same_slots(adult):
     ours = {(int(leaf), int(c), int(s), round(float(m), 9)) for leaf, c, s, m in zip(types.table.type_leaf, types.table.type_class, types.table.type_sens, types.table.log_base)}
     assert keys == ours
     assert np.array_equal(types.table.true_sensitive(), table.true_sensitive())
+
+
+def test_no_newton_step_starts_that_would_end_past_the_deadline_at_the_last_one_s_pace(monkeypatch):
+    """A fake clock: each Hessian (one per Newton step) takes 10 s. With 25 s left after the first
+    step, a second step (ending at 20 s, 30 s at the pace) is not started: the solve stops after
+    one step, ``inaccurate``, instead of ending past its time limit."""
+    from ppdm.maxent.solvers import dual as dual_module
+    from ppdm.maxent.solvers.factored_dual import FactoredDual as Timed
+
+    problem = random_problem(np.random.default_rng(3), 30, 6, 3, 2, False, "counts", False, False, False)
+    clock = [0.0]
+    hessian = Timed.hessian
+
+    def slow_hessian(self, state, rows=None):
+        clock[0] += 10.0
+        return hessian(self, state, rows)
+
+    monkeypatch.setattr(Timed, "hessian", slow_hessian)
+    monkeypatch.setattr(dual_module.time, "perf_counter", lambda: clock[0])
+    red = reduce_factored(problem)
+    result = dual_module.minimize_dual(Timed(red), len(red.b), 1e-9, deadline=25.0)
+    assert result.timed_out and result.newton_steps == 1 and clock[0] == 10.0

@@ -47,6 +47,7 @@ from threadpoolctl import threadpool_limits
 
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.bound_propagation import forced_types
+from ppdm.maxent.solvers.dual import PACE
 from ppdm.maxent.solvers.face import forced_by_lp
 from ppdm.maxent.solvers.factored import factored_solution, solve_factored
 from ppdm.maxent.solvers.factored_dual import FactoredDual, possible_labels
@@ -144,6 +145,9 @@ class ForestSolveOptions:
     #: reached: status ``inaccurate``, its row violation measured, and ``Solution.possible`` the
     #: labels not proved impossible so far (sound: proofs only, never a guess).
     time_limit: float | None = None
+    #: No Newton step starts that would end past the time limit if it took ``pace`` times as long
+    #: as the last one.
+    pace: float = PACE
     #: Called after bound propagation, after each Newton step and around the face's linear
     #: programme with a :class:`ForestProgress` (``None``: silent).
     progress: Callable[[ForestProgress], None] | None = None
@@ -327,7 +331,7 @@ def solve_forest(
             break
         now = time.perf_counter()
         step_seconds, step_began = (now - step_began if steps > 1 else 0.0), now
-        if deadline is not None and now + step_seconds >= deadline:  # a step like the last would end past it
+        if deadline is not None and now + options.pace * step_seconds >= deadline:  # a step like the last would end past it
             stopped = True
             break
         flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - state.value <= 1e-9 * abs(state.value)
@@ -335,7 +339,7 @@ def solve_forest(
         if reference is not None and not guess and (flat or _stalled(gnorms, options)):
             report("face", steps - 1, gnorm)
             # the programme leaves the time of a step like the last for checking the final point
-            seconds = options.face_seconds if deadline is None else min(options.face_seconds, deadline - time.perf_counter() - step_seconds)
+            seconds = options.face_seconds if deadline is None else min(options.face_seconds, deadline - time.perf_counter() - options.pace * step_seconds)
             forced = forced_by_lp(dual.A, dual.cell, np.isfinite(dual.log_base), reference[part.types], seconds) if seconds > 0 else None
             reference = None  # once
             face += "; linear programme: " + ("did not finish" if forced is None else f"{int(forced.sum())} more")
