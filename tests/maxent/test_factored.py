@@ -420,3 +420,18 @@ def test_no_newton_step_starts_that_would_end_past_the_deadline_at_the_last_one_
     red = reduce_factored(problem)
     result = dual_module.minimize_dual(Timed(red), len(red.b), 1e-9, deadline=25.0)
     assert result.timed_out and result.newton_steps == 1 and clock[0] == 10.0
+
+
+def test_a_filled_sparse_newton_system_is_solved_as_a_dense_one(monkeypatch):
+    """Above DENSE_SHARE filled, Cholesky on the dense array; the step is the sparse solver's."""
+    from ppdm.maxent.solvers import dual as dual_module
+
+    rng = np.random.default_rng(0)
+    B = sp.random(60, 40, density=0.5, random_state=1)
+    H = sp.csr_matrix(B @ B.T)  # positive semidefinite, mostly filled
+    grad = rng.normal(size=60)
+    assert H.nnz >= dual_module.DENSE_SHARE * 60 * 60
+    expected = sp.linalg.spsolve((H + 0.1 * sp.identity(60)).tocsc(), -grad)
+    called = []
+    monkeypatch.setattr(dual_module.spla, "spsolve", lambda *a, **k: called.append(1))
+    assert np.allclose(dual_module._newton_step(H, 0.1, grad), expected) and not called
