@@ -69,6 +69,7 @@ class GibbsChains:
         self.sa_sens = np.zeros(n_s)
         self.cur = self.energy()
         self.sens_p = np.full((self.n_chains, n_s), 1.0 / n_s)
+        self._class_sum: np.ndarray | None = None
 
     # -- energies ---------------------------------------------------------------------------------
     def energy(self) -> np.ndarray:
@@ -93,14 +94,15 @@ class GibbsChains:
     # -- one sweep --------------------------------------------------------------------------------
     def sweep(self) -> None:
         """One update of every unknown column of every chain (the columns in a random order)."""
+        self._class_sum = np.zeros((self.n_chains, self.k)) if self.f.sens_is_class else None
         for j in self.rng.permutation(self.columns):
             width = (int(self.cells[j]) + 1) * self.k * 4
             size = max(1, self.chunk_floats // width)
             for start in range(0, self.n_chains, size):
                 self._update(int(j), np.arange(start, min(start + size, self.n_chains)))
         f = self.f
-        if f.sens_is_class:
-            self.sens_p = self.class_posterior()
+        if self._class_sum is not None:
+            self.sens_p = (self._class_sum + self.class_posterior()) / (len(self.columns) + 1)
         elif f.sens_attr < 0:
             self.sens_p = np.broadcast_to(softmax(-self.sa_sens[None, :]), self.sens_p.shape)
 
@@ -227,7 +229,10 @@ class GibbsChains:
             flat = E.reshape(r * n, k)
             for c in range(k):
                 flat[:, c] += np.bincount(idx, weights=delta[:, c], minlength=r * n)
-        logit = logsumexp(-E - self.sa_class()[None, None, :] + self.class_mask[rows][:, None, :])
+        joint = -E - self.sa_class()[None, None, :] + self.class_mask[rows][:, None, :]
+        if self._class_sum is not None:
+            self._class_sum[rows] += softmax(logsumexp(joint.transpose(0, 2, 1)))
+        logit = logsumexp(joint)
         if j == self.f.sens_attr:
             logit = logit - self.sa_sens[None, :]
             self.sens_p[rows] = softmax(logit)
@@ -257,14 +262,22 @@ class GibbsChains:
         length = np.r_[seg_pos[1:], 0] - seg_pos
         valid = seg_pos < n
         seg_row, seg_pos, seg_E, length = seg_row[valid], seg_pos[valid], seg_E[valid], length[valid]
-        logit = logsumexp(-(base[seg_row] + seg_E) - self.sa_class()[None, :] + self.class_mask[rows][seg_row]) + np.log(length)
+        joint = -(base[seg_row] + seg_E) - self.sa_class()[None, :] + self.class_mask[rows][seg_row] + np.log(length)[:, None]
+        starts = np.flatnonzero(np.r_[True, seg_row[1:] != seg_row[:-1]])
+        if self._class_sum is not None:
+            top = np.maximum.reduceat(joint, starts, axis=0)
+            top[~np.isfinite(top)] = 0.0
+            spread = np.exp(joint - top[np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(seg_row)]))])
+            with np.errstate(divide="ignore"):
+                per_class = np.log(np.add.reduceat(spread, starts, axis=0)) + top
+            self._class_sum[rows[seg_row[starts]]] += softmax(per_class)
+        logit = logsumexp(joint)
         if sens:
             logit = logit - self.sa_sens[seg_pos]
             dense = np.full((r, n), -np.inf)
             dense[seg_row, seg_pos] = logit
             self.sens_p[rows] = softmax(dense)
         score = logit + self.rng.gumbel(size=len(logit))
-        starts = np.flatnonzero(np.r_[True, seg_row[1:] != seg_row[:-1]])
         best = np.maximum.reduceat(score, starts)
         win = np.flatnonzero(score == best[seg_row])
         win = win[np.r_[True, seg_row[win][1:] != seg_row[win][:-1]]]
