@@ -435,3 +435,17 @@ def test_a_filled_sparse_newton_system_is_solved_as_a_dense_one(monkeypatch):
     called = []
     monkeypatch.setattr(dual_module.spla, "spsolve", lambda *a, **k: called.append(1))
     assert np.allclose(dual_module._newton_step(H, 0.1, grad), expected) and not called
+
+
+def test_the_presolve_stops_its_rounds_at_the_deadline_and_is_not_run_twice(monkeypatch):
+    """Past the deadline no round starts: the problem comes back unreduced but whole (the solve
+    still meets it); a solve given the presolved problem does not presolve it again."""
+    from ppdm.maxent.solvers import factored as factored_module
+
+    problem = random_problem(np.random.default_rng(5), 40, 6, 3, 2, False, "counts", False, True, False)
+    full, none = reduce_factored(problem), reduce_factored(problem, deadline=0.0)
+    assert np.isfinite(none.log_base).sum() >= np.isfinite(full.log_base).sum()  # fewer types fixed, none wrongly
+    monkeypatch.setattr(factored_module, "reduce_factored", lambda *a, **k: pytest.fail("presolved twice"))
+    a = solve_factored(problem, reduced=none)
+    b = solve_factored(problem, reduced=full)
+    assert a.status == b.status == "optimal" and np.abs(a.marginal - b.marginal).max() <= 1e-6

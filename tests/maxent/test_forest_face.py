@@ -79,8 +79,8 @@ def _on_the_face(problem, types, monkeypatch):
     face = _face(red, truth)
     original = forest_solve.reduce_factored
 
-    def on_the_face(p):
-        out = original(p)
+    def on_the_face(p, deadline=None):
+        out = original(p, deadline)
         out.log_base = np.where(face, -np.inf, out.log_base)
         return out
 

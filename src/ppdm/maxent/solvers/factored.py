@@ -68,18 +68,22 @@ def checked_violations(problem: FactoredProblem, types: np.ndarray, tol: float, 
     return violations, worst
 
 
-def solve_factored(problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000, time_limit: float | None = None) -> Solution:
+def solve_factored(
+    problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000, time_limit: float | None = None, reduced: FactoredReduced | None = None,
+) -> Solution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
     Raises :class:`~ppdm.maxent.rows.problem.InfeasibleError` naming rows when the presolve leaves a
     group without any possible type or the best solution found still violates rows. With
     ``time_limit`` (seconds), a solve that runs out of time returns the point reached instead:
-    status ``inaccurate``, its violation measured, ``possible`` the labels the presolve left.
+    status ``inaccurate``, its violation measured, ``possible`` the labels the presolve left (the
+    presolve stops its rounds at the deadline too). ``reduced``: the problem already presolved
+    (:func:`~ppdm.maxent.solvers.factored_presolve.reduce_factored`), not presolved again.
     """
     start = time.perf_counter()
-    red = reduce_factored(problem)
-    dual = FactoredDual(red)
     deadline = None if time_limit is None else start + time_limit
+    red = reduce_factored(problem, deadline) if reduced is None else reduced
+    dual = FactoredDual(red)
     # the Newton systems are small and dense: one BLAS thread each is faster than a contended pool
     with threadpool_limits(limits=1, user_api="blas"):
         result = minimize_dual(dual, len(red.b), tol, max_iter, deadline=deadline)

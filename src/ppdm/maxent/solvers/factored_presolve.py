@@ -22,6 +22,7 @@ is symmetric in them); their weights add up.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,8 +103,12 @@ class _State:
         return True
 
 
-def reduce_factored(problem: FactoredProblem) -> FactoredReduced:
-    """Pinned groups out, forced zeros fixed, implied and empty rows dropped, look-alike groups merged."""
+def reduce_factored(problem: FactoredProblem, deadline: float | None = None) -> FactoredReduced:
+    """Pinned groups out, forced zeros fixed, implied and empty rows dropped, look-alike groups merged.
+
+    ``deadline`` (a ``time.perf_counter()`` reading): no round of reductions starts after it. Each
+    round's reductions are proved, so stopping early leaves a larger problem, never a wrong one
+    (100 trees over 10,000 Adult rows, a six-valued secret, no bootstrap: 34 rounds took 44 s)."""
     A, b, le, names = problem.stacked()
     cells = problem.cells()
     pinned = problem.pinned if problem.pinned is not None else np.full(problem.n_groups, -1)
@@ -117,6 +122,8 @@ def reduce_factored(problem: FactoredProblem) -> FactoredReduced:
     candidates = ~le & nonneg
     implied = np.zeros(len(b), dtype=bool)
     for _ in range(ROUNDS):
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
         changed = _zero_rows(A, b, candidates & ~implied, state, implied)
         changed |= _dominated_pairs(A, b, candidates & ~implied, state, implied)
         changed |= _saturated_rows(A, b, candidates & ~implied, problem.weights, state, implied)

@@ -288,15 +288,16 @@ def solve_forest(
         if options.progress is not None:
             options.progress(ForestProgress(phase, step, violation, time.perf_counter() - start, options.time_limit))
 
+    deadline = None if options.time_limit is None else start + options.time_limit
     A, _, le, _ = problem.stacked()
-    red = None if not A.shape[0] or le.any() else reduce_factored(problem)  # no rows, or inequality rows: the general driver
+    presolved = None if not A.shape[0] or le.any() else reduce_factored(problem, deadline)  # no rows, or inequality rows: the general driver
+    red = presolved
     if red is not None and (np.diff(red.access.indptr) != 1).any() and exclusive_cells(red):
         red = by_group(red)  # the same problem, each group's cells one cell
     if red is None or (np.diff(red.access.indptr) != 1).any() or red.le.any():
         report("general", 0, float("nan"))
         left = None if options.time_limit is None else max(0.0, options.time_limit - (time.perf_counter() - start))
-        return solve_factored(problem, tol=tol, time_limit=left)
-    deadline = None if options.time_limit is None else start + options.time_limit
+        return solve_factored(problem, tol=tol, time_limit=left, reduced=presolved)  # presolved once
 
     full = ForestDual(red, options.underflow)
     report("bounds", 0, float("nan"))
