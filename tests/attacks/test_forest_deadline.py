@@ -95,3 +95,22 @@ def test_the_provenance_is_written_only_when_read(numeric_forest):
     assert not est.provenance.written  # the audit itself never reads it
     groups = est.to_dict()["groups"]
     assert est.provenance.written and groups[0]["provenance"].startswith("tree 0 leaf ")
+
+
+def test_the_build_stops_reading_trees_at_its_deadline_and_says_so(numeric_forest):
+    """With no time at all only the first tree's rows are built: the rest are named unread, the
+    answer is a lower bound (the truth still possible, no wrong certainty) and the verdict does
+    not judge the forest on it."""
+    from ppdm.report.verdict import not_judged
+
+    model, df = numeric_forest
+    known = [c for c in [*COLUMNS, "income"] if c != "relationship"]
+    est = ppdm.audit(model, df, ppdm.ThreatModel(sensitive="relationship", known=known), time_limit=0).estimate
+    d = est.details
+    assert d["trees_used"] == 1 and d["trees_unread"] == list(range(1, 10))
+    assert "9 of 10 trees not read" in d["note"]
+    truth = est.true_codes
+    assert (est.record_posterior()[np.arange(len(truth)), truth] > 0).all()
+    certain = est.certain_groups[est.groups.group_of_record]
+    assert (est.predicted()[certain] == truth[certain]).all()
+    assert "1 trees read, 9 not read within the time limit" in not_judged(est.summary())

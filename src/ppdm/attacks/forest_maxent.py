@@ -85,8 +85,10 @@ def forest_maxent_attack(
     options = ForestAuditOptions() if options is None else options
     if use_sampling(forest, data, threat, options):
         return sampled_forest_attack(forest, data, threat, knowledge, options.sampled, progress)
+    limit = options.solve.time_limit
     problem, types = forest_type_problem(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress, threat.outputs,
+        deadline=None if limit is None else start + options.build_share * limit,
     )
     check_truth(problem, types)
     solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, time.perf_counter() - start))
@@ -210,12 +212,23 @@ def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, type
 
 def rounds_details(types: ForestTypes) -> dict[str, object]:
     """Which trees gave rows: for a boosted model every round's account (``rounds``, and the note
-    the summary and the report's first card show), else the trees left out for unknown multiplicities."""
+    the summary and the report's first card show), else the trees left out for unknown multiplicities
+    and those not read before the build's deadline."""
     if types.rounds is not None:
         return {"rounds": types.rounds.summary(), "note": types.rounds.note()}
+    out: dict[str, object] = {}
+    notes = []
     if types.left_out:
-        return {
-            "note": f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
+        notes.append(
+            f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
             "(unknown bootstrap or subsample)"
-        }
-    return {}
+        )
+    if types.unread:
+        out["trees_unread"] = types.unread
+        notes.append(
+            f"{len(types.unread)} of {types.forest.n_trees} trees not read: building their rows would have taken the time limit "
+            "(what the audit finds is a lower bound on what the whole forest discloses; a larger time limit reads them)"
+        )
+    if notes:
+        out["note"] = "; ".join(notes)
+    return out

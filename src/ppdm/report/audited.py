@@ -87,15 +87,17 @@ def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
         why = "; ".join(f"{n:,} because {reason}" for reason, n in left.items())
         return f"{rounds['used']:,} of {rounds['trees']:,} {unit} read; left out: {why}. What the audit finds is a lower bound on what the whole model discloses.{chosen}"
     if "trees_used" in summary:
-        total = len(view["trees"]) if view is not None else summary["trees_used"] + len(summary.get("trees_left_out") or [])
         left = summary.get("trees_left_out") or []
-        if not left:
+        unread = summary.get("trees_unread") or []
+        total = len(view["trees"]) if view is not None else summary["trees_used"] + len(left) + len(unread)
+        if not left and not unread:
             return f"all {total:,} trees read.{chosen}"
-        return (
-            f"{summary['trees_used']:,} of {total:,} trees read; {len(left):,} left out (trees {_ids(left)}) because their counts are "
-            "over rows the attacker cannot tie to records (unknown bootstrap or subsample). What the audit finds is a lower bound."
-            + chosen
-        )
+        reasons: list[str] = []
+        if left:
+            reasons.append(f"{len(left):,} left out (trees {_ids(left)}) because their counts are over rows the attacker cannot tie to records (unknown bootstrap or subsample)")
+        if unread:
+            reasons.append(f"{len(unread):,} not read (trees {_ids(unread)}) because building their rows would have taken the time limit")
+        return f"{summary['trees_used']:,} of {total:,} trees read; {'; '.join(reasons)}. What the audit finds is a lower bound.{chosen}"
     if view is not None and view["kind"] == "forest":
         return f"all {len(view['trees']):,} trees read.{chosen}"
     return chosen.strip()

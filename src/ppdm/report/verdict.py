@@ -118,6 +118,8 @@ def _part_only(summary: dict[str, Any]) -> str:
     rounds = summary.get("rounds")
     if isinstance(rounds, dict) and rounds.get("left_out"):
         return f"{rounds['used']:,} of {rounds['trees']:,} boosting trees read"
+    if summary.get("trees_unread"):
+        return f"{summary.get('trees_used', 0):,} trees read, {len(summary['trees_unread']):,} not read within the time limit"
     if summary.get("trees_left_out"):
         return f"{summary.get('trees_used', 0):,} trees read, {len(summary['trees_left_out']):,} left out"
     if summary.get("trees_audited"):

@@ -31,6 +31,7 @@ audit of a forest (maximum entropy, exact bounds) starts from.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -58,13 +59,14 @@ def forest_type_problem(
     individuals: Sequence[int] = (),
     progress: Progress | None = None,
     outputs: str | None = None,
+    deadline: float | None = None,
 ) -> tuple[FactoredProblem, ForestTypes]:
     """The maximum-entropy problem of a forest and the attacker's table it is over.
 
     ``knowledge.sa`` takes the sensitive distribution of ``data`` as published; ``individuals``
     are rows the attacker fully knows (pinned groups); ``outputs``: the forest's answer about each
     person the attacker sees (``"label"``, ``"score"``; :mod:`ppdm.maxent.table.outputs`).
-    Internal-node constraints (§4.2) are not built for forests.
+    Internal-node constraints (§4.2) are not built for forests. ``deadline``: see :func:`forest_problem`.
     """
     if knowledge.internal:
         raise MaxEntError("internal-node constraints are built for a single tree, not for a forest")
@@ -74,18 +76,30 @@ def forest_type_problem(
         sa = types.sensitive_distribution()
         if sa is None:
             raise DataError("SA constraints need the sensitive column in the data (its distribution is published)")
-    return forest_problem(types, knowledge, sa, progress), types
+    return forest_problem(types, knowledge, sa, progress, deadline), types
 
 
 def forest_problem(
     types: ForestTypes, knowledge: Knowledge = Knowledge(), sa_distribution: np.ndarray | None = None, progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> FactoredProblem:
     """Every used tree's rows, every boosting round's leaf-value rows (and the SA rows) over the
-    types of ``types``; ``types.rounds`` says which trees of a boosted model gave rows."""
+    types of ``types``; ``types.rounds`` says which trees of a boosted model gave rows.
+
+    ``deadline`` (a ``time.perf_counter()`` reading; forests whose trees are not added up): no
+    tree's rows are built after it. The trees not reached are left out (``types.used`` false,
+    ``types.unread``): the problem then holds fewer rows, a weaker attacker whose answer is a
+    lower bound on what the forest discloses, and the audit says so. Boosting rounds are always
+    all read (a later round's rows depend on the earlier ones)."""
     problem = types.problem()
     decide = _decider(types, problem)
     trees = np.flatnonzero(types.used)
+    cut = deadline if types.forest.combine != "additive" else None
     for done, t in enumerate(trees, start=1):
+        if cut is not None and done > 1 and time.perf_counter() >= cut:
+            types.unread = [int(u) for u in trees[done - 1:]]
+            types.used[trees[done - 1:]] = False
+            break
         for block in _tree_rows(types, int(t), decide).blocks(knowledge.rate, knowledge.label):
             problem.add(block)
         if progress is not None:

@@ -86,6 +86,8 @@ class ForestTypes:
     known_group: np.ndarray | None = None
     left_out: list[int] = field(default_factory=list)
     rounds: RoundsUsed | None = None
+    #: Trees whose rows were not built before the audit's build deadline (a lower bound, said so).
+    unread: list[int] = field(default_factory=list)
 
     @property
     def class_attribute(self) -> str:
