@@ -76,11 +76,28 @@ class SearchOptions:
     #: alike to each (:mod:`ppdm.exact.freed`) before the LP step (on by default for forests:
     #: :func:`~ppdm.attacks.exact.exact_attack`; not measured on rule sets).
     freed_groups: bool = False
+    #: Whether candidate certain values are refuted by datasets made of pairs of record moves
+    #: that nearly cancel (:mod:`ppdm.exact.pairs`) before the freed groups (on by default for
+    #: forests: :func:`~ppdm.attacks.exact.exact_attack`; measured on boosting rounds).
+    swap_pairs: bool = False
+    #: The most row families (trees) in which a pair's two moves may fail to cancel: 6 was
+    #: measured near-integral and fast on 100 LightGBM rounds, 8 no longer (benchmarks/README.md).
+    pair_distance: int = 6
+    #: Seconds the pair stage may take in all (per component), and at most this share of the
+    #: budget left when it starts.
+    pair_seconds: float = 20.0
+    pair_share: float = 0.5
+    #: The pair stage stops after a dataset refuting fewer people than this.
+    pair_stall: int = 50
     #: Groups freed per question, tried in turn while none is found (the candidate's own first).
     freed_sizes: tuple[int, ...] = (300, 1000)
     #: Whether a freed-groups question also asks to go beyond the other open candidates among
     #: the freed groups (one Boolean each; otherwise any dataset moving the candidate will do).
     freed_flags: bool = False
+    #: Whether a freed-groups question asks for the dataset moving the most people of open
+    #: candidates among the freed groups (one linear objective; the last of ``freed_sizes``
+    #: groups freed) rather than for the candidate's own count to drop.
+    freed_most: bool = False
     #: Seconds one freed-groups question may take.
     freed_solve_seconds: float = 2.0
     #: Seconds the freed-groups stage may take in all (per component), and at most this share of

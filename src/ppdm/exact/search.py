@@ -47,6 +47,7 @@ from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.options import ENGINES, SearchOptions, SearchProgress
+from ppdm.exact.pairs import PairMoves, PairSettings
 from ppdm.exact.problem import CountProblem
 from ppdm.exact.propagate import propagate
 
@@ -76,6 +77,9 @@ class _Part:
     pair_group: np.ndarray
     pair_label: np.ndarray
     pair_of_var: np.ndarray
+    #: per row of ``rows`` (stacked in order), the published family it comes from (its
+    #: :class:`~ppdm.exact.problem.CountRows`: one tree's leaves, say)
+    families: np.ndarray | None = None
 
 
 @dataclass
@@ -92,6 +96,8 @@ class SearchStats:
     move_datasets: int | None = None
     cycle_datasets: int | None = None
     proved_by_propagation: int | None = None
+    pair_solves: int | None = None
+    pair_datasets: int | None = None
     freed_solves: int | None = None
     freed_datasets: int | None = None
     local_solves: int | None = None
@@ -217,6 +223,7 @@ def search_bounds(
 def _parts(problem: CountProblem, comp: np.ndarray, n: int) -> list[_Part]:
     A, b, le, names = problem.stacked()
     strict = np.concatenate([r.strict if r.strict is not None else np.zeros(r.n_rows, bool) for r in problem.rows]) if problem.rows else np.zeros(0, bool)
+    family = np.repeat(np.arange(len(problem.rows)), [r.n_rows for r in problem.rows])
     A = sp.csr_matrix(A)
     A_csc = A.tocsc()
     var_comp = comp[problem.var_group]
@@ -235,12 +242,15 @@ def _parts(problem: CountProblem, comp: np.ndarray, n: int) -> list[_Part]:
         groups = group_order[group_first[c] : group_first[c + 1]]
         rows_here = row_order[row_first[c] : row_first[c + 1]]
         rows = []
+        families = np.zeros(0, dtype=np.intp)
         if len(rows_here):
             sub = sp.csr_matrix(A_csc[:, vars_])[rows_here]
             rows = _split_sense(sub, b[rows_here], le[rows_here], strict[rows_here], [names[i] for i in rows_here])
+            fam = family[rows_here]
+            families = np.r_[fam[~le[rows_here]], fam[le[rows_here]]]  # _split_sense's order
         key = problem.var_group[vars_].astype(np.int64) * problem.n_labels + problem.var_label[vars_]
         pairs, pair_of_var = np.unique(key, return_inverse=True)
-        out.append(_Part(groups, vars_, rows, pairs // problem.n_labels, pairs % problem.n_labels, pair_of_var.ravel()))
+        out.append(_Part(groups, vars_, rows, pairs // problem.n_labels, pairs % problem.n_labels, pair_of_var.ravel(), families))
     return out
 
 
@@ -364,6 +374,8 @@ def _search_part(
         _cycles(s, reference, certainty_only)
     if lp:
         _propagated(s)
+    if s.options.swap_pairs:
+        _swap_pairs(s, reference)
     if s.options.freed_groups:
         _freed(s, reference, interior)
     if lp:
@@ -464,6 +476,39 @@ def _propagated(s: _Search) -> None:
     s.var_bounds = (lo, hi)
 
 
+def _swap_pairs(s: _Search, x: np.ndarray) -> None:
+    """Refute candidate certain values with datasets made of pairs of record moves that nearly
+    cancel (:mod:`ppdm.exact.pairs`): one branch-and-bound solve per dataset, each maximising the
+    people of open candidates it moves, until one moves fewer than ``pair_stall`` people. At most
+    ``pair_seconds`` (and ``pair_share`` of the budget left)."""
+    part, bounds, options = s.part, s.bounds, s.options
+    g = part.pair_group
+    if not _candidates(bounds, part, certain=True).any() or part.families is None:
+        return
+    left = s.left()
+    budget = options.pair_seconds if left is None else min(options.pair_seconds, options.pair_share * left)
+    deadline = time.perf_counter() + budget
+    local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
+    moves = PairMoves(local_group, part.rows, part.families, x, s.var_bounds, PairSettings(distance=options.pair_distance))
+    found = 0
+    while (left := deadline - time.perf_counter()) > 0:
+        cand = _candidates(bounds, part, certain=True)
+        # moving a record out of a candidate's value refutes it: weigh each such variable by its people
+        weight = np.where(cand[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
+        y = moves.dataset(weight, left)
+        s.stats.pair_solves = (s.stats.pair_solves or 0) + 1
+        if y is None:
+            break
+        s.see(y)
+        found += 1
+        refuted = cand & ~_candidates(bounds, part, certain=True)
+        if int(bounds.sizes[g[refuted]].sum()) < options.pair_stall:
+            break
+    s.stats.pair_datasets = (s.stats.pair_datasets or 0) + found
+    if found:
+        s.see(x)  # the last dataset seen stays the starting point
+
+
 def _freed(s: _Search, x: np.ndarray, interior: np.ndarray | None) -> None:
     """Refute candidate certain values with datasets changing only the groups most alike to each
     (:mod:`ppdm.exact.freed`), the candidates the interior point moves most first; those it holds
@@ -501,6 +546,16 @@ def _freed(s: _Search, x: np.ndarray, interior: np.ndarray | None) -> None:
         # groups that can take the candidate's value: records elsewhere, the value possible
         gains = np.zeros(len(part.groups), dtype=bool)
         gains[pair_local[(lab == lab[p]) & (held < bounds.sizes[g])]] = True
+        if options.freed_most:
+            groups = freed.alike(int(pair_local[p]), options.freed_sizes[-1], gains)
+            weight = np.where(open_[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
+            y = freed.most(groups, weight, min(left, options.freed_solve_seconds))
+            s.stats.freed_solves = (s.stats.freed_solves or 0) + 1
+            if y is not None:
+                s.see(y)
+                found += 1
+                open_ = _candidates(bounds, part, certain=True)
+            continue
         for k in options.freed_sizes:
             groups = freed.alike(int(pair_local[p]), k, gains)
             inside = np.zeros(len(part.groups), dtype=bool)
