@@ -166,3 +166,20 @@ def test_freed_most_datasets_are_consistent(case) -> None:  # type: ignore[no-un
             assert not any(d[v] < x[v] for d in datasets)  # every group freed: the whole question
             continue
         assert problem.satisfied(y) and y[v] < x[v]
+
+
+@given(problems())
+@SETTINGS
+def test_search_with_pairs_first_proves_exactly_the_certain_values(case) -> None:  # type: ignore[no-untyped-def]
+    """The pair stage ahead of every other refutation: nothing it refutes is certain, and the
+    search still settles certainty exactly."""
+    from ppdm.exact.options import SearchOptions
+    from ppdm.exact.solve import exact_bounds
+
+    problem, x = case
+    options = SearchOptions(record_moves=False, swap_pairs=True, pair_distances=(1, 2))
+    bounds = exact_bounds(problem, truth=x, method="search", detail="certainty", options=options)
+    datasets = np.array(_every_dataset(problem))
+    values = datasets.reshape(len(datasets), problem.n_groups, 2)
+    certain = (values.min(axis=0) == problem.sizes[:, None]).any(axis=1)
+    assert np.array_equal(bounds.certain_groups, certain)

@@ -80,13 +80,20 @@ class SearchOptions:
     #: that nearly cancel (:mod:`ppdm.exact.pairs`) before the freed groups (on by default for
     #: forests: :func:`~ppdm.attacks.exact.exact_attack`; measured on boosting rounds).
     swap_pairs: bool = False
-    #: The most row families (trees) in which a pair's two moves may fail to cancel: 6 was
-    #: measured near-integral and fast on 100 LightGBM rounds, 8 no longer (benchmarks/README.md).
-    pair_distance: int = 6
+    #: The most row families (trees) in which a pair's two moves may fail to cancel, in turn: the
+    #: nearer pairs' relaxation is nearly integral and fast. On 100 LightGBM rounds the first
+    #: solves at 6, 8 and 10 took 0.6, 1.2 and 3.9 s; at 12 branch and bound took 24 s to a
+    #: dataset (benchmarks/README.md).
+    pair_distances: tuple[int, ...] = (6, 8, 10)
+    #: Pairs at most this many families apart are offered to every solve (they rebalance the
+    #: others); farther ones only when they move an open candidate.
+    pair_helpers: int = 4
     #: Seconds the pair stage may take in all (per component), and at most this share of the
     #: budget left when it starts.
-    pair_seconds: float = 20.0
-    pair_share: float = 0.5
+    pair_seconds: float = 30.0
+    pair_share: float = 0.8
+    #: Seconds one pair solve may take (its best dataset so far is taken).
+    pair_solve_seconds: float = 8.0
     #: The pair stage stops after a dataset refuting fewer people than this.
     pair_stall: int = 50
     #: Groups freed per question, tried in turn while none is found (the candidate's own first).

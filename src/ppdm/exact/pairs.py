@@ -13,12 +13,16 @@ dataset, refuting every candidate certain value it moves a record out of.
 Why pairs: asked over the groups themselves (which records change, any pairing), the question
 "one dataset moving as many undecided people as possible" defeats branch and bound on Adult
 with 100 LightGBM rounds (no dataset in 30 s over the 5,501 groups the relaxation moves), since
-every group's column has a nonzero in every tree. Over pairs at most T = 6 trees apart each
-column touches at most 2T rows, the linear relaxation is nearly integral (371 fractional of
-about 2,000 pairs it uses) and one HiGHS branch-and-bound solve finds a dataset moving 1,270 of
-the 12,126 open groups in about 6 s (the relaxation's bound: 1,337). Pairs further apart make
-the relaxation slow and fractional (T = 8: no useful dataset within 30 s), so T stays small and
-the groups no pair reaches are left to :mod:`ppdm.exact.freed`.
+every group's column has a nonzero in every tree. Over pairs at most T trees apart each column
+touches at most 2T rows and the relaxation is nearly integral: with every pair at most 6 apart,
+one HiGHS branch and bound moved 1,270 of 12,126 open groups in about 6 s (its bound: 1,337).
+Each solve here first takes a vertex of the relaxation (interior point and crossover) over the
+pairs offered — those at most ``helpers`` apart, which rebalance the rest, and those up to the
+solve's distance that move an open candidate — and then branch and bound over the pairs the
+vertex uses only: a few thousand instead of tens of thousands (on the same audit, distances 6,
+8 and 10 in turn: first solves of 0.6, 1.2 and 3.9 s moving 2,369, 763 and 584 people). Far
+pairs make the vertex fractional and branch and bound slow (distance 12: 24 s to a dataset), so
+the distances stay small and what no pair reaches is left to :mod:`ppdm.exact.freed`.
 
 Finding the pairs: per family f, a random linear hash h_f(c) = Σ_{r ∈ f} ρ_r c_r (whole ρ_r, so
 exact); c_m + c_m' vanishes on f exactly when h_f(c_m) = −h_f(c_m') (a hash collision only adds
@@ -32,12 +36,13 @@ numbers before it is returned; a solve with nothing to show proves nothing.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 #: Rows of one component: (A, b, sense, strict flags or None, names), over its variables.
 Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
@@ -45,10 +50,13 @@ Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]
 
 @dataclass(frozen=True)
 class PairSettings:
-    """How far apart a pair's moves may be (``distance``: families where they do not cancel), the
-    largest bucket cross product enumerated, and HiGHS's relative gap per solve."""
+    """``distance``: the most families in which a pair's two moves may fail to cancel (pairs found
+    up to it); ``helpers``: pairs at most this far apart are offered to every solve, farther
+    ones only when one of their moves refutes something; ``bucket_pairs``: the largest bucket
+    cross product enumerated; ``gap``: HiGHS's relative gap per solve."""
 
-    distance: int = 6
+    distance: int = 10
+    helpers: int = 4
     bucket_pairs: int = 200_000
     gap: float = 0.3
 
@@ -80,47 +88,83 @@ class PairMoves:
         A_csc = A.tocsc()
         self.C = sp.csc_matrix(A_csc[:, self.move_to] - A_csc[:, self.move_from])
         H = _family_hashes(sp.csr_matrix(self.C.T), np.asarray(families), seed)
-        self.a, self.b = _near_pairs(H, self.var_group[self.move_from], self.settings)
+        #: the pairs (moves a < b) and how many families each fails to cancel on
+        self.a, self.b, self.far = _near_pairs(H, self.var_group[self.move_from], self.settings)
 
     @property
     def n_pairs(self) -> int:
         return len(self.a)
 
-    def dataset(self, weight: np.ndarray, seconds: float | None) -> np.ndarray | None:
-        """A consistent dataset from a set of pairs maximising the ``weight`` of the variables it
-        moves records out of (per variable: what moving a record out of it refutes); ``None``
-        when no pair moves anything weighed, no set is found within ``seconds``, or the set found
-        fails a row."""
+    def dataset(self, weight: np.ndarray, seconds: float | None, distance: int | None = None) -> np.ndarray | None:
+        """A consistent dataset from a set of pairs moving much ``weight`` out of the variables
+        (per variable: what moving a record out of it refutes). The pairs offered: the helpers and
+        those at most ``distance`` apart (default: all found) one of whose moves is weighed.
+        First the linear relaxation (interior point, then crossover to a vertex), then branch and
+        bound over the pairs that vertex uses: nearly integral where the pairs are near, and a
+        few thousand pairs instead of tens of thousands. ``None`` when no pair moves anything
+        weighed, nothing is found within ``seconds``, or the set found fails a row."""
         w = np.asarray(weight, dtype=float)
         gain = w[self.move_from[self.a]] + w[self.move_from[self.b]]
-        if not len(gain) or gain.max(initial=0.0) <= 0:
+        far = self.settings.distance if distance is None else distance
+        offered = np.flatnonzero((self.far <= self.settings.helpers) | ((gain > 0) & (self.far <= far)))
+        if not (gain[offered] > 0).any():
             return None
-        m, k = len(self.move_from), len(self.a)
-        cols = np.arange(k)
-        # pairs × moves: each pair uses its two moves once
-        use = sp.csr_matrix((np.ones(2 * k), (np.r_[cols, cols], np.r_[self.a, self.b])), shape=(k, m))
-        D = sp.csr_matrix((self.C @ use.T.tocsc()).tocsr())
-        touched = np.flatnonzero(np.diff(D.indptr))
-        n = len(self.x)
-        out = sp.csr_matrix((np.ones(m), (self.move_from, np.arange(m))), shape=(n, m)) @ use.T
-        into = sp.csr_matrix((np.ones(m), (self.move_to, np.arange(m))), shape=(n, m)) @ use.T
-        cons = [
-            LinearConstraint(D[touched], np.where(self.eq[touched], 0.0, -np.inf), self.slack[touched].astype(float)),
-            LinearConstraint(out, -np.inf, self.out_cap.astype(float)),
-            LinearConstraint(into, -np.inf, self.in_cap.astype(float)),
-        ]
-        options: dict[str, Any] = {"disp": False, "mip_rel_gap": self.settings.gap}
-        if seconds is not None:
-            options["time_limit"] = max(float(seconds), 0.05)
-        res = milp(-gain, constraints=cons, integrality=np.ones(k, dtype=np.int64), bounds=Bounds(0, 1), options=options)  # type: ignore[arg-type]
-        if res.x is None:
+        start = time.perf_counter()
+        used = self._relaxed(offered, gain[offered], seconds)
+        if used is None or not len(used):
             return None
-        z = np.rint(res.x).astype(np.int64)
-        times = use.T @ z  # per move, how often it is taken
+        left = None if seconds is None else seconds - (time.perf_counter() - start)
+        if left is not None and left <= 0:
+            return None
+        z = self._solve(used, gain[used], left)
+        if z is None:
+            return None
+        m, n = len(self.move_from), len(self.x)
+        times = np.bincount(self.a[used], weights=z, minlength=m) + np.bincount(self.b[used], weights=z, minlength=m)
         y = self.x + np.bincount(self.move_to, weights=times, minlength=n).astype(np.int64) - np.bincount(self.move_from, weights=times, minlength=n).astype(np.int64)
         if np.array_equal(y, self.x) or not self.holds(y):
             return None
         return y
+
+    def _model(self, pairs: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, sp.csr_matrix, np.ndarray]:
+        """The rows over ``pairs``: the defects (rows touched), their lower and upper sides, and
+        the capacities (records out of and into each variable) with their limits."""
+        m, n, k = len(self.move_from), len(self.x), len(pairs)
+        cols = np.arange(k)
+        use = sp.csc_matrix((np.ones(2 * k), (np.r_[self.a[pairs], self.b[pairs]], np.r_[cols, cols])), shape=(m, k))
+        D = sp.csr_matrix(self.C @ use)
+        touched = np.flatnonzero(np.diff(D.indptr))
+        out = sp.csr_matrix((np.ones(m), (self.move_from, np.arange(m))), shape=(n, m)) @ use
+        into = sp.csr_matrix((np.ones(m), (self.move_to, np.arange(m))), shape=(n, m)) @ use
+        cap = sp.csr_matrix(sp.vstack([out, into]))
+        limit = np.r_[self.out_cap, self.in_cap].astype(float)
+        busy = np.flatnonzero(np.diff(cap.indptr))
+        return D[touched], np.where(self.eq[touched], 0.0, -np.inf), self.slack[touched].astype(float), cap[busy], limit[busy]
+
+    def _relaxed(self, pairs: np.ndarray, gain: np.ndarray, seconds: float | None) -> np.ndarray | None:
+        """The ``pairs`` a vertex of the linear relaxation maximising ``gain`` uses."""
+        D, lo, hi, cap, limit = self._model(pairs)
+        eq = lo == hi
+        options: dict[str, Any] = {}
+        if seconds is not None:
+            options["time_limit"] = max(float(seconds), 0.05)
+        A_ub = sp.csr_matrix(sp.vstack([D[~eq], cap]))
+        res = linprog(-gain, A_ub=A_ub, b_ub=np.r_[hi[~eq], limit], A_eq=D[eq], b_eq=hi[eq], bounds=(0, 1), method="highs-ipm", options=options)  # type: ignore[call-overload]
+        if res.x is None:
+            return None
+        return pairs[res.x > 1e-6]
+
+    def _solve(self, pairs: np.ndarray, gain: np.ndarray, seconds: float | None) -> np.ndarray | None:
+        """Branch and bound over ``pairs``: how often each is taken (0 or 1)."""
+        D, lo, hi, cap, limit = self._model(pairs)
+        cons = [LinearConstraint(D, lo, hi), LinearConstraint(cap, -np.inf, limit)]
+        options: dict[str, Any] = {"disp": False, "mip_rel_gap": self.settings.gap}
+        if seconds is not None:
+            options["time_limit"] = max(float(seconds), 0.05)
+        res = milp(-gain, constraints=cons, integrality=np.ones(len(pairs), dtype=np.int64), bounds=Bounds(0, 1), options=options)  # type: ignore[arg-type]
+        if res.x is None:
+            return None
+        return np.rint(res.x).astype(np.int64)
 
     def holds(self, y: np.ndarray) -> bool:
         """Whether ``y`` is whole, non-negative, keeps every group's size and meets every row."""
@@ -154,28 +198,29 @@ def _family_hashes(C: sp.csr_matrix, families: np.ndarray, seed: int) -> np.ndar
     return np.asarray((sp.csr_matrix(C, dtype=np.int64) @ R).todense(), dtype=np.int64)
 
 
-def _near_pairs(H: np.ndarray, group: np.ndarray, settings: PairSettings) -> tuple[np.ndarray, np.ndarray]:
+def _near_pairs(H: np.ndarray, group: np.ndarray, settings: PairSettings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of moves (a < b, of different groups) cancelling on all but at most
-    ``settings.distance`` families: bucketed block by block (module docstring)."""
+    ``settings.distance`` families, and on how many they do not: bucketed block by block
+    (module docstring)."""
     m, n_fam = H.shape
     if m < 2 or n_fam == 0:
-        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+        return np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0, np.int64)
     found: list[np.ndarray] = []
     for block in np.array_split(np.arange(n_fam), min(settings.distance + 1, n_fam)):
-        both = np.r_[H[:, block], -H[:, block]]
-        key = _row_ids(both)
-        mine, theirs = key[:m], key[m:]
-        found.append(_bucket_pairs(mine, theirs, settings.bucket_pairs))
-    pairs = np.unique(np.concatenate(found)) if found else np.zeros(0, np.int64)
+        key = _row_ids(np.r_[H[:, block], -H[:, block]])
+        code = _bucket_pairs(key[:m], key[m:], settings.bucket_pairs)
+        a, b = code // m, code % m
+        keep = (a < b) & (group[a] != group[b])
+        a, b = a[keep], b[keep]
+        far = np.zeros(len(a), dtype=np.int64)
+        for lo in range(0, len(a), 200_000):
+            sl = slice(lo, lo + 200_000)
+            far[sl] = (H[a[sl]] + H[b[sl]] != 0).sum(axis=1)
+        near = far <= settings.distance
+        found.append(a[near] * m + b[near])
+    pairs = np.unique(np.concatenate(found))
     a, b = pairs // m, pairs % m
-    keep = (a < b) & (group[a] != group[b])
-    a, b = a[keep], b[keep]
-    far = np.zeros(len(a), dtype=np.int64)
-    for lo in range(0, len(a), 200_000):
-        sl = slice(lo, lo + 200_000)
-        far[sl] = (H[a[sl]] + H[b[sl]] != 0).sum(axis=1)
-    near = far <= settings.distance
-    return a[near], b[near]
+    return a, b, (H[a] + H[b] != 0).sum(axis=1).astype(np.int64)
 
 
 def _row_ids(M: np.ndarray) -> np.ndarray:

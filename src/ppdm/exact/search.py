@@ -478,32 +478,35 @@ def _propagated(s: _Search) -> None:
 
 def _swap_pairs(s: _Search, x: np.ndarray) -> None:
     """Refute candidate certain values with datasets made of pairs of record moves that nearly
-    cancel (:mod:`ppdm.exact.pairs`): one branch-and-bound solve per dataset, each maximising the
-    people of open candidates it moves, until one moves fewer than ``pair_stall`` people. At most
-    ``pair_seconds`` (and ``pair_share`` of the budget left)."""
+    cancel (:mod:`ppdm.exact.pairs`), each maximising the people of open candidates it moves:
+    pairs at most ``pair_distances[0]`` trees apart until a dataset moves fewer than
+    ``pair_stall`` people (or none is found), then the next distance. At most ``pair_seconds``
+    (and ``pair_share`` of the budget left)."""
     part, bounds, options = s.part, s.bounds, s.options
     g = part.pair_group
-    if not _candidates(bounds, part, certain=True).any() or part.families is None:
+    if not _candidates(bounds, part, certain=True).any() or part.families is None or not options.pair_distances:
         return
     left = s.left()
     budget = options.pair_seconds if left is None else min(options.pair_seconds, options.pair_share * left)
     deadline = time.perf_counter() + budget
     local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
-    moves = PairMoves(local_group, part.rows, part.families, x, s.var_bounds, PairSettings(distance=options.pair_distance))
+    settings = PairSettings(distance=max(options.pair_distances), helpers=options.pair_helpers)
+    moves = PairMoves(local_group, part.rows, part.families, x, s.var_bounds, settings)
     found = 0
-    while (left := deadline - time.perf_counter()) > 0:
-        cand = _candidates(bounds, part, certain=True)
-        # moving a record out of a candidate's value refutes it: weigh each such variable by its people
-        weight = np.where(cand[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
-        y = moves.dataset(weight, left)
-        s.stats.pair_solves = (s.stats.pair_solves or 0) + 1
-        if y is None:
-            break
-        s.see(y)
-        found += 1
-        refuted = cand & ~_candidates(bounds, part, certain=True)
-        if int(bounds.sizes[g[refuted]].sum()) < options.pair_stall:
-            break
+    for distance in options.pair_distances:
+        while (left := deadline - time.perf_counter()) > 0:
+            cand = _candidates(bounds, part, certain=True)
+            # a record leaving a candidate's value refutes it: weigh each such variable by its people
+            weight = np.where(cand[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
+            y = moves.dataset(weight, min(left, options.pair_solve_seconds), distance)
+            s.stats.pair_solves = (s.stats.pair_solves or 0) + 1
+            if y is None:
+                break
+            s.see(y)
+            found += 1
+            refuted = cand & ~_candidates(bounds, part, certain=True)
+            if int(bounds.sizes[g[refuted]].sum()) < options.pair_stall:
+                break
     s.stats.pair_datasets = (s.stats.pair_datasets or 0) + found
     if found:
         s.see(x)  # the last dataset seen stays the starting point
