@@ -95,10 +95,11 @@ class PairMoves:
     def n_pairs(self) -> int:
         return len(self.a)
 
-    def dataset(self, weight: np.ndarray, seconds: float | None, distance: int | None = None) -> np.ndarray | None:
+    def dataset(self, weight: np.ndarray, seconds: float | None, distance: int | None = None, helpers: int | None = None) -> np.ndarray | None:
         """A consistent dataset from a set of pairs moving much ``weight`` out of the variables
-        (per variable: what moving a record out of it refutes). The pairs offered: the helpers and
-        those at most ``distance`` apart (default: all found) one of whose moves is weighed.
+        (per variable: what moving a record out of it refutes). The pairs offered: the helpers
+        (at most ``helpers`` apart; default: the settings') and those at most ``distance`` apart
+        (default: all found) one of whose moves is weighed.
         First the linear relaxation (interior point, then crossover to a vertex), then branch and
         bound over the pairs that vertex uses: nearly integral where the pairs are near, and a
         few thousand pairs instead of tens of thousands. ``None`` when no pair moves anything
@@ -106,7 +107,8 @@ class PairMoves:
         w = np.asarray(weight, dtype=float)
         gain = w[self.move_from[self.a]] + w[self.move_from[self.b]]
         far = self.settings.distance if distance is None else distance
-        offered = np.flatnonzero((self.far <= self.settings.helpers) | ((gain > 0) & (self.far <= far)))
+        near = self.settings.helpers if helpers is None else helpers
+        offered = np.flatnonzero((self.far <= near) | ((gain > 0) & (self.far <= far)))
         if not (gain[offered] > 0).any():
             return None
         start = time.perf_counter()
