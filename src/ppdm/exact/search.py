@@ -399,6 +399,9 @@ def _search_part(
         return
     if certainty_only and not _candidates(s.bounds, part, certain=True).any():
         return  # every candidate refuted or proved: no integer model needed
+    left = s.left()
+    if left is not None and left < s.options.cp_sat_build_seconds * sum(r[0].nnz for r in part.rows):
+        return  # the model would not be built in time, let alone solved: what is open stays open
     model = _Model(problem, part, s.options)
     yield
     _certainty(s, model, signs=(-1,))
