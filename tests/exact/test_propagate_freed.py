@@ -177,7 +177,7 @@ def test_search_with_pairs_first_proves_exactly_the_certain_values(case) -> None
     from ppdm.exact.solve import exact_bounds
 
     problem, x = case
-    options = SearchOptions(record_moves=False, swap_pairs=True, pair_distances=(1, 2))
+    options = SearchOptions(record_moves=False, swap_pairs=True, pair_distances=(1, 2), pair_min_people=0)
     bounds = exact_bounds(problem, truth=x, method="search", detail="certainty", options=options)
     datasets = np.array(_every_dataset(problem))
     values = datasets.reshape(len(datasets), problem.n_groups, 2)

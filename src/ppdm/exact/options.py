@@ -100,6 +100,10 @@ class SearchOptions:
     #: budget left when it starts.
     pair_seconds: float = 30.0
     pair_share: float = 0.9
+    #: The pair stage runs only with at least this many people of open candidates (on a 10-tree
+    #: forest of 1,000 records with a sensitive input its solves found nothing in 8 s each, where
+    #: the freed groups refute each candidate in hundredths of a second).
+    pair_min_people: int = 1000
     #: Seconds one pair solve may take (its best dataset so far is taken).
     pair_solve_seconds: float = 8.0
     #: The pair stage stops after a dataset refuting fewer people than this.

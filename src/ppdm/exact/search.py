@@ -484,28 +484,31 @@ def _swap_pairs(s: _Search, x: np.ndarray) -> None:
     """Refute candidate certain values with datasets made of pairs of record moves that nearly
     cancel (:mod:`ppdm.exact.pairs`), each maximising the people of open candidates it moves:
     with the helpers at most ``pair_helpers[0]`` apart, pairs at most ``pair_distances[0]``
-    trees apart until a dataset moves fewer than ``pair_stall`` people (or none is found), then
-    the next distance; then the next helpers. At most ``pair_seconds``
+    trees apart until a dataset moves fewer than ``pair_stall`` people, then the next distance;
+    then the next helpers; the stage ends at the first solve with no dataset. Not run with
+    fewer than ``pair_min_people`` people open. At most ``pair_seconds``
     (and ``pair_share`` of the budget left)."""
     part, bounds, options = s.part, s.bounds, s.options
     g = part.pair_group
-    if not _candidates(bounds, part, certain=True).any() or part.families is None or not options.pair_distances:
-        return
+    open_ = _candidates(bounds, part, certain=True)
+    if int(bounds.sizes[g[open_]].sum()) < options.pair_min_people or part.families is None or not options.pair_distances:
+        return  # few open: the freed groups answer each in hundredths of a second
     left = s.left()
     budget = options.pair_seconds if left is None else min(options.pair_seconds, options.pair_share * left)
     deadline = time.perf_counter() + budget
     local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
     settings = PairSettings(distance=max(options.pair_distances + options.pair_helpers))
     moves = PairMoves(local_group, part.rows, part.families, x, s.var_bounds, settings)
-    found = 0
+    found, stuck = 0, False
     for helpers, distance in itertools.product(options.pair_helpers, options.pair_distances):
-        while (left := deadline - time.perf_counter()) > 0:
+        while not stuck and (remaining := deadline - time.perf_counter()) > 0:
             cand = _candidates(bounds, part, certain=True)
             # a record leaving a candidate's value refutes it: weigh each such variable by its people
             weight = np.where(cand[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
-            y = moves.dataset(weight, min(left, options.pair_solve_seconds), distance, helpers)
+            y = moves.dataset(weight, min(remaining, options.pair_solve_seconds), distance, helpers)
             s.stats.pair_solves = (s.stats.pair_solves or 0) + 1
             if y is None:
+                stuck = True  # farther pairs or more helpers only make the solves slower
                 break
             s.see(y)
             found += 1
