@@ -276,7 +276,7 @@ SUBLAYERS: dict[str, list[tuple[str, set[str]]]] = {
     "maxent": [("rows", {"rows"}), ("table", {"table"}), ("constraints", {"constraints"}), ("solvers", {"solvers"})],
     "exact": [
         ("counts", {"problem", "bounds", "options", "build", "target_rows", "input_rows"}),
-        ("methods", {"classes", "network", "milp", "local", "moves", "cycles", "propagate", "freed", "search", "target_bounds", "input_bounds"}),
+        ("methods", {"classes", "network", "milp", "local", "moves", "cycles", "propagate", "freed", "pairs", "search", "target_bounds", "input_bounds"}),
         ("entry points", {"solve", "reconstruct", "membership"}),
     ],
 }

@@ -134,6 +134,39 @@ class FreedGroups:
             return None
         return y
 
+    def most(self, groups: np.ndarray, weight: np.ndarray, seconds: float | None) -> np.ndarray | None:
+        """A consistent dataset changing only ``groups``' counts that moves the most weight out of
+        the variables (``weight`` per variable: what each record leaving it refutes), none asked
+        for in particular: one linear objective, no Boolean per candidate. ``None`` when none
+        moves anything weighed within ``seconds`` (or it fails a row)."""
+        vars_ = np.concatenate([self._order[self._first[g] : self._first[g + 1]] for g in groups])
+        w = np.asarray(weight, dtype=float)[vars_]
+        if not (w > 0).any():
+            return None
+        k = len(vars_)
+        sub = sp.csr_matrix(self.A_csc[:, vars_])
+        touched = np.flatnonzero(np.diff(sub.indptr))
+        grp = np.searchsorted(np.sort(groups), self.var_group[vars_])
+        Gs = sp.csr_matrix((np.ones(k), (grp, np.arange(k))), shape=(len(groups), k))
+        cons = [LinearConstraint(Gs, 0, 0)]
+        if len(touched):
+            cons.append(LinearConstraint(sub[touched], np.where(self.eq[touched], 0.0, -np.inf), self.slack[touched].astype(float)))
+        bounds = Bounds((self.lo[vars_] - self.x[vars_]).astype(float), (self.hi[vars_] - self.x[vars_]).astype(float))
+        options: dict[str, Any] = {"disp": False, "mip_rel_gap": 0.5}
+        if seconds is not None:
+            options["time_limit"] = max(float(seconds), 0.05)
+        res = milp(w, constraints=cons, integrality=np.ones(k, dtype=np.int64), bounds=bounds, options=options)  # type: ignore[arg-type]
+        if res.x is None:
+            return None
+        delta = np.rint(res.x).astype(np.int64)
+        if not (delta[w > 0] < 0).any():
+            return None
+        y = self.x.copy()
+        y[vars_] += delta
+        if (y < 0).any() or not self.holds(y):
+            return None
+        return y
+
     def holds(self, y: np.ndarray) -> bool:
         """Whether ``y`` meets every row and group size (``x`` does), in whole numbers."""
         from ppdm.exact.cycles import _holds

@@ -54,6 +54,10 @@ class SearchOptions:
     #: taken (doubled each time a question refutes nothing): datasets found early settle counts
     #: while the optimum is still far.
     backbone_seconds: float = 4.0
+    #: Seconds per nonzero of the rows a CP-SAT model of a component takes to build (the 2.6
+    #: million of 100 LightGBM rounds on Adult: 7.5 s at load 3, 17 s at load 5): no model is
+    #: built with less time left than that (the budget is not overrun for a model never solved).
+    cp_sat_build_seconds: float = 3e-6
     #: Open counts asked about in one CP-SAT backbone question.
     chunk: int = 300
     #: Intermediate solutions kept from one CP-SAT call.
@@ -76,11 +80,43 @@ class SearchOptions:
     #: alike to each (:mod:`ppdm.exact.freed`) before the LP step (on by default for forests:
     #: :func:`~ppdm.attacks.exact.exact_attack`; not measured on rule sets).
     freed_groups: bool = False
+    #: Whether candidate certain values are refuted by datasets made of pairs of record moves
+    #: that nearly cancel (:mod:`ppdm.exact.pairs`) before the freed groups (on by default for
+    #: forests: :func:`~ppdm.attacks.exact.exact_attack`; measured on boosting rounds).
+    swap_pairs: bool = False
+    #: The most row families (trees) in which a pair's two moves may fail to cancel, in turn: the
+    #: nearer pairs' relaxation is nearly integral and fast. On 100 LightGBM rounds the first
+    #: solves at 6, 8 and 10 took 0.6, 1.2 and 3.9 s; at 12 branch and bound took 24 s to a
+    #: dataset (benchmarks/README.md).
+    pair_distances: tuple[int, ...] = (6, 8, 10)
+    #: Pairs at most this many families apart are offered to every solve (they rebalance the
+    #: others); farther ones only when they move an open candidate. Each in turn, with every
+    #: distance: more helpers reach further but solve slower (100 LightGBM rounds, the first
+    #: solve at distance 6: 2,369 people in 0.6 s with 4, 2,401 in 0.9 s with 6, 2,906 in 7 s
+    #: with 8; a 25 s search left 9,585, 9,328 and 10,353 people undecided, and 9,014 with 6
+    #: then 8).
+    pair_helpers: tuple[int, ...] = (6, 8)
+    #: Seconds the pair stage may take in all (per component), and at most this share of the
+    #: budget left when it starts.
+    pair_seconds: float = 30.0
+    pair_share: float = 0.9
+    #: The pair stage runs only with at least this many people of open candidates (on a 10-tree
+    #: forest of 1,000 records with a sensitive input its solves found nothing in 8 s each, where
+    #: the freed groups refute each candidate in hundredths of a second).
+    pair_min_people: int = 1000
+    #: Seconds one pair solve may take (its best dataset so far is taken).
+    pair_solve_seconds: float = 8.0
+    #: The pair stage stops after a dataset refuting fewer people than this.
+    pair_stall: int = 50
     #: Groups freed per question, tried in turn while none is found (the candidate's own first).
     freed_sizes: tuple[int, ...] = (300, 1000)
     #: Whether a freed-groups question also asks to go beyond the other open candidates among
     #: the freed groups (one Boolean each; otherwise any dataset moving the candidate will do).
     freed_flags: bool = False
+    #: Whether a freed-groups question asks for the dataset moving the most people of open
+    #: candidates among the freed groups (one linear objective; the last of ``freed_sizes``
+    #: groups freed) rather than for the candidate's own count to drop.
+    freed_most: bool = False
     #: Seconds one freed-groups question may take.
     freed_solve_seconds: float = 2.0
     #: Seconds the freed-groups stage may take in all (per component), and at most this share of

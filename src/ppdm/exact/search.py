@@ -29,6 +29,7 @@ them, so the search is organised to answer many at once, soundly:
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -47,6 +48,7 @@ from ppdm.exact.local import Neighbourhood
 from ppdm.exact.milp import MilpModel
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.options import ENGINES, SearchOptions, SearchProgress
+from ppdm.exact.pairs import PairMoves, PairSettings
 from ppdm.exact.problem import CountProblem
 from ppdm.exact.propagate import propagate
 
@@ -76,6 +78,9 @@ class _Part:
     pair_group: np.ndarray
     pair_label: np.ndarray
     pair_of_var: np.ndarray
+    #: per row of ``rows`` (stacked in order), the published family it comes from (its
+    #: :class:`~ppdm.exact.problem.CountRows`: one tree's leaves, say)
+    families: np.ndarray | None = None
 
 
 @dataclass
@@ -92,6 +97,8 @@ class SearchStats:
     move_datasets: int | None = None
     cycle_datasets: int | None = None
     proved_by_propagation: int | None = None
+    pair_solves: int | None = None
+    pair_datasets: int | None = None
     freed_solves: int | None = None
     freed_datasets: int | None = None
     local_solves: int | None = None
@@ -217,6 +224,7 @@ def search_bounds(
 def _parts(problem: CountProblem, comp: np.ndarray, n: int) -> list[_Part]:
     A, b, le, names = problem.stacked()
     strict = np.concatenate([r.strict if r.strict is not None else np.zeros(r.n_rows, bool) for r in problem.rows]) if problem.rows else np.zeros(0, bool)
+    family = np.repeat(np.arange(len(problem.rows)), [r.n_rows for r in problem.rows])
     A = sp.csr_matrix(A)
     A_csc = A.tocsc()
     var_comp = comp[problem.var_group]
@@ -235,12 +243,15 @@ def _parts(problem: CountProblem, comp: np.ndarray, n: int) -> list[_Part]:
         groups = group_order[group_first[c] : group_first[c + 1]]
         rows_here = row_order[row_first[c] : row_first[c + 1]]
         rows = []
+        families = np.zeros(0, dtype=np.intp)
         if len(rows_here):
             sub = sp.csr_matrix(A_csc[:, vars_])[rows_here]
             rows = _split_sense(sub, b[rows_here], le[rows_here], strict[rows_here], [names[i] for i in rows_here])
+            fam = family[rows_here]
+            families = np.r_[fam[~le[rows_here]], fam[le[rows_here]]]  # _split_sense's order
         key = problem.var_group[vars_].astype(np.int64) * problem.n_labels + problem.var_label[vars_]
         pairs, pair_of_var = np.unique(key, return_inverse=True)
-        out.append(_Part(groups, vars_, rows, pairs // problem.n_labels, pairs % problem.n_labels, pair_of_var.ravel()))
+        out.append(_Part(groups, vars_, rows, pairs // problem.n_labels, pairs % problem.n_labels, pair_of_var.ravel(), families))
     return out
 
 
@@ -364,6 +375,8 @@ def _search_part(
         _cycles(s, reference, certainty_only)
     if lp:
         _propagated(s)
+    if s.options.swap_pairs:
+        _swap_pairs(s, reference)
     if s.options.freed_groups:
         _freed(s, reference, interior)
     if lp:
@@ -386,6 +399,9 @@ def _search_part(
         return
     if certainty_only and not _candidates(s.bounds, part, certain=True).any():
         return  # every candidate refuted or proved: no integer model needed
+    left = s.left()
+    if left is not None and left < s.options.cp_sat_build_seconds * sum(r[0].nnz for r in part.rows):
+        return  # the model would not be built in time, let alone solved: what is open stays open
     model = _Model(problem, part, s.options)
     yield
     _certainty(s, model, signs=(-1,))
@@ -464,6 +480,46 @@ def _propagated(s: _Search) -> None:
     s.var_bounds = (lo, hi)
 
 
+def _swap_pairs(s: _Search, x: np.ndarray) -> None:
+    """Refute candidate certain values with datasets made of pairs of record moves that nearly
+    cancel (:mod:`ppdm.exact.pairs`), each maximising the people of open candidates it moves:
+    with the helpers at most ``pair_helpers[0]`` apart, pairs at most ``pair_distances[0]``
+    trees apart until a dataset moves fewer than ``pair_stall`` people, then the next distance;
+    then the next helpers; the stage ends at the first solve with no dataset. Not run with
+    fewer than ``pair_min_people`` people open. At most ``pair_seconds``
+    (and ``pair_share`` of the budget left)."""
+    part, bounds, options = s.part, s.bounds, s.options
+    g = part.pair_group
+    open_ = _candidates(bounds, part, certain=True)
+    if int(bounds.sizes[g[open_]].sum()) < options.pair_min_people or part.families is None or not options.pair_distances:
+        return  # few open: the freed groups answer each in hundredths of a second
+    left = s.left()
+    budget = options.pair_seconds if left is None else min(options.pair_seconds, options.pair_share * left)
+    deadline = time.perf_counter() + budget
+    local_group = np.searchsorted(part.groups, s.problem.var_group[part.vars])
+    settings = PairSettings(distance=max(options.pair_distances + options.pair_helpers))
+    moves = PairMoves(local_group, part.rows, part.families, x, s.var_bounds, settings)
+    found, stuck = 0, False
+    for helpers, distance in itertools.product(options.pair_helpers, options.pair_distances):
+        while not stuck and (remaining := deadline - time.perf_counter()) > 0:
+            cand = _candidates(bounds, part, certain=True)
+            # a record leaving a candidate's value refutes it: weigh each such variable by its people
+            weight = np.where(cand[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
+            y = moves.dataset(weight, min(remaining, options.pair_solve_seconds), distance, helpers)
+            s.stats.pair_solves = (s.stats.pair_solves or 0) + 1
+            if y is None:
+                stuck = True  # farther pairs or more helpers only make the solves slower
+                break
+            s.see(y)
+            found += 1
+            refuted = cand & ~_candidates(bounds, part, certain=True)
+            if int(bounds.sizes[g[refuted]].sum()) < options.pair_stall:
+                break
+    s.stats.pair_datasets = (s.stats.pair_datasets or 0) + found
+    if found:
+        s.see(x)  # the last dataset seen stays the starting point
+
+
 def _freed(s: _Search, x: np.ndarray, interior: np.ndarray | None) -> None:
     """Refute candidate certain values with datasets changing only the groups most alike to each
     (:mod:`ppdm.exact.freed`), the candidates the interior point moves most first; those it holds
@@ -501,6 +557,16 @@ def _freed(s: _Search, x: np.ndarray, interior: np.ndarray | None) -> None:
         # groups that can take the candidate's value: records elsewhere, the value possible
         gains = np.zeros(len(part.groups), dtype=bool)
         gains[pair_local[(lab == lab[p]) & (held < bounds.sizes[g])]] = True
+        if options.freed_most:
+            groups = freed.alike(int(pair_local[p]), options.freed_sizes[-1], gains)
+            weight = np.where(open_[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
+            y = freed.most(groups, weight, min(left, options.freed_solve_seconds))
+            s.stats.freed_solves = (s.stats.freed_solves or 0) + 1
+            if y is not None:
+                s.see(y)
+                found += 1
+                open_ = _candidates(bounds, part, certain=True)
+            continue
         for k in options.freed_sizes:
             groups = freed.alike(int(pair_local[p]), k, gains)
             inside = np.zeros(len(part.groups), dtype=bool)
