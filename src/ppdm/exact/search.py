@@ -560,10 +560,7 @@ def _freed(s: _Search, x: np.ndarray, interior: np.ndarray | None) -> None:
         if options.freed_most:
             groups = freed.alike(int(pair_local[p]), options.freed_sizes[-1], gains)
             weight = np.where(open_[part.pair_of_var], bounds.sizes[g[part.pair_of_var]], 0)
-            y = freed.most(groups, weight, min(left, options.freed_solve_seconds))
-            s.stats.freed_solves = (s.stats.freed_solves or 0) + 1
-            if y is not None:
-                s.see(y)
+            if _freed_dataset(s, freed.most(groups, weight, min(left, options.freed_solve_seconds))):
                 found += 1
                 open_ = _candidates(bounds, part, certain=True)
             continue
@@ -572,16 +569,22 @@ def _freed(s: _Search, x: np.ndarray, interior: np.ndarray | None) -> None:
             inside = np.zeros(len(part.groups), dtype=bool)
             inside[groups] = True
             wanted = [order[first[q] : first[q + 1]] for q in np.flatnonzero(open_ & inside[pair_local]) if q != p] if options.freed_flags else []
-            y = freed.change(groups, order[first[p] : first[p + 1]], True, wanted, min(left, options.freed_solve_seconds))
-            s.stats.freed_solves = (s.stats.freed_solves or 0) + 1
-            if y is not None:
-                s.see(y)
+            if _freed_dataset(s, freed.change(groups, order[first[p] : first[p + 1]], True, wanted, min(left, options.freed_solve_seconds))):
                 found += 1
                 open_ = _candidates(bounds, part, certain=True)
                 break
     s.stats.freed_datasets = (s.stats.freed_datasets or 0) + found
     if found:
         s.see(x)  # the last dataset seen stays the starting point
+
+
+def _freed_dataset(s: _Search, y: np.ndarray | None) -> bool:
+    """Count one freed-groups solve, and see the dataset it found (``None``: none)."""
+    s.stats.freed_solves = (s.stats.freed_solves or 0) + 1
+    if y is None:
+        return False
+    s.see(y)
+    return True
 
 
 def _certainty(s: _Search, model: _Model, signs: tuple[int, ...] = (-1, 1)) -> None:
