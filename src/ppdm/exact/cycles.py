@@ -31,8 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-#: Rows of one component: (A, b, sense, strict flags or None, names), over its variables.
-Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
+from ppdm.exact.problem import Rows, change_holds
 
 
 class MoveCycles:
@@ -85,7 +84,7 @@ class MoveCycles:
                     return None
                 y[out] -= 1
                 y[into] += 1
-        if (y < 0).any() or not _holds(self.rows, self.x, y):
+        if (y < 0).any() or not change_holds(self.rows, self.x, y):
             return None
         return y
 
@@ -128,22 +127,6 @@ def patterns(rows: Rows, n_vars: int) -> np.ndarray:
 def _first_of(key: np.ndarray, values: np.ndarray) -> dict[int, int]:
     keys, first = np.unique(key, return_index=True)
     return dict(zip(keys.tolist(), values[first].tolist()))
-
-
-def _holds(rows: Rows, x: np.ndarray, y: np.ndarray) -> bool:
-    """Whether ``y`` meets every row (``x`` does): the change must leave equalities alone and keep
-    ≤ rows within their slack (strict rows by the tie rule)."""
-    from ppdm.exact.problem import CountRows
-
-    d = y - x
-    moved = np.flatnonzero(d)
-    for A, b, sense, strict, names in rows:
-        touched = np.unique(A[:, moved].tocoo().row)
-        if not len(touched):
-            continue
-        if not CountRows("check", A[touched], b[touched], "eq" if sense == "eq" else "le", [names[i] for i in touched], strict=None if strict is None else strict[touched]).holds(y).all():
-            return False
-    return True
 
 
 def refute(

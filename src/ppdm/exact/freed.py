@@ -26,8 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-#: Rows of one component: (A, b, sense, strict flags or None, names), over its variables.
-Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
+from ppdm.exact.problem import Rows, change_holds
 
 
 class FreedGroups:
@@ -169,11 +168,9 @@ class FreedGroups:
 
     def holds(self, y: np.ndarray) -> bool:
         """Whether ``y`` meets every row and group size (``x`` does), in whole numbers."""
-        from ppdm.exact.cycles import _holds
-
         if not np.array_equal(np.bincount(self.var_group, weights=y, minlength=len(self.sizes)).astype(np.int64), self.sizes):
             return False
-        return _holds(self.rows, self.x, y)
+        return change_holds(self.rows, self.x, y)
 
 
 def _top(score: np.ndarray, k: int) -> np.ndarray:

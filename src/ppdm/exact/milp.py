@@ -30,9 +30,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from ppdm.exact.options import SearchOptions
-
-#: Rows of one component: (A, b, sense, strict flags or None, names), over the component's variables.
-Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
+from ppdm.exact.problem import Rows
 
 
 @dataclass

@@ -44,8 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
-#: Rows of one component: (A, b, sense, strict flags or None, names), over its variables.
-Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
+from ppdm.exact.problem import Rows, change_holds
 
 
 @dataclass(frozen=True)
@@ -170,12 +169,10 @@ class PairMoves:
 
     def holds(self, y: np.ndarray) -> bool:
         """Whether ``y`` is whole, non-negative, keeps every group's size and meets every row."""
-        from ppdm.exact.cycles import _holds
-
         sizes = np.bincount(self.var_group, weights=self.x, minlength=int(self.var_group.max(initial=-1)) + 1)
         if (y < 0).any() or not np.array_equal(np.bincount(self.var_group, weights=y, minlength=len(sizes)), sizes):
             return False
-        return _holds(self.rows, self.x, y)
+        return change_holds(self.rows, self.x, y)
 
 
 def _moves(var_group: np.ndarray, out_cap: np.ndarray, in_cap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

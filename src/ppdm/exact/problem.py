@@ -30,6 +30,9 @@ from ppdm.errors import MaxEntError
 #: How far a scaled right-hand side may sit from a whole number and still count as one.
 WHOLE = 1e-6
 
+#: Rows of one component: (A, b, sense, strict flags or None, names), over the component's variables.
+Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]
+
 
 @dataclass
 class CountRows:
@@ -174,3 +177,19 @@ def whole_rows(name: str, A: sp.spmatrix, b: np.ndarray, sense: str, names: list
         rhs = np.floor(counts + WHOLE)
     A = sp.csr_matrix((np.rint(data), A.indices, A.indptr), shape=A.shape)
     return CountRows(name, A, rhs.astype(np.int64), "eq" if sense == "eq" else "le", list(names))
+
+
+def change_holds(rows: Rows, x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether ``y`` meets every row of ``rows``, given that ``x`` does: only the rows the change
+    ``y − x`` touches are checked, in whole numbers (equalities left alone, ≤ rows within their
+    slack, strict rows by the tie rule). The one check every dataset-finding method passes its
+    datasets through before it reports them."""
+    moved = np.flatnonzero(y - x)
+    for A, b, sense, strict, names in rows:
+        touched = np.unique(A[:, moved].tocoo().row)
+        if not len(touched):
+            continue
+        family = CountRows("check", A[touched], b[touched], "eq" if sense == "eq" else "le", [names[i] for i in touched], strict=None if strict is None else strict[touched])
+        if not family.holds(y).all():
+            return False
+    return True
