@@ -151,17 +151,23 @@ def bench_tree(frame, roles, samples: int, quick: bool = False) -> list[dict]:  
             details[detail] = {"seconds": seconds, "load": load, "certain_people": _people(result), "undecided": d["undecided_records"],
                                "undecided_bounds": d["undecided_bounds"], "method": d["method"], "at_least_one_groups": d["at_least_one_groups"]}
             print(f"{case} exact ({detail}): {seconds:.2f} s, load {load}: {details[detail]}", flush=True)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            estimate, est_s = _timed(lambda: maxent_attack(tree, frame, threat=threat))
-        counts, _, truth = tree_count_problem(tree, frame, threat.resolve(frame, "income"))
-        load = _load()
-        peers = plain_peers(counts, truth, samples)
-        print(f"{case} peers (load {load}): {peers}", flush=True)
+        estimate, est_s, counts, peers, load = _estimate_and_peers(tree, frame, threat, tree_count_problem, samples, case)
         rows.append({"case": case, "leaves": len(tree.leaves()), "groups": int(counts.n_groups), "variables": int(counts.n_vars),
                      "exact": details, "maxent_seconds": est_s, "maxent_certain_people": _people(estimate), "peers": peers, "peer_load": load,
                      "fit_seconds": fit})
     return rows
+
+
+def _estimate_and_peers(model, frame, threat, count_problem, samples: int, case: str, **peer_options):  # type: ignore[no-untyped-def]
+    """The maximum-entropy estimate (timed) and the plain peers on the same count problem, with the load."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimate, seconds = _timed(lambda: maxent_attack(model, frame, threat=threat))
+    counts, _, truth = count_problem(model, frame, threat.resolve(frame, "income"))
+    load = _load()
+    peers = plain_peers(counts, truth, samples, **peer_options)
+    print(f"{case} peers (load {load}): {peers}", flush=True)
+    return estimate, seconds, counts, peers, load
 
 
 def bench_rules(frame, rules_time: float, samples: int, engines: list[str]) -> dict:  # type: ignore[no-untyped-def]
@@ -257,13 +263,7 @@ def bench_lgb100(frame, lgb_time: float, samples: int) -> dict:  # type: ignore[
     d = result.details["exact"]
     people = int(result.targets.sum())
     print(f"lgb100 exact: {seconds:.2f} s, load {load}: {d}", flush=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        estimate, est_s = _timed(lambda: maxent_attack(forest, df, threat=threat))
-    counts, _, truth = forest_count_problem(forest, df, threat.resolve(df, "income"))
-    peer_load = _load()
-    peers = plain_peers(counts, truth, samples, lp_cap=120.0)
-    print(f"lgb100 peers (load {peer_load}): {peers}", flush=True)
+    estimate, est_s, counts, peers, peer_load = _estimate_and_peers(forest, df, threat, forest_count_problem, samples, "lgb100", lp_cap=120.0)
     return {"case": "lgb100", "rows": len(df), "rounds": len(forest.trees), "groups": int(counts.n_groups), "variables": int(counts.n_vars),
             "count_rows": sum(r.n_rows for r in counts.rows), "seconds": seconds, "load": load, "certain_people": _people(result),
             "undecided": d["undecided_records"], "undecided_share": d["undecided_records"] / max(people, 1), "stats": {k: v for k, v in d.items() if isinstance(v, int | float | str)},
