@@ -449,3 +449,55 @@ def test_the_presolve_stops_its_rounds_at_the_deadline_and_is_not_run_twice(monk
     a = solve_factored(problem, reduced=none)
     b = solve_factored(problem, reduced=full)
     assert a.status == b.status == "optimal" and np.abs(a.marginal - b.marginal).max() <= 1e-6
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_factored_hessian_vector_product_is_the_hessian_s_and_its_diagonal_bound_holds(seed):
+    """hess_vec(v) = H v with H formed; hess_diag bounds H's diagonal from above (a preconditioner
+    that never goes negative)."""
+    rng = np.random.default_rng(seed)
+    problem = random_problem(rng, 40, 6, 3, 2, bool(seed % 2), "counts", False, seed % 3 == 0, False)
+    red = reduce_factored(problem)
+    dual = FactoredDual(red)
+    state = dual.state(rng.normal(size=len(red.b)) * 0.3)
+    H = dual.hessian(state, np.arange(len(red.b)))
+    H = H.toarray() if sp.issparse(H) else H
+    v = rng.normal(size=len(red.b))
+    assert np.allclose(dual.hess_vec(state, v), H @ v, atol=1e-12)
+    assert np.all(dual.hess_diag(state) >= np.diag(H) - 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_large_newton_systems_are_solved_by_conjugate_gradients_to_the_same_optimum(monkeypatch, seed):
+    """Beyond DENSE_MAX rows the general driver never forms the Hessian (conjugate gradients on
+    Hessian-vector products) and still reaches the factorised solve's optimum."""
+    from ppdm.maxent.solvers import dual as dual_module
+
+    problem = random_problem(np.random.default_rng(seed), 60, 8, 3, 3, bool(seed % 2), "counts", False, seed % 2 == 0, False)
+    direct = solve_factored(problem)
+    monkeypatch.setattr(dual_module, "DENSE_MAX", 0)
+    monkeypatch.setattr(FactoredDual, "hessian", lambda *a, **k: pytest.fail("the Hessian was formed"))
+    free = solve_factored(problem)
+    assert direct.status == free.status == "optimal"
+    assert np.abs(direct.marginal - free.marginal).max() <= 1e-5
+
+
+def test_conjugate_gradients_stop_at_the_deadline_with_a_descent_direction(monkeypatch):
+    """A fake clock advancing 1 s per Hessian-vector product: with the deadline at 3 s, three
+    iterations, and the direction still lowers the quadratic model (a usable truncated step)."""
+    from ppdm.maxent.solvers import newton as newton_module
+
+    rng = np.random.default_rng(0)
+    B = rng.normal(size=(50, 50))
+    H = B @ B.T + np.eye(50)
+    rhs = rng.normal(size=50)
+    clock = [0.0]
+
+    def product(v):
+        clock[0] += 1.0
+        return H @ v
+
+    monkeypatch.setattr(newton_module.time, "perf_counter", lambda: clock[0])
+    d, iterations = newton_module.conjugate_gradients(product, rhs, np.diag(H).copy(), 0.0, 1e-12, 500, 1e-13, deadline=3.0)
+    assert iterations == 3 and clock[0] == 3.0
+    assert float(rhs @ d) > 0 and 0.5 * d @ H @ d - rhs @ d < 0

@@ -109,6 +109,25 @@ class FactoredDual:
             second = _gram(sp.csr_matrix(Pi @ Yt.T))
         return first.toarray() - second
 
+    def hess_vec(self, state: FactoredState, v: np.ndarray) -> np.ndarray:
+        """∇²D v without forming ∇²D: with u = Aᵀv, m_C = Σ_{t∈C} w_t u_t and s_q = Σ_C π(C | q) m_C,
+        A (P ⊙ u − w ⊙ r_{C(t)}), r_C = Σ_q W_q π(C | q) s_q. O(nnz(A) + nnz(reach))."""
+        u = self.AT @ v
+        m = np.add.reduceat(state.within * u, self.cell_starts)
+        s = np.add.reduceat(state.share * m[self.pair_cell], self.pair_starts)
+        r = np.bincount(self.pair_cell, weights=self.pair_weight * state.share * s[self.group_of_pair], minlength=self.red.n_cells)
+        return np.asarray(self.red.A @ (state.P * u - state.within * r[self.cell]))
+
+    def hess_diag(self, state: FactoredState) -> np.ndarray:
+        """An upper bound on ∇²D's diagonal, for preconditioning: (A∘A) P less Σ_C ρ²_C Y_rC² with
+        ρ²_C = Σ_q W_q π(C | q)² and Y = A w (· | C). The groups' cross terms between cells are left
+        out; with the rows' coefficients non-negative they only add to what is subtracted."""
+        A = self.red.A
+        squared = A.multiply(A).tocsr()
+        Y = _scale_columns(sp.csr_matrix(A), state.within) @ self.one_hot
+        rho2 = np.bincount(self.pair_cell, weights=self.pair_weight * state.share**2, minlength=self.red.n_cells)
+        return np.asarray(squared @ state.P - Y.multiply(Y) @ rho2).ravel()
+
     def _cell_gram(self, Pi: sp.csr_matrix) -> np.ndarray:
         """Πᵀ Π (cells × cells), one block per tag of the groups."""
         if len(self.parts) == 1:

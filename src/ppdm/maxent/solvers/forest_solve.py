@@ -59,6 +59,7 @@ from ppdm.maxent.solvers.newton import (
     S,
     backtrack,
     cholesky_solve,
+    conjugate_gradients,
     damped_dense,
     diagonal_scale,
     largest_violation,
@@ -539,39 +540,13 @@ def _pcg(
     precondition: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Solve H d = g (g = A P − b, the residuals at ``state``) to relative residual ``eta`` by
-    conjugate gradients on Hessian-vector products (at most ``max_cg`` iterations, stopping at a
-    direction flatter than ``flat``), preconditioned by ``precondition`` (r ↦ M⁻¹r) or else by the
-    Hessian's diagonal (Jacobi)."""
-    g = state.residual
+    :func:`~ppdm.maxent.solvers.newton.conjugate_gradients` on Hessian-vector products (at most
+    ``max_cg`` iterations, stopping at a direction flatter than ``flat``), preconditioned by
+    ``precondition`` or else by the Hessian's diagonal."""
     diag = np.maximum(dual.hess_diag(state), 1e-300)
-    ridge = float(diag.max()) * 1e-12
-    if precondition is None:
-        inv = 1.0 / (diag + ridge)
-        precondition = inv.__mul__
-    d = np.zeros_like(g)
-    r = g.copy()
-    z = precondition(r)
-    p = z.copy()
-    rz = float(r @ z)
-    target = eta * float(np.linalg.norm(g))
-    for it in range(1, options.max_cg + 1):
-        Hp = dual.hess_vec(state, p) + ridge * p
-        curvature = float(p @ Hp)
-        if not curvature - ridge * float(p @ p) > options.flat * float(p @ (diag * p)):  # the ridge's alone: noise
-            return (d if it > 1 else precondition(g)), it
-        alpha = rz / curvature
-        step = d + alpha * p
-        if not np.all(np.isfinite(step)):
-            return (d if it > 1 else precondition(g)), it
-        d = step
-        r -= alpha * Hp
-        if float(np.linalg.norm(r)) <= target:
-            return d, it
-        z = precondition(r)
-        rz_new = float(r @ z)
-        p = z + (rz_new / rz) * p
-        rz = rz_new
-    return d, options.max_cg
+    return conjugate_gradients(
+        lambda v: dual.hess_vec(state, v), state.residual, diag, float(diag.max()) * 1e-12, eta, options.max_cg, options.flat, precondition,
+    )
 
 
 def _line_search(

@@ -25,6 +25,7 @@ other steps than it does.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
@@ -130,6 +131,48 @@ def cholesky_solve(damped: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``damped``⁻¹ ``rhs`` by Cholesky (``damped`` is left as it is); raises
     :class:`numpy.linalg.LinAlgError` when rounding leaves it not quite positive definite."""
     return sla.cho_solve(sla.cho_factor(damped, check_finite=False), rhs, check_finite=False)
+
+
+def conjugate_gradients(
+    hess_vec: Callable[[np.ndarray], np.ndarray], rhs: np.ndarray, diag: np.ndarray, ridge: float, eta: float,
+    max_iter: int, flat: float, precondition: Callable[[np.ndarray], np.ndarray] | None = None, deadline: float | None = None,
+) -> tuple[np.ndarray, int]:
+    """(H + ridge·I) d = ``rhs`` by conjugate gradients on products with H (``hess_vec``), to
+    relative residual ``eta``, preconditioned by ``precondition`` (r ↦ M⁻¹r) or else by the
+    diagonal ``diag`` (Jacobi); returns d and the iterations taken.
+
+    A truncated Newton direction: it stops after ``max_iter`` iterations, at a direction flatter
+    than ``flat`` times its diagonal part (below it the curvature is rounding noise and a step
+    along it can overflow), or once ``time.perf_counter()`` passes ``deadline``. Every iterate
+    from 0 is a descent direction for a positive definite H, so a stop at any of these is a
+    usable step; before the first iteration completes, the preconditioned right-hand side is."""
+    if precondition is None:
+        inv = 1.0 / (diag + ridge)
+        precondition = inv.__mul__
+    d = np.zeros_like(rhs)
+    r = rhs.copy()
+    z = precondition(r)
+    p = z.copy()
+    rz = float(r @ z)
+    target = eta * float(np.linalg.norm(rhs))
+    for it in range(1, max_iter + 1):
+        Hp = hess_vec(p) + ridge * p
+        curvature = float(p @ Hp)
+        if not curvature - ridge * float(p @ p) > flat * float(p @ (diag * p)):  # the ridge's alone: noise
+            return (d if it > 1 else precondition(rhs)), it
+        alpha = rz / curvature
+        step = d + alpha * p
+        if not np.all(np.isfinite(step)):
+            return (d if it > 1 else precondition(rhs)), it
+        d = step
+        r -= alpha * Hp
+        if float(np.linalg.norm(r)) <= target or (deadline is not None and time.perf_counter() >= deadline):
+            return d, it
+        z = precondition(r)
+        rz_new = float(r @ z)
+        p = z + (rz_new / rz) * p
+        rz = rz_new
+    return d, max_iter
 
 
 # -- the line search -----------------------------------------------------------------------------
