@@ -318,3 +318,33 @@ def test_the_certificate_takes_a_dual_a_little_short_of_one_and_nothing_weaker()
     assert _certified(moves, signed, forced, y_exact * (1 - 3e-7))  # as HiGHS returns it
     assert not _certified(moves, signed, forced, np.linalg.solve(moves.T.toarray(), -np.array([1.0, 0.0])))  # r = 0 proves nothing
     assert not _certified(moves, signed, forced, np.linalg.solve(moves.T.toarray(), -np.array([1.0, -1e-3])))  # r < 0: not dual feasible
+
+
+def test_under_a_time_limit_the_linear_programme_gets_its_share_and_the_chase_goes_on_after_it(education_forest, monkeypatch):
+    """A fake clock: each Newton direction takes 1 s, the programme all it is given (then fails).
+    It is given at most ``face_share`` of the time left, and its time does not count as a Newton
+    step's: the chase goes on after it until the deadline, instead of stopping at once."""
+    problem, types = education_forest
+    clock = [0.0]
+    given = []
+    calls = {"n": 0}
+    direction = forest_solve._direction
+
+    def timed(dual, state, eta, exact, options, *held):
+        calls["n"] += 1
+        clock[0] += 1.0
+        return (np.zeros_like(state.residual), 0) if calls["n"] <= 12 else direction(dual, state, eta, exact, options, *held)
+
+    def no_face(*args):
+        given.append(args[-1])
+        clock[0] += args[-1]
+        return None
+
+    monkeypatch.setattr(forest_solve, "_direction", timed)
+    monkeypatch.setattr(forest_solve, "forced_by_lp", no_face)
+    monkeypatch.setattr(forest_solve.time, "perf_counter", lambda: clock[0])
+    options = ForestSolveOptions(max_newton=400, face_after=12, time_limit=100.0)
+    result = forest_solve.solve_forest(problem, tol=1e-30, feasible=types.truth(), options=options)
+    assert len(given) == 1 and given[0] <= options.face_share * (100.0 - 12.0)
+    assert calls["n"] >= 12 + 20  # steps after the programme, not a stop at once
+    assert clock[0] <= 100.0 and result.status == "inaccurate"
