@@ -13,7 +13,9 @@ cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per eva
 Hessian the second term is Yᵀ K Y with K = Πᵀ W Π (cells × cells, Π the groups' π(C | q)), or
 BᵀWB with B = Π Y (groups × rows) when the rows are fewer than the cells: one dense product of
 the smaller size by BLAS. It is formed densely on up to :data:`DENSE_ROWS` rows and sparsely
-beyond. The class implements :class:`ppdm.maxent.solvers.newton.DualFunction`.
+beyond; beyond :data:`~ppdm.maxent.solvers.dual.DENSE_MAX` rows the Newton driver uses only its
+products with vectors and a bound on its diagonal. The class implements
+:class:`ppdm.maxent.solvers.newton.MatrixFreeDual`.
 """
 
 from __future__ import annotations

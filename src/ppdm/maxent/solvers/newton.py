@@ -5,7 +5,8 @@ whose gradient is −(A P − b) (the rows' residuals, with the sign flipped) an
 sparse or small. Two drivers do it:
 
 * :func:`~ppdm.maxent.solvers.dual.minimize_dual`: active-set Newton steps inside a trust radius,
-  projected on the multipliers' bounds, with L-BFGS-B when they stall. It serves the explicit dual
+  projected on the multipliers' bounds, with L-BFGS-B when they stall; systems too large to
+  factorise by conjugate gradients when the dual offers Hessian-vector products. It serves the explicit dual
   (:class:`~ppdm.maxent.solvers.dual.Dual`, and through it the subproblems of the sequential convex
   method, :mod:`ppdm.maxent.solvers.nonlinear`) and the factored one
   (:class:`~ppdm.maxent.solvers.factored_dual.FactoredDual`).
@@ -14,10 +15,11 @@ sparse or small. Two drivers do it:
   directions, types forced to 0 as the face is found
   (:class:`~ppdm.maxent.solvers.forest_solve.ForestDual`).
 
-Both read the dual through :class:`DualFunction` (the forest driver's conjugate gradients also
-through :class:`MatrixFreeDual`), measure the rows the same way (:func:`largest_violation`),
+Both read the dual through :class:`DualFunction` (their conjugate gradients also through
+:class:`MatrixFreeDual`), measure the rows the same way (:func:`largest_violation`),
 damp their Newton systems the same way (:func:`newton_ridge`, :func:`damped_dense`,
-:func:`cholesky_solve`) and search along a step by the same backtracking rule (:func:`backtrack`).
+:func:`cholesky_solve`), truncate the same conjugate gradients (:func:`conjugate_gradients`) and
+search along a step by the same backtracking rule (:func:`backtrack`).
 What tells them apart (the active set and the trust radius; the choice between factorising and
 conjugate gradients, step doubling, the face) stays with each driver: merged, either would take
 other steps than it does.
