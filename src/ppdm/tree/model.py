@@ -24,6 +24,7 @@ import pandas as pd
 
 from ppdm.errors import DataError
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.levels import flat_routing, route
 from ppdm.tree.splits import Prefix, Scalar, Split, ThresholdSplit
 
 
@@ -242,21 +243,9 @@ class Tree:
         return self.apply_encoded(self.encode(X), len(X))
 
     def apply_encoded(self, encoded: Mapping[str, np.ndarray], n_rows: int) -> np.ndarray:
-        """:meth:`apply` on columns already encoded as :meth:`encode` gives them."""
-        leaf = np.zeros(n_rows, dtype=np.intp)
-        stack: list[tuple[int, np.ndarray]] = [(0, np.arange(n_rows))]
-        while stack:
-            node_id, rows = stack.pop()
-            node = self.nodes[node_id]
-            if node.is_leaf or len(rows) == 0:
-                leaf[rows] = node_id
-                continue
-            branch = self.branch_of(node.split, encoded[node.split.attribute][rows])  # type: ignore[union-attr]
-            order = np.argsort(branch, kind="stable")
-            bounds = np.searchsorted(branch[order], np.arange(len(node.children) + 1))
-            for b, child in enumerate(node.children):
-                stack.append((child, rows[order[bounds[b] : bounds[b + 1]]]))
-        return leaf
+        """:meth:`apply` on columns already encoded as :meth:`encode` gives them: every row at
+        once, one level per step (:mod:`ppdm.tree.levels`)."""
+        return route(flat_routing(self.nodes, {name: a.categories for name, a in self.attributes.items()}), encoded, n_rows)
 
     def branch_of(self, split: Split, values: np.ndarray) -> np.ndarray:
         """Branch index of each value of ``split``'s attribute (codes for categorical ones)."""

@@ -1,0 +1,116 @@
+"""Routing records whose split attributes are known: every row at once, one level of the tree per step.
+
+:meth:`~ppdm.tree.model.Tree.apply` sends each record from the root down the branch its value
+takes at every split until it reaches a leaf. Walked node by node, that is a few numpy calls per
+node: 100 trees of unlimited depth over 10,000 Adult rows (about 1,500 nodes a tree) took 4.3 s,
+and an audit routes its records more than once (the build, the model's predictions for the
+baselines). Here the tree is laid out once as flat arrays (:class:`FlatRouting`: per node the
+column its split reads, its threshold or its branch per category code, its default branch and
+where its children start) and each step moves every row still at an internal node to its child,
+in a handful of vectorised operations: as many steps as the tree is deep.
+
+The branch rules are :class:`~ppdm.tree.splits.ThresholdSplit`'s and
+:class:`~ppdm.tree.splits.CategoricalSplit`'s own: ``x <= t`` goes to branch 0, NaN to the
+split's default; a category code goes to the branch of its value's group, an unknown code (−1)
+to the default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from ppdm.tree.splits import Scalar, Split, ThresholdSplit
+
+__all__ = ["FlatRouting", "flat_routing", "route"]
+
+
+class Node(Protocol):
+    """What routing reads of a :class:`~ppdm.tree.model.Node`."""
+
+    id: int
+    split: Split | None
+    children: list[int]
+
+
+@dataclass(frozen=True)
+class FlatRouting:
+    """A tree's splits as arrays indexed by node id.
+
+    ``column``: the index in ``columns`` of the attribute a node splits on (−1 at a leaf);
+    ``threshold``: a threshold split's threshold; ``default``: the branch of a missing value;
+    ``children[child_start[v] + b]``: node v's child on branch b; ``lut[lut_start[v] + code]``: a
+    categorical split's branch for a category code, ``code = n_codes[v]`` standing for the
+    unknown code −1 (``lut_start`` is −1 on threshold splits).
+    """
+
+    columns: tuple[str, ...]
+    column: np.ndarray
+    threshold: np.ndarray
+    default: np.ndarray
+    child_start: np.ndarray
+    children: np.ndarray
+    lut_start: np.ndarray
+    n_codes: np.ndarray
+    lut: np.ndarray
+
+
+def flat_routing(nodes: Sequence[Node], categories: Mapping[str, Sequence[Scalar]]) -> FlatRouting:
+    """The flat arrays of the tree whose nodes are ``nodes`` (by id); ``categories``: each
+    categorical attribute's categories, in the order of its codes."""
+    n = len(nodes)
+    columns: dict[str, int] = {}
+    column = np.full(n, -1, dtype=np.intp)
+    threshold = np.full(n, np.nan)
+    default = np.zeros(n, dtype=np.intp)
+    child_start = np.zeros(n, dtype=np.intp)
+    lut_start = np.full(n, -1, dtype=np.intp)
+    n_codes = np.zeros(n, dtype=np.intp)
+    children: list[int] = []
+    luts: list[np.ndarray] = []
+    filled = 0
+    for node in nodes:
+        split = node.split
+        if split is None:
+            continue
+        column[node.id] = columns.setdefault(split.attribute, len(columns))
+        default[node.id] = split.default
+        child_start[node.id] = len(children)
+        children.extend(node.children)
+        if isinstance(split, ThresholdSplit):
+            threshold[node.id] = split.threshold
+            continue
+        lut = split.lookup(categories[split.attribute])  # its last entry: the unknown code
+        lut_start[node.id], n_codes[node.id] = filled, len(lut) - 1
+        luts.append(lut)
+        filled += len(lut)
+    return FlatRouting(
+        tuple(columns), column, threshold, default, child_start, np.asarray(children, dtype=np.intp),
+        lut_start, n_codes, np.concatenate(luts) if luts else np.zeros(0, dtype=np.intp),
+    )
+
+
+def route(flat: FlatRouting, encoded: Mapping[str, np.ndarray], n_rows: int) -> np.ndarray:
+    """The leaf each of the ``n_rows`` rows lands in, given the columns ``encoded`` as
+    :meth:`~ppdm.tree.model.Tree.encode` gives them (category codes or floats)."""
+    node = np.zeros(n_rows, dtype=np.intp)
+    if not flat.columns:
+        return node
+    X = np.column_stack([np.asarray(encoded[c], dtype=float) for c in flat.columns])
+    rows = np.arange(n_rows)
+    while rows.size:
+        at = node[rows]
+        inner = flat.column[at] >= 0
+        rows, at = rows[inner], at[inner]
+        values = X[rows, flat.column[at]]
+        branch = np.empty(len(rows), dtype=np.intp)
+        numeric = flat.lut_start[at] < 0
+        x, t = values[numeric], at[numeric]
+        branch[numeric] = np.where(np.isnan(x), flat.default[t], np.where(x <= flat.threshold[t], 0, 1))
+        codes, c = values[~numeric].astype(np.intp), at[~numeric]
+        branch[~numeric] = flat.lut[flat.lut_start[c] + np.where(codes < 0, flat.n_codes[c], codes)]
+        node[rows] = flat.children[flat.child_start[at] + branch]
+    return node
