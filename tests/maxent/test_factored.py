@@ -501,3 +501,39 @@ def test_conjugate_gradients_stop_at_the_deadline_with_a_descent_direction(monke
     d, iterations = newton_module.conjugate_gradients(product, rhs, np.diag(H).copy(), 0.0, 1e-12, 500, 1e-13, deadline=3.0)
     assert iterations == 3 and clock[0] == 3.0
     assert float(rhs @ d) > 0 and 0.5 * d @ H @ d - rhs @ d < 0
+
+
+def _exclude_by_full_product(sat, touch, reached, state):
+    """The saturated-row exclusion as the product over every group and cell (the reference)."""
+    from ppdm.maxent.solvers import factored_presolve as presolve
+
+    by_group = sp.csr_matrix(reached[:, sat])
+    n_sat = np.diff(by_group.indptr)
+    inside = sp.csr_matrix(by_group @ touch[sat])
+    live = np.flatnonzero(state.pair_alive & (n_sat[state.pair_group] > 0))
+    out = live[presolve._lookup(inside, state.pair_group[live], state.pair_cell[live]) < n_sat[state.pair_group[live]]]
+    state.pair_alive[out] = False
+    state.excluded_by[out] = sat[by_group.indices[by_group.indptr[state.pair_group[out]]]]
+    return len(out)
+
+
+def test_the_saturated_rows_exclude_the_same_cells_counted_at_the_live_pairs_only(monkeypatch):
+    """The presolve counts a group's saturated rows touching a cell at its live (group, cell)
+    pairs only, in chunks; the reduced problems equal those of the full product, on random
+    problems where the rule excludes cells (in chunks of a few pairs, to cross their edges)."""
+    from ppdm.maxent.solvers import factored_presolve as presolve
+
+    excluded = []
+    for seed in range(120):
+        rng = np.random.default_rng(seed)
+        problem = random_problem(rng, int(rng.integers(5, 60)), int(rng.integers(2, 9)), int(rng.integers(1, 4)), int(rng.integers(2, 4)),
+                                 bool(seed % 2), "counts", seed % 5 == 0, seed % 3 == 0, seed % 4 == 0)
+        with monkeypatch.context() as m:
+            m.setattr(presolve, "_exclude_untouched", lambda *a: excluded.append(_exclude_by_full_product(*a)))
+            expected = reduce_factored(problem)
+        with monkeypatch.context() as m:
+            m.setattr(presolve, "CHUNK_PAIRS", 3)
+            got = reduce_factored(problem)
+        assert np.array_equal(got.types, expected.types) and np.array_equal(got.rows, expected.rows)
+        assert (got.access != expected.access).nnz == 0
+    assert sum(n > 0 for n in excluded) >= 5  # the rule did exclude cells

@@ -35,6 +35,9 @@ from ppdm.maxent.solvers.presolve import TINY
 #: Rounds of the presolve rules (each round can only remove types or cells).
 ROUNDS = 20
 
+#: (row, type) pairs a saturated row's reduction looks at in one go (see :func:`_kill_below_top`).
+CHUNK_PAIRS = 4_000_000
+
 
 @dataclass
 class FactoredReduced:
@@ -232,28 +235,58 @@ def _saturated_rows(
 
 
 def _kill_below_top(A: sp.csr_matrix, sat: np.ndarray, touch: sp.csr_matrix, top: np.ndarray, state: _State) -> None:
-    """In every cell a saturated row touches, the types below its coefficient are 0."""
+    """In every cell a saturated row touches, the types below its coefficient are 0. The (row,
+    type) pairs are looked at :data:`CHUNK_PAIRS` at a time: on 100 trees over 30,162 Adult rows
+    (a six-valued secret, no bootstrap) all at once they took 5.4 GB."""
     cell_of_type = state.cells.cell_of_type
-    sub = touch[sat].tocoo()
     order = np.argsort(cell_of_type, kind="stable")
     start = np.searchsorted(cell_of_type[order], np.arange(state.cells.n_cells + 1))
-    count = start[sub.col + 1] - start[sub.col]
-    pair = np.repeat(np.arange(len(sub.row)), count)
-    offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
-    types = order[start[sub.col][pair] + offset]
-    rows = sat[sub.row][pair]
-    low = _lookup(A, rows, types) < top[rows] - TINY
-    state.kill(types[low].astype(np.intp), rows[low])
+    entries = _SortedEntries(A)
+    sub = sp.csr_matrix(touch[sat])
+    size = start[sub.indices + 1] - start[sub.indices]
+    per_row = np.add.reduceat(size, sub.indptr[:-1]) if sub.nnz else np.zeros(len(sat), dtype=np.intp)
+    per_row[np.diff(sub.indptr) == 0] = 0  # reduceat gives an empty row its next entry
+    chunk = np.cumsum(per_row) // CHUNK_PAIRS
+    for lo, hi in zip(*_runs(chunk)):
+        part = sub[lo:hi].tocoo()
+        count = start[part.col + 1] - start[part.col]
+        pair = np.repeat(np.arange(len(part.row)), count)
+        offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        types = order[start[part.col][pair] + offset]
+        rows = sat[lo:hi][part.row][pair]
+        low = entries(rows, types) < top[rows] - TINY
+        state.kill(types[low].astype(np.intp), rows[low])
+
+
+def _runs(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end of each run of equal values in the sorted ``labels``."""
+    edges = np.flatnonzero(np.diff(labels)) + 1
+    return np.r_[0, edges], np.r_[edges, len(labels)]
 
 
 def _exclude_untouched(sat: np.ndarray, touch: sp.csr_matrix, reached: sp.csr_matrix, state: _State) -> None:
-    """A group a saturated row touches keeps only the cells that row touches."""
+    """A group a saturated row touches keeps only the cells that row touches.
+
+    Per live (group, cell) pair, how many of the group's saturated rows touch the cell, counted
+    at those pairs only, :data:`CHUNK_PAIRS` (pair, row) at a time: the product over every group
+    and cell (groups × saturated rows × cells) took 5.4 GB and 14 s on 100 trees over 30,162
+    Adult rows (a six-valued secret, no bootstrap)."""
     by_group = sp.csr_matrix(reached[:, sat])  # groups × saturated rows
     n_sat = np.diff(by_group.indptr)
-    inside = sp.csr_matrix(by_group @ touch[sat])  # per (group, cell): saturated rows of the group touching it
+    touches = _SortedEntries(sp.csr_matrix(touch[sat]))
     live = np.flatnonzero(state.pair_alive & (n_sat[state.pair_group] > 0))
-    g = state.pair_group[live]
-    out = live[_lookup(inside, g, state.pair_cell[live]) < n_sat[g]]
+    chunk = np.cumsum(n_sat[state.pair_group[live]]) // CHUNK_PAIRS
+    outside = []
+    for lo, hi in zip(*_runs(chunk)):
+        pairs = live[lo:hi]
+        g, cell = state.pair_group[pairs], state.pair_cell[pairs]
+        count = n_sat[g]
+        of_pair = np.repeat(np.arange(len(pairs)), count)
+        offset = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+        rows = by_group.indices[by_group.indptr[g][of_pair] + offset]
+        inside = np.bincount(of_pair, weights=touches(rows, cell[of_pair]) > 0, minlength=len(pairs))
+        outside.append(pairs[inside < count])
+    out = np.concatenate(outside) if outside else np.zeros(0, dtype=np.intp)
     if len(out) == 0:
         return
     g = state.pair_group[out]
@@ -263,15 +296,25 @@ def _exclude_untouched(sat: np.ndarray, touch: sp.csr_matrix, reached: sp.csr_ma
 
 def _lookup(M: sp.csr_matrix, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """``M[rows[i], cols[i]]`` for every i (0 where M has no entry), by a sorted search."""
-    coo = sp.coo_matrix(M)
-    keys = coo.row.astype(np.int64) * M.shape[1] + coo.col
-    order = np.argsort(keys, kind="stable")
-    keys, data = keys[order], coo.data[order]
-    wanted = rows.astype(np.int64) * M.shape[1] + cols
-    pos = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
-    if len(keys) == 0:
-        return np.zeros(len(wanted))
-    return np.where(keys[pos] == wanted, data[pos], 0.0)
+    return _SortedEntries(M)(rows, cols)
+
+
+class _SortedEntries:
+    """A sparse matrix's entries sorted by (row, column), for many :func:`_lookup` calls."""
+
+    def __init__(self, M: sp.csr_matrix) -> None:
+        coo = sp.coo_matrix(M)
+        self.n_cols = M.shape[1]
+        keys = coo.row.astype(np.int64) * self.n_cols + coo.col
+        order = np.argsort(keys, kind="stable")
+        self.keys, self.data = keys[order], coo.data[order]
+
+    def __call__(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        wanted = rows.astype(np.int64) * self.n_cols + cols
+        if len(self.keys) == 0:
+            return np.zeros(len(wanted))
+        pos = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        return np.where(self.keys[pos] == wanted, self.data[pos], 0.0)
 
 
 def _check_every_group_has_a_type(access: sp.csr_matrix, free: np.ndarray, state: _State, names: list[str]) -> None:
