@@ -498,8 +498,8 @@ def test_conjugate_gradients_stop_at_the_deadline_with_a_descent_direction(monke
         return H @ v
 
     monkeypatch.setattr(newton_module.time, "perf_counter", lambda: clock[0])
-    d, iterations = newton_module.conjugate_gradients(product, rhs, np.diag(H).copy(), 0.0, 1e-12, 500, 1e-13, deadline=3.0)
-    assert iterations == 3 and clock[0] == 3.0
+    d, iterations, reached = newton_module.conjugate_gradients(product, rhs, np.diag(H).copy(), 0.0, 1e-12, 500, 1e-13, deadline=3.0)
+    assert iterations == 3 and clock[0] == 3.0 and not reached
     assert float(rhs @ d) > 0 and 0.5 * d @ H @ d - rhs @ d < 0
 
 

@@ -262,7 +262,7 @@ def _matrix_free_step(dual: MatrixFreeDual[S], state: S, rows: np.ndarray, grad:
         return dual.hess_vec(state, full)[rows]
 
     eta = min(0.1, float(np.sqrt(np.abs(grad).max(initial=0.0))))
-    step, _ = conjugate_gradients(product, -grad, diag, ridge, eta, MAX_CG, 1e-13, deadline=deadline)
+    step, _, _ = conjugate_gradients(product, -grad, diag, ridge, eta, MAX_CG, 1e-13, deadline=deadline)
     return step
 
 

@@ -502,28 +502,10 @@ def _refined(
     factorisation) to relative residual ``reuse_tol``, or ``None`` when ``reuse_cg`` iterations do
     not reach it. Between steps the Hessian changes most in the cells whose weights move most, so
     the preconditioned system differs from the identity in a few directions."""
-    g = state.residual
-    d = np.zeros_like(g)
-    r = g.copy()
-    z = solve(r)
-    p = z.copy()
-    rz = float(r @ z)
-    target = options.reuse_tol * float(np.linalg.norm(g))
-    for it in range(1, options.reuse_cg + 1):
-        Hp = dual.hess_vec(state, p) + ridge * p
-        curvature = float(p @ Hp)
-        if not curvature > 0.0:
-            return None
-        alpha = rz / curvature
-        d += alpha * p
-        r -= alpha * Hp
-        if float(np.linalg.norm(r)) <= target:
-            return (d, it) if np.all(np.isfinite(d)) else None
-        z = solve(r)
-        rz_new = float(r @ z)
-        p = z + (rz_new / rz) * p
-        rz = rz_new
-    return None
+    d, iterations, reached = conjugate_gradients(
+        lambda v: dual.hess_vec(state, v), state.residual, np.zeros(len(state.residual)), ridge, options.reuse_tol, options.reuse_cg, 0.0, solve,
+    )
+    return (d, iterations) if reached else None
 
 
 def _factorised(H: sp.csr_matrix, ridge: float) -> spla.SuperLU:
@@ -551,9 +533,10 @@ def _pcg(
     ``max_cg`` iterations, stopping at a direction flatter than ``flat``), preconditioned by
     ``precondition`` or else by the Hessian's diagonal."""
     diag = np.maximum(dual.hess_diag(state), 1e-300)
-    return conjugate_gradients(
+    d, iterations, _ = conjugate_gradients(
         lambda v: dual.hess_vec(state, v), state.residual, diag, float(diag.max()) * 1e-12, eta, options.max_cg, options.flat, precondition,
     )
+    return d, iterations
 
 
 def _line_search(

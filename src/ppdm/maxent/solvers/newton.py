@@ -138,10 +138,10 @@ def cholesky_solve(damped: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 def conjugate_gradients(
     hess_vec: Callable[[np.ndarray], np.ndarray], rhs: np.ndarray, diag: np.ndarray, ridge: float, eta: float,
     max_iter: int, flat: float, precondition: Callable[[np.ndarray], np.ndarray] | None = None, deadline: float | None = None,
-) -> tuple[np.ndarray, int]:
+) -> tuple[np.ndarray, int, bool]:
     """(H + ridge·I) d = ``rhs`` by conjugate gradients on products with H (``hess_vec``), to
     relative residual ``eta``, preconditioned by ``precondition`` (r ↦ M⁻¹r) or else by the
-    diagonal ``diag`` (Jacobi); returns d and the iterations taken.
+    diagonal ``diag`` (Jacobi); returns d, the iterations taken and whether ``eta`` was reached.
 
     A truncated Newton direction: it stops after ``max_iter`` iterations, at a direction flatter
     than ``flat`` times its diagonal part (below it the curvature is rounding noise and a step
@@ -161,20 +161,21 @@ def conjugate_gradients(
         Hp = hess_vec(p) + ridge * p
         curvature = float(p @ Hp)
         if not curvature - ridge * float(p @ p) > flat * float(p @ (diag * p)):  # the ridge's alone: noise
-            return (d if it > 1 else precondition(rhs)), it
+            return (d if it > 1 else precondition(rhs)), it, False
         alpha = rz / curvature
         step = d + alpha * p
         if not np.all(np.isfinite(step)):
-            return (d if it > 1 else precondition(rhs)), it
+            return (d if it > 1 else precondition(rhs)), it, False
         d = step
         r -= alpha * Hp
-        if float(np.linalg.norm(r)) <= target or (deadline is not None and time.perf_counter() >= deadline):
-            return d, it
+        reached = float(np.linalg.norm(r)) <= target
+        if reached or (deadline is not None and time.perf_counter() >= deadline):
+            return d, it, reached
         z = precondition(r)
         rz_new = float(r @ z)
         p = z + (rz_new / rz) * p
         rz = rz_new
-    return d, max_iter
+    return d, max_iter, False
 
 
 # -- the line search -----------------------------------------------------------------------------
