@@ -82,6 +82,7 @@ def test_the_solve_gets_the_limit_less_the_build_and_its_share_for_the_work_afte
     options = ForestAuditOptions(solve=ForestSolveOptions(time_limit=60.0), after_share=0.25, margin=0.02)
     assert _after_build(options, 20.0).solve.time_limit == pytest.approx(33.8)  # 60 - 1.2 - 20 - 5
     assert _after_build(options, 50.0).solve.time_limit == 0.0  # never negative
+    assert _after_build(options, 20.0, 4.0).solve.time_limit == pytest.approx(29.8)  # and one more routing of the records
     assert _after_build(ForestAuditOptions(solve=ForestSolveOptions(time_limit=None)), 20.0).solve.time_limit is None
     with pytest.raises(ppdm.PpdmError, match="after_share"):
         ForestAuditOptions(after_share=-1)

@@ -91,7 +91,7 @@ def forest_maxent_attack(
         deadline=None if limit is None else start + options.build_share * limit,
     )
     check_truth(problem, types)
-    solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, time.perf_counter() - start))
+    solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, time.perf_counter() - start, types.route_seconds))
     if solution.status != OPTIMAL and solution.possible.size:
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
@@ -124,15 +124,17 @@ def _not_the_optimum(solution: FactoredSolution) -> str:
     )
 
 
-def _after_build(options: ForestAuditOptions, spent: float) -> ForestAuditOptions:
+def _after_build(options: ForestAuditOptions, spent: float, routing: float = 0.0) -> ForestAuditOptions:
     """``options`` with the solve's time limit less the ``spent`` seconds of building the problem,
-    the share of them kept for the work after the solve (``options.after_share``) and the margin
+    the share of them kept for the work after the solve (``options.after_share``), the
+    ``routing`` seconds the build spent routing the records through the trees (the baselines
+    after the solve route them once more: the model's predictions) and the margin
     (``options.margin`` of the limit): the audit's deadline covers the whole audit, not the solve
     alone."""
     limit = options.solve.time_limit
     if limit is None:
         return options
-    left = max(limit * (1 - options.margin) - spent * (1 + options.after_share), 0.0)
+    left = max(limit * (1 - options.margin) - spent * (1 + options.after_share) - routing, 0.0)
     return replace(options, solve=replace(options.solve, time_limit=left))
 
 

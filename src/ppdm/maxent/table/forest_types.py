@@ -25,6 +25,7 @@ expectation over the draw.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -88,6 +89,9 @@ class ForestTypes:
     rounds: RoundsUsed | None = None
     #: Trees whose rows were not built before the audit's build deadline (a lower bound, said so).
     unread: list[int] = field(default_factory=list)
+    #: Seconds routing the groups through every tree took (the audit's work after the solve
+    #: routes the records through the model about as many times again).
+    route_seconds: float = 0.0
 
     @property
     def class_attribute(self) -> str:
@@ -312,7 +316,9 @@ def forest_types(
     routed = [c for c in domain.components if c.role != "class" and c.in_tree]
     plain = QIGroups.from_frame(data, known) if known else None
     plain_of_group = plain.group_of_record[first] if plain is not None else np.zeros(groups.n_groups, dtype=np.intp)
+    began = time.perf_counter()
     plain_pair, pair_cells, leaves = _route(forest, plain, routed, groups.n_groups)
+    route_seconds = time.perf_counter() - began
     # every full group takes the pairs of its known values (pairs are in plain-group order)
     n_cells = len(pair_cells) // max(plain.n_groups if plain is not None else 1, 1)
     pair_group = np.repeat(np.arange(groups.n_groups), n_cells)
@@ -333,7 +339,7 @@ def forest_types(
     block, klass, sens, log_base = _types(forest, domain, routed, pair_group, pair_block, pair_cells, reach, group_class)
     types = ForestTypes(
         forest, groups, domain, class_known, block_leaves, block_weight, reach, group_class, block, klass, sens, log_base,
-        used, known_group=known_group, left_out=[int(i) for i in np.flatnonzero(~used)],
+        used, known_group=known_group, left_out=[int(i) for i in np.flatnonzero(~used)], route_seconds=route_seconds,
     )
     if all(c.name in data.columns for c in domain.components):
         # without routed unknowns a record's joint leaf is its group's (known values and multiplicities)
