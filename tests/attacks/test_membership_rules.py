@@ -38,6 +38,7 @@ def test_truth_feasible_and_no_proof_wrong(which, publish, adult_train, nursery)
     assert s["wrong_proved_members"] == 0 and s["wrong_proved_non_members"] == 0
     assert s["auc"] >= 0.5 - 0.02  # never below the model-free attacker's
     assert result.rows.A.shape[0] == (2 if publish == "exact" else 1) * len(rules) + 1  # every rule counts someone
+    assert result.details["estimate_converged"] and "note" not in result.details, result.details  # exact supports: Newton's dual
 
 
 def _tiny(seed: int, n: int = 12) -> tuple[pd.DataFrame, np.ndarray]:

@@ -320,10 +320,13 @@ def _details(
         "estimate_seconds": solution.seconds,
         "estimate_iterations": solution.iterations,
         "max_violation": solution.max_violation,
+        "estimate_converged": solution.converged,
     }
     notes = []
     if solution.timed_out:
         notes.append("the estimate stopped at its time limit")
+    elif not solution.converged:
+        notes.append(f"the estimate stopped after {solution.iterations:,} iterations short of its tolerance (rows off by up to {solution.max_violation:.2g} expected records)")
     if "bootstrap" in kinds:
         notes.append(f"bagged trees: every member was drawn by at least {rows.min_drawn} of them; their counts bound, and softly inform, who reaches each leaf")
     if notes:

@@ -48,6 +48,13 @@ DUAL_BLOCKS = 20
 #: The dual method factorises the Hessian densely up to this many rows (else L-BFGS-B).
 DENSE_ROWS = 2500
 
+#: ... and while the rows × patterns matrix it forms holds at most this many entries (160 MB).
+DENSE_ENTRIES = 20_000_000
+
+#: Newton's method on the dual stops after this many steps (it converges in a handful; more means
+#: bits pinned by the rows, whose multipliers run to the cap; ``auto`` then cycles over the blocks).
+NEWTON_MAX = 100
+
 
 @dataclass(frozen=True)
 class BernoulliOptions:
@@ -59,22 +66,27 @@ class BernoulliOptions:
     tol: float = 1e-4
     time_limit: float | None = 60.0
     #: ``"scaling"``: iterative scaling over the blocks (many rows, few blocks: trees);
-    #: ``"dual"``: the whole dual at once by L-BFGS-B (few rows sharing bits across many blocks:
-    #: rule sets); ``"auto"``: the dual when there are more than :data:`DUAL_BLOCKS` blocks of one or
-    #: two rows each on average and no soft row.
+    #: ``"dual"``: the whole dual at once, by Newton's method (equality rows, at most
+    #: :data:`DENSE_ROWS`) or L-BFGS-B (few rows sharing bits across many blocks: rule sets);
+    #: ``"auto"``: the dual when there is no soft row and more than :data:`DUAL_BLOCKS` blocks,
+    #: either of one or two rows each on average or all equalities within :data:`DENSE_ROWS` rows
+    #: (a rule set publishing exact supports: cycling over its blocks stalls, Newton's method
+    #: converges in a few steps).
     method: str = "auto"
 
 
 @dataclass
 class BernoulliSolution:
     """Each bit's probability, the largest hard-row violation left (expected records), the sweeps
-    made, whether the time limit stopped them, and the seconds taken."""
+    made, whether the time limit stopped them, the seconds taken, and whether the solver reached
+    its tolerance (``False``: it ran out of sweeps or time; the estimate is the last one)."""
 
     p: np.ndarray
     max_violation: float
     iterations: int
     timed_out: bool
     seconds: float
+    converged: bool = True
 
 
 @dataclass
@@ -113,14 +125,16 @@ def solve_bernoulli(
     Af = A[:, free].tocsc()
     target = np.full(len(lo), np.nan) if target is None else np.asarray(target, dtype=float)
     variance = np.zeros(len(lo)) if variance is None else np.nan_to_num(np.asarray(variance, dtype=float))
-    method = _method(options.method, np.asarray(blocks), target)
+    method = _method(options.method, np.asarray(blocks), target, np.abs(hi - lo) < 1e-12)
     if method == "dual":
-        q, iterations, timed_out = _dual(Af.tocsr(), lo - shift, hi - shift, options, deadline)
-        p[free] = q
-        return BernoulliSolution(p, _violation(A, lo, hi, p), iterations, timed_out, time.perf_counter() - start)
+        q, iterations, timed_out, converged = _dual(Af.tocsr(), lo - shift, hi - shift, options, deadline)
+        if converged or timed_out or options.method == "dual":
+            p[free] = q
+            return BernoulliSolution(p, _violation(A, lo, hi, p), iterations, timed_out, time.perf_counter() - start, converged)
+        # the rows pin bits the proofs left free (multipliers at the cap): cycle over the blocks instead
     parts = _blocks(Af, lo - shift, hi - shift, target - shift, variance, np.asarray(blocks))
     theta = np.zeros(int(free.sum()))
-    sweeps, timed_out = 0, False
+    sweeps, timed_out, converged = 0, False, not parts
     while parts and sweeps < options.max_sweeps:
         sweeps += 1
         worst = 0.0
@@ -130,15 +144,16 @@ def solve_bernoulli(
             theta[b.idx] = base + b.lam[b.row]
             worst = max(worst, off)
         if worst <= options.tol:
+            converged = True
             break
         if deadline is not None and time.perf_counter() > deadline:
             timed_out = True
             break
     p[free] = expit(theta)
-    return BernoulliSolution(p, _violation(A, lo, hi, p), sweeps, timed_out, time.perf_counter() - start)
+    return BernoulliSolution(p, _violation(A, lo, hi, p), sweeps, timed_out, time.perf_counter() - start, converged)
 
 
-def _method(method: str, blocks: np.ndarray, target: np.ndarray) -> str:
+def _method(method: str, blocks: np.ndarray, target: np.ndarray, equality: np.ndarray) -> str:
     if method not in ("auto", "scaling", "dual"):
         raise ValueError(f"method must be 'auto', 'scaling' or 'dual', got {method!r}")
     if method == "dual" and not np.isnan(target).all():
@@ -146,14 +161,18 @@ def _method(method: str, blocks: np.ndarray, target: np.ndarray) -> str:
     if method != "auto":
         return method
     n_blocks = len(np.unique(blocks))
-    overlapping = n_blocks > DUAL_BLOCKS and len(blocks) <= 2 * n_blocks  # a row or two per block: rows share bits
-    return "dual" if overlapping and np.isnan(target).all() else "scaling"
+    if n_blocks <= DUAL_BLOCKS or not np.isnan(target).all():
+        return "scaling"
+    overlapping = len(blocks) <= 2 * n_blocks  # a row or two per block: rows share bits
+    newton = bool(equality.all()) and len(blocks) <= DENSE_ROWS
+    return "dual" if overlapping or newton else "scaling"
 
 
-def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool]:
-    """The dual of the module docstring over every row at once. Bits reaching the same rows are
-    one pattern with a weight (their probabilities are equal at the optimum). With equality rows
-    only, up to :data:`DENSE_ROWS` of them, ``F = Σ w log(1 + e^θ) − λ·lo`` is minimised by
+def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool, bool]:
+    """The dual of the module docstring over every row at once, and whether it converged. Bits
+    reaching the same rows are one pattern with a weight (their probabilities are equal at the
+    optimum). With equality rows only, up to :data:`DENSE_ROWS` of them and
+    :data:`DENSE_ENTRIES` rows × patterns, ``F = Σ w log(1 + e^θ) − λ·lo`` is minimised by
     Newton's method (:func:`_dense_newton`); otherwise ``λ = μ⁺ − μ⁻`` (``μ⁺, μ⁻ ≥ 0``, ``μ⁻ = 0``
     for an equality row) makes ``min(λ lo, λ hi)`` smooth, ``F = Σ w log(1 + e^θ) − μ⁺·lo + μ⁻·hi``,
     minimised by L-BFGS-B. Multipliers stay within ±:data:`LOGIT_CAP`."""
@@ -170,9 +189,9 @@ def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOp
             stopped["late"] = True
             raise StopIteration
 
-    if eq.all() and m <= DENSE_ROWS:
-        lam, iterations, timed_out = _dense_newton(pattern.toarray(), weight, lo, options, deadline)
-        return expit(pattern.T @ lam)[of_bit], iterations, timed_out
+    if eq.all() and m <= DENSE_ROWS and m * pattern.shape[1] <= DENSE_ENTRIES:
+        lam, iterations, timed_out, converged = _dense_newton(pattern.toarray(), weight, lo, options, deadline)
+        return expit(pattern.T @ lam)[of_bit], iterations, timed_out, converged
     def f(z: np.ndarray) -> tuple[float, np.ndarray]:
         theta = At @ (z[:m] - z[m:])
         e = pattern @ (weight * expit(theta))
@@ -184,10 +203,13 @@ def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOp
         options={"maxiter": 50 * options.max_sweeps, "gtol": options.tol * 1e-3, "ftol": 0.0, "maxcor": 30},
     )
     lam = res.x[:m] - res.x[m:]
-    return expit(At @ lam)[of_bit], int(res.nit), stopped["late"]
+    q = expit(At @ lam)
+    e = pattern @ (weight * q)
+    met = float(np.maximum(np.maximum(lo - e, e - hi), 0.0).max(initial=0.0)) <= options.tol
+    return q[of_bit], int(res.nit), stopped["late"], met and not stopped["late"]
 
 
-def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool]:
+def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool, bool]:
     """Newton's method with a backtracking line search on ``F = Σ w log(1 + e^{Aᵀλ}) − λ·b``,
     the Hessian ``A diag(w q(1 − q)) Aᵀ`` factorised densely (a tiny ridge for redundant rows),
     until every row is met within the tolerance. A row set pinning some bits to 0 or 1 sends λ
@@ -199,13 +221,14 @@ def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: Bernoull
     def value(x: np.ndarray) -> float:
         return float(w @ np.logaddexp(0.0, A.T @ x) - x @ b)
 
-    for iteration in range(1, options.max_sweeps + 1):
+    steps = min(options.max_sweeps, NEWTON_MAX)
+    for iteration in range(1, steps + 1):
         q = expit(A.T @ lam)
         g = A @ (w * q) - b
         if np.abs(g).max(initial=0.0) <= options.tol:
-            return lam, iteration, False
+            return lam, iteration, False, True
         if deadline is not None and time.perf_counter() > deadline:
-            return lam, iteration, True
+            return lam, iteration, True, False
         H = (A * (w * q * (1.0 - q))) @ A.T
         H[np.diag_indices_from(H)] += 1e-10 * max(float(np.trace(H)) / len(H), 1e-12)
         step = -cho_solve(cho_factor(H), g)
@@ -213,7 +236,7 @@ def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: Bernoull
         while value(lam + t * step) > f0 + 1e-4 * t * slope and t > 1e-10:
             t *= 0.5
         lam = np.clip(lam + t * step, -LOGIT_CAP, LOGIT_CAP)
-    return lam, options.max_sweeps, False
+    return lam, steps, False, False
 
 
 def _blocks(Af: sp.csc_matrix, lo: np.ndarray, hi: np.ndarray, target: np.ndarray, variance: np.ndarray, ids: np.ndarray) -> list[_Block]:
