@@ -414,7 +414,8 @@ def audit(
     TPR at 0.1 % and 1 % FPR; or the truth as the training rows' identifiers: ``member_ids`` (a
     list, or a CSV / text file of them, one per line) matched against the population's
     ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`; identifiers not among the
-    candidates are counted in ``details``). ``exact_time_limit`` bounds the membership proof after propagation
+    candidates are counted in ``details``); ``sample=True``: the population holds only some of the
+    training records (the published counts read as upper bounds). ``exact_time_limit`` bounds the membership proof after propagation
     (default 30 s), ``time_limit`` its estimate (default 60 s).
     A **regressor** (``model.is_regressor``: scikit-learn regression trees, forests and
     squared-error boosting, XGBoost ``reg:squarederror``, LightGBM ``regression``) is audited for
@@ -438,7 +439,7 @@ def audit(
                                  ("reference", reference), ("holdout", holdout)) if isinstance(v, (str, Path))}  # fmt: skip
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
-        return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit), target, sources)
+        return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit, sample), target, sources)
     if member_ids is not None or id_column is not None:
         raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
     if data is None:
@@ -580,9 +581,10 @@ def _read_ids(path: str | Path, id_column: str) -> Any:
 
 def _membership_audit(
     model: Any, data: Any, population: _Population, class_known: bool | None, class_attribute: str | None,
-    proof_seconds: float | None, estimate_seconds: float | None,
+    proof_seconds: float | None, estimate_seconds: float | None, sample: bool = False,
 ) -> Audit:
-    """The membership audit of ``population`` (see :func:`audit`)."""
+    """The membership audit of ``population`` (see :func:`audit`; ``sample``: it holds some of the
+    training records only, the published counts then upper bounds)."""
     from dataclasses import replace
 
     from ppdm.attacks.membership import MembershipOptions, membership_attack
@@ -598,7 +600,7 @@ def _membership_audit(
     if estimate_seconds is not None:
         options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
     audited = table if isinstance(truth, str) else candidates  # a truth column is read by name; identifiers are not the attacker's
-    result = membership_attack(published, audited, class_known=class_known, truth=truth, options=options)
+    result = membership_attack(published, audited, class_known=class_known, truth=truth, complete=not sample, options=options)
     result.details.update(population.details)
     return Audit(published, ThreatModel(), None, None, table, membership=result)
 

@@ -143,7 +143,8 @@ def _train_for_audit(
     "--sample",
     is_flag=True,
     help="The table is a sample of the training rows (or holds others too), on purpose: audit it anyway, the published "
-    "counts read as bounds (without it, a table of another size than the model's training data is refused).",
+    "counts read as bounds (without it, a table of another size than the model's training data is refused); with "
+    "--membership: the population holds only some of the training records.",
 )
 @click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
 @click.option(
@@ -317,7 +318,7 @@ def audit_command(
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
-    command_options(class_attribute="--class", sample="--sample", id_column="--id-column")
+    command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column")
     check_outputs(out, record_out)
     _distinct(out, record_out, report_out, inputs=(tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids))
     from ppdm.attacks.target import parse_target
@@ -326,7 +327,7 @@ def audit_command(
     frontier = _load_frontier(frontier_file)
     finish = _Finish(record_out, frontier, chosen, frontier_file)
     if membership or population is not None:
-        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column}
+        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample}
         _membership_command(
             membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit,
             quiet, out, finish,
