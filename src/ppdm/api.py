@@ -23,6 +23,7 @@ import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -469,7 +470,7 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
         _check_training_size(published, counted, None, dropped, False)
         _check_finite(counted, published)
-        intervals = _interval_attack(published, counted, resolved)(
+        intervals = _interval_attack(published, counted, resolved, exact_progress)(
             published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
         )  # fmt: skip
         if subset is not None:
@@ -667,8 +668,9 @@ def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
     return list(dict.fromkeys([*(threat.known or ()), str(threat.sensitive), model.class_attribute, *model.split_attributes]))
 
 
-def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel) -> Callable[..., Any]:
-    """A regressor's attack: its target's intervals, or a numeric input's (the target known)."""
+def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel, progress: Callable[[Any], None] | None = None) -> Callable[..., Any]:
+    """A regressor's attack: its target's intervals (linear programmes, quick), or a numeric
+    input's (the target known; ``progress`` follows its integer programmes)."""
     from ppdm.attacks.regression import interval_attack
     from ppdm.attacks.regression_input import input_interval_attack
 
@@ -679,7 +681,7 @@ def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel) -> 
             f"a regressor's audit proves intervals of its target {model.class_attribute!r} or of one of its numeric inputs: "
             f"{threat.sensitive!r} is neither"
         )
-    return input_interval_attack
+    return partial(input_interval_attack, progress=progress)
 
 
 def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:

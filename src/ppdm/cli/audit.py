@@ -612,6 +612,8 @@ def _exact_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | 
     words = {"first dataset": "finding a dataset consistent with the model", "certainty": "settling who is certain", "bounds": "settling the other counts"}
 
     def line(p: Any) -> str:
+        if p.phase == "interval ends":  # a regressor's numeric input: one group of people after the other
+            return f"proving: each group's interval ends by integer programmes; {p.components:,} of {p.total:,} groups tried, {p.proved:,} settled; {_limit(p)}"
         parts = f" ({p.components} of {p.total} parts)" if p.total > 1 else ""
         return f"proving: {words.get(p.phase, p.phase)}{parts}; {p.proved:,} groups proved certain, {p.open:,} open; {_limit(p)}"
 
