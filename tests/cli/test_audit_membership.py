@@ -124,7 +124,9 @@ def test_a_population_missing_training_records_is_declared_with_sample(run, file
     assert "declare it incomplete (--sample)" in refused.output, refused.output
     with pytest.raises(DataError, match="complete=False"):
         ppdm.audit(str(files / "forest.json"), membership=str(tmp_path / "half.csv"))
-    result = run(*args, "--sample")
+    result = run(*args, "--sample", "--report", tmp_path / "half.html")
     assert result.exit_code == 0, result.output
     assert "wrong proofs: 0 members, 0 non-members" in result.output
+    page = (tmp_path / "half.html").read_text()  # not "N of them training records": only some are among them
+    assert "some of the " in page and "of them training records by the model" not in page
     assert ppdm.audit(str(files / "forest.json"), membership=str(tmp_path / "half.csv"), sample=True).summary()["wrong_proved_members"] == 0
