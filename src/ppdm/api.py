@@ -23,6 +23,7 @@ import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -414,7 +415,8 @@ def audit(
     TPR at 0.1 % and 1 % FPR; or the truth as the training rows' identifiers: ``member_ids`` (a
     list, or a CSV / text file of them, one per line) matched against the population's
     ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`; identifiers not among the
-    candidates are counted in ``details``). ``exact_time_limit`` bounds the membership proof after propagation
+    candidates are counted in ``details``); ``sample=True``: the population holds only some of the
+    training records (the published counts read as upper bounds). ``exact_time_limit`` bounds the membership proof after propagation
     (default 30 s), ``time_limit`` its estimate (default 60 s).
     A **regressor** (``model.is_regressor``: scikit-learn regression trees, forests and
     squared-error boosting, XGBoost ``reg:squarederror``, LightGBM ``regression``) is audited for
@@ -438,7 +440,7 @@ def audit(
                                  ("reference", reference), ("holdout", holdout)) if isinstance(v, (str, Path))}  # fmt: skip
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
-        return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit), target, sources)
+        return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit, sample), target, sources)
     if member_ids is not None or id_column is not None:
         raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
     if data is None:
@@ -468,7 +470,7 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
         _check_training_size(published, counted, None, dropped, False)
         _check_finite(counted, published)
-        intervals = _interval_attack(published, counted, resolved)(
+        intervals = _interval_attack(published, counted, resolved, exact_progress)(
             published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
         )  # fmt: skip
         if subset is not None:
@@ -580,9 +582,10 @@ def _read_ids(path: str | Path, id_column: str) -> Any:
 
 def _membership_audit(
     model: Any, data: Any, population: _Population, class_known: bool | None, class_attribute: str | None,
-    proof_seconds: float | None, estimate_seconds: float | None,
+    proof_seconds: float | None, estimate_seconds: float | None, sample: bool = False,
 ) -> Audit:
-    """The membership audit of ``population`` (see :func:`audit`)."""
+    """The membership audit of ``population`` (see :func:`audit`; ``sample``: it holds some of the
+    training records only, the published counts then upper bounds)."""
     from dataclasses import replace
 
     from ppdm.attacks.membership import MembershipOptions, membership_attack
@@ -598,7 +601,7 @@ def _membership_audit(
     if estimate_seconds is not None:
         options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
     audited = table if isinstance(truth, str) else candidates  # a truth column is read by name; identifiers are not the attacker's
-    result = membership_attack(published, audited, class_known=class_known, truth=truth, options=options)
+    result = membership_attack(published, audited, class_known=class_known, truth=truth, complete=not sample, options=options)
     result.details.update(population.details)
     return Audit(published, ThreatModel(), None, None, table, membership=result)
 
@@ -665,8 +668,9 @@ def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
     return list(dict.fromkeys([*(threat.known or ()), str(threat.sensitive), model.class_attribute, *model.split_attributes]))
 
 
-def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel) -> Callable[..., Any]:
-    """A regressor's attack: its target's intervals, or a numeric input's (the target known)."""
+def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel, progress: Callable[[Any], None] | None = None) -> Callable[..., Any]:
+    """A regressor's attack: its target's intervals (linear programmes, quick), or a numeric
+    input's (the target known; ``progress`` follows its integer programmes)."""
     from ppdm.attacks.regression import interval_attack
     from ppdm.attacks.regression_input import input_interval_attack
 
@@ -677,7 +681,7 @@ def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel) -> 
             f"a regressor's audit proves intervals of its target {model.class_attribute!r} or of one of its numeric inputs: "
             f"{threat.sensitive!r} is neither"
         )
-    return input_interval_attack
+    return partial(input_interval_attack, progress=progress)
 
 
 def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:

@@ -148,3 +148,29 @@ def test_the_reported_attacker_holds_every_proved_certainty(depth):
     assert proved.any() and not (proved & ~certain).any()
     assert both.estimate.summary()["certain_wrong"] == 0
     assert both.estimate.summary()["attacker_accuracy"] >= alone.estimate.summary()["attacker_accuracy"] - 1e-12
+
+
+def test_the_reported_attacker_keeps_the_estimate_s_certainties_within_the_tolerance():
+    """A maximum-entropy posterior certain within the tolerance (1 - 7e-10, the rest spread over
+    values it cannot rule out exactly) stays certain once a simpler attacker is restricted to its
+    possible values: the reported attacker, its "certain guesses" and the target's count agree
+    (a random table once printed 2 certain guesses beside "not met (certain 3)")."""
+    rng = np.random.default_rng(0)
+    n = 800
+    data = pd.DataFrame({
+        "age": rng.integers(18, 80, n), "income": rng.normal(50, 15, n).round(1), "colour": rng.choice(["red", "grün", "blue"], n),
+        "city": rng.choice(["São Paulo", "Zürich", "New York", "Ōsaka"], n), "flag": rng.choice(["yes", "no"], n),
+    })  # fmt: skip
+    data["secret"] = rng.choice(list("ABCDEFG"), n)
+    data["bin"] = np.where(rng.random(n) < 0.3 + 0.4 * (data["age"] > 50), "pos", "neg")
+    odd = (data["income"] > 55) ^ (data["colour"] == "red") ^ data["secret"].isin(["A", "B"]) ^ (data["bin"] == "pos")
+    data["y"] = np.where(odd, "hi", "lo")
+    X = data.drop(columns="y")
+    tree = ppdm.from_estimator(DecisionTreeClassifier(min_samples_leaf=3, max_depth=7, random_state=0).fit(pd.get_dummies(X), data["y"]), X, data["y"])
+    threat = ppdm.ThreatModel(sensitive="secret", preset="insider")
+    alone = ppdm.attacks.maxent.maxent_attack(tree, data, threat)
+    est = ppdm.audit(tree, data, threat).estimate
+    certain = est.certain_groups[est.groups.group_of_record] & est.targets
+    assert est.attack != "maxent" and alone.exposed_right().sum() == 3
+    assert not (alone.exposed_right() & ~certain).any()
+    assert certain.sum() == est.exposed_right().sum() == est.summary()["certain_records"]

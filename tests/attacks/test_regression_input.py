@@ -129,6 +129,17 @@ def test_integer_programmes_equal_brute_force_and_propagation_holds_it(family, s
     assert (sound["lower"] <= low).all() and (sound["upper"] >= high).all()
 
 
+def test_the_integer_programmes_report_their_progress():
+    """One report per group tried (what ppdm audit --progress prints): the programmes take minutes
+    on a few hundred people, which once passed without a line."""
+    table = _tiny(0, n=12)
+    model = ppdm.from_estimator(DecisionTreeRegressor(max_depth=3, random_state=0).fit(table[["s", "a"]], table["y"]), table, class_attribute="y")
+    reports: list = []
+    audit = ppdm.audit(model, table, ppdm.ThreatModel(sensitive="s", known=("a", "y")), exact=True, exact_progress=reports.append)
+    assert reports and {r.phase for r in reports} == {"interval ends"}
+    assert [r.components for r in reports] == list(range(reports[0].total)) and reports[0].total == audit.intervals.details["exact_open"]
+
+
 def test_a_person_alone_in_a_leaf_is_pinned_to_its_cells():
     # record 0 is the only one with s above 60; its target (90) is nobody else's
     table = pd.DataFrame({

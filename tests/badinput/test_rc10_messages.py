@@ -51,7 +51,7 @@ def test_a_200_kb_name_in_a_threat_file_is_a_short_line(world, tmp_path):
 
 @pytest.mark.parametrize(
     "command, option",
-    [("audit", "--class"), ("attack", "--sensitive"), ("defend", "--class-attribute")],
+    [("audit", "--class"), ("attack", "--class"), ("defend", "--class-attribute")],
 )
 def test_an_ambiguous_class_column_names_the_commands_own_option(world, refuse, needs, tmp_path, command, option):
     frame = pd.read_csv(world.train)

@@ -170,3 +170,14 @@ def test_bytes_that_are_not_text_are_refused(world, refuse, tmp_path, reader):
     for target in (path, tmp_path / "binary.yaml"):
         target.write_bytes(b"sensitive: \xff\xfe\x00\x81 class\n" * 3)
     refuse(fill(args, world, tmp_path, path), "binary", "not")
+
+
+@pytest.mark.parametrize("reader", [r[0] for r in READERS if r[2] == "CSV"])
+def test_a_json_document_given_for_a_csv_table_is_named(world, refuse, tmp_path, reader):
+    """A model or result file passed where a table goes (--data model.json) is refused as JSON,
+    naming the file (it was parsed as a one-column CSV: "the table has 303 records", "class_attribute
+    names unknown column(s) 'y' (the columns are: {)" or a tokenizer's error)."""
+    args = next(c[1] for c in READERS if c[0] == reader)
+    path = tmp_path / "model.json"
+    path.write_text('{\n "format": "ppdm-tree",\n "version": 1,\n "nodes": [1, 2, 3]\n}\n')
+    refuse(fill(args, world, tmp_path, path), "model.json: a JSON document (ppdm-tree), not a CSV table")

@@ -228,3 +228,11 @@ def test_a_pickle_is_never_read(world, refuse, tmp_path):
     path = tmp_path / "model.pkl"
     path.write_bytes(pickle.dumps({"a": 1}))
     refuse(["audit", "--model", path, "--data", world.data, "-q"], "model.pkl", "never pickles")
+
+
+def test_the_pickle_refusal_names_every_format_read(world, refuse, tmp_path):
+    """A pickle is refused naming what is read instead, skops files among them (it named JSON and
+    LightGBM text only, though skops is how the README saves a scikit-learn pipeline)."""
+    path = tmp_path / "model.pkl"
+    path.write_bytes(b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x08builtins\x94.")
+    refuse(["audit", "--model", path, "--data", world.data, "-q"], "model.pkl", "skops files, never pickles")

@@ -74,6 +74,21 @@ def test_attack_on_library_files_with_the_training_table(run, folder, model, tmp
     assert summary["certain_wrong"] == 0 and summary["exposed_records"] > 0
 
 
+@pytest.mark.parametrize("model", ["model.xgb.json", "model.lgb.txt"])
+def test_a_library_file_s_sensitive_input_is_not_taken_for_its_class(run, folder, model, tmp_path):
+    """--sensitive names the secret, which may be an input: the class is --class or found in the
+    table (the secret once stood for the class, and the counts of 'health' did not match)."""
+    out = tmp_path / "r.json"
+    result = run("attack", "--model", folder / model, "--data", folder / "binary.csv", "--sensitive", "health", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "homogeneity attack on 'health'" in result.output
+    assert json.loads(out.read_text())["summary"]["certain_wrong"] == 0
+    named = run("attack", "--model", folder / model, "--data", folder / "binary.csv", "--sensitive", "health", "--class", "verdict")
+    assert named.exit_code == 0, named.output
+    wrong = run("attack", "--model", folder / model, "--data", folder / "binary.csv", "--class", "nowhere")
+    assert wrong.exit_code == 2 and "'nowhere' is not a column" in wrong.output
+
+
 def test_homogeneity_on_a_sensitive_input(run, folder, tmp_path):
     out = tmp_path / "r.json"
     result = run("attack", "--model", folder / "forest.json", "--data", folder / "train.csv", "--sensitive", "parents", "--out", out)

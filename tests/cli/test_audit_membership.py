@@ -109,3 +109,24 @@ def test_cli_audits_a_rule_sets_membership(run, files, tmp_path):
     (tmp_path / "rounded.json").write_text(json.dumps(rounded))
     bad = run("audit", "--membership", "--model", tmp_path / "rounded.json", "--population", files / "candidates.csv")
     assert bad.exit_code == 2 and "rules[0]" in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def test_a_population_missing_training_records_is_declared_with_sample(run, files, tmp_path):
+    """The refusal of a population without every training record names what declares it
+    (--sample on the command line, complete=False in Python), and --sample audits it with the
+    counts as upper bounds (the line once said "declare it incomplete", which no option did)."""
+    candidates = pd.read_csv(files / "candidates.csv")
+    members = candidates.index[candidates["member"]]
+    candidates.drop(index=members[: len(members) // 2]).to_csv(tmp_path / "half.csv", index=False)
+    args = ["audit", "--membership", "--model", files / "forest.json", "--population", tmp_path / "half.csv"]
+    refused = run(*args)
+    assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
+    assert "declare it incomplete (--sample)" in refused.output, refused.output
+    with pytest.raises(DataError, match="complete=False"):
+        ppdm.audit(str(files / "forest.json"), membership=str(tmp_path / "half.csv"))
+    result = run(*args, "--sample", "--report", tmp_path / "half.html")
+    assert result.exit_code == 0, result.output
+    assert "wrong proofs: 0 members, 0 non-members" in result.output
+    page = (tmp_path / "half.html").read_text()  # not "N of them training records": only some are among them
+    assert "some of the " in page and "of them training records by the model" not in page
+    assert ppdm.audit(str(files / "forest.json"), membership=str(tmp_path / "half.csv"), sample=True).summary()["wrong_proved_members"] == 0

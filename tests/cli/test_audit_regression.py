@@ -58,3 +58,14 @@ def test_a_numeric_input_as_the_secret_end_to_end(run, files):
     drawn = run("report", out, "--out", again)
     assert drawn.exit_code == 0, drawn.output
     assert f"{saved['summary']['pinned']:,} of 500 people pinned" in again.read_text()
+
+
+def test_the_exact_audit_of_a_numeric_input_shows_its_progress(run, files):
+    """--exact on a numeric input runs integer programmes for minutes: --progress shows them (it
+    once printed nothing until the end)."""
+    result = run(
+        "audit", "--model", files / "model.json", "--data", files / "train.csv", "--sensitive", "age", "--preset", "insider",
+        "--exact", "--exact-time-limit", "2", "--progress",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "proving: each group's interval ends by integer programmes; 0 of " in result.stderr

@@ -126,7 +126,7 @@ class MembershipResult:
             out["baseline_member_share"] = float(self.truth.mean())
             out["wrong_proved_members"] = int(((self.state == 1) & ~self.truth).sum())
             out["wrong_proved_non_members"] = int(((self.state == 0) & self.truth).sum())
-        out.update({k: v for k, v in self.details.items() if k in ("threat", "trees_used", "note", "seconds", "proof_settled", "max_violation")})
+        out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "trees_used", "note", "seconds", "proof_settled", "max_violation")})
         return out
 
     def lines(self) -> list[str]:
@@ -311,6 +311,7 @@ def _details(
         words += f"; boosting rounds used: {', '.join(map(str, sorted(rows.cells_per_tree))) if used <= 10 else f'{used} rounds'}"
     details: dict[str, Any] = {
         "threat": f"the attacker knows {knows} of each candidate, a population {whole}",
+        "complete": complete,
         "trees_used": words,
         "seconds": seconds,
         "proof_seconds": proof.seconds,

@@ -42,7 +42,8 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
     the other attacker's posterior restricted to the values the estimate leaves possible (never
     less accurate than the other attacker on anyone when the estimate's zeros are sound: an
     exact or pooled maximum-entropy posterior, possible values; not a sampled one). Either way a
-    value the estimate rules out stays out, so its proved certainties are kept. Grouped by both
+    value the estimate rules out stays out, and a group it is certain of (within the tolerance)
+    keeps its one value, so its certainties are kept. Grouped by both
     attackers' groups."""
     g_est, g_other = estimate.groups.group_of_record, other.groups.group_of_record
     pair = g_est.astype(np.int64) * other.groups.n_groups + g_other
@@ -55,6 +56,7 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
         joined[:, prior <= 0] = p_est[:, prior <= 0]
     else:
         joined = p_other * (p_est > 0)
+    joined = joined * _possible(p_est, estimate.certain_groups[g_est[first]])
     mass = joined.sum(axis=1, keepdims=True)
     posterior = np.where(mass > 0, joined / np.where(mass > 0, mass, 1.0), p_est)
     table = estimate.groups.table.iloc[g_est[first]].reset_index(drop=True)
@@ -77,6 +79,14 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
     if estimate.leaf_pairs is not None:
         out.leaf_pairs = _pairs_of(estimate.leaf_pairs, g_est[first])
     return out
+
+
+def _possible(posterior: np.ndarray, certain: np.ndarray) -> np.ndarray:
+    """The values ``posterior`` leaves possible: its guess alone in the ``certain`` groups (certain
+    within the tolerance of :func:`~ppdm.metrics.baseline.is_certain`, the rest numerically tiny
+    but not zero), every value of positive probability elsewhere."""
+    guess = posterior == posterior.max(axis=1, keepdims=True)
+    return np.where(certain[:, None], guess, posterior > 0)
 
 
 def _joined_texts(ours: Sequence[str], theirs: Sequence[str], g_ours: np.ndarray, g_theirs: np.ndarray) -> list[str]:

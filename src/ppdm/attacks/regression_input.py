@@ -26,7 +26,7 @@ each group can take:
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,6 +38,7 @@ from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.exact.input_bounds import InputBounds, possible_blocks
 from ppdm.exact.input_rows import InputRows, input_rows
+from ppdm.exact.options import SearchProgress
 from ppdm.exact.target_rows import as_forest
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.rows.problem import LinearBlock
@@ -70,13 +71,15 @@ def input_interval_attack(
     time_limit: float | None = None,
     exact_time_limit: float | None = None,
     row_ids: np.ndarray | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
 ) -> IntervalResult:
     """Each person's proved interval of the regressor's input ``threat.sensitive`` (module docstring).
 
     ``domain``: the prior's ``(lo, hi)`` of the input (default: the column's range in ``table``);
     ``exact``: settle each interval's ends by integer programmes within ``exact_time_limit``
     seconds (default :data:`~ppdm.attacks.regression.LP_SECONDS`); ``time_limit``: seconds for
-    the maximum-entropy estimate (default :data:`ESTIMATE_SECONDS`).
+    the maximum-entropy estimate (default :data:`ESTIMATE_SECONDS`); ``progress``: called as the
+    integer programmes settle the groups (:func:`~ppdm.exact.input_bounds.possible_blocks`).
     """
     start = time.monotonic()
     sensitive = str(threat.sensitive)
@@ -94,7 +97,7 @@ def input_interval_attack(
     _check_truth(rows)
     seconds = LP_SECONDS if exact_time_limit is None else exact_time_limit
     order = _narrowest_first(rows, possible_blocks(rows)) if exact else None
-    bounds = possible_blocks(rows, exact=exact, time_limit=seconds, groups=order)
+    bounds = possible_blocks(rows, exact=exact, time_limit=seconds, groups=order, progress=progress)
     lower_g, upper_g = _group_intervals(rows, bounds)
     record_group = rows.groups.group_of_record
     lower, upper = lower_g[record_group], upper_g[record_group]

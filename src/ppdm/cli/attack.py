@@ -110,6 +110,12 @@ def _print_result(result: AttackResult, top: int) -> None:
     help="The sensitive attribute (default: the model's class); an input is read through each person's possible values (homogeneity).",
 )
 @click.option(
+    "--class",
+    "class_attribute",
+    help="With an XGBoost, LightGBM or skops --model: the class column of --data (default: the one column "
+    "outside the model's inputs holding its classes).",
+)
+@click.option(
     "--attack",
     "kind",
     type=click.Choice(ATTACKS),
@@ -152,6 +158,7 @@ def attack_command(
     data: Path | None,
     dataset: str | None,
     sensitive: str | None,
+    class_attribute: str | None,
     kind: str,
     quasi_identifiers: str | None,
     known: Path | None,
@@ -160,7 +167,7 @@ def attack_command(
     out: Path | None,
 ) -> None:
     """Attack a published tree or forest with the attacker's table (paper 003) and summarise who is exposed."""
-    command_options(class_attribute="--sensitive")
+    command_options(class_attribute="--class")
     check_outputs(out)
     from ppdm.attacks import (
         background_knowledge_attack,
@@ -172,7 +179,8 @@ def attack_command(
     from ppdm.tree.model_files import load_model
 
     table = _attacker_table(dataset, data)
-    tree = load_model(tree_file, table, class_attribute=sensitive)
+    # the sensitive column may be an input, so it never names the class
+    tree = load_model(tree_file, table, class_attribute=class_attribute)
     qis = _split_list(quasi_identifiers, "--quasi-identifiers")
     # the attacker knows the listed columns, else the model's attributes in the table
     threat = ThreatModel(sensitive=sensitive, known=None if qis is None else tuple(qis), quasi_identifiers=tuple(tree.attributes))

@@ -143,7 +143,8 @@ def _train_for_audit(
     "--sample",
     is_flag=True,
     help="The table is a sample of the training rows (or holds others too), on purpose: audit it anyway, the published "
-    "counts read as bounds (without it, a table of another size than the model's training data is refused).",
+    "counts read as bounds (without it, a table of another size than the model's training data is refused); with "
+    "--membership: the population holds only some of the training records.",
 )
 @click.option("--no-label", is_flag=True, help="Ignore the label constraints.")
 @click.option(
@@ -317,7 +318,7 @@ def audit_command(
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
-    command_options(class_attribute="--class", sample="--sample", id_column="--id-column")
+    command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column")
     check_outputs(out, record_out)
     _distinct(out, record_out, report_out, inputs=(tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids))
     from ppdm.attacks.target import parse_target
@@ -326,7 +327,7 @@ def audit_command(
     frontier = _load_frontier(frontier_file)
     finish = _Finish(record_out, frontier, chosen, frontier_file)
     if membership or population is not None:
-        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column}
+        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample}
         _membership_command(
             membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit,
             quiet, out, finish,
@@ -611,6 +612,8 @@ def _exact_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | 
     words = {"first dataset": "finding a dataset consistent with the model", "certainty": "settling who is certain", "bounds": "settling the other counts"}
 
     def line(p: Any) -> str:
+        if p.phase == "interval ends":  # a regressor's numeric input: one group of people after the other
+            return f"proving: each group's interval ends by integer programmes; {p.components:,} of {p.total:,} groups tried, {p.proved:,} settled; {_limit(p)}"
         parts = f" ({p.components} of {p.total} parts)" if p.total > 1 else ""
         return f"proving: {words.get(p.phase, p.phase)}{parts}; {p.proved:,} groups proved certain, {p.open:,} open; {_limit(p)}"
 

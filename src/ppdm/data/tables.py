@@ -95,6 +95,7 @@ def load_csv(
     path = regular_file(path, "CSV", DataError)
     if path.stat().st_size == 0:
         raise DataError(f"{path} is empty: it has no data rows")
+    _refuse_json(path)
     if sep is not None and (not isinstance(sep, str) or not sep or sep in ("\n", "\r", '"')):
         raise DataError(f"{path}: {sep!r} cannot separate fields (give a character such as ',' or ';')")
     na_values = [na_values] if isinstance(na_values, str) else list(na_values) if isinstance(na_values, Iterable) else na_values
@@ -135,6 +136,24 @@ def load_csv(
         columns, columns, quasi_identifiers, sensitive, class_attribute, str(path)
     )
     return frame, roles
+
+
+def _refuse_json(path: Path) -> None:
+    """Refuse a JSON document (a model, an audit, a frontier) given where a table goes: its lines
+    would read as a one-column table. Only a file whose first character is ``{`` is parsed."""
+    import json
+
+    with path.open("rb") as handle:
+        head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"{"):
+        return
+    try:
+        content = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (ValueError, UnicodeDecodeError):
+        return
+    if isinstance(content, dict):
+        kind = f" ({content['format']})" if isinstance(content.get("format"), str) else ""
+        raise DataError(f"{path}: a JSON document{kind}, not a CSV table")
 
 
 def _check_separator(path: Path, sep: str, columns: list[str]) -> None:

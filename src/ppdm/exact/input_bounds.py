@@ -31,6 +31,7 @@ dataset:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.exact.input_rows import InputRows
+from ppdm.exact.options import SearchProgress
 from ppdm.exact.target_bounds import PropagationOptions, propagate
 
 #: How far (in records) a coefficient test may miss: float noise of the published values.
@@ -64,10 +66,12 @@ class InputBounds:
 
 def possible_blocks(
     rows: InputRows, *, exact: bool = False, time_limit: float | None = None, groups: np.ndarray | None = None,
-    propagation: PropagationOptions | None = None, max_passes: int = 20,
+    propagation: PropagationOptions | None = None, max_passes: int = 20, progress: Callable[[SearchProgress], None] | None = None,
 ) -> InputBounds:  # fmt: skip
     """The blocks each group can take (module docstring). ``groups``: the groups whose ends the
-    integer programmes settle, in that order (default: every group); ``time_limit``: their seconds."""
+    integer programmes settle, in that order (default: every group); ``time_limit``: their seconds;
+    ``progress``: called after each group's programmes (phase ``"interval ends"``, the groups done
+    of all, those settled and those left)."""
     start = time.monotonic()
     lo, hi = rows.box()
     options = PropagationOptions(integer=True) if propagation is None else propagation
@@ -88,7 +92,7 @@ def possible_blocks(
     solved = np.zeros(rows.groups.n_groups, dtype=bool)
     programmes = 0
     if exact:
-        programmes = _integer_ends(rows, lo, hi, seen, solved, groups, time_limit)
+        programmes = _integer_ends(rows, lo, hi, seen, solved, groups, time_limit, progress)
     return InputBounds(hi, seen, solved, passes, programmes, time.monotonic() - start)
 
 
@@ -133,7 +137,7 @@ COUNT_ROOM = 1e-6
 
 def _integer_ends(
     rows: InputRows, lo: np.ndarray, hi: np.ndarray, seen: np.ndarray, solved: np.ndarray, groups: np.ndarray | None,
-    time_limit: float | None,
+    time_limit: float | None, progress: Callable[[SearchProgress], None] | None = None,
 ) -> int:  # fmt: skip
     """Step 3: settle each group's lowest and highest possible blocks by integer programmes;
     updates ``hi`` (0 where proved impossible), ``seen`` and ``solved`` in place."""
@@ -152,7 +156,10 @@ def _integer_ends(
     by_group = np.argsort(rows.var_group, kind="stable")
     starts = np.searchsorted(rows.var_group[by_group], np.arange(rows.groups.n_groups + 1))
     programmes = 0
-    for g in order:
+    for done_groups, g in enumerate(order):
+        if progress is not None:
+            settled = int(solved[order[:done_groups]].sum())
+            progress(SearchProgress("interval ends", done_groups, len(order), settled, len(order) - done_groups, time.monotonic() - begin, time_limit))
         members = by_group[starts[g] : starts[g + 1]]
         done = True
         for key, descending in ((rows.first_cell, False), (rows.last_cell, True)):

@@ -49,7 +49,8 @@ def audited_facts(
         facts.extend(threat_facts(attacks[0]))
     if membership is not None:
         s = membership["summary"]
-        facts.append({"label": "candidates", "text": f"{s['candidates']:,} people, {s['published_members']:,} of them training records by the model's counts"})
+        among = f"{s['published_members']:,} of them" if s.get("complete", True) else f"some of the {s['published_members']:,}"
+        facts.append({"label": "candidates", "text": f"{s['candidates']:,} people, {among} training records by the model's counts"})
         facts.append({"label": "question", "text": f"was each candidate in the training set? ({s.get('threat', 'the attacker holds each candidate’s record')})"})
         if s.get("trees_used"):
             facts.append({"label": "counts read" if published else "trees read", "text": str(s["trees_used"])})

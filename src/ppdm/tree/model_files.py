@@ -115,7 +115,7 @@ def _read(p: Path) -> tuple[str, Any]:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise TreeFormatError(f"{p}: not a text file (ppdm reads JSON models and LightGBM text models, never pickles)") from None
+        raise TreeFormatError(f"{p}: not a text file (ppdm reads JSON models, LightGBM text models and skops files, never pickles)") from None
     if text.startswith(("tree\n", "tree\r\n")):
         return "lightgbm-text", text.replace("\r\n", "\n")
     try:

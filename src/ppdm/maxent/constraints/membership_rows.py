@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ppdm.errors import DataError
+from ppdm.errors import DataError, advising
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -156,9 +156,9 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             removed = round(float(getattr(tree, "removed_records", 0.0) or 0.0))
             if complete and (count > reach + WHOLE).any():
                 at = int(np.argmax(count - reach))
-                raise DataError(
+                raise incomplete_population(
                     f"tree {t} leaf {cell_code[at][0]} counts {count[at]:g} training records{_cell_words(cell_code[at][1], model)} but only "
-                    f"{reach[at]} candidates reach it: the population does not hold every training record (declare it incomplete)"
+                    f"{reach[at]} candidates reach it"
                 )
             used = (reach > 0) | published
             lo = np.round(count) if complete else np.zeros(len(count))
@@ -171,9 +171,9 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             drawn = int((m > 0).sum())
             if complete and (least > reach).any():
                 at = int(np.argmax(least - reach))
-                raise DataError(
+                raise incomplete_population(
                     f"tree {t} leaf {cell_code[at][0]} holds at least {least[at]:g} drawn training records{_cell_words(cell_code[at][1], model)} "
-                    f"but only {reach[at]} candidates reach it: the population does not hold every training record (declare it incomplete)"
+                    f"but only {reach[at]} candidates reach it"
                 )
             lo = least.astype(float) if complete else np.zeros(len(W))
             hi = np.minimum(W + (n - drawn), reach).astype(float)
@@ -266,6 +266,16 @@ def _class_codes(model: Tree | Forest, population: pd.DataFrame) -> np.ndarray:
             f"column {klass!r}, row {population.index[bad[0]]!r}: value {values[bad[0]]!r} is none of the model's classes {list(model.classes)!r}"
         )
     return codes
+
+
+def incomplete_population(what: str) -> DataError:
+    """A published count more than the candidates can hold: the population lacks training records,
+    which ``complete=False`` declares (the counts then read as upper bounds)."""
+    return advising(
+        DataError(f"{what}: the population does not hold every training record (declare it incomplete: complete=False)"),
+        "declare it incomplete: complete=False", "complete", "declare it incomplete",
+    )
+
 
 
 def _cell_words(code: int, model: Tree | Forest) -> str:

@@ -25,7 +25,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.errors import DataError
-from ppdm.maxent.constraints.membership_rows import MembershipRows
+from ppdm.maxent.constraints.membership_rows import MembershipRows, incomplete_population
 from ppdm.rules.ruleset import RuleSet
 
 __all__ = ["RULE_CELL", "ANTECEDENT_CELL", "rule_columns", "rule_membership_rows"]
@@ -68,9 +68,9 @@ def rule_membership_rows(rules: RuleSet, population: pd.DataFrame, complete: boo
             cell_of.append(cell)
             low, high = bounds
             if complete and low > hits.sum():
-                raise DataError(
+                raise incomplete_population(
                     f"rules[{i}] ({rule.describe(rules.sensitive)}) counts at least {low:g} training records but only {int(hits.sum())} "
-                    "candidates match it: the population does not hold every training record (declare it incomplete)"
+                    "candidates match it"
                 )
             lo.append(low if complete else 0.0)
             hi.append(high)
