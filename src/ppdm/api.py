@@ -729,15 +729,16 @@ def _baselines(
 ) -> tuple[AttackResult, AttackResult | None]:
     """The attacker the audit reports (:func:`~ppdm.attacks.portfolio.strongest_attacker`: the
     strongest of the model's estimate, the estimates with less knowledge (``coarser``), the
-    likelihood rules and, with ``reference``, the model-free attacker fitted on it), with the
+    likelihood rules, the prior's majority guess and, with ``reference``, the model-free attacker fitted on it), with the
     control on ``holdout`` when given; and the model-free attacker's result."""
-    from ppdm.attacks.likelihood import art_white_box_rule, likelihood_attacks
+    from ppdm.attacks.likelihood import art_white_box_rule, likelihood_attacks, prior_rule
     from ppdm.attacks.portfolio import strongest_attacker
     from ppdm.attacks.reference import control_summary, fit_imputation, model_outputs
 
     others, shown = [], []
     if result.true_codes is not None:
-        others = [*(coarser or []), *likelihood_attacks(model, table, threat, result.values)]
+        prior = prior_rule(table, threat, result.values)  # the baseline itself, whatever is known
+        others = [*(coarser or []), *likelihood_attacks(model, table, threat, result.values), *([prior] if prior is not None else [])]
         art = art_white_box_rule(model, table, threat, result.values)
         shown = [art] if art is not None else []
     imputed, rule = None, None
