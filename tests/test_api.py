@@ -249,3 +249,23 @@ def test_a_boosted_model_s_leaves_show_their_values_not_placeholder_labels(nurse
     riskiest = [line for line in str(audit).splitlines() if "→" in line]
     assert riskiest and all(len(line.split(" record")[-1]) <= 140 for line in riskiest)  # a forest's provenance is cut
     assert any("more trees)" in line for line in riskiest)
+
+
+def test_a_table_with_integer_column_names_is_read_by_their_text(nursery):
+    """A frame built from an array names its columns 0, 1, 2...: ppdm names columns by text, so
+    they are read as "0", "1", "2" (the import traced no feature, and the insider preset's own
+    columns were refused as "not a list of column names")."""
+    table = nursery.set_axis([*range(len(FEATURES)), "class"], axis=1)
+    X = pd.get_dummies(table[list(range(len(FEATURES)))].rename(columns=str))
+    est = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, table["class"])
+    model = ppdm.from_estimator(est, table)
+    assert set(model.split_attributes) <= {str(i) for i in range(len(FEATURES))}
+    insider = ppdm.audit(est, table, ppdm.ThreatModel(sensitive="0", preset="insider"))
+    assert insider.estimate.summary()["certain_wrong"] == 0
+    assert ppdm.audit(model, table, ppdm.ThreatModel(sensitive="0", known=["1", "7"])).threat.known == ("1", "7")
+    with pytest.raises(PpdmError, match=r"known=\['1', '7'\]"):
+        ppdm.ThreatModel(sensitive="0", known=[1, 7])
+    with pytest.raises(PpdmError, match="two columns named '1'"):
+        ppdm.audit(model, table.set_axis(["1", *range(1, len(FEATURES)), "class"], axis=1), {"sensitive": "1"})
+    searched = ppdm.defend(est, table, ppdm.ThreatModel(sensitive="0", known=["1"], class_known=True), "certain=0", families=["retrain"], progress=False)
+    assert searched.frontier["status"].eq("audited").any()

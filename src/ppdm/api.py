@@ -36,7 +36,7 @@ from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
-from ppdm.data.roles import check_varies, plain_value
+from ppdm.data.roles import check_varies, plain_value, text_columns
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.rules.ruleset import RuleSet
@@ -620,7 +620,9 @@ def _as_table(data: Any) -> Any:
         from ppdm.data.datasets import load_csv
 
         return load_csv(data)[0]
-    if isinstance(data, pd.DataFrame) or is_dask(data):
+    if isinstance(data, pd.DataFrame):
+        return text_columns(data)
+    if is_dask(data):
         return data
     raise DataError(f"data must be the training table (a pandas DataFrame or a CSV path), got {type(data).__name__}")
 

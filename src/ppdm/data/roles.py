@@ -99,6 +99,22 @@ def check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
         raise DataError(f"unknown column {', '.join(map(repr, missing))} (the table has: {known})")
 
 
+def text_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its column names as text. Columns are named by text throughout (a CSV's
+    header, a threat model's ``known``, a model's split attributes), so a table whose names are
+    numbers (a frame built from an array: 0, 1, 2) is read as naming them "0", "1", "2"; two names
+    with the same text (``1`` and ``"1"``) are refused, naming it. ``frame`` itself when every
+    name is text already."""
+    names = list(frame.columns)
+    if all(isinstance(c, str) for c in names):
+        return frame
+    text = [str(c) for c in names]
+    twice = next((t for t in text if text.count(t) > 1), None)
+    if twice is not None:
+        raise DataError(f"the table has two columns named {twice!r} once their names are read as text: rename one")
+    return frame.set_axis(text, axis=1)
+
+
 def check_varies(frame: pd.DataFrame, column: str, role: str, consequence: str) -> None:
     """Raise :class:`DataError` when ``column`` (the ``role`` column: "sensitive", "class") holds
     fewer than two values: ``consequence`` says why that leaves nothing to do."""

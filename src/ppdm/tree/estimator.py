@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from ppdm.data.roles import text_columns
 from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -58,6 +59,9 @@ def from_estimator(
         return estimator
     if not isinstance(X, pd.DataFrame):
         raise ModelImportError(f"X must be the unencoded training table as a pandas DataFrame, got {type(X).__name__}")
+    X = text_columns(X)
+    if feature_names is not None:
+        feature_names = [str(name) for name in feature_names]
     if _is_pipeline(estimator):
         model, names, steps = _unpipe(estimator, feature_names)
         if isinstance(getattr(model, "tree_", None), Tree):  # a ppdm estimator reads the table's columns itself
