@@ -91,11 +91,14 @@ class Roles:
         }
 
 
-def check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Raise :class:`DataError` naming every column of ``columns`` that ``frame`` lacks."""
+def check_columns(frame: pd.DataFrame, columns: Sequence[str], table: str | None = None) -> None:
+    """Raise :class:`DataError` naming every column of ``columns`` that ``frame`` lacks (and,
+    when the caller reads more than one table, ``table``: which one, e.g. "the holdout")."""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         known = ", ".join(map(str, frame.columns))
+        if table is not None:
+            raise DataError(f"{table} lacks column {', '.join(map(repr, missing))} (it has: {known})")
         raise DataError(f"unknown column {', '.join(map(repr, missing))} (the table has: {known})")
 
 
