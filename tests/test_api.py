@@ -269,3 +269,13 @@ def test_a_table_with_integer_column_names_is_read_by_their_text(nursery):
         ppdm.audit(model, table.set_axis(["1", *range(1, len(FEATURES)), "class"], axis=1), {"sensitive": "1"})
     searched = ppdm.defend(est, table, ppdm.ThreatModel(sensitive="0", known=["1"], class_known=True), "certain=0", families=["retrain"], progress=False)
     assert searched.frontier["status"].eq("audited").any()
+
+
+def test_a_missing_value_advises_the_python_argument_and_the_command_line_its_option(tree, nursery):
+    """From Python, "(use --missing drop ...)" named an option a Python caller does not have."""
+    holey = nursery.copy()
+    holey.loc[3, "health"] = np.nan
+    with pytest.raises(PpdmError, match=r"column 'health': 1 missing value\(s\), first at row\(s\) 3") as why:
+        ppdm.audit(tree, holey, THREAT)
+    assert "missing='drop'" in str(why.value) and "--missing" not in str(why.value)
+    assert why.value.for_command_line().endswith("(use --missing drop or --missing as-value)")
