@@ -468,8 +468,10 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
         _check_training_size(published, counted, None, dropped, False)
         _check_finite(counted, published)
+        ids = counted.index.to_numpy() if pd.api.types.is_integer_dtype(counted.index) else None  # as a classifier's audit names people
         intervals = _interval_attack(published, counted, resolved)(
             published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
+            row_ids=ids,
         )  # fmt: skip
         if subset is not None:
             intervals.details["trees_audited"] = subset
