@@ -689,11 +689,17 @@ def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy
     resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
     kept, dropped = handle_missing(table, audit_columns(model, resolved), policy)
     if dropped and isinstance(model, Forest) and model.n_records == len(table):
-        raise DataError(
-            f"--missing drop would leave out {dropped:,} of the {len(table):,} training rows, but the forest's trees "
-            "count every one of them (per-row multiplicities): audit all the rows the forest was fitted on"
-        )
+        raise _refused_drop(dropped, len(table), "the forest's trees count every one of them (per-row multiplicities)")
+    if dropped and model.is_regressor and model.n_training_records == len(table):
+        raise _refused_drop(dropped, len(table), "each of the regressor's leaves sums the targets of every one of its rows")
     return kept, dropped, resolved
+
+
+def _refused_drop(dropped: int, rows: int, why: str) -> DataError:
+    """Refuse ``missing="drop"`` on a model whose published rows count every training row."""
+    python = f"missing='drop' would leave out {dropped:,} of the {rows:,} training rows"
+    error = DataError(f"{python}, but {why}: audit all the rows the model was fitted on")
+    return advising(error, python, "missing", f"--missing drop would leave out {dropped:,} of the {rows:,} training rows")
 
 
 def _counted(frame: Any, model: Model, threat: ThreatModel, policy: Missing, client: Any) -> tuple[pd.DataFrame, np.ndarray, int, ThreatModel]:
