@@ -279,3 +279,22 @@ def test_a_missing_value_advises_the_python_argument_and_the_command_line_its_op
         ppdm.audit(tree, holey, THREAT)
     assert "missing='drop'" in str(why.value) and "--missing" not in str(why.value)
     assert why.value.for_command_line().endswith("(use --missing drop or --missing as-value)")
+
+
+@pytest.mark.parametrize("make", [lambda: DecisionTreeClassifier(max_depth=4, random_state=0), lambda: RandomForestClassifier(3, max_depth=4, random_state=0)])
+def test_a_categorical_column_of_numbers_fitted_as_it_is_reads_its_values(make):
+    """scikit-learn reads a pandas categorical column of numbers (the bundled Bank Loan loader's
+    Education: 1, 2, 3) as its values, not its codes: fitted on the table as loaded, the import
+    read threshold 2.5 as a code and refused it ("sends every value one way"), or misread 1.5."""
+    rng = np.random.default_rng(0)
+    level = rng.integers(1, 4, 400)
+    table = pd.DataFrame({
+        "x": rng.normal(size=400).round(2), "level": pd.Categorical(level, categories=[1, 2, 3]), "group": pd.Categorical(rng.integers(1, 5, 400)),
+    })
+    table["y"] = np.where((level == 3) ^ (table["x"] > 1) ^ (rng.random(400) < 0.1), "yes", "no")
+    est = make().fit(table[["x", "level", "group"]], table["y"])
+    model = ppdm.from_estimator(est, table)
+    assert "level" in model.split_attributes
+    assert (np.asarray(model.predict(table)) == est.predict(table[["x", "level", "group"]])).all()
+    audit = ppdm.audit(model, table, ppdm.ThreatModel(sensitive="level", preset="insider"))
+    assert audit.estimate.summary()["certain_wrong"] == 0

@@ -74,7 +74,36 @@ def from_estimator(
     tree = getattr(estimator, "tree_", None)
     if isinstance(tree, Tree):  # a ppdm estimator
         return tree
-    return _import(estimator, X, y, class_attribute, feature_names, verify, {})
+    try:
+        return _import(estimator, X, y, class_attribute, feature_names, verify, {})
+    except ModelImportError as as_codes:
+        valued = _numbered_categories(estimator, X, feature_names)
+        if not valued:
+            raise
+        try:
+            return _import(estimator, X.astype(valued), y, class_attribute, feature_names, verify, {})
+        except ModelImportError:
+            raise as_codes from None
+
+
+def _numbered_categories(estimator: Any, X: pd.DataFrame, feature_names: Sequence[str] | None) -> dict[str, Any]:
+    """The categorical columns of numbers a bare scikit-learn estimator took by name, each with
+    the dtype of its values: fitted on the table as it is, scikit-learn reads such a column as its
+    values (1, 2, 3), not as the codes (0, 1, 2) the import reads a categorical input as by
+    default (an ``OrdinalEncoder``'s, ``Series.cat.codes``). :func:`from_estimator` reads them
+    so when the codes do not import (a threshold outside them, or rows routed otherwise)."""
+    if type(estimator).__module__.split(".")[0] != "sklearn":
+        return {}
+    names = feature_names if feature_names is not None else [str(n) for n in getattr(estimator, "feature_names_in_", [])]
+    out: dict[str, Any] = {}
+    for name in names:
+        column = X[name] if name in X.columns else None
+        if column is None or not isinstance(column.dtype, pd.CategoricalDtype):
+            continue
+        values = column.cat.categories
+        if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
+            out[name] = values.dtype if not column.isna().any() else float
+    return out
 
 
 def _import(
