@@ -325,7 +325,8 @@ def _details(
     if solution.timed_out:
         notes.append("the estimate stopped at its time limit")
     if "bootstrap" in kinds:
-        notes.append(f"bagged trees: every member was drawn by at least {rows.min_drawn} of them; their counts bound, and softly inform, who reaches each leaf")
+        drawn = f"every member was drawn by at least {rows.min_drawn} of them" if rows.min_drawn else "some members were drawn by none of them"
+        notes.append(f"bagged trees: {drawn}; their counts bound, and softly inform, who reaches each leaf")
     if notes:
         details["note"] = "; ".join(notes)
     return details
