@@ -249,3 +249,52 @@ def test_a_boosted_model_s_leaves_show_their_values_not_placeholder_labels(nurse
     riskiest = [line for line in str(audit).splitlines() if "→" in line]
     assert riskiest and all(len(line.split(" record")[-1]) <= 140 for line in riskiest)  # a forest's provenance is cut
     assert any("more trees)" in line for line in riskiest)
+
+
+def test_a_table_with_integer_column_names_is_read_by_their_text(nursery):
+    """A frame built from an array names its columns 0, 1, 2...: ppdm names columns by text, so
+    they are read as "0", "1", "2" (the import traced no feature, and the insider preset's own
+    columns were refused as "not a list of column names")."""
+    table = nursery.set_axis([*range(len(FEATURES)), "class"], axis=1)
+    X = pd.get_dummies(table[list(range(len(FEATURES)))].rename(columns=str))
+    est = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, table["class"])
+    model = ppdm.from_estimator(est, table)
+    assert set(model.split_attributes) <= {str(i) for i in range(len(FEATURES))}
+    insider = ppdm.audit(est, table, ppdm.ThreatModel(sensitive="0", preset="insider"))
+    assert insider.estimate.summary()["certain_wrong"] == 0
+    assert ppdm.audit(model, table, ppdm.ThreatModel(sensitive="0", known=["1", "7"])).threat.known == ("1", "7")
+    with pytest.raises(PpdmError, match=r"known=\['1', '7'\]"):
+        ppdm.ThreatModel(sensitive="0", known=[1, 7])
+    with pytest.raises(PpdmError, match="two columns named '1'"):
+        ppdm.audit(model, table.set_axis(["1", *range(1, len(FEATURES)), "class"], axis=1), {"sensitive": "1"})
+    searched = ppdm.defend(est, table, ppdm.ThreatModel(sensitive="0", known=["1"], class_known=True), "certain=0", families=["retrain"], progress=False)
+    assert searched.frontier["status"].eq("audited").any()
+
+
+def test_a_missing_value_advises_the_python_argument_and_the_command_line_its_option(tree, nursery):
+    """From Python, "(use --missing drop ...)" named an option a Python caller does not have."""
+    holey = nursery.copy()
+    holey.loc[3, "health"] = np.nan
+    with pytest.raises(PpdmError, match=r"column 'health': 1 missing value\(s\), first at row\(s\) 3") as why:
+        ppdm.audit(tree, holey, THREAT)
+    assert "missing='drop'" in str(why.value) and "--missing" not in str(why.value)
+    assert why.value.for_command_line().endswith("(use --missing drop or --missing as-value)")
+
+
+@pytest.mark.parametrize("make", [lambda: DecisionTreeClassifier(max_depth=4, random_state=0), lambda: RandomForestClassifier(3, max_depth=4, random_state=0)])
+def test_a_categorical_column_of_numbers_fitted_as_it_is_reads_its_values(make):
+    """scikit-learn reads a pandas categorical column of numbers (the bundled Bank Loan loader's
+    Education: 1, 2, 3) as its values, not its codes: fitted on the table as loaded, the import
+    read threshold 2.5 as a code and refused it ("sends every value one way"), or misread 1.5."""
+    rng = np.random.default_rng(0)
+    level = rng.integers(1, 4, 400)
+    table = pd.DataFrame({
+        "x": rng.normal(size=400).round(2), "level": pd.Categorical(level, categories=[1, 2, 3]), "group": pd.Categorical(rng.integers(1, 5, 400)),
+    })
+    table["y"] = np.where((level == 3) ^ (table["x"] > 1) ^ (rng.random(400) < 0.1), "yes", "no")
+    est = make().fit(table[["x", "level", "group"]], table["y"])
+    model = ppdm.from_estimator(est, table)
+    assert "level" in model.split_attributes
+    assert (np.asarray(model.predict(table)) == est.predict(table[["x", "level", "group"]])).all()
+    audit = ppdm.audit(model, table, ppdm.ThreatModel(sensitive="level", preset="insider"))
+    assert audit.estimate.summary()["certain_wrong"] == 0

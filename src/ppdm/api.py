@@ -37,7 +37,7 @@ from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
 from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
-from ppdm.data.roles import check_varies, plain_value
+from ppdm.data.roles import check_varies, plain_value, text_columns
 from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.rules.ruleset import RuleSet
@@ -470,8 +470,10 @@ def audit(
         counted, dropped, resolved = _with_missing(table, published, declared, missing)
         _check_training_size(published, counted, None, dropped, False)
         _check_finite(counted, published)
+        ids = counted.index.to_numpy() if pd.api.types.is_integer_dtype(counted.index) else None  # as a classifier's audit names people
         intervals = _interval_attack(published, counted, resolved, exact_progress)(
             published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
+            row_ids=ids,
         )  # fmt: skip
         if subset is not None:
             intervals.details["trees_audited"] = subset
@@ -623,7 +625,9 @@ def _as_table(data: Any) -> Any:
         from ppdm.data.datasets import load_csv
 
         return load_csv(data)[0]
-    if isinstance(data, pd.DataFrame) or is_dask(data):
+    if isinstance(data, pd.DataFrame):
+        return text_columns(data)
+    if is_dask(data):
         return data
     raise DataError(f"data must be the training table (a pandas DataFrame or a CSV path), got {type(data).__name__}")
 
@@ -689,11 +693,17 @@ def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy
     resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
     kept, dropped = handle_missing(table, audit_columns(model, resolved), policy)
     if dropped and isinstance(model, Forest) and model.n_records == len(table):
-        raise DataError(
-            f"--missing drop would leave out {dropped:,} of the {len(table):,} training rows, but the forest's trees "
-            "count every one of them (per-row multiplicities): audit all the rows the forest was fitted on"
-        )
+        raise _refused_drop(dropped, len(table), "the forest's trees count every one of them (per-row multiplicities)")
+    if dropped and model.is_regressor and model.n_training_records == len(table):
+        raise _refused_drop(dropped, len(table), "each of the regressor's leaves sums the targets of every one of its rows")
     return kept, dropped, resolved
+
+
+def _refused_drop(dropped: int, rows: int, why: str) -> DataError:
+    """Refuse ``missing="drop"`` on a model whose published rows count every training row."""
+    python = f"missing='drop' would leave out {dropped:,} of the {rows:,} training rows"
+    error = DataError(f"{python}, but {why}: audit all the rows the model was fitted on")
+    return advising(error, python, "missing", f"--missing drop would leave out {dropped:,} of the {rows:,} training rows")
 
 
 def _counted(frame: Any, model: Model, threat: ThreatModel, policy: Missing, client: Any) -> tuple[pd.DataFrame, np.ndarray, int, ThreatModel]:
@@ -733,15 +743,16 @@ def _baselines(
 ) -> tuple[AttackResult, AttackResult | None]:
     """The attacker the audit reports (:func:`~ppdm.attacks.portfolio.strongest_attacker`: the
     strongest of the model's estimate, the estimates with less knowledge (``coarser``), the
-    likelihood rules and, with ``reference``, the model-free attacker fitted on it), with the
+    likelihood rules, the prior's majority guess and, with ``reference``, the model-free attacker fitted on it), with the
     control on ``holdout`` when given; and the model-free attacker's result."""
-    from ppdm.attacks.likelihood import art_white_box_rule, likelihood_attacks
+    from ppdm.attacks.likelihood import art_white_box_rule, likelihood_attacks, prior_rule
     from ppdm.attacks.portfolio import strongest_attacker
     from ppdm.attacks.reference import control_summary, fit_imputation, model_outputs
 
     others, shown = [], []
     if result.true_codes is not None:
-        others = [*(coarser or []), *likelihood_attacks(model, table, threat, result.values)]
+        prior = prior_rule(table, threat, result.values)  # the baseline itself, whatever is known
+        others = [*(coarser or []), *likelihood_attacks(model, table, threat, result.values), *([prior] if prior is not None else [])]
         art = art_white_box_rule(model, table, threat, result.values)
         shown = [art] if art is not None else []
     imputed, rule = None, None

@@ -199,3 +199,17 @@ def test_every_round_of_a_hundred_is_read_exactly_on_the_full_adult_insider(adul
     assert types.rounds is not None and len(types.rounds.used) == 40
     assert (problem.violations(types.truth()) * len(table)).max() <= 1e-6
     assert np.isclose(problem.blocks[-1].b * len(table), np.rint(problem.blocks[-1].b * len(table))).all()
+
+
+def test_a_model_fitted_on_rows_it_does_not_name_is_refused_saying_so(adult_boost):
+    """Histogram boosting holds out rows for early stopping (its default above 10,000 rows):
+    the refusal said "pass the training rows the model was fitted on" to a user who had, so it
+    now says how many rows the trees count and why the model cannot say which."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    table, X, D, y = adult_boost
+    est = HistGradientBoostingClassifier(max_iter=3, early_stopping=True, validation_fraction=0.1, n_iter_no_change=50, random_state=0).fit(D, y)
+    forest = ppdm.from_estimator(est, table)
+    with pytest.raises(DataError, match=r"the trees count \d[\d,]* of them.*early stopping") as why:
+        ppdm.audit(forest, table, ThreatModel(preset="insider", sensitive=y.name))
+    assert f"{len(table):,}" in str(why.value)

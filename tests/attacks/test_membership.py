@@ -116,3 +116,15 @@ def test_class_unknown_uses_leaf_totals():
     tree = tree_from_sklearn(DecisionTreeClassifier(max_depth=1).fit(train[["a"]], train["y"]), train, ["a"], y=train["y"])
     rows = membership_rows(tree, pd.DataFrame({"a": [0.0, 0.0, 1.0, 1.0]}), class_known=False)
     assert set(rows.cell[:-1]) == {-1}
+
+
+def test_the_bagging_note_does_not_claim_a_vacuous_bound():
+    """With few bagged trees some training row is drawn by none of them: the note said "every
+    member was drawn by at least 0 of them"; it now says that some were drawn by none."""
+    rng = np.random.default_rng(3)
+    train = pd.DataFrame({"a": rng.integers(0, 4, 200).astype(float), "y": rng.choice(["n", "p"], 200)})
+    est = RandomForestClassifier(2, max_depth=2, random_state=0).fit(train[["a"]], train["y"])
+    forest = forest_from_sklearn(est, train, ["a"], y=train["y"])
+    assert min(np.sum([m > 0 for m in forest.multiplicities], axis=0)) == 0  # a row no tree drew
+    note = membership_attack(forest, train).details["note"]
+    assert "at least 0" not in note and "drawn by none of them" in note

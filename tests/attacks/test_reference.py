@@ -133,8 +133,10 @@ def test_bad_reference_and_holdout_are_one_line(adult_split, tmp_path):
     train, reference, holdout = adult_split
     tree = _tree(train, "income", max_depth=3)
     threat = ppdm.ThreatModel(sensitive="race", known=("age", "sex"))
-    with pytest.raises(DataError, match="'sex'"):
+    with pytest.raises(DataError, match="the reference sample lacks column 'sex'"):
         ppdm.audit(tree, train, threat, reference=reference.drop(columns=["sex"]))
+    with pytest.raises(DataError, match="the holdout lacks column 'race'"):  # which table, not only which column
+        ppdm.audit(tree, train, threat, holdout=holdout.drop(columns=["race"]))
     odd = holdout.assign(race="Martian")
     with pytest.raises(DataError, match="the holdout: column 'race' holds 'Martian'"):
         ppdm.audit(tree, train, threat, holdout=odd)

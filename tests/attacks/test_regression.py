@@ -104,3 +104,31 @@ def test_bad_inputs_get_one_line_errors(adult):
     clf = ppdm.from_estimator(DecisionTreeClassifier(max_depth=2).fit(rows[["age"]], rows["income"]), rows[["age"]], rows["income"])
     with pytest.raises(PpdmError, match="tolerance= and domain= belong to the audit of a regressor"):
         ppdm.audit(clf, rows, ppdm.ThreatModel(sensitive="income", known=["age"]), tolerance=1.0)
+
+
+def test_people_are_named_by_the_table_s_row_ids_as_in_a_classifier_s_audit(adult):
+    """A table with its own integer index (a customer number, or the rows left after a filter):
+    a classifier's audit names people by it, a regressor's named them by position, so its rows
+    did not join back to the table, nor to the row its missing-value errors named."""
+    table, X, D, y = regression_table(adult, "hours-per-week", 300, drop=("income",), seed=6)
+    _, model = REGRESSORS["tree"](X, D, y)
+    ids = table.set_axis(range(5000, 5000 + 3 * len(table), 3))
+    for sensitive in ("hours-per-week", "age"):  # the target, and a numeric input
+        audit = ppdm.audit(model, ids, ppdm.ThreatModel(sensitive=sensitive, preset="insider"), time_limit=10)
+        people = audit.people()
+        assert people["row"].tolist() == ids.index.tolist(), sensitive
+        assert (people["truth"].to_numpy() == ids.loc[people["row"], sensitive].to_numpy()).all()
+        narrowest = next(line for line in audit.lines() if line.startswith("  row "))
+        assert int(narrowest.split()[1].rstrip(":")) in set(ids.index)
+
+
+def test_dropping_rows_with_missing_values_is_refused_for_a_regressor(adult):
+    """A leaf's row sums the targets of every training row in it: with a row dropped no leaf
+    could be tied to the table, and the audit proved nothing, saying the tree's rows "may be a
+    subsample the model does not store". Refused, as for a forest, naming how many rows."""
+    table, X, D, y = regression_table(adult, "hours-per-week", 300, drop=("income",), seed=6)
+    _, model = REGRESSORS["tree"](X, D, y)
+    holey = table.copy()
+    holey.loc[holey.index[4], "hours-per-week"] = float("nan")
+    with pytest.raises(DataError, match="missing='drop' would leave out 1 of the 300 training rows"):
+        ppdm.audit(model, holey, ppdm.ThreatModel(sensitive="hours-per-week", preset="insider"), missing="drop")

@@ -36,3 +36,19 @@ def test_the_cli_keeps_the_preset_when_the_class_is_added(adult_train, tmp_path)
     assert "threat model 'insider'" in run.output
     advice = json.loads((tmp_path / "a.report.json").read_text())["advice"]
     assert not any("--preset insider" in line for line in advice)
+
+
+def test_the_leaves_to_prune_skip_people_a_loaded_result_names_no_leaf_for():
+    """A result file whose group reaches no leaf (a hand-edited JSON; the reader fuzz test made
+    one) made the advice call max() of nothing: the report ended in a ValueError."""
+    from ppdm.report.advice import _leaves_to_prune
+
+    attack = {
+        "name": "maxent attack on 'class'",
+        "exposure": [{"leaf": 3, "certain_right": 2}],
+        "leaf_sets": [{"leaves": [], "certain_right": 1}, {"leaves": [[0, 3]], "certain_right": 2}],
+        "summary": {"certain_right": 3},
+    }
+    assert "leaf 3 causes" in _leaves_to_prune(attack)[0]
+    attack["leaf_sets"] = attack["leaf_sets"][:1]
+    assert _leaves_to_prune(attack) == []

@@ -37,7 +37,7 @@ from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
 
-__all__ = ["applies", "art_white_box_rule", "black_box_attacks", "likelihood_attacks"]
+__all__ = ["applies", "art_white_box_rule", "black_box_attacks", "likelihood_attacks", "prior_rule"]
 
 
 def applies(model: Tree | Forest, threat: ThreatModel) -> bool:
@@ -139,6 +139,19 @@ def art_white_box_rule(model: Tree | Forest, data: pd.DataFrame, threat: ThreatM
     y = np.array([classes.index(c) if c in classes else -1 for c in label])
     trial = _every_value(data, sensitive, values)
     return _result("ART white-box rule", data, threat, values, _art_rule(model, trial, y, _prior(truth, len(values)), len(values), len(data)))
+
+
+def prior_rule(data: pd.DataFrame, threat: ThreatModel, values: tuple) -> AttackResult | None:
+    """The attacker who ignores the model: every person's posterior is the prior π, its guess the
+    majority value every summary's baseline names. Kept to the values an estimate leaves possible
+    (:func:`~ppdm.attacks.portfolio.combined_attack`) it is never below that baseline, whatever
+    the attacker knows: the rules above need every input, this one nothing. ``None`` without the
+    true values."""
+    sensitive = str(threat.sensitive)
+    truth = encode_categories(data[sensitive], values) if sensitive in data.columns else None
+    if truth is None or (truth < 0).any():
+        return None
+    return _result("prior's majority guess", data, threat, values, np.tile(_prior(truth, len(values)), (len(data), 1)))
 
 
 def _smoothed_proba(model: Tree | Forest, frame: pd.DataFrame) -> np.ndarray:

@@ -329,7 +329,8 @@ def _details(
     elif not solution.converged:
         notes.append(f"the estimate stopped after {solution.iterations:,} iterations short of its tolerance (rows off by up to {solution.max_violation:.2g} expected records)")
     if "bootstrap" in kinds:
-        notes.append(f"bagged trees: every member was drawn by at least {rows.min_drawn} of them; their counts bound, and softly inform, who reaches each leaf")
+        drawn = f"every member was drawn by at least {rows.min_drawn} of them" if rows.min_drawn else "some members were drawn by none of them"
+        notes.append(f"bagged trees: {drawn}; their counts bound, and softly inform, who reaches each leaf")
     if notes:
         details["note"] = "; ".join(notes)
     return details

@@ -124,7 +124,7 @@ def fit_imputation(
     sensitive = result.sensitive
     if not known and outputs is None:
         raise DataError("the reference baseline needs known columns: with none, the model-free attacker is the prior")
-    check_columns(reference, [*known, sensitive])
+    check_columns(reference, [*known, sensitive], "the reference sample")
     if outputs is not None:
         data = pd.concat([data[known].reset_index(drop=True), outputs[0].reset_index(drop=True)], axis=1)
         reference = pd.concat([reference.reset_index(drop=True), outputs[1].reset_index(drop=True)], axis=1)
@@ -220,7 +220,7 @@ def control_summary(result: AttackResult, holdout: pd.DataFrame, unseen: np.ndar
     Members' and non-members' accuracy, with 95 % Wilson intervals, and the membership share of
     the risk (module docstring)."""
     known = list(result.groups.quasi_identifiers)
-    check_columns(holdout, [*known, result.sensitive])
+    check_columns(holdout, [*known, result.sensitive], "the holdout")
     if result.true_codes is None:
         raise DataError("the control compares accuracies: the audited table must hold the sensitive column")
     truth = _codes(holdout[result.sensitive], result.values, "the holdout")

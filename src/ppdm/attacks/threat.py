@@ -47,6 +47,7 @@ import pandas as pd
 
 from ppdm.data.roles import Roles
 from ppdm.data.roles import check_varies as check_varies  # re-exported: the defense search reads data through attacks
+from ppdm.data.roles import text_columns as text_columns  # re-exported, likewise
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
@@ -78,6 +79,15 @@ PRESETS: dict[str, str] = {
 
 #: What the attacker may see of the model's answer about each person (``ThreatModel.outputs``).
 OUTPUTS: tuple[str, ...] = ("label", "score")
+
+
+def _as_text(argument: str, names: Sequence[object]) -> str:
+    """The hint for column names given as numbers: columns are named by text (a table's numeric
+    names are read as text, :func:`~ppdm.data.roles.text_columns`)."""
+    if not names or not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in names):
+        return ""
+    shown = [str(n) for n in names]
+    return f" (column names are text, a table's numbers read as text: write {argument}={shown if argument == 'known' else repr(shown[0])})"
 
 
 def _norm(name: str) -> str:
@@ -131,7 +141,7 @@ class ThreatModel:
         if isinstance(self.known, (str, bytes)):
             raise PpdmError(f"known must be a list of column names, not the text {self.known!r}: write known=[{self.known!r}]")
         if self.sensitive is not None and not isinstance(self.sensitive, str):
-            raise PpdmError(f"sensitive must be one column name, got {self.sensitive!r}")
+            raise PpdmError(f"sensitive must be one column name, got {self.sensitive!r}{_as_text('sensitive', [self.sensitive])}")
         if not isinstance(self.class_known, bool):
             raise PpdmError(f"class_known must be True or False, got {self.class_known!r}")
         if self.outputs is not None and self.outputs not in OUTPUTS:
@@ -145,7 +155,7 @@ class ThreatModel:
         if self.known is not None:
             known = tuple(self.known) if isinstance(self.known, Iterable) else None
             if known is None or not all(isinstance(c, str) for c in known):
-                raise PpdmError(f"known must be a list of column names, got {self.known!r:.80}")
+                raise PpdmError(f"known must be a list of column names, got {self.known!r:.80}{_as_text('known', known or ())}")
             object.__setattr__(self, "known", known)
         individuals = self.known_individuals
         if isinstance(individuals, (str, bytes)) or not isinstance(individuals, Iterable):

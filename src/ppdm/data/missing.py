@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import DataError
+from ppdm.errors import DataError, advising
 
 MissingPolicy = Literal["error", "drop", "as-value"]
 POLICIES: tuple[str, ...] = ("error", "drop", "as-value")
@@ -52,8 +52,9 @@ def handle_missing(frame: pd.DataFrame, columns: Sequence[str], policy: MissingP
         if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
             out[column] = _as_value(frame[column])
             continue
-        hint = "(use --missing drop)" if policy == "as-value" else "(use --missing drop or --missing as-value)"
-        raise DataError(f"column {column!r}: {int(mask.sum()):,} missing value(s), first at row(s) {_first_rows(mask)} {hint}")
+        python, command = _hints(policy)
+        error = DataError(f"column {column!r}: {int(mask.sum()):,} missing value(s), first at row(s) {_first_rows(mask)} {python}")
+        raise advising(error, python, "missing", command)
     return out, 0
 
 
@@ -78,9 +79,16 @@ def handle_missing_counted(
         if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
             out[column] = _as_value(frame[column])
             continue
-        hint = "(use --missing drop)" if policy == "as-value" else "(use --missing drop or --missing as-value)"
-        raise DataError(f"column {column!r}: {int(weights[mask].sum()):,} missing value(s) {hint}")
+        python, command = _hints(policy)
+        raise advising(DataError(f"column {column!r}: {int(weights[mask].sum()):,} missing value(s) {python}"), python, "missing", command)
     return out, weights, 0
+
+
+def _hints(policy: str) -> tuple[str, str]:
+    """The other policies to try, as a Python caller spells them and as the command line does."""
+    if policy == "as-value":
+        return "(use missing='drop')", "(use --missing drop)"
+    return "(use missing='drop' or missing='as-value')", "(use --missing drop or --missing as-value)"
 
 
 def _as_value(column: pd.Series) -> pd.Series:

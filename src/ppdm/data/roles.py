@@ -91,12 +91,31 @@ class Roles:
         }
 
 
-def check_columns(frame: pd.DataFrame, columns: Sequence[str]) -> None:
-    """Raise :class:`DataError` naming every column of ``columns`` that ``frame`` lacks."""
+def check_columns(frame: pd.DataFrame, columns: Sequence[str], table: str | None = None) -> None:
+    """Raise :class:`DataError` naming every column of ``columns`` that ``frame`` lacks (and,
+    when the caller reads more than one table, ``table``: which one, e.g. "the holdout")."""
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         known = ", ".join(map(str, frame.columns))
+        if table is not None:
+            raise DataError(f"{table} lacks column {', '.join(map(repr, missing))} (it has: {known})")
         raise DataError(f"unknown column {', '.join(map(repr, missing))} (the table has: {known})")
+
+
+def text_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its column names as text. Columns are named by text throughout (a CSV's
+    header, a threat model's ``known``, a model's split attributes), so a table whose names are
+    numbers (a frame built from an array: 0, 1, 2) is read as naming them "0", "1", "2"; two names
+    with the same text (``1`` and ``"1"``) are refused, naming it. ``frame`` itself when every
+    name is text already."""
+    names = list(frame.columns)
+    if all(isinstance(c, str) for c in names):
+        return frame
+    text = [str(c) for c in names]
+    twice = next((t for t in text if text.count(t) > 1), None)
+    if twice is not None:
+        raise DataError(f"the table has two columns named {twice!r} once their names are read as text: rename one")
+    return frame.set_axis(text, axis=1)
 
 
 def check_varies(frame: pd.DataFrame, column: str, role: str, consequence: str) -> None:

@@ -37,7 +37,7 @@ from sklearn.base import clone
 from ppdm.attacks.likelihood import applies
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.target import DEFAULT_TARGET, Evidence, Target, parse_target
-from ppdm.attacks.threat import ThreatModel, check_varies
+from ppdm.attacks.threat import ThreatModel, check_varies, text_columns
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
     Auditor,
@@ -408,7 +408,7 @@ def _check_data(data: Any) -> pd.DataFrame:
         raise DataError(f"data must be a pandas DataFrame of the training records (got {type(data).__name__})")
     if len(data) == 0:
         raise DataError("data has no rows")
-    return data
+    return text_columns(data)
 
 
 def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner: Any) -> tuple[Model, Learner]:

@@ -68,7 +68,7 @@ def _leaves_to_prune(attack: dict[str, Any]) -> list[str]:
     what = "proved people" if key == "certain_right" else "people held at high confidence only because of the model"
     if any(r.get("tree") is not None for r in rows):
         return [_forest_leaves(attack, rows, key, what)]
-    sets = [s for s in attack.get("leaf_sets", []) if s.get(key)]
+    sets = [s for s in attack.get("leaf_sets", []) if s.get(key) and s.get("leaves")]
     summary = attack["summary"]
     total = summary.get("certain_right", summary.get("exposed_records")) if key == "certain_right" else summary.get("beyond_prior", {}).get(">=0.9")
     total = total if total is not None else sum(s[key] for s in sets)

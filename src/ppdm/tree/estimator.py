@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from ppdm.data.roles import text_columns
 from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -58,6 +59,9 @@ def from_estimator(
         return estimator
     if not isinstance(X, pd.DataFrame):
         raise ModelImportError(f"X must be the unencoded training table as a pandas DataFrame, got {type(X).__name__}")
+    X = text_columns(X)
+    if feature_names is not None:
+        feature_names = [str(name) for name in feature_names]
     if _is_pipeline(estimator):
         model, names, steps = _unpipe(estimator, feature_names)
         if isinstance(getattr(model, "tree_", None), Tree):  # a ppdm estimator reads the table's columns itself
@@ -70,7 +74,36 @@ def from_estimator(
     tree = getattr(estimator, "tree_", None)
     if isinstance(tree, Tree):  # a ppdm estimator
         return tree
-    return _import(estimator, X, y, class_attribute, feature_names, verify, {})
+    try:
+        return _import(estimator, X, y, class_attribute, feature_names, verify, {})
+    except ModelImportError as as_codes:
+        valued = _numbered_categories(estimator, X, feature_names)
+        if not valued:
+            raise
+        try:
+            return _import(estimator, X.astype(valued), y, class_attribute, feature_names, verify, {})
+        except ModelImportError:
+            raise as_codes from None
+
+
+def _numbered_categories(estimator: Any, X: pd.DataFrame, feature_names: Sequence[str] | None) -> dict[str, Any]:
+    """The categorical columns of numbers a bare scikit-learn estimator took by name, each with
+    the dtype of its values: fitted on the table as it is, scikit-learn reads such a column as its
+    values (1, 2, 3), not as the codes (0, 1, 2) the import reads a categorical input as by
+    default (an ``OrdinalEncoder``'s, ``Series.cat.codes``). :func:`from_estimator` reads them
+    so when the codes do not import (a threshold outside them, or rows routed otherwise)."""
+    if type(estimator).__module__.split(".")[0] != "sklearn":
+        return {}
+    names = feature_names if feature_names is not None else [str(n) for n in getattr(estimator, "feature_names_in_", [])]
+    out: dict[str, Any] = {}
+    for name in names:
+        column = X[name] if name in X.columns else None
+        if column is None or not isinstance(column.dtype, pd.CategoricalDtype):
+            continue
+        values = column.cat.categories
+        if pd.api.types.is_numeric_dtype(values.dtype) and not pd.api.types.is_bool_dtype(values.dtype):
+            out[name] = values.dtype if not column.isna().any() else float
+    return out
 
 
 def _import(

@@ -27,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from ppdm.data.roles import text_columns
 from ppdm.errors import ModelImportError, PpdmError, TreeFormatError
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_io import forest_from_dict
@@ -81,6 +82,7 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
             raise ModelImportError(
                 f"a {kind.split('-')[0]} model numbers its input columns: pass the training table (--data) to name them"
             )
+        data = text_columns(data) if isinstance(data, pd.DataFrame) else data
         if class_attribute is not None and class_attribute not in data.columns:
             raise ModelImportError(f"the class column {class_attribute!r} is not a column of the training table")
         if kind == "skops":

@@ -279,11 +279,22 @@ def tied_weights(forest: Forest, n_records: int) -> tuple[np.ndarray, np.ndarray
     """:func:`tree_weights`, refusing a table none of whose trees' counts can be tied to its records."""
     weights, used = tree_weights(forest, n_records)
     if not used.any():
-        raise DataError(
-            "no tree's counts can be tied to the table's records (unknown multiplicities and roots of another "
-            f"size than the table's {n_records:,} rows): pass the training rows the model was fitted on"
-        )
+        raise DataError(f"no tree's counts can be tied to the table's records ({n_records:,} rows): {_untied(forest, n_records)}")
     return weights, used
+
+
+def _untied(forest: Forest, n_records: int) -> str:
+    """Why no tree's counts are the table's: the rows the trees count, when every tree counts as
+    many, and the reasons a model fitted on this very table may not name them."""
+    roots = {float(t.root.n_samples) for t in forest.trees if t.root.n_samples is not None}
+    if len(roots) != 1 or next(iter(roots)) > n_records:
+        return "pass the training rows the model was fitted on"
+    counted = next(iter(roots))
+    return (
+        f"the trees count {counted:,.0f} of them and the model does not store which (rows subsampled, or held out for early "
+        "stopping, as histogram gradient boosting does by default above 10,000 rows); refit with every row "
+        "(subsample=1, early_stopping=False), or pass the rows the model was fitted on"
+    )
 
 
 # -- the table -----------------------------------------------------------------------------------
