@@ -38,7 +38,7 @@ from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
-from ppdm.errors import DataError, PpdmError, UninformativeKnowledgeWarning, advising
+from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
@@ -65,7 +65,8 @@ class Audit:
     """One audit of a published model: the estimate, the proof, and views of both.
 
     ``estimate``: the maximum-entropy attack (``None`` with ``estimate=False``); ``proved``: the
-    exact audit (``None`` unless ``exact=True``). ``model`` is the model as read, ``threat`` the
+    exact audit (``None`` unless ``exact=True``, or when it was too large to run: the estimate's
+    ``details["exact_not_run"]`` then says why). ``model`` is the model as read, ``threat`` the
     threat model resolved against the table, ``table`` the records audited (after the
     missing-value policy) and ``dropped_rows`` how many were left out. ``target``: the privacy
     target the audit is judged against (printed, stored in :meth:`to_dict` and used by
@@ -394,7 +395,10 @@ def audit(
     result says so (``details["trees_audited"]``). When a forest's maximum-entropy table would be
     too large to build (many unknown split columns over many trees), the estimate is replaced by
     each person's possible values (:func:`ppdm.attacks.possible.possible_attack`: sound; one
-    value left is certain, proved) and the result says why (``details["note"]``).
+    value left is certain, proved) and the result says why (``details["note"]``). When the exact
+    audit's table is as large (:class:`~ppdm.errors.RoutingLimitError`), the audit keeps the
+    estimate and all it measured, proves nothing, and says why the exact audit did not run
+    (``details["exact_not_run"]``, printed and in the report); with ``estimate=False`` the error is raised.
 
     ``reference``: people of the same population who are not targets (a DataFrame or CSV path with
     the known and sensitive columns): the model-free attacker fitted on them
@@ -498,12 +502,17 @@ def audit(
         result = _estimate(published, counted, told, weights, labels, internal, time_limit, progress, solver_progress)
         if dropped:
             result.details["dropped_rows"] = dropped
-    proved = None
+    proved, not_run = None, None
     if exact:
         from ppdm.attacks.exact import exact_attack
 
         seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
-        proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail, progress=exact_progress)
+        try:
+            proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail, progress=exact_progress)
+        except RoutingLimitError as why:
+            if result is None:  # the exact audit alone: nothing else was measured
+                raise
+            not_run = f"exact audit not run: {why}"
     baseline = None
     if result is not None and weights is None:
         coarser = _coarser(published, counted, resolved, labels) if not internal else []
@@ -523,6 +532,8 @@ def audit(
             r.details["sample"] = sampled
         if r is not None and subset is not None:
             r.details["trees_audited"] = subset
+    if result is not None and not_run is not None:
+        result.details["exact_not_run"] = not_run
     return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)
 
 

@@ -73,3 +73,26 @@ def test_the_library_calls_back_with_the_search_s_progress():  # type: ignore[no
     assert audit.proved.details["exact"]["method"] != "network"  # the integer search ran
     assert heard[-1].open == 0  # finished: every group proved certain or refuted
     assert all(p.time_limit == 300.0 and p.seconds >= 0 for p in heard)
+
+
+def test_an_exact_audit_too_large_to_route_keeps_the_estimate_and_says_why(run, tmp_path):  # type: ignore[no-untyped-def]
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.tree import forest_from_sklearn, save_forest
+
+    from loan_table import loan_table
+
+    columns = ["Age", "Income", "ZIP Code", "Family", "CCAvg", "Education"]
+    data = loan_table()[[*columns, "Personal Loan"]]
+    rf = RandomForestClassifier(n_estimators=5, random_state=0).fit(data[columns], data["Personal Loan"])
+    save_forest(forest_from_sklearn(rf, data[columns], y=data["Personal Loan"]), tmp_path / "forest.json")
+    data.to_csv(tmp_path / "train.csv", index=False)
+    out, html = tmp_path / "audit.json", tmp_path / "audit.html"
+    result = run("audit", "--model", tmp_path / "forest.json", "--data", tmp_path / "train.csv", "--sensitive", "Education",
+                 "--known", "Age,Family,Personal Loan", "--exact", "--out", out, "--report", html)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "maximum-entropy estimate of 'Education'" in result.output  # the pooled estimate, kept
+    assert "exact audit not run: the forest's unknown split attributes" in result.output and "--trees 0:10" in result.output
+    assert "proved certain:" not in result.output
+    assert json.loads(out.read_text())["summary"]["exact_not_run"].startswith("exact audit not run:")
+    assert "exact audit not run: the forest" in html.read_text()

@@ -143,9 +143,9 @@ def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, An
 
 
 def _warnings(summary: dict[str, Any]) -> str:
-    """The audit's caveats (a sample, a note), except a boosted model's account of rounds when
-    every round was read: the first card says so, and it warns of nothing."""
-    notes = [str(summary[k]) for k in ("sample", "note") if summary.get(k)]
+    """The audit's caveats (a sample, a note, an exact audit that did not run), except a boosted
+    model's account of rounds when every round was read: the first card says so, and it warns of nothing."""
+    notes = [str(summary[k]) for k in ("sample", "note", "exact_not_run") if summary.get(k)]
     rounds = summary.get("rounds")
     if isinstance(rounds, dict) and not rounds.get("left_out"):
         notes = [n for n in notes if not (n.startswith("all ") and "boosting" in n and ";" not in n)]

@@ -201,7 +201,7 @@ def _check_summary(summary: dict[str, Any], values: list[Any], at: str) -> None:
     for key in _COUNTS:
         if key in summary and not _is_whole(summary[key]):
             raise ReportError(f"{at}summary {key} is {summary[key]!r} (expected a whole number >= 0)")
-    for key in ("threat_model", "sample", "note"):
+    for key in ("threat_model", "sample", "note", "exact_not_run"):
         if summary.get(key) is not None and not isinstance(summary[key], str):
             raise ReportError(f"{at}summary {key} is {_short(summary[key])} (expected a text)")
     if not any(key in summary for key in _TRUTH):

@@ -136,7 +136,7 @@ def _caveats(audit: Any) -> list[str]:
     out = []
     for _, r in _results(audit):
         details = getattr(r, "details", {}) or {}
-        for key in ("trees_audited", "sample", "note"):
+        for key in ("trees_audited", "sample", "note", "exact_not_run"):
             if details.get(key):
                 out.append(str(details[key]))
     if getattr(audit, "dropped_rows", 0):
@@ -358,7 +358,7 @@ def report_release(
     entries = [_entry(a["name"], a["summary"], target) for a in attacks]
     if membership is not None:
         entries.append(_entry("membership", membership["summary"], target))
-    caveats = [str(a["summary"][k]) for a in attacks for k in ("trees_audited", "sample", "note") if a["summary"].get(k)]
+    caveats = [str(a["summary"][k]) for a in attacks for k in ("trees_audited", "sample", "note", "exact_not_run") if a["summary"].get(k)]
     decision, reasons = decide(entries, target, _defense(frontier), list(dict.fromkeys(caveats)))
     return {"decision": decision, "reasons": reasons, "record": None}
 

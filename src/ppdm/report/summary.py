@@ -213,8 +213,10 @@ def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
 
 
 def audit_lines(estimate: AttackResult | None, proved: AttackResult | None, top: int = 5) -> list[str]:
-    """Everything ``ppdm audit`` prints about one audit (estimate, then the exact audit)."""
+    """Everything ``ppdm audit`` prints about one audit (estimate, then the exact audit, or why it did not run)."""
     lines = estimate_lines(estimate, top) if estimate is not None else []
     if proved is not None:
         lines += exact_lines(proved, estimate)
+    elif estimate is not None and estimate.details.get("exact_not_run"):
+        lines.append(str(estimate.details["exact_not_run"]))
     return lines
