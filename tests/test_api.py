@@ -278,7 +278,35 @@ def test_a_missing_value_advises_the_python_argument_and_the_command_line_its_op
     with pytest.raises(PpdmError, match=r"column 'health': 1 missing value\(s\), first at row\(s\) 3") as why:
         ppdm.audit(tree, holey, THREAT)
     assert "missing='drop'" in str(why.value) and "--missing" not in str(why.value)
-    assert why.value.for_command_line().endswith("(use --missing drop or --missing as-value)")
+    assert "health" in tree.split_attributes  # as-value cannot route it: not advised
+    assert why.value.for_command_line().endswith("(use --missing drop, or fill them in: the model splits on it, so a value of their own would reach no branch)")
+
+
+@pytest.mark.parametrize("column, as_value", [("split", False), ("categorical", True), ("numeric", False)])
+def test_a_missing_value_advises_as_value_only_where_it_works(column, as_value):
+    """missing='as-value' gives a categorical column the model does not split on a value of its
+    own; a split column then reaches no branch ("'(missing)' not in the tree's domain") and a
+    numeric column has no such value: only drop (or filling the values in) is advised there."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({
+        "split": pd.Categorical(rng.choice(["a", "b", "c"], 300)), "categorical": pd.Categorical(rng.choice(["u", "v"], 300)),
+        "numeric": rng.normal(size=300).round(2),
+    })  # fmt: skip
+    table["y"] = np.where((table["split"] == "a") ^ (rng.random(300) < 0.1), "yes", "no")
+    model = ppdm.from_estimator(DecisionTreeClassifier(max_depth=2, random_state=0).fit(table[["split"]].apply(lambda c: c.cat.codes), table["y"]), table, feature_names=["split"])
+    assert model.split_attributes == ("split",)
+    holey = table.copy()
+    holey.loc[[5, 8], column] = np.nan
+    threat = ppdm.ThreatModel(sensitive="y", known=["split", "categorical", "numeric"])
+    with pytest.raises(PpdmError, match=rf"column '{column}': 2 missing value\(s\), first at row\(s\) 5, 8 \(use missing='drop'") as why:
+        ppdm.audit(model, holey, threat)
+    assert ("as-value" in str(why.value)) is as_value and ("as-value" in why.value.for_command_line()) is as_value
+    assert ("fill them in" in str(why.value)) is not as_value
+    if as_value:  # it works where advised
+        assert ppdm.audit(model, holey, threat, missing="as-value").estimate is not None
+    elif column == "split":  # and fails where it is not
+        with pytest.raises(PpdmError, match="not in the tree's domain"):
+            ppdm.audit(model, holey, threat, missing="as-value")
 
 
 @pytest.mark.parametrize("make", [lambda: DecisionTreeClassifier(max_depth=4, random_state=0), lambda: RandomForestClassifier(3, max_depth=4, random_state=0)])

@@ -702,7 +702,7 @@ def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel, pro
 def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
     resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
-    kept, dropped = handle_missing(table, audit_columns(model, resolved), policy)
+    kept, dropped = handle_missing(table, audit_columns(model, resolved), policy, model.split_attributes)
     if dropped and isinstance(model, Forest) and model.n_records == len(table):
         raise _refused_drop(dropped, len(table), "the forest's trees count every one of them (per-row multiplicities)")
     if dropped and model.is_regressor and model.n_training_records == len(table):
@@ -728,7 +728,7 @@ def _counted(frame: Any, model: Model, threat: ThreatModel, policy: Missing, cli
     assert found is not None  # no limit asked
     table, weights = found
     assert weights is not None
-    table, weights, dropped = handle_missing_counted(table, weights, columns, policy)
+    table, weights, dropped = handle_missing_counted(table, weights, columns, policy, model.split_attributes)
     return table, weights, dropped, resolved
 
 

@@ -128,6 +128,29 @@ def test_missing_values_error_drop_and_count(run, files):
     assert payload["summary"]["coverage"] == "superset"
 
 
+def test_missing_values_advise_as_value_only_for_a_column_the_tree_does_not_split_on(run, files):
+    """``--missing as-value`` on a split column fails ("'(missing)' not in the tree's domain"): it
+    is advised only where it works."""
+    from ppdm.tree import load_tree
+
+    splits = load_tree(files / "ppdm.json").split_attributes
+    split, other = splits[0], next(c for c in ("finance", "social", "form", "children", "housing") if c not in splits)
+    frame = pd.read_csv(files / "train.csv")
+    frame.loc[[4, 9], [split, other]] = None
+    path = files / "holes.csv"
+    frame.to_csv(path, index=False)
+    base = ["audit", "--tree", files / "ppdm.json", "--data", path, "--sensitive", "class", "--top", 0]
+    on_split = run(*base, "--known", split)
+    assert on_split.exit_code == 2 and f"column {split!r}: 2 missing value(s)" in on_split.output
+    assert "--missing drop, or fill them in: the model splits on it" in on_split.output and "as-value" not in on_split.output
+    assert run(*base, "--known", split, "--missing", "drop").exit_code == 0
+    frame[split] = pd.read_csv(files / "train.csv")[split]  # the holes in the other column only
+    frame.to_csv(path, index=False)
+    kept = run(*base, "--known", other)
+    assert kept.exit_code == 2 and f"column {other!r}" in kept.output and "(use --missing drop or --missing as-value)" in kept.output
+    assert run(*base, "--known", other, "--missing", "as-value").exit_code == 0
+
+
 def test_a_table_that_contradicts_the_tree_is_one_line(run, files):
     frame = pd.read_csv(files / "train.csv")
     frame["class"] = frame["class"].sample(frac=1, random_state=1).to_numpy()

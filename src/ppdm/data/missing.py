@@ -10,11 +10,14 @@ may disappear without being counted. The policy is the user's:
 * ``"as-value"``: a categorical column gets the value :data:`MISSING` for its missing entries
   (fine for columns the model does not split on; a split column then fails with the value named).
   Numeric columns have no such value: their missing entries are still an error.
+
+The error advises only the policies that can work for the column at fault: ``"as-value"`` for a
+categorical column the model does not split on (``splits``), else ``"drop"`` or filling the values in.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Literal
 
 import numpy as np
@@ -35,8 +38,11 @@ def _first_rows(mask: pd.Series, n: int = 5) -> str:
     return ", ".join(rows) + (f" and {more:,} more" if more > 0 else "")
 
 
-def handle_missing(frame: pd.DataFrame, columns: Sequence[str], policy: MissingPolicy = "error") -> tuple[pd.DataFrame, int]:
-    """``frame`` with the missing values of ``columns`` dealt with by ``policy``, and the rows dropped."""
+def handle_missing(
+    frame: pd.DataFrame, columns: Sequence[str], policy: MissingPolicy = "error", splits: Collection[str] = (),
+) -> tuple[pd.DataFrame, int]:
+    """``frame`` with the missing values of ``columns`` dealt with by ``policy``, and the rows
+    dropped. ``splits``: the columns the model splits on (the error does not advise ``"as-value"`` for them)."""
     if policy not in POLICIES:
         raise DataError(f"unknown missing-value policy {policy!r} (choose one of: {', '.join(POLICIES)})")
     columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
@@ -52,14 +58,14 @@ def handle_missing(frame: pd.DataFrame, columns: Sequence[str], policy: MissingP
         if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
             out[column] = _as_value(frame[column])
             continue
-        python, command = _hints(policy)
+        python, command = _hints(policy, frame[column], column in splits)
         error = DataError(f"column {column!r}: {int(mask.sum()):,} missing value(s), first at row(s) {_first_rows(mask)} {python}")
         raise advising(error, python, "missing", command)
     return out, 0
 
 
 def handle_missing_counted(
-    frame: pd.DataFrame, weights: np.ndarray, columns: Sequence[str], policy: MissingPolicy = "error",
+    frame: pd.DataFrame, weights: np.ndarray, columns: Sequence[str], policy: MissingPolicy = "error", splits: Collection[str] = (),
 ) -> tuple[pd.DataFrame, np.ndarray, int]:
     """:func:`handle_missing` on a counted table (distinct rows standing for ``weights`` records
     each, :func:`ppdm.data.counting.compress`): the table, its weights and the records dropped.
@@ -79,16 +85,21 @@ def handle_missing_counted(
         if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
             out[column] = _as_value(frame[column])
             continue
-        python, command = _hints(policy)
+        python, command = _hints(policy, frame[column], column in splits)
         raise advising(DataError(f"column {column!r}: {int(weights[mask].sum()):,} missing value(s) {python}"), python, "missing", command)
     return out, weights, 0
 
 
-def _hints(policy: str) -> tuple[str, str]:
-    """The other policies to try, as a Python caller spells them and as the command line does."""
-    if policy == "as-value":
-        return "(use missing='drop')", "(use --missing drop)"
-    return "(use missing='drop' or missing='as-value')", "(use --missing drop or --missing as-value)"
+def _hints(policy: str, column: pd.Series, split: bool) -> tuple[str, str]:
+    """The other policies that can work for ``column``, as a Python caller spells them and as the
+    command line does: ``"as-value"`` only for a categorical column the model does not split on
+    (``split``: it does, and a value of its own would reach no branch)."""
+    if policy != "as-value" and not split and not pd.api.types.is_numeric_dtype(column):
+        return "(use missing='drop' or missing='as-value')", "(use --missing drop or --missing as-value)"
+    if split:
+        why = "the model splits on it, so a value of their own would reach no branch"
+        return f"(use missing='drop', or fill them in: {why})", f"(use --missing drop, or fill them in: {why})"
+    return "(use missing='drop', or fill them in)", "(use --missing drop, or fill them in)"
 
 
 def _as_value(column: pd.Series) -> pd.Series:
