@@ -125,3 +125,10 @@ def test_an_earlier_output_is_replaced_out_loud(run, tmp_path):
     again = run("hierarchy", "--dataset", "nursery", "--column", "parents", "--out", out)
     assert again.exit_code == 0
     assert f"{out}: replaced the earlier file" in again.output
+
+
+@pytest.mark.parametrize("command", ["audit", "attack", "train", "defend", "show"])
+def test_the_class_column_is_named_the_same_way_everywhere(run, command):
+    """``--class`` and ``--class-attribute`` are one option on every command that takes a class column."""
+    text = " ".join(run(command, "--help").output.split())
+    assert "--class, --class-attribute" in text or "--class-attribute, --class" in text

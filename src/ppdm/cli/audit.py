@@ -109,6 +109,7 @@ def _train_for_audit(
 @threat_options
 @click.option(
     "--class",
+    "--class-attribute",
     "class_attribute",
     help="With --dataset: the class the trained tree predicts (default: the sensitive column); with an XGBoost or "
     "LightGBM --model: the class column of --data.",
