@@ -911,12 +911,12 @@ def _check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray 
     if not sample:
         raise advising(
             DataError(
-                f"the table has {rows:,.0f} records{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
+                f"the table has {rows:,.0f} record{'' if rows == 1 else 's'}{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
                 "model was fitted on, or declare the table a sample (sample=True)"
             ),
             "sample=True", "sample",
         )
-    return f"audited a sample: {rows:,.0f} records{left_out}; the model was trained on {expected:,.0f}"
+    return f"audited a sample: {rows:,.0f} record{'' if rows == 1 else 's'}{left_out}; the model was trained on {expected:,.0f}"
 
 
 # -- views -----------------------------------------------------------------------------------------

@@ -27,14 +27,14 @@ def _table(world, tmp_path, name, source="data"):
 def test_a_tree_refuses_a_table_of_another_size(world, refuse, tmp_path, name):
     path, n = _table(world, tmp_path, name)
     out = tmp_path / "out.json"
-    refuse(["audit", "--tree", world.tree, "--data", path, "--out", out, "-q"], f"the table has {n:,} records but the model was trained on 300", "(--sample)",
+    refuse(["audit", "--tree", world.tree, "--data", path, "--out", out, "-q"], f"the table has {n:,} record{'' if n == 1 else 's'} but the model was trained on 300", "(--sample)",
            outputs=[out])
 
 
 @pytest.mark.parametrize("name", ["first100", "one_fewer", "twice"])
 def test_a_forest_refuses_a_table_of_another_size(world, refuse, tmp_path, name):
     path, n = _table(world, tmp_path, name, "train")
-    refuse(["audit", "--model", world.forest, "--data", path, "-q"], f"the table has {n:,} records but the model was trained on 300")
+    refuse(["audit", "--model", world.forest, "--data", path, "-q"], f"the table has {n:,} record{'' if n == 1 else 's'} but the model was trained on 300")
 
 
 @pytest.mark.parametrize("model", ["xgb", "lgb"])

@@ -45,7 +45,7 @@ def files(tmp_path_factory):
     ],
 )
 def test_audit_any_sensitive_column(run, files, tree, args):
-    out = files / f"out-{tree}-{len(args)}.json"
+    out = files / f"out-{tree}-{'_'.join(args).replace(',', '+')}.json"  # one file per case: a second write would say it replaces
     result = run("audit", "--tree", files / tree, "--data", files / "train.csv", *args, "--out", out, "--top", 1)
     assert result.exit_code == 0, result.output
     first = result.output.splitlines()[0]

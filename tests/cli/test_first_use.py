@@ -115,3 +115,20 @@ def test_audit_json_rows_join_back_to_the_csv(run, tmp_path, nursery):
     qis = data["quasi_identifiers"]
     joined = pd.DataFrame([g["qi"] for g in data["groups"]]).iloc[group_of_row].reset_index(drop=True)
     assert joined[qis].equals(csv[qis])
+
+
+def test_an_earlier_output_is_replaced_out_loud(run, tmp_path):
+    """Nothing is overwritten silently: an output file that exists is named before any work."""
+    out = tmp_path / "hierarchies.json"
+    first = run("hierarchy", "--dataset", "nursery", "--column", "parents", "--out", out)
+    assert first.exit_code == 0 and "replaced" not in first.output
+    again = run("hierarchy", "--dataset", "nursery", "--column", "parents", "--out", out)
+    assert again.exit_code == 0
+    assert f"{out}: replaced the earlier file" in again.output
+
+
+@pytest.mark.parametrize("command", ["audit", "attack", "train", "defend", "show"])
+def test_the_class_column_is_named_the_same_way_everywhere(run, command):
+    """``--class`` and ``--class-attribute`` are one option on every command that takes a class column."""
+    text = " ".join(run(command, "--help").output.split())
+    assert "--class, --class-attribute" in text or "--class-attribute, --class" in text

@@ -123,7 +123,7 @@ def test_a_table_that_cannot_be_the_training_data_is_refused_unless_declared_a_s
     for name, frame in variants.items():
         path = tmp_path / f"{name}.csv"
         frame.to_csv(path, index=False)
-        one_line_error(run("audit", "--tree", files / "tree.json", "--data", path), f"the table has {len(frame):,} records but the model was trained on 800")
+        one_line_error(run("audit", "--tree", files / "tree.json", "--data", path), f"the table has {len(frame):,} record{'' if len(frame) == 1 else 's'} but the model was trained on 800")
     sampled = run(
         "audit", "--tree", files / "tree.json", "--data", tmp_path / "first100.csv", "--sample", "--out", tmp_path / "s.json",
         "--report", tmp_path / "s.html",

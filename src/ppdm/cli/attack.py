@@ -111,6 +111,7 @@ def _print_result(result: AttackResult, top: int) -> None:
 )
 @click.option(
     "--class",
+    "--class-attribute",
     "class_attribute",
     help="With an XGBoost, LightGBM or skops --model: the class column of --data (default: the one column "
     "outside the model's inputs holding its classes).",

@@ -109,6 +109,7 @@ def _train_for_audit(
 @threat_options
 @click.option(
     "--class",
+    "--class-attribute",
     "class_attribute",
     help="With --dataset: the class the trained tree predicts (default: the sensitive column); with an XGBoost or "
     "LightGBM --model: the class column of --data.",
@@ -319,7 +320,7 @@ def audit_command(
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column")
-    check_outputs(out, record_out)
+    check_outputs(out, record_out, report_out)
     _distinct(out, record_out, report_out, inputs=(tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids))
     from ppdm.attacks.target import parse_target
 

@@ -168,8 +168,10 @@ class FiniteRange(click.FloatRange):
 def check_outputs(*paths: Path | None) -> None:
     """Refuse, before any work, an output file that cannot be written (its folder is missing), that
     names an input of the command (every other path option or argument), or that another output
-    names too: an output never overwrites what the command reads."""
+    names too: an output never overwrites what the command reads. An earlier file the command then
+    replaces is named on stderr when it ends (a command that fails leaves it as it was)."""
     _check_distinct([p for p in paths if p is not None])
+    earlier: dict[Path, os.stat_result] = {}
     for path in paths:
         if path is None:
             continue
@@ -185,6 +187,23 @@ def check_outputs(*paths: Path | None) -> None:
             raise PpdmError(
                 f"{path}: cannot write it, the directory {folder} is not writable"
             )
+        if path.is_file():
+            earlier[path] = path.stat()
+    context = click.get_current_context(silent=True)
+    if earlier and context is not None:
+        context.call_on_close(lambda: _say_replaced(earlier))
+
+
+def _say_replaced(earlier: dict[Path, os.stat_result]) -> None:
+    """Name each output file written over an earlier one (a new inode, size or time: the atomic
+    writes replace the file whole)."""
+    for path, old in earlier.items():
+        try:
+            now = path.stat()
+        except OSError:
+            continue
+        if (now.st_ino, now.st_size, now.st_mtime_ns) != (old.st_ino, old.st_size, old.st_mtime_ns):
+            click.echo(f"{path}: replaced the earlier file", err=True)
 
 
 #: The parameters that name files a command writes (every other path a command takes is read).

@@ -68,7 +68,7 @@ _EPILOG = (
 )
 @click.option("--data", type=click.Path(path_type=Path), help="The training records (CSV): the rows the model was trained on, or the rows to train it on.")
 @click.option("--dataset", help="A bundled dataset: train the model on it (Adult: its test split measures accuracy).")
-@click.option("--class-attribute", help="Without --model: the column to predict (default: the sensitive column).")
+@click.option("--class-attribute", "--class", "class_attribute", help="Without --model: the column to predict (default: the sensitive column).")
 @click.option(
     "--test", "test_file", type=click.Path(path_type=Path),
     help="Rows to measure accuracy on (CSV; default: Adult's bundled test split, else a held-out share of --data, --test-size). With it, a --model is kept as it is.",

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     type=click.Path(path_type=Path),
     help="The training table (CSV): an XGBoost, LightGBM or skops model numbers its input columns, and the table names them.",
 )
-@click.option("--class", "class_attribute", help="With --data: the class column (default: the one column holding the model's classes).")
+@click.option("--class", "--class-attribute", "class_attribute", help="With --data: the class column (default: the one column holding the model's classes).")
 @csv_options
 @handles_errors
 def show_command(

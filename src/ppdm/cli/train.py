@@ -183,7 +183,7 @@ def _missing(
     "--data", type=click.Path(path_type=Path), help="Your own CSV file instead."
 )
 @click.option(
-    "--class-attribute", help="Column to predict (default: the dataset's class)."
+    "--class-attribute", "--class", "class_attribute", help="Column to predict (default: the dataset's class)."
 )
 @click.option(
     "--attributes",
