@@ -38,7 +38,8 @@ def test_the_estimate_is_kept_and_the_exact_audit_says_why_it_did_not_run(audite
     assert audited.proved is None and audited.estimate is not None
     why = audited.estimate.details["exact_not_run"]
     assert why.startswith("exact audit not run: the forest's unknown split attributes")
-    assert "leaves to route" in why and "trees=range(10)" in why  # the reason and what to do instead
+    assert "leaves to route" in why and "declare more columns known" in why  # the reason and what to do instead
+    assert "trees=range(" not in why  # one tree alone is too large: no subset of trees is offered
     assert audited.summary()["exact_not_run"] == why
     assert "exact" not in audited.summary()
     assert "baseline" in audited.summary()  # the estimate against the prior, measured as without exact=True
@@ -71,3 +72,17 @@ def test_bad_input_still_raises_with_exact(loan):
     model, table = loan
     with pytest.raises(DataError, match="'Personal Loan'"):
         ppdm.audit(model, table.assign(**{"Personal Loan": 7}), THREAT, exact=True)
+
+
+@pytest.mark.parametrize(("per_tree", "offered"), [(10**9, None), (40_000_000, 1), (3_000_000, 13)])
+def test_a_subset_of_trees_is_offered_only_when_it_fits(per_tree, offered):
+    """The refusal's advice is an option that works: ``--trees 0:k`` with ``k`` trees within the
+    cap, or none when one tree alone is over it."""
+    from ppdm.maxent.table.forest_types import MAX_ROUTED, _what_fits
+
+    advice = _what_fits(per_tree)
+    assert advice.startswith("declare more columns known")
+    if offered is None:
+        assert "--trees" not in advice
+    else:
+        assert f"--trees 0:{offered}, trees=range({offered})" in advice and offered * per_tree <= MAX_ROUTED
