@@ -37,8 +37,10 @@ def audited(loan) -> ppdm.Audit:
 def test_the_estimate_is_kept_and_the_exact_audit_says_why_it_did_not_run(audited):
     assert audited.proved is None and audited.estimate is not None
     why = audited.estimate.details["exact_not_run"]
-    assert why.startswith("exact audit not run: the forest's unknown split attributes")
-    assert "leaves to route" in why and "declare more columns known" in why  # the reason and what to do instead
+    note = audited.estimate.details["note"]  # the pooled estimate's: the table's size, said once
+    assert "leaves to route" in note and "leaves to route" not in why
+    assert why.startswith("exact audit not run: it would route the same table the joint estimate found too large to build")
+    assert "declare more columns known" in why  # what to do instead
     assert "trees=range(" not in why  # one tree alone is too large: no subset of trees is offered
     assert audited.summary()["exact_not_run"] == why
     assert "exact" not in audited.summary()
@@ -58,7 +60,7 @@ def test_the_json_report_and_release_record_carry_the_reason(audited, tmp_path):
     assert [a["attack"] for a in report["attacks"]] == ["maxent"] and report["reconciled"] is None
     html = (tmp_path / "audit.html").read_text()
     verdict = html[html.index('id="verdict"') : html.index('id="advice"')]
-    assert "exact audit not run: the forest" in verdict
+    assert "exact audit not run: it would route the same table" in verdict
     assert why in audited.release_record()["reasons"]
 
 
@@ -86,3 +88,11 @@ def test_a_subset_of_trees_is_offered_only_when_it_fits(per_tree, offered):
         assert "--trees" not in advice
     else:
         assert f"--trees 0:{offered}, trees=range({offered})" in advice and offered * per_tree <= MAX_ROUTED
+
+
+def test_the_whole_refusal_is_given_when_the_estimate_does_not_say_it():
+    from ppdm.api import _not_run
+
+    why = "the forest's unknown split attributes 'a' (3 cells) make 3 cells …: 90 leaves to route (at most 40); declare more columns known"
+    assert _not_run(why, "") == f"exact audit not run: {why}"
+    assert _not_run(why, f"an approximate estimate ({why.split('; declare')[0]})").endswith("too large to build; declare more columns known")

@@ -512,7 +512,7 @@ def audit(
         except RoutingLimitError as why:
             if result is None:  # the exact audit alone: nothing else was measured
                 raise
-            not_run = f"exact audit not run: {why}"
+            not_run = _not_run(str(why), str(result.details.get("note", "")))
     baseline = None
     if result is not None and weights is None:
         coarser = _coarser(published, counted, resolved, labels) if not internal else []
@@ -591,6 +591,15 @@ def _read_ids(path: str | Path, id_column: str) -> Any:
     if len(header) > 1:
         raise DataError(f"{file}: a CSV of identifiers needs the column {id_column!r} (it has {', '.join(header[:6])})")
     return pd.read_csv(file, header=None, dtype=str)[0].dropna()
+
+
+def _not_run(why: str, note: str) -> str:
+    """Why the exact audit did not run: the routing refusal, shortened to its advice when the
+    estimate's note already gives the same table's size (the pooled estimate's)."""
+    size, _, advice = why.partition("; declare")
+    if advice and size in note:
+        return f"exact audit not run: it would route the same table the joint estimate found too large to build; declare{advice}"
+    return f"exact audit not run: {why}"
 
 
 def _membership_audit(
