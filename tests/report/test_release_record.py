@@ -96,3 +96,16 @@ def test_the_decision_needs_every_measure_met_and_measured():
     unknown = {**met, "measures": {"certain": 0.0, "confident": None}, "target": {"certain": "met", "confident": "not measured"}}
     decision, reasons = decide([unknown], target, None)
     assert decision == "do not release" and "cannot be checked" in reasons[0]
+
+
+def test_the_record_names_what_the_audit_took_as_published_not_what_the_file_holds(nursery_small):
+    """An audit at --publish error-rates of a tree holding class counts: the record's model said
+    'publishing class-counts' beside a threat model and a report saying error-rates."""
+    table, X, D, y = nursery_small
+    model = tree_from_sklearn(DecisionTreeClassifier(max_depth=4, random_state=0).fit(D, y), X, y=y)
+    threat = ppdm.ThreatModel(sensitive="class", known=FEATURES, publish="labels")
+    record = ppdm.audit(model, table, threat).release_record(inputs={"data": table})
+    assert record["model"]["publishes"] == "labels"
+    assert "publishes labels" in record["threat_model"]["description"]
+    full = ppdm.audit(model, table, THREAT).release_record(inputs={"data": table})
+    assert full["model"]["publishes"] == model.disclosure.value

@@ -251,12 +251,22 @@ def model_facts(model: Tree | Forest, audit: Any = None) -> dict[str, Any]:
         "leaves": int(sum(t.n_leaves for t in trees)),
         "depth": int(max(t.depth for t in trees)),
         "class_attribute": getattr(model, "class_attribute", None),
-        "publishes": getattr(getattr(model, "disclosure", None), "value", None),
+        "publishes": _published(model, audit),
         "hyperparameters": _plain(params),
     }
     subset = [getattr(r, "details", {}).get("trees_audited") for _, r in _results(audit)] if audit is not None else []
     out["trees_audited"] = next((s for s in subset if s), None)
     return out
+
+
+def _published(model: Tree | Forest, audit: Any) -> str | None:
+    """What the audit took as published: the model's disclosure, lowered to the threat model's
+    ``publish`` when the audit asked for less (``--publish labels`` of a file holding counts)."""
+    disclosure = getattr(model, "disclosure", None)
+    asked = getattr(getattr(audit, "threat", None), "publish", None)
+    if disclosure is not None and asked is not None:
+        disclosure = min(asked, disclosure)
+    return getattr(disclosure, "value", None)
 
 
 def _defense(frontier: Any) -> dict[str, Any] | None:
