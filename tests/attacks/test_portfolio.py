@@ -204,3 +204,12 @@ def test_a_boosted_model_with_partial_knowledge_is_never_reported_below_the_prio
     s = audit.summary()
     assert s["attacker_accuracy"] >= s["baseline"]["accuracy"] - 1e-12, s["attacker_accuracy"]
     assert s["certain_wrong"] == 0
+
+
+def test_a_portfolio_attacker_s_name_has_one_article(adult_3k):
+    """The model's prediction within the estimate's possible values was named 'the the model's
+    prediction within ...' in the printed summary, the report and the release record."""
+    est = ppdm.audit(_tree(adult_3k, "income", 4), adult_3k, ppdm.ThreatModel(sensitive="income", preset="paper")).estimate
+    names = list(est.details["portfolio"])
+    assert "the model's prediction within the maxent's possible values" in names
+    assert not [n for n in names if "the the" in n], names

@@ -61,7 +61,8 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
     posterior = np.where(mass > 0, joined / np.where(mass > 0, mass, 1.0), p_est)
     table = estimate.groups.table.iloc[g_est[first]].reset_index(drop=True)
     groups = QIGroups(tuple(estimate.groups.quasi_identifiers), table, counts, group_of_record.ravel())
-    name = f"{estimate.attack} pooled with the {other.attack}" if pool else f"the {other.attack} within the {estimate.attack}'s possible values"
+    other_name = other.attack if other.attack.startswith("the ") else f"the {other.attack}"
+    name = f"{estimate.attack} pooled with {other_name}" if pool else f"{other_name} within the {estimate.attack}'s possible values"
     out = AttackResult(
         attack=name,
         sensitive=estimate.sensitive,
