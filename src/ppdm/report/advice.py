@@ -148,8 +148,13 @@ def _defend(frontier: dict[str, Any] | None, target: Target) -> str:
 
 
 def _little_beyond_prior(attacks: list[dict[str, Any]]) -> list[str]:
+    """An attacker's accuracy hardly above the prior's. Not the exact audit's: its accuracy is read
+    from the middle of each proved interval, which no attacker holds (its card says to read the
+    estimate's), so a proof of nobody would read as "the model tells almost nothing"."""
     out = []
     for attack in attacks:
+        if attack.get("attack") == "exact":
+            continue
         lift = attack["summary"].get("lift", {}).get("difference")
         if lift is not None and abs(lift) < 0.01 and attack["verdict"]["level"] != "fails":
             out.append(f"{attack['name']}: the model tells the attacker almost nothing beyond the prior (accuracy lift {lift:+.3f}).")
