@@ -82,3 +82,21 @@ def test_a_target_met_on_every_boosting_round_is_judged(adult_train, tmp_path):
     assert level in ("meets", "fails") and "part audited only" not in line, line
     all_read = {**CLEAN, "trees_used": 1, "trees_left_out": list(range(1, 10)), "rounds": {**summary["rounds"]}}
     assert target_line(all_read, default_target())[0] == "meets"
+
+
+def test_a_target_met_by_a_proof_that_left_people_undecided_is_not_judged():
+    """An exact audit whose time budget ran out with 173 people undecided: its card read "target
+    met" under "some [undecided people] may be [proved]", and the record released."""
+    from ppdm.report.record import decide
+
+    target = default_target()
+    stopped = {**CLEAN, "exact": {"certain_records": 0, "undecided_records": 173}}
+    level, line = target_line(stopped, target)
+    assert level == "unknown" and "173 undecided" in line and "--exact-time-limit" in line
+    assert target_line({**CLEAN, "exact": {"certain_records": 0, "undecided_records": 0}}, target)[0] == "meets"
+    names = [m.name for m in target.measures]
+    met = {"role": "exact", "result": stopped, "measures": dict.fromkeys(names, 0.0), "target": dict.fromkeys(names, "met")}
+    decision, reasons = decide([met], target, None)
+    assert decision == "do not release" and "173 undecided" in reasons[0]
+    failing = {**stopped, "certain_right": 2}
+    assert target_line(failing, target)[0] == "fails"  # a lower bound already over the limit stays missed

@@ -97,8 +97,10 @@ def target_line(summary: dict[str, Any], target: Target) -> tuple[str, str]:
 
 def not_judged(summary: dict[str, Any]) -> str:
     """Why a target this audit meets does not judge the whole model ("" when it does): the audit
-    read a part of the model only, or its estimate is not the maximum-entropy solution (a solve
-    stopped by its time limit), either of which may understate what the model discloses. The
+    read a part of the model only, its estimate is not the maximum-entropy solution (a solve
+    stopped by its time limit), or its proof left people undecided (the exact audit's time budget
+    ran out: a proof of nobody certain among the others only), any of which may understate what
+    the model discloses. The
     verdict then reads "unknown" and the release record does not release."""
     part = _part_only(summary)
     if part:
@@ -107,6 +109,12 @@ def not_judged(summary: dict[str, Any]) -> str:
         return (
             "met by an estimate that is not the maximum-entropy solution (its solve stopped short), which may find more "
             "people certain or confident, so the model is not judged: audit it again with a larger time limit"
+        )
+    undecided = (summary.get("exact") or {}).get("undecided_records")
+    if undecided:
+        return (
+            f"met on the people the proof settled only ({undecided:,} undecided when its time budget ran out, any of whom "
+            "may be certain), so the model is not judged: prove again with a larger time limit (--exact-time-limit)"
         )
     return ""
 
