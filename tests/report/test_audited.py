@@ -15,6 +15,8 @@ def test_rounds_left_out_are_counted_with_their_reason():
     assert text.startswith("1 of 100 boosting rounds read; left out: 99 because no leaf's records are decided by the known columns.")
     assert "lower bound" in text
     assert trees_words(None, {"rounds": {"trees": 20, "used": 20, "per_round": 1, "left_out": {}}}) == "all 20 boosting rounds read (the leaf values of every round)."
+    asked = {"rounds": {"trees": 3, "used": 3, "per_round": 1, "left_out": {}}, "trees_audited": "trees 0:3 of 20 (a lower bound ...)"}
+    assert trees_words(None, asked) == "3 boosting rounds read (the leaf values of every round). The audit was asked for trees 0:3 of 20 (a lower bound ...)."
 
 
 def test_rows_of_how_many_and_those_left_out():
@@ -35,5 +37,6 @@ def test_a_forest_audited_on_some_of_its_trees_says_so():
     from ppdm.report import build_report
 
     facts = {f["label"]: f["text"] for f in build_report(audit.results, audit.model, audit.threat)["audited"]}
-    assert facts["trees"].startswith("all 3 trees read. The audit was asked for trees 0:3 of 10 (a lower bound"), facts["trees"]
+    # the 3 asked for, not "all 3 trees read" beside "of 10": a part of the model, not all of it
+    assert facts["trees"].startswith("3 trees read. The audit was asked for trees 0:3 of 10 (a lower bound"), facts["trees"]
     assert facts["model"].startswith("scikit-learn random forest predicting 'Personal Loan': 3 trees")

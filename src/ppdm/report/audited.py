@@ -80,11 +80,12 @@ def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
     """How many trees (boosting rounds) the audit read of how many, and why it left any out."""
     rounds = summary.get("rounds")
     chosen = f" The audit was asked for {summary['trees_audited']}." if summary.get("trees_audited") else ""
+    all_ = "" if chosen else "all "  # a subset asked for: all of it read, not all of the model
     if isinstance(rounds, dict):
         unit = "boosting rounds" if rounds.get("per_round", 1) == 1 else f"boosting trees ({rounds['per_round']} per round, one per class)"
         left = rounds.get("left_out") or {}
         if not left:
-            return f"all {rounds['trees']:,} {unit} read (the leaf values of every round).{chosen}"
+            return f"{all_}{rounds['trees']:,} {unit} read (the leaf values of every round).{chosen}"
         why = "; ".join(f"{n:,} because {reason}" for reason, n in left.items())
         return f"{rounds['used']:,} of {rounds['trees']:,} {unit} read; left out: {why}. What the audit finds is a lower bound on what the whole model discloses.{chosen}"
     if "trees_used" in summary:
@@ -92,7 +93,7 @@ def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
         unread = summary.get("trees_unread") or []
         total = len(view["trees"]) if view is not None else summary["trees_used"] + len(left) + len(unread)
         if not left and not unread:
-            return f"all {total:,} trees read.{chosen}"
+            return f"{all_}{total:,} trees read.{chosen}"
         reasons: list[str] = []
         if left:
             reasons.append(f"{len(left):,} left out (trees {_ids(left)}) because their counts are over rows the attacker cannot tie to records (unknown bootstrap or subsample)")
@@ -100,7 +101,7 @@ def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
             reasons.append(f"{len(unread):,} not read (trees {_ids(unread)}) because building their rows would have taken the time limit")
         return f"{summary['trees_used']:,} of {total:,} trees read; {'; '.join(reasons)}. What the audit finds is a lower bound.{chosen}"
     if view is not None and view["kind"] == "forest":
-        return f"all {len(view['trees']):,} trees read.{chosen}"
+        return f"{all_}{len(view['trees']):,} trees read.{chosen}"
     return chosen.strip()
 
 
