@@ -73,3 +73,19 @@ def test_bad_inputs(run, files, extra, message):  # type: ignore[no-untyped-def]
     result = run(*_args(files, *extra))
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_saved_exact_audit_makes_a_report_again(run, files, tmp_path):  # type: ignore[no-untyped-def]
+    """`ppdm report` of what `ppdm audit --exact --out` wrote: refused with "min_count: expected
+    a whole number", though the audit writes each group's proved count of every value."""
+    out, page = tmp_path / "both.json", tmp_path / "again.html"
+    assert run(*_args(files, "--exact", "--exact-time-limit", "30", "--out", out, "--quiet")).exit_code == 0
+    result = run("report", out, "--model", files / "tree.json", "--out", page, "--quiet")
+    assert result.exit_code == 0, result.output
+    again = json.loads(page.with_suffix(".report.json").read_text())
+    assert [a["attack"] for a in again["attacks"]][-1] == "exact" and again["reconciled"] is not None
+    payload = json.loads(out.read_text())
+    payload["exact"]["groups"][0]["min_count"] = 2  # not one count per value
+    out.write_text(json.dumps(payload))
+    bad = run("report", out, "--out", page)
+    assert bad.exit_code == 2 and "min_count: expected a whole number >= 0 for each of the" in bad.output

@@ -69,7 +69,7 @@ def build_report(
     from ppdm.report.membership import membership_advice, membership_section
 
     resolved, given = report_target(target, list(results), frontier, membership_only=membership is not None and not results)
-    dicts = [_as_dict(r, resolved) for r in results]
+    dicts = [d for r in results for d in _with_exact(_as_dict(r, resolved))]
     if not dicts and membership is None:
         raise ReportError("a report needs at least one attack result")
     if dicts and isinstance(model, RuleSet):
@@ -156,6 +156,16 @@ def _as_dict(result: AttackResult | dict[str, Any], target: Target) -> dict[str,
     if not isinstance(result, dict) or result.get("format") != "ppdm-attack-result":
         raise ReportError("not an attack result: expected the JSON that ppdm audit --out or ppdm attack --out writes")
     return result
+
+
+def _with_exact(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A saved audit (``ppdm audit --exact --out``, :meth:`ppdm.Audit.save`) holds the exact
+    audit's result under ``"exact"``, beside the estimate's: both are reported, as right after the
+    audit (the report drew the estimate alone, without the proof's card and headline)."""
+    exact = result.get("exact")
+    if not isinstance(exact, dict):
+        return [result]
+    return [{k: v for k, v in result.items() if k != "exact"}, exact]
 
 
 def check_same_model(result: dict[str, Any], model: Tree | Forest) -> None:

@@ -274,9 +274,12 @@ def _check_group(group: Any, i: int, n_values: int, qis: list[str], at: str) -> 
     for key in ("certain", "undecided"):
         if key in group and not isinstance(group[key], bool):
             raise ReportError(f"{where} {key}: expected true or false, got {_short(group[key])}")
-    for key in ("exposed_records", "min_count", "max_count"):
-        if key in group and group[key] is not None and not _is_whole(group[key]):
-            raise ReportError(f"{where} {key}: expected a whole number >= 0, got {_short(group[key])}")
+    if "exposed_records" in group and group["exposed_records"] is not None and not _is_whole(group["exposed_records"]):
+        raise ReportError(f"{where} exposed_records: expected a whole number >= 0, got {_short(group['exposed_records'])}")
+    for key in ("min_count", "max_count"):  # the exact audit's proved count of each value in the group
+        bounds = group.get(key)
+        if bounds is not None and not (isinstance(bounds, list) and len(bounds) == n_values and all(_is_whole(b) for b in bounds)):
+            raise ReportError(f"{where} {key}: expected a whole number >= 0 for each of the {n_values} values, got {_short(bounds)}")
 
 
 def _check_posterior(posterior: list[Any], where: str) -> None:
