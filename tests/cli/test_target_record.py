@@ -112,3 +112,16 @@ def test_a_report_of_audits_against_other_targets_is_refused(run, defended, tmp_
     assert result.exit_code == 0, result.output
     refused = run("report", tmp_path / "other.json", "--frontier", defended / "frontier.json", "--out", tmp_path / "r.html")
     one_line_error(refused, "the audit was run against 'certain=3' but the defense search against 'certain=0,confident=0.05@0.9'")
+
+
+def test_without_train_out_the_next_step_does_not_name_the_rows_the_audit_refuses(run, defended, tmp_path):
+    """With rows held out, the chosen model is fitted on the others: "next: ppdm audit ... --data
+    train.csv" named a table the audit refuses (600 records, the model trained on 450)."""
+    result = run(
+        "defend", "--model", defended / "forest.json", "--data", defended / "train.csv", "--known", KNOWN, "--quick", "--target", TARGET,
+        "--families", "publish-less", "--out", tmp_path / "chosen.json",
+    )
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("next:"))
+    assert f"--data {defended / 'train.csv'}" not in line
+    assert "--data FITTED_ROWS.csv (the 450 rows the candidates were fitted on: write them with --train-out)" in line

@@ -184,7 +184,8 @@ def defend_command(
         _print_result(result, top)
     _write(result, out, frontier_file, train_out, quiet)
     if not quiet and result.chosen is not None and out is not None:
-        _print_next(result, out, train_out or data, frontier_file)
+        # with rows held out, --data is not what the candidates were fitted on (the audit refuses it)
+        _print_next(result, out, train_out or (data if result.held_out is None else None), frontier_file)
     if result.chosen is None:
         raise SystemExit(1)
 
@@ -349,7 +350,10 @@ def _accuracy_line(result: DefenseResult) -> str:
 
 def _print_next(result: DefenseResult, out: Path, rows: Path | None, frontier_file: Path | None) -> None:
     """How to audit what will be published, against the same target."""
+    fitted = result.held_out["training_rows"] if result.held_out is not None else None
     data = f" --data {rows}" if rows is not None else " --data TRAINING_ROWS.csv"
+    if rows is None and fitted is not None:
+        data = f" --data FITTED_ROWS.csv (the {fitted:,} rows the candidates were fitted on: write them with --train-out)"
     frontier = f" --frontier {frontier_file}" if frontier_file is not None else ""
     console.print(
         f"next: audit what you publish under the same threat model and target: ppdm audit --model {out}{data} ... "
