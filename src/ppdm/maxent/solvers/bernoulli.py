@@ -38,8 +38,9 @@ __all__ = ["BernoulliOptions", "BernoulliSolution", "solve_bernoulli"]
 #: A row's multiplier stays within ±this (a logit of 40 is a probability 1 − 4e-18).
 LOGIT_CAP = 40.0
 
-#: Safeguarded Newton steps per block at most (warm-started, two or three usually do).
-NEWTON_STEPS = 12
+#: Safeguarded Newton steps per block at most: warm-started, a few usually do, but a bagged tree's soft
+#: rows may need dozens (with 12, blocks were left up to 0.8 records off and a bagged forest never converged).
+NEWTON_STEPS = 60
 
 #: ``method="auto"`` solves the whole dual at once past this many blocks (a rule set's overlapping
 #: rows each need a block of their own, and cycling over hundreds of them converges slowly).
