@@ -72,3 +72,14 @@ def test_a_solve_short_of_its_tolerance_says_so():
     assert not short.converged and not short.timed_out and short.max_violation > 1e-4
     newton = solve_bernoulli(A, b, b, free, blocks, options=BernoulliOptions(method="dual", max_sweeps=1))
     assert not newton.converged
+
+
+def test_a_soft_target_beyond_its_bound_ends_on_the_bound_and_converges():
+    """A bagged tree's soft row whose target lies outside its bounds ends on the bound: the solve
+    stops there (before, its distance to the target counted as still off: it ran every sweep)."""
+    A = sp.csr_matrix(np.array([[1.0] * 10 + [0.0] * 10, [0.0] * 10 + [1.0] * 10]))
+    lo, hi = np.array([0.0, 4.0]), np.array([5.0, 4.0])
+    target, variance = np.array([8.0, np.nan]), np.array([1.0, 0.0])
+    solution = solve_bernoulli(A, lo, hi, np.full(20, -1), np.zeros(2, dtype=int), target, variance)
+    assert solution.converged and solution.iterations <= 3
+    np.testing.assert_allclose(A @ solution.p, [5.0, 4.0], atol=1e-6)
