@@ -66,3 +66,15 @@ def test_which_target_a_report_takes():
     assert report_target(None, [default], None) == (parse_target("certain=0,confident=0.01@0.9"), False)
     with pytest.raises(ReportError, match="the audit was run against 'certain=2' but the defense search against"):
         report_target(None, [chosen], frontier)
+
+
+def test_counts_of_people_are_written_with_thousands_separators():
+    """A count in the target line and the record's reasons reads as every other count of the
+    report: "certain 6,579", and a limit of a million as "1,000,000", never "1e+06"."""
+    from ppdm.attacks.target import parse_target
+    from ppdm.report.verdict import format_value
+
+    target = parse_target("certain=1000000,members_proved=2500")
+    assert [m.describe() for m in target.measures] == ["at most 1,000,000 people certain", "at most 2,500 people proved a member"]
+    certain = target.measures[0]
+    assert format_value(certain, 6579.0) == "6,579" and format_value(certain, 2.5) == "2.5"

@@ -52,7 +52,7 @@ from ppdm.tree.spans import Spans
 
 __all__ = [
     "CERTAINTY_TOL", "DEFAULT_TARGET", "MEMBERSHIP_TARGET", "Certain", "Confident", "Evidence", "LDiverse", "LiftOverReference", "MembersProved",
-    "MembershipEvidence", "MiaTpr", "MinSpan", "RiskMeasure", "Target", "default_target", "parse_target", "target_from_dict",
+    "MembershipEvidence", "MiaTpr", "MinSpan", "RiskMeasure", "Target", "default_target", "parse_target", "people", "target_from_dict",
 ]
 
 DEFAULT_TARGET = "certain=0,confident=0.01@0.9"
@@ -154,7 +154,7 @@ class Certain(RiskMeasure):
         return float(evidence.certain.sum())
 
     def describe(self) -> str:
-        who = "nobody" if self.limit == 0 else f"at most {self.limit:g} people"
+        who = "nobody" if self.limit == 0 else f"at most {people(self.limit)} people"
         return f"{who} certain"
 
 
@@ -226,7 +226,7 @@ class MembersProved(RiskMeasure):
         return float(evidence.membership.proved) if evidence.membership is not None else math.nan
 
     def describe(self) -> str:
-        who = "nobody" if self.limit == 0 else f"at most {self.limit:g} people"
+        who = "nobody" if self.limit == 0 else f"at most {people(self.limit)} people"
         return f"{who} proved a member"
 
 
@@ -270,6 +270,12 @@ class LiftOverReference(RiskMeasure):
 
     def describe(self) -> str:
         return f"the model adds ≤ {100 * self.limit:g} points of accuracy beyond a population sample"
+
+
+def people(count: float) -> str:
+    """A count of people as every report writes one: whole numbers with thousands separators
+    (``6,579``, never ``6579`` or ``1e+06``), anything else as it is."""
+    return f"{count:,.0f}" if float(count).is_integer() else f"{count:g}"
 
 
 def _percent(share: float) -> str:

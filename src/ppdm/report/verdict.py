@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ppdm.attacks.target import Certain, Confident, LiftOverReference, MembersProved, MiaTpr, RiskMeasure, Target, default_target
+from ppdm.attacks.target import Certain, Confident, LiftOverReference, MembersProved, MiaTpr, RiskMeasure, Target, default_target, people
 
 
 def pct(x: float, digits: int | None = None) -> str:
@@ -153,7 +153,7 @@ def format_value(m: RiskMeasure, value: float | None) -> str:
         return pct(value)
     if isinstance(m, LiftOverReference):
         return f"{100 * value:+.1f} points"
-    return f"{value:g}"
+    return people(value)
 
 
 def verdict(summary: dict[str, Any], target: Target | None = None) -> dict[str, Any]:
