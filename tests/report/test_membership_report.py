@@ -139,3 +139,10 @@ def test_the_front_door_writes_the_report(deep, tmp_path):
     data = audit.report(tmp_path / "m.html")
     assert data["membership"]["summary"]["candidates"] == len(population)
     assert (tmp_path / "m.html").read_text().count("<svg") >= 1 and (tmp_path / "m.report.json").exists()
+
+
+def test_the_first_card_gives_the_target_in_words_as_the_verdict_does(report):
+    """A membership audit alone: its first card showed the target as code
+    ("members_proved<=0,mia_tpr@1%<=0.02") above a verdict giving it in words."""
+    target = next(f["text"] for f in report["audited"] if f["label"] == "target")
+    assert target == report["membership"]["target"]["describe"] and "<=" not in target

@@ -54,7 +54,8 @@ def audited_facts(
         facts.append({"label": "question", "text": f"was each candidate in the training set? ({s.get('threat', 'the attacker holds each candidate’s record')})"})
         if s.get("trees_used"):
             facts.append({"label": "counts read" if published else "trees read", "text": str(s["trees_used"])})
-    facts.append({"label": "target", "text": target if attacks else (membership or {}).get("target", {}).get("text", target)})
+    own = (membership or {}).get("target", {})  # a membership audit alone: its own target, in words as everywhere else
+    facts.append({"label": "target", "text": target if attacks else own.get("describe", own.get("text", target))})
     return facts
 
 
