@@ -80,9 +80,10 @@ def test_bad_input_still_raises_with_exact(loan):
 def test_a_subset_of_trees_is_offered_only_when_it_fits(per_tree, offered):
     """The refusal's advice is an option that works: ``--trees 0:k`` with ``k`` trees within the
     cap, or none when one tree alone is over it."""
-    from ppdm.maxent.table.forest_types import MAX_ROUTED, _what_fits
+    from ppdm.errors import RoutingLimitError
+    from ppdm.maxent.table.forest_types import MAX_ROUTED
 
-    advice = _what_fits(per_tree)
+    advice = RoutingLimitError.over("routes", per_tree, MAX_ROUTED, instead="declare more columns known").advice
     assert advice.startswith("declare more columns known")
     if offered is None:
         assert "--trees" not in advice
@@ -92,7 +93,8 @@ def test_a_subset_of_trees_is_offered_only_when_it_fits(per_tree, offered):
 
 def test_the_whole_refusal_is_given_when_the_estimate_does_not_say_it():
     from ppdm.api import _not_run
+    from ppdm.errors import RoutingLimitError
 
-    why = "the forest's unknown split attributes 'a' (3 cells) make 3 cells …: 90 leaves to route (at most 40); declare more columns known"
+    why = RoutingLimitError("the forest's unknown split attributes 'a' (3 cells) make 3 cells …: 90 leaves to route (at most 40)", "declare more columns known")
     assert _not_run(why, "") == f"exact audit not run: {why}"
-    assert _not_run(why, f"an approximate estimate ({why.split('; declare')[0]})").endswith("too large to build; declare more columns known")
+    assert _not_run(why, f"an approximate estimate ({why.cause})").endswith("too large to build; declare more columns known")

@@ -512,7 +512,7 @@ def audit(
         except RoutingLimitError as why:
             if result is None:  # the exact audit alone: nothing else was measured
                 raise
-            not_run = _not_run(str(why), str(result.details.get("note", "")))
+            not_run = _not_run(why, str(result.details.get("note", "")))
     baseline = None
     if result is not None and weights is None:
         coarser = _coarser(published, counted, resolved, labels) if not internal else []
@@ -593,12 +593,11 @@ def _read_ids(path: str | Path, id_column: str) -> Any:
     return pd.read_csv(file, header=None, dtype=str)[0].dropna()
 
 
-def _not_run(why: str, note: str) -> str:
+def _not_run(why: RoutingLimitError, note: str) -> str:
     """Why the exact audit did not run: the routing refusal, shortened to its advice when the
     estimate's note already gives the same table's size (the pooled estimate's)."""
-    size, _, advice = why.partition("; declare")
-    if advice and size in note:
-        return f"exact audit not run: it would route the same table the joint estimate found too large to build; declare{advice}"
+    if why.advice and why.cause in note:
+        return f"exact audit not run: it would route the same table the joint estimate found too large to build; {why.advice}"
     return f"exact audit not run: {why}"
 
 

@@ -133,7 +133,24 @@ class MaxEntError(PpdmError):
 
 class RoutingLimitError(MaxEntError):
     """The attacker's table over a forest would need more routes than the explicit enumeration
-    builds (the unknown split attributes' cells, for every known-value group and tree)."""
+    builds (the unknown split attributes' cells, for every known-value group and tree).
+    ``cause``: the routes it would take; ``advice``: what the user can do instead."""
+
+    def __init__(self, cause: str, advice: str = "") -> None:
+        super().__init__(f"{cause}; {advice}" if advice else cause)
+        self.cause, self.advice = cause, advice
+
+    @classmethod
+    def over(cls, cause: str, per_tree: int, cap: int, instead: str | None = None) -> RoutingLimitError:
+        """The refusal of ``per_tree`` routes in each tree against ``cap`` in all: it offers
+        ``instead`` (e.g. "declare more columns known") and a subset of the trees that fits (a lower
+        bound on disclosure), the most trees that do, or none when one tree alone is over the cap."""
+        fits = cap // max(per_tree, 1)
+        if fits < 1:
+            alone = f"one tree alone routes {per_tree:,} leaves"
+            return cls(cause, f"{instead} ({alone} over these columns)" if instead else f"no subset of the trees fits ({alone})")
+        subset = f"audit a subset of the trees (--trees 0:{fits}, trees=range({fits}): a lower bound on disclosure)"
+        return cls(cause, f"{instead}, or {subset}" if instead else subset)
 
 
 class InfeasibleError(MaxEntError):

@@ -691,7 +691,7 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
                 published, data, resolved, **({"knowledge": knowledge} if knowledge is not None else {}),
                 possible=pv.possible, progress=maxent.get("tree_progress"),
             )
-            size = str(why).split("; declare")[0]  # the routes it would take, without the advice the pooled estimate makes moot
+            size = why.cause  # the routes it would take, without the advice the pooled estimate makes moot
             result.details["note"] = (
                 f"an approximate estimate: the joint maximum-entropy table is too large to build ({size}), so each tree's exact "
                 f"estimate is pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own "

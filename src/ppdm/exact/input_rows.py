@@ -238,10 +238,10 @@ def _route(forest: Forest, groups: QIGroups, sensitive: str, cells: Cells, signa
     multiplicities, numbered as they first differ (routed tree by tree, never all trees at once)."""
     n_pairs = groups.n_groups * cells.n_cells
     if n_pairs * forest.n_trees > MAX_ROUTES:
-        raise RoutingLimitError(
+        raise RoutingLimitError.over(
             f"the sensitive input {sensitive!r} has {cells.n_cells} cells for each of {groups.n_groups:,} groups over "
-            f"{forest.n_trees} trees: {n_pairs * forest.n_trees:,} leaves to route (at most {MAX_ROUTES:,}); audit a subset "
-            "of the trees (--trees 0:10, trees=range(10): a lower bound on disclosure)"
+            f"{forest.n_trees} trees: {n_pairs * forest.n_trees:,} leaves to route (at most {MAX_ROUTES:,})",
+            n_pairs, MAX_ROUTES,
         )
     pair_group = np.repeat(np.arange(groups.n_groups), cells.n_cells)
     frame = groups.table.iloc[pair_group].reset_index(drop=True)

@@ -131,12 +131,17 @@ def decide(attacks: Sequence[dict[str, Any]], target: Target, defense: dict[str,
     return RELEASE, ["every measure of the target is met", *reasons]
 
 
+#: The result details the record lists as caveats: a subset of trees, a sample, a note, an exact
+#: audit that did not run.
+CAVEATS = ("trees_audited", "sample", "note", "exact_not_run")
+
+
 def _caveats(audit: Any) -> list[str]:
     """What a reader must know beside the numbers: a partial or sampled audit, rows left out."""
     out = []
     for _, r in _results(audit):
         details = getattr(r, "details", {}) or {}
-        for key in ("trees_audited", "sample", "note", "exact_not_run"):
+        for key in CAVEATS:
             if details.get(key):
                 out.append(str(details[key]))
     if getattr(audit, "dropped_rows", 0):
@@ -368,7 +373,7 @@ def report_release(
     entries = [_entry(a["name"], a["summary"], target) for a in attacks]
     if membership is not None:
         entries.append(_entry("membership", membership["summary"], target))
-    caveats = [str(a["summary"][k]) for a in attacks for k in ("trees_audited", "sample", "note", "exact_not_run") if a["summary"].get(k)]
+    caveats = [str(a["summary"][k]) for a in attacks for k in CAVEATS if a["summary"].get(k)]
     decision, reasons = decide(entries, target, _defense(frontier), list(dict.fromkeys(caveats)))
     return {"decision": decision, "reasons": reasons, "record": None}
 

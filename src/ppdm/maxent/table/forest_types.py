@@ -404,15 +404,6 @@ def _group_class(forest: Forest, groups: QIGroups) -> np.ndarray:
     return codes
 
 
-def _what_fits(per_tree: int) -> str:
-    """What the user can do when routing ``per_tree`` leaves in each tree is too much: a subset of
-    trees that fits (a lower bound on disclosure), offered only when one does."""
-    fits = MAX_ROUTED // max(per_tree, 1)
-    if fits < 1:
-        return f"declare more columns known (one tree alone routes {per_tree:,} leaves over these columns)"
-    return f"declare more columns known, or audit a subset of the trees (--trees 0:{fits}, trees=range({fits}): a lower bound on disclosure)"
-
-
 def _route(forest: Forest, groups: QIGroups | None, routed: list[Component], n_full: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (group of known values, cell of the routed unknowns) pair, group by group: its group,
     its cells (pairs × routed) and its leaf in every tree (pairs × trees). ``groups`` ``None``: the
@@ -425,10 +416,11 @@ def _route(forest: Forest, groups: QIGroups | None, routed: list[Component], n_f
     per_tree = max(n_pairs, n_full * n_cells)
     if per_tree * forest.n_trees > MAX_ROUTED:
         names = ", ".join(f"{c.name!r} ({c.size} cells)" for c in routed)
-        raise RoutingLimitError(
+        raise RoutingLimitError.over(
             f"the forest's unknown split attributes {names} make {n_cells:,} cells for each of {max(n_groups, n_full):,} "
             f"known-value groups over {forest.n_trees} trees: {per_tree * forest.n_trees:,} leaves to route "
-            f"(at most {MAX_ROUTED:,}); {_what_fits(per_tree)}"
+            f"(at most {MAX_ROUTED:,})",
+            per_tree, MAX_ROUTED, instead="declare more columns known",
         )
     cells = np.array(np.unravel_index(np.arange(n_cells), sizes)).T if routed else np.zeros((1, 0), dtype=np.intp)
     pair_group = np.repeat(np.arange(n_groups), n_cells)
