@@ -40,6 +40,7 @@ from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
 from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
+from ppdm.report import words
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest
@@ -255,9 +256,9 @@ class Audit:
 
     def __repr__(self) -> str:
         if self.membership is not None and not self.results:
-            return f"<Audit of membership over {self.membership.n_candidates:,} candidates>"
+            return f"<Audit of membership over {words.candidates(self.membership.n_candidates)}>"
         parts = [p for p, r in (("estimate", self.estimate), ("exact", self.proved)) if r is not None]
-        return f"<Audit of {self.main.sensitive!r} over {self.main.groups.n_records:,} records: {' + '.join(parts)}>"
+        return f"<Audit of {self.main.sensitive!r} over {words.records(self.main.groups.n_records)}: {' + '.join(parts)}>"
 
 
 @dataclass
@@ -320,7 +321,7 @@ class RegressionAudit:
 
     def __repr__(self) -> str:
         r = self.intervals
-        return f"<RegressionAudit of {r.sensitive!r} over {len(r.lower):,} records: {r.details.get('bounds', 'propagation')}>"
+        return f"<RegressionAudit of {r.sensitive!r} over {words.records(len(r.lower))}: {r.details.get('bounds', 'propagation')}>"
 
 
 def audit(
@@ -855,7 +856,7 @@ def _coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: boo
                 r = maxent_attack(model, table, threat=fewer, knowledge=Knowledge(rate=True, label=labels))
             except PpdmError:
                 continue
-        r.attack = f"maxent knowing only {', '.join(fewer.known or ()) or 'no column'}" if fewer.outputs == threat.outputs else {
+        r.attack = (f"maxent knowing only {', '.join(fewer.known)}" if fewer.known else "maxent knowing no column") if fewer.outputs == threat.outputs else {
             "label": "maxent seeing only the predicted label", None: "maxent ignoring the model's outputs"}[fewer.outputs]
         out.append(r)
     return out

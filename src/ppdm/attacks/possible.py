@@ -691,9 +691,10 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
                 published, data, resolved, **({"knowledge": knowledge} if knowledge is not None else {}),
                 possible=pv.possible, progress=maxent.get("tree_progress"),
             )
-            size = why.cause  # the routes it would take, without the advice the pooled estimate makes moot
+            # the routes it would take (cell counts, long), kept apart from the note, without the advice the pooled estimate makes moot
+            result.details["note_details"] = f"the joint table is too large to build: {why.cause}"
             result.details["note"] = (
-                f"an approximate estimate: the joint maximum-entropy table is too large to build ({size}), so each tree's exact "
+                "an approximate estimate: the joint maximum-entropy table is too large to build, so each tree's exact "
                 f"estimate is pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own "
                 "counts, within each person's possible values over all trees (sound: one value left is certain, proved)"
                 + (f"; it does not read the model's {resolved.outputs}s the attacker sees (the likelihood rules and a reference attacker do)" if resolved.outputs else "")

@@ -146,11 +146,15 @@ class AttackResult:
         return out
 
     def riskiest_groups(self, k: int = 10) -> pd.DataFrame:
-        """The ``k`` groups the attacker is most confident about (ties: larger groups first)."""
+        """The ``k`` groups the attacker is most confident about (ties: larger groups first),
+        counting their targets only: a group of known individuals alone (the attacker already
+        holds their rows) is left out, as it is of every count of the summary."""
         confidence = self.posterior.max(axis=1)
-        order = np.lexsort((-self.groups.counts, -confidence))[:k]
+        targets = np.bincount(self.groups.group_of_record, weights=self.targets.astype(float), minlength=self.groups.n_groups)
+        about = np.flatnonzero(targets > 0)
+        order = about[np.lexsort((-targets[about], -confidence[about]))][:k]
         table = self.groups.table.iloc[order].reset_index(drop=True).copy()
-        table["records"] = self.groups.counts[order]
+        table["records"] = targets[order].astype(np.int64)
         prior = None if self.true_codes is None else prior_distribution(self.true_codes, len(self.values))
         table["guess"] = [self.values[i] for i in best_guess(self.posterior[order], prior)]
         table["confidence"] = confidence[order]

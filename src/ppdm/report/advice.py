@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from ppdm.attacks.target import Target, default_target
+from ppdm.report import words
 from ppdm.report.verdict import pct
 
 _LESS = {"class-counts": "error-rates", "error-rates": "labels"}
@@ -123,7 +124,7 @@ def _forest_leaves(attack: dict[str, Any], rows: list[dict[str, Any]], key: str,
     trees = len({r["tree"] for r in rows})
     count = f" ({int(people):,})" if people is not None else ""
     return (
-        f"{attack['name']}: the {what}{count} reach a leaf in each of the forest's {trees} trees, and the trees disclose "
+        f"{attack['name']}: the {what}{count} reach a leaf in each of the forest's {words.trees(trees)}, and the trees disclose "
         f"together; the leaves most of them reach: {names}. Pruning the leaves of one tree does not touch the other trees' counts: "
         "retrain with fewer or shallower trees or a minimum-leaf limit, publish less, or let ppdm defend search."
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ppdm.report import words
 from ppdm.report.threat_words import _PUBLISH
 
 #: A library's model family in words (the model's ``algorithm``, by prefix).
@@ -50,7 +51,7 @@ def audited_facts(
     if membership is not None:
         s = membership["summary"]
         among = f"{s['published_members']:,} of them" if s.get("complete", True) else f"some of the {s['published_members']:,}"
-        facts.append({"label": "candidates", "text": f"{s['candidates']:,} people, {among} training records by the model's counts"})
+        facts.append({"label": "candidates", "text": f"{words.people(s['candidates'])}, {among} training records by the model's counts"})
         facts.append({"label": "question", "text": f"was each candidate in the training set? ({s.get('threat', 'the attacker holds each candidate’s record')})"})
         if s.get("trees_used"):
             facts.append({"label": "counts read" if published else "trees read", "text": str(s["trees_used"])})
@@ -73,7 +74,7 @@ def model_words(view: dict[str, Any] | None) -> str:
     else:
         how = _COMBINE.get(str(view.get("combine")), str(view.get("combine")))
         link = f" ({view['link']} link)" if view.get("link") and view.get("combine") == "additive" else ""
-        size = f"{len(trees):,} trees, {sum(t['leaves'] for t in trees):,} leaves; {how}{link}"
+        size = f"{words.trees(len(trees))}, {sum(t['leaves'] for t in trees):,} leaves; {how}{link}"
     return f"{family} predicting {view['class_attribute']!r}: {size}; publishing {view['disclosure']}"
 
 
@@ -94,15 +95,15 @@ def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
         unread = summary.get("trees_unread") or []
         total = len(view["trees"]) if view is not None else summary["trees_used"] + len(left) + len(unread)
         if not left and not unread:
-            return f"{all_}{total:,} trees read.{chosen}"
+            return f"{all_}{words.trees(total)} read.{chosen}"
         reasons: list[str] = []
         if left:
             reasons.append(f"{len(left):,} left out (trees {_ids(left)}) because their counts are over rows the attacker cannot tie to records (unknown bootstrap or subsample)")
         if unread:
             reasons.append(f"{len(unread):,} not read (trees {_ids(unread)}) because building their rows would have taken the time limit")
-        return f"{summary['trees_used']:,} of {total:,} trees read; {'; '.join(reasons)}. What the audit finds is a lower bound.{chosen}"
+        return f"{summary['trees_used']:,} of {words.trees(total)} read; {'; '.join(reasons)}. What the audit finds is a lower bound.{chosen}"
     if view is not None and view["kind"] == "forest":
-        return f"{all_}{len(view['trees']):,} trees read.{chosen}"
+        return f"{all_}{words.trees(len(view['trees']))} read.{chosen}"
     return chosen.strip()
 
 

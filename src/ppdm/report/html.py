@@ -12,8 +12,9 @@ import json
 from html import escape
 from typing import Any
 
-from ppdm.report import membership_html, record_html
+from ppdm.report import membership_html, record_html, words
 from ppdm.report.not_audited import is_noisy, noisy_sentence
+from ppdm.report.page import PAGE_LEAVES, PAGE_MODEL_LINES, PAGE_PEOPLE, leaves_listed, lines_shown, page_attack
 from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
 from ppdm.report.reconcile import headline
@@ -53,6 +54,11 @@ def render_html(report: dict[str, Any]) -> str:
     )
 
 
+def _title(attack: dict[str, Any]) -> str:
+    """An attack's heading, in words (no method codes)."""
+    return words.attack_title(str(attack["attack"]), str(attack["sensitive"]))
+
+
 def _verdict_sections(report: dict[str, Any]) -> str:
     """The attacks' verdict cards, and the membership audit's card (:mod:`ppdm.report.membership_html`)
     beside them or, alone, in their place."""
@@ -76,18 +82,10 @@ def _threat_sections(report: dict[str, Any]) -> str:
 
 def _embedded(report: dict[str, Any]) -> str:
     """What the tables need, as JSON safe inside a ``<script>`` element."""
-    keys = ("sensitive", "values", "quasi_identifiers", "people", "groups", "exposure")
-    payload = {"attacks": [{k: _groups_shown(a[k]) if k == "groups" else a[k] for k in keys} for a in report["attacks"]]}
+    keys = ("sensitive", "values", "quasi_identifiers")
+    payload = {"attacks": [page_attack(a, keys) for a in report["attacks"]]}
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-
-
-def _groups_shown(groups: dict[str, Any]) -> dict[str, Any]:
-    """The groups as the script needs them: with leaf pairs it draws every cell from them, so the
-    provenance texts (one per group, long for a forest) stay in the JSON file only."""
-    if groups.get("leaf_pairs") is None:
-        return groups
-    return {k: v for k, v in groups.items() if k != "provenance"}
 
 
 def _header(report: dict[str, Any]) -> str:
@@ -95,10 +93,10 @@ def _header(report: dict[str, Any]) -> str:
     what = ""
     if model is not None and not report.get("audited"):  # the first card says it otherwise
         trees = model["trees"]
-        size = f"{trees[0]['nodes']:,} nodes, {trees[0]['leaves']:,} leaves" if len(trees) == 1 else f"{len(trees)} trees"
+        size = f"{trees[0]['nodes']:,} nodes, {trees[0]['leaves']:,} leaves" if len(trees) == 1 else f"{words.trees(len(trees))}"
         what = f"{model['algorithm'] or model['kind']} predicting {model['class_attribute']!r} ({size}), publishing {model['disclosure']}. "
     links = ['<a href="#audited">what was audited</a>', '<a href="#verdict">verdict</a>', '<a href="#advice">what to do next</a>', '<a href="#threat">threat model</a>']
-    links += [f'<a href="#attack-{i}">{escape(a["name"])}</a>' for i, a in enumerate(report["attacks"])]
+    links += [f'<a href="#attack-{i}">{escape(_title(a))}</a>' for i, a in enumerate(report["attacks"])]
     links += ['<a href="#membership">membership</a>'] if report.get("membership") else []
     links += ['<a href="#frontier">defense search</a>', '<a href="#model">model</a>']
     links += ['<a href="#release">release record</a>'] if report.get("release") else []
@@ -136,7 +134,7 @@ def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, An
         caveats += _baselines(a["summary"])
         cards.append(
             f'<div class="card {v["level"]}" data-verdict="{v["level"]}"><span class="badge">{_LEVEL[v["level"]]}</span>'
-            f'<a href="#attack-{i}">{escape(a["name"])}</a>'
+            f'<a href="#attack-{i}">{escape(_title(a))}</a>'
             f'<p class="headline">{escape(v["headline"])}</p><ul>{lines}</ul>{caveats}</div>'
         )
     return f'<section id="verdict"><h2>Verdict</h2><p class="note">Target: {escape(target)}.</p>{"".join(cards)}</section>'
@@ -150,6 +148,13 @@ def _warnings(summary: dict[str, Any]) -> str:
     if isinstance(rounds, dict) and not rounds.get("left_out"):
         notes = [n for n in notes if not (n.startswith("all ") and "boosting" in n and ";" not in n)]
     return "".join(f'<p class="note warn">{escape(n)}.</p>' for n in notes)
+
+
+def _details(text: object) -> str:
+    """The long reason behind a note (a joint table's cell counts), folded: shown once, on asking."""
+    if not text:
+        return ""
+    return f'<details class="note"><summary>why, in detail</summary><p>{escape(str(text))}.</p></details>'
 
 
 def _baselines(summary: dict[str, Any]) -> str:
@@ -189,25 +194,36 @@ def _attack_section(a: dict[str, Any], i: int) -> str:
         else "The true values were not given: the curve shows the attacker's confidence in their own guess."
     )
     s = a["summary"]
-    facts = f"{s['records']:,} people in {s['qi_groups']:,} groups of known values"
+    facts = f"{words.people(s['records'])} in {s['qi_groups']:,} groups of known values"
     pairs = a["groups"].get("leaf_pairs")
     forest = pairs is not None and pairs["tree"] is not None
     example, example_words = ("tree:0 leaf:7", "leaf 7 of tree 0") if forest else ("leaf:7", "leaf 7")
-    notes = _warnings(s)
+    notes = _details(s.get("note_details"))  # the caveats themselves are on the verdict card, once
     return (
-        f'<section id="attack-{i}" class="attack"><h2>{escape(a["name"])}</h2><p class="note">{escape(facts)}; '
+        f'<section id="attack-{i}" class="attack"><h2>{escape(_title(a))}</h2><p class="note">{escape(facts)}; '
         f'known columns: {escape(", ".join(a["quasi_identifiers"]) or "none")}.</p>{notes}'
-        f"<h3>Confidence in the true value</h3><figure>{confidence_figure(persons, f'fig-confidence-{i}', a['name'])}"
+        f"<h3>Confidence in the true value</h3><figure>{confidence_figure(persons, f'fig-confidence-{i}', _title(a))}"
         f"<figcaption>{escape(conf_caption)}</figcaption></figure>"
-        f"<h3>Exposure by leaf</h3><figure>{exposure_figure(a['exposure'], f'fig-exposure-{i}', a['name'])}"
+        f"<h3>Exposure by leaf</h3><figure>{exposure_figure(a['exposure'], f'fig-exposure-{i}', _title(a))}"
         "<figcaption>The leaves whose people are most exposed; click a bar or a name to see the leaf in the model.</figcaption></figure>"
         f'<h3 id="leaves-{i}">Per leaf: which leaf causes which disclosure</h3>'
-        f'<p class="note">{escape(_leaf_note(pairs))}</p>'
+        f'<p class="note">{escape(_leaf_note(pairs))}{escape(_listed(len(a["exposure"]), PAGE_LEAVES, "leaves", "most exposed"))}</p>'
         f'<div data-table="leaves" data-attack="{i}"></div>'
         f'<h3 id="people-{i}">Per person</h3>'
         '<p class="note">One row per person, with the row of your CSV (0 = the first data row). Click a column to sort; '
-        f"type to filter ({escape(example)} lists the people who can reach {escape(example_words)}).</p>"
+        f"type to filter ({escape(example)} lists the people who can reach {escape(example_words)})."
+        f"{escape(_listed(len(a['people']['row']), PAGE_PEOPLE, 'people', 'most at risk'))}</p>"
         f'<div data-table="people" data-attack="{i}"></div></section>'
+    )
+
+
+def _listed(total: int, most: int, noun: str, which: str) -> str:
+    """What the page's table leaves to the JSON, in a sentence (nothing when it lists everyone)."""
+    if total <= most:
+        return ""
+    return (
+        f" This page lists the {most:,} {noun} {which} of {total:,}, to stay small enough to send; the report's JSON "
+        f"written beside it (NAME.report.json) holds every one of them."
     )
 
 
@@ -284,18 +300,28 @@ def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:
     exposed = {
         r["anchor"] for a in attacks for r in a["exposure"] if r.get("anchor") and (r["certain_right"] or r.get("beyond") or r.get("high"))
     }
-    parts = []
-    for tree in model["trees"]:
-        title = "" if tree["index"] is None else f"<h3>tree {tree['index']}</h3>"
-        lines = "".join(_line(line, line["anchor"] in exposed) for line in tree["lines"])
-        parts.append(f'{title}<pre class="tree">{lines}</pre>')
     n_lines = sum(len(t["lines"]) for t in model["trees"])
-    long = n_lines > PRINTED_LINES
+    listed = leaves_listed(attacks) if n_lines > PAGE_MODEL_LINES else None
+    parts, shown = [], 0
+    for tree in model["trees"]:
+        lines = tree["lines"] if listed is None else lines_shown(tree, listed.get(tree["index"] or 0, set()))
+        if lines is None:
+            continue
+        shown += len(lines)
+        title = "" if tree["index"] is None else f"<h3>tree {tree['index']}</h3>"
+        parts.append(f'{title}<pre class="tree">{"".join(_line(line, line["anchor"] in exposed) for line in lines)}</pre>')
+    long = shown > PRINTED_LINES
     note = (
         f'<p class="printnote">The model has {n_lines:,} lines, too many to print: open the HTML page, or run ppdm show.</p>'
         if long
         else ""
     )
+    if listed is not None:
+        trees = "" if len(model["trees"]) == 1 else f" in {len(parts):,} of its {words.trees(len(model['trees']))}"
+        note += (
+            f'<p class="note">The model has {n_lines:,} lines, too many for a page that can be sent: shown here are the '
+            f"{shown:,} on the paths to the leaves the per-leaf tables list{trees}. <code>ppdm show</code> prints it whole.</p>"
+        )
     return (
         f'<section id="model"{LONG if long else ""}><h2>The published model</h2><p class="note">As <code>ppdm show</code> '
         "prints it: every line ends with the id of its node, the ids the tables and figures name. Leaves in red expose "

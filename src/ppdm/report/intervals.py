@@ -14,6 +14,7 @@ import numpy as np
 from ppdm.attacks.regression import IntervalResult
 from ppdm.errors import ReportError
 from ppdm.files import write_atomic
+from ppdm.report import words
 from ppdm.report.style import CSS
 from ppdm.report.write import json_path_for
 
@@ -50,7 +51,7 @@ def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     tol = s["tolerance"]
     lines = [
         threat_line(result),
-        f"proved interval of {s['sensitive']!r} for {s['people']:,} people, by {_BOUNDS.get(s['bounds'], s['bounds'])}",
+        f"proved interval of {s['sensitive']!r} for {words.people(s['people'])}, by {_BOUNDS.get(s['bounds'], s['bounds'])}",
         *([INPUT_LINE.format(name=repr(s["sensitive"]))] if s.get("secret") == "input" else []),
         f"pinned to within {tol:g}: {s['pinned']:,} of {s['people']:,} (prior: {base['pinned']:,}; its interval [{lo:g}, {hi:g}], width {base['width']:g})",
         f"interval width: mean {s['mean_width']:.4g}, median {s['median_width']:.4g} (prior: {base['width']:g})",
@@ -176,7 +177,7 @@ def render_interval_html(report: dict[str, Any]) -> str:
     level = "fails" if s["pinned"] > base["pinned"] else "meets"
     card = (
         f'<div class="card {level}"><span class="badge">{"people pinned" if level == "fails" else "nobody pinned"}</span>'
-        f'<span class="headline">{s["pinned"]:,} of {s["people"]:,} people pinned to within {s["tolerance"]:g} '
+        f'<span class="headline">{s["pinned"]:,} of {words.people(s["people"])} pinned to within {s["tolerance"]:g} '
         f'(prior: {base["pinned"]:,})</span><ul>'
         + (f'<li>{escape(INPUT_LINE.format(name=repr(s["sensitive"])))}</li>' if s.get("secret") == "input" else "")
         + f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
@@ -195,7 +196,7 @@ def render_interval_html(report: dict[str, Any]) -> str:
     body = (
         f"<h1>{escape(report['title'])}</h1><p class=\"threatline\">{escape(report['threat'])}</p>{card}"
         f"<h2>Every person's proved interval</h2><figure>{_interval_figure(report['drawn'], lo, hi)}<figcaption>"
-        f"{len(report['drawn']):,} of {s['people']:,} people{' (an even sample, by width)' if len(report['drawn']) < s['people'] else ''}, "
+        f"{len(report['drawn']):,} of {words.people(s['people'])}{' (an even sample, by width)' if len(report['drawn']) < s['people'] else ''}, "
         "sorted by estimate: each vertical bar is one person's proved interval, the dot the true value; the grey band is the prior's interval.</figcaption></figure>"
         f"<h2>Interval widths</h2><figure>{_width_figure(report['widths'], base['width'], s['tolerance'])}<figcaption>people by the width of their proved interval "
         f"(from 0 to the prior's width {base['width']:g}); the red line is the tolerance {s['tolerance']:g}.</figcaption></figure>"

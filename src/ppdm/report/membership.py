@@ -26,6 +26,7 @@ from ppdm.attacks.target import MiaTpr, Target, default_target
 from ppdm.errors import ReportError
 from ppdm.maxent.constraints.rule_membership_rows import ANTECEDENT_CELL
 from ppdm.metrics.membership import interpolated_tpr, roc_points
+from ppdm.report import words
 from ppdm.report.model_view import anchor
 from ppdm.report.plots import THRESHOLDS, share_at_least
 from ppdm.report.verdict import pct, target_line
@@ -181,9 +182,9 @@ def membership_verdict(summary: dict[str, Any], target: Target | None = None) ->
         never = "never wrong: each proof holds in every training set consistent with the published counts"
     alone = f"without the model an attacker has only the member share, {pct(share)}, and proves nobody"
     if proved:
-        headline = f"{proved:,} {who} of {candidates:,} candidates ({never}); {alone}."
+        headline = f"{proved:,} {who} of {words.candidates(candidates)} ({never}); {alone}."
     else:
-        headline = f"Nobody of {candidates:,} candidates is proved a member; {alone}."
+        headline = f"None of the {words.candidates(candidates)} is proved a member; {alone}."
     lines = [
         f"Proved members: {proved:,}; proved non-members: {summary['proved_non_members']:,}; undecided: {summary['undecided']:,}."
     ]

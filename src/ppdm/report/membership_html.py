@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ppdm.report import words
 from ppdm.report.membership_plots import p_member_figure, roc_figure
 from ppdm.report.verdict import pct
 
@@ -62,7 +63,7 @@ def section_html(section: dict[str, Any]) -> str:
     seconds = f" Audited in {s['seconds']:.1f} s." if s.get("seconds") is not None else ""
     return (
         f'<section id="membership" class="attack"><h2>{escape(TITLE)}</h2>'
-        f'<p class="note">{s["candidates"]:,} candidates; the model was trained on {s["published_members"]:,} records.{seconds}</p>'
+        f'<p class="note">{words.candidates(s["candidates"])}; the model was trained on {words.records(s["published_members"])}.{seconds}</p>'
         f"{_counts(s)}{figure}{_leaves(section['leaves'], 'rules' if section.get('published') else 'leaves')}{_proved_rows(section['proved_member_rows'])}</section>"
     )
 

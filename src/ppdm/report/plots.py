@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ppdm.metrics.baseline import CERTAINTY_TOL
+from ppdm.report import words
 from ppdm.report.persons import Persons
 from ppdm.report.svg import ATTACK, CHOSEN, MUTED, PRIOR, PROVED, Plot
 from ppdm.report.verdict import pct
@@ -72,8 +73,8 @@ def exposure_figure(exposure: list[dict[str, Any]], figure_id: str, name: str, t
     for i, row in enumerate(rows, start=1):
         label, href = _bar_label(plot, row, i)
         high = row.get(high_key, 0)
-        plot.hbar(i - 0.17, 0, high, ATTACK, 9, title=f"{label}: {high:,} people at confidence ≥ 0.9 in their true value", href=href)
-        plot.hbar(i + 0.17, 0, row["certain_right"], PROVED, 9, title=f"{label}: {row['certain_right']:,} people proved", href=href)
+        plot.hbar(i - 0.17, 0, high, ATTACK, 9, title=f"{label}: {words.people(high)} at confidence ≥ 0.9 in their true value", href=href)
+        plot.hbar(i + 0.17, 0, row["certain_right"], PROVED, 9, title=f"{label}: {words.people(row['certain_right'])} proved", href=href)
     what = "at ≥ 0.9 beyond the prior" if high_key == "beyond" else "at ≥ 0.9"
     plot.legend([(f"people {what}", ATTACK, None), ("people proved (certain, right)", PROVED, None)], y=12)
     return plot.svg(figure_id, f"{name}: people exposed, by leaf")

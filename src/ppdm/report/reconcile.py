@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ppdm.report import words
 from ppdm.report.persons import Persons, persons_from_report
 
 
@@ -55,7 +56,7 @@ def _by_row(persons: Persons, mask: np.ndarray) -> np.ndarray:
 def headline(r: dict[str, Any]) -> tuple[str, list[str]]:
     """The reconciled headline and its lines (see the module docstring)."""
     head = (
-        f"{r['proved']:,} of {r['people']:,} people are proved: in every dataset consistent with the published model, "
+        f"{r['proved']:,} of {words.people(r['people'])} are proved: in every dataset consistent with the published model, "
         "their sensitive value is the one the attacker names."
     )
     lines = []
@@ -65,7 +66,7 @@ def headline(r: dict[str, Any]) -> tuple[str, list[str]]:
             "whom the model makes near-certain in its most neutral reading but does not prove."
         )
     else:
-        lines.append(f"The estimate is certain of the same {r['both']:,} people: every certainty it finds is proved.")
+        lines.append(f"The estimate is certain of the same {words.people(r['both'])}: every certainty it finds is proved.")
     if r["proved_only"]:
         lines.append(
             f"{r['proved_only']:,} proved {'person is' if r['proved_only'] == 1 else 'people are'} not held certain by the estimate "
@@ -73,7 +74,7 @@ def headline(r: dict[str, Any]) -> tuple[str, list[str]]:
         )
     if r["undecided"]:
         lines.append(
-            f"{r['undecided']:,} people are undecided: the proof's time budget ran out before settling them; none of them is counted "
+            f"{words.people(r['undecided'])} are undecided: the proof's time budget ran out before settling them; none of them is counted "
             "as proved, and some may be."
         )
     elif r["undecided"] == 0:
@@ -91,8 +92,8 @@ def exact_verdict(verdict: dict[str, Any], r: dict[str, Any]) -> dict[str, Any]:
     target = [line for line in verdict["lines"] if line.startswith("Target")]
     undecided = f"; {r['undecided']:,} undecided" if r["undecided"] else ""
     lines = [
-        f"The proof names {r['proved']:,} people's value{undecided}. It proves, it does not guess: for the attacker's accuracy "
+        f"The proof names {words.people(r['proved'])}'s value{undecided}. It proves, it does not guess: for the attacker's accuracy "
         f"and confidence read the estimate's card ({r['estimate']}).",
         *target,
     ]
-    return {**verdict, "headline": f"{r['proved']:,} people proved, in every dataset consistent with the published model.", "lines": lines}
+    return {**verdict, "headline": f"{words.people(r['proved'])} proved, in every dataset consistent with the published model.", "lines": lines}

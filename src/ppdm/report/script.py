@@ -112,7 +112,8 @@ JS = r"""
       rows[i] = { cells: row.concat(g.qi[k]), cls: cls, risk: cls === "proved" ? 2 : cls === "high" ? 1 : 0 };
     }
     const leafExample = g.leaf_pairs && g.leaf_pairs.tree !== null ? "tree:0 leaf:7" : "leaf:7";
-    return { columns: columns, rows: rows, sortBy: 2, descending: true, limit: 100, riskFilter: true, noun: "people", leafExample: leafExample };
+    return { columns: columns, rows: rows, sortBy: 2, descending: true, limit: 100, riskFilter: true, noun: "people", leafExample: leafExample,
+             total: p.total === undefined ? n : p.total };
   }
 
   function leafTable(a, index) {
@@ -144,7 +145,8 @@ JS = r"""
       const cls = r.certain_right > 0 ? "proved" : (hasTruth && r[high] > 0 ? "high" : "");
       return { cells: cells, cls: cls, risk: 0, id: byLeaf ? "leafrow-" + anchorOf(tree, r.leaf) : null };
     });
-    return { columns: columns, rows: rows, sortBy: null, descending: true, limit: 50, riskFilter: false, noun: byLeaf ? "leaves" : "sources" };
+    return { columns: columns, rows: rows, sortBy: null, descending: true, limit: 50, riskFilter: false, noun: byLeaf ? "leaves" : "sources",
+             total: a.exposure_total === undefined ? e.length : a.exposure_total };
   }
 
   // -- the table widget ----------------------------------------------------------------------------
@@ -259,7 +261,8 @@ JS = r"""
       });
       tbody.replaceChildren(frag);
       count.textContent = "showing " + num(shown.length) + " of " + num(rows.length) + " " + spec.noun +
-        (rows.length === spec.rows.length ? "" : " matching (" + num(spec.rows.length) + " in all)");
+        (rows.length === spec.rows.length ? "" : " matching (" + num(spec.rows.length) + " in all)") +
+        (spec.total > spec.rows.length ? "; the page lists " + num(spec.rows.length) + " of " + num(spec.total) + ", the JSON every one" : "");
       more.hidden = shown.length >= rows.length;
       moreButton.textContent = "show " + num(Math.min(500, Math.max(rows.length - shown.length, 0))) + " more";
       table.dataset.rows = String(shown.length);

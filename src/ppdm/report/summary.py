@@ -11,6 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ppdm.report import words
+from ppdm.report.words import counted
+
 if TYPE_CHECKING:
     from ppdm.attacks.result import AttackResult
 
@@ -44,7 +47,7 @@ def baseline_lines(summary: Mapping[str, Any]) -> list[str]:
     return [
         f"  attacker accuracy {summary['attacker_accuracy']:.4f} (95% CI {lo:.4f}-{hi:.4f}) against {base['accuracy']:.4f} "
         f"for the prior alone (always guessing {shown_value(summary, base['majority_guess'])!r}): lift {lift['difference']:+.4f}{ratio}",
-        f"  certain guesses: {certain:,} people ({summary['certain_right']:,} right, {summary['certain_wrong']:,} wrong; "
+        f"  certain guesses: {words.people(certain)} ({summary['certain_right']:,} right, {summary['certain_wrong']:,} wrong; "
         "a wrong certain guess is not an exposure)",
         f"  people by the attacker's confidence in their true value: {levels}",
         f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}",
@@ -71,13 +74,13 @@ def riskiest_lines(result: AttackResult, top: int) -> list[str]:
     """The ``top`` groups the attacker is most confident about, one line each."""
     if not top:
         return []
-    lines = [f"riskiest QI groups (top {top}):"]
+    known = int((~result.targets).sum())
+    lines = [f"riskiest QI groups (top {top}" + (f"; {counted(known, 'known individual')} the attacker already holds left out" if known else "") + "):"]
     qi = list(result.groups.quasi_identifiers)
     for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
         values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
-        records = f"{row.records} record{'s' if row.records != 1 else ''}"
         guess = shown_value(result.details, row.guess)
-        lines.append(f"  {i}. {values} → {guess} (confidence {row.confidence:.2f}, {records}, {_short(str(row.provenance))})")
+        lines.append(f"  {i}. {values} → {guess} (confidence {row.confidence:.2f}, {counted(int(str(row.records)), 'record')}, {_short(str(row.provenance))})")
     return lines
 
 
@@ -91,7 +94,24 @@ def _short(provenance: str, limit: int = 120) -> str:
         if len("; ".join([*kept, part])) > limit:
             break
         kept.append(part)
-    return "; ".join(kept) + f"; … ({len(parts) - len(kept)} more trees)"
+    if not kept:  # one tree's leaves, too many for the line: the first ones, the others counted
+        return _short_leaves(parts[0], limit) + (f"; … ({counted(len(parts) - 1, 'more tree')})" if len(parts) > 1 else "")
+    return "; ".join(kept) + f"; … ({counted(len(parts) - len(kept), 'more tree')})"
+
+
+def _short_leaves(part: str, limit: int) -> str:
+    """One tree's ``leaves 3, 7, 9, …`` cut to about ``limit`` characters, the leaves left counted."""
+    head, _, ids = part.rpartition("leaves ")
+    if not ids:
+        return part[:limit] + " …"
+    leaves = ids.split(", ")
+    kept: list[str] = []
+    for leaf in leaves:
+        if kept and len(head) + len("leaves ") + len(", ".join([*kept, leaf])) > limit:
+            break
+        kept.append(leaf)
+    left = len(leaves) - len(kept)
+    return f"{head}leaves {', '.join(kept)}" + (f" … ({counted(left, 'more leaf', 'more leaves')})" if left else "")
 
 
 def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
@@ -101,9 +121,9 @@ def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
     mean_left = float(left.sum(axis=1)[result.groups.group_of_record].mean()) if result.groups.n_records else 0.0
     lines = [
         str(d.get("threat_model", "")),
-        f"possible values of {result.sensitive!r} over {s['records']:,} records ({d['trees_used']} of {d['trees']} trees "
+        f"possible values of {result.sensitive!r} over {words.records(s['records'])} ({d['trees_used']} of {words.trees(d['trees'])} "
         f"hold them; {d['method']}, {d['passes']} passes{'' if d['converged'] else ', stopped early'}): "
-        f"{d['certain_proved']:,} people with one value left (certain, proved); on average {mean_left:.2f} of "
+        f"{words.people(d['certain_proved'])} with one value left (certain, proved); on average {mean_left:.2f} of "
         f"{len(result.values)} values left",
     ]
     for key in ("sample", "trees_audited", "note"):
@@ -117,8 +137,8 @@ def pooled_lines(result: AttackResult, top: int = 5) -> list[str]:
     d, s = result.details, result.summary()
     lines = [
         str(d.get("threat_model", "")),
-        f"maximum-entropy estimate of {result.sensitive!r} over {s['records']:,} records, approximate: {d['estimate']} "
-        f"({d['trees_pooled']} of {d['trees']} trees pooled); {d.get('certain_proved', 0):,} people with one value left "
+        f"maximum-entropy estimate of {result.sensitive!r} over {words.records(s['records'])}, approximate: {d['estimate']} "
+        f"({d['trees_pooled']} of {words.trees(d['trees'])} pooled); {words.people(d.get('certain_proved', 0))} with one value left "
         "(certain, proved)",
     ]
     for key in ("sample", "trees_audited", "note"):
@@ -138,7 +158,7 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"
     lines = [
         str(d.get("threat_model", "")),
-        f"maximum-entropy audit of {result.sensitive!r} over {s['records']:,} records in {s['qi_groups']:,} groups "
+        f"maximum-entropy audit of {result.sensitive!r} over {words.records(s['records'])} in {s['qi_groups']:,} groups "
         f"of known values{dropped}; unknowns: {d.get('unknowns', '')}",
         f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), "
         f"largest violation {d['max_violation']:.1e}",
@@ -161,7 +181,7 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
         lines.append(f"  note: {proved.details['note']}")
     certain = int((proved.certain_groups[proved.groups.group_of_record] & proved.targets).sum())
     lines.append(
-        f"exact audit ({d['method']}, {d['seconds']:.2f} s): proved certain: {certain:,} people, "
+        f"exact audit ({d['method']}, {d['seconds']:.2f} s): proved certain: {words.people(certain)}, "
         f"undecided: {d['undecided_records']:,}"
     )
     line = "  baseline: the prior alone proves nobody certain"
@@ -169,7 +189,7 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
     if base:
         line += f" (its majority guess {base['majority_guess']!r} is right for {base['accuracy']:.1%})"
     if estimate is not None:
-        line += f"; the maximum-entropy estimate is certain about {estimate.summary()['certain_records']:,} people"
+        line += f"; the maximum-entropy estimate is certain about {words.people(estimate.summary()['certain_records'])}"
     lines.append(line)
     if d.get("at_least_one_groups"):
         lines.append(
@@ -196,16 +216,16 @@ def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
     portfolio = details.get("portfolio")
     if portfolio:
         measured = sorted(((acc, name) for name, acc in portfolio.items() if acc is not None), key=lambda x: -x[0])
-        shown = ", ".join(f"{name} {acc:.4f}" for acc, name in measured[:PORTFOLIO_SHOWN])
+        shown = ", ".join(f"{words.attacker_words(name)} {acc:.4f}" for acc, name in measured[:PORTFOLIO_SHOWN])
         if len(measured) > PORTFOLIO_SHOWN:
-            shown += f"; {len(measured) - PORTFOLIO_SHOWN:,} weaker ones in the JSON"
-        lines.append(f"  reported: the strongest attacker measured, {details.get('reported_attacker')!r} (accuracy: {shown})")
+            shown += f"; {len(measured) - PORTFOLIO_SHOWN:,} weaker {words.plural(len(measured) - PORTFOLIO_SHOWN, 'one')} in the JSON"
+        lines.append(f"  reported: the strongest attacker measured, {words.attacker_words(str(details.get('reported_attacker')))!r} (accuracy: {shown})")
     control = details.get("control")
     if control:
         m, c = control["members"], control["non_members"]
         slo, shi = control["membership_share_ci95"]
         lines.append(
-            f"  control: the same guesses on {c['people']:,} people outside the training set are right for "
+            f"  control: the same guesses on {words.people(c['people'])} outside the training set are right for "
             f"{c['accuracy']:.1%} (members {m['accuracy']:.1%}); membership share of the risk "
             f"{control['membership_share']:+.3f} (95% CI {slo:+.3f} to {shi:+.3f})"
         )

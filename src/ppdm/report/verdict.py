@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from ppdm.attacks.target import Certain, Confident, LiftOverReference, MembersProved, MiaTpr, RiskMeasure, Target, default_target, people
+from ppdm.report import words
 
 
 def pct(x: float, digits: int | None = None) -> str:
@@ -129,9 +130,9 @@ def _part_only(summary: dict[str, Any]) -> str:
     if isinstance(rounds, dict) and rounds.get("left_out"):
         return f"{rounds['used']:,} of {rounds['trees']:,} boosting trees read"
     if summary.get("trees_unread"):
-        return f"{summary.get('trees_used', 0):,} trees read, {len(summary['trees_unread']):,} not read within the time limit"
+        return f"{words.trees(summary.get('trees_used', 0))} read, {len(summary['trees_unread']):,} not read within the time limit"
     if summary.get("trees_left_out") and not isinstance(rounds, dict):
-        return f"{summary.get('trees_used', 0):,} trees read, {len(summary['trees_left_out']):,} left out"
+        return f"{words.trees(summary.get('trees_used', 0))} read, {len(summary['trees_left_out']):,} left out"
     if summary.get("trees_audited"):
         return f"the trees asked for, {summary['trees_audited']}"
     return ""
@@ -165,7 +166,7 @@ def verdict(summary: dict[str, Any], target: Target | None = None) -> dict[str, 
     if "baseline" not in summary:
         return {
             "level": level,
-            "headline": f"The attacker is certain about {summary.get('certain_records', 0):,} of {people:,} people; "
+            "headline": f"The attacker is certain about {summary.get('certain_records', 0):,} of {words.people(people)}; "
             "the true values were not given, so accuracy and confidence were not measured.",
             "lines": [judged],
             "risk_share": None,
@@ -176,7 +177,7 @@ def verdict(summary: dict[str, Any], target: Target | None = None) -> dict[str, 
     key = key_of(at)
     held, alone = summary["confidence_in_true_value"].get(key, 0), summary["prior_alone"].get(key, 0)
     lines = [
-        f"{held:,} people ({pct(share or 0)}) are held at confidence ≥ {at:g} in their true value; "
+        f"{words.people(held)} ({pct(share or 0)}) are held at confidence ≥ {at:g} in their true value; "
         f"the prior alone holds {alone:,} there"
         + ("." if summary.get("reference") else f", so the model puts {summary['beyond_prior'].get(key, 0):,} there."),
         *_reference_lines(summary.get("reference"), key, held, at),
@@ -203,8 +204,8 @@ def _reference_lines(reference: dict[str, Any] | None, key: str, held: int, at: 
     free = int(reference.get("confidence_in_true_value", {}).get(key, 0))
     return [
         f"A model-free attacker fitted on the reference sample, without the model, is right for {pct(reference['accuracy'])} "
-        f"and holds {free:,} people at confidence ≥ {at:g}: that much is what the population's statistics "
-        f"say, not the model. Publishing the model adds {max(held - free, 0):,} people there and "
+        f"and holds {words.people(free)} at confidence ≥ {at:g}: that much is what the population's statistics "
+        f"say, not the model. Publishing the model adds {words.people(max(held - free, 0))} there and "
         f"{100 * reference['model_adds']:+.1f} points of accuracy."
     ]
 
