@@ -442,7 +442,7 @@ def audit(
     and what its report and release record (:meth:`Audit.release_record`) judge against.
     """
     sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
-                                 ("reference", reference), ("holdout", holdout)) if isinstance(v, (str, Path))}  # fmt: skip
+                                 ("reference", reference), ("holdout", holdout)) if _hashable(v)}  # fmt: skip
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
         return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit, sample), target, sources)
@@ -546,6 +546,17 @@ class _Population:
     truth: str | np.ndarray | None
     hidden: list[str]
     details: dict[str, Any]
+
+
+def _hashable(value: Any) -> bool:
+    """An input the release record hashes: a file (its bytes), a pandas table (its CSV text) or a
+    ppdm model in memory (its ppdm JSON; :func:`ppdm.report.record.input_hash`)."""
+    from ppdm.tree.forest import Forest
+    from ppdm.tree.model import Tree
+
+    if isinstance(value, (Tree, Forest)):  # a regression tree has no ppdm JSON file to hash
+        return not any(t.is_regressor for t in value.trees)
+    return isinstance(value, (str, Path, pd.DataFrame))
 
 
 def _targeted(done: Any, target: Target | str | None, sources: dict[str, Any]) -> Any:

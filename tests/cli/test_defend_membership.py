@@ -1,6 +1,8 @@
 """``ppdm defend --membership --population P.csv``: membership targets from the command line, the
 choice audited again meets them, and one line (exit 2) when the non-members are missing."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -61,3 +63,39 @@ def test_cli_membership_refusals_are_one_line(run, files, args, message):
     result = run(*base, *[str(a).format(root=files) for a in args])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_the_next_step_printed_measures_membership(run, files, tmp_path, monkeypatch):
+    import shlex
+
+    out = tmp_path / "chosen.json"
+    result = run(
+        "defend", "--model", files / "deep.json", "--data", files / "train.csv", "--membership", "--population", files / "others.csv",
+        "--quick", "--families", "pruning", "--out", out,
+    )
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.output.splitlines() if line.startswith("next:")]
+    command = shlex.split(line.split(": ", 2)[2])
+    assert command[:2] == ["ppdm", "audit"] and "--membership" in command and "--population" in command
+    monkeypatch.chdir(tmp_path)  # the report and record it names are written here
+    audited = run(*command[1:])
+    assert audited.exit_code == 0, audited.output
+    assert "not measured" not in audited.output and "proved" in audited.output
+    assert (tmp_path / "release.json").exists() and "not measured" not in (tmp_path / "release.json").read_text()
+
+
+def test_every_measure_missed_is_printed_with_its_limit(run, files, tmp_path):
+    result = run(
+        "defend", "--model", files / "deep.json", "--data", files / "train.csv", "--membership", "--population", files / "others.csv",
+        "--quick", "--families", "pruning", "--target", "members_proved=0,mia_tpr@1%<=0.001", "--top", "50",
+    )
+    assert result.exit_code in (0, 1), result.output
+    (line,) = [line for line in result.output.splitlines() if line.startswith("unprotected model:")]
+    assert re.search(r"misses the target: members_proved \d+ > 0, mia_tpr@1% [\d.]+ % > 0\.10 %", line), line
+    table = result.output.split("candidates (accuracy")[1]
+    assert re.search(r"misses .*\((members_proved \d+ > 0, )?mia_tpr@1% [\d.]+ % > 0\.10 %\)", table), table
+    train = pd.read_csv(files / "train.csv")
+    share = train["class"].value_counts().iloc[0] / len(train)
+    (majority,) = [line for line in result.output.splitlines() if "majority class" in line]
+    assert repr(train["class"].value_counts().idxmax()) in majority and "accuracy any model must beat" in majority
+    assert abs(float(re.search(r"right for ([\d.]+)", majority).group(1)) - share) < 0.01

@@ -79,8 +79,10 @@ def test_a_regressor_and_a_membership_audit_records_are_valid(nursery, tmp_path)
     validate(record, schema())
     assert record["target"]["text"] == "members_proved<=0,mia_tpr@1%<=0.02" and not record["target"]["given"]
     assert record["attacks"][0]["role"] == "membership" and record["attacks"][0]["baselines"]["prior"]["auc"] == 0.5
-    (entry,) = record["inputs"]
-    assert entry["role"] == "population" and entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    by_role = {i["role"]: i for i in record["inputs"]}
+    assert set(by_role) == {"model", "population"}  # the model in memory, hashed as its ppdm JSON
+    entry = by_role["population"]
+    assert entry["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_the_decision_needs_every_measure_met_and_measured():
@@ -109,3 +111,20 @@ def test_the_record_names_what_the_audit_took_as_published_not_what_the_file_hol
     assert "publishes labels" in record["threat_model"]["description"]
     full = ppdm.audit(model, table, THREAT).release_record(inputs={"data": table})
     assert full["model"]["publishes"] == model.disclosure.value
+
+
+def test_a_python_audit_records_its_tables_and_model_hashes(audit, tmp_path):
+    import hashlib
+
+    import ppdm
+    from ppdm.tree.model_files import save_model
+
+    tree, frame, threat, _ = audit
+    record = ppdm.audit(tree, frame, threat).release_record()
+    inputs = {i["role"]: i for i in record["inputs"]}
+    assert set(inputs) == {"model", "data"}
+    frame.to_csv(tmp_path / "t.csv", index=False)  # the same bytes as the file the user would write
+    assert inputs["data"]["sha256"] == hashlib.sha256((tmp_path / "t.csv").read_bytes()).hexdigest()
+    assert "to_csv(index=False)" in inputs["data"]["note"]
+    save_model(tree, tmp_path / "m.json")
+    assert inputs["model"]["sha256"] == hashlib.sha256((tmp_path / "m.json").read_bytes()).hexdigest()

@@ -181,11 +181,11 @@ def defend_command(
         membership=non_members, reference=_reference(reference, parsed), split=split,
     )
     if not quiet:
-        _print_result(result, top)
+        _print_result(result, top, model.trees[0].class_attribute, test)
     _write(result, out, frontier_file, train_out, quiet)
     if not quiet and result.chosen is not None and out is not None:
         # with rows held out, --data is not what the candidates were fitted on (the audit refuses it)
-        _print_next(result, out, train_out or (data if result.held_out is None else None), frontier_file)
+        _print_next(result, out, train_out or (data if result.held_out is None else None), frontier_file, non_members)
     if result.chosen is None:
         raise SystemExit(1)
 
@@ -286,7 +286,7 @@ def _hierarchies(path: Path | None, dataset: str | None) -> dict | None:
     return adult_hierarchies() if dataset == "adult" else None
 
 
-def _print_result(result: DefenseResult, top: int) -> None:
+def _print_result(result: DefenseResult, top: int, class_attribute: str | None = None, test: pd.DataFrame | None = None) -> None:
     from ppdm.report.not_audited import is_noisy, noisy_sentence
 
     frame = result.frontier
@@ -309,6 +309,10 @@ def _print_result(result: DefenseResult, top: int) -> None:
         console.print("no candidate meets the target", highlight=False)
     else:
         console.print(f"chosen: {chosen['label']}: {_line(chosen, result)}", highlight=False)
+    majority = _majority_line(result, class_attribute, test)
+    if majority is not None:
+        console.print(f"  {majority}", highlight=False)
+    if chosen is not None:
         if str(chosen["publish"]).startswith("predicted "):
             console.print(
                 f"  publish the model's {str(chosen['publish']).removeprefix('predicted ')} through a service, not the model itself "
@@ -348,13 +352,34 @@ def _accuracy_line(result: DefenseResult) -> str:
     return "accuracy: training accuracy, on the rows every candidate was fitted on (--test-size 0): it flatters a model that memorises them"
 
 
-def _print_next(result: DefenseResult, out: Path, rows: Path | None, frontier_file: Path | None) -> None:
-    """How to audit what will be published, against the same target."""
+def _print_next(result: DefenseResult, out: Path, rows: Path | None, frontier_file: Path | None, non_members: pd.DataFrame | None = None) -> None:
+    """How to audit what will be published, against the same target: a membership target's audit
+    reads the candidates (the rows the choice was fitted on, members, and the non-members), written
+    beside ``out`` so that the command printed runs as it is."""
+    frontier = f" --frontier {frontier_file}" if frontier_file is not None else ""
+    if result.target.needs_membership and non_members is not None and result.train is not None:
+        import pandas as pd
+
+        from ppdm.files import write_atomic
+
+        candidates = out.with_name(out.stem + ".candidates.csv")
+        table = pd.concat([result.train.assign(member=True), non_members.assign(member=False)], ignore_index=True)
+        write_atomic(candidates, table.to_csv(index=False))
+        console.print(
+            f"wrote {candidates} ({len(result.train):,} members: the rows the choice was fitted on; {len(non_members):,} non-members: --population)",
+            highlight=False, markup=False,
+        )
+        console.print(
+            f"next: audit the membership of what you publish against the same target: ppdm audit --membership --model {out} "
+            f"--population {candidates} --target '{result.target.to_text()}'{frontier} --report after.html --record release.json",
+            highlight=False, markup=False,
+        )
+        if not result.target.needs_attacks:
+            return
     fitted = result.held_out["training_rows"] if result.held_out is not None else None
     data = f" --data {rows}" if rows is not None else " --data TRAINING_ROWS.csv"
     if rows is None and fitted is not None:
         data = f" --data FITTED_ROWS.csv (the {fitted:,} rows the candidates were fitted on: write them with --train-out)"
-    frontier = f" --frontier {frontier_file}" if frontier_file is not None else ""
     console.print(
         f"next: audit what you publish under the same threat model and target: ppdm audit --model {out}{data} ... "
         f"--target '{result.target.to_text()}'{frontier} --report after.html --record release.json",
@@ -364,8 +389,34 @@ def _print_next(result: DefenseResult, out: Path, rows: Path | None, frontier_fi
 
 def _line(row: Any, result: DefenseResult) -> str:
     measures = ", ".join(f"{m.name} {_fmt(m.name, row[m.name])}" for m in result.target.measures)
-    meets = "meets the target" if row["meets_target"] else "misses the target"
+    meets = "meets the target" if row["meets_target"] else "misses the target" + _misses(row, result)
     return f"{result.accuracy_on} accuracy {row['accuracy']:.4f}, {measures} ({meets}; publishes {row['publish']})"
+
+
+def _misses(row: Any, result: DefenseResult) -> str:
+    """Every measure a candidate misses, with its value and limit (``: certain 12 > 0, confident
+    3.10 % > 1.00 %``); a measure not measured says so."""
+    out = []
+    for m in result.target.measures:
+        value = float(row[m.name]) if row.get(m.name) is not None else math.nan
+        if math.isnan(value):
+            out.append(f"{m.name} not measured")
+        elif not m.meets(value):
+            out.append(f"{m.name} {_fmt(m.name, value)} {'>' if m.higher_is_riskier else '<'} {_fmt(m.name, m.limit)}")
+    return f": {', '.join(out)}" if out else ""
+
+
+def _majority_line(result: DefenseResult, class_attribute: str | None, test: pd.DataFrame | None) -> str | None:
+    """The accuracy of always guessing the most frequent class (of the rows the candidates were
+    fitted on), on the rows the accuracies were measured on: the baseline of every accuracy printed."""
+    train = result.train
+    if class_attribute is None or train is None or class_attribute not in train.columns:
+        return None
+    majority = train[class_attribute].value_counts().idxmax()
+    rows = test if test is not None and class_attribute in test.columns else train
+    where = "the same rows" if rows is not train else "the rows the candidates were fitted on"
+    share = float((rows[class_attribute].astype(str) == str(majority)).mean()) if len(rows) else math.nan
+    return f"majority class: always guessing {str(majority)!r} is right for {share:.4f} of {where} (the accuracy any model must beat)"
 
 
 def _fmt(name: str, value: float) -> str:
@@ -382,14 +433,15 @@ def _print_table(result: DefenseResult, top: int) -> None:
     frame = result.frontier[result.frontier["accuracy"].notna()]
     first = frame[(frame["label"] == result.chosen_label) | frame["pareto"]]
     rest = frame.drop(index=first.index).sort_values("accuracy", ascending=False)
-    rows = [*first.sort_values("accuracy", ascending=False).itertuples(), *rest.itertuples()][:top]
+    rows = [row for _, row in [*first.sort_values("accuracy", ascending=False).iterrows(), *rest.iterrows()][:top]]
     lower = ", ≥ = a lower bound: the audits stopped once the target was missed" if frame["partial"].any() else ""
     console.print(f"candidates (accuracy against {result.risk}; * = on the frontier, > = chosen{lower}):", highlight=False)
     for row in rows:
-        mark = ">" if row.label == result.chosen_label else ("*" if row.pareto else " ")
-        ok = "meets" if row.meets_target else "misses"
-        risk = ("≥ " if row.partial else "") + _fmt(result.risk, row.risk)
-        console.print(f" {mark} {row.accuracy:.4f}  {result.risk} {risk:>9}  {ok:6}  {row.label}", highlight=False)
+        mark = ">" if row["label"] == result.chosen_label else ("*" if row["pareto"] else " ")
+        ok = "meets" if row["meets_target"] else "misses"
+        risk = ("≥ " if row["partial"] else "") + _fmt(result.risk, row["risk"])
+        why = "" if row["meets_target"] else f" ({_misses(row, result).removeprefix(': ')})"
+        console.print(f" {mark} {row['accuracy']:.4f}  {result.risk} {risk:>9}  {ok:6}  {row['label']}{why}", highlight=False)
 
 
 def _write(result: DefenseResult, out: Path | None, frontier_file: Path | None, train_out: Path | None, quiet: bool) -> None:

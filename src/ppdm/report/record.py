@@ -318,6 +318,25 @@ def _records(frontier: Any) -> list[Any]:
     return list(frontier)
 
 
+#: How a table passed in Python is hashed: the same bytes as ``table.to_csv("t.csv", index=False)`` writes.
+TABLE_HASH = "an in-memory table, hashed as its CSV text: DataFrame.to_csv(index=False), UTF-8, one \\n per row"
+#: How a model passed in Python is hashed: the bytes ``ppdm.save_model`` (``ppdm show``'s JSON) writes.
+MODEL_HASH = "an in-memory model, hashed as the ppdm JSON file save_model writes of it"
+
+
+def _model_hash(model: Any) -> dict[str, Any]:
+    """The size and SHA-256 of ``model`` as the ppdm JSON file :func:`~ppdm.tree.model_files.save_model` writes."""
+    import tempfile
+
+    from ppdm.tree.model_files import save_model
+
+    with tempfile.TemporaryDirectory() as folder:  # a model ppdm cannot write (a regressor) is refused by the caller
+        path = Path(folder) / "model.json"
+        save_model(model, path)
+        text = path.read_bytes()
+    return {"bytes": len(text), "sha256": hashlib.sha256(text).hexdigest()}
+
+
 def _input(role: str, value: Any) -> dict[str, Any]:
     """One input: its path, size and SHA-256 (a file), or the SHA-256 of its CSV text (a table)."""
     if isinstance(value, (str, Path)):
@@ -330,8 +349,13 @@ def _input(role: str, value: Any) -> dict[str, Any]:
                 digest.update(block)
         return {"role": role, "path": str(path), "bytes": path.stat().st_size, "sha256": digest.hexdigest()}
     if isinstance(value, pd.DataFrame):
-        text = value.to_csv(index=False).encode("utf-8")
-        return {"role": role, "path": None, "bytes": len(text), "sha256": hashlib.sha256(text).hexdigest(), "note": "an in-memory table, hashed as CSV"}
+        text = value.to_csv(index=False, lineterminator="\n").encode("utf-8")
+        return {"role": role, "path": None, "bytes": len(text), "sha256": hashlib.sha256(text).hexdigest(), "note": TABLE_HASH}
+    from ppdm.tree.forest import Forest
+    from ppdm.tree.model import Tree
+
+    if isinstance(value, (Tree, Forest)):
+        return {"role": role, "path": None, **_model_hash(value), "note": MODEL_HASH}
     raise PpdmError(f"the release record's input {role!r}: give a file path or a DataFrame, got {type(value).__name__}")
 
 
