@@ -146,3 +146,18 @@ def test_the_first_card_gives_the_target_in_words_as_the_verdict_does(report):
     ("members_proved<=0,mia_tpr@1%<=0.02") above a verdict giving it in words."""
     target = next(f["text"] for f in report["audited"] if f["label"] == "target")
     assert target == report["membership"]["target"]["describe"] and "<=" not in target
+
+
+def test_the_roc_labels_do_not_overlap(deep, report):
+    from ppdm.report.membership_plots import CHAR, LINE, place_apart
+
+    page = render_html(report)
+    labels = re.findall(r'<text x="([\d.]+)" y="([\d.]+)"[^>]*font-size="11"[^>]*>([^<]*(?:FPR|no false positive))</text>', page)
+    assert len(labels) >= 2
+    boxes = [(float(x), float(y), text) for x, y, text in labels]
+    for i, (x, y, t) in enumerate(boxes):
+        for px, py, pt in boxes[:i]:
+            assert not (x < px + CHAR * len(pt) and px < x + CHAR * len(t) and abs(y - py) < LINE), (t, pt)
+    # two marks at the same height get labels a line apart, the second below the first
+    (a, b) = place_apart([(80, 100, "3.2 % of members with no false positive", "r"), (80, 104, "TPR 5.4 % at 0.1 % FPR", "o")], 20, 400)
+    assert a[1] == 100 and b[1] >= 100 + LINE

@@ -45,24 +45,57 @@ def roc_figure(roc: dict[str, Any], summary: dict[str, Any], figure_id: str) -> 
     xs = np.repeat(fpr, 2)[1:]  # a step curve: each rate holds until the next false-positive budget
     ys = np.repeat(tpr, 2)[:-1]
     plot.line(xs.tolist(), ys.tolist(), ATTACK, name="roc")
+    labels: list[tuple[float, float, str, str]] = []  # (x, y, text, colour), placed apart below
     for f, key in MARKED:
         value = summary.get(key)
         if value is None:
             continue
         x, y = np.log10(f), np.log10(max(value, floor))
         plot.point(x, y, ATTACK, r=5, title=f"TPR {pct(value)} at {pct(f)} FPR")
-        plot.text(plot.sx(x) + 8, plot.sy(y) + 16, f"TPR {pct(value)} at {pct(f)} FPR", size=11, color=ATTACK, halo=True)
+        labels.append((plot.sx(x) + 8, plot.sy(y) + 16, f"TPR {pct(value)} at {pct(f)} FPR", ATTACK))
     at_zero = float(roc["tpr"][0])
     if at_zero > 0:
         y = np.log10(max(at_zero, floor))
         plot.point(lo, y, PROVED, r=5, title=f"TPR {pct(at_zero)} with no false positive (proved members among them)")
-        plot.text(plot.sx(lo) + 8, plot.sy(y) - 8, f"{pct(at_zero)} of members with no false positive", size=11, color=PROVED, halo=True)
+        labels.append((plot.sx(lo) + 8, plot.sy(y) + 16, f"{pct(at_zero)} of members with no false positive", PROVED))
+    # below and right of their marks, where a rising curve is not; the higher mark's label first (higher)
+    labels.sort(key=lambda label: label[1])
+    for x, y, text, colour in place_apart(labels, top=plot.margin[2] + 12, bottom=plot.height - plot.margin[3] - 4):
+        plot.text(x, y, text, size=11, color=colour, halo=True)
     left = plot.sx(lo) + 12 + (plot.width - plot.margin[0] - plot.margin[1]) * 0.42
     plot.legend(
         [("the audit: members scored by P(member)", ATTACK, None), ("without the model: TPR = FPR", PRIOR, "6 4")],
         x=left, y=plot.height - plot.margin[3] - 40,
     )
     return plot.svg(figure_id, "membership: true-positive rate against false-positive rate, log-log, against the baseline TPR = FPR")
+
+
+#: A label's box at font size 11: its height and the width of one character, in pixels (a bound).
+LINE, CHAR = 14.0, 6.6
+
+
+def place_apart(labels: list[tuple[float, float, str, str]], top: float, bottom: float) -> list[tuple[float, float, str, str]]:
+    """The labels ``(x, baseline y, text, colour)``, each moved down (or, at the bottom, up) by a
+    line until its box overlaps none placed before it: two marks close together keep readable labels."""
+    placed: list[tuple[float, float, str, str]] = []
+
+    def clash(x: float, y: float, text: str) -> bool:
+        return any(
+            x < px + CHAR * len(pt) and px < x + CHAR * len(text) and abs(y - py) < LINE for px, py, pt, _ in placed
+        )
+
+    for x, y, text, colour in labels:
+        y = min(max(y, top), bottom)
+        step = LINE
+        while clash(x, y, text):
+            if y + step > bottom:
+                step = -LINE
+                y = min(max(y, top), bottom)
+            y += step
+            if y < top:  # no room: leave it where it overlaps least, at the top
+                break
+        placed.append((x, y, text, colour))
+    return placed
 
 
 def p_member_figure(p_member: dict[str, Any], share: float, figure_id: str) -> str:
