@@ -10,6 +10,7 @@ import pytest
 from ppdm.attacks.target import parse_target
 from ppdm.errors import ReportError
 from ppdm.report import build_report, frontier_of, render_html, verdict
+from ppdm.report.exposure import leaf_of
 from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import pareto_front, share_at_least
 from ppdm.tree.render import render_tree
@@ -37,7 +38,8 @@ def test_the_leaf_table_names_the_leaf_that_proves_people(audit, report):
     rows = report["attacks"][0]["exposure"]
     top = rows[0]
     assert top["leaf"] == 1 and top["certain_right"] == 71 == result.summary()["certain_right"]
-    assert top["discloses"] == "p: 71" and top["rule"] == "a = x" and top["anchor"] == "node-1"
+    assert top["discloses"] == "p: 71" and top["anchor"] == "node-1"
+    assert leaf_of(report["model"], None, 1)["rule"] == "a = x" and "rule" not in top  # kept once, in the model's leaf_info
     assert sum(r["sole"] for r in rows) == result.groups.n_records  # every group here lands in one leaf
     shown = render_tree(tree, ids=True)
     for r in rows:  # every id the table names is on a line of `ppdm show`
@@ -232,7 +234,8 @@ def test_a_forest_audit_is_tabled_by_tree_and_leaf(audit):
     assert {(r["tree"], r["leaf"]) for r in rows} == set(zip(pairs.tree.tolist(), pairs.leaf.tolist()))
     for r in rows:
         assert r["source"] == f"tree {r['tree']} leaf {r['leaf']}" and r["anchor"] == f"tree-{r['tree']}-node-{r['leaf']}"
-        assert r["rule"] and r["published"]
+        info = leaf_of(report["model"], r["tree"], r["leaf"])
+        assert info["rule"] and info["published"] and "rule" not in r
     for t in range(4):  # every person lands in one leaf of every tree
         assert sum(r["people"] for r in rows if r["tree"] == t) == sum(r["sole"] for r in rows if r["tree"] == t) == 240
     lp = attack["groups"]["leaf_pairs"]

@@ -73,7 +73,8 @@ def exposure_table(persons: Persons, sources: Sources, values: list[str], leaf_i
     """Per source (leaf, or provenance text): people reaching it, those it alone decides, those
     held at ≥ :data:`HIGH` in their true value (and beyond the prior), proved right and wrong, and
     what it discloses (the guessed value of its proved people). Sorted by exposure, largest
-    first. ``leaf_info`` (from :func:`ppdm.report.model_view.model_view`) adds each leaf's rule."""
+    first. ``leaf_info`` (from :func:`ppdm.report.model_view.model_view`) adds each leaf's anchor;
+    its rule and what is published about it are read from there (:func:`leaf_of`), not copied."""
     incidence, by_leaf = sources.incidence, sources.by_leaf
     n_groups = incidence.shape[0]
     per_group = {
@@ -100,8 +101,8 @@ def exposure_table(persons: Persons, sources: Sources, values: list[str], leaf_i
             if "prior_sum" in totals:
                 row["mean_prior"] = float(totals["prior_sum"][j] / totals["people"][j])
         row["discloses"] = disclosed[j]
-        if by_leaf and leaf_info is not None:
-            row.update(leaf_of(leaf_info, source["tree"], source["leaf"]) or {})
+        if by_leaf and leaf_info is not None:  # its rule and what is published stay in the model's leaf_info, once
+            row["anchor"] = (leaf_of(leaf_info, source["tree"], source["leaf"]) or {}).get("anchor")
         table.append(row)
     table.sort(key=lambda r: (-r["certain_right"], -r.get("beyond", r.get("high", 0)), -added(r), -r["people"], str(r["source"])))
     return table

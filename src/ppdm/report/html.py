@@ -83,7 +83,7 @@ def _threat_sections(report: dict[str, Any]) -> str:
 def _embedded(report: dict[str, Any]) -> str:
     """What the tables need, as JSON safe inside a ``<script>`` element."""
     keys = ("sensitive", "values", "quasi_identifiers")
-    payload = {"attacks": [page_attack(a, keys) for a in report["attacks"]]}
+    payload = {"attacks": [page_attack(a, keys, report.get("model")) for a in report["attacks"]]}
     text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, default=str)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ppdm.metrics.baseline import at_least
+from ppdm.report.exposure import leaf_of
 from ppdm.report.persons import persons_from_report
 
 #: The most people the page's per-person table lists (the most at risk; the JSON holds everyone).
@@ -39,9 +40,10 @@ def people_shown(attack: dict[str, Any], most: int = PAGE_PEOPLE) -> np.ndarray:
     return np.sort(order[:most])
 
 
-def page_attack(attack: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+def page_attack(attack: dict[str, Any], keys: tuple[str, ...], model: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``keys`` of ``attack`` the page's script needs, with its people and leaves cut to what
-    the page lists (:func:`people_shown`, :data:`PAGE_LEAVES`) and the totals beside them."""
+    the page lists (:func:`people_shown`, :data:`PAGE_LEAVES`) and the totals beside them; each
+    leaf listed with its rule and what is published about it, from ``model``'s ``leaf_info``."""
     out = {k: attack[k] for k in keys}
     people, groups = attack["people"], attack["groups"]
     shown = people_shown(attack)
@@ -55,9 +57,18 @@ def page_attack(attack: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]
         "total": len(people["row"]),
     }
     out["groups"] = _groups(groups, kept)
-    out["exposure"] = attack["exposure"][:PAGE_LEAVES]
+    out["exposure"] = [_with_rule(r, model) for r in attack["exposure"][:PAGE_LEAVES]]
     out["exposure_total"] = len(attack["exposure"])
     return out
+
+
+def _with_rule(row: dict[str, Any], model: dict[str, Any] | None) -> dict[str, Any]:
+    """A per-leaf row with its leaf's rule and what is published about it (a report written
+    before they were read from the model holds them in the row)."""
+    if model is None or row.get("leaf") is None or "rule" in row:
+        return row
+    info = leaf_of(model, row.get("tree"), int(row["leaf"])) or {}
+    return {**row, **{k: info[k] for k in ("rule", "published") if k in info}}
 
 
 def _take(column: list[Any], at: np.ndarray) -> list[Any]:
