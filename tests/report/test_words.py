@@ -78,3 +78,9 @@ def test_no_internal_names_in_headings(audit):
     page = render_html(build_report([result], tree, threat))
     for heading in re.findall(r"<h[1-3][^>]*>(.*?)</h[1-3]>", page):
         assert "maxent" not in heading and not re.search(r"\b[a-z]+_[a-z_]+\b", heading), heading
+
+
+def test_a_confidence_short_of_certain_never_reads_one():
+    from ppdm.report.summary import shown_confidence
+
+    assert shown_confidence(1.0) == "1.00" and shown_confidence(0.996) == "0.99" and shown_confidence(0.5) == "0.50"

@@ -292,5 +292,5 @@ def _result(
 
 
 def _provenance(bounds: ExactBounds) -> list[str]:
-    text = np.where(bounds.certain_groups, "proved certain", np.where(bounds.undecided_groups, "undecided", "not certain"))
+    text = np.where(bounds.certain_groups, "proved certain", np.where(bounds.undecided_groups, "undecided", "proved not certain"))
     return text.tolist()

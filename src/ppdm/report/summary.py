@@ -8,8 +8,11 @@ and the exact audit's proved counts.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from ppdm.report import words
 from ppdm.report.words import counted
@@ -80,8 +83,20 @@ def riskiest_lines(result: AttackResult, top: int) -> list[str]:
     for i, row in enumerate(result.riskiest_groups(top).itertuples(index=False), start=1):
         values = ", ".join(f"{name}={value}" for name, value in zip(qi, row))
         guess = shown_value(result.details, row.guess)
-        lines.append(f"  {i}. {values} → {guess} (confidence {row.confidence:.2f}, {counted(int(str(row.records)), 'record')}, {_short(str(row.provenance))})")
+        lines.append(
+            f"  {i}. {values} → {guess} (confidence {shown_confidence(float(str(row.confidence)))}, "
+            f"{counted(int(str(row.records)), 'record')}, {_short(str(row.provenance))})"
+        )
     return lines
+
+
+def shown_confidence(confidence: float) -> str:
+    """A confidence to two decimals, never ``1.00`` unless certain (0.996 is ``0.99``, not certain)."""
+    from ppdm.metrics.baseline import is_certain
+
+    if is_certain(np.array([confidence]))[0]:
+        return "1.00"
+    return f"{math.floor(confidence * 100) / 100:.2f}"
 
 
 def _short(provenance: str, limit: int = 120) -> str:
