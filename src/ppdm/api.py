@@ -513,7 +513,7 @@ def audit(
         except RoutingLimitError as why:
             if result is None:  # the exact audit alone: nothing else was measured
                 raise
-            not_run = _not_run(why, str(result.details.get("note", "")))
+            not_run = _not_run(why, str(result.details.get("note_details", "")))
     baseline = None
     if result is not None and weights is None:
         coarser = _coarser(published, counted, resolved, labels) if not internal else []
@@ -607,7 +607,7 @@ def _read_ids(path: str | Path, id_column: str) -> Any:
 
 def _not_run(why: RoutingLimitError, note: str) -> str:
     """Why the exact audit did not run: the routing refusal, shortened to its advice when the
-    estimate's note already gives the same table's size (the pooled estimate's)."""
+    estimate's note already gives the same table's size (the pooled estimate's, in its details)."""
     if why.advice and why.cause in note:
         return f"exact audit not run: it would route the same table the joint estimate found too large to build; {why.advice}"
     return f"exact audit not run: {why}"

@@ -161,3 +161,13 @@ def test_the_roc_labels_do_not_overlap(deep, report):
     # two marks at the same height get labels a line apart, the second below the first
     (a, b) = place_apart([(80, 100, "3.2 % of members with no false positive", "r"), (80, 104, "TPR 5.4 % at 0.1 % FPR", "o")], 20, 400)
     assert a[1] == 100 and b[1] >= 100 + LINE
+
+
+def test_the_membership_headings_name_no_internal_codes(report):
+    page = render_html(report)
+    headings = re.findall(r"<h[1-3][^>]*>(.*?)</h[1-3]>", page)
+    assert headings
+    for heading in headings:
+        assert not re.search(r"\b[a-z]+_[a-z_@%0-9]+\b|\bmaxent\b", heading), heading
+    nobody = membership_verdict({**report["membership"]["summary"], "proved_members": 0}, parse_target("members_proved=0"))
+    assert nobody["headline"].startswith("None of the 1,500 candidates is proved a member")

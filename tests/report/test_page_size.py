@@ -69,3 +69,16 @@ def test_a_path_keeps_every_ancestor():
     assert [line["id"] for line in lines_shown({"lines": lines}, {7})] == [0, 4, 5, 7]
     assert [line["id"] for line in lines_shown({"lines": lines}, {2, 8})] == [0, 1, 2, 4, 8]
     assert lines_shown({"lines": lines}, {99}) is None
+
+
+def test_a_forest_of_many_trees_lists_fewer_people():
+    from ppdm.report.page import PAGE_PEOPLE, PAGE_PEOPLE_BYTES, PAGE_PEOPLE_FEWEST, people_limit
+
+    def attack(trees: int) -> dict:
+        groups = 10
+        return {"groups": {"qi": [["Private", "40", "United-States"]] * groups, "leaf_pairs": {
+            "offsets": list(range(0, groups * trees + 1, trees)), "tree": list(range(trees)) * groups, "leaf": [1234] * (groups * trees)}}}
+
+    assert people_limit(attack(10)) == PAGE_PEOPLE
+    many = people_limit(attack(500))
+    assert PAGE_PEOPLE_FEWEST <= many < PAGE_PEOPLE and many * 500 * 12 <= PAGE_PEOPLE_BYTES

@@ -14,7 +14,7 @@ from typing import Any
 
 from ppdm.report import membership_html, record_html, words
 from ppdm.report.not_audited import is_noisy, noisy_sentence
-from ppdm.report.page import PAGE_LEAVES, PAGE_MODEL_LINES, PAGE_PEOPLE, leaves_listed, lines_shown, page_attack
+from ppdm.report.page import PAGE_LEAVES, PAGE_MODEL_LINES, leaves_listed, lines_shown, page_attack, people_limit
 from ppdm.report.persons import persons_from_report
 from ppdm.report.plots import confidence_figure, exposure_figure, frontier_figure
 from ppdm.report.reconcile import headline
@@ -212,7 +212,7 @@ def _attack_section(a: dict[str, Any], i: int) -> str:
         f'<h3 id="people-{i}">Per person</h3>'
         '<p class="note">One row per person, with the row of your CSV (0 = the first data row). Click a column to sort; '
         f"type to filter ({escape(example)} lists the people who can reach {escape(example_words)})."
-        f"{escape(_listed(len(a['people']['row']), PAGE_PEOPLE, 'people', 'most at risk'))}</p>"
+        f"{escape(_listed(len(a['people']['row']), people_limit(a), 'people', 'most at risk'))}</p>"
         f'<div data-table="people" data-attack="{i}"></div></section>'
     )
 

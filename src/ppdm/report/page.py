@@ -1,7 +1,7 @@
 """What of a report's data the HTML page carries: the page stays small enough to mail.
 
 The report's JSON keeps every person, every leaf and the whole model. The page lists the
-:data:`PAGE_PEOPLE` people most at risk (proved first, then those held at ≥ 0.9, then by
+:data:`PAGE_PEOPLE` people most at risk (fewer for a forest of many trees, :func:`people_limit`) (proved first, then those held at ≥ 0.9, then by
 confidence), the :data:`PAGE_LEAVES` most exposed leaves (the order of the per-leaf table), and a
 model of more than :data:`PAGE_MODEL_LINES` lines by the paths to the leaves it lists. Its figures
 and verdicts are drawn from everyone.
@@ -19,17 +19,36 @@ from ppdm.report.persons import persons_from_report
 
 #: The most people the page's per-person table lists (the most at risk; the JSON holds everyone).
 PAGE_PEOPLE = 1000
+#: What the people listed may take of the page, in bytes of embedded data (a forest of many trees
+#: lists fewer people: each carries a leaf of every tree).
+PAGE_PEOPLE_BYTES = 2_000_000
+#: The fewest people the page lists when there are more (whatever their size).
+PAGE_PEOPLE_FEWEST = 100
 #: The most leaves the page's per-leaf table lists (the most exposed; the JSON holds every leaf).
 PAGE_LEAVES = 200
 #: A model of more lines than this is shown on the page by the paths to the leaves its table lists.
 PAGE_MODEL_LINES = 4000
 
 
-def people_shown(attack: dict[str, Any], most: int = PAGE_PEOPLE) -> np.ndarray:
+def people_limit(attack: dict[str, Any]) -> int:
+    """How many people the page lists: :data:`PAGE_PEOPLE`, fewer when each person's row (known
+    values, leaves) is long enough that they would take more than :data:`PAGE_PEOPLE_BYTES`."""
+    groups = attack["groups"]
+    pairs = groups.get("leaf_pairs")
+    n_groups = max(len(groups["qi"]), 1)
+    per_pair = 8 if pairs is None or pairs["tree"] is None else 12  # ", 1234" and, in a forest, its tree
+    leaves = 0.0 if pairs is None else per_pair * len(pairs["leaf"]) / n_groups
+    known = 4 + sum(len(str(v)) + 3 for v in groups["qi"][0]) if groups["qi"] else 0
+    per_person = 40 + known + leaves
+    return int(min(PAGE_PEOPLE, max(PAGE_PEOPLE_FEWEST, PAGE_PEOPLE_BYTES // per_person)))
+
+
+def people_shown(attack: dict[str, Any], most: int | None = None) -> np.ndarray:
     """The indexes (into the attack's ``people`` columns) of the ``most`` people most at risk, in
     their order: proved (certain and right) first, then held at ≥ 0.9, then by confidence in the
     true value (in the guess without the truth); the attacker's known individuals last."""
     persons = persons_from_report(attack)
+    most = people_limit(attack) if most is None else most
     if persons.n <= most:
         return np.arange(persons.n)
     confidence = persons.confidence()
@@ -136,4 +155,4 @@ def leaves_listed(attacks: list[dict[str, Any]]) -> dict[int, set[int]]:
     return out
 
 
-__all__ = ["PAGE_LEAVES", "PAGE_MODEL_LINES", "PAGE_PEOPLE", "leaves_listed", "lines_shown", "page_attack", "people_shown"]
+__all__ = ["PAGE_LEAVES", "PAGE_MODEL_LINES", "PAGE_PEOPLE", "leaves_listed", "people_limit", "lines_shown", "page_attack", "people_shown"]
