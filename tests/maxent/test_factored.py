@@ -537,3 +537,53 @@ def test_the_saturated_rows_exclude_the_same_cells_counted_at_the_live_pairs_onl
         assert np.array_equal(got.types, expected.types) and np.array_equal(got.rows, expected.rows)
         assert (got.access != expected.access).nnz == 0
     assert sum(n > 0 for n in excluded) >= 5  # the rule did exclude cells
+
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("by_groups", [True, False])
+def test_the_sparse_group_term_equals_the_dense_sum_over_groups(seed, by_groups, monkeypatch):
+    """Σ_q W_q (A p_q)(A p_q)ᵀ formed by sparse products (BᵀB or Y K Yᵀ, each forced in turn)
+    equals the sum of the groups' outer products formed densely, one group at a time; and the
+    Hessian, dense or sparse, is the same matrix either way."""
+    from ppdm.maxent.solvers import factored_dual
+
+    rng = np.random.default_rng(seed)
+    n_groups, n_blocks = ((40, 3), (8, 12))[seed % 2]
+    problem = random_problem(rng, n_groups, n_blocks, 2, 3, seed % 3 == 0, ["counts", "rates"][seed % 2], False, True, False)
+    red = reduce_factored(problem)
+    dual = FactoredDual(red)
+    state = dual.state(rng.normal(size=len(red.b)) * 0.5)
+    A = red.A.toarray()
+    dense = np.zeros((len(red.b), len(red.b)))
+    for q in range(red.access.shape[0]):
+        p_q = np.zeros(A.shape[1])
+        for pair in range(red.access.indptr[q], red.access.indptr[q + 1]):
+            cell = red.access.indices[pair]
+            lo, hi = red.cell_start[cell], red.cell_start[cell + 1]
+            p_q[lo:hi] += state.share[pair] * state.within[lo:hi]
+        dense += red.weights[q] * np.outer(A @ p_q, A @ p_q)
+    monkeypatch.setattr(factored_dual, "_by_groups_cheaper", lambda *args: by_groups)
+    sparse = dual.group_term(state, red.A)
+    assert sp.issparse(sparse) and np.abs(sparse.toarray() - dense).max() <= 1e-12
+    H = dual.hessian(state, np.arange(len(red.b)))
+    expected = A @ np.diag(state.P) @ A.T - dense
+    assert isinstance(H, np.ndarray) and np.abs(H - expected).max() <= 1e-12
+    monkeypatch.setattr(factored_dual, "DENSE_ROWS", 0)
+    H_sparse = dual.hessian(state, np.arange(len(red.b)))
+    assert sp.issparse(H_sparse) and np.abs(H_sparse.toarray() - expected).max() <= 1e-12
+
+
+def test_the_group_term_s_cost_rule_prefers_the_cells_when_many_groups_share_them():
+    """Many groups over few shared cells: Y K Yᵀ (K is cells × cells) costs less than BᵀB; each
+    group with its own cells: BᵀB."""
+    from ppdm.maxent.solvers import factored_dual
+
+    rng = np.random.default_rng(3)
+    for n_groups, n_blocks, expected in ((80, 2, False), (6, 60, True)):
+        problem = random_problem(rng, n_groups, n_blocks, 2, 2, False, "counts", False, True, False)
+        red = reduce_factored(problem)
+        dual = FactoredDual(red)
+        state = dual.state(np.zeros(len(red.b)))
+        Yt, Pi = dual.cell_rows(state, red.A), dual.group_shares(state)
+        assert factored_dual._by_groups_cheaper(sp.csr_matrix(Pi @ Yt.T), sp.csr_matrix(Pi.T @ Pi), Yt) is expected

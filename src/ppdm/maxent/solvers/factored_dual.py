@@ -10,11 +10,11 @@ and w(t | C) = e^{s_t} / g_C. Then
 
 where ρ_C = Σ_q W_q π(C | q) is the mass of cell C: everything is a reduction over the types, the
 cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per evaluation. In the
-Hessian the second term is Yᵀ K Y with K = Πᵀ W Π (cells × cells, Π the groups' π(C | q)), or
-BᵀWB with B = Π Y (groups × rows) when the rows are fewer than the cells: one dense product of
-the smaller size by BLAS. It is formed densely on up to :data:`DENSE_ROWS` rows and sparsely
-beyond; beyond :data:`~ppdm.maxent.solvers.dual.DENSE_MAX` rows the Newton driver uses only its
-products with vectors and a bound on its diagonal. The class implements
+Hessian the second term is BᵀB with B = Π Y (groups × rows, Π the groups' √W_q π(C | q)) or
+Yᵀ K Y with K = Πᵀ Π (cells × cells), whichever sparse product costs less: O(Σ_q nnz(B_q)²), a
+few dozen non-zeros per group, never a dense groups × rows block. It is returned dense on up to
+:data:`DENSE_ROWS` rows and sparse beyond; beyond :data:`~ppdm.maxent.solvers.dual.DENSE_MAX`
+rows the Newton driver uses only its products with vectors and a bound on its diagonal. The class implements
 :class:`ppdm.maxent.solvers.newton.MatrixFreeDual`.
 """
 
@@ -33,9 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Newton systems on at most this many rows are formed as dense arrays.
 DENSE_ROWS = 3000
-
-#: Entries of a sparse matrix turned dense at once when forming a Gram matrix for the Hessian.
-CHUNK = 4_000_000
 
 
 @dataclass
@@ -64,11 +61,6 @@ class FactoredDual:
         self.group_of_pair = np.repeat(np.arange(access.shape[0]), np.diff(access.indptr))
         self.pair_weight = red.weights[self.group_of_pair]
         self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
-        # groups of one tag take cells of that tag only: Πᵀ W Π is block-diagonal by tag
-        self.parts = [
-            (np.flatnonzero(red.group_tag == t), np.arange(red.n_cells) if t < 0 else np.flatnonzero(red.cell_tag == t))
-            for t in np.unique(red.group_tag)
-        ]
         self.le = red.le
         self.lower = np.where(red.le, 0.0, -np.inf)
         self.upper = np.full(len(red.b), np.inf)
@@ -95,21 +87,29 @@ class FactoredDual:
         return s.value, -s.residual
 
     def hessian(self, state: FactoredState, rows: np.ndarray) -> np.ndarray | sp.csr_matrix:
-        """∇²D on ``rows``: A_a diag(P) A_aᵀ − Yᵀ K Y with K = Πᵀ W Π (cells × cells), or the
-        same second term as BᵀWB with B = Π Y (groups × rows) when there are fewer rows than cells."""
+        """∇²D on ``rows``: A_a diag(P) A_aᵀ less the groups' term (:meth:`group_term`), by
+        sparse products only; a dense array on at most :data:`DENSE_ROWS` rows."""
         A = self.red.A[rows] if len(rows) < self.red.A.shape[0] else self.red.A
-        first = _scale_columns(A, state.P) @ A.T
-        Yt = sp.csr_matrix(_scale_columns(A, state.within) @ self.one_hot)  # rows × cells: A w(· | C)
+        H = sp.csr_matrix(_scale_columns(A, state.P) @ A.T - self.group_term(state, A))
+        return H.toarray() if len(rows) <= DENSE_ROWS else H
+
+    def group_term(self, state: FactoredState, A: sp.csr_matrix) -> sp.csr_matrix:
+        """Σ_q W_q (A p_q)(A p_q)ᵀ on the rows of ``A``, as a sparse matrix: BᵀB with B = Π Y
+        (groups × rows, B_q = √W_q Σ_C π(C | q) y_C) or Y K Yᵀ with K = Πᵀ Π (cells × cells),
+        whichever costs fewer operations (:func:`_by_groups_cheaper`)."""
+        Yt, Pi = self.cell_rows(state, A), self.group_shares(state)
+        B = sp.csr_matrix(Pi @ Yt.T)
+        K = sp.csr_matrix(Pi.T @ Pi)
+        return sp.csr_matrix(B.T @ B if _by_groups_cheaper(B, K, Yt) else Yt @ K @ Yt.T)
+
+    def cell_rows(self, state: FactoredState, A: sp.csr_matrix) -> sp.csr_matrix:
+        """Y (rows of ``A`` × cells): column C is y_C = A w(· | C)."""
+        return sp.csr_matrix(_scale_columns(A, state.within) @ self.one_hot)
+
+    def group_shares(self, state: FactoredState) -> sp.csr_matrix:
+        """Π (groups × cells): √W_q π(C | q)."""
         access = self.red.access
-        Pi = sp.csr_matrix((state.share * np.sqrt(self.pair_weight), access.indices, access.indptr), shape=access.shape)
-        if len(rows) > DENSE_ROWS:
-            return sp.csr_matrix(first - Yt @ sp.csr_matrix(Pi.T @ Pi) @ Yt.T)
-        if self.red.n_cells <= len(rows):
-            YK = Yt @ self._cell_gram(Pi)  # rows × cells, dense
-            second = np.asarray(Yt @ YK.T)
-        else:
-            second = _gram(sp.csr_matrix(Pi @ Yt.T))
-        return first.toarray() - second
+        return sp.csr_matrix((state.share * np.sqrt(self.pair_weight), access.indices, access.indptr), shape=access.shape)
 
     def hess_vec(self, state: FactoredState, v: np.ndarray) -> np.ndarray:
         """∇²D v without forming ∇²D: with u = Aᵀv, m_C = Σ_{t∈C} w_t u_t and s_q = Σ_C π(C | q) m_C,
@@ -130,27 +130,18 @@ class FactoredDual:
         rho2 = np.bincount(self.pair_cell, weights=self.pair_weight * state.share**2, minlength=self.red.n_cells)
         return np.asarray(squared @ state.P - Y.multiply(Y) @ rho2).ravel()
 
-    def _cell_gram(self, Pi: sp.csr_matrix) -> np.ndarray:
-        """Πᵀ Π (cells × cells), one block per tag of the groups."""
-        if len(self.parts) == 1:
-            return _gram(Pi)
-        K = np.zeros((self.red.n_cells, self.red.n_cells))
-        for groups, cells in self.parts:
-            K[np.ix_(cells, cells)] += _gram(sp.csr_matrix(Pi[groups][:, cells]))
-        return K
-
     def project(self, lam: np.ndarray) -> np.ndarray:
         return np.clip(lam, self.lower, self.upper)
 
 
-def _gram(M: sp.csr_matrix) -> np.ndarray:
-    """Mᵀ M as a dense array, from dense blocks of :data:`CHUNK` entries of ``M`` at a time."""
-    out = np.zeros((M.shape[1], M.shape[1]))
-    step = max(1, CHUNK // max(M.shape[1], 1))
-    for lo in range(0, M.shape[0], step):
-        block = M[lo : lo + step].toarray()
-        out += block.T @ block
-    return out
+def _by_groups_cheaper(B: sp.csr_matrix, K: sp.csr_matrix, Yt: sp.csr_matrix) -> bool:
+    """Whether BᵀB (B groups × rows) costs fewer operations than Y K Yᵀ (K cells × cells, Y rows ×
+    cells): Σ_q nnz(B_q)² against Σ over K's entries (C, C') of nnz(y_C)·nnz(y_C'). The second
+    wins when many groups share the same cells (a tree's leaves reached by many groups); the first
+    when each group has cells of its own (a bootstrap forest's joint leaves)."""
+    per_cell = np.bincount(Yt.indices, minlength=Yt.shape[1]).astype(float)
+    pattern = sp.csr_matrix((np.ones(K.nnz), K.indices, K.indptr), shape=K.shape)
+    return float(np.square(np.diff(B.indptr).astype(float)).sum()) <= float(per_cell @ (pattern @ per_cell))
 
 
 def _scale_columns(A: sp.csr_matrix, v: np.ndarray) -> sp.csr_matrix:

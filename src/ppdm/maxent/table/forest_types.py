@@ -473,8 +473,7 @@ def _true_types(data: pd.DataFrame, types: ForestTypes, keys: np.ndarray, weight
     forest = types.forest
     if rec_block is None:
         rec_key = np.column_stack([forest.apply(data), weights])
-        _, inverse = np.unique(np.vstack([keys, rec_key]), axis=0, return_inverse=True)
-        inverse = inverse.ravel()
+        _, inverse = unique_rows(np.vstack([keys, rec_key]))  # rows as raw bytes: np.unique(axis=0) took 15 s on 10⁵ records
         block_of = np.full(len(keys) + len(rec_key), -1, dtype=np.intp)
         block_of[inverse[: len(keys)]] = np.arange(len(keys))
         rec_block = block_of[inverse[len(keys) :]]
