@@ -98,3 +98,24 @@ def test_a_defense_result_prints_one_line_and_shows_a_card(nursery):
     shown = str(result)
     assert "\n" not in shown and len(shown) < 400 and "candidates" in shown
     assert "data-verdict=" in result._repr_html_()
+
+
+def test_a_membership_audit_shows_its_verdict_card(nursery):
+    member = (pd.Series(range(len(nursery))) % 2 == 0).to_numpy()
+    tree = _tree(nursery[member].reset_index(drop=True))
+    audit = ppdm.audit(tree, membership=nursery.assign(member=member), progress=False)
+    assert "candidates" in repr(audit) and len(repr(audit.membership)) < 200
+    html = audit._repr_html_()
+    assert "data-verdict=" in html and "Membership" in html
+
+
+def test_a_regression_audit_shows_its_verdict_card():
+    import numpy as np
+    from sklearn.tree import DecisionTreeRegressor
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.integers(0, 4, 300).astype(float), "b": rng.integers(0, 3, 300).astype(float)})
+    table["y"] = table["a"] * 2 + table["b"] + rng.normal(0, 0.1, 300)
+    model = ppdm.from_estimator(DecisionTreeRegressor(max_depth=3, random_state=0).fit(table[["a", "b"]], table["y"]), table[["a", "b"]], table["y"])
+    audit = ppdm.audit(model, table, ppdm.ThreatModel(sensitive="y", known=("a",)), progress=False)
+    assert len(repr(audit.intervals)) < 200 and "pinned" in audit._repr_html_() and "ppdm-cards" in audit._repr_html_()

@@ -93,3 +93,10 @@ def test_the_defense_search_reports_candidates_done_of_all(nursery):
                 families=["pruning"], time_budget=60, progress=heard.append)  # fmt: skip
     assert heard and {s.phase for s in heard} == {"defense search"}
     assert heard[-1].done == heard[-1].total and heard[-1].total > 1 and heard[-1].time_limit == 60
+
+
+def test_a_membership_audit_reports_its_estimate(nursery):
+    member = (pd.Series(range(len(nursery))) % 2 == 0).to_numpy()
+    heard: list[Step] = []
+    ppdm.audit(_tree(nursery[member].reset_index(drop=True)), membership=nursery.assign(member=member), progress=heard.append)
+    assert any(s.phase.startswith(("estimating membership", "proving membership")) for s in heard)
