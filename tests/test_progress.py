@@ -100,3 +100,16 @@ def test_a_membership_audit_reports_its_estimate(nursery):
     heard: list[Step] = []
     ppdm.audit(_tree(nursery[member].reset_index(drop=True)), membership=nursery.assign(member=member), progress=heard.append)
     assert any(s.phase.startswith(("estimating membership", "proving membership")) for s in heard)
+
+
+def test_the_older_progress_over_trees_still_hears_the_trees_with_a_warning(nursery):
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OrdinalEncoder
+
+    estimator = make_pipeline(OrdinalEncoder(), RandomForestClassifier(2, max_depth=2, random_state=0)).fit(nursery[FEATURES], nursery["class"])
+    forest = ppdm.from_estimator(estimator, nursery[FEATURES], nursery["class"])
+    ticks: list[tuple[int, int]] = []
+    with pytest.warns(DeprecationWarning, match="progress"):
+        ppdm.audit(forest, nursery, THREAT, progress=lambda done, total: ticks.append((done, total)))
+    assert ticks and ticks[-1] == (2, 2)

@@ -344,6 +344,12 @@ def _with_progress(run: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(run)
     def reported(*args: Any, progress: Progress | bool | None = None, **kwargs: Any) -> Any:
+        if callable(progress) and _takes_two(progress):
+            warnings.warn(
+                "progress(done, total) over a forest's trees is deprecated: progress= now takes a ppdm.progress.Step (every long step reports)",
+                DeprecationWarning, stacklevel=2,
+            )  # fmt: skip
+            progress = _trees_only(progress)
         with reporting(progress) as told:
             return run(*args, progress=told, **kwargs)
 
@@ -571,6 +577,32 @@ def audit(
     return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)
 
 
+#: The phase of a forest's rows built, tree by tree.
+TREE_ROWS = "building each tree's rows"
+
+
+def _trees_only(trees: Callable[..., Any]) -> Progress:
+    """The older ``trees(done, total)`` as a reporter hearing a forest's rows built, nothing else."""
+
+    def hear(step: Step) -> None:
+        if step.phase == TREE_ROWS and step.done is not None:
+            trees(step.done, step.total)
+
+    return hear
+
+
+def _takes_two(progress: Callable[..., Any]) -> bool:
+    """Whether ``progress`` is the older ``progress(done, total)`` (two positional parameters, no default)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: a Step reporter such as list.append
+        return False
+    required = [p for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(required) == 2
+
+
 #: The forest solver's phases (:class:`~ppdm.maxent.solvers.forest_solve.ForestProgress`), in words.
 SOLVER_PHASES = {
     "bounds": "solving: proving empty types by bound propagation", "newton": "solving: Newton's method",
@@ -587,7 +619,7 @@ def _tree_rows(progress: Progress | bool | None) -> Callable[[int, int], None] |
     """A forest's rows built, tree by tree, as steps to ``progress``."""
     if not callable(progress):
         return None
-    return lambda done, total: report_step("building each tree's rows", done, total, "trees")
+    return lambda done, total: report_step(TREE_ROWS, done, total, "trees")
 
 
 def _solver_steps(progress: Progress | bool | None) -> Callable[[Any], None] | None:
