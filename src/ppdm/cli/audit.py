@@ -160,7 +160,7 @@ def _train_for_audit(
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the forest solver's and the exact audit's progress on stderr (default: when stderr is a terminal; never under --quiet).",
+    help="Show the long steps' progress on stderr: a forest's rows, the solver's Newton steps of their budget, the exact search (default: when stderr is a terminal; never under --quiet).",
 )
 @click.option(
     "--exact",
