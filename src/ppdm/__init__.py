@@ -15,6 +15,8 @@ stays fast.
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from ppdm.api import Audit, ThreatModel, audit, defend, from_estimator, load_model, load_threat
     from ppdm.errors import PpdmError
 
-_FRONT_DOOR = ("Audit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat")
+_FRONT_DOOR = ("Audit", "ThreatModel", "audit", "from_estimator", "load_model", "load_threat")
 
 __all__ = ["Audit", "PpdmError", "ThreatModel", "__version__", "audit", "defend", "from_estimator", "load_model", "load_threat"]
 
@@ -42,3 +44,24 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+class _Package(ModuleType):
+    """The ``ppdm`` package, whose ``defend`` is the search function itself
+    (:func:`ppdm.defend.search.defend`), with its signature and docstring for ``help`` and
+    ``inspect``, although a subpackage of the same name exists: importing ``ppdm.defend`` (or
+    anything in it) would otherwise make ``ppdm.defend`` that package. ``from ppdm.defend import
+    DefenseResult`` still reads the package."""
+
+    @property
+    def defend(self) -> Any:
+        from ppdm.api import defend
+
+        return defend
+
+    @defend.setter
+    def defend(self, package: Any) -> None:
+        """The import system records the subpackage here once it is imported; the front door keeps the function."""
+
+
+sys.modules[__name__].__class__ = _Package

@@ -17,13 +17,12 @@ report they make. A tree is audited like a forest of one: the same :class:`Audit
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import partial, wraps
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,8 +37,11 @@ from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
+from ppdm.defend.search import defend  # the function itself, so that help() and inspect.signature show it
 from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
+from ppdm.progress import Progress, Step, reporting
+from ppdm.progress import report as report_step
 from ppdm.report import words
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
@@ -49,10 +51,6 @@ from ppdm.tree.model_files import load_model
 
 __all__ = ["Audit", "RegressionAudit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat"]
 
-#: The defense search, called model first: ``defend(model, data, threat, target)``
-#: (:func:`ppdm.defend.search.defend`). It is the package :mod:`ppdm.defend` itself, which is
-#: callable, so that ``ppdm.defend`` means one thing however it was reached.
-defend = importlib.import_module("ppdm.defend")
 
 #: The exact audit's time budget when none is given (seconds).
 EXACT_SECONDS = 300.0
@@ -254,6 +252,17 @@ class Audit:
         write_report(report, path, json, pdf)
         return report
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the report's first cards, what was audited and the verdict
+        against the target (:func:`ppdm.report.html.cards_html`); :meth:`report` writes the whole report."""
+        from ppdm.report import build_report
+        from ppdm.report.html import cards_html
+
+        report = build_report(
+            self.results, self.model, self.threat if self.results else None, membership=self.membership, target=self.target if self.target_given else None,
+        )
+        return cards_html(report)
+
     def __repr__(self) -> str:
         if self.membership is not None and not self.results:
             return f"<Audit of membership over {words.candidates(self.membership.n_candidates)}>"
@@ -319,11 +328,36 @@ class RegressionAudit:
 
         return write_interval_report(self.intervals, self.model, path, json, title=title)
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the interval report's first cards (:func:`ppdm.report.intervals.interval_cards_html`)."""
+        from ppdm.report.intervals import interval_cards_html, interval_report
+
+        return interval_cards_html(interval_report(self.intervals, self.model))
+
     def __repr__(self) -> str:
         r = self.intervals
         return f"<RegressionAudit of {r.sensitive!r} over {words.records(len(r.lower))}: {r.details.get('bounds', 'propagation')}>"
 
 
+def _with_progress(run: Callable[..., Any]) -> Callable[..., Any]:
+    """``run`` with its ``progress`` resolved (:func:`ppdm.progress.resolve`) and installed
+    around it (:func:`ppdm.progress.reporting`), so that the loops deep inside report to it."""
+
+    @wraps(run)
+    def reported(*args: Any, progress: Progress | bool | None = None, **kwargs: Any) -> Any:
+        if callable(progress) and _takes_two(progress):
+            warnings.warn(
+                "progress(done, total) over a forest's trees is deprecated: progress= now takes a ppdm.progress.Step (every long step reports)",
+                DeprecationWarning, stacklevel=2,
+            )  # fmt: skip
+            progress = _trees_only(progress)
+        with reporting(progress) as told:
+            return run(*args, progress=told, **kwargs)
+
+    return reported
+
+
+@_with_progress
 def audit(
     model: Model | str | Path | Any,
     data: pd.DataFrame | str | Path | Any = None,
@@ -347,7 +381,7 @@ def audit(
     trees: str | Sequence[int] | range | slice | None = None,
     reference: pd.DataFrame | str | Path | None = None,
     holdout: pd.DataFrame | str | Path | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | bool | None = None,
     solver_progress: Callable[[Any], None] | None = None,
     exact_progress: Callable[[Any], None] | None = None,
     client: Any = None,
@@ -379,10 +413,13 @@ def audit(
     and maximum count (by default they stay the proved intervals found on the way: sound, not
     tight; settling them can take minutes on a table of thousands). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
     missing values in the columns the audit reads (:mod:`ppdm.data.missing`).
-    ``progress(done, total)`` is called as each of a forest's trees' rows are built;
-    ``exact_progress`` with the exact audit's :class:`~ppdm.exact.options.SearchProgress` as its
-    integer search goes (it can take up to ``exact_time_limit``; one tree's class counts, solved
-    by network flows, report nothing).
+    ``progress``: who hears how the long steps go (:mod:`ppdm.progress`: building a forest's
+    rows, tree by tree; the solver's Newton steps of its budget; the exact audit's integer
+    search, what is proved and open), each as a :class:`~ppdm.progress.Step`: by default lines on
+    standard error once the audit has run for a couple of seconds (:class:`~ppdm.progress.Printer`),
+    ``False``: silent, or any ``Callable[[Step], None]``. ``solver_progress`` (the forest solver's
+    :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress`) and ``exact_progress`` (the exact
+    audit's :class:`~ppdm.exact.options.SearchProgress`), when given, hear those instead.
 
     ``data`` must be the training table: when the model publishes how many records it was fitted
     on (a tree's root count plus what pruning removed, a forest's per-row multiplicities), a table
@@ -441,6 +478,9 @@ def audit(
     :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
     and what its report and release record (:meth:`Audit.release_record`) judge against.
     """
+    tree_rows = _tree_rows(progress)
+    solver_progress = solver_progress if solver_progress is not None else _solver_steps(progress)
+    exact_progress = exact_progress if exact_progress is not None else _exact_steps(progress)
     sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
                                  ("reference", reference), ("holdout", holdout)) if _hashable(v)}  # fmt: skip
     if membership is not None:
@@ -500,7 +540,7 @@ def audit(
     result = None
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
-        result = _estimate(published, counted, told, weights, labels, internal, time_limit, progress, solver_progress)
+        result = _estimate(published, counted, told, weights, labels, internal, time_limit, tree_rows, solver_progress)
         if dropped:
             result.details["dropped_rows"] = dropped
     proved, not_run = None, None
@@ -536,6 +576,80 @@ def audit(
     if result is not None and not_run is not None:
         result.details["exact_not_run"] = not_run
     return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)
+
+
+#: The phase of a forest's rows built, tree by tree.
+TREE_ROWS = "building each tree's rows"
+
+
+def _trees_only(trees: Callable[..., Any]) -> Progress:
+    """The older ``trees(done, total)`` as a reporter hearing a forest's rows built, nothing else."""
+
+    def hear(step: Step) -> None:
+        if step.phase == TREE_ROWS and step.done is not None:
+            trees(step.done, step.total)
+
+    return hear
+
+
+def _takes_two(progress: Callable[..., Any]) -> bool:
+    """Whether ``progress`` is the older ``progress(done, total)`` (two positional parameters, no default)."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(progress).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: a Step reporter such as list.append
+        return False
+    required = [p for p in parameters if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(required) == 2
+
+
+#: The forest solver's phases (:class:`~ppdm.maxent.solvers.forest_solve.ForestProgress`), in words.
+SOLVER_PHASES = {
+    "bounds": "solving: proving empty types by bound propagation", "newton": "solving: Newton's method",
+    "face": "solving: finding the face (linear programme)", "general": "solving: Newton's method (general driver)",
+}
+#: The exact audit's phases (:class:`~ppdm.exact.options.SearchProgress`), in words.
+EXACT_PHASES = {
+    "first dataset": "proving: finding a dataset consistent with the model", "certainty": "proving: settling who is certain",
+    "bounds": "proving: settling the other counts", "interval ends": "proving: each group's interval ends by integer programmes",
+}
+
+
+def _tree_rows(progress: Progress | bool | None) -> Callable[[int, int], None] | None:
+    """A forest's rows built, tree by tree, as steps to ``progress``."""
+    if not callable(progress):
+        return None
+    return lambda done, total: report_step(TREE_ROWS, done, total, "trees")
+
+
+def _solver_steps(progress: Progress | bool | None) -> Callable[[Any], None] | None:
+    """The forest solver's :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as steps to ``progress``."""
+    if not callable(progress):
+        return None
+
+    def step(p: Any) -> None:
+        off = "" if p.violation != p.violation else f"rows off by {p.violation:.1e}"  # NaN before the first step
+        counted = p.budget is not None
+        progress(Step(SOLVER_PHASES.get(p.phase, p.phase), p.step if counted else None, p.budget, "Newton steps at most" if counted else "", p.seconds, p.time_limit, off))
+
+    return step
+
+
+def _exact_steps(progress: Progress | bool | None) -> Callable[[Any], None] | None:
+    """The exact audit's :class:`~ppdm.exact.options.SearchProgress` as steps to ``progress``."""
+    if not callable(progress):
+        return None
+
+    def step(p: Any) -> None:
+        if p.phase == "interval ends":
+            progress(Step(EXACT_PHASES[p.phase], p.components, p.total, "groups tried", p.seconds, p.time_limit, f"{p.proved:,} settled"))
+            return
+        parts = p.total > 1  # independent parts of the problem, searched one after the other
+        progress(Step(EXACT_PHASES.get(p.phase, p.phase), p.components if parts else None, p.total if parts else None, "parts searched" if parts else "",
+                      p.seconds, p.time_limit, f"{p.proved:,} groups proved certain, {p.open:,} open"))  # fmt: skip
+
+    return step
 
 
 @dataclass

@@ -49,6 +49,12 @@ class PpdmError(Exception):
         text = super().__str__()
         return text.replace("\r", "\\r").replace("\n", "\\n") if "\n" in text or "\r" in text else text
 
+    def _render_traceback_(self) -> list[str]:
+        """What IPython and Jupyter show for this error: its one line (``DataError: …``), not
+        the frames of ppdm's code it passed through (a user's input is at fault, not a line of
+        ppdm; outside IPython the whole traceback is printed as usual)."""
+        return [f"{type(self).__name__}: {self}"]
+
     def with_prefix(self, prefix: str) -> PpdmError:
         """The same error (class and advice) with ``prefix`` (a file name) in front."""
         try:

@@ -92,24 +92,13 @@ def test_a_forest_audit_against_the_wrong_rows_is_refused(run, files):
     assert result.exit_code == 2 and "contradicts" in result.output, result.output
 
 
-def test_a_progress_bar_over_the_trees_on_a_terminal_only(files, monkeypatch):
-    from ppdm.cli import audit
-    from ppdm.cli.common import console
-    from ppdm.tree import load_forest
-
-    forest = load_forest(files / "forest.json")
-    with audit._tree_progress(forest, quiet=False) as progress:
-        assert progress is None  # not a terminal under the test runner
-    monkeypatch.setattr(type(console), "is_terminal", property(lambda self: True), raising=False)
-    with audit._tree_progress(forest, quiet=True) as progress:
-        assert progress is None  # nothing under --quiet
-    seen = []
-    with audit._tree_progress(forest, quiet=False) as progress:
-        assert progress is not None
-        for done in range(1, forest.n_trees + 1):
-            progress(done, forest.n_trees)
-            seen.append(done)
-    assert seen == list(range(1, forest.n_trees + 1))
+def test_progress_over_the_trees_is_shown_with_progress_only(run, files):
+    args = ("audit", "--model", files / "forest.json", "--data", files / "train.csv", "--sensitive", "class", "--known", ",".join(FEATURES))
+    shown = run(*args, "--progress")
+    assert shown.exit_code == 0, shown.output
+    assert "building each tree's rows; " in shown.stderr and " trees" in shown.stderr
+    assert run(*args).stderr == ""  # not a terminal under the test runner
+    assert run(*args, "--progress", "--quiet").stderr == ""
 
 
 def test_dropping_rows_a_forest_counted_is_refused_saying_so(run, files):

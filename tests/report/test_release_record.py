@@ -15,6 +15,7 @@ from schema_check import errors, validate
 from sklearn.tree import DecisionTreeClassifier
 
 import ppdm
+from ppdm.attacks.target import parse_target
 from ppdm.data.datasets import load_adult
 from ppdm.report.record import DECISIONS, decide, schema
 from ppdm.tree import tree_from_sklearn
@@ -86,7 +87,7 @@ def test_a_regressor_and_a_membership_audit_records_are_valid(nursery, tmp_path)
 
 
 def test_the_decision_needs_every_measure_met_and_measured():
-    target = ppdm.defend.parse_target("certain=0,confident=5%@0.9")
+    target = parse_target("certain=0,confident=5%@0.9")
     met = {"role": "estimate", "result": {}, "measures": {"certain": 0.0, "confident": 0.01}, "target": {"certain": "met", "confident": "met"}}
     assert decide([met], target, None)[0] == "release"
     defended = {"chosen": "Method 1, s=5", "chosen_family": "pruning-1"}

@@ -82,6 +82,14 @@ class MembershipResult:
     def n_candidates(self) -> int:
         return len(self.probability)
 
+    def __repr__(self) -> str:
+        """One line of counts, not the per-candidate arrays."""
+        state = self.state
+        return (
+            f"<MembershipResult over {self.n_candidates:,} candidates: {int((state == 1).sum()):,} proved members, "
+            f"{int((state == 0).sum()):,} proved non-members, {int((state < 0).sum()):,} undecided>"
+        )
+
     def people(self) -> pd.DataFrame:
         """One row per candidate: its row id, P(member), what is proved, and the truth when known."""
         out = pd.DataFrame({"row": self.row_ids, "P(member)": self.probability, "proved": [STATES[int(s)] for s in self.state]})

@@ -83,6 +83,11 @@ class IntervalResult:
     def width(self) -> np.ndarray:
         return self.upper - self.lower
 
+    def __repr__(self) -> str:
+        """One line of counts, not the per-record intervals."""
+        lo, hi = self.domain
+        return f"<IntervalResult on {self.sensitive!r}: {len(self.lower):,} records, {int(self.pinned.sum()):,} pinned, prior interval [{lo:g}, {hi:g}]>"
+
     @property
     def pinned(self) -> np.ndarray:
         """Records audited whose proved interval is at most ``tolerance`` wide (or, at least, as

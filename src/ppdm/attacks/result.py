@@ -78,6 +78,16 @@ class AttackResult:
     leaf_pairs: LeafPairs | None = None
     std_error: np.ndarray | None = None
 
+    def __repr__(self) -> str:
+        """One line: the attack, the secret, the table's shape and what is certain, not the
+        arrays (a notebook shows ``audit.estimate`` this way; the arrays are the attributes)."""
+        certain = int((self.certain_groups[self.groups.group_of_record] & self.targets).sum())
+        extra = "".join(f", {k}" for k, v in (("bounds", self.bounds), ("sampled", self.std_error)) if v is not None)
+        return (
+            f"<AttackResult {self.attack!r} on {self.sensitive!r}: {self.groups.n_records:,} records in {self.groups.n_groups:,} groups, "
+            f"{len(self.values)} values, posterior {self.posterior.shape[0]}×{self.posterior.shape[1]}, {certain:,} records certain{extra}>"
+        )
+
     # -- per group / per record --------------------------------------------------------------
     @property
     def certain_groups(self) -> np.ndarray:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ppdm.errors import PpdmError
+from ppdm.progress import Printer
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -162,7 +160,7 @@ def _train_for_audit(
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Show the forest solver's and the exact audit's progress on stderr (default: when stderr is a terminal; never under --quiet).",
+    help="Show the long steps' progress on stderr: a forest's rows, the solver's Newton steps of their budget, the exact search (default: when stderr is a terminal; never under --quiet).",
 )
 @click.option(
     "--exact",
@@ -399,15 +397,12 @@ def audit_command(
     if class_known:
         threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
     doing = " and proving what is certain on whole counts" if exact else ""
-    solver_progress = _solver_progress(progress, quiet)
-    exact_progress = _exact_progress(progress, quiet) if exact else None
-    shown = solver_progress is not None or exact_progress is not None
-    with _tree_progress(tree, quiet) as tree_progress, status(f"auditing{doing}", quiet or tree_progress is not None or shown):
+    told = _progress(progress, quiet)
+    with status(f"auditing{doing}", quiet or told is not False):
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
-            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=tree_progress,
-            solver_progress=solver_progress, exact_progress=exact_progress, target=finish.target(), **_numeric_secret(tolerance, domain),
+            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=told, target=finish.target(), **_numeric_secret(tolerance, domain),
         )
     inputs = {"model": tree_file, "data": data if dataset is None else table, "threat": threat_file, "reference": reference, "holdout": holdout}
     if not isinstance(result, Audit):
@@ -561,81 +556,16 @@ def _model_and_table(
         return load_model(model_file, table, class_attribute=class_attribute), table
 
 
-#: Seconds between two of the solver's progress lines (a new phase is shown at once).
+#: Seconds between two progress lines of one phase (a new phase is shown at once).
 PROGRESS_EVERY = 5.0
 
 
-def _progress_lines(shown: bool | None, quiet: bool, line: Callable[[Any], str]) -> Callable[[Any], None] | None:
-    """A library's progress reports (each with a ``phase``) as lines ``line(report)`` on stderr
-    (``--progress``; by default when stderr is a terminal), one every :data:`PROGRESS_EVERY`
-    seconds and at each new phase; ``None`` under --quiet or when not shown."""
+def _progress(shown: bool | None, quiet: bool) -> Printer | bool:
+    """How the audit's long steps are shown (:mod:`ppdm.progress`, one mechanism with Python's):
+    lines on stderr from the start with ``--progress`` (by default when stderr is a terminal), one
+    every :data:`PROGRESS_EVERY` seconds and at each new phase; ``False`` under --quiet or when not shown."""
     import sys
-    import time
 
     if quiet or not (shown if shown is not None else sys.stderr.isatty()):
-        return None
-    last = {"at": -math.inf, "phase": ""}
-
-    def show(p: Any) -> None:
-        now = time.monotonic()
-        if p.phase == last["phase"] and now - float(last["at"]) < PROGRESS_EVERY:
-            return
-        last["at"], last["phase"] = now, p.phase
-        sys.stderr.write(line(p) + "\n")
-        sys.stderr.flush()
-
-    return show
-
-
-def _limit(p: Any) -> str:
-    return f"{p.seconds:.0f} s" + ("" if p.time_limit is None else f" of {p.time_limit:g}")
-
-
-def _solver_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
-    """The forest solver's progress (:class:`~ppdm.maxent.solvers.forest_solve.ForestProgress`) as lines on stderr."""
-    words = {
-        "bounds": "proving empty types by bound propagation", "newton": "Newton step", "face": "finding the face (linear programme) at step",
-        "general": "Newton's method (general driver)",
-    }
-
-    def line(p: Any) -> str:
-        step = "" if p.phase in ("bounds", "general") else f" {p.step}"
-        off = "" if p.violation != p.violation else f", rows off by {p.violation:.1e}"  # NaN before the first step
-        budget = "" if p.time_limit is None else f" of the {p.time_limit:.0f} s left for the solve"
-        return f"solving: {words.get(p.phase, p.phase)}{step}{off}, {p.seconds:.0f} s{budget}"
-
-    return _progress_lines(shown, quiet, line)
-
-
-def _exact_progress(shown: bool | None, quiet: bool) -> Callable[[Any], None] | None:
-    """The exact audit's integer search (:class:`~ppdm.exact.options.SearchProgress`) as lines on
-    stderr: what is proved, what is still open, and the time spent of its budget."""
-    words = {"first dataset": "finding a dataset consistent with the model", "certainty": "settling who is certain", "bounds": "settling the other counts"}
-
-    def line(p: Any) -> str:
-        if p.phase == "interval ends":  # a regressor's numeric input: one group of people after the other
-            return f"proving: each group's interval ends by integer programmes; {p.components:,} of {p.total:,} groups tried, {p.proved:,} settled; {_limit(p)}"
-        parts = f" ({p.components} of {p.total} parts)" if p.total > 1 else ""
-        return f"proving: {words.get(p.phase, p.phase)}{parts}; {p.proved:,} groups proved certain, {p.open:,} open; {_limit(p)}"
-
-    return _progress_lines(shown, quiet, line)
-
-
-@contextmanager
-def _tree_progress(model: Any, quiet: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar over a forest's trees while their rows are built (a terminal only, not under --quiet)."""
-
-    if quiet or not console.is_terminal or model.n_trees == 1:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    real = console._console if isinstance(console._console, Console) else Console(**console._settings)  # the lazy console's own
-    with Progress(console=real, transient=True) as bar:
-        task = bar.add_task("building each tree's rows", total=model.n_trees)
-
-        def advance(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield advance
+        return False
+    return Printer(quiet=0.0, every=PROGRESS_EVERY)

@@ -75,6 +75,7 @@ from ppdm.defend.membership import MembershipPopulation, membership_evidence, me
 from ppdm.errors import DataError, ModelImportError, PpdmError, advising
 from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
+from ppdm.progress import Progress, Step, resolve
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
@@ -116,6 +117,36 @@ class DefenseResult:
     held_out: dict[str, Any] | None = None
     train: pd.DataFrame | None = None
 
+    def __repr__(self) -> str:
+        """One line: the target, the candidates and the one chosen, not the frontier's rows or
+        the training table (:attr:`frontier`, :attr:`train` hold them)."""
+        met = int(self.frontier["meets_target"].fillna(False).astype(bool).sum()) if "meets_target" in self.frontier else 0
+        chosen = "none meets it" if self.chosen_label is None else f"chosen {self.chosen_label!r}"
+        row = self.chosen_row()
+        accuracy = "" if row is None or not isinstance(row.get("accuracy"), float) else f" (accuracy {row['accuracy']:.3f} on {self.accuracy_on} rows)"
+        return f"<DefenseResult for {self.target.to_text()!r}: {len(self.frontier):,} candidates, {met:,} meet the target; {chosen}{accuracy}; {self.seconds:.0f} s>"
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the chosen model (or that none meets the target) beside the model
+        as given, its facts, and how many candidates met the target; audit the chosen model
+        (``ppdm.audit(result.chosen, result.train, ...)``) for its report's cards."""
+        from html import escape
+
+        row, first = self.chosen_row(), self.unprotected
+        level, badge = ("meets", "target met") if row is not None else ("fails", "no candidate meets the target")
+        lines = [f"target: {self.target.to_text()}", f"{len(self.frontier):,} candidates tried in {self.seconds:.0f} s"]
+        lines.append(f"the model as given ({first['label']}): accuracy {_accuracy_text(first)} on {self.accuracy_on} rows, meets the target: {_yes_text(first.get('meets_target'))}")
+        if row is not None:
+            lines.append(f"chosen: {row['label']} ({row['family']}), accuracy {_accuracy_text(row)}")
+        if self.unfinished:
+            lines.append(f"{len(self.unfinished):,} candidates unfinished at the time budget")
+        items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+        head = "release the chosen model" if row is not None else "keep the model unpublished or change the target"
+        return (
+            f'<div style="border:1px solid #e5e7eb;border-left:6px solid {"#15803d" if row is not None else "#b91c1c"};border-radius:6px;padding:10px 16px" '
+            f'data-verdict="{level}"><strong>{escape(badge)}</strong>: {escape(head)}<ul>{items}</ul></div>'
+        )
+
     @property
     def unfinished(self) -> list[str]:
         return self.frontier.loc[self.frontier["status"] == UNFINISHED, "label"].tolist()
@@ -154,6 +185,15 @@ class DefenseResult:
         write_atomic(path, json.dumps(self.frontier_records(), indent=1, ensure_ascii=False) + "\n")
 
 
+def _accuracy_text(row: pd.Series) -> str:
+    value = row.get("accuracy")
+    return "not measured" if value is None or value != value else f"{float(value):.3f}"
+
+
+def _yes_text(value: Any) -> str:
+    return "not measured" if value is None or value != value else ("yes" if bool(value) else "no")
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, np.generic):
         v = v.item()
@@ -180,7 +220,7 @@ def defend(
     risk: str | None = None,
     time_budget: float | None = 300.0,
     random_state: int | None = 0,
-    progress: bool | None = None,
+    progress: bool | Progress | None = None,
     membership: pd.DataFrame | None = None,
     reference: pd.DataFrame | None = None,
     split: dict[str, Any] | None = None,
@@ -224,7 +264,11 @@ def defend(
     ``risk``: the target measure on the frontier's risk axis (default: its first).
     ``time_budget``: seconds after which no new candidate starts and the one under way is stopped
     (``None``: no limit).
-    ``progress``: a progress bar on standard error (default: when it is a terminal).
+    ``progress``: the candidates audited of all, the one under way and the time spent of
+    ``time_budget``: by default a progress bar on standard error when it is a terminal, else
+    (a notebook, a log) lines there once the search has run for a couple of seconds
+    (:class:`~ppdm.progress.Printer`); ``True``: the bar; ``False``: silent; or any
+    ``Callable[[Step], None]`` (:class:`~ppdm.progress.Step`).
     ``membership``: people who were not training records (with the model's inputs and class),
     for a target with membership measures (``members_proved=0,mia_tpr@1%<=0.02``): every
     candidate's membership audit runs over the training rows (members) and these (non-members)
@@ -274,7 +318,7 @@ def defend(
         _evaluate, level=level, data=data, threat=audit_threat, target=target, auditors=cheap_first(auditors) if forest else auditors,
         accuracy=accuracy, risk=risk_name, stop_when_missed=forest, population=population, reference_of=reference_of,
     )
-    rows, trees = _run(candidates, audit, deadline, progress, _order(candidates, tree, level, learner) if forest else range(len(candidates)))
+    rows, trees = _run(candidates, audit, deadline, progress, time_budget, _order(candidates, tree, level, learner) if forest else range(len(candidates)))
     if "accuracy" not in rows[0]:  # the input model's audit was not reached: its accuracy is still known
         with contextlib.suppress(PpdmError):
             rows[0].update(_measured(tree.published(level), accuracy))
@@ -611,13 +655,13 @@ def _cap(level: Disclosure, cap: Disclosure | None) -> Disclosure:
 
 def _run(
     candidates: Sequence[Candidate], audit: Callable[[Candidate], tuple[dict[str, Any], Model | None]], deadline: float | None,
-    progress: bool | None, order: Sequence[int],
+    progress: bool | Progress | None, budget: float | None, order: Sequence[int],
 ) -> tuple[list[dict[str, Any]], dict[str, Model | None]]:
     """Every candidate's row, in the candidates' order, audited in ``order``; those not started
     before ``deadline``, or still under way at it (:func:`~ppdm.defend.deadline.stop_at`), are unfinished."""
     rows: list[dict[str, Any]] = [{} for _ in candidates]
     trees: dict[str, Model | None] = {}
-    with _bar(progress, len(candidates)) as step:
+    with _bar(progress, len(candidates), budget) as step:
         for i in order:
             cand = candidates[i]
             step(cand.label, 0)
@@ -759,23 +803,34 @@ def _choose(frame: pd.DataFrame, higher_is_riskier: bool) -> str | None:
 
 
 @contextmanager
-def _bar(enabled: bool | None, total: int) -> Iterator[Callable[[str, int], None]]:
+def _bar(enabled: bool | Progress | None, total: int, budget: float | None = None) -> Iterator[Callable[[str, int], None]]:
     """``step(label, advance)`` of a rich progress bar on standard error when it is a terminal (or
-    ``enabled``); else a step that does nothing."""
-    if enabled is False or (enabled is None and not sys.stderr.isatty()):
+    ``enabled`` is true); a reporter's steps (``enabled`` a reporter, or by default off a terminal:
+    :class:`~ppdm.progress.Printer`); else a step that does nothing."""
+    if enabled is False:
         yield lambda label, advance: None
+        return
+    if callable(enabled) or (enabled is None and not sys.stderr.isatty()):
+        told, began, done = resolve(enabled), time.monotonic(), [0]
+
+        def step(label: str, advance: int) -> None:
+            done[0] += advance
+            if told is not None:
+                told(Step("defense search", done[0], total, "candidates audited", time.monotonic() - began, budget, f"now {label}" if not advance else f"{label} done"))
+
+        yield step
         return
     from rich.console import Console
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
-        Progress,
         TextColumn,
         TimeElapsedColumn,
     )
+    from rich.progress import Progress as RichBar
 
     columns = (TextColumn("defense search"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("{task.description}"))
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+    with RichBar(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task("", total=total)
         yield lambda label, advance: bar.update(task, advance=advance, description=label)
 

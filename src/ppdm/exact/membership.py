@@ -34,6 +34,7 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from ppdm.errors import InfeasibleError
 from ppdm.maxent.constraints.membership_rows import MembershipRows, column_patterns
+from ppdm.progress import report
 
 __all__ = ["MembershipProof", "ProofOptions", "prove_membership", "propagate"]
 
@@ -140,6 +141,7 @@ def _lp_backbone(rows: MembershipRows, state: np.ndarray, deadline: float, solve
     unknown = np.ones(len(w), dtype=bool)
     k = None
     while unknown.any():
+        report("proving membership: linear programmes over the patterns' counts", detail=f"{int(unknown.sum()):,} patterns open")
         found = _interior(A, lo, hi, w, unknown, deadline, solve_limit)
         if found is None:
             return state
@@ -152,6 +154,7 @@ def _lp_backbone(rows: MembershipRows, state: np.ndarray, deadline: float, solve
         return state
     value = (k > 0.5 * w).astype(np.int64)
     while unknown.any():
+        report("proving membership: integer programmes flipping a candidate", detail=f"{int(unknown.sum()):,} patterns open")
         found_k, infeasible = _solve(A, lo, hi, w, *_flips(unknown, value, w), deadline, solve_limit)
         if infeasible:
             return _proved(state, free, of_free, unknown, value)

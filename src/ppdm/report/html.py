@@ -340,3 +340,22 @@ def _frontier_row(p: dict[str, Any]) -> str:
 def _line(line: dict[str, Any], exposed: bool) -> str:
     cls = ' class="exposed"' if exposed else ""
     return f'<span id="{escape(line["anchor"])}"{cls}>{escape(line["text"])}</span>'
+
+
+#: The stylesheet's rules the first cards need, for a page that is not the report's (a notebook):
+#: the colours, the cards, their badges and the facts table, each scoped to ``.ppdm-cards``.
+_CARD_RULES = (".card", "table.facts", ".badge", ".fails", ".headline", ".note", ".threatline")
+
+
+def card_style() -> str:
+    """The stylesheet's rules the first cards need, scoped to ``.ppdm-cards`` (a notebook's page keeps its own)."""
+    rules = [line for line in CSS.splitlines() if line.startswith(_CARD_RULES)]
+    colours = next(line for line in CSS.splitlines() if line.startswith(":root")).replace(":root", ".ppdm-cards", 1)
+    return "\n".join([colours, *(f".ppdm-cards {line}".replace("} .", "} .ppdm-cards .") for line in rules)])
+
+
+def cards_html(report: dict[str, Any]) -> str:
+    """The report's first cards, what was audited and the verdict, as an HTML fragment for a
+    notebook's cell (``Audit._repr_html_``): the same cards :func:`render_html` draws, with the
+    stylesheet's rules they need (:func:`card_style`)."""
+    return f'<div class="ppdm-cards"><style>{card_style()}</style>{_audited(report.get("audited"))}{_verdict_sections(report)}</div>'

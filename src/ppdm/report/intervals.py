@@ -174,19 +174,7 @@ def render_interval_html(report: dict[str, Any]) -> str:
     s = report["summary"]
     base = s["baseline"]
     lo, hi = base["domain"]
-    level = "fails" if s["pinned"] > base["pinned"] else "meets"
-    card = (
-        f'<div class="card {level}"><span class="badge">{"people pinned" if level == "fails" else "nobody pinned"}</span>'
-        f'<span class="headline">{s["pinned"]:,} of {words.people(s["people"])} pinned to within {s["tolerance"]:g} '
-        f'(prior: {base["pinned"]:,})</span><ul>'
-        + (f'<li>{escape(INPUT_LINE.format(name=repr(s["sensitive"])))}</li>' if s.get("secret") == "input" else "")
-        + f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
-        f'<li>proved interval width: mean {s["mean_width"]:.4g}, median {s["median_width"]:.4g}</li>'
-        + (f'<li>estimate ({escape(str(s.get("estimate", "interval centre")))}): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
-           f'{"every true value inside its interval" if s["truth_inside"] else "a true value outside its interval"}</li>' if "mean_abs_error" in s else "")
-        + f'<li>{escape(str(report["details"].get("note", "")))}</li>'
-        f'<li>bounds: {escape(_BOUNDS.get(s["bounds"], s["bounds"]))}</li></ul></div>'
-    )  # fmt: skip
+    card = _verdict_card(report)
     rows = "".join(
         f"<tr><td>{escape(str(p['row']))}</td><td>{p['lower']:.6g}</td><td>{p['upper']:.6g}</td><td>{p['upper'] - p['lower']:.4g}</td>"
         f"<td>{'' if 'truth' not in p else format(p['truth'], '.6g')}</td><td>{escape(p['method'])}</td></tr>"
@@ -206,6 +194,33 @@ def render_interval_html(report: dict[str, Any]) -> str:
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{escape(report['title'])}</title><style>{CSS}</style></head><body><main>{body}</main></body></html>\n"
     )
+
+
+def _verdict_card(report: dict[str, Any]) -> str:
+    """The verdict card: people pinned beside the prior's, the widths, the estimate's error."""
+    s = report["summary"]
+    base = s["baseline"]
+    lo, hi = base["domain"]
+    level = "fails" if s["pinned"] > base["pinned"] else "meets"
+    return (
+        f'<div class="card {level}"><span class="badge">{"people pinned" if level == "fails" else "nobody pinned"}</span>'
+        f'<span class="headline">{s["pinned"]:,} of {words.people(s["people"])} pinned to within {s["tolerance"]:g} '
+        f'(prior: {base["pinned"]:,})</span><ul>'
+        + (f'<li>{escape(INPUT_LINE.format(name=repr(s["sensitive"])))}</li>' if s.get("secret") == "input" else "")
+        + f'<li>prior: every value in [{lo:g}, {hi:g}], width {base["width"]:g}</li>'
+        f'<li>proved interval width: mean {s["mean_width"]:.4g}, median {s["median_width"]:.4g}</li>'
+        + (f'<li>estimate ({escape(str(s.get("estimate", "interval centre")))}): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
+           f'{"every true value inside its interval" if s["truth_inside"] else "a true value outside its interval"}</li>' if "mean_abs_error" in s else "")
+        + f'<li>{escape(str(report["details"].get("note", "")))}</li>'
+        f'<li>bounds: {escape(_BOUNDS.get(s["bounds"], s["bounds"]))}</li></ul></div>'
+    )  # fmt: skip
+
+
+def interval_cards_html(report: dict[str, Any]) -> str:
+    """The threat line and the verdict card as an HTML fragment for a notebook's cell (``RegressionAudit._repr_html_``)."""
+    from ppdm.report.html import card_style
+
+    return f'<div class="ppdm-cards"><style>{card_style()}</style><p class="threatline">{escape(report["threat"])}</p>{_verdict_card(report)}</div>'
 
 
 def _interval_figure(people: list[dict[str, Any]], lo: float, hi: float, width: int = 760, height: int = 260) -> str:

@@ -49,7 +49,7 @@ import pandas as pd
 
 from ppdm.errors import PpdmError
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.model import Attribute, Tree, encode_columns, published_quantities
+from ppdm.tree.model import Attribute, Tree, encode_columns, facts_html, published_quantities
 
 COMBINES = ("vote", "mean-proba", "additive", "mean")
 LINKS = ("logistic", "softmax", "identity")
@@ -273,6 +273,16 @@ class Forest:
             return np.mean([leaf_values(tree)[leaves[:, i]] for i, tree in enumerate(self.trees)], axis=0)
         classes = np.asarray(self.classes, dtype=object)
         return classes[self.labels_of_leaves(self.apply(X))]
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the forest's facts as a small table (``ppdm.audit`` tells what it discloses)."""
+        leaves = sum(t.n_leaves for t in self.trees)
+        return facts_html(f"{self.combine} forest predicting {self.class_attribute!r}", [
+            ("learner", str(self.algorithm or "unknown")),
+            ("size", f"{self.n_trees:,} trees, {leaves:,} leaves, depth up to {self.depth}"),
+            *([] if self.is_regressor else [("classes", ", ".join(map(str, self.classes)))]),
+            ("publishes", ", ".join(sorted({t.disclosure.value for t in self.trees}))),
+        ])
 
     def __repr__(self) -> str:
         return (

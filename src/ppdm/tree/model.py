@@ -295,6 +295,17 @@ class Tree:
             node._n_errors = e if level.reveals_rates else None
         return out
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the tree's facts as a small table (``ppdm.audit`` tells what it discloses)."""
+        kind = "regression tree" if self.is_regressor else "decision tree"
+        return facts_html(f"{kind} predicting {self.class_attribute!r}", [
+            ("learner", f"{self.algorithm or 'unknown'}" + (f" ({self.criterion})" if self.criterion else "")),
+            ("size", f"{self.n_nodes:,} nodes, {self.n_leaves:,} leaves, depth {self.depth}"),
+            ("splits on", ", ".join(sorted(self.split_attributes)) or "nothing (one leaf)"),
+            *([] if self.is_regressor else [("classes", ", ".join(map(str, self.classes)))]),
+            ("publishes", self.disclosure.value),
+        ])
+
     def __repr__(self) -> str:
         return (
             f"Tree(algorithm={self.algorithm!r}, criterion={self.criterion!r}, "
@@ -355,6 +366,14 @@ def _check_known(column: pd.Series, codes: np.ndarray, name: str) -> None:
         raise DataError(
             f"column {name!r}: value {column.iloc[first]!r} (row {first}) is not in the tree's domain for this attribute"
         )
+
+
+def facts_html(title: str, facts: Sequence[tuple[str, str]]) -> str:
+    """A model's facts as an HTML fragment: a title over a two-column table, every text escaped."""
+    from html import escape
+
+    rows = "".join(f'<tr><th style="text-align:left;padding-right:12px">{escape(k)}</th><td style="text-align:left">{escape(v)}</td></tr>' for k, v in facts)
+    return f"<div><strong>{escape(title)}</strong><table>{rows}</table></div>"
 
 
 def published_quantities(tree: Tree, additive: bool = False) -> frozenset[str]:

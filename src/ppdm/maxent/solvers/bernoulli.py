@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from ppdm.maxent.constraints.membership_rows import column_patterns
+from ppdm.progress import report
 
 __all__ = ["BernoulliOptions", "BernoulliSolution", "solve_bernoulli"]
 
@@ -138,6 +139,7 @@ def solve_bernoulli(
     sweeps, timed_out, converged = 0, False, not parts
     while parts and sweeps < options.max_sweeps:
         sweeps += 1
+        report("estimating membership: sweeps over the blocks", sweeps, options.max_sweeps, "sweeps at most")
         worst = 0.0
         for b in parts:
             base = theta[b.idx] - b.lam[b.row]
@@ -224,6 +226,7 @@ def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: Bernoull
 
     steps = min(options.max_sweeps, NEWTON_MAX)
     for iteration in range(1, steps + 1):
+        report("estimating membership: Newton's method", iteration - 1, steps, "Newton steps at most")
         q = expit(A.T @ lam)
         g = A @ (w * q) - b
         if np.abs(g).max(initial=0.0) <= options.tol:

@@ -50,6 +50,7 @@ from ppdm.maxent.solvers.newton import (
     row_violation,
 )
 from ppdm.maxent.solvers.presolve import Reduced
+from ppdm.progress import report
 
 __all__ = [
     "DAMPING", "RADIUS", "Dual", "DualFunction", "DualResult", "DualState", "DualStateLike", "minimize_dual", "row_violation",
@@ -179,6 +180,7 @@ def minimize_dual(
     bounds = list(zip(np.where(np.isfinite(dual.lower), dual.lower, None), np.where(np.isfinite(dual.upper), dual.upper, None)))
 
     def stop_at_deadline(intermediate_result: object) -> None:
+        report("solving: quasi-Newton (L-BFGS-B), then Newton again", detail=f"at most {max_iter:,} iterations")
         if _past(deadline):
             raise StopIteration
 
@@ -212,6 +214,7 @@ def _active_set_newton(
     began = time.perf_counter()
     for step_no in range(1, max_steps + 1):
         residual = state.residual
+        report("solving: Newton's method", step_no - 1, max_steps, "Newton steps at most")
         if largest_violation(dual, lam, residual) <= tol * 1e-3:
             return lam, state, step_no - 1, True, False
         now = time.perf_counter()

@@ -166,15 +166,16 @@ class ForestSolveOptions:
 @dataclass(frozen=True)
 class ForestProgress:
     """Where :func:`solve_forest` is: ``phase`` (``"bounds"``, ``"newton"``, ``"face"``; ``"general"``
-    once when the problem goes to the general driver, which reports no steps), the Newton
-    ``step``, the largest row ``violation`` (NaN before the first step), the ``seconds`` spent and
-    the ``time_limit`` (``None``: none)."""
+    once when the problem goes to the general driver, whose steps go to :func:`ppdm.progress.report`),
+    the Newton ``step`` of at most ``budget`` (``None`` outside the Newton loop), the largest row
+    ``violation`` (NaN before the first step), the ``seconds`` spent and the ``time_limit`` (``None``: none)."""
 
     phase: str
     step: int
     violation: float
     seconds: float
     time_limit: float | None
+    budget: int | None = None
 
 
 @dataclass
@@ -290,9 +291,9 @@ def solve_forest(
             return solve_forest(problem, tol, feasible, replace(options, threads=None))
     start = time.perf_counter()
 
-    def report(phase: str, step: int, violation: float) -> None:
+    def report(phase: str, step: int, violation: float, budget: int | None = None) -> None:
         if options.progress is not None:
-            options.progress(ForestProgress(phase, step, violation, time.perf_counter() - start, options.time_limit))
+            options.progress(ForestProgress(phase, step, violation, time.perf_counter() - start, options.time_limit, budget))
 
     deadline = None if options.time_limit is None else start + options.time_limit
     A, _, le, _ = problem.stacked()
@@ -333,7 +334,7 @@ def solve_forest(
                 break
             guess = True  # the chase did not finish: fall back to guessing zeros
         gnorm = largest_violation(dual, lam, state.residual)
-        report("newton", steps - 1, gnorm)
+        report("newton", steps - 1, gnorm, 2 * max_newton)
         if gnorm <= tol:
             break
         now = time.perf_counter()
@@ -344,7 +345,7 @@ def solve_forest(
         flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - state.value <= 1e-9 * abs(state.value)
         gnorms.append(gnorm)
         if reference is not None and not guess and (flat or _stalled(gnorms, options)):
-            report("face", steps - 1, gnorm)
+            report("face", steps - 1, gnorm, 2 * max_newton)
             # the programme leaves the chase its share, and the time of a step like the last for checking the final point
             seconds = options.face_seconds if deadline is None else min(options.face_seconds, options.face_share * (deadline - time.perf_counter() - options.pace * step_seconds))
             lp_began = time.perf_counter()
