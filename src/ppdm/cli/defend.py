@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ppdm.errors import PpdmError
+from ppdm.files import same_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -151,7 +152,7 @@ def defend_command(
     command_options(class_attribute="--class-attribute")
     check_outputs(out, frontier_file, train_out)
     for output in (out, frontier_file, train_out):
-        if output is not None and any(p is not None and p.resolve() == output.resolve() for p in (model_file, data, test_file, population, reference)):
+        if output is not None and any(p is not None and same_file(p, output) for p in (model_file, data, test_file, population, reference)):
             raise PpdmError(f"{output}: is an input of this search; write the output elsewhere")
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids

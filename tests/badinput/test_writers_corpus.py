@@ -1,0 +1,230 @@
+"""Issue 41, the writers' side: no writer replaces a file the same call read, whatever its spelling
+(a glob, a symbolic link, ``..``, a relative path, a hard link); JSON with a key written twice and
+XGBoost files whose declared counts disagree with what they hold are refused; the OS errors and
+options named in one line. Each case: exit 2 (or the ppdm error), one line naming the culprit, and
+the folder hashed before and after unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ppdm.errors import ModelImportError, PpdmError, ReportError, RulesError, TreeFormatError
+
+
+def folder_hash(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` (temporaries included) by name, with its content's hash."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file() and not p.is_symlink()}
+
+
+@pytest.fixture
+def parts(world, tmp_path):
+    """The Nursery rows in two CSV partitions ``p0.csv`` and ``p1.csv`` of ``tmp_path``."""
+    frame = pd.read_csv(world.data)
+    frame.iloc[:150].to_csv(tmp_path / "p0.csv", index=False)
+    frame.iloc[150:].to_csv(tmp_path / "p1.csv", index=False)
+    shutil.copy(world.tree, tmp_path / "tree.json")
+    return tmp_path
+
+
+# -- an output over an input, through every spelling ------------------------------------------------
+def _spellings(folder: Path) -> dict[str, str]:
+    """Other names of ``folder/p0.csv``: a glob, a symbolic link, ``..``, a relative path, a hard link."""
+    (folder / "sub").mkdir(exist_ok=True)
+    link = folder / "link.csv"
+    if not link.exists():
+        link.symlink_to(folder / "p0.csv")
+    hard = folder / "hard.csv"
+    if not hard.exists():
+        os.link(folder / "p0.csv", hard)
+    return {
+        "glob": str(folder / "p*.csv"),
+        "symlink": str(link),
+        "dotdot": str(folder / "sub" / ".." / "p0.csv"),
+        "relative": os.path.relpath(folder / "p0.csv"),
+        "hardlink": str(hard),
+    }
+
+
+SPELLINGS = ["glob", "symlink", "dotdot", "relative", "hardlink"]
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_dask_audit_never_writes_over_a_partition_it_read(parts, refuse, spelling):
+    pytest.importorskip("dask")
+    names = _spellings(parts)
+    before = folder_hash(parts)
+    data = names["glob"] if spelling == "glob" else names[spelling]
+    out = parts / "p0.csv" if spelling == "glob" else parts / "p0.csv"
+    refuse(["audit", "--backend", "dask", "--tree", parts / "tree.json", "--data", data, "--out", out, "-q"], "p0.csv", "input")
+    assert folder_hash(parts) == before
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+@pytest.mark.parametrize("writer", ["save", "report-json", "report-html", "save_record"])
+def test_the_python_writers_never_write_over_what_the_audit_read(parts, spelling, writer):
+    import ppdm
+
+    names = _spellings(parts)
+    data = str(parts / "p0.csv")
+    whole = parts / "whole.csv"
+    pd.concat([pd.read_csv(parts / "p0.csv"), pd.read_csv(parts / "p1.csv")]).to_csv(whole, index=False)
+    shutil.copy(whole, parts / "p0.csv")  # p0.csv: the whole training table (the hard link sees it too)
+    audit = ppdm.audit(str(parts / "tree.json"), data)
+    target = names[spelling] if spelling != "glob" else data
+    before = folder_hash(parts)
+    calls = {
+        "save": lambda: audit.save(target),
+        "report-json": lambda: audit.report(parts / "r.html", json=target),
+        "report-html": lambda: audit.report(target),
+        "save_record": lambda: audit.save_record(target),
+    }
+    with pytest.raises(PpdmError) as info:
+        calls[writer]()
+    assert "input" in str(info.value) and "\n" not in str(info.value)
+    assert folder_hash(parts) == before
+
+
+@pytest.mark.parametrize("writer", ["save", "save_record"])
+def test_the_python_writers_never_write_over_the_model_or_threat_read(world, tmp_path, writer):
+    import ppdm
+
+    tree, threat = tmp_path / "tree.json", tmp_path / "threat.yaml"
+    shutil.copy(world.tree, tree)
+    shutil.copy(world.threat, threat)
+    audit = ppdm.audit(tree, str(world.data), threat)
+    before = folder_hash(tmp_path)
+    for target in (tree, threat, tmp_path / "." / "tree.json"):
+        with pytest.raises(PpdmError, match="input"):
+            getattr(audit, writer)(target)
+    assert folder_hash(tmp_path) == before
+    getattr(audit, writer)(tmp_path / "out.json")  # another file is written
+    assert (tmp_path / "out.json").is_file()
+
+
+def test_a_symlink_loop_given_with_out_is_one_line(world, refuse, tmp_path):
+    loop = tmp_path / "loop.csv"
+    loop.symlink_to(loop)
+    refuse(["audit", "--tree", world.tree, "--data", loop, "--out", tmp_path / "o.json", "-q"], "loop.csv", outputs=[tmp_path / "o.json"])
+    refuse(["audit", "--tree", loop, "--data", world.data, "--out", tmp_path / "o.json", "-q"], "loop.csv", outputs=[tmp_path / "o.json"])
+    refuse(["defend", "--model", world.tree, "--data", loop, "--out", tmp_path / "o.json", "-q"], "loop.csv", outputs=[tmp_path / "o.json"])
+
+
+# -- JSON with a key written twice -----------------------------------------------------------------
+def _twice(text: str, key: str) -> str:
+    """``text`` (a JSON object) with its first ``"key": value`` pair written twice."""
+    doc = json.loads(text)
+    path = [doc]
+    found = None
+    while path and found is None:
+        node = path.pop()
+        if isinstance(node, dict):
+            if key in node:
+                found = node
+            path.extend(node.values())
+        elif isinstance(node, list):
+            path.extend(node)
+    assert found is not None, key
+    found[key + "\0"] = found[key]
+    return json.dumps(doc).replace(json.dumps(key + "\0"), json.dumps(key))
+
+
+#: (world file, key written twice, the reader, the error).
+DUPLICATES = [
+    ("tree", "disclosure", "load_model", TreeFormatError),
+    ("tree", "counts", "load_model", TreeFormatError),
+    ("tree", "class_attribute", "load_model", TreeFormatError),
+    ("forest", "trees", "load_model", TreeFormatError),
+    ("forest", "format", "load_model", TreeFormatError),
+    ("xgb", "num_class", "load_model", TreeFormatError),
+    ("xgb", "left_children", "load_model", TreeFormatError),
+    ("result", "summary", "report", ReportError),
+    ("rules", "rules", "rules", RulesError),
+]
+
+
+@pytest.mark.parametrize("name, key, reader, error", DUPLICATES, ids=[f"{d[0]}-{d[1]}" for d in DUPLICATES])
+def test_a_json_key_written_twice_is_refused(needs, raises, tmp_path, name, key, reader, error):
+    source = needs(name)
+    bad = tmp_path / f"twice-{source.name}"
+    bad.write_text(_twice(source.read_text(), key))
+    before = folder_hash(tmp_path)
+    if reader == "load_model":
+        from ppdm.tree.model_files import load_model
+
+        raises(lambda: load_model(bad, pd.read_csv(needs("data"))), error, bad.name, repr(key), "twice")
+    elif reader == "report":
+        from ppdm.report.load import load_result
+
+        raises(lambda: load_result(bad), error, bad.name, repr(key), "twice")
+    else:
+        from ppdm.rules.ruleset import RuleSet
+
+        raises(lambda: RuleSet.load(bad), error, bad.name, repr(key), "twice")
+    assert folder_hash(tmp_path) == before
+
+
+@pytest.mark.parametrize("name, key", [("tree", "disclosure"), ("tree", "counts"), ("forest", "trees"), ("result", "summary")])
+def test_the_cli_refuses_a_json_key_written_twice(world, refuse, tmp_path, name, key):
+    source = getattr(world, name)
+    bad = tmp_path / f"twice-{source.name}"
+    bad.write_text(_twice(source.read_text(), key))
+    if name == "result":
+        args = ["report", bad, "--out", tmp_path / "r.html", "-q"]
+    else:
+        args = ["show", bad]
+    refuse(args, bad.name, repr(key), "twice", outputs=[tmp_path / "r.html"])
+
+
+# -- an XGBoost file whose declared counts disagree with its trees ------------------------------------
+def _edit_xgb(doc: dict, what: str) -> None:
+    model = doc["learner"]["gradient_booster"]["model"]
+    if what == "num_trees-huge":
+        model["gbtree_model_param"]["num_trees"] = "1000000000"
+    elif what == "num_trees-less":
+        model["gbtree_model_param"]["num_trees"] = str(len(model["trees"]) - 1)
+    elif what == "num_trees-text":
+        model["gbtree_model_param"]["num_trees"] = "many"
+    elif what == "indptr-short":
+        model["iteration_indptr"] = model["iteration_indptr"][:-1]
+    elif what == "indptr-falling":
+        model["iteration_indptr"] = [0, *reversed(model["iteration_indptr"][1:])]
+    elif what == "tree-id":
+        model["trees"][-1]["id"] = 0
+    elif what == "num_nodes":
+        model["trees"][0]["tree_param"]["num_nodes"] = "1000000"
+
+
+XGB_EDITS = ["num_trees-huge", "num_trees-less", "num_trees-text", "indptr-short", "indptr-falling", "tree-id", "num_nodes"]
+XGB_NEEDLES = {
+    "num_trees-huge": "num_trees", "num_trees-less": "num_trees", "num_trees-text": "num_trees", "indptr-short": "iteration_indptr",
+    "indptr-falling": "iteration_indptr", "tree-id": "id", "num_nodes": "num_nodes",
+}
+
+
+@pytest.mark.parametrize("what", XGB_EDITS)
+def test_an_inconsistent_xgboost_file_is_refused(needs, raises, tmp_path, what):
+    from ppdm.tree.model_files import load_model
+
+    source = needs("xgb")
+    doc = json.loads(source.read_text())
+    _edit_xgb(doc, what)
+    bad = tmp_path / "bad.xgb.json"
+    bad.write_text(json.dumps(doc))
+    raises(lambda: load_model(bad, pd.read_csv(needs("data"))), ModelImportError, bad.name, XGB_NEEDLES[what])
+
+
+@pytest.mark.parametrize("what", ["num_trees-huge", "indptr-short"])
+def test_the_cli_refuses_an_inconsistent_xgboost_file(world, needs, refuse, tmp_path, what):
+    doc = json.loads(needs("xgb").read_text())
+    _edit_xgb(doc, what)
+    bad = tmp_path / "bad.xgb.json"
+    bad.write_text(json.dumps(doc))
+    out = tmp_path / "o.json"
+    refuse(["audit", "--model", bad, "--data", world.data, "--out", out, "-q"], bad.name, XGB_NEEDLES[what], outputs=[out])
