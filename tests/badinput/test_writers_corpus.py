@@ -228,3 +228,87 @@ def test_the_cli_refuses_an_inconsistent_xgboost_file(world, needs, refuse, tmp_
     bad.write_text(json.dumps(doc))
     out = tmp_path / "o.json"
     refuse(["audit", "--model", bad, "--data", world.data, "--out", out, "-q"], bad.name, XGB_NEEDLES[what], outputs=[out])
+
+
+# -- options: each refused in one line naming it, in the spelling of the surface that was used ---------
+def test_audit_rules_refuses_a_sensitive_column_the_rules_are_not_about(world, refuse, tmp_path):
+    out = tmp_path / "o.json"
+    refuse(["audit-rules", "--data", world.data, "--sensitive", "health", "--rules", world.rules, "--out", out, "-q"],
+           "--sensitive 'health'", "'class'", outputs=[out])  # fmt: skip
+
+
+OPTION_CASES = [
+    ("out-empty", ["audit", "--tree", "{tree}", "--data", "{data}", "--out", "", "-q"], ("empty name",)),
+    ("sep-two-characters", ["audit", "--tree", "{tree}", "--data", "{data}", "--sep", "ab", "-q"], ("--sep 'ab'", "one character")),
+    ("trees-beyond-forest", ["audit", "--model", "{forest}", "--data", "{train}", "--trees", "0:1000", "-q"], ("0:1000", "3 trees")),
+    ("trees-index-beyond-forest", ["audit", "--model", "{forest}", "--data", "{train}", "--trees", "0,7", "-q"], ("0,7", "3 trees")),
+    ("trees-on-a-tree", ["audit", "--tree", "{tree}", "--data", "{data}", "--trees", "0:1", "-q"], ("--trees", "single tree")),
+    ("domain-on-a-classifier", ["audit", "--tree", "{tree}", "--data", "{data}", "--domain", "0,1", "-q"], ("--domain", "predicts classes")),
+    ("defend-row-ids-unknown", ["defend", "--model", "{tree}", "--data", "{data}", "--row-ids", "nope", "-q"], ("nope",)),
+    ("defend-sep-two-characters", ["defend", "--model", "{tree}", "--data", "{data}", "--sep", "ab", "-q"], ("--sep 'ab'",)),
+    ("defend-names-wrong", ["defend", "--model", "{tree}", "--data", "{data}", "--names", "a,b", "-q"], ()),
+]
+
+
+@pytest.mark.parametrize("args, needles", [c[1:] for c in OPTION_CASES], ids=[c[0] for c in OPTION_CASES])
+def test_a_bad_option_is_one_line_in_the_cli_spelling(world, refuse, tmp_path, args, needles):
+    names = {k: str(getattr(world, k)) for k in ("tree", "data", "forest", "train")}
+    before = folder_hash(tmp_path)
+    refuse([a.format(**names) for a in args], *needles)
+    assert "=" not in "".join(needles)
+    assert folder_hash(tmp_path) == before
+
+
+def test_the_python_api_names_its_own_arguments(world, needs, raises):
+    import ppdm
+    from ppdm.tree.model_files import load_model
+
+    data = pd.read_csv(world.data)
+    raises(lambda: load_model(needs("xgb"), None), ModelImportError, "(data=)")
+    raises(lambda: ppdm.audit(str(world.tree), data, trees="0:1"), PpdmError, "trees=")
+    raises(lambda: ppdm.audit(str(world.tree), data, domain=(0, 1)), PpdmError, "tolerance= and domain=")
+    forest = load_model(world.forest)
+    raises(lambda: ppdm.audit(forest, pd.read_csv(world.train), trees=range(5)), PpdmError, "3 trees")
+
+
+def test_load_model_without_data_names_the_option_in_the_cli(world, needs, refuse):
+    refuse(["show", needs("xgb")], "--data")
+
+
+def test_a_ragged_dask_partition_is_ppdms_own_line(parts, refuse):
+    pytest.importorskip("dask")
+    with (parts / "p1.csv").open("a") as f:
+        f.write("a,b,c,d,e,f,g,h,i,j,k,l\n")
+    before = folder_hash(parts)
+    refuse(["audit", "--backend", "dask", "--tree", parts / "tree.json", "--data", parts / "p*.csv", "--sample", "-q"], "ragged row", "12 fields")
+    assert folder_hash(parts) == before
+
+
+def test_defend_reads_the_csv_options(world, tmp_path):
+    """--sep and --row-ids reach defend's table (the search itself is tested elsewhere)."""
+    from click.testing import CliRunner
+
+    from ppdm.cli import main
+
+    frame = pd.read_csv(world.data)
+    frame.insert(0, "id", range(1000, 1000 + len(frame)))
+    semi = tmp_path / "semi.csv"
+    frame.to_csv(semi, sep=";", index=False)
+    out = tmp_path / "d.json"
+    done = CliRunner().invoke(main, ["defend", "--model", str(world.tree), "--data", str(semi), "--sep", ";", "--row-ids", "id",
+                                     "--time-budget", "20", "--out", str(out), "-q"])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert out.is_file()
+
+
+# -- OS errors name the file being written -----------------------------------------------------------
+def test_a_file_size_limit_names_the_output(world, refuse_in_subprocess, tmp_path):
+    out = tmp_path / "o.json"
+    out.write_text("old\n")
+    refuse_in_subprocess(["audit", "--tree", world.tree, "--data", world.data, "--out", out, "-q"], "File too large", "o.json", outputs=[out], fsize=2000)
+
+
+def test_a_missing_folder_met_while_writing_names_the_output(tmp_path, raises):
+    from ppdm.files import write_atomic
+
+    raises(lambda: write_atomic(tmp_path / "gone" / "o.json", "{}"), PpdmError, "o.json", "gone")

@@ -228,6 +228,8 @@ def check_outputs(*paths: Path | None) -> None:
         if path is None:
             continue
         folder = path.parent
+        if str(path) in ("", "."):
+            raise PpdmError(f"{str(path)!r}: an empty name is no file to write; give the output a file name")
         if path.is_dir():
             raise PpdmError(f"{path}: is a directory; give a file name to write")
         if path.exists() and not path.is_file():
@@ -462,6 +464,8 @@ def csv_settings() -> dict[str, Any]:
         if not given["sep"]:
             raise PpdmError("--sep: an empty separator cannot split fields (leave --sep out to guess it from the first line)")
         settings["sep"] = _SEPARATORS.get(given["sep"], given["sep"])
+        if len(settings["sep"]) != 1:
+            raise PpdmError(f"--sep {given['sep']!r}: a separator is one character (or '\\t', 'tab', 'space'), such as ',' or ';'")
     if given.get("names"):
         settings["names"] = _split_list(given["names"])
     if given.get("na_values") is not None:
