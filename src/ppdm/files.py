@@ -9,6 +9,12 @@ gigabytes) and refuses a key written twice instead of keeping the last.
 renamed over the target only once it is complete: a full disk, a file-size limit or an
 interrupt leaves the old file (or none), never a truncated one that a later step would read as
 if it were whole.
+The temporary's name is recorded as the file is created (SIGINT, SIGTERM and SIGHUP held
+meanwhile), so that :func:`remove_temporary_files` (the CLI's signal handling, and the
+interpreter's exit) deletes any left. No writer replaces a file the same call read
+(:func:`recording_reads`, :class:`ReadFiles`): the identity of a file is its resolved path and
+its inode, so a glob, a symbolic link, ``..``, a relative spelling or a hard link of an input
+are refused alike.
 
 Any layer may use it (like :mod:`ppdm.errors`).
 """

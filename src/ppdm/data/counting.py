@@ -246,7 +246,7 @@ def _computed(dask: Any, batch: list[Any], start: int) -> tuple[Any, ...]:
         ragged = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
         if ragged:
             fields, line, saw = (int(g) for g in ragged.groups())
-            raise DataError(f"{where}: line {line:,} has {saw:,} fields where the header has {fields:,} (a ragged row; check the separator and quoting)") from None
+            raise DataError(f"{where} cannot be read: line {line:,} has {saw:,} fields where the header has {fields:,} (a ragged row; check the separator and quoting)") from None
         raise DataError(f"{where} cannot be read ({type(exc).__name__}: {text})") from None
 
 
