@@ -312,3 +312,45 @@ def test_a_missing_folder_met_while_writing_names_the_output(tmp_path, raises):
     from ppdm.files import write_atomic
 
     raises(lambda: write_atomic(tmp_path / "gone" / "o.json", "{}"), PpdmError, "o.json", "gone")
+
+
+# -- the CLI: an output naming an input under another spelling ------------------------------------------
+#: (id, the command with {input} and {out}, the input's world file, the option named).
+CLI_CLASHES = [
+    ("audit-out-data", ["audit", "--tree", "{tree}", "--data", "{input}", "--out", "{out}", "-q"], "data", "--data"),
+    ("audit-out-threat", ["audit", "--tree", "{tree}", "--data", "{data}", "--threat", "{input}", "--out", "{out}", "-q"], "threat", "--threat"),
+    ("audit-out-tree", ["audit", "--tree", "{input}", "--data", "{data}", "--out", "{out}", "-q"], "tree", "--tree"),
+    ("train-out-data", ["train", "--data", "{input}", "--class-attribute", "class", "--out", "{out}", "-q"], "data", "--data"),
+    ("disguise-out-data", ["disguise", "--data", "{input}", "--theta", "0.8", "--out", "{out}", "-q"], "data", "--data"),
+    ("prune-out-tree", ["prune", "--tree", "{input}", "--method", "1", "--s", "2", "--out", "{out}", "-q"], "tree", "--tree"),
+]
+
+
+@pytest.mark.parametrize("spelling", ["symlink", "dotdot", "relative", "hardlink"])
+@pytest.mark.parametrize("args, source, option", [c[1:] for c in CLI_CLASHES], ids=[c[0] for c in CLI_CLASHES])
+def test_the_cli_refuses_an_output_over_an_input_however_spelled(world, refuse, tmp_path, spelling, args, source, option):
+    original = getattr(world, source)
+    given = tmp_path / f"in{original.suffix}"
+    shutil.copy(original, given)
+    (tmp_path / "sub").mkdir()
+    out = {
+        "symlink": tmp_path / f"link{original.suffix}",
+        "dotdot": tmp_path / "sub" / ".." / given.name,
+        "relative": Path(os.path.relpath(given)),
+        "hardlink": tmp_path / f"hard{original.suffix}",
+    }[spelling]
+    if spelling == "symlink":
+        out.symlink_to(given)
+    if spelling == "hardlink":
+        os.link(given, out)
+    before = folder_hash(tmp_path)
+    names = {"tree": str(world.tree), "data": str(world.data), "input": str(given), "out": str(out)}
+    refuse([a.format(**names) for a in args], option, "input")
+    assert folder_hash(tmp_path) == before
+
+
+def test_a_symlink_loop_as_the_threat_with_out_is_one_line(world, refuse, tmp_path):
+    loop = tmp_path / "loop.yaml"
+    loop.symlink_to(loop)
+    refuse(["audit", "--tree", world.tree, "--data", world.data, "--threat", loop, "--out", tmp_path / "o.json", "-q"], "loop.yaml",
+           outputs=[tmp_path / "o.json"])  # fmt: skip
