@@ -354,3 +354,40 @@ def test_a_symlink_loop_as_the_threat_with_out_is_one_line(world, refuse, tmp_pa
     loop.symlink_to(loop)
     refuse(["audit", "--tree", world.tree, "--data", world.data, "--threat", loop, "--out", tmp_path / "o.json", "-q"], "loop.yaml",
            outputs=[tmp_path / "o.json"])  # fmt: skip
+
+
+def test_a_full_disk_names_the_output_and_keeps_the_old_file(world, monkeypatch, tmp_path):
+    import errno
+
+    from click.testing import CliRunner
+
+    from ppdm.cli import main
+    from ppdm.files import write_atomic
+
+    out = tmp_path / "o.json"
+    out.write_text("old\n")
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError) as info:
+        write_atomic(out, "new\n")
+    assert info.value.filename == str(out)
+    done = CliRunner().invoke(main, ["audit", "--tree", str(world.tree), "--data", str(world.data), "--out", str(out), "-q"])
+    assert done.exit_code == 2 and done.stderr.strip() == f"error: No space left on device: {out}", done.stderr
+    assert out.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
+
+
+@pytest.mark.parametrize("case", ["glob-clash", "twice-key"])
+def test_refusals_hold_under_a_memory_limit(world, parts, refuse_in_subprocess, case):
+    """The same refusals in a process capped in memory (conftest's SUBPROCESS_BYTES)."""
+    if case == "glob-clash":
+        pytest.importorskip("dask")
+        refuse_in_subprocess(["audit", "--backend", "dask", "--tree", parts / "tree.json", "--data", parts / "p*.csv", "--out", parts / "p1.csv", "-q"],
+                             "p1.csv", "input", outputs=[parts / "p0.csv", parts / "p1.csv"])  # fmt: skip
+    else:
+        bad = parts / "twice.json"
+        bad.write_text(_twice(world.tree.read_text(), "disclosure"))
+        refuse_in_subprocess(["audit", "--tree", bad, "--data", world.data, "--out", parts / "o.json", "-q"], "'disclosure'", "twice",
+                             outputs=[parts / "o.json"])  # fmt: skip
