@@ -39,7 +39,7 @@ from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
 from ppdm.defend.search import defend  # the function itself, so that help() and inspect.signature show it
 from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
-from ppdm.files import write_atomic
+from ppdm.files import ReadFiles, recording_reads, write_atomic
 from ppdm.progress import Progress, Step, reporting
 from ppdm.progress import report as report_step
 from ppdm.report import words
@@ -84,6 +84,7 @@ class Audit:
     target: Target = field(default_factory=default_target)
     target_given: bool = False
     sources: dict[str, Any] = field(default_factory=dict)
+    read: ReadFiles = field(default_factory=ReadFiles, repr=False)  # every file the audit read: never written over
 
     @property
     def results(self) -> list[AttackResult]:
@@ -139,7 +140,7 @@ class Audit:
         from ppdm.report.record import record_json
 
         record = self.release_record(**kwargs)
-        write_atomic(path, record_json(record))
+        write_atomic(path, record_json(record), inputs=self.read)
         return record
 
     def __str__(self) -> str:
@@ -228,8 +229,8 @@ class Audit:
         return payload
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON, whole or not at all."""
-        write_atomic(path, result_json(self.to_dict()))
+        """Write :meth:`to_dict` as JSON, whole or not at all (never over a file the audit read)."""
+        write_atomic(path, result_json(self.to_dict()), inputs=self.read)
 
     def report(
         self,
@@ -249,7 +250,7 @@ class Audit:
             self.results, self.model, self.threat if self.results else None, frontier, title=title, membership=self.membership,
             target=self.target if self.target_given else None, record=self.release_record(frontier=frontier),
         )
-        write_report(report, path, json, pdf)
+        write_report(report, path, json, pdf, inputs=self.read)
         return report
 
     def _repr_html_(self) -> str:
@@ -283,6 +284,7 @@ class RegressionAudit:
     target: Target = field(default_factory=default_target)
     target_given: bool = False
     sources: dict[str, Any] = field(default_factory=dict)
+    read: ReadFiles = field(default_factory=ReadFiles, repr=False)  # every file the audit read: never written over
 
     def release_record(self, *, frontier: Any = None, inputs: dict[str, Any] | None = None) -> dict[str, Any]:
         """The release record (:meth:`Audit.release_record`): a person whose interval is at most
@@ -296,7 +298,7 @@ class RegressionAudit:
         from ppdm.report.record import record_json
 
         record = self.release_record(**kwargs)
-        write_atomic(path, record_json(record))
+        write_atomic(path, record_json(record), inputs=self.read)
         return record
 
     def lines(self, top: int = 5) -> list[str]:
@@ -319,14 +321,14 @@ class RegressionAudit:
         return dict(self.intervals.to_dict())
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON, whole or not at all."""
-        write_atomic(path, result_json(self.to_dict()))
+        """Write :meth:`to_dict` as JSON, whole or not at all (never over a file the audit read)."""
+        write_atomic(path, result_json(self.to_dict()), inputs=self.read)
 
     def report(self, path: str | Path, *, json: str | Path | None = None, title: str | None = None) -> dict[str, Any]:
         """Write the HTML report (an interval per person, the pinned count beside the prior's) and its JSON."""
         from ppdm.report.intervals import write_interval_report
 
-        return write_interval_report(self.intervals, self.model, path, json, title=title)
+        return write_interval_report(self.intervals, self.model, path, json, title=title, inputs=self.read)
 
     def _repr_html_(self) -> str:
         """What a notebook shows: the interval report's first cards (:func:`ppdm.report.intervals.interval_cards_html`)."""
@@ -478,6 +480,27 @@ def audit(
     :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
     and what its report and release record (:meth:`Audit.release_record`) judge against.
     """
+    with recording_reads() as read:
+        done = _audit(
+            model, data, threat, membership=membership, member_column=member_column, member_ids=member_ids, id_column=id_column,
+            class_known=class_known, exact=exact, estimate=estimate, missing=missing, labels=labels, internal=internal, time_limit=time_limit,
+            exact_time_limit=exact_time_limit, exact_detail=exact_detail, class_attribute=class_attribute, sample=sample, trees=trees,
+            reference=reference, holdout=holdout, progress=progress, solver_progress=solver_progress, exact_progress=exact_progress,
+            client=client, tolerance=tolerance, domain=domain, target=target,
+        )  # fmt: skip
+    read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout) if isinstance(v, (str, Path))))
+    done.read = read
+    return done
+
+
+def _audit(
+    model: Any, data: Any, threat: Any, *, membership: Any, member_column: str | None, member_ids: Any, id_column: str | None,
+    class_known: bool | None, exact: bool, estimate: bool, missing: Missing, labels: bool, internal: bool, time_limit: float | None,
+    exact_time_limit: float | None, exact_detail: Literal["certainty", "bounds"], class_attribute: str | None, sample: bool, trees: Any,
+    reference: Any, holdout: Any, progress: Progress | bool | None, solver_progress: Callable[[Any], None] | None,
+    exact_progress: Callable[[Any], None] | None, client: Any, tolerance: float, domain: Sequence[float] | None, target: Target | str | None,
+) -> Audit | RegressionAudit:
+    """:func:`audit`, its files read within a recording (the audit's writers refuse them)."""
     tree_rows = _tree_rows(progress)
     solver_progress = solver_progress if solver_progress is not None else _solver_steps(progress)
     exact_progress = exact_progress if exact_progress is not None else _exact_steps(progress)
@@ -526,7 +549,10 @@ def audit(
             intervals.details["dropped_rows"] = dropped
         return _targeted(RegressionAudit(published, resolved, intervals, counted, dropped), target, sources)
     if tolerance or domain is not None:
-        raise PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes")
+        raise advising(
+            PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes"),
+            "tolerance= and domain=", None, "--tolerance and --domain",
+        )
     if is_dask(table):
         if exact:
             raise PpdmError("the exact audit works on a pandas table: audit the counted groups in memory")
@@ -1005,7 +1031,7 @@ def _subset(model: Model, trees: str | Sequence[int] | range | slice) -> tuple[M
     from ppdm.tree.forest import parse_trees
 
     if not isinstance(model, Forest):
-        raise PpdmError("trees= selects trees of a forest: this model is a single tree")
+        raise advising(PpdmError("trees= selects trees of a forest: this model is a single tree"), "trees=", None, "--trees")
     chosen = parse_trees(trees, model.n_trees)
     shown = f"{chosen[0]}:{chosen[-1] + 1}" if chosen == list(range(chosen[0], chosen[-1] + 1)) else ",".join(map(str, chosen))
     text = f"trees {shown} of {model.n_trees} (a lower bound on what the whole forest discloses: the other trees publish more)"

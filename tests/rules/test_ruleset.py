@@ -69,7 +69,7 @@ def test_invalid_json_names_the_field(edit, message):
 def test_load_reports_the_file(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text("{not json")
-    with pytest.raises(RulesError, match="bad.json: not JSON"):
+    with pytest.raises(RulesError, match="bad.json: not valid JSON"):
         RuleSet.load(path)
 
 

@@ -459,12 +459,14 @@ def _load_frontier(path: Path | None) -> Any:
 
 def _distinct(*outputs: Path | None, inputs: tuple[Path | None, ...]) -> None:
     """Refuse two outputs at one path, or an output over an input, before any work."""
+    from ppdm.files import ReadFiles, same_file
+
     given = [p for p in outputs if p is not None]
-    resolved = [p.resolve() for p in given]
+    read = ReadFiles(q for q in inputs if q is not None)  # a glob: every file it matches
     for i, p in enumerate(given):
-        if resolved[i] in resolved[:i]:
+        if any(same_file(p, q) for q in given[:i]):
             raise PpdmError(f"{p}: given for two outputs; give each its own file")
-        if any(q is not None and q.resolve() == resolved[i] for q in inputs):
+        if read.read_as(p) is not None:
             raise PpdmError(f"{p}: is an input of this audit; write the output elsewhere")
 
 

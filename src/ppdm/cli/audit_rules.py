@@ -281,6 +281,11 @@ def audit_rules_command(
         raise PpdmError("--view nar-impact compares the audit with and without NAR constraints: drop --no-nar")
     if rules_file is not None:
         rules = RuleSet.load(rules_file)
+        if rules.sensitive != sensitive:
+            raise PpdmError(
+                f"--sensitive {sensitive!r}: the rules of {rules_file} are about {rules.sensitive!r} (their right-hand side); "
+                f"give --sensitive {rules.sensitive}, or mine rules about {sensitive!r} with --support and --confidence"
+            )
     else:
         if support is None or confidence is None:
             raise PpdmError(

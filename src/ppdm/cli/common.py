@@ -118,18 +118,25 @@ def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ppdm.files import recording_reads, remove_temporary_files
+
         try:
-            return func(*args, **kwargs)
+            with _stopping_signals_raise(), recording_reads():
+                return func(*args, **kwargs)
         except PpdmError as exc:
             _fail(_message(exc))
         except click.ClickException:
             raise
+        except Stopped as exc:
+            remove_temporary_files()
+            _fail(f"stopped by {exc.name}: no output was written in part", 128 + exc.signum)
         except KeyboardInterrupt:
+            remove_temporary_files()
             _fail("interrupted: no output was written in part", 130)
         except OSError as exc:
             if _debugging():
                 raise
-            where = f": {exc.filename}" if exc.filename else ""
+            where = f": {exc.filename}" if exc.filename else _output_named()
             _fail(f"{exc.strerror or exc}{where}")
         except RecursionError:
             if _debugging():
@@ -146,6 +153,51 @@ def handles_errors(func: Callable[..., Any]) -> Callable[..., Any]:
             _fail(f"unexpected {type(exc).__name__}: {text} (rerun as `ppdm --debug ...` for the trace)")
 
     return wrapper
+
+
+class Stopped(BaseException):
+    """A stopping signal (SIGTERM, SIGHUP) received while a command runs: raised where the program
+    is, so that every ``finally`` runs and no temporary file is left behind."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+        super().__init__(self.name)
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    raise Stopped(signum)
+
+
+@contextmanager
+def _stopping_signals_raise() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`Stopped` (as SIGINT raises
+    ``KeyboardInterrupt``); the earlier handlers are restored after it. In the main thread only."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = [n for n in ("SIGTERM", "SIGHUP") if hasattr(signal, n)]
+    earlier = {n: signal.signal(getattr(signal, n), _raise_stopped) for n in names}
+    try:
+        yield
+    finally:
+        for n, handler in earlier.items():
+            signal.signal(getattr(signal, n), handler)
+
+
+def _output_named() -> str:
+    """``": FILE"`` naming the command's output file(s), for an OS error that names none (a full
+    disk, a file-size limit): it happened while writing them."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return ""
+    named = [str(v) for k, v in context.params.items() if k in OUTPUT_OPTIONS and v is not None]
+    return f" (writing {', '.join(named)})" if named else ""
 
 
 class FiniteRange(click.FloatRange):
@@ -176,6 +228,8 @@ def check_outputs(*paths: Path | None) -> None:
         if path is None:
             continue
         folder = path.parent
+        if str(path) in ("", "."):
+            raise PpdmError(f"{str(path)!r}: an empty name is no file to write; give the output a file name")
         if path.is_dir():
             raise PpdmError(f"{path}: is a directory; give a file name to write")
         if path.exists() and not path.is_file():
@@ -230,13 +284,11 @@ def _check_distinct(outputs: list[Path]) -> None:
         seen.append(out)
 
 
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-        return a.resolve() == b.resolve()
-    except (OSError, RuntimeError):  # a name too long, a loop of symbolic links: not the same file
-        return False
+def _same_file(out: Path, given: Path) -> bool:
+    """Whether ``out`` is the input ``given`` or one of the files its glob matches (any spelling)."""
+    from ppdm.files import ReadFiles
+
+    return ReadFiles([given]).read_as(out) is not None
 
 
 @contextmanager
@@ -412,6 +464,8 @@ def csv_settings() -> dict[str, Any]:
         if not given["sep"]:
             raise PpdmError("--sep: an empty separator cannot split fields (leave --sep out to guess it from the first line)")
         settings["sep"] = _SEPARATORS.get(given["sep"], given["sep"])
+        if len(settings["sep"]) != 1:
+            raise PpdmError(f"--sep {given['sep']!r}: a separator is one character (or '\\t', 'tab', 'space'), such as ',' or ';'")
     if given.get("names"):
         settings["names"] = _split_list(given["names"])
     if given.get("na_values") is not None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ppdm.errors import PpdmError
+from ppdm.files import same_file
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,9 +28,11 @@ from ppdm.cli.common import (
     check_outputs,
     command_options,
     console,
+    csv_options,
     handles_errors,
     main,
     publish_option,
+    read_csv,
     sa_option,
     status,
     threat_options,
@@ -111,6 +114,7 @@ _EPILOG = (
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Candidates printed (the chosen one and the frontier first).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@csv_options
 @handles_errors
 def defend_command(
     model_file: Path | None,
@@ -151,7 +155,7 @@ def defend_command(
     command_options(class_attribute="--class-attribute")
     check_outputs(out, frontier_file, train_out)
     for output in (out, frontier_file, train_out):
-        if output is not None and any(p is not None and p.resolve() == output.resolve() for p in (model_file, data, test_file, population, reference)):
+        if output is not None and any(p is not None and same_file(p, output) for p in (model_file, data, test_file, population, reference)):
             raise PpdmError(f"{output}: is an input of this search; write the output elsewhere")
     from ppdm.defend import defend, parse_target
     from ppdm.defend.candidates import Grids
@@ -222,7 +226,7 @@ def _inputs(
     test_file: Path | None, test_size: float, seed: int, threat: Any,
 ) -> tuple[Tree | Forest | None, pd.DataFrame, pd.DataFrame | None, Any]:
     """The model (``None``: train one), the training rows, the test rows and the threat model."""
-    from ppdm.data.datasets import load_csv, load_dataset
+    from ppdm.data.datasets import load_dataset
     from ppdm.tree.model_files import load_model
 
     if (dataset is None) == (data is None):
@@ -231,14 +235,14 @@ def _inputs(
         raise PpdmError("--model goes with --data (the rows it was trained on), not --dataset")
     if not 0 <= test_size < 1:
         raise PpdmError(f"--test-size must be in [0, 1), got {test_size}")
-    rows = load_csv(data)[0] if data is not None else None
+    rows = read_csv(data)[0] if data is not None else None  # the CSV options (--sep, --names, --na-values, --row-ids)
     model = load_model(model_file, rows, class_attribute=class_attribute) if model_file is not None else None
     if model is not None and class_attribute is not None and class_attribute != model.class_attribute:
         raise PpdmError(f"--class-attribute {class_attribute!r}: the model predicts {model.class_attribute!r}")
     target = class_attribute or threat.sensitive or (model.class_attribute if model is not None else None)
     if target is None:
         raise PpdmError("without --model, give --class-attribute (the column to predict) or --sensitive")
-    test = load_csv(test_file)[0] if test_file is not None else None
+    test = read_csv(test_file)[0] if test_file is not None else None  # laid out as --data
     if dataset is not None:
         frame = load_dataset(dataset, class_attribute=target)[0]
         if test is None and dataset == "adult":

@@ -9,6 +9,7 @@ import click
 
 from ppdm.cli.common import check_outputs, console, handles_errors, main, status
 from ppdm.errors import PpdmError
+from ppdm.files import same_file
 
 if TYPE_CHECKING:
     from ppdm.attacks import AttackResult
@@ -34,7 +35,7 @@ def check_report_outputs(out: Path, json_out: Path | None, pdf: Path | None, *in
         raise PpdmError(f"{pdf}: name the PDF .pdf")
     data = json_out if json_out is not None else json_path_for(out)
     for other in inputs:
-        if other is not None and other.resolve() == data.resolve():
+        if other is not None and same_file(other, data):
             raise PpdmError(f"{data}: the report's JSON would overwrite it; give the report another name or --json")
     check_outputs(out, data, pdf)
 
@@ -150,7 +151,7 @@ def _regression(
     if out.suffix.lower() not in (".html", ".htm"):
         raise PpdmError(f"{out}: the report is an HTML page; name it .html")
     for written in (out, json_out):
-        if written is not None and written.resolve() == source.resolve():
+        if written is not None and same_file(written, source):
             raise PpdmError(f"{written}: would overwrite the JSON the report is drawn from; give another name")
     check_outputs(out, json_out)
     with status("drawing the report", quiet):
@@ -178,7 +179,7 @@ def _redraw(
     if pdf is not None and pdf.suffix.lower() != ".pdf":
         raise PpdmError(f"{pdf}: name the PDF .pdf")
     for written in (out, json_out, pdf):
-        if written is not None and written.resolve() == source.resolve():
+        if written is not None and same_file(written, source):
             raise PpdmError(f"{written}: would overwrite the report's JSON it is drawn from; give another name")
     check_outputs(out, json_out, pdf)
     report = dict(saved[0][1])

@@ -20,6 +20,7 @@ Dask is imported only when a Dask frame is counted: ppdm runs without the ``[dis
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -241,7 +242,12 @@ def _computed(dask: Any, batch: list[Any], start: int) -> tuple[Any, ...]:
         raise
     except Exception as exc:
         text = " ".join(str(exc).split())[:300] or type(exc).__name__
-        raise DataError(f"a partition among {start + 1} to {start + len(batch)} cannot be read ({type(exc).__name__}: {text})") from None
+        where = f"a partition among {start + 1} to {start + len(batch)}"
+        ragged = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", text)
+        if ragged:
+            fields, line, saw = (int(g) for g in ragged.groups())
+            raise DataError(f"{where} cannot be read: line {line:,} has {saw:,} fields where the header has {fields:,} (a ragged row; check the separator and quoting)") from None
+        raise DataError(f"{where} cannot be read ({type(exc).__name__}: {text})") from None
 
 
 def _plain_strings(table: pd.DataFrame) -> pd.DataFrame:

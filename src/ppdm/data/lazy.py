@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ppdm.errors import DataError
+from ppdm.files import note_read
 
 _CSV = (".csv", ".csv.gz", ".csv.bz2", ".tsv")
 
@@ -28,6 +29,8 @@ def _files(path: str) -> list[str]:
     special = [f for f in found if not Path(f).is_file()]
     if special:
         raise DataError(f"{special[0]}: not a regular file (a table is read from disk, not from a pipe or device)")
+    for f in found:
+        note_read(f)  # an output of the same call never replaces one of them
     return found
 
 

@@ -5,6 +5,7 @@ prior's, and an interval per person drawn on the prior's domain."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ import numpy as np
 
 from ppdm.attacks.regression import IntervalResult
 from ppdm.errors import ReportError
-from ppdm.files import write_atomic
+from ppdm.files import ReadFiles, refuse_overwriting_input, write_atomic
 from ppdm.report import words
 from ppdm.report.style import CSS
 from ppdm.report.write import json_path_for
@@ -123,13 +124,19 @@ def _plain(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
-def write_interval_report(result: IntervalResult, model: Any, html: str | Path, json_out: str | Path | None = None, *, title: str | None = None) -> dict[str, Any]:
-    """Write the HTML report and its JSON (beside it by default); return the report's data."""
+def write_interval_report(
+    result: IntervalResult, model: Any, html: str | Path, json_out: str | Path | None = None, *, title: str | None = None,
+    inputs: Iterable[str | Path] | ReadFiles = (),
+) -> dict[str, Any]:
+    """Write the HTML report and its JSON (beside it by default), neither over one of ``inputs``
+    (the files the audit read); return the report's data."""
     report = interval_report(result, model, title)
     html = Path(html)
     data = Path(json_out) if json_out is not None else json_path_for(html)
-    write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
-    write_atomic(html, render_interval_html(report))
+    read = inputs if isinstance(inputs, ReadFiles) else ReadFiles(inputs)
+    refuse_overwriting_input(html, read)
+    write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n", inputs=read)
+    write_atomic(html, render_interval_html(report), inputs=read)
     return report
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ppdm.errors import ReportError
-from ppdm.files import write_atomic
+from ppdm.files import ReadFiles, refuse_overwriting_input, write_atomic
 
 
 def json_path_for(html: Path) -> Path:
@@ -17,16 +18,23 @@ def json_path_for(html: Path) -> Path:
     return html.with_name(stem + ".report.json")
 
 
-def write_report(report: dict[str, Any], html: str | Path, json_out: str | Path | None = None, pdf: str | Path | None = None) -> Path:
+def write_report(
+    report: dict[str, Any], html: str | Path, json_out: str | Path | None = None, pdf: str | Path | None = None, inputs: Iterable[str | Path] | ReadFiles = (),
+) -> Path:
     """Write ``report`` as ``html`` and its data as ``json_out`` (default :func:`json_path_for`);
-    with ``pdf``, print the page to PDF through headless Chromium. Returns the JSON's path."""
+    with ``pdf``, print the page to PDF through headless Chromium. Returns the JSON's path. None
+    of them may be one of ``inputs`` (the files the audit read)."""
     from ppdm.report.browser import print_pdf
     from ppdm.report.html import render_html
 
     html = Path(html)
     data = Path(json_out) if json_out is not None else json_path_for(html)
-    write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
-    write_atomic(html, render_html(report))
+    read = inputs if isinstance(inputs, ReadFiles) else ReadFiles(inputs)
+    for target in (data, html, pdf):
+        if target is not None:
+            refuse_overwriting_input(target, read)
+    write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n", inputs=read)
+    write_atomic(html, render_html(report), inputs=read)
     if pdf is not None:
         print_pdf(html, Path(pdf))
     return data

@@ -127,7 +127,7 @@ class RuleSet:
 
     @classmethod
     def load(cls, path: str | Path) -> RuleSet:
-        from ppdm.files import as_path, read_text
+        from ppdm.files import as_path, load_json, read_text
 
         p = as_path(path, "rules", RulesError)
         if p.is_dir():
@@ -136,15 +136,12 @@ class RuleSet:
             raise RulesError(f"{p}: not a regular file (a rule set is a JSON file)")
         text = read_text(p, "rules", error=RulesError)
 
-        def refuse(constant: str) -> Any:
-            raise RulesError(f"{p}: {constant} is not a JSON number (supports and confidences are numbers in [0, 1])")
-
         try:
-            data = json.loads(text, parse_constant=refuse)
-        except json.JSONDecodeError as exc:
-            raise RulesError(f"{p}: not JSON (line {exc.lineno}: {exc.msg})") from None
-        except RecursionError:
-            raise RulesError(f"{p}: JSON nested too deeply to read") from None
+            data = load_json(text, str(p), RulesError, allow_nan=False)
+        except RulesError as exc:
+            if "is not a JSON number" in str(exc):
+                raise RulesError(f"{exc} (supports and confidences are numbers in [0, 1])") from None
+            raise
         try:
             return cls.from_dict(data)
         except RulesError as exc:

@@ -374,20 +374,32 @@ def parse_trees(spec: str | Sequence[int] | range | slice, n_trees: int) -> list
     """The trees ``spec`` names among ``n_trees``: ``"0:10"`` (a Python slice: trees 0 to 9),
     ``"3,5,8"``, a slice, a range or a list of indices. One-line errors name what is wrong."""
     if isinstance(spec, slice):
+        _within(spec.start, spec.stop, n_trees, spec)
         return list(range(n_trees))[spec]
     if isinstance(spec, (range, list, tuple)):
-        return [int(i) for i in spec]
+        chosen = [int(i) for i in spec]
+        _within(min(chosen, default=0), max(chosen, default=-1) + 1, n_trees, spec)
+        return chosen
     text = str(spec).strip()
     try:
         if ":" in text:
             parts = [int(p) if p.strip() else None for p in text.split(":")]
             if len(parts) > 3:
                 raise ValueError
+            _within(parts[0], parts[1] if len(parts) > 1 else None, n_trees, text)
             chosen = list(range(n_trees))[slice(*parts)]
         else:
             chosen = [int(p) for p in text.split(",")]
+            _within(min(chosen), max(chosen) + 1, n_trees, text)
     except ValueError:
         raise PpdmError(f"--trees {text!r}: write a range such as 0:10 (trees 0 to 9) or a list such as 0,3,7") from None
     if not chosen:
         raise PpdmError(f"--trees {text!r} selects no tree of the forest's {n_trees}")
     return chosen
+
+
+def _within(start: int | None, stop: int | None, n_trees: int, spec: Any) -> None:
+    """Refuse trees beyond the forest's ``n_trees`` (a slice would quietly stop at the last one)."""
+    shown = spec if isinstance(spec, str) else repr(spec)
+    if (stop is not None and stop > n_trees) or (start is not None and not -n_trees <= start < n_trees):
+        raise PpdmError(f"trees {shown}: the forest has {n_trees:,} tree{'' if n_trees == 1 else 's'} (numbered 0 to {n_trees - 1:,})")

@@ -28,7 +28,7 @@ from typing import Any
 import pandas as pd
 
 from ppdm.data.roles import text_columns
-from ppdm.errors import ModelImportError, PpdmError, TreeFormatError
+from ppdm.errors import ModelImportError, PpdmError, TreeFormatError, advising
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_io import forest_from_dict
 from ppdm.tree.io import tree_from_dict
@@ -76,11 +76,10 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
             return tree_from_dict(content)
         if kind == "ppdm-forest":
             return forest_from_dict(content)
-        if data is None and kind == "skops":
-            raise ModelImportError("a scikit-learn model splits encoded columns: pass the training table (--data) to read them")
         if data is None:
-            raise ModelImportError(
-                f"a {kind.split('-')[0]} model numbers its input columns: pass the training table (--data) to name them"
+            what = "a scikit-learn model splits encoded columns" if kind == "skops" else f"{_an(kind.split('-')[0])} model numbers its input columns"
+            raise advising(
+                ModelImportError(f"{what}: pass the training table (data=) to {'read' if kind == 'skops' else 'name'} them"), "(data=)", None, "(--data)",
             )
         data = text_columns(data) if isinstance(data, pd.DataFrame) else data
         if class_attribute is not None and class_attribute not in data.columns:
@@ -98,6 +97,10 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
         # a library's file with a field of the wrong shape that no check above anticipated
         what = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
         raise TreeFormatError(f"{p}: a malformed {kind} model ({what[:120]})") from None
+
+
+def _an(word: str) -> str:
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def model_kind(path: str | Path) -> str:

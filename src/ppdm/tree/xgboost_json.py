@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.errors import ModelImportError, advising
+from ppdm.files import MAX_MODEL_BYTES, load_json, read_bytes
 from ppdm.tree.boosting import FlatTree, below_float32, build_tree, counts_from_gradients, expit, resolve_classes, softmax, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
@@ -86,6 +87,7 @@ def forest_from_xgboost(
     raw_trees = _field(_field(booster, "model", dict, "learner.gradient_booster"), "trees", list, "learner.gradient_booster.model")
     if not raw_trees:
         raise ModelImportError("XGBoost model: learner.gradient_booster.model.trees is empty")
+    _check_declared_counts(booster["model"], raw_trees)
     info = list(booster["model"].get("tree_info", [0] * len(raw_trees)))
     k = max(int(_field(learner["learner_model_param"], "num_class", str, "learner.learner_model_param")), 1)
     if len(info) != len(raw_trees) or not all(type(o) is int and 0 <= o < max(k, 1) for o in info):
@@ -141,6 +143,7 @@ def _regressor(
     raw_trees = _field(_field(booster, "model", dict, "learner.gradient_booster"), "trees", list, "learner.gradient_booster.model")
     if not raw_trees:
         raise ModelImportError("XGBoost model: learner.gradient_booster.model.trees is empty")
+    _check_declared_counts(booster["model"], raw_trees)
     param = _field(learner, "learner_model_param", dict, "learner")
     if int(param.get("num_target", "1") or 1) != 1:
         raise ModelImportError("XGBoost regressor with several targets: only single-target models are imported")
@@ -201,10 +204,12 @@ def _parse(source: Any, what: str) -> dict:
         where = str(path)
         if not path.is_file():
             raise ModelImportError(f"{path}: no such XGBoost {what} file")
-        text = path.read_bytes()
+        text = read_bytes(path, f"XGBoost {what}", MAX_MODEL_BYTES, ModelImportError)
     try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        doc = load_json(text, where, ModelImportError)
+    except ModelImportError as exc:
+        if "not valid JSON" not in str(exc) and "not a text file" not in str(exc):
+            raise
         raise ModelImportError(
             f"{where}: not JSON (save the {what} as JSON: booster.save_model('model.json') or save_raw(raw_format='json'))"
         ) from None
@@ -237,6 +242,44 @@ def _base_margin(text: str, objective: str, k: int) -> np.ndarray:
             raise ModelImportError(f"XGBoost model: base_score {p:g} is not a probability strictly between 0 and 1")
         return np.array([np.log(p / (1.0 - p))])
     return np.broadcast_to(values, (k,)).astype(float) if len(values) in (1, k) else values
+
+
+def _declared(obj: Mapping, key: str, where: str) -> int | None:
+    """The count ``obj[key]`` declares (XGBoost writes it as text: ``"5"``), ``None`` when absent."""
+    value = obj.get(key) if isinstance(obj, Mapping) else None
+    if value is None:
+        return None
+    try:
+        number = int(value) if not isinstance(value, (bool, float)) else None
+    except (TypeError, ValueError):
+        number = None
+    if number is None or number < 0:
+        raise ModelImportError(f"XGBoost model: {where}.{key} {str(value)[:40]!r} is not a count")
+    return number
+
+
+def _check_declared_counts(model: Mapping, trees: list) -> None:
+    """Refuse a file whose declared counts disagree with what it holds, as XGBoost's own loader
+    does: ``gbtree_model_param.num_trees`` against the trees, ``iteration_indptr`` (rising from 0
+    to the number of trees), each tree's ``id`` and ``tree_param.num_nodes`` against its arrays."""
+    where = "learner.gradient_booster.model"
+    declared = _declared(model.get("gbtree_model_param", {}), "num_trees", f"{where}.gbtree_model_param")
+    if declared is not None and declared != len(trees):
+        raise ModelImportError(f"XGBoost model: {where}.gbtree_model_param.num_trees is {declared:,} but the file holds {len(trees):,} trees")
+    indptr = model.get("iteration_indptr")
+    if indptr is not None:
+        ok = isinstance(indptr, list) and len(indptr) >= 1 and all(type(v) is int for v in indptr)
+        if not ok or indptr[0] != 0 or indptr[-1] != len(trees) or any(b < a for a, b in zip(indptr, indptr[1:])):
+            raise ModelImportError(f"XGBoost model: {where}.iteration_indptr must rise from 0 to the {len(trees):,} trees the file holds")
+    for i, t in enumerate(trees):
+        if not isinstance(t, Mapping):
+            continue  # named by _flat
+        if "id" in t and (type(t["id"]) is not int or t["id"] != i):
+            raise ModelImportError(f"XGBoost tree {i}: its id is {str(t['id'])[:20]!r}, not {i} (the trees are out of order or missing)")
+        nodes = _declared(t.get("tree_param", {}), "num_nodes", f"tree {i}.tree_param")
+        children = t.get("left_children")
+        if nodes is not None and isinstance(children, list) and nodes != len(children):
+            raise ModelImportError(f"XGBoost tree {i}: tree_param.num_nodes is {nodes:,} but the tree holds {len(children):,} nodes")
 
 
 def _flat(t: Mapping, i: int) -> FlatTree:
