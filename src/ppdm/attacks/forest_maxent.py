@@ -104,7 +104,7 @@ def forest_maxent_attack(
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
-    result = maxent_result(types, threat, solution.marginal, details)
+    result = maxent_result(types, threat, solution.marginal, details, problem)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result

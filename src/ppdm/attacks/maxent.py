@@ -139,7 +139,7 @@ def maxent_attack(
     details = _details(audit, solution, posterior, n_internal)
     if uninformative:
         details["note"] = UNIFORM_NOTE
-    result = maxent_result(table, threat, posterior, details)
+    result = maxent_result(table, threat, posterior, details, problem)
     if weights is None and pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
