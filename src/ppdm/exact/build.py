@@ -45,6 +45,15 @@ def factored_pairs(problem: FactoredProblem) -> tuple[np.ndarray, np.ndarray]:
     return group[order], ttype[order]
 
 
+def n_factored_pairs(problem: FactoredProblem) -> int:
+    """How many count variables :func:`factored_pairs` gives (at most: pinned groups keep one),
+    without building them: per group, the live types of the cells it reaches."""
+    cells = problem.cells()
+    live = np.flatnonzero(np.isfinite(problem.base))
+    per_cell = np.bincount(cells.cell_of_type[live], minlength=cells.n_cells)
+    return int(per_cell[sp.csr_matrix(cells.access).indices].sum())
+
+
 def from_factored(problem: FactoredProblem, sizes: np.ndarray, blocks: list[LinearBlock] | None = None) -> tuple[CountProblem, np.ndarray]:
     """The count problem of a factored tree audit and each variable's type.
 
