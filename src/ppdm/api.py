@@ -1004,7 +1004,8 @@ def _coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: boo
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UninformativeKnowledgeWarning)
             try:
-                r = maxent_attack(model, table, threat=fewer, knowledge=Knowledge(rate=True, label=labels))
+                # compared within the main estimate's possible values: its proved certainties are kept
+                r = maxent_attack(model, table, threat=fewer, knowledge=Knowledge(rate=True, label=labels), prove=False)
             except PpdmError:
                 continue
         r.attack = (f"maxent knowing only {', '.join(fewer.known)}" if fewer.known else "maxent knowing no column") if fewer.outputs == threat.outputs else {

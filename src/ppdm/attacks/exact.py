@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -24,11 +24,11 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.rules import rules_audit_problem, rules_threat
 from ppdm.attacks.threat import ThreatModel, attacker
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, MaxEntError, PpdmError
+from ppdm.errors import MaxEntError, PpdmError
 from ppdm.exact.bounds import ExactBounds
-from ppdm.exact.build import from_factored, from_joint, strict_ties, truth_counts
+from ppdm.exact.build import Ties, factored_counts, from_joint, truth_counts
 from ppdm.exact.options import SearchOptions, SearchProgress
-from ppdm.exact.problem import CountProblem, CountRows
+from ppdm.exact.problem import CountProblem
 from ppdm.exact.solve import Detail, Method, exact_bounds
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
@@ -38,8 +38,6 @@ from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
-
-Ties = Literal["first", "any"]
 
 
 def exact_attack(
@@ -158,24 +156,9 @@ def _estimate(problem: FactoredProblem, types: ForestTypes) -> np.ndarray | None
     return solution.marginal if solution.status == "optimal" else None
 
 
-def _is_label(rows: CountRows) -> bool:
-    return rows.name == "label" or rows.name.startswith("label tree ")
-
-
 def _counts(problem: FactoredProblem, types: AttackerTypes | ForestTypes, blocks: list | None, ties: Ties) -> tuple[CountProblem, Any, np.ndarray | None]:
     """The count problem of factored rows, label rows under the model's tie rule, and the truth."""
-    counts, ttype = from_factored(problem, types.groups.counts, blocks)
-    if ties == "first":
-        counts.rows = [strict_ties(r, problem.type_tag[ttype]) if _is_label(r) else r for r in counts.rows]
-    truth = None
-    if types.true_type is not None:
-        truth = truth_counts(counts.var_group, ttype, types.groups.group_of_record, types.true_type)
-        if truth is not None and ties == "first" and not counts.satisfied(truth):
-            # the model's labels do not follow argmax ties: fall back to the paper's ≥ rows
-            counts.rows = [replace(r, strict=None) if _is_label(r) else r for r in counts.rows]
-            if not counts.satisfied(truth):
-                raise DataError("the table's own records do not reproduce the published model (audit it against its training records)")
-    counts.truth = truth
+    counts, _, truth = factored_counts(problem, types.groups.counts, types.groups.group_of_record, types.true_type, blocks, ties)
     return counts, types, truth
 
 

@@ -63,6 +63,7 @@ def forest_maxent_attack(
     tol: float = 1e-9,
     progress: Callable[[int, int], None] | None = None,
     options: ForestAuditOptions | None = None,
+    prove: bool = True,
 ) -> AttackResult:
     """Estimate every group's P(sensitive | q) from every tree of ``forest`` (see the module docstring).
 
@@ -76,7 +77,8 @@ def forest_maxent_attack(
     (:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`; by default a time limit of
     :data:`FOREST_SECONDS`). An answer that is not optimal (the time limit reached, or zeros
     guessed) keeps only proved certainties (:func:`sound_posterior`); ``details["possible_values"]``
-    counts the groups by how many values remain possible.
+    counts the groups by how many values remain possible. ``prove``: the groups the exact
+    audit's fast sound steps prove certain are certain too (:func:`~ppdm.attacks.estimate.proved_certain`).
     """
     start = time.perf_counter()
     threat = threat.resolve(data, forest.class_attribute, splits=forest.split_attributes)
@@ -104,7 +106,7 @@ def forest_maxent_attack(
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
-    result = maxent_result(types, threat, solution.marginal, details)
+    result = maxent_result(types, threat, solution.marginal, details, problem if prove else None)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result

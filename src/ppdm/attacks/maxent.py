@@ -71,6 +71,7 @@ def maxent_attack(
     tree_progress: Callable[[int, int], None] | None = None,
     solver_progress: Callable[[ForestProgress], None] | None = None,
     forest_options: ForestAuditOptions | None = None,
+    prove: bool = True,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
@@ -109,6 +110,11 @@ def maxent_attack(
     and holds the explicit solve's settings. ``time_limit`` bounds the forest's explicit solve too
     (default :data:`~ppdm.attacks.forest_sampled.FOREST_SECONDS`): past it the answer is the point
     reached, status ``inaccurate``, with only proved certainties.
+
+    ``prove`` (default): the groups the exact audit's fast sound steps prove certain on whole
+    counts are certain too (:func:`~ppdm.attacks.estimate.proved_certain`; factored rows only);
+    ``False`` leaves them out (the audit's estimates with less knowledge, which are compared
+    within the main estimate's possible values and so keep its certainties anyway).
     """
     who = attacker("maxent_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
     quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
@@ -122,7 +128,7 @@ def maxent_attack(
         solve = replace(options.solve, progress=solver_progress if solver_progress is not None else options.solve.progress)
         if time_limit is not None:
             solve = replace(solve, time_limit=time_limit)
-        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress, replace(options, solve=solve))
+        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress, replace(options, solve=solve), prove=prove)
     if is_dask(data):
         if threat is not None and threat.known_individuals:
             raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")
@@ -139,7 +145,7 @@ def maxent_attack(
     details = _details(audit, solution, posterior, n_internal)
     if uninformative:
         details["note"] = UNIFORM_NOTE
-    result = maxent_result(table, threat, posterior, details)
+    result = maxent_result(table, threat, posterior, details, problem if prove else None)
     if weights is None and pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result

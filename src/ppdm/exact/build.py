@@ -9,9 +9,13 @@ variable per (group, type) the group may take. :func:`from_joint` takes a proble
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Literal
+
 import numpy as np
 import scipy.sparse as sp
 
+from ppdm.errors import DataError
 from ppdm.exact.problem import CountProblem, CountRows, whole_rows
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
@@ -41,6 +45,15 @@ def factored_pairs(problem: FactoredProblem) -> tuple[np.ndarray, np.ndarray]:
     return group[order], ttype[order]
 
 
+def n_factored_pairs(problem: FactoredProblem) -> int:
+    """How many count variables :func:`factored_pairs` gives (at most: pinned groups keep one),
+    without building them: per group, the live types of the cells it reaches."""
+    cells = problem.cells()
+    live = np.flatnonzero(np.isfinite(problem.base))
+    per_cell = np.bincount(cells.cell_of_type[live], minlength=cells.n_cells)
+    return int(per_cell[sp.csr_matrix(cells.access).indices].sum())
+
+
 def from_factored(problem: FactoredProblem, sizes: np.ndarray, blocks: list[LinearBlock] | None = None) -> tuple[CountProblem, np.ndarray]:
     """The count problem of a factored tree audit and each variable's type.
 
@@ -52,6 +65,39 @@ def from_factored(problem: FactoredProblem, sizes: np.ndarray, blocks: list[Line
     for blk in problem.blocks if blocks is None else blocks:
         out.add(whole_rows(blk.name, blk.A[:, ttype], blk.b, blk.sense, blk.row_names, n))
     return out, ttype
+
+
+#: How label rows read a leaf's label: ``"first"`` under the tree's tie rule (the first class of
+#: highest count wins, as argmax), ``"any"`` as the paper's ≥ rows.
+Ties = Literal["first", "any"]
+
+
+def factored_counts(
+    problem: FactoredProblem, sizes: np.ndarray, group_of_record: np.ndarray, true_type: np.ndarray | None,
+    blocks: list[LinearBlock] | None = None, ties: Ties = "first",
+) -> tuple[CountProblem, np.ndarray, np.ndarray | None]:
+    """The count problem of factored rows (``blocks``, default the problem's own) with label rows
+    under the model's tie rule, each variable's type, and the records' counts (``None`` without
+    ``true_type``, each record's type; ``group_of_record`` its group). When the records do not
+    meet the tie rule the label rows fall back to the paper's ≥ rows; when they meet neither,
+    :class:`~ppdm.errors.DataError`."""
+    counts, ttype = from_factored(problem, sizes, blocks)
+    if ties == "first":
+        counts.rows = [strict_ties(r, problem.type_tag[ttype]) if _is_label(r) else r for r in counts.rows]
+    truth = None
+    if true_type is not None:
+        truth = truth_counts(counts.var_group, ttype, group_of_record, true_type)
+        if truth is not None and ties == "first" and not counts.satisfied(truth):
+            # the model's labels do not follow argmax ties: fall back to the paper's ≥ rows
+            counts.rows = [replace(r, strict=None) if _is_label(r) else r for r in counts.rows]
+            if not counts.satisfied(truth):
+                raise DataError("the table's own records do not reproduce the published model (audit it against its training records)")
+    counts.truth = truth
+    return counts, ttype, truth
+
+
+def _is_label(rows: CountRows) -> bool:
+    return rows.name == "label" or rows.name.startswith("label tree ")
 
 
 def from_joint(problem: MaxEntProblem, sizes: np.ndarray) -> CountProblem:

@@ -221,6 +221,51 @@ def search_bounds(
     return bounds
 
 
+def sound_steps(
+    problem: CountProblem, truth: np.ndarray | None = None, interior: np.ndarray | None = None, options: SearchOptions | None = None,
+    lp_nonzeros: int | None = None, time_limit: float | None = None,
+) -> ExactBounds:
+    """What the search's stages that need no integer solve prove: integer bound propagation
+    (:func:`_propagated`) and, on components of at most ``lp_nonzeros`` row entries (``None``:
+    every one), the LP step (:func:`_lp_certainty`) over the candidates ``interior`` holds at an
+    end (a point of the relaxation as shares, groups × labels: the maximum-entropy estimate).
+    Every bound proved holds in every consistent dataset, so a value proved certain here is
+    certain. Only the proved ends (``min_lo``, ``max_hi``) are claims: ``min_hi`` and ``max_lo``
+    are what ``truth`` shows (the real records' counts), the trivial bounds without it.
+    ``time_limit``: seconds for the LP step (what it leaves open stays open)."""
+    options = SearchOptions() if options is None else options
+    start = time.perf_counter()
+    bounds = ExactBounds.trivial(problem.sizes, problem.possible_labels())
+    stats = SearchStats()
+    if truth is not None:
+        if not problem.satisfied(truth):
+            raise InfeasibleError("the real records do not reproduce what is published", ["truth"])
+        bounds.see(problem.group_label(truth))
+    deadline = None if time_limit is None else start + time_limit
+    n, comp = components(problem)
+    seconds = {"propagation": 0.0, "lp": 0.0}
+    largest = 0
+    for part in _parts(problem, comp, n):
+        if not part.rows:
+            continue  # the trivial bounds are all the rows say
+        stats.components += 1
+        s = _Search(problem, part, bounds, deadline, options, stats)
+        begin = time.perf_counter()
+        _propagated(s)
+        seconds["propagation"] += time.perf_counter() - begin
+        nnz = sum(r[0].nnz for r in part.rows)
+        largest = max(largest, nnz)
+        if (lp_nonzeros is None or nnz <= lp_nonzeros) and _candidates(bounds, part, certain=True).any():
+            begin = time.perf_counter()
+            _lp_certainty(s, interior)
+            seconds["lp"] += time.perf_counter() - begin
+    bounds.method = "propagation+lp"
+    bounds.seconds = time.perf_counter() - start
+    bounds.stats = stats.as_dict() | {f"{k}_seconds": round(v, 4) for k, v in seconds.items()} | {"largest_component_nonzeros": largest}
+    bounds.tighten()
+    return bounds
+
+
 def _parts(problem: CountProblem, comp: np.ndarray, n: int) -> list[_Part]:
     A, b, le, names = problem.stacked()
     strict = np.concatenate([r.strict if r.strict is not None else np.zeros(r.n_rows, bool) for r in problem.rows]) if problem.rows else np.zeros(0, bool)
