@@ -500,8 +500,6 @@ def audit(
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
         result = _estimate(published, counted, told, weights, labels, internal, time_limit, progress, solver_progress)
-        if dropped:
-            result.details["dropped_rows"] = dropped
     proved, not_run = None, None
     if exact:
         from ppdm.attacks.exact import exact_attack
@@ -532,6 +530,8 @@ def audit(
             r.details["sample"] = sampled
         if r is not None and subset is not None:
             r.details["trees_audited"] = subset
+        if r is not None and dropped:  # what was read, rows too: the result's scope (ppdm.attacks.scope)
+            r.details["dropped_rows"] = dropped
     if result is not None and not_run is not None:
         result.details["exact_not_run"] = not_run
     return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)

@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import TRUTH_TOLERANCE
 from ppdm.errors import DataError, PpdmError
@@ -213,9 +214,10 @@ def _details(f: ForestFactors, threat: ThreatModel, solution: SampledSolution, o
     if not len(f.b) and f.sa is None:
         details["note"] = "no tree publishes a row: the estimate is uniform"
     rounds = rounds_read(f.forest, [t for t in f.trees.tolist() if "class-counts" in f.forest.known[t]], UNSAMPLED_ROUNDS)
+    details["scope"] = Scope.of_forest(f.forest.n_trees, f.left_out)
     if rounds is not None:
         details["rounds"] = rounds.summary()
-        details["note"] = f"{details['note']}; {rounds.note()}"
+        details["scope"] = Scope.of_rounds(rounds)
     true = f.true_marginal()
     if true is not None:
         details["overall_divergence"] = overall_divergence(true, solution.posterior, f.groups.weights)
