@@ -38,6 +38,7 @@ from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
+from ppdm.defaults import EXACT_SECONDS
 from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
 from ppdm.files import write_atomic
 from ppdm.rules.ruleset import RuleSet
@@ -53,8 +54,6 @@ __all__ = ["Audit", "RegressionAudit", "ThreatModel", "audit", "defend", "from_e
 #: callable, so that ``ppdm.defend`` means one thing however it was reached.
 defend = importlib.import_module("ppdm.defend")
 
-#: The exact audit's time budget when none is given (seconds).
-EXACT_SECONDS = 300.0
 
 Missing = Literal["error", "drop", "as-value"]
 Model = Tree | Forest

@@ -42,6 +42,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import TRUTH_TOLERANCE
+from ppdm.defaults import FOREST_SECONDS
 from ppdm.errors import DataError, PpdmError
 from ppdm.maxent.constraints.boosting_rows import rounds_read
 from ppdm.maxent.constraints.forest_factors import ForestFactors, forest_factors
@@ -61,9 +62,6 @@ UNSAMPLED_ROUNDS = (
 )
 
 
-#: A forest estimate's time budget when none is given (seconds): past it the audit answers with
-#: the point the solver reached, status ``inaccurate``, and possible and certain sets that are proved.
-FOREST_SECONDS = 300.0
 
 
 @dataclass(frozen=True)

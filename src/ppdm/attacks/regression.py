@@ -37,6 +37,7 @@ import pandas as pd
 
 from ppdm.attacks.scope import Scope, with_scope
 from ppdm.attacks.threat import ThreatModel, threat_from_dict
+from ppdm.defaults import LP_SECONDS
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.target_bounds import PropagationOptions, lp_bounds, propagate
 from ppdm.exact.target_rows import as_forest, target_rows
@@ -47,8 +48,6 @@ from ppdm.tree.model import Tree
 #: the published values' float precision (the rows' τ) keeps even a leaf of one record that wide.
 PRECISION = 1e-6
 
-#: Seconds for the linear programmes of ``exact=True`` when none are given.
-LP_SECONDS = 300.0
 
 
 @dataclass
