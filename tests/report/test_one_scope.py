@@ -132,3 +132,27 @@ def test_a_boosted_model_with_every_round_read_says_so_everywhere(tmp_path):
     assert audit.estimate.details["trees_used"] == 50 and audit.estimate.details["trees_left_out"] == []
     assert "all 50 boosting rounds read" in str(audit) and "left out" not in str(audit)
     assert not not_judged(audit.summary()) and "part audited only" not in audit.target_lines()[0]
+
+
+def test_the_cli_states_a_forest_subset_once_in_its_printout_json_report_and_record(tmp_path):
+    """``ppdm audit --trees 0:3`` of a 10-tree forest: the printed scope line, ``--out``'s
+    ``"scope"``, ``--report``'s first card and ``--record``'s results say the same."""
+    from click.testing import CliRunner
+
+    from ppdm.cli import main
+
+    from forest_files import NURSERY_FEATURES, nursery_forest_files
+
+    nursery_forest_files(tmp_path, rows=300, trees=10, depth=3)
+    args = ["audit", "--model", tmp_path / "forest.json", "--data", tmp_path / "train.csv", "--sensitive", "class",
+            "--known", ",".join(NURSERY_FEATURES), "--trees", "0:3", "--out", tmp_path / "a.json",
+            "--report", tmp_path / "a.html", "--record", tmp_path / "record.json"]  # fmt: skip
+    result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    stated = json.loads((tmp_path / "a.json").read_text())["summary"]["scope"]
+    scope = Scope.from_json(stated)
+    assert scope.trees == 3 and scope.asked.startswith("trees 0:3 of 10")
+    assert scope.line() in result.output.splitlines()
+    assert escape(scope.sentence()) in (tmp_path / "a.html").read_text()
+    record = json.loads((tmp_path / "record.json").read_text())
+    assert record["model"]["trees_audited"] == scope.asked and all(a["result"]["scope"] == stated for a in record["attacks"])
