@@ -161,7 +161,7 @@ def run(case: str, n_people: int, target: str) -> dict[str, object]:
     ours_lo, ours_hi = people_view["lower"].to_numpy()[people], people_view["upper"].to_numpy()[people]
     peer_s = per_person * len(df)
     return {
-        "case": case, "rows": result.intervals.details["rows"], "rounds used": s["rounds"]["used"], "audit s": round(audit_s, 2),
+        "case": case, "rows": result.intervals.details["rows"], "rounds used": s["scope"]["read"], "audit s": round(audit_s, 2),
         "pinned": s["pinned"], "mean width": round(s["mean_width"], 2), "prior width": s["baseline"]["width"],
         "truth inside": s["truth_inside"], "peer s (extrapolated)": round(peer_s, 1), "×": round(peer_s / audit_s, 1),
         "sound": bool(np.all(ours_lo <= lp_lo + 1e-6) and np.all(ours_hi >= lp_hi - 1e-6)),

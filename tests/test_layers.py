@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 PACKAGE = SRC / "ppdm"
 DESIGN = REPO.parent / "shared" / "DESIGN.md"
-EVERYONE = {"errors", "files", "progress"}  # importable by every row: errors, writing output files whole (ppdm.files), telling progress (ppdm.progress)
+EVERYONE = {"errors", "files", "progress", "defaults"}  # importable by every row: errors, writing output files whole (ppdm.files), telling progress (ppdm.progress), the shared defaults (ppdm.defaults)
 # Top-level modules that belong to a package's row: ``python -m ppdm`` and the front door
 # (``ppdm.api``, re-exported from ``ppdm``), which sits with the CLI at the top: the CLI only parses,
 # calls it and prints.

@@ -37,6 +37,7 @@ from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
+from ppdm.defaults import EXACT_SECONDS
 from ppdm.defend.search import defend  # the function itself, so that help() and inspect.signature show it
 from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
 from ppdm.files import ReadFiles, recording_reads, write_atomic
@@ -52,8 +53,6 @@ from ppdm.tree.model_files import load_model
 __all__ = ["Audit", "RegressionAudit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat"]
 
 
-#: The exact audit's time budget when none is given (seconds).
-EXACT_SECONDS = 300.0
 
 Missing = Literal["error", "drop", "as-value"]
 Model = Tree | Forest
@@ -567,8 +566,6 @@ def _audit(
     if estimate:
         told = resolved if weights is not None else declared  # a counted table holds only the columns read
         result = _estimate(published, counted, told, weights, labels, internal, time_limit, tree_rows, solver_progress)
-        if dropped:
-            result.details["dropped_rows"] = dropped
     proved, not_run = None, None
     if exact:
         from ppdm.attacks.exact import exact_attack
@@ -599,6 +596,8 @@ def _audit(
             r.details["sample"] = sampled
         if r is not None and subset is not None:
             r.details["trees_audited"] = subset
+        if r is not None and dropped:  # what was read, rows too: the result's scope (ppdm.attacks.scope)
+            r.details["dropped_rows"] = dropped
     if result is not None and not_run is not None:
         result.details["exact_not_run"] = not_run
     return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)

@@ -121,7 +121,7 @@ def test_the_insider_of_every_round_is_certain_of_more_people_than_of_the_first_
     every, one = ppdm.audit(forest, table, threat), ppdm.audit(first, table, threat)
     assert every.estimate.summary()["certain_records"] > one.estimate.summary()["certain_records"]
     assert every.estimate.details["rounds"]["used"] == ROUNDS
-    assert f"all {ROUNDS} boosting rounds audited" in str(every)
+    assert f"all {ROUNDS} boosting rounds read" in str(every)
 
 
 def test_the_exact_audit_reads_every_insider_round_and_stays_sound(adult_boost):
@@ -170,7 +170,7 @@ def test_a_round_is_left_out_only_for_what_the_model_hides_and_the_audit_says_wh
     assert reason in str(audit)  # the printed summary
     audit.report(tmp_path / "r.html")
     verdict = (tmp_path / "r.html").read_text().split('id="verdict"')[1].split("</section>")[0]
-    assert "boosting rounds audited" in verdict and reason in verdict  # the report's first card
+    assert "boosting rounds read" in verdict and reason in verdict  # the verdict's caveat
 
 
 def test_a_forest_file_keeps_the_newton_step(adult_boost, tmp_path):

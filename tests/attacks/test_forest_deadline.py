@@ -14,6 +14,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 import ppdm
+from ppdm.attacks.scope import scope_of
 from ppdm.data.datasets import load_adult
 
 COLUMNS = ["age", "fnlwgt", "education-num", "capital-gain", "hours-per-week", "workclass", "race", "sex", "relationship"]
@@ -109,7 +110,7 @@ def test_the_build_stops_reading_trees_at_its_deadline_and_says_so(numeric_fores
     est = ppdm.audit(model, df, ppdm.ThreatModel(sensitive="relationship", known=known), time_limit=0).estimate
     d = est.details
     assert d["trees_used"] == 1 and d["trees_unread"] == list(range(1, 10))
-    assert "9 of 10 trees not read" in d["note"]
+    assert "1 of 10 trees read; 9 not read (trees 1, 2," in scope_of(d).sentence()
     truth = est.true_codes
     assert (est.record_posterior()[np.arange(len(truth)), truth] > 0).all()
     certain = est.certain_groups[est.groups.group_of_record]

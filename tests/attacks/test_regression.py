@@ -26,7 +26,7 @@ def test_every_true_value_lies_in_its_proved_interval(request, dataset, target, 
     truth = y.to_numpy()
     assert ((people["lower"] <= truth) & (truth <= people["upper"])).all()
     summary = result.summary()
-    assert summary["truth_inside"] and summary["rounds"]["left_out"] == {}
+    assert summary["truth_inside"] and summary["scope"]["left_out"] == {}
     assert summary["baseline"]["width"] == truth.max() - truth.min()
     assert summary["pinned"] >= summary["baseline"]["pinned"]
     assert (people["width"] <= summary["baseline"]["width"] + 1e-9).all()  # never a weaker attacker than the prior
@@ -76,7 +76,7 @@ def test_json_summary_and_report(adult, tmp_path):
     result = ppdm.audit(model, table, ppdm.ThreatModel(sensitive="hours-per-week", preset="insider"), tolerance=2.0, domain=(0, 120))
     text = str(result)
     assert "pinned to within 2:" in text and "prior: 0; its interval [0, 120], width 120" in text
-    assert "all 4 boosting rounds audited" in text
+    assert "all 4 boosting rounds read" in text
     result.save(tmp_path / "a.json")
     saved = json.loads((tmp_path / "a.json").read_text())
     assert saved["summary"]["baseline"]["width"] == 120 and len(saved["people"]["lower"]) == 400

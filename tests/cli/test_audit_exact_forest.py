@@ -40,7 +40,7 @@ def test_exact_audit_of_a_forest_alone_as_json(run, files, tmp_path):  # type: i
     payload = json.loads(out.read_text())
     assert payload["summary"]["attack"] == "exact"
     assert payload["summary"]["exact"]["undecided_records"] == 0
-    assert payload["summary"]["trees_used"] == 3
+    assert payload["summary"]["scope"]["read"] == payload["summary"]["scope"]["trees"] == 3
     group = payload["groups"][0]
     assert all(lo <= hi <= group["records"] for lo, hi in zip(group["min_count"], group["max_count"]))
 

@@ -31,7 +31,7 @@ def test_audit_prints_intervals_and_writes_json_and_report(run, files):
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "pinned to within 2:" in result.output and "(prior: 0; its interval [" in result.output
-    assert "all 5 boosting rounds audited" in result.output
+    assert "all 5 boosting rounds read" in result.output
     assert json.loads(out.read_text())["summary"]["tolerance"] == 2
     assert "people pinned to within 2" in page.read_text()
 

@@ -4,24 +4,29 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 import ppdm
+from ppdm.attacks.scope import Scope
 from ppdm.report.audited import rows_words, trees_words
 
 from loan_table import FEATURES, loan_table
 
 
+def _read(**kw):
+    return {"scope": Scope(**kw).to_json()}
+
+
 def test_rounds_left_out_are_counted_with_their_reason():
-    summary = {"rounds": {"trees": 100, "used": 1, "per_round": 1, "left_out": {"no leaf's records are decided by the known columns": 99}}}
+    summary = _read(trees=100, per_round=1, left_out={"no leaf's records are decided by the known columns": list(range(1, 100))})
     text = trees_words(None, summary)
     assert text.startswith("1 of 100 boosting rounds read; left out: 99 because no leaf's records are decided by the known columns.")
     assert "lower bound" in text
-    assert trees_words(None, {"rounds": {"trees": 20, "used": 20, "per_round": 1, "left_out": {}}}) == "all 20 boosting rounds read (the leaf values of every round)."
-    asked = {"rounds": {"trees": 3, "used": 3, "per_round": 1, "left_out": {}}, "trees_audited": "trees 0:3 of 20 (a lower bound ...)"}
+    assert trees_words(None, _read(trees=20, per_round=1)) == "all 20 boosting rounds read (the leaf values of every round)."
+    asked = _read(trees=3, per_round=1, asked="trees 0:3 of 20 (a lower bound ...)")
     assert trees_words(None, asked) == "3 boosting rounds read (the leaf values of every round). The audit was asked for trees 0:3 of 20 (a lower bound ...)."
 
 
 def test_rows_of_how_many_and_those_left_out():
     view = {"training_rows": 5000.0}
-    assert rows_words(view, {"records": 4990, "targets": 4990, "dropped_rows": 10}) == (
+    assert rows_words(view, {"records": 4990, "targets": 4990, **_read(records=4990, dropped_rows=10)}) == (
         "4,990 rows audited, of the 5,000 the model was trained on; 10 more left out for missing values"
     )
     assert rows_words({"training_rows": None}, {"records": 600, "targets": 590}).endswith("; 10 of them known individuals, not targets")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ppdm.attacks.scope import UNTIED, Scope
 from ppdm.attacks.target import default_target
 from ppdm.report.verdict import key_of, target_line
 
@@ -13,12 +14,16 @@ CLEAN = {
 }
 
 
+def _read(**kw):
+    return {"scope": Scope(**kw).to_json()}
+
+
 @pytest.mark.parametrize(
     ("part", "words"),
     [
-        ({"rounds": {"used": 1, "trees": 20, "per_round": 1, "left_out": {"a later round's leaf values ...": 19}}}, "1 of 20 boosting trees read"),
-        ({"trees_used": 7, "trees_left_out": [3, 5, 9]}, "7 trees read, 3 left out"),
-        ({"trees_audited": "trees 0:10"}, "the trees asked for, trees 0:10"),
+        (_read(trees=20, per_round=1, left_out={"a later round's leaf values ...": list(range(1, 20))}), "1 of 20 boosting trees read"),
+        (_read(trees=10, left_out={UNTIED: [3, 5, 9]}), "7 trees read, 3 left out"),
+        (_read(trees=10, asked="trees 0:10"), "the trees asked for, trees 0:10"),
     ],
 )
 def test_a_target_met_on_a_part_is_not_judged(part, words):
@@ -30,7 +35,7 @@ def test_a_target_met_on_a_part_is_not_judged(part, words):
 
 
 def test_a_target_missed_on_a_part_is_missed():
-    failing = {**CLEAN, "certain_right": 3, "rounds": {"used": 1, "trees": 20, "per_round": 1, "left_out": {"why": 19}}}
+    failing = {**CLEAN, "certain_right": 3, **_read(trees=20, per_round=1, left_out={"why": list(range(1, 20))})}
     level, line = target_line(failing, default_target())
     assert level == "fails" and "not met" in line
 
@@ -43,7 +48,7 @@ def test_a_target_met_by_an_estimate_short_of_its_optimum_is_not_judged():
 
 @pytest.mark.parametrize(
     "unjudged",
-    [{"not_the_optimum": "the time limit ended the solve ..."}, {"trees_audited": "trees 0:10"}, {"trees_used": 7, "trees_left_out": [3]}],
+    [{"not_the_optimum": "the time limit ended the solve ..."}, _read(trees=10, asked="trees 0:10"), _read(trees=8, left_out={UNTIED: [3]})],
 )
 def test_the_release_record_does_not_release_what_the_verdict_does_not_judge(unjudged):
     """The verdict and the release record read the same audit the same way: never "not judged"
@@ -60,10 +65,11 @@ def test_the_release_record_does_not_release_what_the_verdict_does_not_judge(unj
 
 
 def test_a_target_met_on_every_boosting_round_is_judged(adult_train, tmp_path):
-    """XGBoost stores no row counts after the first round, so its later trees are left out as
-    trees of class counts (``trees_left_out``); their leaf values are read, every round is audited
-    (``rounds``), and the verdict judges the whole model (it once said "met on the part audited
-    only (1 trees read, 9 left out)" under a first card saying every round was read)."""
+    """XGBoost stores no row counts after the first round, so its later trees' class counts cannot
+    be tied to the records; their leaf values are read, every round is audited, and the summary
+    says so once (``scope``: it once wrote ``"trees_used": 1``, ``"trees_left_out": [1, ..., 9]``
+    beside ``"rounds": {"used": 10}``), so the verdict judges the whole model (it once said "met on
+    the part audited only (1 trees read, 9 left out)" under a first card saying every round was read)."""
     xgb = pytest.importorskip("xgboost")
     import pandas as pd
 
@@ -76,12 +82,13 @@ def test_a_target_met_on_every_boosting_round_is_judged(adult_train, tmp_path):
     booster = xgb.XGBClassifier(n_estimators=10, max_depth=3, n_jobs=1).fit(pd.get_dummies(X).astype(float), data["income"])
     booster.get_booster().save_model(tmp_path / "model.xgb.json")
     model = ppdm.load_model(tmp_path / "model.xgb.json", data)
-    summary = ppdm.audit(model, data, ppdm.ThreatModel(sensitive="sex", preset="insider")).estimate.summary()
-    assert summary["rounds"]["used"] == 10 and not summary["rounds"]["left_out"] and summary["trees_left_out"]
+    estimate = ppdm.audit(model, data, ppdm.ThreatModel(sensitive="sex", preset="insider")).estimate
+    summary = estimate.summary()
+    assert summary["scope"]["read"] == summary["scope"]["trees"] == 10 and not summary["scope"]["left_out"]
+    assert not {"trees_used", "trees_left_out", "rounds"} & set(summary)  # stated once
+    assert estimate.details["trees_used"] == 10 and estimate.details["trees_left_out"] == []
     level, line = target_line(summary, default_target())
     assert level in ("meets", "fails") and "part audited only" not in line, line
-    all_read = {**CLEAN, "trees_used": 1, "trees_left_out": list(range(1, 10)), "rounds": {**summary["rounds"]}}
-    assert target_line(all_read, default_target())[0] == "meets"
 
 
 def test_a_target_met_by_a_proof_that_left_people_undecided_is_not_judged():

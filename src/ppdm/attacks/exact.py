@@ -215,7 +215,7 @@ def _forest(
     details.update(rounds_details(types))
     if types.rounds is not None and types.rounds.real:
         details["note"] = (
-            f"{details['note']}; the proof reads {len(types.rounds.real)} of them only where the known columns decide "
+            f"the proof reads {len(types.rounds.real)} of the boosting rounds only where the known columns decide "
             "a leaf's records (there a leaf value is a whole class count; elsewhere it is a row with real coefficients)"
         )
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)

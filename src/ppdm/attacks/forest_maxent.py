@@ -26,6 +26,7 @@ import pandas as pd
 from ppdm.attacks.estimate import maxent_result, solve_details
 from ppdm.attacks.forest_sampled import FOREST_SECONDS, ForestAuditOptions, sampled_forest_attack, use_sampling
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import check_truth
 from ppdm.errors import InfeasibleError, UninformativeKnowledgeWarning
@@ -215,24 +216,14 @@ def _details(forest: Forest, threat: ThreatModel, problem: FactoredProblem, type
 
 
 def rounds_details(types: ForestTypes) -> dict[str, object]:
-    """Which trees gave rows: for a boosted model every round's account (``rounds``, and the note
-    the summary and the report's first card show), else the trees left out for unknown multiplicities
-    and those not read before the build's deadline."""
+    """Which trees gave rows (``scope``, :class:`~ppdm.attacks.scope.Scope`, which the summary,
+    the printout and the report's first card state): for a boosted model every round's account
+    (``rounds``; ``trees_used`` then counts the trees that gave rows, class counts or leaf values),
+    else the trees left out for unknown multiplicities and those not read before the build's deadline."""
     if types.rounds is not None:
-        return {"rounds": types.rounds.summary(), "note": types.rounds.note()}
-    out: dict[str, object] = {}
-    notes = []
-    if types.left_out:
-        notes.append(
-            f"{len(types.left_out)} tree(s) left out: their counts are over rows the attacker cannot tie to records "
-            "(unknown bootstrap or subsample)"
-        )
+        scope = Scope.of_rounds(types.rounds)
+        return {"rounds": types.rounds.summary(), "scope": scope, "trees_used": scope.read, "trees_left_out": scope.left_out_trees}
+    out: dict[str, object] = {"scope": Scope.of_forest(types.forest.n_trees, types.left_out, types.unread)}
     if types.unread:
         out["trees_unread"] = types.unread
-        notes.append(
-            f"{len(types.unread)} of {types.forest.n_trees} trees not read: building their rows would have taken the time limit "
-            "(what the audit finds is a lower bound on what the whole forest discloses; a larger time limit reads them)"
-        )
-    if notes:
-        out["note"] = "; ".join(notes)
     return out

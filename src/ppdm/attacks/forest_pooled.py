@@ -47,6 +47,7 @@ import pandas as pd
 
 from ppdm.attacks.leaves import row_multiplicities
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import AttackError, DataError, UninformativeKnowledgeWarning
@@ -131,9 +132,11 @@ def pooled_forest_attack(
     posterior /= np.maximum(posterior.sum(axis=1, keepdims=True), TINY)
     result = _result(data, known, sensitive, values, posterior, truth, allowed, threat, len(trees), forest.n_trees, held)
     rounds = rounds_read(forest, [t for t, _ in trees], UNPOOLED_ROUNDS)
+    pooled = {t for t, _ in trees}
+    result.details["scope"] = Scope.of_forest(forest.n_trees, [t for t in range(forest.n_trees) if t not in pooled])
     if rounds is not None:
         result.details["rounds"] = rounds.summary()
-        result.details["note"] = rounds.note()
+        result.details["scope"] = Scope.of_rounds(rounds)
     return result
 
 

@@ -39,8 +39,10 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import TRUTH_TOLERANCE
+from ppdm.defaults import FOREST_SECONDS
 from ppdm.errors import DataError, PpdmError
 from ppdm.maxent.constraints.boosting_rows import rounds_read
 from ppdm.maxent.constraints.forest_factors import ForestFactors, forest_factors
@@ -60,9 +62,6 @@ UNSAMPLED_ROUNDS = (
 )
 
 
-#: A forest estimate's time budget when none is given (seconds): past it the audit answers with
-#: the point the solver reached, status ``inaccurate``, and possible and certain sets that are proved.
-FOREST_SECONDS = 300.0
 
 
 @dataclass(frozen=True)
@@ -213,9 +212,10 @@ def _details(f: ForestFactors, threat: ThreatModel, solution: SampledSolution, o
     if not len(f.b) and f.sa is None:
         details["note"] = "no tree publishes a row: the estimate is uniform"
     rounds = rounds_read(f.forest, [t for t in f.trees.tolist() if "class-counts" in f.forest.known[t]], UNSAMPLED_ROUNDS)
+    details["scope"] = Scope.of_forest(f.forest.n_trees, f.left_out)
     if rounds is not None:
         details["rounds"] = rounds.summary()
-        details["note"] = f"{details['note']}; {rounds.note()}"
+        details["scope"] = Scope.of_rounds(rounds)
     true = f.true_marginal()
     if true is not None:
         details["overall_divergence"] = overall_divergence(true, solution.posterior, f.groups.weights)

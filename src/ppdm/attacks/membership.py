@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.scope import Scope, scope_of
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.membership import MembershipProof, ProofOptions, prove_membership
 from ppdm.maxent.constraints.membership_rows import MembershipRows, membership_rows
@@ -50,6 +51,8 @@ from ppdm.tree.model import Tree
 __all__ = ["MembershipOptions", "MembershipResult", "membership_attack", "members_by_id"]
 
 STATES = {1: "member", 0: "non-member", -1: "undecided"}
+#: Why a tree (rule) gave the membership audit no row: its counts cannot be tied to the candidates.
+NO_COUNTS = "their counts cannot be tied to the candidates (rows counted an unknown number of times)"
 
 #: The spellings of a membership flag in a truth column (``True == 1`` and ``False == 0`` as keys).
 FLAGS: dict[Any, bool] = {True: True, False: False, "true": True, "false": False, "True": True, "False": False, "1": True, "0": False, "yes": True, "no": False}
@@ -135,6 +138,7 @@ class MembershipResult:
             out["wrong_proved_members"] = int(((self.state == 1) & ~self.truth).sum())
             out["wrong_proved_non_members"] = int(((self.state == 0) & self.truth).sum())
         out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "trees_used", "note", "seconds", "proof_settled", "max_violation")})
+        out["scope"] = scope_of(self.details, self.n_candidates).to_json()  # what was read, once (:mod:`ppdm.attacks.scope`)
         return out
 
     def lines(self) -> list[str]:
@@ -142,7 +146,7 @@ class MembershipResult:
         s = self.summary()
         lines = [
             f"membership audit of {s['candidates']:,} candidates ({s['published_members']:,} training records published); {s['threat']}",
-            f"counts read: {s['trees_used']}",
+            Scope.from_json(s["scope"]).line().strip() + f" Counts read: {s['trees_used']}.",
             f"proved members: {s['proved_members']:,}; proved non-members: {s['proved_non_members']:,}; undecided: {s['undecided']:,}"
             + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)"),
             f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
@@ -302,6 +306,17 @@ def _truth(population: pd.DataFrame, truth: str | np.ndarray | pd.Series | None)
     return mapped.to_numpy(bool)
 
 
+def _scope(model: Tree | Forest | RuleSet, rows: MembershipRows) -> Scope:
+    """The trees (rules) whose counts the membership rows read, and the others."""
+    if isinstance(model, RuleSet):
+        counted = set(rows.leaf[rows.cell != -3].tolist())
+        return Scope(len(model.rules), {NO_COUNTS: [r for r in range(len(model.rules)) if r not in counted]} if len(counted) < len(model.rules) else {}, unit="rule")
+    n = len(rows.modes)
+    left = [t for t in range(n) if t not in rows.cells_per_tree]
+    per_round = model.n_outputs if isinstance(model, Forest) and model.combine == "additive" else None
+    return Scope(n, {NO_COUNTS: left} if left else {}, per_round)
+
+
 def _details(
     model: Tree | Forest | RuleSet, rows: MembershipRows, proof: MembershipProof, solution: BernoulliSolution, class_known: bool, complete: bool, seconds: float,
 ) -> dict[str, Any]:
@@ -321,6 +336,7 @@ def _details(
         "threat": f"the attacker knows {knows} of each candidate, a population {whole}",
         "complete": complete,
         "trees_used": words,
+        "scope": _scope(model, rows),
         "seconds": seconds,
         "proof_seconds": proof.seconds,
         "proved_by_propagation": proof.by_propagation,

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 
 from ppdm.attacks.leaves import row_multiplicities
 from ppdm.attacks.result import AttackResult
+from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import Attacker, ThreatModel, attacker, audited
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, RoutingLimitError
@@ -601,7 +602,7 @@ def possible_values(
     method = "arc consistency" + (" and search" if options.search_nodes else "")
     return PossibleValues(
         sensitive, comps[s].cells, possible, decided, len(used), passes, converged, true_codes,
-        {"trees": forest.n_trees, "trees_used": len(used), "method": method},
+        {"trees": forest.n_trees, "trees_used": len(used), "method": method, "scope": Scope.of_forest(forest.n_trees, sorted(set(range(forest.n_trees)) - set(used)))},
     )
 
 
@@ -657,6 +658,7 @@ def _attack(model: Tree | Forest, data: pd.DataFrame, who: Attacker, options: Po
         "method": pv.details["method"],
         "trees": pv.details["trees"],
         "trees_used": pv.trees_used,
+        "scope": pv.details["scope"],
         "passes": pv.passes,
         "converged": pv.converged,
         "certain_proved": int((pv.certain & targets).sum()),

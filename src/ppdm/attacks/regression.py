@@ -35,7 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.scope import Scope, with_scope
 from ppdm.attacks.threat import ThreatModel, threat_from_dict
+from ppdm.defaults import LP_SECONDS
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.target_bounds import PropagationOptions, lp_bounds, propagate
 from ppdm.exact.target_rows import as_forest, target_rows
@@ -46,8 +48,6 @@ from ppdm.tree.model import Tree
 #: the published values' float precision (the rows' τ) keeps even a leaf of one record that wide.
 PRECISION = 1e-6
 
-#: Seconds for the linear programmes of ``exact=True`` when none are given.
-LP_SECONDS = 300.0
 
 
 @dataclass
@@ -121,9 +121,7 @@ class IntervalResult:
             out["truth_inside"] = bool(((self.lower <= self.truth) & (self.truth <= self.upper))[t].all())
             out["mean_abs_error"] = float(err.mean())
             out["baseline"]["mean_abs_error"] = float(np.abs((lo + hi) / 2.0 - self.truth[t]).mean())
-        if "rounds" in self.details:
-            out["rounds"] = self.details["rounds"]
-        return out
+        return with_scope(out, self.details, len(self.lower))  # what was read, once (:mod:`ppdm.attacks.scope`)
 
     def people(self) -> pd.DataFrame:
         """One row per record: its interval, estimate, whether pinned, and the truth when known."""
@@ -144,7 +142,7 @@ class IntervalResult:
             "format": RESULT_FORMAT,
             "threat": self.threat.to_dict(),
             "summary": self.summary(),
-            "details": {k: v for k, v in self.details.items() if k != "rounds"},
+            "details": {k: (v.to_json() if isinstance(v, Scope) else v) for k, v in self.details.items() if k != "rounds"},
             "people": {c: [_plain(v) for v in people[c].tolist()] for c in people.columns},
         }
 
@@ -238,7 +236,7 @@ def interval_attack(
     details: dict[str, Any] = {
         "rows": rows.n_rows, "bounds": "propagation", "propagation_rounds": propagated.rounds,
         "propagation_converged": propagated.converged, "propagation_seconds": round(propagated.seconds, 3),
-        "rounds": rows.rounds.summary(), "note": _rounds_note(model, rows.rounds),
+        "rounds": rows.rounds.summary(), "scope": Scope.of_model_rows(rows.rounds, as_forest(model).combine == "additive"),
         "undecided_paths": int((~rows.decided).sum()),
     }  # fmt: skip
     if exact:
@@ -302,12 +300,3 @@ def _check_truth(rows: Any, truth: np.ndarray) -> None:
         )
 
 
-def _rounds_note(model: Tree | Forest, rounds: Any) -> str:
-    forest = as_forest(model)
-    if forest.combine == "additive":
-        return str(rounds.note())
-    unit = "tree" if forest.n_trees == 1 else "trees"
-    if not rounds.left_out:
-        return f"all {forest.n_trees} {unit} audited (the mean target of every leaf)"
-    why = "; ".join(f"{len(trees)} because {reason}" for reason, trees in rounds.left_out.items())
-    return f"{len(rounds.used)} of {forest.n_trees} {unit} audited, the others left out: {why}"

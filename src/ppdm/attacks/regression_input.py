@@ -34,6 +34,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.attacks.regression import CENTRE, LP_SECONDS, IntervalResult, _domain, _truth
+from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import ThreatModel
 from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.exact.input_bounds import InputBounds, possible_blocks
@@ -107,7 +108,7 @@ def input_interval_attack(
     details: dict[str, Any] = {
         "secret": "input", "rows": int(rows.matrix.shape[0]), "groups": rows.groups.n_groups, "cells": rows.cells.n_cells,
         "variables": rows.n_vars, "possible": int(bounds.possible.sum()), "propagation_passes": bounds.passes,
-        "rounds": rows.rounds.summary(), "note": _note(forest, rows),
+        "rounds": rows.rounds.summary(), "scope": Scope.of_model_rows(rows.rounds, forest.combine == "additive"),
         "bounds": _bounds_name(exact, bounds, order),
     }  # fmt: skip
     if order is not None:
@@ -166,16 +167,6 @@ def _bounds_name(exact: bool, bounds: InputBounds, order: np.ndarray | None) -> 
         return "arc consistency and propagation"
     assert order is not None
     return "integer programme" if bounds.solved[order].all() else "integer programme where solved, propagation elsewhere"
-
-
-def _note(forest: Forest, rows: InputRows) -> str:
-    if forest.combine == "additive":
-        return str(rows.rounds.note())
-    unit = "tree" if forest.n_trees == 1 else "trees"
-    if not rows.rounds.left_out:
-        return f"all {forest.n_trees} {unit} audited (every leaf's row count and mean target)"
-    why = "; ".join(f"{len(t)} because {reason}" for reason, t in rows.rounds.left_out.items())
-    return f"{len(rows.rounds.used)} of {forest.n_trees} {unit} audited, the others left out: {why}"
 
 
 # -- the estimate ---------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.scope import with_scope
 from ppdm.data.qigroups import QIGroups
 from ppdm.files import write_atomic
 from ppdm.metrics.baseline import DEFAULT_THRESHOLDS, best_guess, disclosure_summary, is_certain, prior_distribution
@@ -153,7 +154,7 @@ class AttackResult:
                 None if w is None else w[targets],
             ))
         out.update({k: _plain(v) for k, v in self.details.items()})
-        return out
+        return with_scope(out, self.details, out["records"])  # what was read, once (:mod:`ppdm.attacks.scope`)
 
     def riskiest_groups(self, k: int = 10) -> pd.DataFrame:
         """The ``k`` groups the attacker is most confident about (ties: larger groups first),

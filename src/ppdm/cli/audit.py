@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ppdm.defaults import EXACT_SECONDS, FOREST_SECONDS
 from ppdm.errors import PpdmError
 from ppdm.progress import Printer
 
@@ -37,15 +38,9 @@ from ppdm.cli.common import (
 )
 from ppdm.cli.report import TARGET_HELP, check_report_outputs, write_html_report
 
-#: A forest estimate's default time budget (seconds): the library's
-#: :data:`ppdm.attacks.forest_maxent.FOREST_SECONDS`, spelled out so that ``--help`` loads no solver
-#: (a test keeps the two equal).
-FOREST_SECONDS = 300.0
-
-#: The integer search's time budget when --exact-time-limit is not given (seconds): the library's
-#: ``ppdm.api.EXACT_SECONDS``, written here so that building the options loads no library (a test
-#: keeps the two equal).
-DEFAULT_EXACT_SECONDS = 300.0
+#: A forest estimate's default time budget and the integer search's when --exact-time-limit is not
+#: given (seconds): the library's own (:mod:`ppdm.defaults`, which loads no solver for ``--help``).
+DEFAULT_EXACT_SECONDS = EXACT_SECONDS
 
 
 def _train_for_audit(

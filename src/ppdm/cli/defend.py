@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ppdm.defaults import DEFENSE_SECONDS
 from ppdm.errors import PpdmError
 from ppdm.files import same_file
 
@@ -104,7 +105,7 @@ _EPILOG = (
 @click.option("--families", default=",".join(FAMILIES), show_default=True, help="The candidate families to search, comma-separated.")
 @click.option("--quick", is_flag=True, help="Small parameter grids (a first look in seconds to a minute).")
 @click.option("--hierarchies", type=click.Path(path_type=Path), help="Generalization hierarchies for kADET (YAML/JSON; Adult's bundled ones by default).")
-@click.option("--time-budget", type=FiniteRange(min=0, min_open=True), default=300.0, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
+@click.option("--time-budget", type=FiniteRange(min=0, min_open=True), default=DEFENSE_SECONDS, show_default=True, help="Seconds after which no new candidate starts and the one under way is stopped; those left are reported unfinished.")
 @click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the held-out split and of the DP baseline.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the chosen model as ppdm JSON (as published; a forest as a ppdm-forest file).")
 @click.option(

@@ -38,6 +38,7 @@ from ppdm.attacks.likelihood import applies
 from ppdm.attacks.result import AttackResult
 from ppdm.attacks.target import DEFAULT_TARGET, Evidence, Target, parse_target
 from ppdm.attacks.threat import ThreatModel, check_varies, text_columns
+from ppdm.defaults import DEFENSE_SECONDS
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
     Auditor,
@@ -218,7 +219,7 @@ def defend(
     hierarchies: Mapping[str, Any] | None = None,
     auditors: Sequence[Auditor] = DEFAULT_AUDITORS,
     risk: str | None = None,
-    time_budget: float | None = 300.0,
+    time_budget: float | None = DEFENSE_SECONDS,
     random_state: int | None = 0,
     progress: bool | Progress | None = None,
     membership: pd.DataFrame | None = None,

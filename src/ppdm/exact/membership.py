@@ -32,14 +32,13 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
+from ppdm.defaults import WHOLE
 from ppdm.errors import InfeasibleError
 from ppdm.maxent.constraints.membership_rows import MembershipRows, column_patterns
 from ppdm.progress import report
 
 __all__ = ["MembershipProof", "ProofOptions", "prove_membership", "propagate"]
 
-#: Bounds and products are whole numbers: a value within this of one is that number.
-WHOLE = 1e-6
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,8 @@ from typing import Literal
 import numpy as np
 import scipy.sparse as sp
 
+from ppdm.defaults import WHOLE
 from ppdm.errors import MaxEntError
-
-#: How far a scaled right-hand side may sit from a whole number and still count as one.
-WHOLE = 1e-6
 
 #: Rows of one component: (A, b, sense, strict flags or None, names), over the component's variables.
 Rows = list[tuple[sp.csr_matrix, np.ndarray, str, "np.ndarray | None", list[str]]]

@@ -4,14 +4,16 @@ rows, the attacker, and the target the verdict judges against.
 A verdict means nothing without its scope: "target met" on one of a hundred boosting rounds, or on
 a sample of the training rows, is a lower bound, and the reader must see that first. Everything
 here is read from the report's own data (the model's view, each attack's summary, which carries
-the audit's details: ``rounds``, ``trees_used``, ``trees_left_out``, ``trees_audited``,
-``dropped_rows``, ``sample``, ``reference``), so a report made from a saved audit says the same.
+what the audit read, ``scope`` (:class:`~ppdm.attacks.scope.Scope`, stated once for the printout,
+the JSON and the release record too), ``sample``, ``reference``), so a report made from a saved
+audit says the same.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ppdm.attacks.scope import summary_scope
 from ppdm.report import words
 from ppdm.report.threat_words import _PUBLISH
 
@@ -41,10 +43,10 @@ def audited_facts(
     model, target (membership: the candidates instead of the rows and attacker)."""
     published = (membership or {}).get("published")
     facts = [{"label": "model", "text": published if view is None and published else model_words(view)}]
-    summary = attacks[0]["summary"] if attacks else {}
+    summary = attacks[0]["summary"] if attacks else (membership or {}).get("summary", {})
     trees = trees_words(view, summary)
     if trees:
-        facts.append({"label": "trees" if not summary.get("rounds") else "rounds", "text": trees})
+        facts.append({"label": _trees_label(summary), "text": trees})
     if attacks:
         facts.append({"label": "rows", "text": rows_words(view, summary)})
         facts.extend(threat_facts(attacks[0]))
@@ -53,11 +55,18 @@ def audited_facts(
         among = f"{s['published_members']:,} of them" if s.get("complete", True) else f"some of the {s['published_members']:,}"
         facts.append({"label": "candidates", "text": f"{words.people(s['candidates'])}, {among} training records by the model's counts"})
         facts.append({"label": "question", "text": f"was each candidate in the training set? ({s.get('threat', 'the attacker holds each candidate’s record')})"})
-        if s.get("trees_used"):
+        if s.get("trees_used") and attacks:  # alone, the membership audit's scope is the trees line above
             facts.append({"label": "counts read" if published else "trees read", "text": str(s["trees_used"])})
     own = (membership or {}).get("target", {})  # a membership audit alone: its own target, in words as everywhere else
     facts.append({"label": "target", "text": target if attacks else own.get("describe", own.get("text", target))})
     return facts
+
+
+def _trees_label(summary: dict[str, Any]) -> str:
+    scope = summary_scope(summary)
+    if scope is None:
+        return "trees"
+    return "rounds" if scope.per_round is not None else f"{scope.unit}s"
 
 
 def model_words(view: dict[str, Any] | None) -> str:
@@ -79,39 +88,22 @@ def model_words(view: dict[str, Any] | None) -> str:
 
 
 def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
-    """How many trees (boosting rounds) the audit read of how many, and why it left any out."""
-    rounds = summary.get("rounds")
-    chosen = f" The audit was asked for {summary['trees_audited']}." if summary.get("trees_audited") else ""
-    all_ = "" if chosen else "all "  # a subset asked for: all of it read, not all of the model
-    if isinstance(rounds, dict):
-        unit = "boosting rounds" if rounds.get("per_round", 1) == 1 else f"boosting trees ({rounds['per_round']} per round, one per class)"
-        left = rounds.get("left_out") or {}
-        if not left:
-            return f"{all_}{rounds['trees']:,} {unit} read (the leaf values of every round).{chosen}"
-        why = "; ".join(f"{n:,} because {reason}" for reason, n in left.items())
-        return f"{rounds['used']:,} of {rounds['trees']:,} {unit} read; left out: {why}. What the audit finds is a lower bound on what the whole model discloses.{chosen}"
-    if "trees_used" in summary:
-        left = summary.get("trees_left_out") or []
-        unread = summary.get("trees_unread") or []
-        total = len(view["trees"]) if view is not None else summary["trees_used"] + len(left) + len(unread)
-        if not left and not unread:
-            return f"{all_}{words.trees(total)} read.{chosen}"
-        reasons: list[str] = []
-        if left:
-            reasons.append(f"{len(left):,} left out (trees {_ids(left)}) because their counts are over rows the attacker cannot tie to records (unknown bootstrap or subsample)")
-        if unread:
-            reasons.append(f"{len(unread):,} not read (trees {_ids(unread)}) because building their rows would have taken the time limit")
-        return f"{summary['trees_used']:,} of {words.trees(total)} read; {'; '.join(reasons)}. What the audit finds is a lower bound.{chosen}"
+    """How many trees (boosting rounds) the audit read of how many, and why it left any out: the
+    summary's :class:`~ppdm.attacks.scope.Scope` in words (a summary without one: the model's trees)."""
+    scope = summary_scope(summary)
+    if scope is not None:
+        return scope.sentence()
     if view is not None and view["kind"] == "forest":
-        return f"{all_}{words.trees(len(view['trees']))} read.{chosen}"
-    return chosen.strip()
+        return f"all {words.trees(len(view['trees']))} read."
+    return ""
 
 
 def rows_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
     """The rows audited, of how many the model was trained on; those left out and why."""
     records = summary.get("records", 0)
     trained = (view or {}).get("training_rows")
-    dropped = int(summary.get("dropped_rows") or 0)
+    scope = summary_scope(summary)
+    dropped = scope.dropped_rows if scope is not None else 0
     text = f"{records:,} rows audited"
     if trained is not None:
         text += f", of the {trained:,.0f} the model was trained on"
@@ -153,8 +145,3 @@ def _clause(line: str, head: str) -> str | None:
         if clause.startswith(head):
             return clause[len(head) :]
     return None
-
-
-def _ids(trees: list[Any]) -> str:
-    shown = ", ".join(map(str, trees[:8]))
-    return shown + (f" and {len(trees) - 8:,} more" if len(trees) > 8 else "")

@@ -12,6 +12,7 @@ import json
 from html import escape
 from typing import Any
 
+from ppdm.attacks.scope import summary_scope
 from ppdm.report import membership_html, record_html, words
 from ppdm.report.not_audited import is_noisy, noisy_sentence
 from ppdm.report.page import PAGE_LEAVES, PAGE_MODEL_LINES, leaves_listed, lines_shown, page_attack, people_limit
@@ -141,12 +142,12 @@ def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, An
 
 
 def _warnings(summary: dict[str, Any]) -> str:
-    """The audit's caveats (a sample, a note, an exact audit that did not run), except a boosted
-    model's account of rounds when every round was read: the first card says so, and it warns of nothing."""
-    notes = [str(summary[k]) for k in ("sample", "note", "exact_not_run") if summary.get(k)]
-    rounds = summary.get("rounds")
-    if isinstance(rounds, dict) and not rounds.get("left_out"):
-        notes = [n for n in notes if not (n.startswith("all ") and "boosting" in n and ";" not in n)]
+    """The audit's caveats: a part of the model read (the summary's
+    :class:`~ppdm.attacks.scope.Scope`, in the first card's words), a sample, a note, an exact
+    audit that did not run. A model read whole warns of nothing."""
+    scope = summary_scope(summary)
+    notes = [scope.sentence().rstrip(".")] if scope is not None and not scope.whole else []
+    notes += [str(summary[k]) for k in ("sample", "note", "exact_not_run") if summary.get(k)]
     return "".join(f'<p class="note warn">{escape(n)}.</p>' for n in notes)
 
 

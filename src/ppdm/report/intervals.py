@@ -13,10 +13,12 @@ from typing import Any
 import numpy as np
 
 from ppdm.attacks.regression import IntervalResult
+from ppdm.attacks.scope import READ_KEYS, Scope
 from ppdm.errors import ReportError
 from ppdm.files import ReadFiles, refuse_overwriting_input, write_atomic
 from ppdm.report import words
 from ppdm.report.style import CSS
+from ppdm.report.summary import read_line
 from ppdm.report.write import json_path_for
 
 #: The ``format`` of a regressor's report JSON (the ``NAME.report.json`` beside its page).
@@ -45,7 +47,7 @@ INPUT_LINE = (
 
 def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     """The printed summary: the threat, the pinned count beside the prior's, widths, errors, the
-    rounds audited, and the ``top`` narrowest intervals."""
+    what was read (:class:`~ppdm.attacks.scope.Scope`), and the ``top`` narrowest intervals."""
     s = result.summary()
     base = s["baseline"]
     lo, hi = base["domain"]
@@ -63,9 +65,7 @@ def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     note = result.details.get("note")
     if note:
         lines.append(str(note))
-    for key in ("trees_audited", "dropped_rows"):
-        if key in result.details:
-            lines.append(f"{key.replace('_', ' ')}: {result.details[key]}")
+    lines.append(read_line(s).strip())
     order = _narrowest(result)[:top]
     if len(order):
         lines.append(f"narrowest {len(order)}:")
@@ -113,7 +113,7 @@ def interval_report(result: IntervalResult, model: Any, title: str | None = None
         "threat": threat_line(result),
         "model": {"algorithm": getattr(model, "algorithm", None), "trees": getattr(model, "n_trees", 1), "leaves": int(model.n_leaves)},
         "summary": s,
-        "details": {k: v for k, v in result.details.items() if k != "rounds"},
+        "details": {k: v for k, v in result.details.items() if k not in READ_KEYS},
         "narrowest": [person(int(i)) for i in order[:200]],
         "drawn": [person(int(i)) for i in drawn],
         "widths": [float(w) for w in np.histogram(result.width[result.targets], bins=40, range=(0.0, max(s["baseline"]["width"], 1e-12)))[0]],
@@ -218,7 +218,8 @@ def _verdict_card(report: dict[str, Any]) -> str:
         f'<li>proved interval width: mean {s["mean_width"]:.4g}, median {s["median_width"]:.4g}</li>'
         + (f'<li>estimate ({escape(str(s.get("estimate", "interval centre")))}): mean absolute error {s["mean_abs_error"]:.4g}, prior\'s centre {base["mean_abs_error"]:.4g}; '
            f'{"every true value inside its interval" if s["truth_inside"] else "a true value outside its interval"}</li>' if "mean_abs_error" in s else "")
-        + f'<li>{escape(str(report["details"].get("note", "")))}</li>'
+        + (f'<li>{escape(str(report["details"]["note"]))}</li>' if report["details"].get("note") else "")
+        + f'<li>what was read: {escape(Scope.from_json(s["scope"]).sentence())}</li>'
         f'<li>bounds: {escape(_BOUNDS.get(s["bounds"], s["bounds"]))}</li></ul></div>'
     )  # fmt: skip
 

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.scope import scope_of
 from ppdm.attacks.target import Target, parse_target, target_from_dict
 from ppdm.errors import PpdmError
 from ppdm.report.verdict import format_value, measured, not_judged
@@ -131,9 +132,9 @@ def decide(attacks: Sequence[dict[str, Any]], target: Target, defense: dict[str,
     return RELEASE, ["every measure of the target is met", *reasons]
 
 
-#: The result details the record lists as caveats: a subset of trees, a sample, a note, an exact
-#: audit that did not run.
-CAVEATS = ("trees_audited", "sample", "note", "exact_not_run")
+#: The result details the record lists as caveats: a sample, a note, an exact audit that did not
+#: run (what was read, when not the whole model, is the result's :class:`~ppdm.attacks.scope.Scope`).
+CAVEATS = ("sample", "note", "exact_not_run")
 
 
 def _caveats(audit: Any) -> list[str]:
@@ -141,6 +142,9 @@ def _caveats(audit: Any) -> list[str]:
     out = []
     for _, r in _results(audit):
         details = getattr(r, "details", {}) or {}
+        scope = scope_of(details)
+        if not scope.whole:
+            out.append(scope.sentence())
         for key in CAVEATS:
             if details.get(key):
                 out.append(str(details[key]))
@@ -233,8 +237,11 @@ def _baselines(summary: dict[str, Any], role: str) -> dict[str, Any]:
 def model_facts(model: Tree | Forest, audit: Any = None) -> dict[str, Any]:
     """The model's family, learner and hyper-parameters as the file records them, its size and
     what it publishes (and, when ``audit`` audited only some trees, which)."""
+    from ppdm.rules.ruleset import RuleSet
     from ppdm.tree.forest import Forest
 
+    if isinstance(model, RuleSet):  # a membership audit of published rules: no trees, no leaves
+        return _rules_facts(model, audit)
     forest = isinstance(model, Forest)
     algorithm = getattr(model, "algorithm", None)
     regressor = bool(getattr(model, "is_regressor", False))
@@ -259,9 +266,20 @@ def model_facts(model: Tree | Forest, audit: Any = None) -> dict[str, Any]:
         "publishes": _published(model, audit),
         "hyperparameters": _plain(params),
     }
-    subset = [getattr(r, "details", {}).get("trees_audited") for _, r in _results(audit)] if audit is not None else []
+    subset = [scope_of(getattr(r, "details", {}) or {}).asked for _, r in _results(audit)] if audit is not None else []
     out["trees_audited"] = next((s for s in subset if s), None)
     return out
+
+
+def _rules_facts(rules: Any, audit: Any) -> dict[str, Any]:
+    """A published rule set's facts: its thresholds and what it publishes (``trees``, ``leaves``
+    and ``depth`` are null: a rule set has none; its scope counts its rules)."""
+    return {
+        "family": "association rules", "algorithm": "apriori", "regressor": False, "trees": None, "leaves": None, "depth": None,
+        "class_attribute": rules.sensitive, "publishes": rules.publish,
+        "hyperparameters": {"min_support": rules.min_support, "min_confidence": rules.min_confidence, "rules": len(rules.rules)},
+        "trees_audited": None,
+    }  # fmt: skip
 
 
 def _published(model: Tree | Forest, audit: Any) -> str | None:

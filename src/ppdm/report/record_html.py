@@ -42,14 +42,20 @@ def section_html(report: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _size(model: dict[str, Any]) -> str:
+    """A model's trees, leaves and depth ("" for a rule set, which has none)."""
+    if model["trees"] is None:
+        return ""
+    return f"{model['trees']} tree(s), {model['leaves']:,} leaves, depth {model['depth']}, "
+
+
 def _record_tables(record: dict[str, Any]) -> str:
     model = record["model"]
     params = ", ".join(f"{k}={_short(v)}" for k, v in model["hyperparameters"].items()) or "none recorded"
     facts = [
         ("ppdm", record["ppdm"]),
         ("made", record["created"]),
-        ("model", f"{model['family']} ({model['algorithm'] or 'algorithm not recorded'}), {model['trees']} tree(s), {model['leaves']:,} leaves, "
-                  f"depth {model['depth']}, publishing {model['publishes']}"),  # fmt: skip
+        ("model", f"{model['family']} ({model['algorithm'] or 'algorithm not recorded'}), {_size(model)}publishing {model['publishes']}"),
         ("hyper-parameters", params),
         ("threat model", record["threat_model"]["description"]),
     ]

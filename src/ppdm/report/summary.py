@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ppdm.attacks.scope import summary_scope
 from ppdm.report import words
 from ppdm.report.words import counted
 
@@ -71,6 +72,13 @@ def disclosure_lines(details: Mapping[str, Any], summary: Mapping[str, Any]) -> 
             f"  overall divergence D_overall = {details['overall_divergence']:.5f} (natural log; 0 = everything disclosed)"
         )
     return lines + baseline_lines(summary)
+
+
+def read_line(summary: Mapping[str, Any]) -> str:
+    """What the audit read (trees, boosting rounds, rules; rows), from the summary's one
+    :class:`~ppdm.attacks.scope.Scope`: the line the JSON's ``"scope"`` and the report's first card state too."""
+    scope = summary_scope(summary)
+    return scope.line() if scope is not None else ""
 
 
 def riskiest_lines(result: AttackResult, top: int) -> list[str]:
@@ -136,12 +144,13 @@ def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
     mean_left = float(left.sum(axis=1)[result.groups.group_of_record].mean()) if result.groups.n_records else 0.0
     lines = [
         str(d.get("threat_model", "")),
-        f"possible values of {result.sensitive!r} over {words.records(s['records'])} ({d['trees_used']} of {words.trees(d['trees'])} "
-        f"hold them; {d['method']}, {d['passes']} passes{'' if d['converged'] else ', stopped early'}): "
+        f"possible values of {result.sensitive!r} over {words.records(s['records'])} ({d['method']}, {d['passes']} passes"
+        f"{'' if d['converged'] else ', stopped early'}): "
         f"{words.people(d['certain_proved'])} with one value left (certain, proved); on average {mean_left:.2f} of "
         f"{len(result.values)} values left",
     ]
-    for key in ("sample", "trees_audited", "note"):
+    lines.append(read_line(s))
+    for key in ("sample", "note"):
         if key in d:
             lines.append(f"  note: {d[key]}")
     return lines + baseline_lines(s) + baseline_extra_lines(d) + riskiest_lines(result, top)
@@ -153,10 +162,10 @@ def pooled_lines(result: AttackResult, top: int = 5) -> list[str]:
     lines = [
         str(d.get("threat_model", "")),
         f"maximum-entropy estimate of {result.sensitive!r} over {words.records(s['records'])}, approximate: {d['estimate']} "
-        f"({d['trees_pooled']} of {words.trees(d['trees'])} pooled); {words.people(d.get('certain_proved', 0))} with one value left "
-        "(certain, proved)",
+        f"(pooled over the trees read); {words.people(d.get('certain_proved', 0))} with one value left (certain, proved)",
+        read_line(s),
     ]
-    for key in ("sample", "trees_audited", "note"):
+    for key in ("sample", "note"):
         if key in d:
             lines.append(f"  note: {d[key]}")
     return lines + disclosure_lines(d, s) + baseline_extra_lines(d) + riskiest_lines(result, top)
@@ -169,20 +178,19 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
     if result.details.get("method") == "pooled":
         return pooled_lines(result, top)
     d, s = result.details, result.summary()
-    dropped = f" ({d['dropped_rows']:,} rows with missing values left out)" if d.get("dropped_rows") else ""
     rows = ", ".join(f"{k} {v:,}" for k, v in d["constraint_rows"].items()) or "none"
     lines = [
         str(d.get("threat_model", "")),
         f"maximum-entropy audit of {result.sensitive!r} over {words.records(s['records'])} in {s['qi_groups']:,} groups "
-        f"of known values{dropped}; unknowns: {d.get('unknowns', '')}",
+        f"of known values; unknowns: {d.get('unknowns', '')}",
         f"  constraints: {rows}; solved in {d['solver_seconds']:.2f} s ({d['status']}), "
         f"largest violation {d['max_violation']:.1e}",
+        read_line(s),
     ]
     if "sample" in d:
         lines.append(f"  note: {d['sample']} (its published counts are read as bounds)")
-    for key in ("trees_audited", "note"):
-        if key in d:
-            lines.append(f"  note: {d[key]}")
+    if "note" in d:
+        lines.append(f"  note: {d['note']}")
     return lines + disclosure_lines(d, s) + baseline_extra_lines(d) + riskiest_lines(result, top)
 
 
@@ -190,6 +198,8 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
     """The exact audit in a few lines: proved certain, undecided, and the baseline."""
     d, s = proved.details["exact"], proved.summary()
     lines = [] if estimate is not None else [str(proved.details.get("threat_model", ""))]
+    if estimate is None or estimate.summary()["scope"] != s["scope"]:
+        lines.append(read_line(s))
     if estimate is None and "sample" in proved.details:
         lines.append(f"  note: {proved.details['sample']} (its published counts are read as bounds)")
     if estimate is None and "note" in proved.details:

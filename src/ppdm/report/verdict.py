@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ppdm.attacks.scope import summary_scope
 from ppdm.attacks.target import Certain, Confident, LiftOverReference, MembersProved, MiaTpr, RiskMeasure, Target, default_target, people
 from ppdm.report import words
 
@@ -122,20 +123,12 @@ def not_judged(summary: dict[str, Any]) -> str:
 
 def _part_only(summary: dict[str, Any]) -> str:
     """What of the model the audit left out, in words ("" when it read all of it): boosting rounds
-    or trees it could not read, or a subset of trees the user asked for. Disclosure measured on a
-    part is a lower bound, so a target met there is not met by the whole. A boosted model's rounds
-    say which trees gave rows (``trees_left_out`` then lists the trees without class counts, whose
-    leaf values the rounds read)."""
-    rounds = summary.get("rounds")
-    if isinstance(rounds, dict) and rounds.get("left_out"):
-        return f"{rounds['used']:,} of {rounds['trees']:,} boosting trees read"
-    if summary.get("trees_unread"):
-        return f"{words.trees(summary.get('trees_used', 0))} read, {len(summary['trees_unread']):,} not read within the time limit"
-    if summary.get("trees_left_out") and not isinstance(rounds, dict):
-        return f"{words.trees(summary.get('trees_used', 0))} read, {len(summary['trees_left_out']):,} left out"
-    if summary.get("trees_audited"):
-        return f"the trees asked for, {summary['trees_audited']}"
-    return ""
+    or trees it could not read, or a subset of trees the user asked for (the summary's
+    :class:`~ppdm.attacks.scope.Scope`). Disclosure measured on a part is a lower bound, so a
+    target met there is not met by the whole. A boosted model's rounds that gave rows are read,
+    whether or not their trees publish row counts."""
+    scope = summary_scope(summary)
+    return scope.part() if scope is not None else ""
 
 
 def _why_not(measures: list[RiskMeasure], summary: dict[str, Any]) -> str:

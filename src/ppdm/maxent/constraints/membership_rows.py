@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.defaults import WHOLE
 from ppdm.errors import DataError, advising
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
@@ -49,8 +50,6 @@ __all__ = ["MembershipRows", "Mode", "column_patterns", "membership_rows", "tree
 #: How a tree counts the training rows: each once, with bootstrap multiplicities, or unknown.
 Mode = Literal["once", "bootstrap", "unknown"]
 
-#: Counts read from stored fractions (scikit-learn >= 1.4) are whole up to this much.
-WHOLE = 1e-6
 
 
 @dataclass

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from ppdm.defaults import WHOLE
 from ppdm.errors import DataError
 from ppdm.maxent.constraints.membership_rows import MembershipRows, incomplete_population
 from ppdm.rules.ruleset import RuleSet
@@ -36,8 +37,6 @@ RULE_CELL = 0
 #: ``cell`` of a row counting the records its antecedent matches.
 ANTECEDENT_CELL = -1
 
-#: A published support times ``n`` is a whole count up to this share of a record.
-WHOLE = 1e-6
 
 
 def rule_columns(rules: RuleSet) -> list[str]:
