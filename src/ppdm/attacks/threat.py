@@ -156,6 +156,9 @@ class ThreatModel:
             known = tuple(self.known) if isinstance(self.known, Iterable) else None
             if known is None or not all(isinstance(c, str) for c in known):
                 raise PpdmError(f"known must be a list of column names, got {self.known!r:.80}{_as_text('known', known or ())}")
+            twice = _twice(known)
+            if twice is not None:
+                raise PpdmError(f"known: column {twice!r} is listed twice")
             object.__setattr__(self, "known", known)
         individuals = self.known_individuals
         if isinstance(individuals, (str, bytes)) or not isinstance(individuals, Iterable):
@@ -164,9 +167,9 @@ class ThreatModel:
         bad = [i for i in rows if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
         if bad:
             raise PpdmError(f"known_individuals: {bad[0]!r} is not a row number (0 = the first data row)")
-        twice = sorted({int(i) for i in rows if rows.count(i) > 1})
-        if twice:
-            raise PpdmError(f"known_individuals: row {twice[0]} is listed twice")
+        twice = _twice(int(i) for i in rows)
+        if twice is not None:
+            raise PpdmError(f"known_individuals: row {twice} is listed twice")
         object.__setattr__(self, "known_individuals", tuple(int(i) for i in rows))
 
     _class: str | None = field(default=None, repr=False, compare=False)
@@ -324,6 +327,16 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
         )
     except PpdmError as exc:
         raise PpdmError(f"{where}: {exc}") from None
+
+
+def _twice(values: Iterable[Any]) -> Any:
+    """The first value met a second time in ``values`` (in linear time), or ``None``."""
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None
 
 
 def _is_name(value: object) -> bool:
