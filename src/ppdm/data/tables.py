@@ -147,6 +147,8 @@ def _refuse_json(path: Path) -> None:
         head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head.startswith(b"{"):
         return
+    if path.stat().st_size > MAX_JSON_SNIFF_BYTES:
+        raise DataError(f"{path}: starts with '{{' like a JSON document and is {path.stat().st_size:,} bytes: not a CSV table")
     try:
         content = json.loads(path.read_text(encoding="utf-8-sig"))
     except (ValueError, UnicodeDecodeError):
@@ -154,6 +156,29 @@ def _refuse_json(path: Path) -> None:
     if isinstance(content, dict):
         kind = f" ({content['format']})" if isinstance(content.get("format"), str) else ""
         raise DataError(f"{path}: a JSON document{kind}, not a CSV table")
+
+
+#: The largest file starting with ``{`` that :func:`_refuse_json` parses to tell a JSON document.
+MAX_JSON_SNIFF_BYTES = 64 * 2**20
+#: The bytes read at a time when looking for a NUL character through a whole file.
+SCAN_CHUNK_BYTES = 2**20
+
+
+def _refuse_nul(path: Path) -> None:
+    """Refuse a file holding a NUL character anywhere (a binary file, a disk image, a CSV padded
+    with zeros): pandas would read the run of NULs as one field of the last line, in as much
+    memory. Scans in chunks of :data:`SCAN_CHUNK_BYTES`, so memory stays bounded."""
+    line = 1
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(SCAN_CHUNK_BYTES):
+                at = chunk.find(b"\0")
+                if at >= 0:
+                    line += chunk.count(b"\n", 0, at)
+                    raise DataError(f"{path}, line {line:,}: holds a NUL character: a binary file, not a CSV table")
+                line += chunk.count(b"\n")
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def _check_separator(path: Path, sep: str, columns: list[str]) -> None:
@@ -271,7 +296,8 @@ def read_table(
     names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Parse the whole file with pandas (``names``: the file has no header line); parser failures
-    become :class:`DataError`."""
+    become :class:`DataError`; a NUL character anywhere is refused first."""
+    _refuse_nul(path)
     try:
         with warnings.catch_warnings():
             # pandas drops the fields beyond the header's of a too long first row with only a warning
