@@ -158,6 +158,8 @@ def load_yaml(text: str, where: str) -> Any:
         error.problem = f"character {exc.character!r} is not allowed"
         raise error from None
     except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):  # libyaml's bound on nesting
+            raise PpdmError(f"{where}: YAML nested too deeply to read") from None
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
