@@ -38,7 +38,7 @@ from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
-from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
+from ppdm.errors import ArgumentTypeError, DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising, check_flags, shown
 from ppdm.files import write_atomic
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
@@ -440,6 +440,10 @@ def audit(
     :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
     and what its report and release record (:meth:`Audit.release_record`) judge against.
     """
+    check_flags(exact=exact, estimate=estimate, labels=labels, internal=internal, sample=sample)
+    if class_known is not None:
+        check_flags(class_known=class_known)
+    _check_target(target)
     sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
                                  ("reference", reference), ("holdout", holdout)) if isinstance(v, (str, Path))}  # fmt: skip
     if membership is not None:
@@ -547,6 +551,14 @@ class _Population:
     details: dict[str, Any]
 
 
+def _check_target(target: Any) -> None:
+    """Refuse a ``target=`` that is neither a :class:`Target`, its text nor ``None``."""
+    if target is not None and not isinstance(target, (Target, str)):
+        raise ArgumentTypeError(
+            f"target must be a Target or its text (such as 'certain=0,confident=5%@0.9'), got {shown(target, 60)} ({type(target).__name__})"
+        )
+
+
 def _targeted(done: Any, target: Target | str | None, sources: dict[str, Any]) -> Any:
     """``done`` (an :class:`Audit` or :class:`RegressionAudit`) with the target it is judged
     against (the default one when ``target`` is ``None``) and the input files it read."""
@@ -644,7 +656,18 @@ def _as_table(data: Any) -> Any:
         from ppdm.data.datasets import load_csv
 
         return load_csv(data)[0]
+    if type(data).__module__.split(".")[0] == "polars":
+        try:
+            data = data.to_pandas()
+        except Exception as exc:  # polars needs pyarrow to convert
+            raise DataError(f"data is a polars DataFrame and converting it failed ({type(exc).__name__}): pass data.to_pandas()") from None
     if isinstance(data, pd.DataFrame):
+        if not data.index.is_unique:
+            repeated = data.index[data.index.duplicated()][0]
+            raise DataError(
+                f"data's index repeats the row id {shown(repeated)}: people() names each person by it; "
+                "pass data.reset_index(drop=True) (row ids from 0) or give each row its own id"
+            )
         return text_columns(data)
     if is_dask(data):
         return data

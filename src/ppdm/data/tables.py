@@ -361,7 +361,11 @@ def _refuse_stray_text(series: pd.Series, column: str, path: Path, sep: str, hea
     values = series.dropna()
     if len(values) < 20:
         return
-    numbers = pd.to_numeric(values, errors="coerce")
+    try:
+        numbers = pd.to_numeric(values, errors="coerce")
+    except OverflowError:  # an integer beyond 64 bits (400 nines): pandas gives up on the whole column
+        _refuse_huge_number(series, column, path, sep, header)
+        raise DataError(f"{path}: column {column!r} holds a number too large to read: fix it or declare it missing (--na-values)") from None
     stray = numbers.isna().to_numpy()
     texts = pd.unique(values[stray])
     if not stray.any() or (~stray).mean() < NUMERIC_SHARE or len(texts) > STRAY_VALUES:
@@ -373,6 +377,21 @@ def _refuse_stray_text(series: pd.Series, column: str, path: Path, sep: str, hea
         f"{path}, {where}: column {column!r} holds numbers ({int((~stray).sum()):,} of {len(values):,}) but also "
         f"{series.iloc[row]!r}: fix the value or declare it missing (--na-values); read as text, every number would be a category"
     )
+
+
+def _refuse_huge_number(series: pd.Series, column: str, path: Path, sep: str, header: bool = True) -> None:
+    """Refuse the first value of ``series`` that is a number beyond float range, naming its line."""
+    texts = series.astype(str).to_numpy()
+    for row, text in enumerate(texts):
+        try:
+            number = float(text)
+        except (ValueError, OverflowError):
+            continue
+        if not np.isfinite(number) and text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan"):
+            line = _file_line(path, sep, row, header)
+            where = f"line {line}" if line is not None else f"data row {row + 1}"
+            shown = text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text):,} characters)"
+            raise DataError(f"{path}, {where}: column {column!r} holds {shown}, a number beyond any float: fix it or declare it missing (--na-values)")
 
 
 def _refuse_infinite(series: pd.Series, column: str, path: Path, sep: str, header: bool = True) -> None:
