@@ -490,6 +490,7 @@ def audit(
         return _targeted(RegressionAudit(published, resolved, intervals, counted, dropped), target, sources)
     if tolerance or domain is not None:
         raise PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes")
+    _check_split_columns(table, published)
     if is_dask(table):
         if exact:
             raise PpdmError("the exact audit works on a pandas table: audit the counted groups in memory")
@@ -706,6 +707,14 @@ def _as_threat(threat: ThreatModel | dict[str, Any] | str | Path | None) -> Thre
     if isinstance(threat, (str, Path)):
         return load_threat(threat)
     raise PpdmError(f"threat must be a ThreatModel, a mapping of its keys or a YAML file, got {type(threat).__name__}")
+
+
+def _check_split_columns(table: Any, model: Model) -> None:
+    """Refuse a table without a column the model splits on, naming it, before the attacker is
+    resolved (a later constraint named the sensitive column instead)."""
+    missing = [c for c in model.split_attributes if c not in set(table.columns)]
+    if missing:
+        raise DataError(f"the {'forest' if isinstance(model, Forest) else 'tree'} splits on column(s) missing from the data: {', '.join(map(repr, missing))}")
 
 
 def audit_columns(model: Model, threat: ThreatModel) -> list[str]:

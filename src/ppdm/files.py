@@ -181,11 +181,15 @@ def _count_yaml_nodes(text: str, where: str) -> None:
     count = 0
     for event in yaml.parse(text, Loader=loader):
         if isinstance(event, yaml.AliasEvent):
-            raise PpdmError(f"{where} line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not read: write the values out")
+            raise PpdmError(f"{where} line {_line(event)}: YAML aliases (*{event.anchor}) are not read: write the values out")
         count += isinstance(event, nodes)
         if count > MAX_YAML_NODES:
-            line = event.start_mark.line + 1
-            raise PpdmError(f"{where} line {line:,}: more than {MAX_YAML_NODES:,} YAML values (texts, numbers, lists): far more than a settings file holds")
+            raise PpdmError(f"{where} line {_line(event):,}: more than {MAX_YAML_NODES:,} YAML values (texts, numbers, lists): far more than a settings file holds")
+
+
+def _line(event: Any) -> int:
+    """The 1-based line a YAML event starts on."""
+    return int(getattr(event.start_mark, "line", -1)) + 1
 
 
 @contextmanager

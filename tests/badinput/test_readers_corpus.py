@@ -486,3 +486,11 @@ def test_published_copies_node_by_node_sharing_nothing_mutable(tree, monkeypatch
     assert tree.nodes[0].counts[0] + 1 == shown_tree.nodes[0].counts[0] and 99 not in tree.nodes[0].children
     labels = tree.published("labels")
     assert all(n.counts is None for n in labels.nodes) and all(n.counts is not None for n in tree.nodes)
+
+
+# -- the culprit named ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("threat", [None, THREAT], ids=["default-threat", "declared-threat"])
+def test_a_table_without_a_split_column_names_that_column(tree, frame, raises, threat):
+    split = tree.root.split.attribute
+    known = ppdm.ThreatModel(known=tuple(c for c in ("parents", "health", "form") if c != split)) if threat is not None else None
+    raises(lambda: ppdm.audit(tree, frame.drop(columns=[split]), known), DataError, "the tree splits on column(s) missing from the data", repr(split))
