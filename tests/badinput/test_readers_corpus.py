@@ -494,3 +494,21 @@ def test_a_table_without_a_split_column_names_that_column(tree, frame, raises, t
     split = tree.root.split.attribute
     known = ppdm.ThreatModel(known=tuple(c for c in ("parents", "health", "form") if c != split)) if threat is not None else None
     raises(lambda: ppdm.audit(tree, frame.drop(columns=[split]), known), DataError, "the tree splits on column(s) missing from the data", repr(split))
+
+
+def test_a_tree_fitted_with_sample_weights_is_explained(frame, raises):
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = pd.get_dummies(frame.drop(columns=["class"]), prefix_sep="_")
+    weights = np.where(frame["class"] == frame["class"].iloc[0], 2.0, 1.0)
+    model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, frame["class"], sample_weight=weights)
+    raises(lambda: ppdm.audit(model, frame), DataError, f"the table has {len(frame)} records", "fitted with sample_weight", "sums of weights")
+
+
+@pytest.mark.parametrize("kind", ["LGBMClassifier", "LGBMRegressor"])
+def test_an_unfitted_lightgbm_model_is_called_unfitted(frame, kind):
+    lightgbm = pytest.importorskip("lightgbm")
+    from ppdm.errors import NotFittedError
+
+    with pytest.raises(NotFittedError, match=f"^the {kind} is not fitted: call fit"):
+        ppdm.from_estimator(getattr(lightgbm, kind)(), frame)
