@@ -39,7 +39,7 @@ from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.defend.search import defend  # the function itself, so that help() and inspect.signature show it
-from ppdm.errors import DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising
+from ppdm.errors import ArgumentTypeError, DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising, check_flags, shown
 from ppdm.files import ReadFiles, recording_reads, write_atomic
 from ppdm.progress import Progress, Step, reporting
 from ppdm.progress import report as report_step
@@ -503,6 +503,10 @@ def _audit(
     tree_rows = _tree_rows(progress)
     solver_progress = solver_progress if solver_progress is not None else _solver_steps(progress)
     exact_progress = exact_progress if exact_progress is not None else _exact_steps(progress)
+    check_flags(exact=exact, estimate=estimate, labels=labels, internal=internal, sample=sample)
+    if class_known is not None:
+        check_flags(class_known=class_known)
+    _check_target(target)
     sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
                                  ("reference", reference), ("holdout", holdout)) if _hashable(v)}  # fmt: skip
     if membership is not None:
@@ -552,6 +556,7 @@ def _audit(
             PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes"),
             "tolerance= and domain=", None, "--tolerance and --domain",
         )
+    _check_split_columns(table, published)
     if is_dask(table):
         if exact:
             raise PpdmError("the exact audit works on a pandas table: audit the counted groups in memory")
@@ -698,6 +703,14 @@ def _hashable(value: Any) -> bool:
     return isinstance(value, (str, Path, pd.DataFrame))
 
 
+def _check_target(target: Any) -> None:
+    """Refuse a ``target=`` that is neither a :class:`Target`, its text nor ``None``."""
+    if target is not None and not isinstance(target, (Target, str)):
+        raise ArgumentTypeError(
+            f"target must be a Target or its text (such as 'certain=0,confident=5%@0.9'), got {shown(target, 60)} ({type(target).__name__})"
+        )
+
+
 def _targeted(done: Any, target: Target | str | None, sources: dict[str, Any]) -> Any:
     """``done`` (an :class:`Audit` or :class:`RegressionAudit`) with the target it is judged
     against (the default one when ``target`` is ``None``) and the input files it read."""
@@ -795,7 +808,18 @@ def _as_table(data: Any) -> Any:
         from ppdm.data.datasets import load_csv
 
         return load_csv(data)[0]
+    if type(data).__module__.split(".")[0] == "polars":
+        try:
+            data = data.to_pandas()
+        except Exception as exc:  # polars needs pyarrow to convert
+            raise DataError(f"data is a polars DataFrame and converting it failed ({type(exc).__name__}): pass data.to_pandas()") from None
     if isinstance(data, pd.DataFrame):
+        if not data.index.is_unique:
+            repeated = data.index[data.index.duplicated()][0]
+            raise DataError(
+                f"data's index repeats the row id {shown(repeated)}: people() names each person by it; "
+                "pass data.reset_index(drop=True) (row ids from 0) or give each row its own id"
+            )
         return text_columns(data)
     if is_dask(data):
         return data
@@ -834,6 +858,14 @@ def _as_threat(threat: ThreatModel | dict[str, Any] | str | Path | None) -> Thre
     if isinstance(threat, (str, Path)):
         return load_threat(threat)
     raise PpdmError(f"threat must be a ThreatModel, a mapping of its keys or a YAML file, got {type(threat).__name__}")
+
+
+def _check_split_columns(table: Any, model: Model) -> None:
+    """Refuse a table without a column the model splits on, naming it, before the attacker is
+    resolved (a later constraint named the sensitive column instead)."""
+    missing = [c for c in model.split_attributes if c not in set(table.columns)]
+    if missing:
+        raise DataError(f"the {'forest' if isinstance(model, Forest) else 'tree'} splits on column(s) missing from the data: {', '.join(map(repr, missing))}")
 
 
 def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
@@ -1068,10 +1100,15 @@ def _check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray 
     if expected is None or abs(rows + dropped - expected) <= 1e-6 * max(expected, 1.0):
         return None
     left_out = f" (and {dropped:,} left out for missing values)" if dropped else ""
+    weighted = (
+        " (a scikit-learn model fitted with sample_weight or class_weight counts weighted records: its counts are sums of weights, "
+        "which no table of records matches; refit it without weights to audit it)"
+        if getattr(model, "algorithm", None) == "sklearn" else ""
+    )
     if not sample:
         raise advising(
             DataError(
-                f"the table has {rows:,.0f} record{'' if rows == 1 else 's'}{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
+                f"the table has {rows:,.0f} record{'' if rows == 1 else 's'}{left_out} but the model was trained on {expected:,.0f}{weighted}: audit the rows the "
                 "model was fitted on, or declare the table a sample (sample=True)"
             ),
             "sample=True", "sample",

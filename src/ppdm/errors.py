@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 __all__ = [
     "AnonymityError",
+    "ArgumentTypeError",
     "AttackError",
     "DataError",
     "HierarchyError",
@@ -83,6 +84,35 @@ def advising(error: E, python_advice: str, argument: str | None = None, advice: 
     (an ``argument``); the command line prints ``advice`` instead (see :class:`PpdmError`)."""
     error.python_advice, error.argument, error.advice = python_advice, argument, advice
     return error
+
+
+class ArgumentTypeError(PpdmError, TypeError):
+    """A Python argument of the wrong type (the text ``'no'`` where a flag takes True or False)."""
+
+
+def plain(value: Any) -> Any:
+    """``value`` as the plain Python value a message prints: a numpy scalar (``np.int64(3)``,
+    ``np.str_('personal')``) as its ``int``, ``float``, ``str`` or ``bool``; a tuple or list of them likewise."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(plain(v) for v in value)
+    item = getattr(value, "item", None)
+    if type(value).__module__ == "numpy" and callable(item) and getattr(value, "ndim", None) == 0:
+        return item()
+    return value
+
+
+def shown(value: Any, width: int = 80) -> str:
+    """How a message shows a value: the ``repr`` of its :func:`plain` form, cut to ``width`` characters."""
+    text = repr(plain(value))
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def check_flags(**flags: Any) -> None:
+    """Refuse a flag that is not ``True`` or ``False`` (a numpy boolean counts as one): the text
+    ``'no'`` would otherwise read as true. :class:`ArgumentTypeError` naming the parameter."""
+    for name, value in flags.items():
+        if not (isinstance(value, bool) or type(value).__name__ == "bool" and type(value).__module__ == "numpy"):
+            raise ArgumentTypeError(f"{name} must be True or False, got {shown(value)} ({type(value).__name__})")
 
 
 # --------------------------------------------------------------------------------------------

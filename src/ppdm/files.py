@@ -47,6 +47,11 @@ MAX_TEXT_BYTES = 16 * 2**20
 #: The largest model file read (a forest of thousands of deep trees is a few hundred megabytes).
 MAX_MODEL_BYTES = 2**30
 
+#: The most values (texts, numbers, lists, mappings) a YAML file may hold: a threat model lists
+#: columns and rows, a hierarchy its values; PyYAML holds some 700 bytes and 70 µs per value,
+#: so a 12 MB list of 3 million would take gigabytes and minutes.
+MAX_YAML_NODES = 200_000
+
 
 def finite_number(x: Any) -> bool:
     """Whether ``x`` (read from a file) is a finite number: an int or float, not a boolean, not NaN
@@ -154,15 +159,7 @@ def load_yaml(text: str, where: str) -> Any:
     errors name ``where`` and the line."""
     import yaml
 
-    class _Loader(yaml.SafeLoader):
-        def compose_node(self, parent: Any, index: Any) -> Any:
-            if self.check_event(yaml.AliasEvent):
-                event = self.peek_event()
-                raise PpdmError(
-                    f"{where} line {event.start_mark.line + 1}: YAML aliases (*{event.anchor}) are not read: write the values out"
-                )
-            return super().compose_node(parent, index)
-
+    class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             seen: dict[Any, int] = {}
             for key_node, _ in node.value:
@@ -176,12 +173,15 @@ def load_yaml(text: str, where: str) -> Any:
             return super().construct_mapping(node, deep=deep)
 
     try:
+        _count_yaml_nodes(text, where)
         return yaml.load(text, Loader=_Loader)
     except yaml.reader.ReaderError as exc:
         error = YamlSyntaxError(f"{where}: not valid YAML (character {exc.character!r} at position {exc.position:,} is not allowed in YAML text)")
         error.problem = f"character {exc.character!r} is not allowed"
         raise error from None
     except yaml.YAMLError as exc:
+        if "maximum nesting depth" in str(getattr(exc, "problem", "")):  # libyaml's bound on nesting
+            raise PpdmError(f"{where}: YAML nested too deeply to read") from None
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
@@ -266,6 +266,28 @@ class ReadFiles:
 
 
 _READING: ContextVar[tuple[ReadFiles, ...]] = ContextVar("ppdm_reading", default=())
+
+
+def _count_yaml_nodes(text: str, where: str) -> None:
+    """Refuse YAML ``text`` holding an alias or more than :data:`MAX_YAML_NODES` values, found by streaming its
+    parse events (libyaml's when installed: seconds for millions, in constant memory) before any
+    is built."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    nodes = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    count = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise PpdmError(f"{where} line {_line(event)}: YAML aliases (*{event.anchor}) are not read: write the values out")
+        count += isinstance(event, nodes)
+        if count > MAX_YAML_NODES:
+            raise PpdmError(f"{where} line {_line(event):,}: more than {MAX_YAML_NODES:,} YAML values (texts, numbers, lists): far more than a settings file holds")
+
+
+def _line(event: Any) -> int:
+    """The 1-based line a YAML event starts on."""
+    return int(getattr(event.start_mark, "line", -1)) + 1
 
 
 @contextmanager

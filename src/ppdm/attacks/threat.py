@@ -48,7 +48,7 @@ import pandas as pd
 from ppdm.data.roles import Roles
 from ppdm.data.roles import check_varies as check_varies  # re-exported: the defense search reads data through attacks
 from ppdm.data.roles import text_columns as text_columns  # re-exported, likewise
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import ArgumentTypeError, DataError, PpdmError, check_flags, shown
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -142,20 +142,30 @@ class ThreatModel:
             raise PpdmError(f"known must be a list of column names, not the text {self.known!r}: write known=[{self.known!r}]")
         if self.sensitive is not None and not isinstance(self.sensitive, str):
             raise PpdmError(f"sensitive must be one column name, got {self.sensitive!r}{_as_text('sensitive', [self.sensitive])}")
-        if not isinstance(self.class_known, bool):
-            raise PpdmError(f"class_known must be True or False, got {self.class_known!r}")
+        if self.sensitive is not None:
+            object.__setattr__(self, "sensitive", str(self.sensitive))  # np.str_ as plain text, in messages too
+        check_flags(class_known=self.class_known)
+        object.__setattr__(self, "class_known", bool(self.class_known))
         if self.outputs is not None and self.outputs not in OUTPUTS:
             raise PpdmError(f"outputs must be one of {', '.join(OUTPUTS)} (what the attacker sees of the model's answer about each person), got {self.outputs!r}")
         if self.preset is not None and self.preset not in PRESETS:
             raise PpdmError(f"unknown threat preset {self.preset!r} (choose one of: {', '.join(PRESETS)})")
-        if self.sa_published is not None and not isinstance(self.sa_published, bool):
-            raise PpdmError(f"sa_published must be True, False or None, got {self.sa_published!r}")
+        if self.sa_published is not None:
+            try:
+                check_flags(sa_published=self.sa_published)
+            except ArgumentTypeError:
+                raise ArgumentTypeError(f"sa_published must be True, False or None, got {shown(self.sa_published)}") from None
+            object.__setattr__(self, "sa_published", bool(self.sa_published))
         if self.publish is not None:
             object.__setattr__(self, "publish", Disclosure.parse(self.publish))
         if self.known is not None:
             known = tuple(self.known) if isinstance(self.known, Iterable) else None
             if known is None or not all(isinstance(c, str) for c in known):
                 raise PpdmError(f"known must be a list of column names, got {self.known!r:.80}{_as_text('known', known or ())}")
+            known = tuple(str(c) for c in known)
+            twice = _twice(known)
+            if twice is not None:
+                raise PpdmError(f"known: column {twice!r} is listed twice")
             object.__setattr__(self, "known", known)
         individuals = self.known_individuals
         if isinstance(individuals, (str, bytes)) or not isinstance(individuals, Iterable):
@@ -164,9 +174,9 @@ class ThreatModel:
         bad = [i for i in rows if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
         if bad:
             raise PpdmError(f"known_individuals: {bad[0]!r} is not a row number (0 = the first data row)")
-        twice = sorted({int(i) for i in rows if rows.count(i) > 1})
-        if twice:
-            raise PpdmError(f"known_individuals: row {twice[0]} is listed twice")
+        twice = _twice(int(i) for i in rows)
+        if twice is not None:
+            raise PpdmError(f"known_individuals: row {twice} is listed twice")
         object.__setattr__(self, "known_individuals", tuple(int(i) for i in rows))
 
     _class: str | None = field(default=None, repr=False, compare=False)
@@ -324,6 +334,16 @@ def threat_from_dict(spec: Mapping[str, object], where: str = "threat model") ->
         )
     except PpdmError as exc:
         raise PpdmError(f"{where}: {exc}") from None
+
+
+def _twice(values: Iterable[Any]) -> Any:
+    """The first value met a second time in ``values`` (in linear time), or ``None``."""
+    seen: set[Any] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None
 
 
 def _is_name(value: object) -> bool:

@@ -109,6 +109,10 @@ def text_columns(frame: pd.DataFrame) -> pd.DataFrame:
     with the same text (``1`` and ``"1"``) are refused, naming it. ``frame`` itself when every
     name is text already."""
     names = list(frame.columns)
+    repeated = frame.columns[frame.columns.duplicated()]
+    if len(repeated):
+        raise DataError(f"the table has two columns named {plain_value(repeated[0])!r}: rename or drop one")
+    _refuse_unread_types(frame)
     if all(isinstance(c, str) for c in names):
         return frame
     text = [str(c) for c in names]
@@ -116,6 +120,22 @@ def text_columns(frame: pd.DataFrame) -> pd.DataFrame:
     if twice is not None:
         raise DataError(f"the table has two columns named {twice!r} once their names are read as text: rename one")
     return frame.set_axis(text, axis=1)
+
+
+def _refuse_unread_types(frame: pd.DataFrame) -> None:
+    """Refuse a column of complex numbers (numpy would silently keep only their real parts) or of
+    dates and durations (a model splits on categories or numbers: each date would be a value of
+    its own, outside every split), naming it and saying how to convert it."""
+    from pandas.api.types import is_complex_dtype, is_datetime64_any_dtype, is_timedelta64_dtype
+
+    for name, dtype in frame.dtypes.items():
+        if is_complex_dtype(dtype):
+            raise DataError(f"column {plain_value(name)!r} holds complex numbers: give its real part (or the numbers as text) explicitly")
+        if is_datetime64_any_dtype(dtype) or is_timedelta64_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
+            raise DataError(
+                f"column {plain_value(name)!r} holds dates or durations ({dtype}): convert it to the numbers or texts the model "
+                "was fitted on (e.g. .dt.year, or .astype(str))"
+            )
 
 
 def check_varies(frame: pd.DataFrame, column: str, role: str, consequence: str) -> None:

@@ -147,6 +147,8 @@ def _refuse_json(path: Path) -> None:
         head = handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head.startswith(b"{"):
         return
+    if path.stat().st_size > MAX_JSON_SNIFF_BYTES:
+        raise DataError(f"{path}: starts with '{{' like a JSON document and is {path.stat().st_size:,} bytes: not a CSV table")
     try:
         content = json.loads(path.read_text(encoding="utf-8-sig"))
     except (ValueError, UnicodeDecodeError):
@@ -154,6 +156,29 @@ def _refuse_json(path: Path) -> None:
     if isinstance(content, dict):
         kind = f" ({content['format']})" if isinstance(content.get("format"), str) else ""
         raise DataError(f"{path}: a JSON document{kind}, not a CSV table")
+
+
+#: The largest file starting with ``{`` that :func:`_refuse_json` parses to tell a JSON document.
+MAX_JSON_SNIFF_BYTES = 64 * 2**20
+#: The bytes read at a time when looking for a NUL character through a whole file.
+SCAN_CHUNK_BYTES = 2**20
+
+
+def _refuse_nul(path: Path) -> None:
+    """Refuse a file holding a NUL character anywhere (a binary file, a disk image, a CSV padded
+    with zeros): pandas would read the run of NULs as one field of the last line, in as much
+    memory. Scans in chunks of :data:`SCAN_CHUNK_BYTES`, so memory stays bounded."""
+    line = 1
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(SCAN_CHUNK_BYTES):
+                at = chunk.find(b"\0")
+                if at >= 0:
+                    line += chunk.count(b"\n", 0, at)
+                    raise DataError(f"{path}, line {line:,}: holds a NUL character: a binary file, not a CSV table")
+                line += chunk.count(b"\n")
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def _check_separator(path: Path, sep: str, columns: list[str]) -> None:
@@ -271,7 +296,8 @@ def read_table(
     names: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Parse the whole file with pandas (``names``: the file has no header line); parser failures
-    become :class:`DataError`."""
+    become :class:`DataError`; a NUL character anywhere is refused first."""
+    _refuse_nul(path)
     try:
         with warnings.catch_warnings():
             # pandas drops the fields beyond the header's of a too long first row with only a warning
@@ -335,7 +361,11 @@ def _refuse_stray_text(series: pd.Series, column: str, path: Path, sep: str, hea
     values = series.dropna()
     if len(values) < 20:
         return
-    numbers = pd.to_numeric(values, errors="coerce")
+    try:
+        numbers = pd.to_numeric(values, errors="coerce")
+    except OverflowError:  # an integer beyond 64 bits (400 nines): pandas gives up on the whole column
+        _refuse_huge_number(series, column, path, sep, header)
+        raise DataError(f"{path}: column {column!r} holds a number too large to read: fix it or declare it missing (--na-values)") from None
     stray = numbers.isna().to_numpy()
     texts = pd.unique(values[stray])
     if not stray.any() or (~stray).mean() < NUMERIC_SHARE or len(texts) > STRAY_VALUES:
@@ -347,6 +377,21 @@ def _refuse_stray_text(series: pd.Series, column: str, path: Path, sep: str, hea
         f"{path}, {where}: column {column!r} holds numbers ({int((~stray).sum()):,} of {len(values):,}) but also "
         f"{series.iloc[row]!r}: fix the value or declare it missing (--na-values); read as text, every number would be a category"
     )
+
+
+def _refuse_huge_number(series: pd.Series, column: str, path: Path, sep: str, header: bool = True) -> None:
+    """Refuse the first value of ``series`` that is a number beyond float range, naming its line."""
+    texts = series.astype(str).to_numpy()
+    for row, text in enumerate(texts):
+        try:
+            number = float(text)
+        except (ValueError, OverflowError):
+            continue
+        if not np.isfinite(number) and text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan"):
+            line = _file_line(path, sep, row, header)
+            where = f"line {line}" if line is not None else f"data row {row + 1}"
+            shown = text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text):,} characters)"
+            raise DataError(f"{path}, {where}: column {column!r} holds {shown}, a number beyond any float: fix it or declare it missing (--na-values)")
 
 
 def _refuse_infinite(series: pd.Series, column: str, path: Path, sep: str, header: bool = True) -> None:

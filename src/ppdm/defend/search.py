@@ -73,7 +73,7 @@ from ppdm.defend.forest_candidates import (
     retrain_cost,
 )
 from ppdm.defend.membership import MembershipPopulation, membership_evidence, membership_population
-from ppdm.errors import DataError, ModelImportError, PpdmError, advising
+from ppdm.errors import ArgumentTypeError, DataError, ModelImportError, PpdmError, advising, shown
 from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.progress import Progress, Step, resolve
@@ -278,6 +278,13 @@ def defend(
     start = time.monotonic()
     model, data, threat, target = _model_first(model, data, threat, target, legacy)
     data = _check_data(data)
+    if not isinstance(target, (Target, str)):
+        raise ArgumentTypeError(
+            f"target must be a Target or its text (such as 'certain=0,confident=5%@0.9'), got {shown(target, 60)} ({type(target).__name__}): "
+            "defend(model, data, threat, target)"
+        )
+    if threat is not None and not isinstance(threat, ThreatModel):
+        raise ArgumentTypeError(f"threat must be a ThreatModel, got {shown(threat, 60)} ({type(threat).__name__})")
     target = parse_target(target) if isinstance(target, str) else target
     risk_name = target.measure(risk).name if risk is not None else target.measures[0].name
     families = check_families(list(families))

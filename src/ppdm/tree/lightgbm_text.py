@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError, advising
+from ppdm.errors import ModelImportError, NotFittedError, advising
 from ppdm.tree.boosting import FlatTree, build_tree, counts_from_gradients, resolve_classes, whole
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
@@ -176,6 +176,8 @@ def _read(model: Any) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, s
         return dict(model), [_from_dump(t, i) for i, t in enumerate(model["tree_info"])], {}
     if hasattr(model, "booster_"):
         model = model.booster_
+    elif type(model).__module__.split(".")[0] == "lightgbm" and hasattr(type(model), "booster_"):  # booster_ raises before fit
+        raise NotFittedError(f"the {type(model).__name__} is not fitted: call fit(X, y) on the training table first")
     if hasattr(model, "model_to_string"):
         return _parse_text(model.model_to_string(), "model")
     if isinstance(model, str) and model.startswith("tree\n"):

@@ -284,7 +284,9 @@ class Tree:
     def published(self, disclosure: Disclosure | str | None = None) -> Tree:
         """A copy holding only what ``disclosure`` (default: the tree's own level) reveals."""
         level = self.disclosure if disclosure is None else Disclosure.parse(disclosure)
-        out = copy.deepcopy(self)
+        out = copy.copy(self)  # node by node, not copy.deepcopy: linear in the nodes, whatever the depth
+        out.nodes = [_copy_node(node) for node in self.nodes]
+        out.attributes = dict(self.attributes)
         out.disclosure = level
         if level is Disclosure.CLASS_COUNTS:
             return out
@@ -312,6 +314,15 @@ class Tree:
             f"nodes={self.n_nodes}, leaves={self.n_leaves}, depth={self.depth}, "
             f"classes={list(self.classes)!r}, disclosure={self.disclosure.value!r})"
         )
+
+
+def _copy_node(node: Node) -> Node:
+    """A copy of ``node`` sharing nothing mutable with it (its counts and children are copied;
+    its split and candidates are immutable)."""
+    out = copy.copy(node)
+    out.counts = None if node.counts is None else node.counts.copy()
+    out.children = list(node.children)
+    return out
 
 
 def encode_columns(

@@ -48,6 +48,12 @@ SKOPS_TRUSTED = (
 )
 
 
+#: A skops archive's member may inflate to at most this many times its compressed size (a tree's
+#: arrays and schema compress a few times, a zip bomb a thousand) or the floor, whichever is
+#: larger; all members together likewise against the archive's size.
+SKOPS_INFLATION, SKOPS_MEMBER_FLOOR, SKOPS_INFLATED_FLOOR = 30, 32 * 2**20, 256 * 2**20
+
+
 def save_model(model: Tree | Forest, path: str | Path) -> None:
     """Write ``model`` to ``path`` in ppdm's JSON (``ppdm-forest`` or ``ppdm-tree``), atomically."""
     from ppdm.tree.forest_io import save_forest
@@ -151,8 +157,11 @@ def _skops(p: Path) -> Any:
         import skops.io as sio
     except ImportError:
         raise ModelImportError('reading a .skops file needs skops: pip install "ppdm[skops]"') from None
+    _check_archive(p)
     try:
         untrusted = sio.get_untrusted_types(file=p)
+    except MemoryError:
+        raise TreeFormatError("ran out of memory reading the skops file") from None
     except Exception:  # a zip that is not a skops file: skops raises several types
         raise TreeFormatError("a zip archive but not a skops model file") from None
     refused = sorted(set(untrusted) - set(SKOPS_TRUSTED))
@@ -161,4 +170,65 @@ def _skops(p: Path) -> Any:
             f"the skops file holds types ppdm does not load ({', '.join(refused[:3])}{', ...' if len(refused) > 3 else ''}): "
             "only scikit-learn trees, forests, gradient boosting and encoding pipelines are read"
         )
-    return sio.load(p, trusted=list(untrusted))
+    try:
+        return sio.load(p, trusted=list(untrusted))
+    except MemoryError:
+        raise TreeFormatError("ran out of memory reading the skops file") from None
+
+
+def _check_archive(p: Path) -> None:
+    """Refuse a skops archive whose members would inflate beyond bounds before skops reads any:
+    their declared sizes (which :mod:`zipfile` holds every member to) against
+    :data:`SKOPS_INFLATION`, and each ``.npy`` array's header
+    (its shape times its item size) against the bytes the member holds."""
+    import zipfile
+    import zlib
+
+    try:
+        with zipfile.ZipFile(p) as archive:
+            members = archive.infolist()
+            if "schema.json" not in {m.filename for m in members}:
+                raise TreeFormatError("a zip archive but not a skops model file (it has no schema.json)")
+            for member in members:
+                if member.file_size > max(SKOPS_MEMBER_FLOOR, SKOPS_INFLATION * member.compress_size):
+                    raise TreeFormatError(
+                        f"the skops member {member.filename} inflates from {member.compress_size:,} to {member.file_size:,} bytes, "
+                        f"more than {SKOPS_INFLATION} times: not read"
+                    )
+            budget = max(SKOPS_INFLATED_FLOOR, SKOPS_INFLATION * p.stat().st_size)
+            inflated = sum(m.file_size for m in members)
+            if inflated > budget:
+                largest = max(members, key=lambda m: m.file_size)
+                raise TreeFormatError(
+                    f"the skops archive inflates to {inflated:,} bytes ({largest.filename} alone {largest.file_size:,}), "
+                    f"more than {SKOPS_INFLATION} times its size: not read"
+                )
+            for member in members:
+                if member.filename.endswith(".npy"):
+                    _check_array(archive, member)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise TreeFormatError(f"a zip archive but not a skops model file ({exc})") from None
+    except OSError as exc:
+        raise TreeFormatError(f"cannot read it ({exc.strerror or exc})") from None
+
+
+def _check_array(archive: Any, member: Any) -> None:
+    """Refuse an ``.npy`` member whose header declares more data than the member holds (numpy
+    would allocate the declared array before finding the data short)."""
+    import numpy as np
+    from numpy.lib import format as npy
+
+    with archive.open(member) as handle:
+        try:
+            version = npy.read_magic(handle)
+            header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+            shape, _, dtype = header(handle)
+        except (ValueError, SyntaxError, TypeError) as exc:
+            raise TreeFormatError(f"the skops array {member.filename} has no valid numpy header ({str(exc)[:80]})") from None
+        declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        held = member.file_size - handle.tell()
+    if declared > held:
+        shown = "×".join(f"{int(n):,}" for n in shape)
+        raise TreeFormatError(
+            f"the skops array {member.filename} declares {shown} values of {dtype} ({declared:,} bytes) but holds {held:,} bytes"
+        )
