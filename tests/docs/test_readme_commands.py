@@ -34,6 +34,15 @@ def test_the_first_command_installs_and_runs_the_main_job():
     assert "pip install ." in install and " ppdm audit " in install and "--dataset adult" in install
 
 
+def test_ci_runs_the_readme_first_command_in_a_fresh_clone():
+    """`.ci/run` reads the first command from README.md (so it runs it verbatim) and runs it in a
+    clone with nothing beside it, then checks the clone stays clean."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'open("README.md"' in script and ")[0].strip()" in script
+    assert 'git clone -q . "$scratch/ppdm"' in script and 'bash -euo pipefail -c "$first"' in script
+    assert "status --porcelain" in script
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
     _, test_command = readme_commands()
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
