@@ -57,3 +57,11 @@ def test_what_the_first_command_writes_is_ignored_by_git():
     done = subprocess.run(["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True)
     ignored = set(done.stdout.split())
     assert ignored == set(outputs), f"not ignored by .gitignore: {sorted(set(outputs) - ignored)}"
+
+
+def test_the_readme_and_docs_name_no_folder_beside_the_repository():
+    """A user's clone has nothing beside it: the README and docs/ never send the reader to
+    ``../shared`` or ``/work`` (an optional Bank Loan copy may be named in docs/, never in the README)."""
+    assert "../shared" not in (ROOT / "README.md").read_text(encoding="utf-8")
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        assert "/work/" not in path.read_text(encoding="utf-8"), path
