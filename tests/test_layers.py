@@ -1,4 +1,4 @@
-"""The layer table of DESIGN.md ("Packages (src/ppdm/)") holds for every import under src/ppdm.
+"""The layer table of docs/architecture.md ("Packages (src/ppdm/)") holds for every import under src/ppdm.
 
 Every ``import`` / ``from ... import`` of ppdm code is read with :mod:`ast`, wherever it sits:
 module level, inside functions, under ``if TYPE_CHECKING``, relative forms (``from . import x``),
@@ -25,7 +25,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SRC = REPO / "src"
 PACKAGE = SRC / "ppdm"
-DESIGN = REPO.parent / "shared" / "DESIGN.md"
+DESIGN = REPO / "docs" / "architecture.md"  # the architecture document, in the repository
 EVERYONE = {"errors", "files", "progress", "defaults"}  # importable by every row: errors, writing output files whole (ppdm.files), telling progress (ppdm.progress), the shared defaults (ppdm.defaults)
 # Top-level modules that belong to a package's row: ``python -m ppdm`` and the front door
 # (``ppdm.api``, re-exported from ``ppdm``), which sits with the CLI at the top: the CLI only parses,
@@ -78,7 +78,7 @@ def layer_table(text: str) -> dict[str, set[str]]:
 @pytest.fixture(scope="module")
 def table() -> dict[str, set[str]]:
     if not DESIGN.is_file():
-        pytest.fail(f"{DESIGN} is missing: the layer test reads its table there (../shared beside the repository)")
+        pytest.fail(f"{DESIGN} is missing: the layer test reads its table there")
     return layer_table(DESIGN.read_text(encoding="utf-8"))
 
 
@@ -174,7 +174,7 @@ def test_imports_follow_the_layer_table(table, imports):
         elif target not in table.get(source, set()):
             may = ", ".join(sorted(table.get(source, set()) | EVERYONE))
             bad.append(f"{imp.where()}  ({source} imports {target}; it may import only {may})")
-    assert not bad, "imports against the layer table of DESIGN.md:\n" + "\n".join(bad)
+    assert not bad, "imports against the layer table of docs/architecture.md:\n" + "\n".join(bad)
 
 
 def strongly_connected(graph: dict[str, dict[str, Import]]) -> list[list[str]]:

@@ -27,7 +27,7 @@ from ppdm.data.roles import Roles
 from ppdm.errors import DataError
 
 BUNDLED = Path(impl.__file__).with_name("_bundled")
-# ../shared sits beside the repository, locally and in CI
+# ../shared beside the repository holds an optional Bank Loan copy: the tests that read it skip without it
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "datasets"
 BANK_LOAN = SHARED / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
 
@@ -85,7 +85,7 @@ def test_bundled_gzip_is_deterministic(name: str) -> None:
     assert not header[3] & 0x08, "file name stored: compress with gzip -n"
 
 
-@pytest.mark.skipif(not (SHARED / "README.md").exists(), reason="datasets README not available")
+@pytest.mark.skipif(not (SHARED / "README.md").exists(), reason="../shared/datasets/README.md not beside the repository (optional)")
 def test_checksums_agree_with_datasets_readme() -> None:
     readme = (SHARED / "README.md").read_text()
     for name, digest in SHA256.items():
@@ -275,7 +275,7 @@ def test_nursery_default_roles() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not BANK_LOAN.exists(), reason="Bank_Personal_Loan_Modelling.csv not available")
+@pytest.mark.skipif(not BANK_LOAN.exists(), reason="Bank_Personal_Loan_Modelling.csv not beside the repository (../shared/datasets/bank_loan, optional)")
 def test_bank_loan_from_users_copy() -> None:
     frame, roles = load_bank_loan(BANK_LOAN)
     assert frame.shape == (5_000, 14)
