@@ -146,7 +146,7 @@ def test_parse_trees():
     assert parse_trees(":2", 5) == [0, 1]
     assert parse_trees("4,1", 5) == [4, 1]
     assert parse_trees(range(2), 5) == [0, 1]
-    with pytest.raises(PpdmError, match="selects no tree"):
+    with pytest.raises(PpdmError, match="the forest has 5 trees"):
         parse_trees("7:9", 5)
     table, X, D, y = tiny_table(0)
     forest = FAMILIES["random-forest"](X, D, y)

@@ -96,7 +96,7 @@ def test_bad_files_get_one_line_naming_the_file(tmp_path, content, message):
 
 def test_library_files_need_the_training_table(files, table):
     for name in ("model.xgb.json", "model.lgb.txt"):
-        with pytest.raises(ModelImportError, match=r"pass the training table \(--data\)") as info:
+        with pytest.raises(ModelImportError, match=r"pass the training table \(data=\)") as info:
             load_model(files / name)
         assert str(info.value).startswith(str(files / name))
     with pytest.raises(ModelImportError) as info:

@@ -613,4 +613,5 @@ def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
         raise PpdmError(
             f"--class-known: the class {tree.class_attribute!r} is the sensitive column"
         )
-    return replace(threat, known=(*resolved.known, tree.class_attribute), preset=threat.preset, left_out=resolved.left_out)  # the preset, plus the class
+    known = tuple(dict.fromkeys((*resolved.known, tree.class_attribute)))  # the preset, plus the class (once: a preset may hold it)
+    return replace(threat, known=known, preset=threat.preset, left_out=resolved.left_out)
