@@ -9,24 +9,18 @@ import sys
 
 import pandas as pd
 import pytest
+from small_nursery import small_nursery, small_tree
 
 import ppdm
-from ppdm.data.datasets import load_dataset
 from ppdm.errors import DataError, PpdmError
-
-FEATURES = ["parents", "has_nurs", "form", "children"]
 
 
 @pytest.fixture(scope="module")
 def nursery() -> pd.DataFrame:
-    frame, _ = load_dataset("nursery")
-    return frame.sample(400, random_state=3).reset_index(drop=True)[[*FEATURES, "class"]]
+    return small_nursery(3)
 
 
-def _tree(frame: pd.DataFrame):
-    from ppdm.learn.estimators import ID3Classifier
-
-    return ID3Classifier(max_depth=3).fit(frame[FEATURES], frame["class"]).tree_
+_tree = small_tree
 
 
 @pytest.fixture(scope="module")

@@ -8,24 +8,18 @@ import io
 
 import pandas as pd
 import pytest
+from small_nursery import FEATURES, small_nursery, small_tree
 
 import ppdm
-from ppdm.data.datasets import load_dataset
 from ppdm.progress import Printer, Step, report, reporting, resolve
-
-FEATURES = ["parents", "has_nurs", "form", "children"]
 
 
 @pytest.fixture(scope="module")
 def nursery() -> pd.DataFrame:
-    frame, _ = load_dataset("nursery")
-    return frame.sample(400, random_state=5).reset_index(drop=True)[[*FEATURES, "class"]]
+    return small_nursery(5)
 
 
-def _tree(frame: pd.DataFrame):
-    from ppdm.learn.estimators import ID3Classifier
-
-    return ID3Classifier(max_depth=3).fit(frame[FEATURES], frame["class"]).tree_
+_tree = small_tree
 
 
 THREAT = ppdm.ThreatModel(sensitive="parents", known=["has_nurs", "form"], class_known=True)
