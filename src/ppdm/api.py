@@ -866,6 +866,11 @@ def _check_split_columns(table: Any, model: Model) -> None:
     missing = [c for c in model.split_attributes if c not in set(table.columns)]
     if missing:
         raise DataError(f"the {'forest' if isinstance(model, Forest) else 'tree'} splits on column(s) missing from the data: {', '.join(map(repr, missing))}")
+    if model.class_attribute not in set(table.columns):
+        raise advising(
+            DataError(f"the data has no column {model.class_attribute!r}, the class the model's leaves count (pass class_attribute= if it is called otherwise)"),
+            "pass class_attribute=", "class_attribute", "give its name",
+        )
 
 
 def audit_columns(model: Model, threat: ThreatModel) -> list[str]:

@@ -7,6 +7,8 @@ them import them from this one.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -113,6 +115,33 @@ def check_flags(**flags: Any) -> None:
     for name, value in flags.items():
         if not (isinstance(value, bool) or type(value).__name__ == "bool" and type(value).__module__ == "numpy"):
             raise ArgumentTypeError(f"{name} must be True or False, got {shown(value)} ({type(value).__name__})")
+
+
+_NUMBERS = {"int": int, "float": float, "int | None": int, "float | None": float}
+
+
+def check_options(options: Any) -> None:
+    """Refuse an options dataclass whose flag is not ``True``/``False`` or whose number is text,
+    NaN, fractional for an ``int`` field or negative for a time (``*time_limit``, ``*seconds``),
+    read from the fields' annotations: ``'no'`` for a flag, ``'5'`` or ``-1`` for a time limit
+    would otherwise pass silently into a solver (elsewhere a negative number may mean "off").
+    :class:`ArgumentTypeError` (a flag, a text) or :class:`PpdmError` (a value), naming the field."""
+    name = type(options).__name__
+    for f in dataclasses.fields(options):
+        value = getattr(options, f.name)
+        kind = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+        if kind == "bool":
+            check_flags(**{f"{name}.{f.name}": value})
+        elif kind in _NUMBERS and not (value is None and kind.endswith("None")):
+            if isinstance(value, bool) or not isinstance(plain(value), (int, float)):
+                raise ArgumentTypeError(f"{name}.{f.name} must be a number, got {shown(value)} ({type(value).__name__})")
+            number = plain(value)
+            if math.isnan(number):
+                raise PpdmError(f"{name}.{f.name} must be a number, got nan")
+            if _NUMBERS[kind] is int and math.isfinite(number) and not float(number).is_integer():
+                raise PpdmError(f"{name}.{f.name} must be a whole number, got {shown(value)}")
+            if number < 0 and (f.name.endswith("time_limit") or f.name.endswith("seconds")):
+                raise PpdmError(f"{name}.{f.name} must be non-negative seconds, got {shown(value)}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -496,6 +496,28 @@ def test_a_table_without_a_split_column_names_that_column(tree, frame, raises, t
     raises(lambda: ppdm.audit(tree, frame.drop(columns=[split]), known), DataError, "the tree splits on column(s) missing from the data", repr(split))
 
 
+def test_a_table_without_the_class_column_names_the_class_not_the_sensitive_column(tree, frame, raises):
+    raises(lambda: ppdm.audit(tree, frame.drop(columns=["class"]), THREAT), DataError, "the data has no column 'class'", "pass class_attribute=")
+
+
+def test_a_forest_without_the_class_column_names_the_class(frame, raises):
+    from sklearn.ensemble import RandomForestClassifier
+
+    X = pd.get_dummies(frame.drop(columns=["class"]), prefix_sep="_")
+    forest = ppdm.from_estimator(RandomForestClassifier(3, max_depth=3, random_state=0).fit(X, frame["class"]), frame)
+    raises(lambda: ppdm.audit(forest, frame.drop(columns=["class"]), THREAT, progress=False), DataError, "the data has no column 'class'")
+
+
+def test_a_tree_file_without_its_class_attribute_names_the_default_class_on_the_command_line(world, refuse, tmp_path):
+    import json
+
+    published = json.loads(Path(world.atree).read_text())
+    published.pop("class_attribute", None)
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(published))
+    refuse(["audit", "--tree", bare, "--data", world.adult, "--sensitive", "sex", "--out", tmp_path / "out.json"], "no column 'class'", "--class")
+
+
 def test_a_tree_fitted_with_sample_weights_is_explained(frame, raises):
     from sklearn.tree import DecisionTreeClassifier
 

@@ -43,7 +43,7 @@ from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import ThreatModel
 from ppdm.attacks.truth import TRUTH_TOLERANCE
 from ppdm.defaults import FOREST_SECONDS
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import DataError, PpdmError, check_options
 from ppdm.maxent.constraints.boosting_rows import rounds_read
 from ppdm.maxent.constraints.forest_factors import ForestFactors, forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
@@ -99,6 +99,7 @@ class ForestAuditOptions:
     build_share: float = 0.5
 
     def __post_init__(self) -> None:
+        check_options(self)
         if self.method not in ("auto", "explicit", "sampled"):
             raise PpdmError(f"method must be 'auto', 'explicit' or 'sampled', got {self.method!r}")
         if not 0 <= self.after_share < 10:

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.scope import Scope, scope_of
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import DataError, PpdmError, check_options
 from ppdm.exact.membership import MembershipProof, ProofOptions, prove_membership
 from ppdm.maxent.constraints.membership_rows import MembershipRows, membership_rows
 from ppdm.maxent.constraints.rule_membership_rows import rule_membership_rows
@@ -66,6 +66,9 @@ class MembershipOptions:
     proof: ProofOptions = ProofOptions()
     solver: BernoulliOptions = BernoulliOptions()
     estimate: bool = True
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass

@@ -45,7 +45,7 @@ from ppdm.attacks.result import AttackResult
 from ppdm.attacks.scope import Scope
 from ppdm.attacks.threat import Attacker, ThreatModel, attacker, audited
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, RoutingLimitError
+from ppdm.errors import DataError, RoutingLimitError, check_options
 from ppdm.maxent.table.forest_types import split_component
 from ppdm.maxent.table.unknowns import Component, sensitive_component
 from ppdm.metrics.baseline import prior_distribution
@@ -73,6 +73,9 @@ class PossibleOptions:
     max_passes: int = 50
     search_nodes: int = 0
     chunk: int = 20_000
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass

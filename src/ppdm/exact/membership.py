@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from ppdm.defaults import WHOLE
-from ppdm.errors import InfeasibleError
+from ppdm.errors import InfeasibleError, check_options
 from ppdm.maxent.constraints.membership_rows import MembershipRows, column_patterns
 from ppdm.progress import report
 
@@ -50,6 +50,9 @@ class ProofOptions:
     time_limit: float = 30.0
     solve_limit: float = 30.0
     search: bool = True
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from ppdm.errors import check_options
+
 Engine = Literal["auto", "milp", "cp-sat"]
 
 #: The integer engines: HiGHS branch and bound (many bounds per solve), CP-SAT, or by size.
@@ -140,3 +142,6 @@ class SearchOptions:
     #: Called with a :class:`SearchProgress` after each stage of the search and whenever a new
     #: consistent dataset is seen (often: the caller decides how often to show it); ``None``: quiet.
     progress: Callable[[SearchProgress], None] | None = None
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field

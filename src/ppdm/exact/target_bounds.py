@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ppdm.errors import PpdmError
+from ppdm.errors import PpdmError, check_options
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,9 @@ class PropagationOptions:
     time_limit: float | None = None
     tolerance: float = 1e-9
     integer: bool = False
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass

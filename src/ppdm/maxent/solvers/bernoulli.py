@@ -31,6 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
+from ppdm.errors import check_options
 from ppdm.maxent.constraints.membership_rows import column_patterns
 from ppdm.progress import report
 
@@ -75,6 +76,9 @@ class BernoulliOptions:
     #: (a rule set publishing exact supports: cycling over its blocks stalls, Newton's method
     #: converges in a few steps).
     method: str = "auto"
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass

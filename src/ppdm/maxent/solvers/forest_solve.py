@@ -45,6 +45,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
+from ppdm.errors import check_options
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.bound_propagation import forced_types
 from ppdm.maxent.solvers.dual import PACE
@@ -161,6 +162,9 @@ class ForestSolveOptions:
     #: are). One by default: on a shared 2-core machine a contended pool made an insider audit of
     #: 100 trees of depth 8 over 3,000 Adult rows take 157 s instead of 41 s.
     threads: int | None = 1
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass(frozen=True)

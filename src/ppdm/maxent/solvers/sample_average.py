@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize as so
 
+from ppdm.errors import check_options
 from ppdm.maxent.constraints.forest_factors import ForestFactors
 from ppdm.maxent.solvers.gibbs import GibbsChains, logsumexp, softmax
 
@@ -48,6 +49,9 @@ class SampleAverageOptions:
     #: Iterations of L-BFGS-B per solve (the jackknife's warm-started refits: ``jackknife_iterations``).
     iterations: int = 1_000
     jackknife_iterations: int = 200
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 class SampleSet:

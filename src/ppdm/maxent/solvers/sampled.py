@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ppdm.errors import MaxEntError
+from ppdm.errors import MaxEntError, check_options
 from ppdm.maxent.constraints.forest_factors import ForestFactors
 from ppdm.maxent.solvers.gibbs import GibbsChains
 from ppdm.maxent.solvers.sample_average import SampleAverageOptions, SampleSet, fit_std_error, refine
@@ -103,6 +103,9 @@ class SampledOptions:
     #: Iterative-scaling steps of θ_SA alone after the refinement when the sensitive cell is a
     #: sampled input (the refinement keeps θ_SA: see :class:`~ppdm.maxent.solvers.sample_average.SampleAverage`).
     sa_steps: int = 20
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass
