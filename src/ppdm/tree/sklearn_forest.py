@@ -29,7 +29,7 @@ from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
-from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _plain, trace_features, tree_from_sklearn, unnamed_features
+from ppdm.tree.sklearn import _class_attribute, _class_codes, _labels, _numeric_values, _plain, trace_features, traced_tree, unnamed_features
 
 
 def forest_from_sklearn(
@@ -70,16 +70,12 @@ def forest_from_sklearn(
     if not hasattr(estimator, "estimators_"):
         raise ModelImportError(f"the {type(estimator).__name__} is not fitted (no estimators_)")
     feature_names = _feature_names(estimator, feature_names)
-    features, _, attributes = trace_features(data, feature_names, prefix_sep, ordinal_categories)
+    traced = trace_features(data, feature_names, prefix_sep, ordinal_categories)
+    features, _, attributes = traced
     classes = [_plain(c) for c in estimator.classes_]
     name = _class_attribute(class_attribute, y, data, classes, [a.name for a in attributes])
-    trees = [
-        tree_from_sklearn(
-            est, data, feature_names, y=y, prefix_sep=prefix_sep, ordinal_categories=ordinal_categories,
-            class_attribute=name, verify=False,
-        )  # fmt: skip
-        for est in estimator.estimators_
-    ]
+    numeric = _numeric_values(data, features)
+    trees = [traced_tree(est, traced, name, numeric) for est in estimator.estimators_]
     for i, tree in enumerate(trees):
         tree.classes = tuple(classes)  # a forest's trees are fitted on class indices
         _check_whole(i, tree)
