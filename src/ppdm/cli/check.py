@@ -1,0 +1,54 @@
+"""``ppdm check``: the output checker's run on one model: policy → findings → one recommendation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ppdm.cli.common import check_outputs, command_options, console, csv_options, handles_errors, main, read_csv
+
+POLICY_HELP = "The risk appetite: a preset (default, acro, strict) or a policy YAML file (docs/checker.md). Default: default."
+
+
+@main.command("check")
+@click.argument("model_file", type=click.Path(path_type=Path))
+@click.option("--data", type=click.Path(path_type=Path), required=True, help="The training table (CSV), with the class column.")
+@click.option("--class", "--class-attribute", "class_attribute", required=True, help="The class column.")
+@click.option("--holdout", type=click.Path(path_type=Path), help="Held-out rows (CSV) for the generalisation gap and the majority-class test.")
+@click.option("--policy", default="default", show_default=True, help=POLICY_HELP)
+@click.option("--out", type=click.Path(path_type=Path), help="Write the findings and the recommendation (JSON).")
+@click.option("--bundle", type=click.Path(path_type=Path), help="Write the release files (the model, the check's JSON, its report) and a manifest of hashes to this folder.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@csv_options
+@handles_errors
+def check_command(
+    model_file: Path, data: Path, class_attribute: str, holdout: Path | None, policy: str, out: Path | None, bundle: Path | None, quiet: bool,
+) -> None:
+    """Check a trained classifier (.skops, or any model file ppdm reads) against a TRE's policy: structural checks and one recommendation."""
+    import json
+
+    from ppdm.check import check_model
+    from ppdm.check.bundle import write_bundle
+    from ppdm.files import ReadFiles, recording_reads, write_atomic
+
+    command_options(class_attribute="--class")
+    check_outputs(out)
+    with recording_reads() as read:
+        table, _ = read_csv(data)
+        held = read_csv(holdout)[0] if holdout is not None else None
+        result = check_model(model_file, table, class_attribute=class_attribute, holdout=held, policy=policy)
+    inputs = ReadFiles([model_file, data, *([holdout] if holdout else [])])
+    inputs.update(read)
+    text = json.dumps(result.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    if not quiet:
+        for line in result.lines():
+            console.print(line, highlight=False, markup=False)
+    if out is not None:
+        write_atomic(out, text, inputs=inputs)
+        if not quiet:
+            console.print(f"wrote {out}", highlight=False)
+    if bundle is not None:
+        manifest = write_bundle(bundle, files={model_file.name: model_file}, texts={"check.json": text, "report.txt": "\n".join(result.lines()) + "\n"}, policy=result.policy, inputs=inputs)
+        if not quiet:
+            console.print(f"wrote the bundle {bundle} ({manifest.name})", highlight=False)
