@@ -19,7 +19,7 @@ from typing import Any
 from ppdm.errors import PpdmError
 from ppdm.files import ReadFiles, atomic_path, refuse_overwriting_input, write_atomic
 
-__all__ = ["MANIFEST", "write_bundle"]
+__all__ = ["MANIFEST", "check_bundle", "write_bundle"]
 
 MANIFEST = "manifest.json"
 
@@ -42,20 +42,7 @@ def write_bundle(
     root = Path(folder)
     files, texts = dict(files or {}), dict(texts or {})
     read = inputs if isinstance(inputs, ReadFiles) else ReadFiles(inputs)
-    names = [*files, *texts]
-    if MANIFEST in names or len(set(names)) != len(names):
-        raise PpdmError(f"{root}: a bundle's files need distinct names other than {MANIFEST}")
-    for name in names:
-        if Path(name).name != name:
-            raise PpdmError(f"{root}: a bundle's file name {name!r} must be a plain name, no folders")
-    if root.exists() and not root.is_dir():
-        raise PpdmError(f"{root}: not a folder; give a folder for the bundle")
-    if root.is_dir():
-        stray = sorted(p.name for p in root.iterdir() if p.name not in {*names, MANIFEST} and not p.name.startswith("."))
-        if stray:
-            raise PpdmError(f"{root}: the folder holds {stray[0]!r}, not a file of this bundle; give an empty or new folder")
-    for name in (*names, MANIFEST):
-        refuse_overwriting_input(root / name, read)
+    check_bundle(root, [*files, *texts], read)
     root.mkdir(parents=True, exist_ok=True)
     entries = []
     for name, source in files.items():
@@ -71,3 +58,22 @@ def write_bundle(
     path = root / MANIFEST
     write_atomic(path, json.dumps(manifest, indent=1) + "\n", inputs=read)
     return path
+
+
+def check_bundle(root: Path, names: list[str], read: ReadFiles | Iterable[str | Path] = ()) -> None:
+    """Refuse, before any work, a bundle that cannot be written: names that clash or hold folders,
+    a folder holding files not of a bundle of these names, a file the call read."""
+    read = read if isinstance(read, ReadFiles) else ReadFiles(read)
+    if MANIFEST in names or len(set(names)) != len(names):
+        raise PpdmError(f"{root}: a bundle's files need distinct names other than {MANIFEST}")
+    for name in names:
+        if Path(name).name != name:
+            raise PpdmError(f"{root}: a bundle's file name {name!r} must be a plain name, no folders")
+    if root.exists() and not root.is_dir():
+        raise PpdmError(f"{root}: not a folder; give a folder for the bundle")
+    if root.is_dir():
+        stray = sorted(p.name for p in root.iterdir() if p.name not in {*names, MANIFEST} and not p.name.startswith("."))
+        if stray:
+            raise PpdmError(f"{root}: the folder holds {stray[0]!r}, not a file of this bundle; give an empty or new folder")
+    for name in (*names, MANIFEST):
+        refuse_overwriting_input(root / name, read)

@@ -92,9 +92,10 @@ def structural_classes(model: Checked, data: pd.DataFrame) -> Classes | None:
     if ppdm_model is None or getattr(ppdm_model, "is_regressor", False):
         return None
     from ppdm.attacks.anonymity import model_anonymity
+    from ppdm.attacks.threat import ThreatModel
 
-    known = [c for c in data.columns if c != ppdm_model.class_attribute]
-    spans = model_anonymity(ppdm_model, data, known, class_public=False)
+    known = tuple(str(c) for c in data.columns if c != ppdm_model.class_attribute)
+    spans = model_anonymity(ppdm_model, data, ThreatModel(sensitive=ppdm_model.class_attribute, known=known), class_public=False)
     counts = spans.class_counts if spans.class_counts is not None else np.zeros((len(spans.population), len(ppdm_model.classes)))
     flagged = _zero_leaves(ppdm_model, data)
     zeros = np.zeros(len(spans.population), dtype=bool)

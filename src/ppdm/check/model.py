@@ -105,10 +105,12 @@ class Checked:
         return np.asarray(got, dtype=object)
 
     def proba(self, table: pd.DataFrame) -> np.ndarray:
-        """Predicted probabilities on ``table``'s rows (rows × classes)."""
-        if not hasattr(self.model, "predict_proba"):
-            raise PpdmError(f"the {self.name} gives no predicted probabilities (predict_proba): the checker reads classifiers that do")
+        """Predicted probabilities on ``table``'s rows (rows × classes); a classifier that gives
+        labels only (an SVM without ``probability``) publishes one-hot vectors of them."""
         try:
+            if not hasattr(self.model, "predict_proba"):
+                labels = np.asarray(self.model.predict(self.features(table)), dtype=object).astype(str)
+                return np.asarray(labels[:, None] == self.classes().astype(str)[None, :], dtype=float)
             return np.asarray(self.model.predict_proba(self.features(table)), dtype=float)
         except (ValueError, TypeError, KeyError) as exc:
             raise PpdmError(f"the {self.name} cannot predict the table's rows ({str(exc).splitlines()[0][:160]})") from None

@@ -29,11 +29,14 @@ def check_command(
     import json
 
     from ppdm.check import check_model
-    from ppdm.check.bundle import write_bundle
+    from ppdm.check.bundle import check_bundle, write_bundle
     from ppdm.files import ReadFiles, recording_reads, write_atomic
 
     command_options(class_attribute="--class")
     check_outputs(out)
+    names = [model_file.name, "check.json", "report.txt"]
+    if bundle is not None:
+        check_bundle(bundle, names, [model_file, data, *([holdout] if holdout else []), *([out] if out else [])])
     with recording_reads() as read:
         table, _ = read_csv(data)
         held = read_csv(holdout)[0] if holdout is not None else None
@@ -49,6 +52,6 @@ def check_command(
         if not quiet:
             console.print(f"wrote {out}", highlight=False)
     if bundle is not None:
-        manifest = write_bundle(bundle, files={model_file.name: model_file}, texts={"check.json": text, "report.txt": "\n".join(result.lines()) + "\n"}, policy=result.policy, inputs=inputs)
+        manifest = write_bundle(bundle, files={names[0]: model_file}, texts={names[1]: text, names[2]: "\n".join(result.lines()) + "\n"}, policy=result.policy, inputs=inputs)
         if not quiet:
             console.print(f"wrote the bundle {bundle} ({manifest.name})", highlight=False)

@@ -1,0 +1,74 @@
+"""``ppdm check`` (issue 46): a researcher's .skops model, its data and a policy → the
+recommendation, the check's JSON and a bundle whose manifest hashes every file; bad input ends
+with one line and exit status 2; no output over an input."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from schema_check import validate
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import train_test_split
+from sklearn.tree import DecisionTreeClassifier
+
+from ppdm.check.policy import policy_schema
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    skops = pytest.importorskip("skops.io")
+    folder = tmp_path_factory.mktemp("check")
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:, :6]
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0)
+    Xtr.assign(target=ytr.to_numpy()).to_csv(folder / "train.csv", index=False)
+    Xte.assign(target=yte.to_numpy()).to_csv(folder / "test.csv", index=False)
+    skops.dump(DecisionTreeClassifier(max_depth=3, random_state=0).fit(Xtr, ytr), folder / "model.skops")
+    (folder / "policy.yaml").write_text("name: our TRE\nextends: acro\nstructural:\n  min_group_size: 5\n", encoding="utf-8")
+    return folder
+
+
+def test_a_check_prints_one_recommendation_and_writes_its_json_and_bundle(run, files, tmp_path):
+    out, bundle = tmp_path / "check.json", tmp_path / "release"
+    result = run("check", files / "model.skops", "--data", files / "train.csv", "--class", "target", "--holdout", files / "test.csv",
+                 "--policy", files / "policy.yaml", "--out", out, "--bundle", bundle)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "policy 'our TRE'" in result.output and "→ release with conditions" in result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["policy"]["sha256"] == hashlib.sha256((files / "policy.yaml").read_bytes()).hexdigest()
+    validate(data["policy"]["policy"], policy_schema())
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    names = {f["name"]: f for f in manifest["files"]}
+    assert set(names) == {"model.skops", "check.json", "report.txt"}
+    for name, entry in names.items():
+        assert hashlib.sha256((bundle / name).read_bytes()).hexdigest() == entry["sha256"]
+    assert (bundle / "model.skops").read_bytes() == (files / "model.skops").read_bytes()
+    assert not any(p.name.endswith(".csv") for p in bundle.iterdir())  # no training data in the release folder
+    again = run("check", files / "model.skops", "--data", files / "train.csv", "--class", "target", "--bundle", bundle, "-q")
+    assert again.exit_code == 0  # a bundle folder is rewritten by the next bundle
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--class", "nope"], "no class column 'nope'"),
+        (["--class", "target", "--policy", "lenient"], "neither a preset"),
+        (["--class", "target", "--out", "{train}"], "input"),
+        (["--class", "target", "--bundle", "{folder}"], "not a file of this bundle"),
+        (["--class", "target", "--policy", "{bad}"], "unknown key 'safe_threshold'"),
+    ],
+)
+def test_bad_input_ends_with_one_line_and_status_2(run, files, extra, said):
+    (files / "bad.yaml").write_text("structural:\n  safe_threshold: 10\n", encoding="utf-8")
+    args = [a.format(train=files / "train.csv", folder=files, bad=files / "bad.yaml") for a in extra]
+    result = run("check", files / "model.skops", "--data", files / "train.csv", *args)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and said in lines[0], result.output
+
+
+def test_a_file_that_is_not_a_model_is_refused_in_one_line(run, files):
+    result = run("check", files / "train.csv", "--data", files / "train.csv", "--class", "target")
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
