@@ -72,3 +72,29 @@ def test_bad_input_ends_with_one_line_and_status_2(run, files, extra, said):
 def test_a_file_that_is_not_a_model_is_refused_in_one_line(run, files):
     result = run("check", files / "train.csv", "--data", files / "train.csv", "--class", "target")
     assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1
+
+
+def test_audit_takes_the_policy_and_writes_the_bundle_of_model_record_and_report(run, tmp_path):
+    from small_nursery import FEATURES, small_nursery, small_tree
+
+    from ppdm.tree import save_tree
+
+    frame = small_nursery(1, rows=300)
+    tree = small_tree(frame)
+    tree.class_attribute = "class"
+    save_tree(tree, tmp_path / "tree.json")
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    bundle = tmp_path / "release"
+    args = ["audit", "--model", tmp_path / "tree.json", "--data", tmp_path / "train.csv", "--sensitive", "class", "--known", ",".join(FEATURES)]
+    result = run(*args, "--policy", "strict", "--record", tmp_path / "record.json", "--bundle", bundle, "-q")
+    assert result.exit_code == 0, result.output
+    record = json.loads((tmp_path / "record.json").read_text(encoding="utf-8"))
+    assert record["policy"]["name"] == "strict" and record["target"]["text"] == "certain=0,confident=0.005@0.8"
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    assert {f["name"] for f in manifest["files"]} == {"tree.json", "release_record.json"} and manifest["policy"]["name"] == "strict"
+    for entry in manifest["files"]:
+        assert hashlib.sha256((bundle / entry["name"]).read_bytes()).hexdigest() == entry["sha256"]
+    both = run(*args, "--policy", "strict", "--target", "certain=0")
+    assert both.exit_code == 2 and "not both" in both.output
+    over = run(*args, "--bundle", tmp_path)
+    assert over.exit_code == 2 and "not a file of this bundle" in over.output
