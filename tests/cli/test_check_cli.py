@@ -98,3 +98,30 @@ def test_audit_takes_the_policy_and_writes_the_bundle_of_model_record_and_report
     assert both.exit_code == 2 and "not both" in both.output
     over = run(*args, "--bundle", tmp_path)
     assert over.exit_code == 2 and "not a file of this bundle" in over.output
+
+
+ARGS = ["--class", "target", "--sensitive", "target"]
+
+
+@pytest.mark.slow
+def test_check_with_a_sensitive_column_joins_the_white_box_audit_with_its_proof(run, files, tmp_path):
+    out = tmp_path / "tree.json"
+    result = run("check", files / "model.skops", "--data", files / "train.csv", *ARGS, "--exact", "--out", out, "-q")
+    assert result.exit_code == 0, result.output
+    attribute = next(f for f in json.loads(out.read_text(encoding="utf-8"))["findings"] if f["rule"] == "attribute")
+    assert attribute["state"] in ("passed", "failed") and "exact (proved)" in attribute["evidence"]
+
+
+def test_check_with_a_sensitive_column_says_no_attribute_audit_ran_on_a_model_read_black_box(run, files, tmp_path):
+    from sklearn.linear_model import LogisticRegression
+
+    args = ["--data", files / "train.csv", *ARGS]
+    import pandas as pd
+    import skops.io
+
+    train = pd.read_csv(files / "train.csv")
+    skops.io.dump(LogisticRegression(max_iter=3000).fit(train.drop(columns="target"), train["target"]), tmp_path / "lr.skops")
+    out = tmp_path / "lr.json"
+    assert run("check", tmp_path / "lr.skops", *args, "--out", out, "-q").exit_code == 0
+    attribute = next(f for f in json.loads(out.read_text(encoding="utf-8"))["findings"] if f["rule"] == "attribute")
+    assert attribute["state"] == "not checked" and "black-box" in attribute["evidence"]

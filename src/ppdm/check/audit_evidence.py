@@ -30,6 +30,8 @@ from ppdm.check.policy import Policy
 
 __all__ = ["audit_findings", "membership_finding", "strength_of"]
 
+_RANK = ("proved", "estimated", "approximate")
+
 
 def strength_of(role: str, details: dict[str, Any] | None) -> str:
     """``proved`` (the exact audit), ``approximate`` (an estimate whose status says so) or ``estimated``."""
@@ -44,14 +46,14 @@ def _judge(rule: str, answers: Sequence[tuple[str, str, dict[str, float]]], targ
     failed = [(role, s, name, v) for role, s, vals in answers for name, v in vals.items() if not math.isnan(v) and not measures[name].meets(v)]
     shown = "; ".join(f"{role} ({s}): " + ", ".join(f"{n} {v:g}" for n, v in vals.items()) for role, s, vals in answers)
     limit = target.describe()
-    if failed:
-        role, strength, name, value = failed[0]
+    if failed:  # cite the strongest evidence of a failure
+        role, strength, name, value = min(failed, key=lambda f: _RANK.index(f[1]))
         return Finding(rule, "failed", value, measures[name].limit, strength, f"{shown}: beyond the limit ({limit})")
     measured = [(role, s) for role, s, vals in answers if all(not math.isnan(v) for v in vals.values())]
     if not measured:
         return Finding(rule, "not checked", None, None, "none", f"no audit measured every measure of {limit} ({shown or 'no audit run'})")
     strengths = [s for _, s in measured]
-    best = next(s for s in ("proved", "estimated", "approximate") if s in strengths)
+    best = next(s for s in _RANK if s in strengths)
     if best == "approximate" and not policy.approximate_counts:
         return Finding(
             rule, "not checked", None, None, "approximate",

@@ -127,6 +127,8 @@ class Checked:
 def read_checked(model: Any, data: pd.DataFrame, class_attribute: str) -> Checked:
     """A :class:`Checked` from a fitted estimator, a ppdm model, or a model file (``.skops`` or any
     file :func:`~ppdm.tree.model_files.load_model` reads), with ppdm's white-box view when it has one."""
+    if isinstance(model, Checked):
+        return model
     source = str(model) if isinstance(model, (str, Path)) else None
     if isinstance(model, (str, Path)):
         path = regular_file(model, "model")
