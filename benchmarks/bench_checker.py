@@ -72,7 +72,7 @@ def _models() -> dict[str, tuple[str, Callable[[], Any]]]:
         "Adult HGB": ("adult", lambda: HistGradientBoostingClassifier(random_state=0)),
         "Adult LogisticRegression": ("adult", lambda: LogisticRegression(max_iter=2000)),
         "Adult MLP": ("adult", lambda: MLPClassifier(hidden_layer_sizes=(32,), max_iter=300, random_state=0)),
-        "Adult SVC": ("adult", lambda: SVC(random_state=0)),
+        "Adult SVC": ("adult", lambda: SVC(probability=True, random_state=0)),  # SACRO-ML reads predict_proba
     }
 
 
@@ -103,8 +103,13 @@ def _sacro(model: Any, X_train: pd.DataFrame, y_train: pd.Series, X_test: pd.Dat
     with tempfile.TemporaryDirectory() as folder:
         attack = StructuralAttack(output_dir=folder, write_report=False, report_individual=True)
         start = time.perf_counter()
-        attack.attack(target)
+        try:
+            attack.attack(target)
+        except Exception as exc:  # the peer's own failure, reported in the table
+            return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:80]}"}
         seconds = time.perf_counter() - start
+    if attack.results is None:
+        return {"error": "not attackable"}
     r, rec = attack.results, attack.record_level_results
     k = np.asarray(rec.k_anonymity)
     return {
@@ -142,11 +147,12 @@ def table(rows: list[dict[str, Any]]) -> str:
         p, s = row["ppdm"], row["sacro"]
 
         def pair(key: str) -> str:
-            return f"{'not run' if s is None else f'{s[key]:,}'} / {p[key]:,}"
+            return f"{'not run' if s is None else s.get('error', 'error') if key not in s else f'{s[key]:,}'} / {p[key]:,}"
 
-        dof = f"{p['dof']:,.0f} / {'not run' if s is None else s['dof_risk']}" if p["dof"] is not None else "not counted"
-        hyper = f"{'not run' if s is None else s['hyper_risk']} / {p['hyper']}"
-        gap = f"{'not run' if s is None else s['gen_risk']} / {p['gap']:+.3f}"
+        peer = s if s is not None and "error" not in s else None
+        dof = f"{p['dof']:,.0f} / {'not run' if peer is None else peer['dof_risk']}" if p["dof"] is not None else "not counted"
+        hyper = f"{'not run' if peer is None else peer['hyper_risk']} / {p['hyper']}"
+        gap = f"{'not run' if peer is None else peer['gen_risk']} / {p['gap']:+.3f}"
         out.append(f"| {row['model']} | {p['classes']} | {pair('k')} | {pair('below')} | {pair('zeros')} | {pair('small')} | {dof} | {hyper} | {gap} | {p['decision']} |")
     return "\n".join(out)
 

@@ -77,9 +77,9 @@ class Classes:
 
 
 def output_classes(proba: np.ndarray) -> Classes:
-    """Records with equal predicted-probability vectors (rounded to 12 decimals)."""
-    rounded = np.round(np.asarray(proba, dtype=float), 12)
-    unique, of, sizes = np.unique(rounded, axis=0, return_inverse=True, return_counts=True)
+    """Records with equal predicted-probability vectors (exactly equal: the same inputs give the
+    same floats, and a rounding would merge classes SACRO-ML keeps apart)."""
+    unique, of, sizes = np.unique(np.asarray(proba, dtype=float), axis=0, return_inverse=True, return_counts=True)
     of = np.asarray(of).reshape(-1)
     zeros = np.isclose(unique, 0.0, atol=ZERO).any(axis=1)
     return Classes("outputs", of, sizes, unique * sizes[:, None], zeros)
