@@ -82,6 +82,12 @@ def test_a_trees_classes_are_its_leaves_and_a_forests_spans_refine_its_outputs(c
     for span in range(len(spans.sizes)):  # every span lies inside one output class
         assert len(np.unique(outputs.of[spans.of == span])) == 1
     assert spans.people_in(spans.zeros) >= outputs.people_in(outputs.zeros)
+    from ppdm.attacks.anonymity import model_anonymity
+    from ppdm.attacks.threat import ThreatModel
+
+    linked = model_anonymity(checked.ppdm_model, train, ThreatModel(sensitive=CLASS, known=tuple(Xtr.columns)), class_public=False)
+    assert sorted(linked.population) == sorted(spans.sizes)  # the linking attack's spans, every input known
+    assert len(np.unique(np.stack([linked.span_of, spans.of]), axis=1).T) == len(spans.sizes)
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from ppdm.check.findings import Finding
 from ppdm.check.model import Checked
@@ -87,32 +88,44 @@ def output_classes(proba: np.ndarray) -> Classes:
 
 def structural_classes(model: Checked, data: pd.DataFrame) -> Classes | None:
     """The leaves (a tree) or spans (a forest, a boosted model) of the training records, with
-    every input known; ``None`` without ppdm's white-box reading of the model."""
+    every input known; ``None`` without ppdm's white-box reading of the model.
+
+    With every input known a record reaches one leaf per tree, so its span (paper 002
+    Definition 4) is its row of leaves: the records' leaves, one column per (tree, leaf), are
+    grouped by :func:`ppdm.attacks.anonymity.span_ids`, the linking attack's own grouping (the
+    same classes as :func:`~ppdm.attacks.anonymity.model_anonymity` with every input public,
+    without routing the unknown branches)."""
     ppdm_model = model.ppdm_model
     if ppdm_model is None or getattr(ppdm_model, "is_regressor", False):
         return None
-    from ppdm.attacks.anonymity import model_anonymity
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.anonymity import span_ids
 
-    known = tuple(str(c) for c in data.columns if c != ppdm_model.class_attribute)
-    spans = model_anonymity(ppdm_model, data, ThreatModel(sensitive=ppdm_model.class_attribute, known=known), class_public=False)
-    counts = spans.class_counts if spans.class_counts is not None else np.zeros((len(spans.population), len(ppdm_model.classes)))
-    flagged = _zero_leaves(ppdm_model, data)
-    zeros = np.zeros(len(spans.population), dtype=bool)
-    np.logical_or.at(zeros, spans.span_of, flagged)
-    kind = "spans" if isinstance(ppdm_model, Forest) else "leaves"
-    return Classes(kind, np.asarray(spans.span_of), np.asarray(spans.population), counts, zeros)
+    leaves = np.asarray(ppdm_model.apply(data)).reshape(len(data), -1)
+    trees = ppdm_model.trees if isinstance(ppdm_model, Forest) else [ppdm_model]
+    offsets = np.cumsum([0, *(t.n_nodes for t in trees)])[:-1]
+    columns = (leaves + offsets[None, :]).ravel()
+    rows = np.repeat(np.arange(len(data)), leaves.shape[1])
+    reach = sp.csr_matrix((np.ones(len(columns), dtype=np.int8), (rows, columns)), shape=(len(data), int(sum(t.n_nodes for t in trees))))
+    reach.sort_indices()
+    _, of = np.unique(span_ids(reach), return_inverse=True)
+    of = np.asarray(of).reshape(-1)
+    sizes = np.bincount(of)
+    truth = model.truth(data)
+    k = len(model.classes())
+    known = truth >= 0
+    counts = np.bincount(of[known] * k + truth[known], minlength=len(sizes) * k).reshape(len(sizes), k).astype(float)
+    zeros = np.zeros(len(sizes), dtype=bool)
+    np.logical_or.at(zeros, of, _zero_leaves(trees, leaves))
+    return Classes("spans" if isinstance(ppdm_model, Forest) else "leaves", of, sizes, counts, zeros)
 
 
-def _zero_leaves(model: Tree | Forest, data: pd.DataFrame) -> np.ndarray:
+def _zero_leaves(trees: list[Tree], leaves: np.ndarray) -> np.ndarray:
     """Per record, whether a leaf it lands in publishes a zero count of some label (in any tree)."""
-    trees = model.trees if isinstance(model, Forest) else [model]
-    leaves = np.asarray(model.apply(data)).reshape(len(data), -1)
-    out = np.zeros(len(data), dtype=bool)
+    out = np.zeros(len(leaves), dtype=bool)
     for t, tree in enumerate(trees):
         zero = np.zeros(tree.n_nodes, dtype=np.bool_)
-        for node in tree.nodes:
-            if node.counts is not None and not node.children and float(np.sum(node.counts)) > 0:
+        for node in tree.leaves():
+            if node.counts is not None and float(np.sum(node.counts)) > 0:
                 zero[node.id] = bool((np.asarray(node.counts) <= ZERO).any())
         out |= zero[leaves[:, t]]
     return out
