@@ -19,6 +19,15 @@ def test_the_schema_is_package_data_and_lists_the_rules_and_families_the_code_kn
     assert tuple(s["properties"]["reject"]["items"]["enum"]) == RULES
     assert tuple(s["properties"]["reject_families"]["items"]["enum"]) == FAMILIES
     assert set(s["properties"]["extends"]["enum"]) == set(PRESETS)
+    from ppdm.check.findings import STATES, STRENGTHS
+    from ppdm.check.recommend import DECISIONS
+    from ppdm.report.record import schema
+
+    record = schema()  # the release record files the checker's findings under the same names
+    finding = record["$defs"]["finding"]["properties"]
+    assert tuple(finding["rule"]["enum"]) == RULES and tuple(finding["state"]["enum"]) == STATES
+    assert tuple(finding["strength"]["enum"]) == STRENGTHS
+    assert set(record["properties"]["checks"]["properties"]["recommendation"]["properties"]["decision"]["enum"]) == set(DECISIONS)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))

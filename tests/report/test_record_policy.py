@@ -30,6 +30,11 @@ def test_the_record_cites_the_policy_and_its_sha256_and_audits_against_its_targe
     validate(record, schema())
     assert record["policy"]["name"] == "our TRE" and record["policy"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     assert record["target"]["text"] == "certain=5,confident=0.5@0.95"
+    checks = record["checks"]  # the checker's findings on the audited model, and its one recommendation
+    rules = {f["rule"] for f in checks["findings"]}
+    assert {"min_group_size", "class_disclosure", "small_groups", "residual_dof", "attribute"} <= rules
+    assert checks["recommendation"]["decision"] in ("reject", "release", "release with conditions")
+    assert checks["recommendation"]["decision"] != "release" or all(f["state"] == "passed" for f in checks["findings"])
     plain = ppdm.audit(tree, frame, threat, progress=False).release_record()
     validate(plain, schema())
     assert "policy" not in plain

@@ -73,7 +73,7 @@ def release_record(audit: Any, *, frontier: Any = None, inputs: Mapping[str, Any
     defense = _defense(frontier, audit)
     policy = getattr(audit, "policy", None)
     decision, reasons = decide(attacks, target, defense, _caveats(audit), policy=policy)
-    cited = {} if policy is None else {"policy": policy.cite()}
+    cited = {} if policy is None else {"policy": policy.cite(), "checks": _checks(audit, policy)}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -89,6 +89,22 @@ def release_record(audit: Any, *, frontier: Any = None, inputs: Mapping[str, Any
         "reasons": reasons,
         **cited,
     }
+
+
+def _checks(audit: Any, policy: Any) -> dict[str, Any] | None:
+    """Under a policy, the output checker's findings on the audited model and its training table
+    (the structural checks, :mod:`ppdm.check`, and the audit's own evidence) and its one
+    recommendation; ``None`` for a model the checker does not read (a rule set, a regressor)."""
+    from ppdm.check.run import check_model
+    from ppdm.rules.ruleset import RuleSet
+
+    model, table = getattr(audit, "model", None), getattr(audit, "table", None)
+    if model is None or isinstance(model, RuleSet) or getattr(model, "is_regressor", False) or not isinstance(table, pd.DataFrame):
+        return None
+    if not len(table) or model.class_attribute not in table.columns:
+        return None
+    done = check_model(model, table, class_attribute=model.class_attribute, policy=policy, audit=audit)
+    return _plain({"findings": [f.to_dict() for f in done.findings], "recommendation": done.recommendation.to_dict()})
 
 
 def record_json(record: dict[str, Any]) -> str:
