@@ -185,7 +185,8 @@ def test_an_approximate_estimate_without_proof_is_not_met_unless_the_policy_coun
     approximate.details = {**result.details, "status": "approximate"}
     (finding,) = audit_findings(_Audit(approximate), lenient)
     assert finding.state == "not checked" and finding.strength == "approximate" and "no proof" in finding.evidence
-    assert recommend([finding], lenient).decision != RELEASE
+    advice = recommend([finding], lenient)
+    assert advice.decision != RELEASE and any(r.startswith("attribute: not checked (approximate)") for r in advice.reasons)
     counted = load_policy({"attribute": {"certain": 1000, "confident": {"share": 1.0, "at": 0.9}}, "evidence": {"approximate_counts": True}})
     assert audit_findings(_Audit(approximate), counted)[0].state == "passed"
     failed = audit_findings(_Audit(approximate), clean)[0]  # the pure leaf: people certain, whatever the strength
