@@ -125,3 +125,25 @@ def test_check_with_a_sensitive_column_says_no_attribute_audit_ran_on_a_model_re
     assert run("check", tmp_path / "lr.skops", *args, "--out", out, "-q").exit_code == 0
     attribute = next(f for f in json.loads(out.read_text(encoding="utf-8"))["findings"] if f["rule"] == "attribute")
     assert attribute["state"] == "not checked" and "black-box" in attribute["evidence"]
+
+
+def test_a_skops_mlp_knn_and_svm_are_read_and_an_untrusted_type_refused(files, tmp_path):
+    import pandas as pd
+    import skops.io
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.svm import SVC
+
+    from ppdm.check import check_model
+    from ppdm.check.model import read_checked
+    from ppdm.errors import ModelImportError
+
+    train = pd.read_csv(files / "train.csv")
+    X, y = train.drop(columns="target"), train["target"]
+    for model in (MLPClassifier(hidden_layer_sizes=(4,), max_iter=20, random_state=0), KNeighborsClassifier(), SVC()):
+        path = tmp_path / f"{type(model).__name__}.skops"
+        skops.io.dump(model.fit(X, y), path)
+        assert check_model(path, train, class_attribute="target").model.name == type(model).__name__
+    skops.io.dump({"model": SVC().fit(X, y), "odd": pd.Timedelta(1)}, tmp_path / "odd.skops")
+    with pytest.raises(ModelImportError, match="does not load"):
+        read_checked(tmp_path / "odd.skops", train, "target")

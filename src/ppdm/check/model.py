@@ -24,16 +24,23 @@ from ppdm.files import note_read, regular_file
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
-__all__ = ["TRUSTED", "Checked", "family_of", "final_estimator", "read_checked"]
+__all__ = ["TRUSTED", "TRUSTED_PREFIXES", "Checked", "family_of", "final_estimator", "read_checked"]
 
 #: Types a checker's ``.skops`` file may hold beyond skops' safe list: the tree structures ppdm
-#: reads already, and the neighbour searches a kNN classifier stores its training rows in.
+#: reads already, an MLP's optimiser state (scikit-learn's own, arrays and numbers), and the
+#: neighbour searches a kNN classifier stores its training rows in.
 TRUSTED = (
     "sklearn.tree._tree.Tree",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
+    "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
     "sklearn.neighbors._kd_tree.KDTree",
     "sklearn.neighbors._ball_tree.BallTree",
 )
+
+#: Modules whose every type a checker's ``.skops`` file may hold: the distance metrics a kNN
+#: classifier's neighbour search keeps (scikit-learn's own, no code of the file's).
+TRUSTED_PREFIXES = ("sklearn.metrics._dist_metrics.",)
 
 #: Family by the estimator's class name (scikit-learn, XGBoost, LightGBM).
 _FAMILIES = {
@@ -176,7 +183,7 @@ def _skops(path: Path) -> Any:
         raise exc.with_prefix(f"{path}: ") from None
     except Exception:  # a zip that is not a skops file: skops raises several types
         raise TreeFormatError(f"{path}: a zip archive but not a skops model file") from None
-    refused = sorted(set(untrusted) - set(TRUSTED))
+    refused = sorted(t for t in set(untrusted) - set(TRUSTED) if not t.startswith(TRUSTED_PREFIXES))
     if refused:
         raise ModelImportError(f"{path}: the skops file holds types the checker does not load ({', '.join(refused[:3])}): only scikit-learn's own types are read")
     return sio.load(path, trusted=list(untrusted))
