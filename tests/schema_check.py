@@ -1,6 +1,7 @@
 """A small JSON Schema checker for the keywords ppdm's shipped schemas use (draft 2020-12 subset:
-type, const, enum, required, properties, additionalProperties, items, minItems, minimum,
-minLength, pattern, oneOf, $ref to #/$defs). ``jsonschema`` is not a dependency; when it is
+type, const, enum, required, properties, additionalProperties, items, minItems, uniqueItems,
+minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, oneOf, $ref
+to #/$defs). ``jsonschema`` is not a dependency; when it is
 installed, the tests validate with it too (:func:`validate`)."""
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ _TYPES: dict[str, Any] = {
 }  # fmt: skip
 KNOWN = {
     "$schema", "$id", "title", "description", "type", "const", "enum", "required", "properties", "additionalProperties", "items",
-    "minItems", "minimum", "minLength", "pattern", "oneOf", "$ref", "$defs",
+    "minItems", "minimum", "minLength", "pattern", "oneOf", "$ref", "$defs", "maximum", "exclusiveMinimum", "exclusiveMaximum", "maxLength",
+    "uniqueItems",
 }
 
 
@@ -68,8 +70,14 @@ def errors(instance: Any, schema: dict[str, Any], root: dict[str, Any] | None = 
             out.append(f"{at}: shorter than {schema['minLength']}")
         if "pattern" in schema and not re.search(schema["pattern"], instance):
             out.append(f"{at}: {instance!r} does not match {schema['pattern']!r}")
-    if _is(instance, "number") and "minimum" in schema and instance < schema["minimum"]:
-        out.append(f"{at}: {instance} below {schema['minimum']}")
+    if _is(instance, "number"):
+        bounds = (("minimum", lambda b: instance < b), ("maximum", lambda b: instance > b),
+                  ("exclusiveMinimum", lambda b: instance <= b), ("exclusiveMaximum", lambda b: instance >= b))  # fmt: skip
+        out += [f"{at}: {instance} breaks {key} {schema[key]}" for key, broken in bounds if key in schema and broken(schema[key])]
+    if isinstance(instance, str) and len(instance) > schema.get("maxLength", len(instance)):
+        out.append(f"{at}: longer than {schema['maxLength']}")
+    if isinstance(instance, list) and schema.get("uniqueItems") and len({repr(v) for v in instance}) != len(instance):
+        out.append(f"{at}: an item repeated")
     return out
 
 

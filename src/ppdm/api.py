@@ -389,6 +389,7 @@ def audit(
     tolerance: float = 0.0,
     domain: Sequence[float] | None = None,
     target: Target | str | None = None,
+    policy: Any = None,
 ) -> Audit | RegressionAudit:
     """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
 
@@ -478,8 +479,14 @@ def audit(
     :data:`~ppdm.attacks.target.DEFAULT_TARGET`, or for a membership audit
     :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
     and what its report and release record (:meth:`Audit.release_record`) judge against.
+    ``policy``: the output checker's policy instead (a :class:`~ppdm.check.policy.Policy`, a
+    preset's name such as ``"acro"``, or its YAML file): its attribute or membership target is the
+    target, and the release record cites it with its SHA-256 and applies its evidence rules.
     """
+    from ppdm.check.policy import cite_policy, with_policy
+
     with recording_reads() as read:
+        target, rules = with_policy(policy, target, membership is not None)
         done = _audit(
             model, data, threat, membership=membership, member_column=member_column, member_ids=member_ids, id_column=id_column,
             class_known=class_known, exact=exact, estimate=estimate, missing=missing, labels=labels, internal=internal, time_limit=time_limit,
@@ -489,7 +496,7 @@ def audit(
         )  # fmt: skip
     read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout) if isinstance(v, (str, Path))))
     done.read = read
-    return done
+    return cite_policy(done, rules)
 
 
 def _audit(

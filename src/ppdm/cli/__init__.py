@@ -13,6 +13,7 @@ from ppdm.cli import (  # noqa: F401  (each registers its command)
     attack,
     audit,
     audit_rules,
+    check,
     datasets,
     defend,
     disguise,

@@ -260,6 +260,8 @@ def _train_for_audit(
     help="The defense search that chose this model (ppdm defend --frontier): shown in --report, its target judged against "
     "when --target is not given, and its choice in --record's decision.",
 )
+@click.option("--policy", help="The output checker's policy: a preset (default, acro, strict) or a policy YAML file (docs/checker.md): its target is the audit's, and --record cites it with its SHA-256.")
+@click.option("--bundle", type=click.Path(path_type=Path), help="Write the release files (the model file, the release record, the report) and a manifest of hashes to this folder.")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @csv_options
 @handles_errors
@@ -309,6 +311,8 @@ def audit_command(
     target: str | None,
     record_out: Path | None,
     frontier_file: Path | None,
+    policy: str | None,
+    bundle: Path | None,
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
@@ -319,7 +323,8 @@ def audit_command(
 
     chosen = parse_target(target) if target is not None else None
     frontier = _load_frontier(frontier_file)
-    finish = _Finish(record_out, frontier, chosen, frontier_file)
+    finish = _Finish(record_out, frontier, chosen, frontier_file, policy, bundle)
+    finish.check_bundle(model_file or tree_file, report_out, (tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, out))
     if membership or population is not None:
         truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample}
         _membership_command(
@@ -397,7 +402,7 @@ def audit_command(
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
-            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=told, target=finish.target(), **_numeric_secret(tolerance, domain),
+            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=told, **finish.targeting(), **_numeric_secret(tolerance, domain),
         )
     inputs = {"model": tree_file, "data": data if dataset is None else table, "threat": threat_file, "reference": reference, "holdout": holdout}
     if not isinstance(result, Audit):
@@ -413,13 +418,48 @@ def audit_command(
     record = finish.record(result, inputs, quiet)
     if report_out is not None:
         write_html_report(result.results, result.model, threat, report_out, quiet=quiet, frontier=frontier, target=finish.given(result), record=record)  # the trees audited (--trees)
+    finish.pack(result, record, tree_file, report_out, quiet)
 
 
 class _Finish:
     """What every kind of audit does at the end with ``--target``, ``--frontier`` and ``--record``."""
 
-    def __init__(self, record_out: Path | None, frontier: Any, chosen: Any, frontier_file: Path | None) -> None:
+    def __init__(self, record_out: Path | None, frontier: Any, chosen: Any, frontier_file: Path | None, policy: str | None = None, bundle: Path | None = None) -> None:
         self.record_out, self.frontier, self.chosen, self.frontier_file = record_out, frontier, chosen, frontier_file
+        self.policy, self.bundle = policy, bundle
+
+    def targeting(self) -> dict[str, Any]:
+        """The audit's target arguments: --policy (with --target, refused by the library), else --target or the frontier's."""
+        return {"target": self.target()} if self.policy is None else {"target": self.chosen, "policy": self.policy}
+
+    def check_bundle(self, model: Path | None, report: Path | None, inputs: tuple[Path | None, ...]) -> None:
+        """Refuse, before any work, a --bundle that cannot be written (ppdm.check.bundle)."""
+        if self.bundle is None:
+            return
+        if model is None:
+            raise PpdmError("--bundle copies the model file into the release folder: give --model MODEL")
+        from ppdm.check.bundle import check_bundle
+
+        check_bundle(self.bundle, self.names(model, report), [p for p in inputs if p is not None])
+
+    @staticmethod
+    def names(model: Path, report: Path | None) -> list[str]:
+        return [model.name, "release_record.json", *(["report.html"] if report is not None else [])]
+
+    def pack(self, result: Any, record: dict[str, Any] | None, model: Path | None, report: Path | None, quiet: bool) -> None:
+        """Write --bundle: the model file, the release record (made here when --record was not given) and the report."""
+        if self.bundle is None or model is None:
+            return
+        from ppdm.check.bundle import write_bundle
+        from ppdm.report.record import record_json
+
+        if record is None:
+            record = result.release_record(frontier=self.frontier)
+        names = self.names(model, report)
+        files = {names[0]: model, **({names[2]: report} if report is not None else {})}
+        manifest = write_bundle(self.bundle, files=files, texts={names[1]: record_json(record)}, policy=getattr(result, "policy", None), inputs=result.read)
+        if not quiet:
+            console.print(f"wrote the bundle {self.bundle} ({manifest.name})", highlight=False)
 
     def target(self) -> Any:
         """The target the audit runs with: --target, else the defense search's (--frontier), else the default."""
@@ -484,7 +524,7 @@ def _membership_command(
     with status("auditing membership", quiet):
         result = audit(
             model_file, membership=population, **truth, class_attribute=class_attribute,
-            exact_time_limit=exact_time_limit, time_limit=time_limit, target=finish.target(),
+            exact_time_limit=exact_time_limit, time_limit=time_limit, **finish.targeting(),
         )
     if not quiet:
         for line in result.lines():
@@ -500,6 +540,7 @@ def _membership_command(
             [], result.model, None, report_out, quiet=quiet, membership=result.membership, frontier=finish.frontier, target=finish.given(result),
             record=record,
         )
+    finish.pack(result, record, model_file, report_out, quiet)
 
 
 def _numeric_secret(tolerance: float | None, domain: str | None) -> dict[str, Any]:
@@ -528,11 +569,12 @@ def _print_regression(
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
-    finish.record(result, inputs, quiet)
+    record = finish.record(result, inputs, quiet)
     if report_out is not None:
         result.report(report_out)
         if not quiet:
             console.print(f"wrote {report_out}")
+    finish.pack(result, record, inputs.get("model"), report_out, quiet)
 
 
 def _model_and_table(

@@ -359,6 +359,8 @@ def held_out_split(data: pd.DataFrame, class_column: str, share: float, random_s
     info = {
         "rows": int(len(test_at)), "of": n, "share": float(share), "seed": random_state, "stratified": stratified, "by": class_column,
         "training_rows": int(len(train_at)), "refitted": False,
+        # the training part's most frequent class, its share of the held-out rows: the accuracy of a constant
+        "majority_share": float(np.mean(labels[test_at] == pd.Series(labels[train_at]).value_counts().index[0])),
     }  # fmt: skip
     return data.iloc[train_at].reset_index(drop=True), data.iloc[test_at].reset_index(drop=True), info
 

@@ -70,8 +70,10 @@ def release_record(audit: Any, *, frontier: Any = None, inputs: Mapping[str, Any
     attacks = [_attack(r, role, target) for role, r in _results(audit)]
     if not attacks:
         raise PpdmError("a release record needs an audit with at least one result")
-    defense = _defense(frontier)
-    decision, reasons = decide(attacks, target, defense, _caveats(audit))
+    defense = _defense(frontier, audit)
+    policy = getattr(audit, "policy", None)
+    decision, reasons = decide(attacks, target, defense, _caveats(audit), policy=policy)
+    cited = {} if policy is None else {"policy": policy.cite(), "checks": _checks(audit, policy)}
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -85,7 +87,24 @@ def release_record(audit: Any, *, frontier: Any = None, inputs: Mapping[str, Any
         "defense": defense,
         "decision": decision,
         "reasons": reasons,
+        **cited,
     }
+
+
+def _checks(audit: Any, policy: Any) -> dict[str, Any] | None:
+    """Under a policy, the output checker's findings on the audited model and its training table
+    (the structural checks, :mod:`ppdm.check`, and the audit's own evidence) and its one
+    recommendation; ``None`` for a model the checker does not read (a rule set, a regressor)."""
+    from ppdm.check.run import check_model
+    from ppdm.rules.ruleset import RuleSet
+
+    model, table = getattr(audit, "model", None), getattr(audit, "table", None)
+    if model is None or isinstance(model, RuleSet) or getattr(model, "is_regressor", False) or not isinstance(table, pd.DataFrame):
+        return None
+    if not len(table) or model.class_attribute not in table.columns:
+        return None
+    done = check_model(model, table, class_attribute=model.class_attribute, policy=policy, audit=audit)
+    return _plain({"findings": [f.to_dict() for f in done.findings], "recommendation": done.recommendation.to_dict()})
 
 
 def record_json(record: dict[str, Any]) -> str:
@@ -100,12 +119,17 @@ def schema() -> dict[str, Any]:
 
 
 # -- the decision -------------------------------------------------------------------------------
-def decide(attacks: Sequence[dict[str, Any]], target: Target, defense: dict[str, Any] | None, caveats: Sequence[str] = ()) -> tuple[str, list[str]]:
+def decide(
+    attacks: Sequence[dict[str, Any]], target: Target, defense: dict[str, Any] | None, caveats: Sequence[str] = (), *, policy: Any = None,
+) -> tuple[str, list[str]]:
     """The decision and its reasons: every measure of the target met by every attack → release
     (``release the defended model`` when a defense search chose it); a measure missed, or one no
-    attack measured, or met by an audit that does not judge the whole model (a part of it read, or
-    an estimate short of its optimum: :func:`~ppdm.report.verdict.not_judged`) → do not release,
-    naming it."""
+    attack measured, or met by an audit that does not judge the whole model (a part of it read, an
+    estimate short of its optimum, or an approximate estimate with no proof beside it, unless the
+    ``policy`` (:class:`~ppdm.check.policy.Policy`) counts approximate evidence:
+    :func:`~ppdm.report.verdict.not_judged`) → do not release, naming it. A defended model no
+    better than the majority class on held-out rows (:func:`~ppdm.check.gap.no_better_than_majority`)
+    is not released as the defense's success: do not release, saying so."""
     reasons: list[str] = []
     missed, unmeasured = [], []
     for m in target.measures:
@@ -124,9 +148,17 @@ def decide(attacks: Sequence[dict[str, Any]], target: Target, defense: dict[str,
     if missed or unmeasured:
         why = f"the target is not met ({', '.join(missed)})" if missed else f"the target cannot be checked ({', '.join(unmeasured)} not measured)"
         return DO_NOT_RELEASE, [why, *reasons]
-    partial = [f"{a['role']}: {why}" for a in attacks if (why := not_judged(a["result"]))]
+    counts = bool(getattr(policy, "approximate_counts", False)) or any(a["role"] == "exact" and not not_judged(a["result"]) for a in attacks)
+    partial = [f"{a['role']}: {why}" for a in attacks if (why := not_judged(a["result"], approximate_counts=counts))]
     if partial:  # as the verdict says: met, but not on the whole model
         return DO_NOT_RELEASE, ["the target cannot be checked on the whole model; " + "; ".join(partial), *reasons]
+    if defense is not None and defense.get("no_better_than_majority"):
+        chosen = defense.get("chosen_candidate") or {}
+        return DO_NOT_RELEASE, [
+            f"the defended model {defense.get('chosen')!r} is no better than the majority class (accuracy {chosen.get('accuracy', float('nan')):.4f} "
+            f"against the majority share {defense['majority_share']:.4f} on {defense['majority_rows']:,} rows): meeting the target by "
+            "predicting one class is no defense's success; publish the class shares instead", *reasons,
+        ]  # fmt: skip
     if defense is not None and defense.get("chosen") and defense.get("chosen_family") != "unprotected":
         return RELEASE_DEFENDED, [f"the defense search chose {defense['chosen']!r} and its audit meets the target", *reasons]
     return RELEASE, ["every measure of the target is met", *reasons]
@@ -292,9 +324,10 @@ def _published(model: Tree | Forest, audit: Any) -> str | None:
     return getattr(disclosure, "value", None)
 
 
-def _defense(frontier: Any) -> dict[str, Any] | None:
+def _defense(frontier: Any, audit: Any = None) -> dict[str, Any] | None:
     """The defense search that chose the model: the chosen candidate and the unprotected one, each
-    with its accuracy and on which rows it was measured."""
+    with its accuracy and on which rows it was measured, and whether the chosen one is no better
+    than the majority class (its held-out share, else the audited table's)."""
     records = _records(frontier)
     if not records:
         return None
@@ -314,7 +347,25 @@ def _defense(frontier: Any) -> dict[str, Any] | None:
         "unprotected": point(first) if first.get("family") == "unprotected" else None,
         "candidates": len(records),
         "held_out": _plain(held),
+        **_majority(chosen, held, audit),
     }
+
+
+def _majority(chosen: dict[str, Any] | None, held: Any, audit: Any) -> dict[str, Any]:
+    """Whether the chosen candidate's accuracy is no better than the majority class's share:
+    that of the held-out rows when the split recorded it, else of the audited table's class."""
+    from ppdm.check.gap import no_better_than_majority
+
+    accuracy = None if chosen is None else chosen.get("accuracy")
+    share, rows = (held.get("majority_share"), held.get("rows")) if isinstance(held, dict) else (None, None)
+    table = getattr(audit, "table", None)
+    column = getattr(getattr(audit, "model", None), "class_attribute", None)
+    if share is None and isinstance(table, pd.DataFrame) and column in table.columns and len(table):
+        share, rows = float(table[column].value_counts(normalize=True).max()), int(rows or len(table))
+    if not isinstance(accuracy, (int, float)) or share is None or not rows:
+        return {}
+    flat = no_better_than_majority(float(accuracy), int(rows), float(share))
+    return {"majority_share": float(share), "majority_rows": int(rows), "no_better_than_majority": flat}
 
 
 def frontier_target(frontier: Any) -> Target | None:

@@ -97,13 +97,20 @@ def target_line(summary: dict[str, Any], target: Target) -> tuple[str, str]:
     return level, f"Target ({target.describe()}): {said}."
 
 
-def not_judged(summary: dict[str, Any]) -> str:
+def not_judged(summary: dict[str, Any], approximate_counts: bool = False) -> str:
     """Why a target this audit meets does not judge the whole model ("" when it does): the audit
     read a part of the model only, its estimate is not the maximum-entropy solution (a solve
-    stopped by its time limit), or its proof left people undecided (the exact audit's time budget
-    ran out: a proof of nobody certain among the others only), any of which may understate what
-    the model discloses. The
+    stopped by its time limit), its estimate is an approximation of it (``status``
+    ``"approximate"``: a forest's pooled estimate, which may be less confident than the joint
+    solution; counted only when ``approximate_counts``, a policy's ``evidence.approximate_counts``),
+    or its proof left people undecided (the exact audit's time budget ran out: a proof of nobody
+    certain among the others only), any of which may understate what the model discloses. The
     verdict then reads "unknown" and the release record does not release."""
+    if summary.get("status") == "approximate" and not approximate_counts:
+        return (
+            "met by an approximate estimate (each tree's exact posterior, pooled), which may be less confident than the model's "
+            "joint solution, and no proof was run: prove it (--exact) or use a policy that counts approximate evidence"
+        )
     part = _part_only(summary)
     if part:
         return f"met on the part audited only ({part}); the rest of the model may disclose more, so the whole is not judged"

@@ -1,0 +1,105 @@
+"""The checker's run: a model, its training table, held-out rows and a policy → findings and one
+recommendation (:func:`check_model`).
+
+The structural checks run on every classifier (:mod:`ppdm.check.classes`, :mod:`ppdm.check.dof`,
+:mod:`ppdm.check.hyperparameters`, :mod:`ppdm.check.gap`); the audits' evidence joins them when
+given (``audit``: an :class:`ppdm.Audit` of the same model, :mod:`ppdm.check.audit_evidence`), and
+so does any other attack's (``extra``: findings, e.g. a black-box membership attack's for a model
+ppdm cannot read white-box).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ppdm.check.audit_evidence import audit_findings
+from ppdm.check.classes import Classes, class_checks, output_classes, structural_classes
+from ppdm.check.dof import dof_check, parameter_count
+from ppdm.check.findings import Finding
+from ppdm.check.gap import gap_checks
+from ppdm.check.hyperparameters import hyperparameter_check
+from ppdm.check.model import Checked, read_checked
+from ppdm.check.policy import PRESETS, Policy, read_policy
+from ppdm.check.recommend import Recommendation, family_check, recommend
+from ppdm.errors import DataError
+
+__all__ = ["FORMAT", "CheckResult", "check_model"]
+
+FORMAT = "ppdm-check"
+
+
+@dataclass
+class CheckResult:
+    """What the checker found: the model's facts, the findings, the recommendation, the policy."""
+
+    model: Checked
+    policy: Policy
+    findings: list[Finding]
+    recommendation: Recommendation
+    classes: dict[str, Any] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def decision(self) -> str:
+        return self.recommendation.decision
+
+    def finding(self, rule: str) -> Finding:
+        return next(f for f in self.findings if f.rule == rule)
+
+    def lines(self) -> list[str]:
+        """What ``ppdm check`` prints."""
+        head = f"{self.model.name} ({self.model.family}), policy {self.policy.name!r} (sha256 {self.policy.sha256[:12]}): {self.decision}"
+        return [head, *(f"  {f.line()}" for f in self.findings), f"  → {self.recommendation.reasons[0]}"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "version": 1, "model": self.facts, "policy": self.policy.cite(),
+            "equivalence_classes": self.classes, "findings": [f.to_dict() for f in self.findings],
+            "recommendation": self.recommendation.to_dict(),
+        }  # fmt: skip
+
+
+def check_model(
+    model: Any,
+    data: pd.DataFrame,
+    *,
+    class_attribute: str,
+    holdout: pd.DataFrame | None = None,
+    policy: Policy | str | Path | None = None,
+    audit: Any = None,
+    extra: Sequence[Finding] = (),
+) -> CheckResult:
+    """Check ``model`` (a fitted classifier or Pipeline, a ppdm model, or a model file) against
+    ``policy`` (default :data:`~ppdm.check.policy.PRESETS` ``["default"]``) on its training table
+    ``data`` and ``holdout`` rows (see the module docstring)."""
+    rules = read_policy(policy) or PRESETS["default"]
+    if class_attribute not in data.columns:
+        raise DataError(f"the training table has no class column {class_attribute!r}")
+    if holdout is not None and class_attribute not in holdout.columns:
+        raise DataError(f"the held-out table has no class column {class_attribute!r}")
+    checked = read_checked(model, data, class_attribute)
+    proba = checked.proba(data)
+    outputs = output_classes(proba)
+    structure = structural_classes(checked, data)
+    classes: Classes = structure if structure is not None else outputs
+    findings = [family_check(checked.family, checked.name, rules)]
+    findings += class_checks(classes, outputs, rules.min_group_size, rules.zeros_disclosive)
+    findings.append(dof_check(checked, len(data), rules.min_residual_dof))
+    if rules.hyperparameter_rules:
+        findings.append(hyperparameter_check(checked, len(data), rules.min_group_size))
+    findings += [f for f in gap_checks(checked, data, holdout, rules.max_generalisation_gap, proba) if rules.beat_majority or f.rule != "beat_majority"]
+    if audit is not None:
+        findings += audit_findings(audit, rules)
+    findings += list(extra)
+    summaries = {"outputs": outputs.summary(rules.min_group_size)}
+    if structure is not None:
+        summaries["structure"] = structure.summary(rules.min_group_size)
+    count, how = parameter_count(checked)
+    facts = {"estimator": checked.name, "family": checked.family, "source": checked.source, "white_box": checked.ppdm_model is not None,
+             "training_rows": len(data), "held_out_rows": None if holdout is None else len(holdout), "parameters": count, "parameters_counted": how}  # fmt: skip
+    return CheckResult(checked, rules, findings, recommend(findings, rules), summaries, facts)

@@ -1,0 +1,86 @@
+"""``ppdm check``: the output checker's run on one model: policy → findings → one recommendation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ppdm.cli.common import check_outputs, command_options, console, csv_options, handles_errors, main, read_csv
+
+POLICY_HELP = "The risk appetite: a preset (default, acro, strict) or a policy YAML file (docs/checker.md). Default: default."
+
+
+@main.command("check")
+@click.argument("model_file", type=click.Path(path_type=Path))
+@click.option("--data", type=click.Path(path_type=Path), required=True, help="The training table (CSV), with the class column.")
+@click.option("--class", "--class-attribute", "class_attribute", required=True, help="The class column.")
+@click.option("--holdout", type=click.Path(path_type=Path), help="Held-out rows (CSV) for the generalisation gap and the majority-class test.")
+@click.option("--policy", default="default", show_default=True, help=POLICY_HELP)
+@click.option("--sensitive", help="Also audit what the model discloses about this column (the white-box audit of the tree models ppdm reads): the policy's attribute target joins the findings.")
+@click.option("--known", help="With --sensitive: the columns the attacker knows, comma-separated (default: every other column, the class included).")
+@click.option("--exact", is_flag=True, help="With --sensitive: also prove on whole counts who is certain (proved evidence).")
+@click.option("--out", type=click.Path(path_type=Path), help="Write the findings and the recommendation (JSON).")
+@click.option("--bundle", type=click.Path(path_type=Path), help="Write the release files (the model, the check's JSON, its report) and a manifest of hashes to this folder.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+@csv_options
+@handles_errors
+def check_command(
+    model_file: Path, data: Path, class_attribute: str, holdout: Path | None, policy: str, sensitive: str | None, known: str | None, exact: bool,
+    out: Path | None, bundle: Path | None, quiet: bool,
+) -> None:
+    """Check a trained classifier (.skops, or any model file ppdm reads) against a TRE's policy: structural checks and one recommendation."""
+    import json
+
+    from ppdm.check import check_model
+    from ppdm.check.bundle import check_bundle, write_bundle
+    from ppdm.check.model import read_checked
+    from ppdm.files import ReadFiles, recording_reads, write_atomic
+
+    command_options(class_attribute="--class")
+    check_outputs(out)
+    names = [model_file.name, "check.json", "report.txt"]
+    if bundle is not None:
+        check_bundle(bundle, names, [model_file, data, *([holdout] if holdout else []), *([out] if out else [])])
+    with recording_reads() as read:
+        table, _ = read_csv(data)
+        held = read_csv(holdout)[0] if holdout is not None else None
+        checked = read_checked(model_file, table, class_attribute)
+        audited, extra = _attribute_audit(checked, table, sensitive, known, exact, policy)
+        result = check_model(checked, table, class_attribute=class_attribute, holdout=held, policy=policy, audit=audited, extra=extra)
+    inputs = ReadFiles([model_file, data, *([holdout] if holdout else [])])
+    inputs.update(read)
+    text = json.dumps(result.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    if not quiet:
+        for line in result.lines():
+            console.print(line, highlight=False, markup=False)
+    if out is not None:
+        write_atomic(out, text, inputs=inputs)
+        if not quiet:
+            console.print(f"wrote {out}", highlight=False)
+    if bundle is not None:
+        manifest = write_bundle(bundle, files={names[0]: model_file}, texts={names[1]: text, names[2]: "\n".join(result.lines()) + "\n"}, policy=result.policy, inputs=inputs)
+        if not quiet:
+            console.print(f"wrote the bundle {bundle} ({manifest.name})", highlight=False)
+
+
+def _attribute_audit(checked: Any, table: Any, sensitive: str | None, known: str | None, exact: bool, policy: str) -> tuple[Any, list[Any]]:
+    """With --sensitive, ppdm's white-box audit of a tree model under the policy (and for any
+    other model, the finding that says no attribute audit ran: black-box attacks plug in here)."""
+    from ppdm.check.findings import Finding
+
+    if sensitive is None:
+        return None, []
+    if checked.ppdm_model is None:
+        why = f"{checked.name} is not a tree model ppdm reads white-box: its attribute audit needs a black-box attack, not run here"
+        return None, [Finding("attribute", "not checked", None, None, "none", why)]
+    from ppdm.api import audit
+    from ppdm.attacks.threat import ThreatModel
+
+    class_known = sensitive != checked.class_attribute
+    if known is not None:
+        threat = ThreatModel(sensitive=sensitive, known=tuple(c.strip() for c in known.split(",") if c.strip()), class_known=class_known)
+    else:
+        threat = ThreatModel(sensitive=sensitive, preset="insider", class_known=class_known)
+    return audit(checked.ppdm_model, table, threat, exact=exact, policy=policy, progress=False), []
