@@ -204,7 +204,7 @@ def test_the_verdict_reads_the_strongest_attack_never_weaker_than_one(cancer):
     done = ppdm.audit(forest, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False)
     s = done.membership.summary()
     rows = {r["attack"]: r for r in s["attacks"]}
-    assert set(rows) == {"ppdm", *ATTACKS}
+    assert set(rows) == {"ppdm", *ATTACKS, "ppdm+lira"}
     for key in ("auc", "tpr@0.1%", "tpr@1%"):  # never weaker than any attack in the table
         assert s[key] >= max(r[key] for r in rows.values()) - 1e-12
         assert done.membership.tpr_at(0.01) == pytest.approx(s["tpr@1%"])
@@ -215,6 +215,11 @@ def test_the_verdict_reads_the_strongest_attack_never_weaker_than_one(cancer):
     assert verdict["level"] == "fails" and "not met" in verdict["lines"][-1]
     alone = {**s, "tpr@1%": rows["ppdm"]["tpr@1%"], "attacks": None, "strongest": None}
     assert membership_verdict(alone, target)["level"] != "fails"  # what it said before the black-box attacks
+    result = done.membership  # the white-box belief as LiRA's prior: Bayes' rule on the log-odds
+    p, lira, combined = result.probability, result.blackbox.scores["lira-online"], result.scores()["ppdm+lira"]
+    open_ = result.state < 0
+    assert np.allclose(combined[open_], np.clip(np.log(p[open_] / (1 - p[open_])) + lira[open_], -1e6, 1e6))
+    assert (combined[result.state == 1] > combined[open_].max(initial=0)).all()
     record = ppdm.audit(forest, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False, target=target).release_record()
     assert record["decision"] == "do not release"
 

@@ -46,7 +46,7 @@ SHADOW_ATTACKS = frozenset(ATTACKS) - {"confidence"}
 #: The paper each attack is from, for the table.
 PAPERS = {
     "confidence": "Yeom et al. 2018", "lira-offline": "Carlini et al. 2022", "lira-online": "Carlini et al. 2022",
-    "rmia-offline": "Zarifzadeh et al. 2024", "rmia-online": "Zarifzadeh et al. 2024", "ppdm": "ppdm (white-box)",
+    "rmia-offline": "Zarifzadeh et al. 2024", "rmia-online": "Zarifzadeh et al. 2024", "ppdm": "ppdm (white-box)", "ppdm+lira": "ppdm's P(member) as LiRA's prior",
 }  # fmt: skip
 
 

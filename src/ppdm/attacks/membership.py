@@ -61,6 +61,10 @@ __all__ = ["MembershipOptions", "MembershipResult", "blackbox_only", "membership
 
 #: The white-box estimate's name in the table of attacks.
 WHITE_BOX = "ppdm"
+#: The white-box estimate as LiRA's prior: its name in the table of attacks.
+COMBINED = "ppdm+lira"
+#: The combined score's bound, and the score of a proved member (minus: non-member) above it.
+BOUND, PROVED = 1e6, 1e7
 
 STATES = {1: "member", 0: "non-member", -1: "undecided"}
 #: Why a tree (rule) gave the membership audit no row: its counts cannot be tied to the candidates.
@@ -102,7 +106,21 @@ class MembershipResult:
     def scores(self) -> dict[str, np.ndarray]:
         """Every attack's score per candidate: the white-box P(member) (``"ppdm"``) and each black-box attack's."""
         own = {WHITE_BOX: self.probability} if self.white_box else {}
-        return {**own, **(self.blackbox.scores if self.blackbox is not None else {})}
+        combined = self._combined()
+        both = {COMBINED: combined} if combined is not None else {}
+        return {**own, **(self.blackbox.scores if self.blackbox is not None else {}), **both}
+
+    def _combined(self) -> np.ndarray | None:
+        """The white-box P(member) as the prior of online LiRA's likelihood ratio (Bayes' rule:
+        posterior log-odds = logit P(member) + log Λ, Carlini et al. 2022 §IV taking the counts'
+        belief as the prior in place of the member share; the two pieces of evidence treated as
+        independent), proved members and non-members first and last."""
+        lira = self.blackbox.scores.get("lira-online") if self.blackbox is not None and self.white_box else None
+        if lira is None:
+            return None
+        p = np.clip(self.probability, 1e-12, 1.0 - 1e-12)
+        score = np.clip(np.log(p) - np.log1p(-p) + lira, -BOUND, BOUND)
+        return np.where(self.state == 1, PROVED, np.where(self.state == 0, -PROVED, score))
 
     def attack_table(self) -> list[dict[str, Any]]:
         """One row per attack measured against the truth (:func:`ppdm.attacks.blackbox.attack_row`:
