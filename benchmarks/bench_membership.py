@@ -35,9 +35,8 @@ complete (every member and non-member) and with half the members (``sample=True`
 of the members, every non-member). ppdm's white-box audit and its black-box attacks
 (:func:`ppdm.attacks.blackbox.blackbox_membership`: confidence, LiRA offline/online, RMIA
 offline/online, ``--shadows`` shadow models on halves of the candidates) on the same candidates;
-the row gives the white-box estimate's rates, the best black-box attack's, the white-box P(member)
-as LiRA's prior (``ppdm+lira``), and what ppdm reports (the strongest of them all, each rate at
-the attack reaching it), with the time of each part.
+the row gives the white-box estimate's rates, the best black-box attack's, and what ppdm reports
+(the strongest of them all, each rate at the attack reaching it), with the time of each part.
 """
 
 from __future__ import annotations
@@ -309,14 +308,12 @@ def run_blackbox_case(name: str, model: str, half: bool, shadows: int) -> dict: 
     black_s = time.perf_counter() - start
     result.blackbox = found
     s = result.summary()
-    best = strongest_row([r for r in s["attacks"] if r["attack"] not in ("ppdm", "ppdm+lira")])
-    combined = next((r for r in s["attacks"] if r["attack"] == "ppdm+lira"), {})
+    best = strongest_row([r for r in s["attacks"] if r["attack"] != "ppdm"])
     own = s["white_box_rates"]
     row = {
         "dataset": name, "model": model, "population": "half the members" if half else "complete", "candidates": int(keep.sum()),
         "members": int(truth.sum()), "white_auc": own["auc"], "white_tpr@0.1%": own["tpr@0.1%"], "white_tpr@1%": own["tpr@1%"],
         "best_blackbox": best["attack"], "bb_auc": best["auc"], "bb_tpr@0.1%": best["tpr@0.1%"], "bb_tpr@1%": best["tpr@1%"],
-        "combined_tpr@0.1%": combined.get("tpr@0.1%"), "combined_tpr@1%": combined.get("tpr@1%"),
         "confidence_tpr@1%": next(r["tpr@1%"] for r in s["attacks"] if r["attack"] == "confidence"),
         "ppdm_auc": s["auc"], "ppdm_tpr@0.1%": s["tpr@0.1%"], "ppdm_tpr@1%": s["tpr@1%"], "strongest": s["strongest"],
         "white_s": round(white_s, 1), "blackbox_s": round(black_s, 1), "shadows": shadows,
@@ -327,7 +324,7 @@ def run_blackbox_case(name: str, model: str, half: bool, shadows: int) -> dict: 
 def blackbox_table(rows: list[dict]) -> str:  # type: ignore[type-arg]
     head = (
         "| dataset | model | population | white-box AUC / TPR@0.1% / TPR@1% | best black-box (attack) AUC / TPR@0.1% / TPR@1% "
-        "| confidence TPR@1% | ppdm+lira TPR@0.1% / TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s |"
+        "| confidence TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
@@ -335,7 +332,7 @@ def blackbox_table(rows: list[dict]) -> str:  # type: ignore[type-arg]
             return " / ".join(f"{r[k]:.3f}" for k in keys)
         lines.append(
             f"| {r['dataset']} | {r['model']} | {r['population']} | {f('white_auc', 'white_tpr@0.1%', 'white_tpr@1%')} | ({r['best_blackbox']}) "
-            f"{f('bb_auc', 'bb_tpr@0.1%', 'bb_tpr@1%')} | {f('confidence_tpr@1%')} | {f('combined_tpr@0.1%', 'combined_tpr@1%')} | {f('ppdm_auc', 'ppdm_tpr@0.1%', 'ppdm_tpr@1%')} | {r['white_s']} | {r['blackbox_s']} |"
+            f"{f('bb_auc', 'bb_tpr@0.1%', 'bb_tpr@1%')} | {f('confidence_tpr@1%')} | {f('ppdm_auc', 'ppdm_tpr@0.1%', 'ppdm_tpr@1%')} | {r['white_s']} | {r['blackbox_s']} |"
         )
     return "\n".join(lines)
 

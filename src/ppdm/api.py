@@ -467,7 +467,8 @@ def audit(
     (:func:`ppdm.attacks.membership.with_blackbox`: confidence, LiRA, RMIA, shadow models trained
     on halves of the candidates and ``reference``'s people), and the result reports the strongest;
     ``blackbox``: their :class:`~ppdm.attacks.blackbox.BlackboxOptions` (shadow models, cache
-    folder), ``False`` for none.
+    folder), ``False`` for none, or the model's predicted probabilities per candidate (a DataFrame
+    or CSV, one column per class: the confidence attack on them; ``model`` may then be ``None``).
     A **regressor** (``model.is_regressor``: scikit-learn regression trees, forests and
     squared-error boosting, XGBoost ``reg:squarederror``, LightGBM ``regression``) is audited for
     its numeric target: a :class:`RegressionAudit` of each person's proved interval
@@ -494,7 +495,7 @@ def audit(
             reference=reference, holdout=holdout, progress=progress, solver_progress=solver_progress, exact_progress=exact_progress,
             client=client, tolerance=tolerance, domain=domain, target=target, blackbox=blackbox,
         )  # fmt: skip
-    read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout) if isinstance(v, (str, Path))))
+    read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout, blackbox) if isinstance(v, (str, Path))))
     done.read = read
     return done
 
@@ -791,7 +792,7 @@ def _membership_audit(
     try:
         published = _as_rules(model) or _as_model(model, candidates, class_attribute)
     except ModelImportError:
-        if not hasattr(model, "predict_proba") or blackbox is False:
+        if blackbox is False or not (hasattr(model, "predict_proba") or isinstance(blackbox, (pd.DataFrame, str, Path))):
             raise
         published = None  # not readable as trees: the black-box attacks alone
     options = MembershipOptions()

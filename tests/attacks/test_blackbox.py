@@ -6,9 +6,14 @@ while an attack breaks the target, and a model ppdm cannot read as trees is audi
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import norm
 from sklearn.datasets import load_breast_cancer
@@ -204,7 +209,7 @@ def test_the_verdict_reads_the_strongest_attack_never_weaker_than_one(cancer):
     done = ppdm.audit(forest, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False)
     s = done.membership.summary()
     rows = {r["attack"]: r for r in s["attacks"]}
-    assert set(rows) == {"ppdm", *ATTACKS, "ppdm+lira"}
+    assert set(rows) == {"ppdm", *ATTACKS}
     for key in ("auc", "tpr@0.1%", "tpr@1%"):  # never weaker than any attack in the table
         assert s[key] >= max(r[key] for r in rows.values()) - 1e-12
         assert done.membership.tpr_at(0.01) == pytest.approx(s["tpr@1%"])
@@ -215,11 +220,6 @@ def test_the_verdict_reads_the_strongest_attack_never_weaker_than_one(cancer):
     assert verdict["level"] == "fails" and "not met" in verdict["lines"][-1]
     alone = {**s, "tpr@1%": rows["ppdm"]["tpr@1%"], "attacks": None, "strongest": None}
     assert membership_verdict(alone, target)["level"] != "fails"  # what it said before the black-box attacks
-    result = done.membership  # the white-box belief as LiRA's prior: Bayes' rule on the log-odds
-    p, lira, combined = result.probability, result.blackbox.scores["lira-online"], result.scores()["ppdm+lira"]
-    open_ = result.state < 0
-    assert np.allclose(combined[open_], np.clip(np.log(p[open_] / (1 - p[open_])) + lira[open_], -1e6, 1e6))
-    assert (combined[result.state == 1] > combined[open_].max(initial=0)).all()
     record = ppdm.audit(forest, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False, target=target).release_record()
     assert record["decision"] == "do not release"
 
@@ -231,3 +231,36 @@ def test_blackbox_false_keeps_the_white_box_audit_alone(cancer):
     assert done.membership.blackbox is None and "attacks" not in done.membership.summary()
     with pytest.raises(PpdmError, match="is not a model ppdm imports"):
         ppdm.audit(logistic().fit(X[member], y[member]), membership=population(X, y, member), blackbox=False, progress=False)
+
+
+def test_a_model_known_by_its_predicted_probabilities_gets_the_confidence_attack(cancer, tmp_path):
+    X, y, member = cancer
+    model = logistic().fit(X[member], y[member])
+    population(X, y, member).to_csv(tmp_path / "pop.csv", index=False)
+    proba = pd.DataFrame(model.predict_proba(X), columns=[str(c) for c in model.classes_])
+    proba.to_csv(tmp_path / "scores.csv", index=False)
+    done = ppdm.audit(None, membership=tmp_path / "pop.csv", blackbox=tmp_path / "scores.csv", class_attribute="target", progress=False)
+    rows = done.membership.summary()["attacks"]
+    assert [r["attack"] for r in rows] == ["confidence"]
+    assert np.allclose(done.membership.blackbox.scores["confidence"], model.predict_proba(X)[np.arange(len(y)), y])
+    assert "confidence attack alone" in str(done.membership)
+    proba.iloc[4, 1] = 1.5
+    with pytest.raises(DataError, match="column '1', row 4: 1.5 is not a probability"):
+        ppdm.audit(None, membership=tmp_path / "pop.csv", blackbox=proba, class_attribute="target", progress=False)
+    with pytest.raises(DataError, match="3 rows of probabilities for 569 candidates"):
+        ppdm.audit(None, membership=tmp_path / "pop.csv", blackbox=proba.head(3), class_attribute="target", progress=False)
+
+
+@pytest.mark.slow
+def test_the_cli_reads_predicted_probabilities_with_scores(cancer, tmp_path):
+    X, y, member = cancer
+    model = logistic().fit(X[member], y[member])
+    population(X, y, member).to_csv(tmp_path / "pop.csv", index=False)
+    pd.DataFrame(model.predict_proba(X), columns=[str(c) for c in model.classes_]).to_csv(tmp_path / "scores.csv", index=False)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    pop, scores = str(tmp_path / "pop.csv"), str(tmp_path / "scores.csv")
+    run = [sys.executable, "-m", "ppdm", "audit", "--membership", "--population", pop, "--scores", scores, "--class", "target"]
+    shown = subprocess.run(run, capture_output=True, text=True, env=env, check=False)
+    assert shown.returncode == 0 and "the strongest attack: confidence" in shown.stdout
+    alone = subprocess.run([*run[:4], "--scores", str(tmp_path / "scores.csv")], capture_output=True, text=True, env=env, check=False)
+    assert alone.returncode == 2 and "--scores gives a membership audit" in alone.stderr + alone.stdout

@@ -34,10 +34,13 @@ from ppdm.attacks.lira import lira_offline, lira_online
 from ppdm.attacks.mia_confidence import confidence_scores, true_class_confidence
 from ppdm.attacks.rmia import GAMMA, OFFLINE_A, rmia_scores
 from ppdm.attacks.shadow_models import ShadowTable, shadow_confidences
-from ppdm.errors import DataError, PpdmError
+from ppdm.errors import DataError, PpdmError, shown
 from ppdm.metrics.membership import FPRS, membership_metrics
 
-__all__ = ["ATTACKS", "BlackboxOptions", "BlackboxResult", "attack_row", "blackbox_membership", "estimator_inputs", "strongest_row"]
+__all__ = [
+    "ATTACKS", "BlackboxOptions", "BlackboxResult", "PredictedProbabilities", "attack_row", "blackbox_membership", "estimator_inputs",
+    "read_probabilities", "strongest_row",
+]  # fmt: skip
 
 #: The attacks, by name (the table's order).
 ATTACKS = ("confidence", "lira-offline", "lira-online", "rmia-offline", "rmia-online")
@@ -46,7 +49,7 @@ SHADOW_ATTACKS = frozenset(ATTACKS) - {"confidence"}
 #: The paper each attack is from, for the table.
 PAPERS = {
     "confidence": "Yeom et al. 2018", "lira-offline": "Carlini et al. 2022", "lira-online": "Carlini et al. 2022",
-    "rmia-offline": "Zarifzadeh et al. 2024", "rmia-online": "Zarifzadeh et al. 2024", "ppdm": "ppdm (white-box)", "ppdm+lira": "ppdm's P(member) as LiRA's prior",
+    "rmia-offline": "Zarifzadeh et al. 2024", "rmia-online": "Zarifzadeh et al. 2024", "ppdm": "ppdm (white-box)",
 }  # fmt: skip
 
 
@@ -131,6 +134,45 @@ def strongest_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
         if rank(r) > rank(best):
             best = r
     return best
+
+
+class PredictedProbabilities:
+    """A model known only by its predicted probabilities on the candidates (trained elsewhere, in R
+    say): one column per class, one row per candidate in the population's order. It answers
+    ``predict_proba`` on those candidates only, so only the confidence attack reads it (the
+    shadow attacks need an estimator to refit)."""
+
+    def __init__(self, table: pd.DataFrame, where: str = "the predicted probabilities") -> None:
+        self.table, self.where = table, where
+        self.classes_ = np.asarray([str(c) for c in table.columns], dtype=object)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        if len(X) != len(self.table):
+            raise DataError(f"{self.where}: {len(self.table):,} rows of probabilities for {len(X):,} rows asked (one per candidate, in order)")
+        return np.asarray(self.table.to_numpy(float))
+
+
+def read_probabilities(source: pd.DataFrame | str | Path, candidates: int) -> PredictedProbabilities:
+    """The predicted probabilities per candidate (a DataFrame or a CSV file: one column per class
+    named by it, one row per candidate in the population's order), checked: numbers in [0, 1]."""
+    where = f"{source}" if isinstance(source, (str, Path)) else "the predicted probabilities"
+    if isinstance(source, (str, Path)):
+        from ppdm.files import regular_file
+
+        table = pd.read_csv(regular_file(source, "predicted-probabilities CSV", DataError))
+    else:
+        table = source
+    if len(table) != candidates:
+        raise DataError(f"{where}: {len(table):,} rows of probabilities for {candidates:,} candidates (one per candidate, in order)")
+    for column in table.columns:
+        values = pd.to_numeric(table[column], errors="coerce")
+        bad = values.isna() | (values < 0) | (values > 1)
+        if bad.any():
+            at = int(np.argmax(bad.to_numpy()))
+            raise DataError(f"{where}, column {column!r}, row {at}: {shown(table[column].iloc[at])} is not a probability in [0, 1]")
+    if len(table.columns) < 2:
+        raise DataError(f"{where}: one column per class, at least two (it has {len(table.columns)})")
+    return PredictedProbabilities(table.apply(pd.to_numeric), where)
 
 
 def estimator_inputs(model: Any, table: pd.DataFrame, class_attribute: str | None = None, hidden: tuple[str, ...] = ()) -> tuple[pd.DataFrame, str]:

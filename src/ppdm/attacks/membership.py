@@ -40,6 +40,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -61,10 +62,6 @@ __all__ = ["MembershipOptions", "MembershipResult", "blackbox_only", "membership
 
 #: The white-box estimate's name in the table of attacks.
 WHITE_BOX = "ppdm"
-#: The white-box estimate as LiRA's prior: its name in the table of attacks.
-COMBINED = "ppdm+lira"
-#: The combined score's bound, and the score of a proved member (minus: non-member) above it.
-BOUND, PROVED = 1e6, 1e7
 
 STATES = {1: "member", 0: "non-member", -1: "undecided"}
 #: Why a tree (rule) gave the membership audit no row: its counts cannot be tied to the candidates.
@@ -106,21 +103,7 @@ class MembershipResult:
     def scores(self) -> dict[str, np.ndarray]:
         """Every attack's score per candidate: the white-box P(member) (``"ppdm"``) and each black-box attack's."""
         own = {WHITE_BOX: self.probability} if self.white_box else {}
-        combined = self._combined()
-        both = {COMBINED: combined} if combined is not None else {}
-        return {**own, **(self.blackbox.scores if self.blackbox is not None else {}), **both}
-
-    def _combined(self) -> np.ndarray | None:
-        """The white-box P(member) as the prior of online LiRA's likelihood ratio (Bayes' rule:
-        posterior log-odds = logit P(member) + log Λ, Carlini et al. 2022 §IV taking the counts'
-        belief as the prior in place of the member share; the two pieces of evidence treated as
-        independent), proved members and non-members first and last."""
-        lira = self.blackbox.scores.get("lira-online") if self.blackbox is not None and self.white_box else None
-        if lira is None:
-            return None
-        p = np.clip(self.probability, 1e-12, 1.0 - 1e-12)
-        score = np.clip(np.log(p) - np.log1p(-p) + lira, -BOUND, BOUND)
-        return np.where(self.state == 1, PROVED, np.where(self.state == 0, -PROVED, score))
+        return {**own, **(self.blackbox.scores if self.blackbox is not None else {})}
 
     def attack_table(self) -> list[dict[str, Any]]:
         """One row per attack measured against the truth (:func:`ppdm.attacks.blackbox.attack_row`:
@@ -341,6 +324,8 @@ def blackbox_only(blackbox: BlackboxResult, row_ids: np.ndarray, threat: str) ->
         "threat": threat, "complete": True, "trees_used": "none (a model read by its predicted probabilities only)", "scope": Scope(0, {}),
         "seconds": float(blackbox.details.get("seconds", 0.0)), "proof_settled": True, "white_box": False,
     }  # fmt: skip
+    if set(blackbox.scores) == {"confidence"}:
+        details["note"] = "the model's predicted probabilities only: the confidence attack alone (LiRA and RMIA refit the estimator)"
     return MembershipResult(np.full(n, prior), np.full(n, -1), np.asarray(row_ids), truth, rows, details, blackbox)
 
 
@@ -503,9 +488,13 @@ def with_blackbox(
     the population without the truth's columns, ``truth`` as :func:`membership_attack` takes it
     (a column name of ``candidates`` is read and left out); ``reference``: people of the same
     population for the shadow models; ``options``: :class:`~ppdm.attacks.blackbox.BlackboxOptions`
-    (``None``: the defaults; ``False``: none run)."""
-    from ppdm.attacks.blackbox import BlackboxOptions, blackbox_membership, estimator_inputs
+    (``None``: the defaults; ``False``: none run), or the model's predicted probabilities per
+    candidate (a DataFrame or CSV file, :func:`~ppdm.attacks.blackbox.read_probabilities`: the
+    confidence attack on them)."""
+    from ppdm.attacks.blackbox import BlackboxOptions, blackbox_membership, estimator_inputs, read_probabilities
 
+    if isinstance(options, (pd.DataFrame, str, Path)):  # a model known by its predicted probabilities: the confidence attack
+        model, options = read_probabilities(options, len(candidates)), BlackboxOptions(attacks=("confidence",))
     usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not isinstance(model, (Tree, Forest, RuleSet))
     if options is False or not usable or class_known is False:
         if result is None:

@@ -278,9 +278,10 @@ def _estimator_facts(model: Any) -> dict[str, Any]:
     """A classifier read by its predicted probabilities only (a black-box membership audit): its
     class and hyper-parameters, no trees."""
     params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    known = model is None or not hasattr(model, "get_params")  # its predicted probabilities only
     plain = {str(k): v if isinstance(v, (int, float, str, bool)) or v is None else repr(v) for k, v in params.items()}
     return {
-        "family": type(model).__name__, "algorithm": None, "regressor": False, "trees": None, "leaves": None, "depth": None,
+        "family": "predicted probabilities" if known else type(model).__name__, "algorithm": None, "regressor": False, "trees": None, "leaves": None, "depth": None,
         "class_attribute": None, "publishes": "predicted probabilities", "hyperparameters": plain, "trees_audited": None,
     }  # fmt: skip
 
