@@ -36,7 +36,9 @@ of the members, every non-member). ppdm's white-box audit and its black-box atta
 (:func:`ppdm.attacks.blackbox.blackbox_membership`: confidence, LiRA offline/online, RMIA
 offline/online, ``--shadows`` shadow models on halves of the candidates) on the same candidates;
 the row gives the white-box estimate's rates, the best black-box attack's, and what ppdm reports
-(the strongest of them all, each rate at the attack reaching it), with the time of each part.
+(the strongest of them all, each rate at the attack reaching it), with the time of each part; on
+the complete populations, SACRO-ML's offline LiRA with as many shadow models (``--peer-python``;
+``--no-peer`` leaves it out).
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def main() -> None:
     parser.add_argument("--blackbox", action="store_true", help="the black-box rows instead (issue 45; see the module docstring)")
     args = parser.parse_args()
     if args.blackbox:
-        blackbox_main(args.shadows, args.json)
+        blackbox_main(args.shadows, args.json, None if args.no_peer else args.peer_python)
         return
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} on {os.cpu_count()} cores", flush=True)
     rows = []
@@ -144,7 +146,6 @@ def main() -> None:
 
 def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:  # type: ignore[no-untyped-def]
     from ppdm.attacks.membership import membership_attack
-    from ppdm.metrics.membership import membership_metrics
     from ppdm.tree import forest_from_sklearn, forest_from_xgboost, tree_from_sklearn
 
     s = spec(model)
@@ -194,6 +195,17 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
         row["peer"] = "no black-box attack reads a rule set"
     if args.no_peer or est is None:
         return row
+    shadows = args.shadows if s["kind"] == "tree" else args.forest_shadows
+    row.update(sacro_peer(name, s, D, target, member, est, shadows, args.peer_python))
+    return row
+
+
+def sacro_peer(name: str, s: dict, D: pd.DataFrame, target: np.ndarray, member: np.ndarray, est: object, shadows: int, peer_python: str) -> dict:  # type: ignore[type-arg]
+    """SACRO-ML's offline LiRA and worst-case attack on the model refitted from ``s`` (a subprocess
+    in ``peer_python``), scored by ppdm's metrics: the row's peer columns."""
+    from ppdm.metrics.membership import membership_metrics
+
+    row: dict = {}  # type: ignore[type-arg]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         D_members, D_others = D[member].to_numpy(), D[~member].to_numpy()
@@ -201,12 +213,11 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
         np.save(root / "y_train.npy", target[member])
         np.save(root / "X_test.npy", D_others)
         np.save(root / "y_test.npy", target[~member])
-        np.save(root / "proba_test.npy", est.predict_proba(D[~member]))
-        shadows = args.shadows if s["kind"] == "tree" else args.forest_shadows
+        np.save(root / "proba_test.npy", est.predict_proba(D[~member]))  # type: ignore[attr-defined]
         (root / "spec.json").write_text(json.dumps({**s, "name": name, "shadows": shadows}))
         start = time.perf_counter()
         done = subprocess.run(
-            [args.peer_python, str(Path(__file__).with_name("peer_sacroml.py")), tmp], capture_output=True, text=True, check=False,
+            [peer_python, str(Path(__file__).with_name("peer_sacroml.py")), tmp], capture_output=True, text=True, check=False,
         )
         row["peer_s"] = round(time.perf_counter() - start, 1)
         if done.returncode != 0 or not (root / "peer.json").exists():
@@ -279,7 +290,7 @@ def blackbox_population(name: str) -> tuple[pd.DataFrame, list[str], str, np.nda
     return frame, inputs, klass, rng.random(len(frame)) < 0.5
 
 
-def run_blackbox_case(name: str, model: str, half: bool, shadows: int) -> dict:  # type: ignore[type-arg]
+def run_blackbox_case(name: str, model: str, half: bool, shadows: int, peer_python: str | None = None) -> dict:  # type: ignore[type-arg]
     """One black-box row: the white-box audit, the black-box attacks, and what ppdm reports."""
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
@@ -318,31 +329,34 @@ def run_blackbox_case(name: str, model: str, half: bool, shadows: int) -> dict: 
         "ppdm_auc": s["auc"], "ppdm_tpr@0.1%": s["tpr@0.1%"], "ppdm_tpr@1%": s["tpr@1%"], "strongest": s["strongest"],
         "white_s": round(white_s, 1), "blackbox_s": round(black_s, 1), "shadows": shadows,
     }  # fmt: skip
+    if peer_python and not half:  # SACRO-ML's target model is fitted on every member: complete populations only
+        row.update(sacro_peer(name, spec(model), D, labels, member, est, shadows, peer_python))
     return row
 
 
 def blackbox_table(rows: list[dict]) -> str:  # type: ignore[type-arg]
     head = (
         "| dataset | model | population | white-box AUC / TPR@0.1% / TPR@1% | best black-box (attack) AUC / TPR@0.1% / TPR@1% "
-        "| confidence TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s |"
+        "| confidence TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s | SACRO-ML LiRA offline AUC / TPR@0.1% / TPR@1%, s |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         def f(*keys: str) -> str:
             return " / ".join(f"{r[k]:.3f}" for k in keys)
+        peer = f"{f('lira_auc', 'lira_tpr@0.1%', 'lira_tpr@1%')}, {r['lira_s']}" if "lira_auc" in r else r.get("peer", "–")
         lines.append(
             f"| {r['dataset']} | {r['model']} | {r['population']} | {f('white_auc', 'white_tpr@0.1%', 'white_tpr@1%')} | ({r['best_blackbox']}) "
-            f"{f('bb_auc', 'bb_tpr@0.1%', 'bb_tpr@1%')} | {f('confidence_tpr@1%')} | {f('ppdm_auc', 'ppdm_tpr@0.1%', 'ppdm_tpr@1%')} | {r['white_s']} | {r['blackbox_s']} |"
+            f"{f('bb_auc', 'bb_tpr@0.1%', 'bb_tpr@1%')} | {f('confidence_tpr@1%')} | {f('ppdm_auc', 'ppdm_tpr@0.1%', 'ppdm_tpr@1%')} | {r['white_s']} | {r['blackbox_s']} | {peer} |"
         )
     return "\n".join(lines)
 
 
-def blackbox_main(shadows: int, json_out: str | None) -> None:
+def blackbox_main(shadows: int, json_out: str | None, peer_python: str | None) -> None:
     rows = []
     for name in BLACKBOX_DATASETS:
         for model in BLACKBOX_MODELS:
             for half in (False, True):
-                rows.append(run_blackbox_case(name, model, half, shadows))
+                rows.append(run_blackbox_case(name, model, half, shadows, peer_python))
                 print(json.dumps(rows[-1]), flush=True)
     print()
     print(blackbox_table(rows))
