@@ -301,7 +301,7 @@ def run_blackbox_case(name: str, model: str, half: bool, shadows: int, peer_pyth
 
     frame, inputs, klass, member = blackbox_population(name)
     D = pd.get_dummies(frame[inputs]).astype(float)
-    labels = frame[klass].astype(str).to_numpy()
+    labels = frame[klass].astype(str).to_numpy().astype(str)  # unicode, not object: saved for the peer without pickle
     X_members, y_members = frame.loc[member, inputs].reset_index(drop=True), pd.Series(labels[member], name=klass)
     if model == "tree":
         est = DecisionTreeClassifier(random_state=0).fit(D[member], labels[member])
