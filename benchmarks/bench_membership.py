@@ -1,7 +1,7 @@
 """Membership disclosure (issue 27): ppdm's membership audit beside SACRO-ML's black-box attacks on
 the same model and split.
 
-Run: ``PYTHONPATH=src python benchmarks/bench_membership.py [--datasets adult nursery bank]
+Run: ``PYTHONPATH=src python benchmarks/bench_membership.py [--blackbox] [--datasets adult nursery bank]
 [--models tree tree8 rf100 rf100-nb xgb100] [--peer-python PATH] [--shadows 16] [--forest-shadows 8]``.
 
 Populations: Adult (the 30,162 training-file rows are the members, the 15,060 test-file rows the
@@ -27,6 +27,18 @@ truth: a stronger attacker than a real one), on the same model refitted from the
 0.1 % FPR, the tie group straddling a budget taken in a random share), and beside it the TPR at
 1 % FPR a threshold alone reaches (ties left out whole), which tells a gap made by tied scores
 from one made by the ranking.
+
+**Black-box rows** (``--blackbox``, issue 45): SACRO-ML's breast-cancer example (``cancer``: a
+random half members, seed 0) and a 5,000-row sample of Adult (``adult5k``: seed 0, a random half
+members), each with a decision tree (``tree``) and a 100-tree forest (``rf100``), each population
+complete (every member and non-member) and with half the members (``sample=True``: a random half
+of the members, every non-member). ppdm's white-box audit and its black-box attacks
+(:func:`ppdm.attacks.blackbox.blackbox_membership`: confidence, LiRA offline/online, RMIA
+offline/online, ``--shadows`` shadow models on halves of the candidates) on the same candidates;
+the row gives the white-box estimate's rates, the best black-box attack's, and what ppdm reports
+(the strongest of them all, each rate at the attack reaching it), with the time of each part; on
+the complete populations, SACRO-ML's offline LiRA with as many shadow models (``--peer-python``;
+``--no-peer`` leaves it out).
 """
 
 from __future__ import annotations
@@ -111,7 +123,11 @@ def main() -> None:
     parser.add_argument("--forest-shadows", type=int, default=8)
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--json", help="also write the rows as JSON here")
+    parser.add_argument("--blackbox", action="store_true", help="the black-box rows instead (issue 45; see the module docstring)")
     args = parser.parse_args()
+    if args.blackbox:
+        blackbox_main(args.shadows, args.json, None if args.no_peer else args.peer_python)
+        return
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} on {os.cpu_count()} cores", flush=True)
     rows = []
     for name in args.datasets:
@@ -130,7 +146,6 @@ def main() -> None:
 
 def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:  # type: ignore[no-untyped-def]
     from ppdm.attacks.membership import membership_attack
-    from ppdm.metrics.membership import membership_metrics
     from ppdm.tree import forest_from_sklearn, forest_from_xgboost, tree_from_sklearn
 
     s = spec(model)
@@ -180,6 +195,17 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
         row["peer"] = "no black-box attack reads a rule set"
     if args.no_peer or est is None:
         return row
+    shadows = args.shadows if s["kind"] == "tree" else args.forest_shadows
+    row.update(sacro_peer(name, s, D, target, member, est, shadows, args.peer_python))
+    return row
+
+
+def sacro_peer(name: str, s: dict, D: pd.DataFrame, target: np.ndarray, member: np.ndarray, est: object, shadows: int, peer_python: str) -> dict:  # type: ignore[type-arg]
+    """SACRO-ML's offline LiRA and worst-case attack on the model refitted from ``s`` (a subprocess
+    in ``peer_python``), scored by ppdm's metrics: the row's peer columns."""
+    from ppdm.metrics.membership import membership_metrics
+
+    row: dict = {}  # type: ignore[type-arg]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         D_members, D_others = D[member].to_numpy(), D[~member].to_numpy()
@@ -187,12 +213,11 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
         np.save(root / "y_train.npy", target[member])
         np.save(root / "X_test.npy", D_others)
         np.save(root / "y_test.npy", target[~member])
-        np.save(root / "proba_test.npy", est.predict_proba(D[~member]))
-        shadows = args.shadows if s["kind"] == "tree" else args.forest_shadows
+        np.save(root / "proba_test.npy", est.predict_proba(D[~member]))  # type: ignore[attr-defined]
         (root / "spec.json").write_text(json.dumps({**s, "name": name, "shadows": shadows}))
         start = time.perf_counter()
         done = subprocess.run(
-            [args.peer_python, str(Path(__file__).with_name("peer_sacroml.py")), tmp], capture_output=True, text=True, check=False,
+            [peer_python, str(Path(__file__).with_name("peer_sacroml.py")), tmp], capture_output=True, text=True, check=False,
         )
         row["peer_s"] = round(time.perf_counter() - start, 1)
         if done.returncode != 0 or not (root / "peer.json").exists():
@@ -242,6 +267,101 @@ def table(rows: list[dict]) -> str:
             f"| {f('ppdm_tpr@1%_thresholds')} / {f('lira_tpr@1%_thresholds')} / {f('worst_tpr@1%_thresholds')} |"
         )
     return "\n".join(lines)
+
+
+
+# -- issue 45: the black-box attacks beside the white-box audit --------------------------------
+BLACKBOX_DATASETS = ("cancer", "adult5k")
+BLACKBOX_MODELS = ("tree", "rf100")
+
+
+def blackbox_population(name: str) -> tuple[pd.DataFrame, list[str], str, np.ndarray]:
+    """The candidates, inputs, class column and members of a black-box row (see the module docstring)."""
+    rng = np.random.default_rng(0)
+    if name == "cancer":
+        from sklearn.datasets import load_breast_cancer
+
+        X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+        frame = X.rename(columns=lambda c: c.replace(" ", "_")).assign(target=y.astype(str).to_numpy())
+        inputs = [c for c in frame.columns if c != "target"]
+        return frame, inputs, "target", rng.random(len(frame)) < 0.5
+    full, inputs, klass, _ = population("adult")
+    frame = full.iloc[np.sort(rng.choice(len(full), 5000, replace=False))].reset_index(drop=True)
+    return frame, inputs, klass, rng.random(len(frame)) < 0.5
+
+
+def run_blackbox_case(name: str, model: str, half: bool, shadows: int, peer_python: str | None = None) -> dict:  # type: ignore[type-arg]
+    """One black-box row: the white-box audit, the black-box attacks, and what ppdm reports."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    from ppdm.attacks.blackbox import BlackboxOptions, blackbox_membership, strongest_row
+    from ppdm.attacks.membership import membership_attack
+    from ppdm.tree import forest_from_sklearn, tree_from_sklearn
+
+    frame, inputs, klass, member = blackbox_population(name)
+    D = pd.get_dummies(frame[inputs]).astype(float)
+    labels = frame[klass].astype(str).to_numpy().astype(str)  # unicode, not object: saved for the peer without pickle
+    X_members, y_members = frame.loc[member, inputs].reset_index(drop=True), pd.Series(labels[member], name=klass)
+    if model == "tree":
+        est = DecisionTreeClassifier(random_state=0).fit(D[member], labels[member])
+        published = tree_from_sklearn(est, X_members, y=y_members)
+    else:
+        est = RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=2).fit(D[member], labels[member])
+        published = forest_from_sklearn(est, X_members, y=y_members)
+    keep = ~member | (np.random.default_rng(1).random(len(member)) < 0.5) if half else np.ones(len(member), bool)
+    pool, truth = frame[keep].reset_index(drop=True), member[keep]
+    start = time.perf_counter()
+    result = membership_attack(published, pool, truth=truth, complete=not half)
+    white_s = time.perf_counter() - start
+    start = time.perf_counter()
+    found = blackbox_membership(est, D[keep].reset_index(drop=True), labels[keep], truth=truth, options=BlackboxOptions(shadows=shadows))
+    black_s = time.perf_counter() - start
+    result.blackbox = found
+    s = result.summary()
+    best = strongest_row([r for r in s["attacks"] if r["attack"] != "ppdm"])
+    own = s["white_box_rates"]
+    row = {
+        "dataset": name, "model": model, "population": "half the members" if half else "complete", "candidates": int(keep.sum()),
+        "members": int(truth.sum()), "white_auc": own["auc"], "white_tpr@0.1%": own["tpr@0.1%"], "white_tpr@1%": own["tpr@1%"],
+        "best_blackbox": best["attack"], "bb_auc": best["auc"], "bb_tpr@0.1%": best["tpr@0.1%"], "bb_tpr@1%": best["tpr@1%"],
+        "confidence_tpr@1%": next(r["tpr@1%"] for r in s["attacks"] if r["attack"] == "confidence"),
+        "ppdm_auc": s["auc"], "ppdm_tpr@0.1%": s["tpr@0.1%"], "ppdm_tpr@1%": s["tpr@1%"], "strongest": s["strongest"],
+        "white_s": round(white_s, 1), "blackbox_s": round(black_s, 1), "shadows": shadows,
+    }  # fmt: skip
+    if peer_python and not half:  # SACRO-ML's target model is fitted on every member: complete populations only
+        row.update(sacro_peer(name, spec(model), D, labels, member, est, shadows, peer_python))
+    return row
+
+
+def blackbox_table(rows: list[dict]) -> str:  # type: ignore[type-arg]
+    head = (
+        "| dataset | model | population | white-box AUC / TPR@0.1% / TPR@1% | best black-box (attack) AUC / TPR@0.1% / TPR@1% "
+        "| confidence TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s | SACRO-ML LiRA offline AUC / TPR@0.1% / TPR@1%, s |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        def f(*keys: str) -> str:
+            return " / ".join(f"{r[k]:.3f}" for k in keys)
+        peer = f"{f('lira_auc', 'lira_tpr@0.1%', 'lira_tpr@1%')}, {r['lira_s']}" if "lira_auc" in r else r.get("peer", "–")
+        lines.append(
+            f"| {r['dataset']} | {r['model']} | {r['population']} | {f('white_auc', 'white_tpr@0.1%', 'white_tpr@1%')} | ({r['best_blackbox']}) "
+            f"{f('bb_auc', 'bb_tpr@0.1%', 'bb_tpr@1%')} | {f('confidence_tpr@1%')} | {f('ppdm_auc', 'ppdm_tpr@0.1%', 'ppdm_tpr@1%')} | {r['white_s']} | {r['blackbox_s']} | {peer} |"
+        )
+    return "\n".join(lines)
+
+
+def blackbox_main(shadows: int, json_out: str | None, peer_python: str | None) -> None:
+    rows = []
+    for name in BLACKBOX_DATASETS:
+        for model in BLACKBOX_MODELS:
+            for half in (False, True):
+                rows.append(run_blackbox_case(name, model, half, shadows, peer_python))
+                print(json.dumps(rows[-1]), flush=True)
+    print()
+    print(blackbox_table(rows))
+    if json_out:
+        Path(json_out).write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.defend.search import defend  # the function itself, so that help() and inspect.signature show it
-from ppdm.errors import ArgumentTypeError, DataError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising, check_flags, shown
+from ppdm.errors import ArgumentTypeError, DataError, ModelImportError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising, check_flags, shown
 from ppdm.files import ReadFiles, recording_reads, write_atomic
 from ppdm.progress import Progress, Step, reporting
 from ppdm.progress import report as report_step
@@ -390,6 +390,7 @@ def audit(
     domain: Sequence[float] | None = None,
     target: Target | str | None = None,
     policy: Any = None,
+    blackbox: Any = None,
 ) -> Audit | RegressionAudit:
     """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
 
@@ -461,7 +462,14 @@ def audit(
     ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`; identifiers not among the
     candidates are counted in ``details``); ``sample=True``: the population holds only some of the
     training records (the published counts read as upper bounds). ``exact_time_limit`` bounds the membership proof after propagation
-    (default 30 s), ``time_limit`` its estimate (default 60 s).
+    (default 30 s), ``time_limit`` its estimate (default 60 s). When ``model`` is a fitted
+    classifier with ``predict_proba`` (any scikit-learn classifier or Pipeline: one ppdm cannot
+    read as trees gets these alone), the black-box attacks run on the same candidates too
+    (:func:`ppdm.attacks.membership.with_blackbox`: confidence, LiRA, RMIA, shadow models trained
+    on halves of the candidates and ``reference``'s people), and the result reports the strongest;
+    ``blackbox``: their :class:`~ppdm.attacks.blackbox.BlackboxOptions` (shadow models, cache
+    folder), ``False`` for none, or the model's predicted probabilities per candidate (a DataFrame
+    or CSV, one column per class: the confidence attack on them; ``model`` may then be ``None``).
     A **regressor** (``model.is_regressor``: scikit-learn regression trees, forests and
     squared-error boosting, XGBoost ``reg:squarederror``, LightGBM ``regression``) is audited for
     its numeric target: a :class:`RegressionAudit` of each person's proved interval
@@ -492,9 +500,9 @@ def audit(
             class_known=class_known, exact=exact, estimate=estimate, missing=missing, labels=labels, internal=internal, time_limit=time_limit,
             exact_time_limit=exact_time_limit, exact_detail=exact_detail, class_attribute=class_attribute, sample=sample, trees=trees,
             reference=reference, holdout=holdout, progress=progress, solver_progress=solver_progress, exact_progress=exact_progress,
-            client=client, tolerance=tolerance, domain=domain, target=target,
+            client=client, tolerance=tolerance, domain=domain, target=target, blackbox=blackbox,
         )  # fmt: skip
-    read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout) if isinstance(v, (str, Path))))
+    read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout, blackbox) if isinstance(v, (str, Path))))
     done.read = read
     return cite_policy(done, rules)
 
@@ -505,6 +513,7 @@ def _audit(
     exact_time_limit: float | None, exact_detail: Literal["certainty", "bounds"], class_attribute: str | None, sample: bool, trees: Any,
     reference: Any, holdout: Any, progress: Progress | bool | None, solver_progress: Callable[[Any], None] | None,
     exact_progress: Callable[[Any], None] | None, client: Any, tolerance: float, domain: Sequence[float] | None, target: Target | str | None,
+    blackbox: Any = None,
 ) -> Audit | RegressionAudit:
     """:func:`audit`, its files read within a recording (the audit's writers refuse them)."""
     tree_rows = _tree_rows(progress)
@@ -518,7 +527,8 @@ def _audit(
                                  ("reference", reference), ("holdout", holdout)) if _hashable(v)}  # fmt: skip
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
-        return _targeted(_membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit, sample), target, sources)
+        done = _membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit, sample, reference, blackbox)
+        return _targeted(done, target, sources)
     if member_ids is not None or id_column is not None:
         raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
     if data is None:
@@ -774,28 +784,36 @@ def _not_run(why: RoutingLimitError, note: str) -> str:
 
 def _membership_audit(
     model: Any, data: Any, population: _Population, class_known: bool | None, class_attribute: str | None,
-    proof_seconds: float | None, estimate_seconds: float | None, sample: bool = False,
+    proof_seconds: float | None, estimate_seconds: float | None, sample: bool = False, reference: Any = None, blackbox: Any = None,
 ) -> Audit:
     """The membership audit of ``population`` (see :func:`audit`; ``sample``: it holds some of the
     training records only, the published counts then upper bounds)."""
     from dataclasses import replace
 
-    from ppdm.attacks.membership import MembershipOptions, membership_attack
+    from ppdm.attacks.membership import MembershipOptions, membership_attack, with_blackbox
 
     if data is not None:
         raise PpdmError("membership= audits a population of candidates: leave data out (the truth is the population's member column)")
     table, truth = population.table, population.truth
     candidates = table.drop(columns=population.hidden)
-    published = _as_rules(model) or _as_model(model, candidates, class_attribute)
+    try:
+        published = _as_rules(model) or _as_model(model, candidates, class_attribute)
+    except ModelImportError:
+        if blackbox is False or not (hasattr(model, "predict_proba") or isinstance(blackbox, (pd.DataFrame, str, Path))):
+            raise
+        published = None  # not readable as trees: the black-box attacks alone
     options = MembershipOptions()
     if proof_seconds is not None:
         options = replace(options, proof=replace(options.proof, time_limit=float(proof_seconds)))
     if estimate_seconds is not None:
         options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
     audited = table if isinstance(truth, str) else candidates  # a truth column is read by name; identifiers are not the attacker's
-    result = membership_attack(published, audited, class_known=class_known, truth=truth, complete=not sample, options=options)
+    result = None if published is None else membership_attack(published, audited, class_known=class_known, truth=truth, complete=not sample, options=options)
+    klass = class_attribute or getattr(published, "class_attribute", None)
+    ref = _as_table(reference) if reference is not None else None
+    result = with_blackbox(result, model, audited, truth, class_attribute=klass, class_known=class_known, reference=ref, options=blackbox)
     result.details.update(population.details)
-    return Audit(published, ThreatModel(), None, None, table, membership=result)
+    return Audit(published if published is not None else model, ThreatModel(), None, None, table, membership=result)
 
 
 # -- inputs --------------------------------------------------------------------------------------

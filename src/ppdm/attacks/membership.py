@@ -25,6 +25,14 @@ maximum-entropy belief over the remaining bits, each candidate's P(member). With
 (a boolean column or array), the result measures the score as Carlini et al. 2022 do (AUC, TPR
 at 0.1 % and 1 % FPR, :mod:`ppdm.metrics.membership`), checks that no proof is wrong, and states
 the baseline: the member share of the population (the prior; a model-free attacker's AUC is 0.5).
+
+**Never weaker than a black-box attack** (issue 45). With the black-box attacks run on the same
+candidates (:func:`ppdm.attacks.blackbox.blackbox_membership`: confidence, LiRA, RMIA), the result
+holds their table beside the white-box estimate's row, and the rates it reports (``summary()``,
+``tpr_at``, what a target's verdict reads) are the strongest measured, each rate at the attack
+reaching it: a verdict never reads "met" while an attack in the table breaks the target. A model
+ppdm cannot read as trees (a logistic regression, an SVM, an MLP) gets the black-box attacks alone
+(:func:`blackbox_only`).
 """
 
 from __future__ import annotations
@@ -32,11 +40,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.blackbox import BlackboxResult, attack_row, strongest_row
 from ppdm.attacks.scope import Scope, scope_of
 from ppdm.errors import DataError, PpdmError, check_options
 from ppdm.exact.membership import MembershipProof, ProofOptions, prove_membership
@@ -48,7 +58,10 @@ from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
-__all__ = ["MembershipOptions", "MembershipResult", "membership_attack", "members_by_id"]
+__all__ = ["MembershipOptions", "MembershipResult", "blackbox_only", "membership_attack", "members_by_id"]
+
+#: The white-box estimate's name in the table of attacks.
+WHITE_BOX = "ppdm"
 
 STATES = {1: "member", 0: "non-member", -1: "undecided"}
 #: Why a tree (rule) gave the membership audit no row: its counts cannot be tied to the candidates.
@@ -83,6 +96,37 @@ class MembershipResult:
     truth: np.ndarray | None
     rows: MembershipRows
     details: dict[str, Any] = field(default_factory=dict)
+    blackbox: BlackboxResult | None = None
+
+    @property
+    def white_box(self) -> bool:
+        """Whether the white-box estimate read the model (not a black-box audit alone)."""
+        return bool(self.details.get("white_box", True))
+
+    def scores(self) -> dict[str, np.ndarray]:
+        """Every attack's score per candidate: the white-box P(member) (``"ppdm"``) and each black-box attack's."""
+        own = {WHITE_BOX: self.probability} if self.white_box else {}
+        return {**own, **(self.blackbox.scores if self.blackbox is not None else {})}
+
+    def attack_table(self) -> list[dict[str, Any]]:
+        """One row per attack measured against the truth (:func:`ppdm.attacks.blackbox.attack_row`:
+        AUC, TPR at 0.1 % and 1 % FPR, the control), the white-box estimate's first; empty
+        without the truth."""
+        if self.truth is None or not 0 < self.truth.sum() < len(self.truth):
+            return []
+        seed = int(self.blackbox.details.get("seed", 0)) if self.blackbox is not None else 0
+        return [_plain_row(attack_row(name, self.truth, score, seed)) for name, score in self.scores().items()]
+
+    def strongest(self) -> str | None:
+        """The strongest attack's name (most members at 1 % FPR, then 0.1 %, then AUC); ``None`` without the truth."""
+        rows = self.attack_table()
+        return str(strongest_row(rows)["attack"]) if rows else None
+
+    def strongest_score(self) -> np.ndarray:
+        """The strongest attack's score per candidate (the white-box P(member) without the truth)."""
+        name = self.strongest()
+        scores = self.scores()
+        return scores[name] if name is not None else self.probability
 
     @property
     def n_candidates(self) -> int:
@@ -101,6 +145,8 @@ class MembershipResult:
         out = pd.DataFrame({"row": self.row_ids, "P(member)": self.probability, "proved": [STATES[int(s)] for s in self.state]})
         if self.truth is not None:
             out["member"] = self.truth
+        for name, score in (self.blackbox.scores.items() if self.blackbox is not None else ()):
+            out[f"score:{name}"] = score
         return out
 
     def leaves(self, top: int = 10) -> pd.DataFrame:
@@ -123,7 +169,25 @@ class MembershipResult:
         positives (:func:`ppdm.metrics.membership.tpr_at_fpr`); needs the truth."""
         if self.truth is None:
             raise PpdmError("the true-positive rate needs the truth: give truth= (who was a training record)")
-        return tpr_at_fpr(self.truth, self.probability, fpr)
+        return max(tpr_at_fpr(self.truth, score, fpr) for score in self.scores().values())
+
+    def _strongest_rates(self) -> dict[str, Any]:
+        """With black-box attacks: their table, the white-box estimate's own rates, and each rate
+        at the attack reaching the highest (what the verdict reads)."""
+        if self.blackbox is None:
+            return {}
+        rows = self.attack_table()
+        if not rows:
+            return {}
+        keys = ["auc", *(_key(f) for f in FPRS), *(f"{_key(f)}_thresholds" for f in FPRS)]
+        out: dict[str, Any] = {"attacks": rows, "strongest": strongest_row(rows)["attack"]}
+        if self.white_box:
+            out["white_box_rates"] = {k: rows[0][k] for k in keys}
+        for k in keys:
+            values = [r[k] for r in rows if r.get(k) is not None]
+            if values:
+                out[k] = max(values)
+        return out
 
     def summary(self) -> dict[str, Any]:
         """Counts of what is proved, the baseline and, with the truth, the metrics and wrong proofs."""
@@ -137,26 +201,32 @@ class MembershipResult:
         }
         if self.truth is not None:
             out.update(membership_metrics(self.truth, self.probability))
+            out.update(self._strongest_rates())
             out["baseline_member_share"] = float(self.truth.mean())
             out["wrong_proved_members"] = int(((self.state == 1) & ~self.truth).sum())
             out["wrong_proved_non_members"] = int(((self.state == 0) & self.truth).sum())
-        out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "trees_used", "note", "seconds", "proof_settled", "max_violation")})
+        out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "trees_used", "note", "seconds", "proof_settled", "max_violation", "white_box")})
+        if self.blackbox is not None:
+            out["blackbox"] = {k: v for k, v in self.blackbox.details.items() if k != "seed"}
         out["scope"] = scope_of(self.details, self.n_candidates).to_json()  # what was read, once (:mod:`ppdm.attacks.scope`)
         return out
 
     def lines(self) -> list[str]:
         """What ``ppdm audit --membership`` prints."""
         s = self.summary()
+        published = f"{s['published_members']:,} training records published" if self.white_box else "the model read by its predicted probabilities only"
         lines = [
-            f"membership audit of {s['candidates']:,} candidates ({s['published_members']:,} training records published); {s['threat']}",
-            Scope.from_json(s["scope"]).line().strip() + f" Counts read: {s['trees_used']}.",
+            f"membership audit of {s['candidates']:,} candidates ({published}); {s['threat']}",
+            (Scope.from_json(s["scope"]).line().strip() + f" Counts read: {s['trees_used']}.") if self.white_box else "no published count read: the black-box attacks alone.",
             f"proved members: {s['proved_members']:,}; proved non-members: {s['proved_non_members']:,}; undecided: {s['undecided']:,}"
             + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)"),
             f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
         ]
         if "auc" in s:
             rates = ", ".join(f"TPR at {f:.1%} FPR {s[_key(f)]:.3f}" for f in FPRS).replace(".0%", "%")
-            lines.append(f"against the truth: AUC {s['auc']:.3f}, {rates}")
+            by = f" (the strongest attack: {s['strongest']})" if s.get("strongest") else ""
+            lines.append(f"against the truth{by}: AUC {s['auc']:.3f}, {rates}")
+            lines.extend(_table_lines(s.get("attacks", [])))
             lines.append(f"wrong proofs: {s['wrong_proved_members']} members, {s['wrong_proved_non_members']} non-members")
         if s.get("note"):
             lines.append(f"note: {s['note']}")
@@ -177,6 +247,26 @@ class MembershipResult:
 
 def _key(f: float) -> str:
     return f"tpr@{f:.1%}".replace(".0%", "%")
+
+
+def _plain_row(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+
+
+def _table_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The table of attacks as printed lines (attack, AUC, TPR at each budget, the control's AUC)."""
+    if len(rows) < 2:
+        return []
+    out = ["attacks (control: the same attack telling one half of the non-members from the other):"]
+    for r in rows:
+        rates = "  ".join(f"TPR@{f:.1%} {_num(r.get(_key(f)))}".replace(".0%", "%") for f in FPRS)
+        out.append(f"  {r['attack']:<13} AUC {_num(r.get('auc'))}  {rates}  control AUC {_num(r.get('control_auc'))}")
+    out.append("  baseline (no model): AUC 0.500, TPR = FPR")
+    return out
+
+
+def _num(v: Any) -> str:
+    return "  –  " if v is None else f"{v:.3f}"
 
 
 def membership_attack(
@@ -221,6 +311,25 @@ def membership_attack(
     details = _details(model, rows, proof, solution, known, complete, time.perf_counter() - start)
     row_ids = population.index.to_numpy()
     return MembershipResult(solution.p, proof.state, row_ids, truth_bits, rows, details)
+
+
+def blackbox_only(blackbox: BlackboxResult, row_ids: np.ndarray, threat: str) -> MembershipResult:
+    """The membership result of a model read by its predicted probabilities alone: no published
+    count (nothing proved, P(member) the prior), the black-box attacks' table and scores."""
+    import scipy.sparse as sp
+
+    n = len(row_ids)
+    truth = blackbox.truth
+    empty = np.zeros(0)
+    rows = MembershipRows(sp.csr_matrix((0, n)), empty, empty, empty.astype(int), empty.astype(int), empty.astype(int), empty, empty, np.zeros(n, int), 0, [], 0, True)
+    prior = float(truth.mean()) if truth is not None else 0.5
+    details: dict[str, Any] = {
+        "threat": threat, "complete": True, "trees_used": "none (a model read by its predicted probabilities only)", "scope": Scope(0, {}),
+        "seconds": float(blackbox.details.get("seconds", 0.0)), "proof_settled": True, "white_box": False,
+    }  # fmt: skip
+    if set(blackbox.scores) == {"confidence"}:
+        details["note"] = "the model's predicted probabilities only: the confidence attack alone (LiRA and RMIA refit the estimator)"
+    return MembershipResult(np.full(n, prior), np.full(n, -1), np.asarray(row_ids), truth, rows, details, blackbox)
 
 
 def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipOptions) -> BernoulliSolution:
@@ -370,3 +479,44 @@ def check_membership_options(options: Any) -> MembershipOptions:
     if not isinstance(options, MembershipOptions):
         raise PpdmError(f"membership options must be MembershipOptions, got {type(options).__name__}")
     return options
+
+
+def with_blackbox(
+    result: MembershipResult | None, model: Any, candidates: pd.DataFrame, truth: str | np.ndarray | pd.Series | None, *,
+    class_attribute: str | None = None, class_known: bool | None = None, reference: pd.DataFrame | None = None, options: Any = None,
+) -> MembershipResult:
+    """``result`` (the white-box audit, ``None`` for a model ppdm cannot read as trees) with the
+    black-box attacks on ``model`` (:func:`ppdm.attacks.blackbox.blackbox_membership`) when it is
+    a fitted classifier with ``predict_proba`` and the attacker knows the class. ``candidates``:
+    the population without the truth's columns, ``truth`` as :func:`membership_attack` takes it
+    (a column name of ``candidates`` is read and left out); ``reference``: people of the same
+    population for the shadow models; ``options``: :class:`~ppdm.attacks.blackbox.BlackboxOptions`
+    (``None``: the defaults; ``False``: none run), or the model's predicted probabilities per
+    candidate (a DataFrame or CSV file, :func:`~ppdm.attacks.blackbox.read_probabilities`: the
+    confidence attack on them)."""
+    from ppdm.attacks.blackbox import BlackboxOptions, blackbox_membership, estimator_inputs, read_probabilities
+
+    if isinstance(options, (pd.DataFrame, str, Path)):  # a model known by its predicted probabilities: the confidence attack
+        model, options = read_probabilities(options, len(candidates)), BlackboxOptions(attacks=("confidence",))
+    usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not isinstance(model, (Tree, Forest, RuleSet))
+    if options is False or not usable or class_known is False:
+        if result is None:
+            raise PpdmError(f"{type(model).__name__}: neither read as trees nor a fitted classifier with predict_proba: no membership attack applies")
+        return result
+    if options is not None and not isinstance(options, BlackboxOptions):
+        raise PpdmError(f"blackbox= takes BlackboxOptions (or False), got {type(options).__name__}")
+    bits = result.truth if result is not None else _truth(candidates, truth)
+    hidden = (truth,) if isinstance(truth, str) else ()
+    X, klass = estimator_inputs(model, candidates, class_attribute, hidden)
+    ref_X, ref_y = None, None
+    if reference is not None:
+        lacking = [c for c in [*X.columns, klass] if c not in reference.columns]
+        if lacking:
+            raise DataError(f"the reference people lack column {lacking[0]!r}, which the black-box attacks read")
+        ref_X, ref_y = reference[list(X.columns)], reference[klass].to_numpy()
+    found = blackbox_membership(model, X, candidates[klass].to_numpy(), reference=ref_X, reference_labels=ref_y, truth=bits, options=options)
+    if result is None:
+        threat = "the attacker knows every model input and the class of each candidate and queries the model's predicted probabilities"
+        return blackbox_only(found, candidates.index.to_numpy(), threat)
+    result.blackbox = found
+    return result

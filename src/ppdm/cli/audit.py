@@ -225,6 +225,11 @@ def _train_for_audit(
     help="With --member-ids: the population's column of identifiers (e.g. ID).",
 )
 @click.option(
+    "--scores",
+    type=click.Path(path_type=Path),
+    help="With --membership: CSV of the model's predicted probabilities per candidate (one column per class, rows in --population's order): the confidence attack on them too; --model may then be left out (a model known by its probabilities only; give --class).",
+)
+@click.option(
     "--tolerance",
     type=FiniteRange(min=0),
     help="A regressor's numeric secret (its target, or a numeric input named by --sensitive): count the people whose proved interval is at most this wide (e.g. 1000 for an income in dollars).",
@@ -303,6 +308,7 @@ def audit_command(
     member_column: str,
     member_ids: Path | None,
     id_column: str | None,
+    scores: Path | None,
     tolerance: float | None,
     domain: str | None,
     top: int,
@@ -318,7 +324,7 @@ def audit_command(
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column")
     check_outputs(out, record_out, report_out)
-    _distinct(out, record_out, report_out, inputs=(tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids))
+    _distinct(out, record_out, report_out, inputs=(tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, scores))
     from ppdm.attacks.target import parse_target
 
     chosen = parse_target(target) if target is not None else None
@@ -326,12 +332,14 @@ def audit_command(
     finish = _Finish(record_out, frontier, chosen, frontier_file, policy, bundle)
     finish.check_bundle(model_file or tree_file, report_out, (tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, out))
     if membership or population is not None:
-        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample}
+        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample, **({"blackbox": scores} if scores else {})}
         _membership_command(
             membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit,
             quiet, out, finish,
         )  # fmt: skip
         return
+    if scores is not None:
+        raise PpdmError("--scores gives a membership audit the model's predicted probabilities: add --membership --population CANDIDATES.csv")
     if member_ids is not None or id_column is not None:
         raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
     if report_out is not None:
@@ -513,8 +521,8 @@ def _membership_command(
     """``ppdm audit --membership --model M --population P.csv``: the library's membership audit, printed."""
     if not membership:
         raise PpdmError("--population is the candidates of a membership audit: add --membership")
-    if population is None or model_file is None:
-        raise PpdmError("--membership needs --model MODEL and --population CANDIDATES.csv")
+    if population is None or (model_file is None and truth.get("blackbox") is None):
+        raise PpdmError("--membership needs --model MODEL (or --scores PROBABILITIES.csv) and --population CANDIDATES.csv")
     if dataset is not None or data is not None:
         raise PpdmError("--membership audits --population against --model: leave out --dataset and --data")
     if report_out is not None:
@@ -533,7 +541,7 @@ def _membership_command(
         result.save(out)
         if not quiet:
             console.print(f"wrote {out}")
-    record = finish.record(result, {"model": model_file, "population": population, "member_ids": truth.get("member_ids")}, quiet)
+    record = finish.record(result, {"model": model_file, "population": population, "member_ids": truth.get("member_ids"), "scores": truth.get("blackbox")}, quiet)
     if report_out is not None:
         assert isinstance(result, Audit)  # a membership audit
         write_html_report(

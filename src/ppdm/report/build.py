@@ -77,7 +77,7 @@ def build_report(
     if model is not None and not isinstance(model, RuleSet):
         for r in dicts:
             check_same_model(r, model)
-    view = model_view(_as_audited(model, threat, dicts) if dicts else model) if model is not None and not isinstance(model, RuleSet) else None
+    view = model_view(_as_audited(model, threat, dicts) if dicts else model) if _is_trees(model) else None
     attacks = [_attack(r, view, threat, resolved) for r in dicts]
     front = frontier_of(frontier, risk_name)
     member = membership_section(membership, model, resolved) if membership is not None else None
@@ -166,6 +166,14 @@ def _with_exact(result: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(exact, dict):
         return [result]
     return [{k: v for k, v in result.items() if k != "exact"}, exact]
+
+
+def _is_trees(model: Any) -> bool:
+    """Whether ``model`` is a ppdm tree or forest (not a rule set, nor a classifier read by its probabilities only)."""
+    from ppdm.tree.forest import Forest
+    from ppdm.tree.model import Tree
+
+    return isinstance(model, (Tree, Forest))
 
 
 def check_same_model(result: dict[str, Any], model: Tree | Forest) -> None:

@@ -65,7 +65,8 @@ def membership_section(
         "summary": summary,
         "target": target.to_dict(),
         "verdict": membership_verdict(summary, target),
-        "roc": roc_curve(result.truth, p) if result.truth is not None and 0 < result.truth.sum() < len(p) else None,
+        "roc": roc_curve(result.truth, result.strongest_score()) if result.truth is not None and 0 < result.truth.sum() < len(p) else None,
+        "attacks": summary.get("attacks") or [],
         "p_member": {"t": THRESHOLDS.tolist(), "share": np.round(share_at_least(p), 6).tolist()},
         "leaves": riskiest_leaves(result, model, top),
         "published": f"a rule set of {len(model.rules):,} rules (paper 004)" if isinstance(model, RuleSet) else None,
@@ -109,7 +110,7 @@ def riskiest_leaves(result: MembershipResult, model: Tree | Forest | RuleSet | N
     frame = frame[reach > 0].sort_values(["proved_alone", "excess"], ascending=False, kind="stable").head(top)
     forest = len(result.rows.modes) > 1
     rules = model if isinstance(model, RuleSet) else None
-    trees = list(model.trees) if model is not None and not isinstance(model, RuleSet) else None
+    trees = list(model.trees) if model is not None and not isinstance(model, RuleSet) and hasattr(model, "trees") else None
     rows = []
     for r in frame.to_dict("records"):
         t, leaf, cell, mean_p = int(r["tree"]), int(r["leaf"]), int(r["class"]), float(r["mean_P(member)"])
@@ -158,13 +159,11 @@ def membership_target(target: Target | None) -> Target:
 def membership_summary(result: MembershipResult, target: Target) -> dict[str, Any]:
     """The membership audit's summary, with the TPR at every false-positive rate the target names
     (``tpr@0.5%``) when the truth is known (:func:`ppdm.metrics.membership.tpr_at_fpr`)."""
-    from ppdm.metrics.membership import tpr_at_fpr
-
     summary = dict(result.summary())
     if result.truth is not None and 0 < result.truth.sum() < len(result.truth):
         for m in target.measures:
             if isinstance(m, MiaTpr) and f"tpr@{100 * m.fpr:g}%" not in summary:
-                summary[f"tpr@{100 * m.fpr:g}%"] = float(tpr_at_fpr(result.truth, result.probability, m.fpr))
+                summary[f"tpr@{100 * m.fpr:g}%"] = float(result.tpr_at(m.fpr))  # the strongest attack's (ppdm.attacks.membership)
     return summary
 
 
@@ -189,7 +188,13 @@ def membership_verdict(summary: dict[str, Any], target: Target | None = None) ->
         f"Proved members: {proved:,}; proved non-members: {summary['proved_non_members']:,}; undecided: {summary['undecided']:,}."
     ]
     tpr = summary.get("tpr@1%")
-    if tpr is not None:
+    if tpr is not None and summary.get("strongest"):
+        lines.append(
+            f"The strongest of {len(summary.get('attacks', []))} attacks ({summary['strongest']}) finds {pct(tpr)} of the members at 1 % FPR and "
+            f"{pct(summary['tpr@0.1%'])} at 0.1 % FPR (AUC {summary['auc']:.3f}, each rate the highest in the table of attacks); "
+            "without the model TPR equals FPR (1 % and 0.1 %) and the AUC is 0.500."
+        )
+    elif tpr is not None:
         lines.append(
             f"Scoring by P(member), the attacker finds {pct(tpr)} of the members at 1 % FPR and {pct(summary['tpr@0.1%'])} at "
             f"0.1 % FPR (AUC {summary['auc']:.3f}); without the model TPR equals FPR (1 % and 0.1 %) and the AUC is 0.500."

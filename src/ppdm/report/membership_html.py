@@ -64,7 +64,29 @@ def section_html(section: dict[str, Any]) -> str:
     return (
         f'<section id="membership" class="attack"><h2>{escape(TITLE)}</h2>'
         f'<p class="note">{words.candidates(s["candidates"])}; the model was trained on {words.records(s["published_members"])}.{seconds}</p>'
-        f"{_counts(s)}{figure}{_leaves(section['leaves'], 'rules' if section.get('published') else 'leaves')}{_proved_rows(section['proved_member_rows'])}</section>"
+        f"{_counts(s)}{_attacks(section.get('attacks') or [])}{figure}{_leaves(section['leaves'], 'rules' if section.get('published') else 'leaves')}{_proved_rows(section['proved_member_rows'])}</section>"
+    )
+
+
+def _attacks(rows: list[dict[str, Any]]) -> str:
+    """The table of attacks: each one's AUC and TPR at 0.1 % and 1 % FPR, its control, the baseline."""
+    if len(rows) < 2:
+        return ""
+
+    def cell(v: Any) -> str:
+        return "–" if v is None else f"{v:.3f}"
+
+    keys = ("auc", "tpr@0.1%", "tpr@1%", "control_auc", "control_tpr@1%")
+    body = "".join(
+        f"<tr><td>{escape(str(r['attack']))}</td><td>{escape(str(r.get('paper', '')))}</td>" + "".join(f"<td>{cell(r.get(k))}</td>" for k in keys) + "</tr>"
+        for r in rows
+    )
+    body += "<tr><td>baseline</td><td>no model</td><td>0.500</td><td>0.001</td><td>0.010</td><td>0.500</td><td>0.010</td></tr>"
+    head = "".join(f"<th>{h}</th>" for h in ("attack", "from", "AUC", "TPR at 0.1 % FPR", "TPR at 1 % FPR", "control AUC", "control TPR at 1 % FPR"))
+    return (
+        '<h3>Attacks</h3><p class="note">Every attack measured on the same candidates; the rates reported and judged are the '
+        "highest here. Control: the same attack telling one random half of the non-members from the other (no membership to "
+        f'find: AUC near 0.5).</p><div class="tablewrap"><table class="membership-attacks"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
     )
 
 
@@ -72,7 +94,7 @@ def _roc_caption(roc: dict[str, Any]) -> str:
     return (
         f"Both axes are logarithmic, from {pct(roc['floor'])} (about one candidate of {max(roc['members'], roc['non_members']):,}) "
         "to 100 %: what matters is how many members the attacker finds while almost never calling a non-member a member. "
-        "The orange curve ranks the candidates by P(member); the dashed diagonal is an attacker without the model (every "
+        "The orange curve ranks the candidates by the strongest attack's score (P(member) without black-box attacks); the dashed diagonal is an attacker without the model (every "
         f"candidate scored at the member share: TPR = FPR). {roc['members']:,} members, {roc['non_members']:,} non-members; "
         "rates below the floor are drawn on it."
     )

@@ -271,9 +271,12 @@ def model_facts(model: Tree | Forest, audit: Any = None) -> dict[str, Any]:
     what it publishes (and, when ``audit`` audited only some trees, which)."""
     from ppdm.rules.ruleset import RuleSet
     from ppdm.tree.forest import Forest
+    from ppdm.tree.model import Tree
 
     if isinstance(model, RuleSet):  # a membership audit of published rules: no trees, no leaves
         return _rules_facts(model, audit)
+    if not isinstance(model, (Tree, Forest)):  # a classifier audited by its predicted probabilities only (issue 45)
+        return _estimator_facts(model)
     forest = isinstance(model, Forest)
     algorithm = getattr(model, "algorithm", None)
     regressor = bool(getattr(model, "is_regressor", False))
@@ -301,6 +304,18 @@ def model_facts(model: Tree | Forest, audit: Any = None) -> dict[str, Any]:
     subset = [scope_of(getattr(r, "details", {}) or {}).asked for _, r in _results(audit)] if audit is not None else []
     out["trees_audited"] = next((s for s in subset if s), None)
     return out
+
+
+def _estimator_facts(model: Any) -> dict[str, Any]:
+    """A classifier read by its predicted probabilities only (a black-box membership audit): its
+    class and hyper-parameters, no trees."""
+    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    known = model is None or not hasattr(model, "get_params")  # its predicted probabilities only
+    plain = {str(k): v if isinstance(v, (int, float, str, bool)) or v is None else repr(v) for k, v in params.items()}
+    return {
+        "family": "predicted probabilities" if known else type(model).__name__, "algorithm": None, "regressor": False, "trees": None, "leaves": None, "depth": None,
+        "class_attribute": None, "publishes": "predicted probabilities", "hyperparameters": plain, "trees_audited": None,
+    }  # fmt: skip
 
 
 def _rules_facts(rules: Any, audit: Any) -> dict[str, Any]:
