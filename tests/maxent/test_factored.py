@@ -587,3 +587,30 @@ def test_the_group_term_s_cost_rule_prefers_the_cells_when_many_groups_share_the
         state = dual.state(np.zeros(len(red.b)))
         Yt, Pi = dual.cell_rows(state, red.A), dual.group_shares(state)
         assert factored_dual._by_groups_cheaper(sp.csr_matrix(Pi @ Yt.T), sp.csr_matrix(Pi.T @ Pi), Yt) is expected
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(0, 2**32 - 1))
+def test_decided_rows_equal_the_explicit_forms(problem, seed):
+    """The factored rule (sorts and joins over cells and groups) finds the rows the explicit form's
+    rule finds over P(q, slot), with the same values: the problem's rows and random ones (whole
+    cells, single types, mixed coefficients)."""
+    from ppdm.maxent.constraints.leaf_rows import decided_rows
+
+    rng = np.random.default_rng(seed)
+    cells = problem.cells()
+    whole = [np.isin(cells.cell_of_type, rng.choice(cells.n_cells, size=int(rng.integers(1, cells.n_cells + 1)), replace=False))
+             for _ in range(4)]
+    scale = rng.choice([1.0, 2.0, -1.0], size=(4, 1))
+    masks = np.vstack([np.array(whole, dtype=float) * scale, (rng.random((3, problem.n_types)) < 0.4).astype(float)])
+    blocks = [*problem.blocks, LinearBlock("random", sp.csr_matrix(masks), np.zeros(len(masks)), "eq")]
+    explicit, slot_type = expand(problem)
+    per_group = (slot_type >= 0).sum(axis=1)
+    for blk, explicit_blk in zip(blocks, [*explicit.blocks[:len(problem.blocks)], None]):
+        pick = sp.csr_matrix((np.ones(int((slot_type >= 0).sum())), (slot_type[slot_type >= 0], np.flatnonzero((slot_type >= 0).ravel()))),
+                             shape=(problem.n_types, slot_type.size))
+        A_slots = explicit_blk.A if explicit_blk is not None else sp.csr_matrix(blk.A @ pick)
+        ours, value = problem.decided_rows(blk.A)
+        theirs, their_value = decided_rows(sp.csr_matrix(A_slots), problem.weights, per_group)
+        assert (ours == theirs).all(), blk.name
+        assert np.allclose(value[ours], their_value[ours], atol=1e-12), blk.name
