@@ -564,11 +564,13 @@ def test_the_sparse_group_term_equals_the_dense_sum_over_groups(seed, by_groups,
             p_q[lo:hi] += state.share[pair] * state.within[lo:hi]
         dense += red.weights[q] * np.outer(A @ p_q, A @ p_q)
     monkeypatch.setattr(factored_dual, "_by_groups_cheaper", lambda *args: by_groups)
-    sparse = dual.group_term(state, red.A)
+    sparse = dual.group_term(state, dual.AT)
     assert sp.issparse(sparse) and np.abs(sparse.toarray() - dense).max() <= 1e-12
     H = dual.hessian(state, np.arange(len(red.b)))
     expected = A @ np.diag(state.P) @ A.T - dense
     assert isinstance(H, np.ndarray) and np.abs(H - expected).max() <= 1e-12
+    some = np.arange(0, len(red.b), 2)  # an active set: the rows' own transpose
+    assert np.abs(dual.hessian(state, some) - expected[np.ix_(some, some)]).max() <= 1e-12
     monkeypatch.setattr(factored_dual, "DENSE_ROWS", 0)
     H_sparse = dual.hessian(state, np.arange(len(red.b)))
     assert sp.issparse(H_sparse) and np.abs(H_sparse.toarray() - expected).max() <= 1e-12
@@ -586,7 +588,8 @@ def test_the_group_term_s_cost_rule_prefers_the_cells_when_many_groups_share_the
         dual = FactoredDual(red)
         state = dual.state(np.zeros(len(red.b)))
         Yt, Pi = dual.cell_rows(state, red.A), dual.group_shares(state)
-        assert factored_dual._by_groups_cheaper(sp.csr_matrix(Pi @ Yt.T), sp.csr_matrix(Pi.T @ Pi), Yt) is expected
+        per_cell = np.bincount(Yt.indices, minlength=Yt.shape[1])
+        assert factored_dual._by_groups_cheaper(sp.csr_matrix(Pi @ Yt.T), sp.csr_matrix(Pi.T @ Pi), per_cell) is expected
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
