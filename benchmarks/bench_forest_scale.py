@@ -98,22 +98,29 @@ def peer_worker(cell: dict, out: str) -> None:
     A, b, le, _ = explicit.stacked()
     G, K = explicit.n_groups, explicit.n_values
     possible = np.flatnonzero(np.isfinite(explicit.log_base).ravel())
-    P = cp.Variable(len(possible), nonneg=True)
     group = possible // K
     import scipy.sparse as sp
 
+    # in records rather than shares (P = N·p): Clarabel's tolerances are absolute, and at shares of
+    # 1/30,000 it stopped 'solver_error' after 276 s; the objective changes by a constant only
+    n = float(types.groups.n_records)
+    P = cp.Variable(len(possible), nonneg=True)
     S = sp.csr_matrix((np.ones(len(possible)), (group, np.arange(len(possible)))), shape=(G, len(possible)))
-    cons = [S @ P == explicit.weights]
+    cons = [S @ P == n * explicit.weights]
     if (~le).any():
-        cons.append(A[~le][:, possible] @ P == b[~le])
+        cons.append(A[~le][:, possible] @ P == n * b[~le])
     if le.any():
-        cons.append(A[le][:, possible] @ P <= b[le])
+        cons.append(A[le][:, possible] @ P <= n * b[le])
     objective = cp.sum(cp.entr(P)) + cp.sum(cp.multiply(P, explicit.log_base.ravel()[possible]))
     program = cp.Problem(cp.Maximize(objective), cons)
-    program.solve(solver="CLARABEL")
+    try:
+        program.solve(solver="CLARABEL", tol_gap_abs=1e-9, tol_gap_rel=1e-9, tol_feas=1e-9, max_iter=400)
+    except cp.error.SolverError as e:  # Clarabel's own status is in its log; cvxpy only says it failed
+        Path(out).write_text(json.dumps({"seconds": time.perf_counter() - start, "status": f"failed ({e.__class__.__name__})", "peak_gb": peak_gb()}))
+        return
     seconds = time.perf_counter() - start
     joint = np.zeros(G * K)
-    joint[possible] = np.maximum(np.asarray(P.value), 0.0)
+    joint[possible] = np.maximum(np.asarray(P.value), 0.0) / n if P.value is not None else np.nan
     p = joint.reshape(G, K) / explicit.weights[:, None]
     marginal = np.zeros((G, problem.n_labels))
     valid = slot_type >= 0

@@ -564,11 +564,13 @@ def test_the_sparse_group_term_equals_the_dense_sum_over_groups(seed, by_groups,
             p_q[lo:hi] += state.share[pair] * state.within[lo:hi]
         dense += red.weights[q] * np.outer(A @ p_q, A @ p_q)
     monkeypatch.setattr(factored_dual, "_by_groups_cheaper", lambda *args: by_groups)
-    sparse = dual.group_term(state, red.A)
+    sparse = dual.group_term(state, dual.AT)
     assert sp.issparse(sparse) and np.abs(sparse.toarray() - dense).max() <= 1e-12
     H = dual.hessian(state, np.arange(len(red.b)))
     expected = A @ np.diag(state.P) @ A.T - dense
     assert isinstance(H, np.ndarray) and np.abs(H - expected).max() <= 1e-12
+    some = np.arange(0, len(red.b), 2)  # an active set: the rows' own transpose
+    assert np.abs(dual.hessian(state, some) - expected[np.ix_(some, some)]).max() <= 1e-12
     monkeypatch.setattr(factored_dual, "DENSE_ROWS", 0)
     H_sparse = dual.hessian(state, np.arange(len(red.b)))
     assert sp.issparse(H_sparse) and np.abs(H_sparse.toarray() - expected).max() <= 1e-12
@@ -586,4 +588,32 @@ def test_the_group_term_s_cost_rule_prefers_the_cells_when_many_groups_share_the
         dual = FactoredDual(red)
         state = dual.state(np.zeros(len(red.b)))
         Yt, Pi = dual.cell_rows(state, red.A), dual.group_shares(state)
-        assert factored_dual._by_groups_cheaper(sp.csr_matrix(Pi @ Yt.T), sp.csr_matrix(Pi.T @ Pi), Yt) is expected
+        per_cell = np.bincount(Yt.indices, minlength=Yt.shape[1])
+        assert factored_dual._by_groups_cheaper(sp.csr_matrix(Pi @ Yt.T), sp.csr_matrix(Pi.T @ Pi), per_cell) is expected
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(0, 2**32 - 1))
+def test_decided_rows_equal_the_explicit_forms(problem, seed):
+    """The factored rule (sorts and joins over cells and groups) finds the rows the explicit form's
+    rule finds over P(q, slot), with the same values: the problem's rows and random ones (whole
+    cells, single types, mixed coefficients)."""
+    from ppdm.maxent.constraints.leaf_rows import decided_rows
+
+    rng = np.random.default_rng(seed)
+    cells = problem.cells()
+    whole = [np.isin(cells.cell_of_type, rng.choice(cells.n_cells, size=int(rng.integers(1, cells.n_cells + 1)), replace=False))
+             for _ in range(4)]
+    scale = rng.choice([1.0, 2.0, -1.0], size=(4, 1))
+    masks = np.vstack([np.array(whole, dtype=float) * scale, (rng.random((3, problem.n_types)) < 0.4).astype(float)])
+    blocks = [*problem.blocks, LinearBlock("random", sp.csr_matrix(masks), np.zeros(len(masks)), "eq")]
+    explicit, slot_type = expand(problem)
+    per_group = (slot_type >= 0).sum(axis=1)
+    for blk, explicit_blk in zip(blocks, [*explicit.blocks[:len(problem.blocks)], None]):
+        pick = sp.csr_matrix((np.ones(int((slot_type >= 0).sum())), (slot_type[slot_type >= 0], np.flatnonzero((slot_type >= 0).ravel()))),
+                             shape=(problem.n_types, slot_type.size))
+        A_slots = explicit_blk.A if explicit_blk is not None else sp.csr_matrix(blk.A @ pick)
+        ours, value = problem.decided_rows(blk.A)
+        theirs, their_value = decided_rows(sp.csr_matrix(A_slots), problem.weights, per_group)
+        assert (ours == theirs).all(), blk.name
+        assert np.allclose(value[ours], their_value[ours], atol=1e-12), blk.name

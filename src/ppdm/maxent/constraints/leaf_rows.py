@@ -66,6 +66,7 @@ class LeafRows:
         self.label = tree.leaf_labels()
         prefix = "" if index is None else f"tree {index} "
         self.leaf_names = [f"{prefix}leaf {i}" for i in self.leaves.tolist()]  # the rows' names, per reachable leaf
+        self._sizes_decided: tuple[np.ndarray, np.ndarray] | None = None
         self._check_unreached()
 
     # -- naming -------------------------------------------------------------------------------
@@ -92,7 +93,7 @@ class LeafRows:
         publishes, out = self.publishes, []
         sizes = None
         if "class-counts" in publishes or "error-rates" in publishes:
-            sizes = self._informative(self._size())  # checks the sizes the groups decide
+            sizes = self._informative(self._size(), self._decided_sizes())  # checks the sizes the groups decide
         if rate and "class-counts" in publishes:
             out.append(self._counts_but_implied())
         elif rate and sizes is not None and "error-rates" in publishes:
@@ -125,7 +126,7 @@ class LeafRows:
         counts = self._counts()
         if self.k < 2 or self.coverage != "exact":
             return counts
-        decided, _ = self.decide(self._size().A)
+        decided, _ = self._decided_sizes()
         drop = np.zeros(counts.n_rows, dtype=bool)
         drop[np.flatnonzero(decided) * self.k + self.k - 1] = True
         keep = np.flatnonzero(~drop)
@@ -168,9 +169,16 @@ class LeafRows:
         name = "label" if self.index is None else f"label tree {self.index}"
         return LinearBlock(name, A, np.zeros(A.shape[0]), "le", names)
 
-    def _informative(self, block: LinearBlock) -> LinearBlock:
-        """Drop the rows the groups alone decide, after checking them against the groups."""
-        constant, value = self.decide(block.A)
+    def _decided_sizes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The size rows the groups decide and their values (:attr:`decide` of :meth:`_size`), once."""
+        if self._sizes_decided is None:
+            self._sizes_decided = self.decide(self._size().A)
+        return self._sizes_decided
+
+    def _informative(self, block: LinearBlock, decided: tuple[np.ndarray, np.ndarray] | None = None) -> LinearBlock:
+        """Drop the rows the groups alone decide (``decided``: already found), after checking them
+        against the groups."""
+        constant, value = self.decide(block.A) if decided is None else decided
         if not constant.any():
             return block
         check_decided(block, constant, value, self.n_total, self._model())

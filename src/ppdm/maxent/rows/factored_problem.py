@@ -150,10 +150,26 @@ class Cells:
     cell_block: np.ndarray
     cell_tag: np.ndarray
     access: sp.csr_matrix
+    _widest: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _by_cell: sp.csc_matrix | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def n_cells(self) -> int:
         return len(self.cell_block)
+
+    def widest(self) -> np.ndarray:
+        """Per cell, the most cells a group taking it takes (0: no group takes it); computed once."""
+        if self._widest is None:
+            per_group = np.diff(self.access.indptr)
+            self._widest = reduce_by(np.maximum, self.access.indices, np.repeat(per_group, per_group), self.n_cells, 0)
+        return self._widest
+
+    def groups_by_cell(self) -> sp.csc_matrix:
+        """``access`` by columns: the groups taking each cell; computed once."""
+        if self._by_cell is None:
+            self._by_cell = sp.csc_matrix(self.access)
+            self._by_cell.sort_indices()
+        return self._by_cell
 
     @classmethod
     def of(cls, problem: FactoredProblem) -> Cells:
@@ -185,6 +201,8 @@ class Cells:
 
 
 def _decided(cells: Cells, A: sp.csr_matrix, weights: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`FactoredProblem.decided_rows`: sorts and reductions over the entries of ``A``, the
+    cells and the (group, cell) pairs, O(n log n) in them; no product over groups × rows."""
     n_rows = A.shape[0]
     coo = sp.coo_matrix(A)
     keep = live[coo.col] & (coo.data != 0)
@@ -192,17 +210,14 @@ def _decided(cells: Cells, A: sp.csr_matrix, weights: np.ndarray, live: np.ndarr
     size = np.bincount(cells.cell_of_type[live], minlength=cells.n_cells)
     # per (row, cell): how many of the cell's types the row holds, and their coefficients
     key = r.astype(np.int64) * cells.n_cells + cell
-    order = np.argsort(key, kind="stable")
+    starts, order = _runs_of(key)
     key, val = key[order], val[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.intp)
     count = np.diff(np.r_[starts, len(key)])
     lo = np.minimum.reduceat(val, starts) if len(key) else np.zeros(0)
     hi = np.maximum.reduceat(val, starts) if len(key) else np.zeros(0)
     pair_row, pair_cell = key[starts] // cells.n_cells, key[starts] % cells.n_cells
-    access = sp.csr_matrix(cells.access, dtype=float)
-    n_cells = np.diff(access.indptr)
     # a group that takes more cells than the row touches cannot lie wholly inside it
-    widest = reduce_by(np.maximum, access.indices, np.repeat(n_cells, n_cells), cells.n_cells, 0)
+    widest = cells.widest()
     used = widest[pair_cell] > 0
     uniform = (count == size[pair_cell]) & (hi - lo <= SAME * np.abs(hi))
     bad = np.zeros(n_rows, dtype=bool)
@@ -211,28 +226,44 @@ def _decided(cells: Cells, A: sp.csr_matrix, weights: np.ndarray, live: np.ndarr
     bad |= reduce_by(np.maximum, pair_row, widest[pair_cell], n_rows, 0) > touched_cells
     ok = uniform & used & ~bad[pair_row]
     # per (group, row) among the rows left: the group's cells the row holds, all with one coefficient?
-    shape = (n_rows, cells.n_cells)
-    held = sp.coo_matrix(access @ sp.csr_matrix((np.ones(int(ok.sum())), (pair_row[ok], pair_cell[ok])), shape=shape).T)
-    s1 = _at(access @ sp.csr_matrix((lo[ok], (pair_row[ok], pair_cell[ok])), shape=shape).T, held)
-    s2 = _at(access @ sp.csr_matrix((lo[ok] ** 2, (pair_row[ok], pair_cell[ok])), shape=shape).T, held)
-    n = held.data
-    fine = (n == n_cells[held.row]) & (np.abs(s1 * s1 - n * s2) <= SAME * np.maximum(1.0, s1 * s1))
-    bad[held.col[~fine]] = True
-    value = np.bincount(held.col, weights=weights[held.row] * s1 / np.maximum(n, 1), minlength=n_rows)
+    group, row, n, s1, s2 = _held(cells, pair_row[ok], pair_cell[ok], lo[ok], n_rows)
+    n_cells = np.diff(cells.access.indptr)
+    fine = (n == n_cells[group]) & (np.abs(s1 * s1 - n * s2) <= SAME * np.maximum(1.0, s1 * s1))
+    bad[row[~fine]] = True
+    value = np.bincount(row, weights=weights[group] * s1 / np.maximum(n, 1), minlength=n_rows)
     return ~bad, value
 
 
-def _at(M: sp.spmatrix, pattern: sp.coo_matrix) -> np.ndarray:
-    """The entries of ``M`` at the positions of ``pattern`` (0 where ``M`` has none)."""
-    coo = sp.coo_matrix(M)
-    keys = coo.row.astype(np.int64) * M.shape[1] + coo.col
-    order = np.argsort(keys)
-    keys, data = keys[order], coo.data[order]
-    wanted = pattern.row.astype(np.int64) * M.shape[1] + pattern.col
-    if len(keys) == 0:
-        return np.zeros(len(wanted))
-    pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-    return np.where(keys[pos] == wanted, data[pos], 0.0)
+def _held(
+    cells: Cells, row: np.ndarray, cell: np.ndarray, coef: np.ndarray, n_rows: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per (group, row) pair where the row holds a cell of the group (``row``, ``cell``, ``coef``:
+    the (row, cell) pairs and their one coefficient): the group, the row, how many of the group's
+    cells the row holds, and the sum of their coefficients and of their squares. One join of the
+    pairs with the groups taking their cell and one sort, O(n log n) in the pairs joined."""
+    by_cell = cells.groups_by_cell()
+    count = by_cell.indptr[cell + 1] - by_cell.indptr[cell]
+    total = int(count.sum())
+    if total == 0:
+        empty = np.zeros(0)
+        return empty.astype(np.intp), empty.astype(np.intp), empty, empty, empty
+    of_pair = np.repeat(np.arange(len(cell)), count)
+    group = by_cell.indices[np.repeat(by_cell.indptr[cell] - np.cumsum(count) + count, count) + np.arange(total)]
+    width = max(n_rows, 1)
+    key = group.astype(np.int64) * width + row[of_pair]
+    starts, order = _runs_of(key)
+    key, held = key[order], coef[of_pair][order]
+    n = np.diff(np.r_[starts, total]).astype(float)
+    s1, s2 = np.add.reduceat(held, starts), np.add.reduceat(held * held, starts)
+    return key[starts] // width, key[starts] % width, n, s1, s2
+
+
+def _runs_of(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stable order sorting ``key`` and where each run of equal keys starts in that order."""
+    order = np.argsort(key, kind="stable")
+    k = key[order]
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]]) if len(k) else np.zeros(0, dtype=np.intp)
+    return starts, order
 
 
 def reduce_by(ufunc: np.ufunc, keys: np.ndarray, values: np.ndarray, n: int, fill: float) -> np.ndarray:
