@@ -2,7 +2,12 @@
 the same model and split.
 
 Run: ``PYTHONPATH=src python benchmarks/bench_membership.py [--blackbox] [--datasets adult nursery bank]
-[--models tree tree8 rf100 rf100-nb xgb100] [--peer-python PATH] [--shadows 16] [--forest-shadows 8]``.
+[--models tree tree8 rf100 rf100-nb xgb100] [--peer-python PATH] [--shadows 16] [--forest-shadows 8]
+[--rows 5000] [--methods auto scaling]``. ``--rows``: that many candidates drawn at random (seed 0)
+from the population, members and non-members alike (issue 43's 5,000-row forests); ``--methods``:
+the estimate's method, one row each in the same run (``scaling``: cycling over the blocks alone,
+the method before Newton's; the rows then give the proof's and the estimate's seconds, steps,
+whether it converged and how far its rows are off).
 
 Populations: Adult (the 30,162 training-file rows are the members, the 15,060 test-file rows the
 non-members: 45,222 candidates), Nursery (12,960 rows, a random half members, seed 0; its two
@@ -124,6 +129,8 @@ def main() -> None:
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--json", help="also write the rows as JSON here")
     parser.add_argument("--blackbox", action="store_true", help="the black-box rows instead (issue 45; see the module docstring)")
+    parser.add_argument("--rows", type=int, help="draw this many candidates at random (seed 0), members and non-members alike (issue 43: 5,000)")
+    parser.add_argument("--methods", nargs="+", default=["auto"], choices=["auto", "scaling"], help="the estimate's method; several: one row each, in the same run")
     args = parser.parse_args()
     if args.blackbox:
         blackbox_main(args.shadows, args.json, None if args.no_peer else args.peer_python)
@@ -132,20 +139,27 @@ def main() -> None:
     rows = []
     for name in args.datasets:
         frame, inputs, klass, member = population(name)
+        if args.rows and args.rows < len(frame):
+            pick = np.sort(np.random.default_rng(0).choice(len(frame), args.rows, replace=False))
+            frame, member = frame.iloc[pick].reset_index(drop=True), member[pick]
+            if isinstance(frame[klass].dtype, pd.CategoricalDtype):
+                frame[klass] = frame[klass].cat.remove_unused_categories()
         D = pd.get_dummies(frame[inputs]).astype(float)
         codes = frame[klass].astype("category").cat.codes.to_numpy()
         for model in args.models:
-            row = run_case(name, model, frame, inputs, klass, member, D, codes, args)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            for method in args.methods:
+                row = run_case(name, model, frame, inputs, klass, member, D, codes, args, method)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     print()
     print(table(rows))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 
 
-def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:  # type: ignore[no-untyped-def]
-    from ppdm.attacks.membership import membership_attack
+def run_case(name, model, frame, inputs, klass, member, D, codes, args, method="auto") -> dict:  # type: ignore[no-untyped-def]
+    from ppdm.attacks.membership import MembershipOptions, membership_attack
+    from ppdm.maxent.solvers.bernoulli import BernoulliOptions
     from ppdm.tree import forest_from_sklearn, forest_from_xgboost, tree_from_sklearn
 
     s = spec(model)
@@ -179,7 +193,7 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
         published = forest_from_sklearn(est, X_members, y=y_members)
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    result = membership_attack(published, frame, truth=member)
+    result = membership_attack(published, frame, truth=member, options=MembershipOptions(solver=BernoulliOptions(method=method)))
     seconds = time.perf_counter() - start
     summary = result.summary()
     row = {
@@ -188,7 +202,10 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args) -> dict:
         "ppdm_tpr@1%_thresholds": summary["tpr@1%_thresholds"], "ppdm_distinct_scores": int(np.unique(result.probability).size),
         "proved_members": summary["proved_members"], "proved_non_members": summary["proved_non_members"],
         "wrong_proofs": summary["wrong_proved_members"] + summary["wrong_proved_non_members"], "ppdm_s": round(seconds, 1),
-        "trees_used": summary["trees_used"], "proof_settled": summary["proof_settled"],
+        "trees_used": summary["trees_used"], "proof_settled": summary["proof_settled"], "method": method,
+        "proof_s": round(result.details["proof_seconds"], 1), "estimate_s": round(result.details["estimate_seconds"], 1),
+        "estimate_steps": result.details["estimate_iterations"], "estimate_converged": result.details["estimate_converged"],
+        "rows_off": result.details["max_violation"],
     }
     if model == "rules":
         row["rules"] = len(published)

@@ -33,6 +33,7 @@ from scipy.special import expit
 
 from ppdm.errors import check_options
 from ppdm.maxent.constraints.membership_rows import column_patterns
+from ppdm.maxent.solvers.bernoulli_newton import newton_bernoulli
 from ppdm.progress import report
 
 __all__ = ["BernoulliOptions", "BernoulliSolution", "solve_bernoulli"]
@@ -53,6 +54,16 @@ DENSE_ROWS = 2500
 
 #: ... and while the rows × patterns matrix it forms holds at most this many entries (160 MB).
 DENSE_ENTRIES = 20_000_000
+
+#: ``method="auto"`` starts a model with soft rows (bagged trees) over more than this many blocks
+#: with Newton's method on the whole dual (:mod:`ppdm.maxent.solvers.bernoulli_newton`): cycling
+#: over a hundred bagged trees' blocks took hundreds of sweeps and stopped at its time limit.
+NEWTON_BLOCKS = 4
+
+#: Newton steps on the whole dual before the blocks' exact solves take over from its multipliers
+#: (rows whose bound sits at their soft target, a bagged cell counting one draw, make the last steps
+#: zigzag across the kink; a handful of sweeps from there finish).
+NEWTON_WARM = 40
 
 #: Newton's method on the dual stops after this many steps (it converges in a handful; more means
 #: bits pinned by the rows, whose multipliers run to the cap; ``auto`` then cycles over the blocks).
@@ -138,8 +149,15 @@ def solve_bernoulli(
             p[free] = q
             return BernoulliSolution(p, _violation(A, lo, hi, p), iterations, timed_out, time.perf_counter() - start, converged)
         # the rows pin bits the proofs left free (multipliers at the cap): cycle over the blocks instead
-    parts = _blocks(Af, lo - shift, hi - shift, target - shift, variance, np.asarray(blocks))
-    theta = np.zeros(int(free.sum()))
+    start_lam, steps = None, 0
+    if method == "newton":
+        fast = newton_bernoulli(Af.tocsr(), lo - shift, hi - shift, target - shift, variance, options.tol, NEWTON_WARM, deadline)
+        if fast is not None and (fast.converged or fast.timed_out):
+            p[free] = fast.q
+            return BernoulliSolution(p, _violation(A, lo, hi, p), fast.steps, fast.timed_out, time.perf_counter() - start, fast.converged)
+        start_lam, steps = (None, 0) if fast is None else (fast.lam, fast.steps)  # near the optimum: the blocks' exact solves finish it
+    parts = _blocks(Af, lo - shift, hi - shift, target - shift, variance, np.asarray(blocks), start_lam)
+    theta = np.zeros(int(free.sum())) if start_lam is None else Af.T @ start_lam
     sweeps, timed_out, converged = 0, False, not parts
     while parts and sweeps < options.max_sweeps:
         sweeps += 1
@@ -157,17 +175,19 @@ def solve_bernoulli(
             timed_out = True
             break
     p[free] = expit(theta)
-    return BernoulliSolution(p, _violation(A, lo, hi, p), sweeps, timed_out, time.perf_counter() - start, converged)
+    return BernoulliSolution(p, _violation(A, lo, hi, p), steps + sweeps, timed_out, time.perf_counter() - start, converged)
 
 
 def _method(method: str, blocks: np.ndarray, target: np.ndarray, equality: np.ndarray) -> str:
-    if method not in ("auto", "scaling", "dual"):
-        raise ValueError(f"method must be 'auto', 'scaling' or 'dual', got {method!r}")
+    if method not in ("auto", "scaling", "dual", "newton"):
+        raise ValueError(f"method must be 'auto', 'scaling', 'dual' or 'newton', got {method!r}")
     if method == "dual" and not np.isnan(target).all():
         raise ValueError("method 'dual' takes hard rows only (a soft row needs 'scaling')")
     if method != "auto":
         return method
     n_blocks = len(np.unique(blocks))
+    if not np.isnan(target).all() and n_blocks > NEWTON_BLOCKS:
+        return "newton"
     if n_blocks <= DUAL_BLOCKS or not np.isnan(target).all():
         return "scaling"
     overlapping = len(blocks) <= 2 * n_blocks  # a row or two per block: rows share bits
@@ -247,8 +267,11 @@ def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: Bernoull
     return lam, steps, False, False
 
 
-def _blocks(Af: sp.csc_matrix, lo: np.ndarray, hi: np.ndarray, target: np.ndarray, variance: np.ndarray, ids: np.ndarray) -> list[_Block]:
-    """The rows that reach a free bit, grouped by block id (each bit's row within its block)."""
+def _blocks(
+    Af: sp.csc_matrix, lo: np.ndarray, hi: np.ndarray, target: np.ndarray, variance: np.ndarray, ids: np.ndarray, lam: np.ndarray | None = None,
+) -> list[_Block]:
+    """The rows that reach a free bit, grouped by block id (each bit's row within its block),
+    their multipliers started at ``lam`` (one per row; zeros without)."""
     R = Af.tocsr()
     width = np.diff(R.indptr)
     out = []
@@ -260,7 +283,7 @@ def _blocks(Af: sp.csc_matrix, lo: np.ndarray, hi: np.ndarray, target: np.ndarra
             raise ValueError(f"block {b}: a bit is in two of its rows")
         idx = np.flatnonzero(counts)
         row = sub.indices[sub.indptr[idx]]
-        out.append(_Block(idx, row, lo[rows], hi[rows], target[rows], variance[rows], np.zeros(len(rows))))
+        out.append(_Block(idx, row, lo[rows], hi[rows], target[rows], variance[rows], np.zeros(len(rows)) if lam is None else lam[rows].copy()))
     return out
 
 
