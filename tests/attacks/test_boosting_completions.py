@@ -111,3 +111,22 @@ def test_a_table_that_is_not_the_training_data_is_refused() -> None:
     flipped = frame.assign(y=pd.Categorical(np.where(frame["y"] == "yes", "no", "yes"), categories=frame["y"].cat.categories))
     with pytest.raises(DataError, match="contradicts what the model publishes"):
         check_truth_rows(rows, truth_rows(rows, forest, flipped, mult, None))
+
+
+def test_sampled_completions_say_they_are_approximate() -> None:
+    """Past ``enumerate`` the completions are drawn leaf by leaf of the first tree: the answer is
+    approximate, with standard errors and the rows' violation, near the enumerated one."""
+    from ppdm.attacks.boosting_partial import CompletionOptions
+
+    frame, X, D, y = tiny_table(5, n=60)
+    forest = _model("xgboost", X, D, y)
+    threat = ThreatModel(sensitive="a", known=("c",), sa_published=True).resolve(frame, forest.class_attribute, splits=forest.split_attributes)
+    whole = completions_attack(forest, frame, threat)
+    drawn = completions_attack(forest, frame, threat, CompletionOptions(enumerate=0, budget=400))
+    assert drawn.details["method"] == "completions (sampled)"
+    assert drawn.details["status"] == "approximate" and "approximate" in drawn.details["note"]
+    assert drawn.details["max_std_error"] > 0 and drawn.std_error is not None
+    assert scope_of(drawn.details).whole
+    a = whole.posterior[whole.groups.group_of_record]
+    b = drawn.posterior[drawn.groups.group_of_record]
+    assert np.abs(a - b).max() < 0.15

@@ -322,7 +322,7 @@ def sample_completions(
 @dataclass
 class Features:
     """Per kind of row, each completion's row in every tree of that kind (completions × trees,
-    −1: none) and, for leaf values and covers, its coefficient there (α and h); ``mult``: the
+    ``n_rows`` for none: the solvers append a row of zeros) and, for leaf values and covers, its coefficient there (α and h); ``mult``: the
     multiplicity with which each tree counts the completion's group (``None``: once each)."""
 
     rows: dict[str, np.ndarray]
@@ -338,7 +338,8 @@ def features(rows: CompletionRows, forest: Forest, leaves: np.ndarray, mult: np.
     out: dict[str, np.ndarray] = {}
     for kind in KINDS:
         t = rows.trees[kind]
-        out[kind] = np.take_along_axis(rows.row_of_node[kind], leaves[:, t].T.astype(np.int64), axis=1).T.astype(np.int64) if len(t) else np.zeros((len(leaves), 0), np.int64)
+        r = np.take_along_axis(rows.row_of_node[kind], leaves[:, t].T.astype(np.int64), axis=1).T if len(t) else np.zeros((len(leaves), 0), np.int64)
+        out[kind] = np.ascontiguousarray(np.where(r >= 0, r, rows.n_rows))  # none: the appended row n_rows
     needs = np.union1d(rows.trees["values"], rows.trees["covers"])
     alpha = np.zeros((len(leaves), len(rows.trees["values"])))
     hessian = np.zeros((len(leaves), len(rows.trees["covers"])))
@@ -368,31 +369,32 @@ def row_values(rows: CompletionRows, f: Features, w: np.ndarray, sens: np.ndarra
     """Every row's value under the weights ``w`` (completions × classes: the share of the records
     each (completion, class) stands for): Σ w × the row's coefficient. ``sens``: each completion's
     sensitive cell (−1: the class is the sensitive column)."""
-    out = np.zeros(rows.n_rows + 1)
+    n = rows.n_rows
+    out = np.zeros(n + 2 * rows.n_classes + 1)  # the counts' rows of a missing leaf land past n
     total = w.sum(axis=1)
     m = f.mult or {}
 
     def put(kind: str, idx: np.ndarray, vals: np.ndarray) -> None:
         if kind in m:
             vals = vals * m[kind]
-        out[:] += np.bincount(np.where(idx >= 0, idx, rows.n_rows).ravel(), weights=vals.ravel(), minlength=rows.n_rows + 1)
+        out[:] += np.bincount(idx.ravel(), weights=vals.ravel(), minlength=len(out))[: len(out)]
 
     idx = f.rows["counts"]
     for c in range(w.shape[1]):
-        put("counts", np.where(idx >= 0, idx + c, -1), np.broadcast_to(w[:, c : c + 1], idx.shape))
+        if idx.shape[1]:
+            put("counts", np.where(idx < n, idx + c, n), np.broadcast_to(w[:, c : c + 1], idx.shape))
     if f.rows["values"].shape[1]:
-        own = w[:, f.value_targets]
-        put("values", f.rows["values"], own - total[:, None] * f.alpha)
+        put("values", f.rows["values"], w[:, f.value_targets] - total[:, None] * f.alpha)
     if f.rows["covers"].shape[1]:
         put("covers", f.rows["covers"], total[:, None] * f.hessian)
     if f.rows["sizes"].shape[1]:
         put("sizes", f.rows["sizes"], np.broadcast_to(total[:, None], f.rows["sizes"].shape))
     if rows.sa_row >= 0:
         if (sens >= 0).all():
-            out[: rows.n_rows] += np.bincount(rows.sa_row + sens, weights=total, minlength=rows.n_rows)[: rows.n_rows]
+            out[:n] += np.bincount(rows.sa_row + sens, weights=total, minlength=n)[:n]
         else:
             out[rows.sa_row : rows.sa_row + w.shape[1]] += w.sum(axis=0)
-    return out[: rows.n_rows]
+    return out[:n]
 
 
 def truth_rows(rows: CompletionRows, forest: Forest, data: pd.DataFrame, mult: np.ndarray, sens: np.ndarray | None) -> np.ndarray:
@@ -417,3 +419,89 @@ def check_truth_rows(rows: CompletionRows, values: np.ndarray) -> None:
             f"the table contradicts what the model publishes: {rows.names[r]} is off by {off[r]:g} records on the "
             "table's own values (audit the model against the records it was trained on)"
         )
+
+
+# -- completions stratified by the first tree's leaves ---------------------------------------------
+
+
+def leaf_boxes(forest: Forest, t: int, components: Sequence[Component]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Tree ``t``'s leaves (node ids) and, per component, which of its cells each leaf's path
+    allows (leaves × cells, boolean): cells are routed whole (:func:`_representatives`)."""
+    from ppdm.tree.splits import ThresholdSplit
+
+    tree = forest.trees[t]
+    index = {c.name: j for j, c in enumerate(components)}
+    reps = [_representatives(c) for c in components]
+    masks: dict[int, list[np.ndarray]] = {tree.root.id: [np.ones(c.size, dtype=bool) for c in components]}
+    leaves: list[int] = []
+    out: list[list[np.ndarray]] = []
+    for node in sorted(tree.nodes, key=lambda n: n.depth):
+        mine = masks.pop(node.id)
+        if node.split is None:
+            leaves.append(node.id)
+            out.append(mine)
+            continue
+        j = index.get(node.split.attribute)
+        if j is None:  # pragma: no cover - every split attribute is a component
+            raise DataError(f"tree {t} splits on {node.split.attribute!r}, which is not a column of the table")
+        c = components[j]
+        branch = node.split.branch(reps[j]) if isinstance(node.split, ThresholdSplit) else node.split.lookup(c.cells)[: c.size]
+        for b, kid in enumerate(node.children):
+            masks[kid] = [m & (branch == b) if i == j else m for i, m in enumerate(mine)]
+    return np.array(leaves, dtype=np.intp), [np.array([o[j] for o in out]) for j in range(len(components))]
+
+
+def stratified_completions(
+    forest: Forest, data: pd.DataFrame, known: Sequence[str], sensitive: str, per_group: np.ndarray, rng: np.random.Generator,
+    expand_sensitive: bool = False, proposal: Proposal | None = None,
+) -> tuple[Completions, np.ndarray]:
+    """Completions drawn leaf by leaf of the first tree: for every group and every first-tree leaf
+    its known values can reach, at least one draw of the unknown split columns, uniform over the
+    cells the leaf's path allows, with every sensitive cell the path allows; ``per_group`` draws
+    in all per group spread over its leaves in proportion to their cells (``expand_sensitive``:
+    every sensitive cell the path allows with every draw, else one drawn too). ``proposal``: the
+    cells of each column drawn in proportion to it within the leaf's path (default: alike), each
+    draw weighted by 1 / its probability (importance sampling). Each completion weighs
+    the cells its draw stands for (the leaf's cells over its draws): the first tree's base measure
+    is exact, leaf by leaf, whatever the sample."""
+    from ppdm.maxent.table.forest_types import split_component
+
+    groups, mult, used, domain, routed = _setup(forest, data, known, sensitive)
+    knowns = [split_component(forest, n) for n in forest.split_attributes if n in set(known)]
+    comps = [*routed, *knowns]
+    leaf_ids, boxes = leaf_boxes(forest, 0, comps)
+    reach = np.ones((groups.n_groups, len(leaf_ids)), dtype=bool)
+    for j, kc in enumerate(knowns, len(routed)):
+        reach &= boxes[j][:, kc.codes(groups.table[kc.name])].T
+    sens_routed = domain.sensitive.role == "sensitive" and bool(routed) and routed[0].name == domain.sensitive.name
+    others = list(range(1 if sens_routed and expand_sensitive else 0, len(routed)))
+    volume = np.prod([boxes[j].sum(axis=1).astype(float) for j in others], axis=0) if others else np.ones(len(leaf_ids))
+    n_sens = boxes[0].sum(axis=1) if sens_routed and expand_sensitive else np.ones(len(leaf_ids), dtype=np.int64)
+    reach &= (volume > 0) & (n_sens > 0)
+    q, leaf = np.nonzero(reach)
+    share = (volume * n_sens)[leaf]
+    share = share / np.bincount(q, weights=share, minlength=groups.n_groups)[q]
+    draws = np.maximum(1, np.floor(share * np.asarray(per_group)[q] + rng.random(len(q)))).astype(np.int64)
+    pair = np.repeat(np.arange(len(q)), draws)
+    cells = np.zeros((len(pair), len(routed)), dtype=np.intp)
+    log_weight = -np.log(draws[pair].astype(float))
+    for j in others:
+        p = np.ones(routed[j].size) if proposal is None else proposal.probabilities[j]
+        allowed = boxes[j][leaf[pair]] * p[None, :]  # draws × cells: the proposal within the path
+        z = allowed.sum(axis=1)
+        pick = rng.random(len(pair)) * z
+        cells[:, j] = np.minimum(np.argmax(np.cumsum(allowed, axis=1) > pick[:, None], axis=1), routed[j].size - 1)
+        log_weight += np.log(z) - np.log(p[cells[:, j]])
+    if sens_routed and expand_sensitive:  # every sensitive cell the leaf allows, for every draw
+        s_ok = boxes[0][leaf[pair]]
+        d, s = np.nonzero(s_ok)
+        pair_d, cells, log_weight = pair[d], cells[d], log_weight[d]
+        cells[:, 0] = s
+    else:
+        pair_d = pair
+    order = np.argsort(q[pair_d], kind="stable")
+    cells, log_weight, group_of = cells[order], log_weight[order], q[pair_d][order]
+    leaves = _leaves(forest, groups, group_of, routed, cells)
+    start = np.r_[0, np.cumsum(np.bincount(group_of, minlength=groups.n_groups))]
+    c = Completions(groups, domain, routed, start, cells, leaves, log_weight, _sens(domain, routed, cells), _group_class(forest, groups), mult, False)
+    return c, used
