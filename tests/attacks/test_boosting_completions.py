@@ -130,3 +130,21 @@ def test_sampled_completions_say_they_are_approximate() -> None:
     a = whole.posterior[whole.groups.group_of_record]
     b = drawn.posterior[drawn.groups.group_of_record]
     assert np.abs(a - b).max() < 0.15
+
+
+@pytest.mark.parametrize("family", ["xgboost", "hist-gradient-boosting"])
+def test_multiclass_enumerated_completions_agree_with_the_explicit_table(family: str) -> None:
+    """A softmax model (one tree per class and round): the same answer as the explicit joint table."""
+    frame, X, D, y = tiny_table(6, n=60)
+    score = frame["a"].cat.codes.to_numpy() + frame["b"].cat.codes.to_numpy()
+    y = pd.Series(pd.Categorical(np.select([score < 2, score < 4], ["lo", "mid"], "hi")), name="y")
+    frame = frame.assign(y=y)
+    forest = _model(family, X, D, y)
+    assert forest.n_outputs == 3
+    threat = ThreatModel(sensitive="a", known=("c",), sa_published=True)
+    explicit = maxent_attack(forest, frame, threat=threat, prove=False)
+    mine = completions_attack(forest, frame, threat.resolve(frame, forest.class_attribute, splits=forest.split_attributes))
+    assert scope_of(mine.details).whole
+    a = explicit.posterior[explicit.groups.group_of_record]
+    b = mine.posterior[mine.groups.group_of_record]
+    assert np.abs(a - b).max() < 0.02, (family, np.abs(a - b).max())

@@ -14,8 +14,8 @@ convex dual (:mod:`ppdm.maxent.solvers.completion_dual`), whose cost grows with 
   every completion listed; the answer is the maximum-entropy one over every round's rows, each met
   to the ridge's violation (reported in records).
 * **Sampled** otherwise: completions drawn leaf by leaf of the first tree, at least one for
-  every leaf a group can reach, uniform over the cells the leaf's path allows, each with every
-  sensitive cell it allows and weighted by the cells it stands for
+  every leaf a group can reach, uniform over the cells the leaf's path allows (with every
+  sensitive cell it allows, ``expand_sensitive``, or one drawn) and weighted by the cells it stands for
   (:func:`~ppdm.maxent.table.boosting_completions.stratified_completions`: the first tree's base
   measure is exact leaf by leaf, so its rows alone give its exact answer); optionally ``stages``
   redraws from the product of the cells' fitted shares (adaptive importance sampling, Cappé et
@@ -81,11 +81,11 @@ class CompletionOptions:
     every cell alike; ``dual``: the fit's settings."""
 
     enumerate: int = 4096
-    budget: int = 120_000
+    budget: int = 20_000
     min_per_group: int = 1
     max_per_group: int = 2048
     stages: int = 0
-    expand_sensitive: bool = True
+    expand_sensitive: bool = False
     uniform_share: float = 0.2
     stage_seconds: float = 6.0
     random_state: int = 0
