@@ -46,7 +46,7 @@ from ppdm.progress import report as report_step
 from ppdm.report import words
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, is_model
 from ppdm.tree.model import Tree
 from ppdm.tree.model_files import load_model
 
@@ -695,10 +695,7 @@ class _Population:
 def _hashable(value: Any) -> bool:
     """An input the release record hashes: a file (its bytes), a pandas table (its CSV text) or a
     ppdm model in memory (its ppdm JSON; :func:`ppdm.report.record.input_hash`)."""
-    from ppdm.tree.forest import Forest
-    from ppdm.tree.model import Tree
-
-    if isinstance(value, (Tree, Forest)):  # a regression tree has no ppdm JSON file to hash
+    if is_model(value):  # a regression tree has no ppdm JSON file to hash
         return not any(t.is_regressor for t in value.trees)
     return isinstance(value, (str, Path, pd.DataFrame))
 
@@ -827,7 +824,7 @@ def _as_table(data: Any) -> Any:
 
 
 def _as_model(model: Any, table: Any, class_attribute: str | None) -> Model:
-    if isinstance(model, (Tree, Forest)):
+    if is_model(model):
         return model
     frame = table._meta if is_dask(table) else table
     if isinstance(model, (str, Path)):
@@ -865,7 +862,7 @@ def _check_split_columns(table: Any, model: Model) -> None:
     resolved (a later constraint named the sensitive column instead)."""
     missing = [c for c in model.split_attributes if c not in set(table.columns)]
     if missing:
-        raise DataError(f"the {'forest' if isinstance(model, Forest) else 'tree'} splits on column(s) missing from the data: {', '.join(map(repr, missing))}")
+        raise DataError(f"the {type(model).__name__.lower()} splits on column(s) missing from the data: {', '.join(map(repr, missing))}")
 
 
 def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
@@ -894,7 +891,7 @@ def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
     resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
     kept, dropped = handle_missing(table, audit_columns(model, resolved), policy, model.split_attributes)
-    if dropped and isinstance(model, Forest) and model.n_records == len(table):
+    if dropped and model.n_records == len(table):
         raise _refused_drop(dropped, len(table), "the forest's trees count every one of them (per-row multiplicities)")
     if dropped and model.is_regressor and model.n_training_records == len(table):
         raise _refused_drop(dropped, len(table), "each of the regressor's leaves sums the targets of every one of its rows")

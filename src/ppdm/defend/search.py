@@ -78,7 +78,7 @@ from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.progress import Progress, Step, resolve
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, as_forest, is_model
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
 from ppdm.tree.sklearn import tree_from_sklearn
@@ -478,7 +478,7 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
     if isinstance(model, Tree):
         _check_tree_rows(model, data)
         return model, given or learner_for(model)
-    if isinstance(model, Forest) or hasattr(model, "estimators_") or hasattr(model, "n_estimators"):
+    if is_model(model) or hasattr(model, "estimators_") or hasattr(model, "n_estimators"):  # a ppdm tree went above
         return _forest(model, data, class_attribute, given)
     if isinstance(getattr(model, "tree_", None), Tree):
         tree = model.tree_
@@ -510,7 +510,7 @@ def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: 
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
     kinds = {"sklearn-random-forest": RandomForestClassifier, "sklearn-extra-trees": ExtraTreesClassifier}
-    if not isinstance(model, Forest):
+    if not is_model(model):
         if not isinstance(model, (RandomForestClassifier, ExtraTreesClassifier)) and boosted_kind(model) is None:
             raise PpdmError(
                 f"cannot defend a {type(model).__name__}: the forests the search retrains are scikit-learn random forests and extra "
@@ -520,14 +520,12 @@ def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: 
         if boosted_kind(model) is not None:
             from ppdm.tree.estimator import from_estimator
 
-            imported = from_estimator(model, data, y, class_attribute=class_attribute, verify=False)
-            assert isinstance(imported, Forest)
-            forest = imported
+            forest = as_forest(from_estimator(model, data, y, class_attribute=class_attribute, verify=False))
         else:
             forest = forest_from_sklearn(model, data, y=y, class_attribute=class_attribute, verify=False)
         given = given or Learner(clone(model), list(getattr(model, "feature_names_in_", [])) or None)
     else:
-        forest = model
+        forest = as_forest(model)
     if given is None and forest.algorithm not in kinds and boosted_learner(forest) is None:
         raise advising(
             PpdmError(
