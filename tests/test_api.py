@@ -232,10 +232,10 @@ def table():
 
 
 def test_the_cli_default_exact_budget_is_the_library_s():
-    from ppdm.api import EXACT_SECONDS
+    from ppdm.attacks.options import AuditOptions
     from ppdm.cli.audit import DEFAULT_EXACT_SECONDS
 
-    assert DEFAULT_EXACT_SECONDS == EXACT_SECONDS
+    assert DEFAULT_EXACT_SECONDS == AuditOptions().exact_seconds
 
 
 def test_a_boosted_model_s_leaves_show_their_values_not_placeholder_labels(nursery):

@@ -36,13 +36,13 @@ def test_whole_is_defined_once_and_imported_where_used():
 def test_the_budgets_are_the_ones_the_library_and_the_cli_use():
     import inspect
 
-    from ppdm.api import EXACT_SECONDS
     from ppdm.attacks.forest_sampled import ForestAuditOptions
+    from ppdm.attacks.options import AuditOptions
     from ppdm.attacks.regression import LP_SECONDS
     from ppdm.cli.audit import DEFAULT_EXACT_SECONDS, FOREST_SECONDS
     from ppdm.defend.search import defend
 
-    assert EXACT_SECONDS is defaults.EXACT_SECONDS and DEFAULT_EXACT_SECONDS is defaults.EXACT_SECONDS
+    assert AuditOptions().exact_seconds is defaults.EXACT_SECONDS and DEFAULT_EXACT_SECONDS is defaults.EXACT_SECONDS
     assert FOREST_SECONDS is defaults.FOREST_SECONDS and ForestAuditOptions().solve.time_limit == defaults.FOREST_SECONDS
     assert LP_SECONDS is defaults.LP_SECONDS
     assert inspect.signature(defend).parameters["time_budget"].default == defaults.DEFENSE_SECONDS

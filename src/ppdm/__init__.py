@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from ppdm.api import Audit, ThreatModel, audit, defend, from_estimator, load_model, load_threat
+    from ppdm.api import Audit, AuditOptions, ThreatModel, audit, defend, from_estimator, load_model, load_threat
     from ppdm.errors import PpdmError
 
-_FRONT_DOOR = ("Audit", "ThreatModel", "audit", "from_estimator", "load_model", "load_threat")
+_FRONT_DOOR = ("Audit", "AuditOptions", "ThreatModel", "audit", "from_estimator", "load_model", "load_threat")
 
-__all__ = ["Audit", "PpdmError", "ThreatModel", "__version__", "audit", "defend", "from_estimator", "load_model", "load_threat"]
+__all__ = ["Audit", "AuditOptions", "PpdmError", "ThreatModel", "__version__", "audit", "defend", "from_estimator", "load_model", "load_threat"]
 
 
 def __getattr__(name: str) -> Any:

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.membership import MembershipResult
+from ppdm.attacks.options import AuditOptions, Missing
 from ppdm.attacks.result import AttackResult, result_json
 from ppdm.attacks.target import Target, default_target, parse_target
 from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
@@ -37,7 +38,6 @@ from ppdm.attacks.value_names import data_value_names
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
-from ppdm.defaults import EXACT_SECONDS
 from ppdm.defend.search import defend  # the function itself, so that help() and inspect.signature show it
 from ppdm.errors import ArgumentTypeError, DataError, ModelImportError, PpdmError, RoutingLimitError, UninformativeKnowledgeWarning, advising, check_flags, shown
 from ppdm.files import ReadFiles, recording_reads, write_atomic
@@ -46,15 +46,14 @@ from ppdm.progress import report as report_step
 from ppdm.report import words
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, is_model
 from ppdm.tree.model import Tree
 from ppdm.tree.model_files import load_model
 
-__all__ = ["Audit", "RegressionAudit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat"]
+__all__ = ["Audit", "AuditOptions", "RegressionAudit", "ThreatModel", "audit", "defend", "from_estimator", "load_model", "load_threat"]
 
 
 
-Missing = Literal["error", "drop", "as-value"]
 Model = Tree | Forest
 
 
@@ -391,6 +390,7 @@ def audit(
     target: Target | str | None = None,
     policy: Any = None,
     blackbox: Any = None,
+    options: AuditOptions | None = None,
 ) -> Audit | RegressionAudit:
     """Audit what ``model`` discloses about ``data``'s people to the attacker ``threat``.
 
@@ -399,88 +399,51 @@ def audit(
     or a ``dask.dataframe`` for tables beyond memory, trees only), in the order the model was
     fitted on when it counts rows with multiplicities. ``threat``: a :class:`ThreatModel`, its
     mapping or YAML file (default: paper 000's attacker, who knows the declared quasi-identifiers
-    and wants the class).
+    and wants the class), resolved once against ``data`` and handed to every step.
 
-    ``estimate``: run the maximum-entropy estimate (paper 000 §3–4; ``labels``: use the leaves'
-    labels; ``internal``: the split choices too, paper 000 §4.2, a local optimum within
-    ``time_limit`` seconds). A forest's estimate is bounded by ``time_limit`` too (default
-    :data:`~ppdm.attacks.forest_maxent.FOREST_SECONDS`, 300 s), building its problem and the
-    work after the solve included (the solve gets what the build left, less a quarter of the
-    build's time and 2 % of the limit: ``ForestAuditOptions.after_share``, ``margin``): past it the audit answers with the
-    solver's best point, status ``inaccurate``, its remaining row violation
-    (``details["max_violation"]``), and only the certainties and impossible values already proved
-    (``details["possible_values"]``); ``solver_progress`` is called with the forest solver's
-    :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as it goes. ``exact``: also prove, on whole counts, who is certain in every
-    dataset consistent with the model (within ``exact_time_limit`` seconds, default 300; what is
-    open is undecided, never certain); ``exact_detail="bounds"`` also settles every other minimum
-    and maximum count (by default they stay the proved intervals found on the way: sound, not
-    tight; settling them can take minutes on a table of thousands). ``missing``: ``"error"``, ``"drop"`` or ``"as-value"`` for
-    missing values in the columns the audit reads (:mod:`ppdm.data.missing`).
-    ``progress``: who hears how the long steps go (:mod:`ppdm.progress`: building a forest's
-    rows, tree by tree; the solver's Newton steps of its budget; the exact audit's integer
-    search, what is proved and open), each as a :class:`~ppdm.progress.Step`: by default lines on
-    standard error once the audit has run for a couple of seconds (:class:`~ppdm.progress.Printer`),
-    ``False``: silent, or any ``Callable[[Step], None]``. ``solver_progress`` (the forest solver's
-    :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress`) and ``exact_progress`` (the exact
-    audit's :class:`~ppdm.exact.options.SearchProgress`), when given, hear those instead.
+    ``options``: how the audit runs (:class:`~ppdm.attacks.options.AuditOptions`: the estimate
+    and the exact proof, what the estimate reads, missing values, the time budgets and the
+    nested solver options, each default documented there); ``estimate``, ``exact``, ``labels``,
+    ``internal``, ``missing``, ``time_limit``, ``exact_time_limit`` and ``exact_detail`` are its
+    fields, and each given here other than its default overrides it. Past a forest's
+    ``time_limit`` the audit answers with the solver's best point, status ``inaccurate``, its
+    remaining row violation (``details["max_violation"]``) and only what is proved
+    (``details["possible_values"]``). When a forest's table is too large to build, the estimate
+    is each person's possible values, pooled where trees publish their own counts
+    (``details["note"]``); when the exact audit's is, it proves nothing and says why
+    (``details["exact_not_run"]``). ``progress``: who hears the long steps
+    (:mod:`ppdm.progress`: by default lines on standard error after a couple of seconds;
+    ``False``: silent; any ``Callable[[Step], None]``); ``solver_progress`` and ``exact_progress``
+    hear the forest solver's and the exact search's own reports instead.
 
-    ``data`` must be the training table: when the model publishes how many records it was fitted
-    on (a tree's root count plus what pruning removed, a forest's per-row multiplicities), a table
-    of another size is refused with both numbers (rows left out by ``missing="drop"`` count as
-    the training rows they are). ``sample=True`` declares that ``data`` is a sample of the
-    training records (or holds other rows too) on purpose: the audit then treats the published
-    counts as bounds, and the result says so (``details["sample"]``, printed and in the report).
+    ``data`` must be the training table: a table of another size than the model publishes is
+    refused with both numbers, unless ``sample=True`` declares it a sample (the published counts
+    then read as bounds, said in ``details["sample"]``). ``trees``: audit only these trees of a
+    forest (``"0:10"``, ``range(10)``, ``[0, 3]``): a lower bound, said in
+    ``details["trees_audited"]``. ``reference``: people of the same population who are not
+    targets: the model-free attacker fitted on them (:func:`ppdm.attacks.reference.imputation_attack`)
+    beside the estimate, in ``Audit.reference``. ``holdout``: people outside the training set
+    with their sensitive values: the estimate's guess rule applied to them (``details["control"]``).
 
-    ``trees``: audit only these trees of a forest (``"0:10"``, ``range(10)``, ``[0, 3]``): they
-    publish less than the whole forest, so the audit is a lower bound on its disclosure, and the
-    result says so (``details["trees_audited"]``). When a forest's maximum-entropy table would be
-    too large to build (many unknown split columns over many trees), the estimate is replaced by
-    each person's possible values (:func:`ppdm.attacks.possible.possible_attack`: sound; one
-    value left is certain, proved) and the result says why (``details["note"]``). When the exact
-    audit's table is as large (:class:`~ppdm.errors.RoutingLimitError`), the audit keeps the
-    estimate and all it measured, proves nothing, and says why the exact audit did not run
-    (``details["exact_not_run"]``, printed and in the report); with ``estimate=False`` the error is raised.
+    ``membership``: a population of candidates (with every model input and, with ``class_known``,
+    the class): the membership audit (:func:`ppdm.attacks.membership.membership_attack`) replaces
+    the audit of the sensitive value, in ``Audit.membership``; ``model`` may then be a published
+    rule set. Its truth: the boolean ``member_column``, or ``member_ids`` matched against the
+    population's ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`).
 
-    ``reference``: people of the same population who are not targets (a DataFrame or CSV path with
-    the known and sensitive columns): the model-free attacker fitted on them
-    (:func:`ppdm.attacks.reference.imputation_attack`) is measured on the same people as the
-    estimate, in ``Audit.reference`` and ``details["reference"]`` (its accuracy and what the model
-    adds beyond it). ``holdout``: people who were not in the training set, with their sensitive
-    values: the estimate's guess rule applied to them, ``details["control"]`` (members' and
-    non-members' accuracy and the membership share of the risk).
+    When ``model`` is a fitted classifier with ``predict_proba`` (any scikit-learn classifier or
+    Pipeline; one ppdm cannot read as trees gets these alone), the black-box attacks run on the same
+    candidates too (:func:`ppdm.attacks.membership.with_blackbox`: confidence, LiRA, RMIA, shadow
+    models trained on halves of the candidates and ``reference``'s people) and the result reports
+    the strongest; ``blackbox``: their :class:`~ppdm.attacks.blackbox.BlackboxOptions`, ``False``
+    for none, or the model's predicted probabilities per candidate (a DataFrame or CSV, one column
+    per class: the confidence attack on them; ``model`` may then be ``None``).
 
-    ``membership``: a population of candidates (a DataFrame or CSV path; members and non-members,
-    each with every model input and, with ``class_known`` (default: when the column is there), the
-    class): the membership audit (:func:`ppdm.attacks.membership.membership_attack`: per candidate
-    P(member), proved members and non-members) replaces the audit of the sensitive value, in
-    ``Audit.membership``; ``data`` is then not needed. ``model`` may then also be a published rule
-    set (a :class:`~ppdm.rules.ruleset.RuleSet` or its ``ppdm-rules`` JSON file): its supports
-    count the members each rule matches. ``member_column``: the population's boolean
-    column holding the truth (used when present; left out of what the attacker knows), for AUC and
-    TPR at 0.1 % and 1 % FPR; or the truth as the training rows' identifiers: ``member_ids`` (a
-    list, or a CSV / text file of them, one per line) matched against the population's
-    ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`; identifiers not among the
-    candidates are counted in ``details``); ``sample=True``: the population holds only some of the
-    training records (the published counts read as upper bounds). ``exact_time_limit`` bounds the membership proof after propagation
-    (default 30 s), ``time_limit`` its estimate (default 60 s). When ``model`` is a fitted
-    classifier with ``predict_proba`` (any scikit-learn classifier or Pipeline: one ppdm cannot
-    read as trees gets these alone), the black-box attacks run on the same candidates too
-    (:func:`ppdm.attacks.membership.with_blackbox`: confidence, LiRA, RMIA, shadow models trained
-    on halves of the candidates and ``reference``'s people), and the result reports the strongest;
-    ``blackbox``: their :class:`~ppdm.attacks.blackbox.BlackboxOptions` (shadow models, cache
-    folder), ``False`` for none, or the model's predicted probabilities per candidate (a DataFrame
-    or CSV, one column per class: the confidence attack on them; ``model`` may then be ``None``).
-    A **regressor** (``model.is_regressor``: scikit-learn regression trees, forests and
-    squared-error boosting, XGBoost ``reg:squarederror``, LightGBM ``regression``) is audited for
-    its numeric target: a :class:`RegressionAudit` of each person's proved interval
-    (:func:`ppdm.attacks.regression.interval_attack`; bound propagation, or with ``exact=True`` the
-    linear programmes' tight bounds within ``exact_time_limit``), its centre as the estimate, and
-    how many people are pinned to within ``tolerance``, beside the prior's interval ``domain``
-    (default: the target column's range). With a numeric **input** as ``threat.sensitive`` (the
-    attacker knowing every other input and the target) the same result holds each person's proved
-    interval of that input over the cells between the trees' thresholds
-    (:func:`ppdm.attacks.regression_input.input_interval_attack`; ``exact=True``: integer
-    programmes), the maximum-entropy posterior mean as the estimate (within ``time_limit``).
+    A **regressor** is audited for its numeric target (or a numeric input as ``threat.sensitive``):
+    a :class:`RegressionAudit` of each person's proved interval
+    (:func:`ppdm.attacks.regression.interval_attack`,
+    :func:`ppdm.attacks.regression_input.input_interval_attack`), how many are pinned to within
+    ``tolerance``, beside the prior's interval ``domain`` (default: the column's range).
 
     ``target``: the privacy target the audit is judged against (a
     :class:`~ppdm.attacks.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default
@@ -493,57 +456,54 @@ def audit(
     """
     from ppdm.check.policy import cite_policy, with_policy
 
+    how = _options(options).with_keywords(
+        estimate=estimate, exact=exact, labels=labels, internal=internal, missing=missing, time_limit=time_limit,
+        exact_time_limit=exact_time_limit, exact_detail=exact_detail,
+    )  # fmt: skip
     with recording_reads() as read:
         target, rules = with_policy(policy, target, membership is not None)
         done = _audit(
-            model, data, threat, membership=membership, member_column=member_column, member_ids=member_ids, id_column=id_column,
-            class_known=class_known, exact=exact, estimate=estimate, missing=missing, labels=labels, internal=internal, time_limit=time_limit,
-            exact_time_limit=exact_time_limit, exact_detail=exact_detail, class_attribute=class_attribute, sample=sample, trees=trees,
-            reference=reference, holdout=holdout, progress=progress, solver_progress=solver_progress, exact_progress=exact_progress,
-            client=client, tolerance=tolerance, domain=domain, target=target, blackbox=blackbox,
+            model, data, threat, how, membership=membership, member_column=member_column, member_ids=member_ids, id_column=id_column,
+            class_known=class_known, class_attribute=class_attribute, sample=sample, trees=trees, reference=reference, holdout=holdout,
+            progress=progress, solver_progress=solver_progress, exact_progress=exact_progress, client=client, tolerance=tolerance,
+            domain=domain, target=target, blackbox=blackbox,
         )  # fmt: skip
     read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout, blackbox) if isinstance(v, (str, Path))))
     done.read = read
     return cite_policy(done, rules)
 
 
+def _options(options: Any) -> AuditOptions:
+    """``options=`` as given, or the defaults; anything else refused naming it."""
+    if options is None:
+        return AuditOptions()
+    if not isinstance(options, AuditOptions):
+        raise ArgumentTypeError(f"options must be an AuditOptions (ppdm.attacks.options), got {type(options).__name__}")
+    return options
+
+
 def _audit(
-    model: Any, data: Any, threat: Any, *, membership: Any, member_column: str | None, member_ids: Any, id_column: str | None,
-    class_known: bool | None, exact: bool, estimate: bool, missing: Missing, labels: bool, internal: bool, time_limit: float | None,
-    exact_time_limit: float | None, exact_detail: Literal["certainty", "bounds"], class_attribute: str | None, sample: bool, trees: Any,
-    reference: Any, holdout: Any, progress: Progress | bool | None, solver_progress: Callable[[Any], None] | None,
-    exact_progress: Callable[[Any], None] | None, client: Any, tolerance: float, domain: Sequence[float] | None, target: Target | str | None,
-    blackbox: Any = None,
+    model: Any, data: Any, threat: Any, how: AuditOptions, *, membership: Any, member_column: str | None, member_ids: Any, id_column: str | None,
+    class_known: bool | None, class_attribute: str | None, sample: bool, trees: Any, reference: Any, holdout: Any, progress: Progress | bool | None,
+    solver_progress: Callable[[Any], None] | None, exact_progress: Callable[[Any], None] | None, client: Any, tolerance: float,
+    domain: Sequence[float] | None, target: Target | str | None, blackbox: Any = None,
 ) -> Audit | RegressionAudit:
     """:func:`audit`, its files read within a recording (the audit's writers refuse them)."""
     tree_rows = _tree_rows(progress)
     solver_progress = solver_progress if solver_progress is not None else _solver_steps(progress)
     exact_progress = exact_progress if exact_progress is not None else _exact_steps(progress)
-    check_flags(exact=exact, estimate=estimate, labels=labels, internal=internal, sample=sample)
-    if class_known is not None:
-        check_flags(class_known=class_known)
-    _check_target(target)
+    _check_options(how, class_known, sample, target)
     sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
                                  ("reference", reference), ("holdout", holdout)) if _hashable(v)}  # fmt: skip
     if membership is not None:
         truth = _membership_truth(membership, member_column, member_ids, id_column)
-        done = _membership_audit(model, data, truth, class_known, class_attribute, exact_time_limit, time_limit, sample, reference, blackbox)
-        return _targeted(done, target, sources)
+        members = _membership_audit(model, data, truth, class_known, class_attribute, how.exact_time_limit, how.time_limit, sample, reference, blackbox)
+        return _targeted(members, target, sources)
     if member_ids is not None or id_column is not None:
         raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
     if data is None:
         raise DataError("data must be the training table (a pandas DataFrame or a CSV path), got NoneType; or give membership=, a population of candidates")
-    if not estimate and not exact:
-        raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
-    if exact_time_limit is not None and not exact:
-        raise PpdmError("exact_time_limit needs exact=True")
-    if exact and internal:
-        raise PpdmError("the exact audit does not use the split choices (internal=True): run them separately")
-    if missing not in POLICIES:
-        raise PpdmError(f"unknown missing-value policy {missing!r} (choose one of: {', '.join(POLICIES)})")
-    for name, seconds in (("time_limit", time_limit), ("exact_time_limit", exact_time_limit)):
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
-            raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
+    _check_steps(how)
     table = _as_table(data)
     published = _as_model(model, table, class_attribute)
     subset = None
@@ -551,23 +511,8 @@ def _audit(
         published, subset = _subset(published, trees)
     declared = _as_threat(threat)
     if getattr(published, "is_regressor", False):
-        unsupported = {"a dask table": is_dask(table), "sample=True": sample, "reference=": reference is not None, "holdout=": holdout is not None, "internal=True": internal}
-        named = [k for k, v in unsupported.items() if v]
-        if named:
-            raise PpdmError(f"the audit of a regressor does not take {named[0]}: give the training rows as a pandas table")
-        counted, dropped, resolved = _with_missing(table, published, declared, missing)
-        _check_training_size(published, counted, None, dropped, False)
-        _check_finite(counted, published)
-        ids = counted.index.to_numpy() if pd.api.types.is_integer_dtype(counted.index) else None  # as a classifier's audit names people
-        intervals = _interval_attack(published, counted, resolved, exact_progress)(
-            published, counted, resolved, tolerance=tolerance, domain=domain, exact=exact, time_limit=time_limit, exact_time_limit=exact_time_limit,
-            row_ids=ids,
-        )  # fmt: skip
-        if subset is not None:
-            intervals.details["trees_audited"] = subset
-        if dropped:
-            intervals.details["dropped_rows"] = dropped
-        return _targeted(RegressionAudit(published, resolved, intervals, counted, dropped), target, sources)
+        done = _regression_audit(published, table, declared, how, sample, reference, holdout, tolerance, domain, subset, exact_progress)
+        return _targeted(done, target, sources)
     if tolerance or domain is not None:
         raise advising(
             PpdmError("tolerance= and domain= belong to the audit of a regressor's numeric target; this model predicts classes"),
@@ -575,33 +520,20 @@ def _audit(
         )
     _check_split_columns(table, published)
     if is_dask(table):
-        if exact:
+        if how.exact:
             raise PpdmError("the exact audit works on a pandas table: audit the counted groups in memory")
-        counted, weights, dropped, resolved = _counted(table, published, declared, missing, client)
+        counted, weights, dropped, resolved = _counted(table, published, declared, how.missing, client)
     else:
         counted, weights = table, None
-        counted, dropped, resolved = _with_missing(table, published, declared, missing)
+        counted, dropped, resolved = _with_missing(table, published, declared, how.missing)
     sampled = _check_training_size(published, counted, weights, dropped, sample)
     _check_sensitive_varies(counted, resolved)
     _check_finite(counted, published)
-    result = None
-    if estimate:
-        told = resolved if weights is not None else declared  # a counted table holds only the columns read
-        result = _estimate(published, counted, told, weights, labels, internal, time_limit, tree_rows, solver_progress)
-    proved, not_run = None, None
-    if exact:
-        from ppdm.attacks.exact import exact_attack
-
-        seconds = EXACT_SECONDS if exact_time_limit is None else exact_time_limit
-        try:
-            proved = exact_attack(published, counted, time_limit=seconds, threat=declared, detail=exact_detail, progress=exact_progress)
-        except RoutingLimitError as why:
-            if result is None:  # the exact audit alone: nothing else was measured
-                raise
-            not_run = _not_run(why, str(result.details.get("note_details", "")))
+    result = _estimate(published, counted, resolved, weights, how, tree_rows, solver_progress) if how.estimate else None
+    proved, not_run = _prove(published, counted, resolved, how, exact_progress, result) if how.exact else (None, None)
     baseline = None
     if result is not None and weights is None:
-        coarser = _coarser(published, counted, resolved, labels) if not internal else []
+        coarser = _coarser(published, counted, resolved, how.labels) if not how.internal else []
         result, baseline = _baselines(result, counted, reference, holdout, _audited(published, resolved), resolved, coarser)
         if proved is not None:  # the reported attacker holds every proved certainty too
             from ppdm.attacks.portfolio import within_proof
@@ -609,20 +541,88 @@ def _audit(
             result = within_proof(result, proved)
     elif reference is not None or holdout is not None:
         raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
-    for r in (result, proved):
-        if r is not None and r.true_codes is not None and str(resolved.sensitive) in counted.columns:
-            names = data_value_names(r.values, r.true_codes, counted[str(resolved.sensitive)])
-            if names:
-                r.details["value_names"] = names
-        if r is not None and sampled:
-            r.details["sample"] = sampled
-        if r is not None and subset is not None:
-            r.details["trees_audited"] = subset
-        if r is not None and dropped:  # what was read, rows too: the result's scope (ppdm.attacks.scope)
-            r.details["dropped_rows"] = dropped
+    _annotate([r for r in (result, proved) if r is not None], counted, resolved, sampled, subset, dropped)
     if result is not None and not_run is not None:
         result.details["exact_not_run"] = not_run
     return _targeted(Audit(published, resolved, result, proved, counted, weights, dropped, baseline), target, sources)
+
+
+def _check_options(how: AuditOptions, class_known: bool | None, sample: bool, target: Target | str | None) -> None:
+    """Refuse flags that are not ``True``/``False``, a target of another type and budgets that are not seconds."""
+    check_flags(exact=how.exact, estimate=how.estimate, labels=how.labels, internal=how.internal, sample=sample)
+    if class_known is not None:
+        check_flags(class_known=class_known)
+    _check_target(target)
+
+
+def _check_steps(how: AuditOptions) -> None:
+    """Refuse an attribute audit's steps that cannot run together (before any file is read)."""
+    if not how.estimate and not how.exact:
+        raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
+    if how.exact_time_limit is not None and not how.exact:
+        raise PpdmError("exact_time_limit needs exact=True")
+    if how.exact and how.internal:
+        raise PpdmError("the exact audit does not use the split choices (internal=True): run them separately")
+    if how.missing not in POLICIES:
+        raise PpdmError(f"unknown missing-value policy {how.missing!r} (choose one of: {', '.join(POLICIES)})")
+    for name, seconds in (("time_limit", how.time_limit), ("exact_time_limit", how.exact_time_limit)):
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
+            raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
+
+
+def _regression_audit(
+    published: Model, table: Any, declared: ThreatModel, how: AuditOptions, sample: bool, reference: Any, holdout: Any, tolerance: float,
+    domain: Sequence[float] | None, subset: str | None, exact_progress: Callable[[Any], None] | None,
+) -> RegressionAudit:
+    """A regressor's audit: each person's proved interval of the numeric secret."""
+    unsupported = {"a dask table": is_dask(table), "sample=True": sample, "reference=": reference is not None, "holdout=": holdout is not None, "internal=True": how.internal}
+    named = [k for k, v in unsupported.items() if v]
+    if named:
+        raise PpdmError(f"the audit of a regressor does not take {named[0]}: give the training rows as a pandas table")
+    counted, dropped, resolved = _with_missing(table, published, declared, how.missing)
+    _check_training_size(published, counted, None, dropped, False)
+    _check_finite(counted, published)
+    ids = counted.index.to_numpy() if pd.api.types.is_integer_dtype(counted.index) else None  # as a classifier's audit names people
+    intervals = _interval_attack(published, counted, resolved, exact_progress)(
+        published, counted, resolved, tolerance=tolerance, domain=domain, exact=how.exact, time_limit=how.time_limit,
+        exact_time_limit=how.exact_time_limit, row_ids=ids,
+    )  # fmt: skip
+    if subset is not None:
+        intervals.details["trees_audited"] = subset
+    if dropped:
+        intervals.details["dropped_rows"] = dropped
+    return RegressionAudit(published, resolved, intervals, counted, dropped)
+
+
+def _prove(
+    published: Model, counted: pd.DataFrame, resolved: ThreatModel, how: AuditOptions, progress: Callable[[Any], None] | None,
+    result: AttackResult | None,
+) -> tuple[AttackResult | None, str | None]:
+    """The exact audit under the resolved threat, and why it did not run when its table was too large."""
+    from ppdm.attacks.exact import exact_attack
+
+    try:
+        seconds = how.exact_seconds
+        return exact_attack(published, counted, time_limit=seconds, threat=resolved, detail=how.exact_detail, options=how.search, progress=progress), None
+    except RoutingLimitError as why:
+        if result is None:  # the exact audit alone: nothing else was measured
+            raise
+        return None, _not_run(why, str(result.details.get("note_details", "")))
+
+
+def _annotate(results: list[AttackResult], counted: pd.DataFrame, resolved: ThreatModel, sampled: Any, subset: str | None, dropped: int) -> None:
+    """What each result read, in its details: the sensitive value's names, the sample, the trees and the rows dropped."""
+    for r in results:
+        if r.true_codes is not None and str(resolved.sensitive) in counted.columns:
+            names = data_value_names(r.values, r.true_codes, counted[str(resolved.sensitive)])
+            if names:
+                r.details["value_names"] = names
+        if sampled:
+            r.details["sample"] = sampled
+        if subset is not None:
+            r.details["trees_audited"] = subset
+        if dropped:  # what was read, rows too: the result's scope (ppdm.attacks.scope)
+            r.details["dropped_rows"] = dropped
 
 
 #: The phase of a forest's rows built, tree by tree.
@@ -712,10 +712,7 @@ class _Population:
 def _hashable(value: Any) -> bool:
     """An input the release record hashes: a file (its bytes), a pandas table (its CSV text) or a
     ppdm model in memory (its ppdm JSON; :func:`ppdm.report.record.input_hash`)."""
-    from ppdm.tree.forest import Forest
-    from ppdm.tree.model import Tree
-
-    if isinstance(value, (Tree, Forest)):  # a regression tree has no ppdm JSON file to hash
+    if is_model(value):  # a regression tree has no ppdm JSON file to hash
         return not any(t.is_regressor for t in value.trees)
     return isinstance(value, (str, Path, pd.DataFrame))
 
@@ -852,7 +849,7 @@ def _as_table(data: Any) -> Any:
 
 
 def _as_model(model: Any, table: Any, class_attribute: str | None) -> Model:
-    if isinstance(model, (Tree, Forest)):
+    if is_model(model):
         return model
     frame = table._meta if is_dask(table) else table
     if isinstance(model, (str, Path)):
@@ -890,7 +887,7 @@ def _check_split_columns(table: Any, model: Model) -> None:
     resolved (a later constraint named the sensitive column instead)."""
     missing = [c for c in model.split_attributes if c not in set(table.columns)]
     if missing:
-        raise DataError(f"the {'forest' if isinstance(model, Forest) else 'tree'} splits on column(s) missing from the data: {', '.join(map(repr, missing))}")
+        raise DataError(f"the {type(model).__name__.lower()} splits on column(s) missing from the data: {', '.join(map(repr, missing))}")
     if model.class_attribute not in set(table.columns):
         raise advising(
             DataError(f"the data has no column {model.class_attribute!r}, the class the model's leaves count (pass class_attribute= if it is called otherwise)"),
@@ -924,7 +921,7 @@ def _with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
     resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
     kept, dropped = handle_missing(table, audit_columns(model, resolved), policy, model.split_attributes)
-    if dropped and isinstance(model, Forest) and model.n_records == len(table):
+    if dropped and model.n_records == len(table):
         raise _refused_drop(dropped, len(table), "the forest's trees count every one of them (per-row multiplicities)")
     if dropped and model.is_regressor and model.n_training_records == len(table):
         raise _refused_drop(dropped, len(table), "each of the regressor's leaves sums the targets of every one of its rows")
@@ -954,18 +951,19 @@ def _counted(frame: Any, model: Model, threat: ThreatModel, policy: Missing, cli
 
 
 def _estimate(
-    model: Model, table: pd.DataFrame, threat: ThreatModel, weights: np.ndarray | None, labels: bool, internal: bool,
-    time_limit: float | None, progress: Callable[[int, int], None] | None, solver_progress: Callable[[Any], None] | None = None,
+    model: Model, table: pd.DataFrame, threat: ThreatModel, weights: np.ndarray | None, how: AuditOptions,
+    progress: Callable[[int, int], None] | None, solver_progress: Callable[[Any], None] | None = None,
 ) -> AttackResult:
     from ppdm.attacks.possible import estimate_or_possible
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 
-    knowledge = Knowledge(rate=True, label=labels, internal=internal)
+    knowledge = Knowledge(rate=True, label=how.labels, internal=how.internal)
+    forest = {"forest_options": how.forest} if how.forest is not None else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # the note is in the summary
         return estimate_or_possible(
-            model, table, threat, knowledge=knowledge, time_limit=time_limit, weights=weights, tree_progress=progress,
-            solver_progress=solver_progress,
+            model, table, threat, knowledge=knowledge, time_limit=how.time_limit, weights=weights, tree_progress=progress,
+            solver_progress=solver_progress, **forest,
         )
 
 

@@ -52,14 +52,15 @@ def span_ids(reach: sp.csr_matrix) -> np.ndarray:
     return _row_keys(reach, np.zeros(reach.shape[0], dtype=np.intp))
 
 
-def _reach(model: Tree | Forest, data: pd.DataFrame, public: Sequence[str]) -> tuple[sp.csr_matrix, list[tuple[int, int]]]:
-    """Rows × nodes (of every tree, side by side) each record can reach, and each column's (tree, node).
+def _reach(model: Tree | Forest, data: pd.DataFrame, public: Sequence[str]) -> tuple[sp.csr_matrix, list[tuple[int, int]] | None]:
+    """Rows × nodes (of every tree, side by side) each record can reach, and each column's (tree,
+    node) (``None`` for a single tree: its columns are its node ids).
 
     A forest routes each distinct combination of the public split attributes once, through every
     tree, and hands its rows to the records that have it.
     """
     if isinstance(model, Tree):
-        return reachable_leaves(model, data, known=public), [(0, n) for n in range(model.n_nodes)]
+        return reachable_leaves(model, data, known=public), None
     used = [a for a in sorted(model.split_attributes) if a in public]
     codes, table = group_codes(data, used)
     blocks = [reachable_leaves(tree, table, known=used) for tree in model.trees]
@@ -194,7 +195,7 @@ def _spans(tree: Tree | Forest, data: pd.DataFrame, public: list[str], class_pub
     n_spans = int(span_of.max()) + 1 if len(span_of) else 0
     first = np.full(n_spans, -1, dtype=np.intp)
     first[span_of[::-1]] = np.arange(len(span_of))[::-1]
-    leaves = _span_leaves(reach, first, columns if isinstance(tree, Forest) else None)
+    leaves = _span_leaves(reach, first, columns)
     population = np.bincount(span_of, minlength=n_spans)
     class_counts = None
     if y is not None:

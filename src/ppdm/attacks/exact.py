@@ -76,8 +76,6 @@ def exact_attack(
     CP-SAT. ``progress``: called with the integer search's :class:`~ppdm.exact.options.SearchProgress`
     as it goes (its settings otherwise those ``options`` gives, or the defaults for the model).
     """
-    if progress is not None:
-        options = replace(options if options is not None else _default_options(model), progress=progress)
     who = attacker("exact_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
     quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
     if time_limit is not None and time_limit <= 0:
@@ -86,23 +84,26 @@ def exact_attack(
         knowledge = rule_knowledge or RuleKnowledge()
         if threat is not None:
             quasi_identifiers, knowledge = rules_threat(model, data, threat, knowledge)
-        return _rules(model, data, quasi_identifiers, time_limit, method, knowledge, detail, options)
+        return _rules(model, data, quasi_identifiers, time_limit, method, knowledge, detail, _progressed(options, SearchOptions(), progress))
     if isinstance(model, Forest):
-        return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, options)
+        return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, _progressed(options, _forest_options(), progress))
     if not isinstance(model, Tree):
         raise PpdmError(f"the exact audit takes a Tree, a Forest or a RuleSet, got {type(model).__name__}")
-    return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, options)
+    return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, _progressed(options, SearchOptions(), progress))
 
 
-def _default_options(model: Tree | Forest | RuleSet) -> SearchOptions:
-    """The integer search's settings when none are given: a forest's LPs are large and
+def _progressed(options: SearchOptions | None, default: SearchOptions, progress: Callable[[SearchProgress], None] | None) -> SearchOptions | None:
+    """``options`` (``default`` when none are given) reporting to ``progress``, when there is one."""
+    return options if progress is None else replace(options if options is not None else default, progress=progress)
+
+
+def _forest_options() -> SearchOptions:
+    """The integer search's settings for a forest when none are given: a forest's LPs are large and
     degenerate, so interior point (:attr:`SearchOptions.lp_method`), and its candidates are
     refuted by pairs of record moves that nearly cancel (:attr:`SearchOptions.swap_pairs`), then
     by freeing the groups alike to each (:attr:`SearchOptions.freed_groups`), both measured on
-    boosting rounds; the defaults otherwise."""
-    if isinstance(model, Forest):
-        return SearchOptions(lp_method="highs-ipm", interior_tol=1e-9, swap_pairs=True, freed_groups=True)
-    return SearchOptions()
+    boosting rounds (a tree's and a rule set's are the defaults)."""
+    return SearchOptions(lp_method="highs-ipm", interior_tol=1e-9, swap_pairs=True, freed_groups=True)
 
 
 def tree_count_problem(tree: Tree, data: pd.DataFrame, threat: ThreatModel, ties: Ties = "first") -> tuple[CountProblem, AttackerTypes, np.ndarray | None]:
@@ -202,7 +203,7 @@ def _forest(
     forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
-    options = _default_options(forest) if options is None else options
+    options = _forest_options() if options is None else options
     threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem, options)
     groups = types.groups
     details = {

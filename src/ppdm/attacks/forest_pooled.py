@@ -57,6 +57,7 @@ from ppdm.maxent.table.forest_types import forest_domain
 from ppdm.maxent.table.unknowns import Component, sensitive_component
 from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
+from ppdm.tree.model import Tree
 
 __all__ = ["UNPOOLED_ROUNDS", "pooled_forest_attack", "pooling_trees"]
 
@@ -70,7 +71,7 @@ UNPOOLED_ROUNDS = (
 TINY = 1e-300
 
 
-def pooling_trees(forest: Forest, n_rows: int) -> list[tuple[int, np.ndarray]]:
+def pooling_trees(forest: Tree | Forest, n_rows: int) -> list[tuple[int, np.ndarray]]:
     """The trees whose own class counts the pooled estimate reads, with each row's multiplicity
     in them: every tree publishing class counts (or error rates) whose rows are known."""
     out = []

@@ -106,7 +106,7 @@ def published_leaf_counts(tree: Tree) -> tuple[np.ndarray, bool]:
     return out, exact
 
 
-def row_multiplicities(forest: Forest, i: int, n_rows: int) -> np.ndarray | None:
+def row_multiplicities(forest: Tree | Forest, i: int, n_rows: int) -> np.ndarray | None:
     """How many times tree ``i`` holds each of the attacker's ``n_rows`` rows; ``None`` if unknown.
 
     Recorded multiplicities are matched by position (the table must be the training table in
@@ -406,8 +406,7 @@ def _spans(model: Tree | Forest, data: pd.DataFrame, qis: list[str], outputs: st
     also split by answer and keep only the leaves that give it."""
     if not outputs or not isinstance(model, Tree):
         groups = QIGroups.from_frame(data, qis)
-        trees = model.trees if isinstance(model, Forest) else [model]
-        return groups, [reachable_leaves(tree, groups.table, known=qis) for tree in trees]
+        return groups, [reachable_leaves(tree, groups.table, known=qis) for tree in model.trees]
     from ppdm.maxent.table.outputs import OUTPUT_KEY, answering, leaf_answers, record_answers, unique_codes
 
     answers = record_answers(model, data, outputs)

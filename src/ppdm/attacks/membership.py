@@ -425,7 +425,7 @@ def _scope(model: Tree | Forest | RuleSet, rows: MembershipRows) -> Scope:
         return Scope(len(model.rules), {NO_COUNTS: [r for r in range(len(model.rules)) if r not in counted]} if len(counted) < len(model.rules) else {}, unit="rule")
     n = len(rows.modes)
     left = [t for t in range(n) if t not in rows.cells_per_tree]
-    per_round = model.n_outputs if isinstance(model, Forest) and model.combine == "additive" else None
+    per_round = model.n_outputs if model.combine == "additive" else None
     return Scope(n, {NO_COUNTS: left} if left else {}, per_round)
 
 
@@ -442,7 +442,7 @@ def _details(
         knows = f"the {len(model.quasi_identifiers)} quasi-identifiers and the sensitive value"
         counted = len(set(rows.leaf[rows.cell != -3].tolist()))
         words = f"{counted} of {len(model.rules)} rule(s) ({rows.cells_per_tree[0]})"
-    elif isinstance(model, Forest) and model.combine == "additive":
+    elif model.combine == "additive":
         words += f"; boosting rounds used: {', '.join(map(str, sorted(rows.cells_per_tree))) if used <= 10 else f'{used} rounds'}"
     details: dict[str, Any] = {
         "threat": f"the attacker knows {knows} of each candidate, a population {whole}",

@@ -50,7 +50,7 @@ from ppdm.maxent.table.forest_types import split_component
 from ppdm.maxent.table.unknowns import Component, sensitive_component
 from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, as_forest
 from ppdm.tree.model import Tree
 from ppdm.tree.splits import ThresholdSplit
 
@@ -568,7 +568,7 @@ def possible_values(
     multiplicities), the sensitive values some completion of its unknown columns allows in every
     tree that holds it (see the module docstring). ``known``: the columns the attacker has (the
     class among them when it is known). ``progress(done, total)`` after each chunk of records."""
-    forest = model if isinstance(model, Forest) else Forest([model], "vote")
+    forest = as_forest(model)
     missing = [c for c in known if c not in data.columns]
     if missing:
         raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
@@ -690,10 +690,10 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
         published = audited(model, resolved.publish)
         known = [c for c in (resolved.known or ()) if c != resolved.sensitive]
         pv = possible_values(published, data, known, str(resolved.sensitive))
-        if isinstance(published, Forest) and pooling_trees(published, len(data)):
+        if pooling_trees(published, len(data)):
             knowledge = maxent.get("knowledge")
             result = pooled_forest_attack(
-                published, data, resolved, **({"knowledge": knowledge} if knowledge is not None else {}),
+                as_forest(published), data, resolved, **({"knowledge": knowledge} if knowledge is not None else {}),
                 possible=pv.possible, progress=maxent.get("tree_progress"),
             )
             # the routes it would take (cell counts, long), kept apart from the note, without the advice the pooled estimate makes moot

@@ -190,9 +190,16 @@ class ThreatModel:
         tells the attacker nothing about the model's counts: people who differ only in it share
         every published constraint, so the estimate and the proof are the same without it, but
         as a known column it would make every person a group of one. A column the model splits
-        on stays known (leaving it out would make the attacker weaker)."""
+        on stays known (leaving it out would make the attacker weaker).
+
+        A threat :meth:`is_resolved` already is only checked against ``data`` and returned as it
+        is (resolving it again would give it back): an audit resolves its attacker once and hands
+        the resolved one to every step."""
         if not isinstance(data, pd.DataFrame):
             raise DataError(f"the records must be a pandas DataFrame (its columns named), got {type(data).__name__}")
+        if self.is_resolved(class_attribute):
+            self._check(data, class_attribute)
+            return self
         sensitive = self.sensitive or class_attribute
         if sensitive not in data.columns and sensitive != class_attribute:
             raise DataError(f"the sensitive column {sensitive!r} is not in the data")
@@ -223,6 +230,30 @@ class ThreatModel:
             self, sensitive=sensitive, known=known, sa_published=sa, class_known=class_attribute in known, _class=class_attribute,
             left_out=left_out,
         )
+
+    def is_resolved(self, class_attribute: str) -> bool:
+        """Whether :meth:`resolve` made this threat for a model of class ``class_attribute``, every
+        default filled in (so that resolving it again gives it back unchanged)."""
+        return (
+            self._class == class_attribute and self.sensitive is not None and self.known is not None
+            and self.sa_published is not None and self.class_known == (class_attribute in self.known)
+        )  # fmt: skip
+
+    def _check(self, data: pd.DataFrame, class_attribute: str) -> None:
+        """The checks :meth:`resolve` makes of a resolved threat against ``data``, in its order."""
+        assert self.sensitive is not None and self.known is not None
+        if self.sensitive not in data.columns and self.sensitive != class_attribute:
+            raise DataError(f"the sensitive column {self.sensitive!r} is not in the data")
+        missing = [c for c in self.known if c not in data.columns]
+        if missing:
+            raise DataError(f"known column(s) not in the data: {', '.join(map(repr, missing))}")
+        if self.sensitive in self.known:
+            raise DataError(f"the sensitive column {self.sensitive!r} cannot also be known to the attacker")
+        bad = [i for i in self.known_individuals if not 0 <= i < len(data)]
+        if bad:
+            raise DataError(f"known individual row {bad[0]} is outside the table's {len(data):,} rows")
+        if self.class_known and self.sensitive == class_attribute:
+            raise DataError(f"class_known: the class {class_attribute!r} is the sensitive column")
 
     def notes(self) -> list[str]:
         """What a reader of the audit should know about how the attacker was resolved (the

@@ -15,6 +15,7 @@ from ppdm.progress import Printer
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ppdm.attacks.threat import ThreatModel
     from ppdm.tree import Tree
 
 from ppdm.cli.common import (
@@ -344,25 +345,10 @@ def audit_command(
         raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file, record_out)
-    if exact and backend == "dask":
-        raise PpdmError("--exact works on a pandas table: audit the counted groups with --backend pandas")
-    if not estimate and not exact:
-        raise PpdmError("--no-estimate leaves nothing to do: add --exact for the exact audit alone")
-    if exact_time_limit is not None and not exact:
-        raise PpdmError("--exact-time-limit needs --exact")
-    if exact and internal:
-        raise PpdmError("--exact does not use the split choices (--internal): run them separately")
+    _check_runs(exact, estimate, exact_time_limit, internal, backend)
     from ppdm.api import Audit, audit
 
-    threat = _threat_from_options(
-        threat_file,
-        sensitive,
-        known if known is not None else known_alias,
-        preset,
-        publish,
-        sa_published,
-        known_individuals,
-    )
+    threat = _threat_from_options(threat_file, sensitive, known if known is not None else known_alias, preset, publish, sa_published, known_individuals)
     if outputs_known is not None:
         threat = replace(threat, outputs=outputs_known)
     if tree_file is not None and model_file is not None:
@@ -370,36 +356,9 @@ def audit_command(
     what = "tree" if tree_file is not None else "model"
     tree_file = tree_file or model_file
     if dataset is not None:
-        if tree_file is not None or data is not None:
-            raise PpdmError(
-                "give either --dataset (train and audit) or --tree/--model with --data, not both"
-            )
-        if threat.sensitive is None:
-            raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
-        if backend != "pandas":
-            raise PpdmError("--backend dask counts the files given with --data, not a bundled --dataset")
-        tree, table, features = _train_for_audit(
-            dataset,
-            threat.sensitive,
-            class_attribute,
-            algorithm,
-            criterion,
-            max_depth,
-            quiet,
-        )
-        threat = _default_known(threat, features)
-        if threat.publish is None:
-            threat = replace(threat, publish="error-rates")
+        tree, table, threat = _trained(dataset, tree_file, data, threat, backend, class_attribute, algorithm, criterion, max_depth, quiet)
     else:
-        if tree_file is None or data is None:
-            raise PpdmError(
-                "give --dataset NAME, or --model MODEL (--tree TREE.json) with --data TABLE.csv"
-            )
-        if criterion is not None or max_depth is not None:
-            raise PpdmError("--criterion and --max-depth train a tree with --dataset: a published model is audited as it is")
-        tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend)
-        if class_attribute is not None and tree.class_attribute != class_attribute:
-            raise PpdmError(f"--class {class_attribute!r}: the model predicts {tree.class_attribute!r}")
+        tree, table = _published(tree_file, data, class_attribute, criterion, max_depth, quiet, what, backend)
     if time_limit is not None and not internal and tree.n_trees == 1:
         raise PpdmError("--time-limit bounds a forest's solve or a tree's internal-node solve: for a tree it needs --internal")
     if class_known:
@@ -416,6 +375,56 @@ def audit_command(
     if not isinstance(result, Audit):
         _print_regression(result, top, out, report_out, quiet, finish, inputs)
         return
+    _print_audit(result, threat, top, out, report_out, quiet, finish, inputs)
+
+
+def _check_runs(exact: bool, estimate: bool, exact_time_limit: float | None, internal: bool, backend: str) -> None:
+    """Refuse the combinations of --exact, --no-estimate, --exact-time-limit, --internal and --backend that cannot run."""
+    if exact and backend == "dask":
+        raise PpdmError("--exact works on a pandas table: audit the counted groups with --backend pandas")
+    if not estimate and not exact:
+        raise PpdmError("--no-estimate leaves nothing to do: add --exact for the exact audit alone")
+    if exact_time_limit is not None and not exact:
+        raise PpdmError("--exact-time-limit needs --exact")
+    if exact and internal:
+        raise PpdmError("--exact does not use the split choices (--internal): run them separately")
+
+
+def _trained(
+    dataset: str, tree_file: Path | None, data: Path | None, threat: ThreatModel, backend: str, class_attribute: str | None,
+    algorithm: str, criterion: str | None, max_depth: int | None, quiet: bool,
+) -> tuple[Any, pd.DataFrame, ThreatModel]:
+    """``--dataset``: the tree trained on the bundled dataset, its table, and the threat with its defaults for it."""
+    if tree_file is not None or data is not None:
+        raise PpdmError("give either --dataset (train and audit) or --tree/--model with --data, not both")
+    if threat.sensitive is None:
+        raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
+    if backend != "pandas":
+        raise PpdmError("--backend dask counts the files given with --data, not a bundled --dataset")
+    tree, table, features = _train_for_audit(dataset, threat.sensitive, class_attribute, algorithm, criterion, max_depth, quiet)
+    threat = _default_known(threat, features)
+    if threat.publish is None:
+        threat = replace(threat, publish="error-rates")
+    return tree, table, threat
+
+
+def _published(
+    tree_file: Path | None, data: Path | None, class_attribute: str | None, criterion: str | None, max_depth: int | None, quiet: bool, what: str,
+    backend: str,
+) -> tuple[Any, Any]:
+    """``--model``/``--tree`` with ``--data``: the published model as it is, and its table."""
+    if tree_file is None or data is None:
+        raise PpdmError("give --dataset NAME, or --model MODEL (--tree TREE.json) with --data TABLE.csv")
+    if criterion is not None or max_depth is not None:
+        raise PpdmError("--criterion and --max-depth train a tree with --dataset: a published model is audited as it is")
+    tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend)
+    if class_attribute is not None and tree.class_attribute != class_attribute:
+        raise PpdmError(f"--class {class_attribute!r}: the model predicts {tree.class_attribute!r}")
+    return tree, table
+
+
+def _print_audit(result: Any, threat: ThreatModel, top: int, out: Path | None, report_out: Path | None, quiet: bool, finish: _Finish, inputs: dict[str, Any]) -> None:
+    """An attribute audit's lines, its JSON (``--out``), release record (``--record``) and report (``--report``)."""
     if not quiet:
         for line in [*result.lines(top), *result.threat.notes()]:
             console.print(line, highlight=False, markup=False)
@@ -425,8 +434,10 @@ def audit_command(
             console.print(f"wrote {out}")
     record = finish.record(result, inputs, quiet)
     if report_out is not None:
-        write_html_report(result.results, result.model, threat, report_out, quiet=quiet, frontier=frontier, target=finish.given(result), record=record)  # the trees audited (--trees)
-    finish.pack(result, record, tree_file, report_out, quiet)
+        write_html_report(  # the trees audited (--trees)
+            result.results, result.model, threat, report_out, quiet=quiet, frontier=finish.frontier, target=finish.given(result), record=record,
+        )
+    finish.pack(result, record, inputs.get("model"), report_out, quiet)
 
 
 class _Finish:

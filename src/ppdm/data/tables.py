@@ -87,34 +87,14 @@ def load_csv(
         empty one; an argument names an unknown column; a column is both ``categorical`` and
         ``numeric``; a line has too many fields; a forced-numeric value does not parse.
     """
-    from ppdm.files import as_path, regular_file
-
-    path = as_path(path, "CSV", DataError)
-    if not path.exists() and not path.is_symlink():
-        raise DataError(f"{path}: file not found")
-    path = regular_file(path, "CSV", DataError)
-    if path.stat().st_size == 0:
-        raise DataError(f"{path} is empty: it has no data rows")
-    _refuse_json(path)
+    path = _csv_file(path)
     if sep is not None and (not isinstance(sep, str) or not sep or sep in ("\n", "\r", '"')):
         raise DataError(f"{path}: {sep!r} cannot separate fields (give a character such as ',' or ';')")
-    na_values = [na_values] if isinstance(na_values, str) else list(na_values) if isinstance(na_values, Iterable) else na_values
-    if not isinstance(na_values, list) or not all(isinstance(v, str) for v in na_values):
-        raise DataError(f"na_values must be a list of texts meaning a missing value, got {na_values!r:.60}")
+    na_values = _missing_texts(na_values)
     sep = sep if sep is not None else _sniff_separator(path)
     columns = read_header(path, sep) if names is None else _given_names(path, sep, names)
     _check_separator(path, sep, columns)
-    categorical = _column_list(categorical, "categorical")
-    numeric = _column_list(numeric, "numeric")
-    for argument, listed in (("categorical", categorical), ("numeric", numeric)):
-        _check_known(listed, columns, argument, str(path))
-    both = [c for c in categorical if c in numeric]
-    if both:
-        raise DataError(
-            f"{path}: column(s) {', '.join(map(repr, both))} listed both as categorical and numeric"
-        )
-    if row_ids is not None:
-        _check_known([row_ids], columns, "row_ids", str(path))
+    categorical, numeric = _forced_columns(path, columns, categorical, numeric, row_ids)
     dtype = dict.fromkeys(categorical + numeric, str)
     frame = read_table(path, sep, na_values, dtype, None if names is None else columns)
     if list(frame.columns) != columns:
@@ -125,17 +105,63 @@ def load_csv(
         frame = _drop_missing(frame, str(path))
     if row_ids is not None:
         frame, columns = _index_by(frame, row_ids, path), [c for c in columns if c != row_ids]
-    for column in frame.columns:
-        if _is_number(frame[column]):
-            _refuse_infinite(frame[column], str(column), path, sep, header=names is None)
-        if column not in categorical and not _is_number(frame[column]):
-            _refuse_stray_text(frame[column], str(column), path, sep, header=names is None)
-        if column in categorical or not _is_number(frame[column]):
-            frame[column] = sorted_categorical(frame[column])
+    _type_columns(frame, categorical, path, sep, header=names is None)
     roles = resolve_roles(
         columns, columns, quasi_identifiers, sensitive, class_attribute, str(path)
     )
     return frame, roles
+
+
+def _csv_file(given: PathLike) -> Path:
+    """The file :func:`load_csv` reads: there, a regular file, not empty and not JSON."""
+    from ppdm.files import as_path, regular_file
+
+    path = as_path(given, "CSV", DataError)
+    if not path.exists() and not path.is_symlink():
+        raise DataError(f"{path}: file not found")
+    path = regular_file(path, "CSV", DataError)
+    if path.stat().st_size == 0:
+        raise DataError(f"{path} is empty: it has no data rows")
+    _refuse_json(path)
+    return path
+
+
+def _missing_texts(na_values: Iterable[str]) -> list[str]:
+    """``na_values`` as a list of texts (one text alone as a list of one), else refused."""
+    texts = [na_values] if isinstance(na_values, str) else list(na_values) if isinstance(na_values, Iterable) else na_values
+    if not isinstance(texts, list) or not all(isinstance(v, str) for v in texts):
+        raise DataError(f"na_values must be a list of texts meaning a missing value, got {texts!r:.60}")
+    return texts
+
+
+def _forced_columns(
+    path: Path, columns: list[str], categorical: Sequence[str] | None, numeric: Sequence[str] | None, row_ids: str | None,
+) -> tuple[list[str], list[str]]:
+    """The columns forced categorical and numeric, each a column of the file and never both (``row_ids`` too a column)."""
+    forced_categorical = _column_list(categorical, "categorical")
+    forced_numeric = _column_list(numeric, "numeric")
+    for argument, listed in (("categorical", forced_categorical), ("numeric", forced_numeric)):
+        _check_known(listed, columns, argument, str(path))
+    both = [c for c in forced_categorical if c in forced_numeric]
+    if both:
+        raise DataError(
+            f"{path}: column(s) {', '.join(map(repr, both))} listed both as categorical and numeric"
+        )
+    if row_ids is not None:
+        _check_known([row_ids], columns, "row_ids", str(path))
+    return forced_categorical, forced_numeric
+
+
+def _type_columns(frame: pd.DataFrame, categorical: list[str], path: Path, sep: str, header: bool) -> None:
+    """Every column typed in place: numbers stay numeric (never infinite), text and the forced
+    columns become categorical with sorted categories (stray text in a numeric column refused)."""
+    for column in frame.columns:
+        if _is_number(frame[column]):
+            _refuse_infinite(frame[column], str(column), path, sep, header=header)
+        if column not in categorical and not _is_number(frame[column]):
+            _refuse_stray_text(frame[column], str(column), path, sep, header=header)
+        if column in categorical or not _is_number(frame[column]):
+            frame[column] = sorted_categorical(frame[column])
 
 
 def _refuse_json(path: Path) -> None:

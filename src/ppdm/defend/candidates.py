@@ -31,7 +31,7 @@ from ppdm.learn.dp_tree import DPRandomTreeClassifier
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.learn.kanonymity import KAnonymousTreeClassifier
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, as_forest
 from ppdm.tree.model import Tree
 from ppdm.tree.sklearn import trace_features, tree_from_sklearn
 from ppdm.tree.sklearn_forest import forest_from_sklearn
@@ -156,9 +156,7 @@ class Learner:
 
             classes = sorted(pd.unique(y.dropna()), key=lambda v: (str(type(v)), v))  # the codes the libraries number classes by
             est.fit(encoded, pd.Index(classes, dtype=object).get_indexer(y.astype(object)))
-            model = from_estimator(est, X.assign(**{str(y.name): y}), y, class_attribute=str(y.name), feature_names=list(encoded.columns), verify=False)
-            assert isinstance(model, Forest)
-            return model
+            return as_forest(from_estimator(est, X.assign(**{str(y.name): y}), y, class_attribute=str(y.name), feature_names=list(encoded.columns), verify=False))
         est.fit(encoded, y.to_numpy())
         return forest_from_sklearn(est, X, list(encoded.columns), y=y, class_attribute=str(y.name), verify=False)
 

@@ -78,7 +78,7 @@ from ppdm.files import write_atomic
 from ppdm.learn.estimators import C45Classifier, ID3Classifier
 from ppdm.progress import Progress, Step, resolve
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, as_forest, is_model
 from ppdm.tree.forest_check import verify_counts
 from ppdm.tree.model import Tree
 from ppdm.tree.sklearn import tree_from_sklearn
@@ -229,21 +229,17 @@ def defend(
 ) -> DefenseResult:
     """Search the candidates for the most accurate model meeting ``target`` under ``threat``.
 
-    Called model first, as every audit: ``defend(model, data, threat, target)``. The older
-    spelling ``defend(data, threat, target, model=...)`` still works for this release, with a
-    :class:`DeprecationWarning`.
-
-    The model may be a forest (a ppdm :class:`~ppdm.tree.forest.Forest` of a scikit-learn random
-    forest or extra trees, or the fitted scikit-learn estimator): the candidates are then forests
-    (:mod:`ppdm.defend.forest_candidates`), audited with every tree's leaves at once, and taken
-    cheapest first.
+    Called model first, as every audit: ``defend(model, data, threat, target)`` (the older
+    ``defend(data, threat, target, model=...)`` still works, with a :class:`DeprecationWarning`).
+    The model may be a forest (a ppdm :class:`~ppdm.tree.forest.Forest`, or a fitted scikit-learn
+    random forest, extra trees or boosted model): the candidates are then forests
+    (:mod:`ppdm.defend.forest_candidates`), audited with every tree's leaves at once, cheapest first.
 
     ``data``: the training records, with the class and the sensitive column (the audits measure
     each person's exposure against their true value); for a bootstrap forest, in the order it was
     fitted on (its counts count them with the multiplicities each tree drew).
-    ``model``: the model to defend: a ppdm
-    :class:`~ppdm.tree.Tree`, a fitted ppdm estimator or scikit-learn ``DecisionTreeClassifier``
-    (fitted on ``data``'s columns, one-hot ``column_value`` or ordinal codes); ``None`` trains one
+    ``model``: the model to defend: a ppdm :class:`~ppdm.tree.Tree`, a fitted ppdm estimator or
+    scikit-learn ``DecisionTreeClassifier`` (fitted on ``data``'s columns, one-hot ``column_value`` or ordinal codes); ``None`` trains one
     on ``data`` with ``learner`` (default: ID3 when every column is categorical, else C4.5) and
     ``class_attribute``. ``learner``: how ``retrain`` candidates are trained (default: the
     model's own learner). ``threat``: the attacker (default: :class:`ThreatModel` defaults, paper
@@ -260,16 +256,14 @@ def defend(
     rows, labelled so (``accuracy_on``). ``split``: when the caller held ``test`` out of its data
     itself (:func:`held_out_split`, e.g. to train the model on the training part), the statement
     of that split, reported as the search's own (``accuracy_on="held-out"``).
-    ``families``, ``grids``: which candidates (:mod:`ppdm.defend.candidates`); ``hierarchies``:
-    generalization hierarchies for kADET. ``auditors``: the audits run on every candidate.
-    ``risk``: the target measure on the frontier's risk axis (default: its first).
-    ``time_budget``: seconds after which no new candidate starts and the one under way is stopped
-    (``None``: no limit).
-    ``progress``: the candidates audited of all, the one under way and the time spent of
-    ``time_budget``: by default a progress bar on standard error when it is a terminal, else
-    (a notebook, a log) lines there once the search has run for a couple of seconds
+    ``families``, ``grids``: which candidates (:mod:`ppdm.defend.candidates`); ``hierarchies``: for
+    kADET. ``auditors``: the audits run on every candidate. ``risk``: the target measure on the
+    frontier's risk axis (default: its first).
+    ``time_budget``: seconds after which no candidate starts and the one under way stops (``None``: no limit).
+    ``progress``: the candidates audited, the one under way and the time spent: by default a bar
+    on standard error when it is a terminal, else lines there after a couple of seconds
     (:class:`~ppdm.progress.Printer`); ``True``: the bar; ``False``: silent; or any
-    ``Callable[[Step], None]`` (:class:`~ppdm.progress.Step`).
+    ``Callable[[Step], None]``.
     ``membership``: people who were not training records (with the model's inputs and class),
     for a target with membership measures (``members_proved=0,mia_tpr@1%<=0.02``): every
     candidate's membership audit runs over the training rows (members) and these (non-members)
@@ -278,34 +272,9 @@ def defend(
     start = time.monotonic()
     model, data, threat, target = _model_first(model, data, threat, target, legacy)
     data = _check_data(data)
-    if not isinstance(target, (Target, str)):
-        raise ArgumentTypeError(
-            f"target must be a Target or its text (such as 'certain=0,confident=5%@0.9'), got {shown(target, 60)} ({type(target).__name__}): "
-            "defend(model, data, threat, target)"
-        )
-    if threat is not None and not isinstance(threat, ThreatModel):
-        raise ArgumentTypeError(f"threat must be a ThreatModel, got {shown(threat, 60)} ({type(threat).__name__})")
-    target = parse_target(target) if isinstance(target, str) else target
-    risk_name = target.measure(risk).name if risk is not None else target.measures[0].name
-    families = check_families(list(families))
-    if time_budget is not None and not time_budget > 0:
-        raise PpdmError(f"time_budget must be positive seconds or None, got {time_budget!r}")
-    if model is None and class_attribute is not None:
-        check_varies(data, class_attribute, "class", "there is nothing to learn")
-    if not (isinstance(test_size, (int, float)) and 0 <= test_size < 1):
-        raise PpdmError(f"test_size must be a share in [0, 1), got {test_size!r}")
-    held_out = dict(split) if split is not None and test is not None else None
-    if test is None and test_size > 0 and model is None and class_attribute is not None and class_attribute in data.columns:
-        data, test, held_out = held_out_split(data, class_attribute, test_size, random_state)
-    tree, learner = _model(model, data, class_attribute, learner)
-    if test is None and test_size > 0 and held_out is None:  # a given model: fitted again on the training part
-        data, test, held_out = held_out_split(data, tree.class_attribute, test_size, random_state)
-        tree = _refit(tree, learner, data)
-        held_out["refitted"] = True
-    threat = (threat or ThreatModel()).resolve(data, tree.class_attribute, splits=tree.split_attributes)
-    if threat.sensitive not in data.columns:
-        raise DataError(f"the sensitive column {threat.sensitive!r} is not in the data: the search measures exposure against it")
-    check_varies(data, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without a model")
+    target, risk_name, families = _checked_arguments(data, threat, target, risk, families, time_budget, model, class_attribute, test_size)
+    data, test, held_out, tree, learner = _split_and_model(model, data, test, split, test_size, class_attribute, learner, random_state)
+    threat = _resolved_threat(threat, data, tree)
     level = threat.publish or tree.disclosure
     audit_threat = replace(threat, publish=None)
     wanted = {*tree.attributes, *learner.columns(data)}
@@ -313,13 +282,12 @@ def defend(
     X, y = data[features], data[tree.class_attribute]
     population = _population(target, membership, data, [*features, tree.class_attribute])
     reference_of = _reference(target, reference)
-    name = "unprotected (input model, fitted again on the training part)" if held_out is not None and held_out["refitted"] else "unprotected (input model)"
-    candidates = [Candidate(name, "unprotected", {}, lambda: tree)]
+    refitted = held_out is not None and held_out["refitted"]
+    name = "unprotected (input model, fitted again on the training part)" if refitted else "unprotected (input model)"
     forest = isinstance(tree, Forest)  # the one place the search tells a forest from a tree: other candidates, cheapest first
-    if forest:
-        candidates += _forest_candidates(families, grids or Grids.full(), tree, learner, X, y, level, random_state, threat)
-    else:
-        candidates += _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state)
+    found = _forest_candidates(families, grids or Grids.full(), tree, learner, X, y, level, random_state, threat) if forest else (
+        _candidates(families, grids or Grids.full(), tree, learner, X, y, level, threat, hierarchies, random_state))  # fmt: skip
+    candidates = [Candidate(name, "unprotected", {}, lambda: tree), *found]
     accuracy = _accuracy(test if test is not None else data, tree.class_attribute, features)
     deadline = None if time_budget is None else start + float(time_budget)
     audit = partial(
@@ -335,6 +303,56 @@ def defend(
     chosen = trees.get(chosen_label) if chosen_label is not None else None
     on = "held-out" if held_out is not None else "test" if test is not None else "training"
     return DefenseResult(chosen, chosen_label, frontier, target, risk_name, threat, on, time.monotonic() - start, time_budget, held_out, data)
+
+
+def _checked_arguments(
+    data: pd.DataFrame, threat: Any, target: Any, risk: str | None, families: Sequence[str], time_budget: float | None, model: Any,
+    class_attribute: str | None, test_size: Any,
+) -> tuple[Target, str, tuple[str, ...]]:
+    """:func:`defend`'s arguments checked: the target parsed, the measure on the risk axis named, the families known."""
+    if not isinstance(target, (Target, str)):
+        raise ArgumentTypeError(
+            f"target must be a Target or its text (such as 'certain=0,confident=5%@0.9'), got {shown(target, 60)} ({type(target).__name__}): "
+            "defend(model, data, threat, target)"
+        )
+    if threat is not None and not isinstance(threat, ThreatModel):
+        raise ArgumentTypeError(f"threat must be a ThreatModel, got {shown(threat, 60)} ({type(threat).__name__})")
+    target = parse_target(target) if isinstance(target, str) else target
+    risk_name = target.measure(risk).name if risk is not None else target.measures[0].name
+    known = check_families(list(families))
+    if time_budget is not None and not time_budget > 0:
+        raise PpdmError(f"time_budget must be positive seconds or None, got {time_budget!r}")
+    if model is None and class_attribute is not None:
+        check_varies(data, class_attribute, "class", "there is nothing to learn")
+    if not (isinstance(test_size, (int, float)) and 0 <= test_size < 1):
+        raise PpdmError(f"test_size must be a share in [0, 1), got {test_size!r}")
+    return target, risk_name, known
+
+
+def _split_and_model(
+    model: Any, data: pd.DataFrame, test: pd.DataFrame | None, split: dict[str, Any] | None, test_size: float, class_attribute: str | None,
+    learner: Any, random_state: int | None,
+) -> tuple[pd.DataFrame, pd.DataFrame | None, dict[str, Any] | None, Any, Learner]:
+    """The training part, the rows accuracy is measured on, the split's statement, the model to
+    defend and its learner: a given model fitted again on the training part when ``test_size`` holds rows out."""
+    held_out = dict(split) if split is not None and test is not None else None
+    if test is None and test_size > 0 and model is None and class_attribute is not None and class_attribute in data.columns:
+        data, test, held_out = held_out_split(data, class_attribute, test_size, random_state)
+    tree, learner = _model(model, data, class_attribute, learner)
+    if test is None and test_size > 0 and held_out is None:  # a given model: fitted again on the training part
+        data, test, held_out = held_out_split(data, tree.class_attribute, test_size, random_state)
+        tree = _refit(tree, learner, data)
+        held_out["refitted"] = True
+    return data, test, held_out, tree, learner
+
+
+def _resolved_threat(threat: ThreatModel | None, data: pd.DataFrame, model: Tree | Forest) -> ThreatModel:
+    """The search's attacker, resolved once against the training rows; its sensitive column there and varying."""
+    resolved = (threat or ThreatModel()).resolve(data, model.class_attribute, splits=model.split_attributes)
+    if resolved.sensitive not in data.columns:
+        raise DataError(f"the sensitive column {resolved.sensitive!r} is not in the data: the search measures exposure against it")
+    check_varies(data, str(resolved.sensitive), "sensitive", "there is nothing to infer, with or without a model")
+    return resolved
 
 
 def held_out_split(data: pd.DataFrame, class_column: str, share: float, random_state: int | None) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
@@ -480,7 +498,7 @@ def _model(model: Any, data: pd.DataFrame, class_attribute: str | None, learner:
     if isinstance(model, Tree):
         _check_tree_rows(model, data)
         return model, given or learner_for(model)
-    if isinstance(model, Forest) or hasattr(model, "estimators_") or hasattr(model, "n_estimators"):
+    if is_model(model) or hasattr(model, "estimators_") or hasattr(model, "n_estimators"):  # a ppdm tree went above
         return _forest(model, data, class_attribute, given)
     if isinstance(getattr(model, "tree_", None), Tree):
         tree = model.tree_
@@ -512,7 +530,7 @@ def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: 
     from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
     kinds = {"sklearn-random-forest": RandomForestClassifier, "sklearn-extra-trees": ExtraTreesClassifier}
-    if not isinstance(model, Forest):
+    if not is_model(model):
         if not isinstance(model, (RandomForestClassifier, ExtraTreesClassifier)) and boosted_kind(model) is None:
             raise PpdmError(
                 f"cannot defend a {type(model).__name__}: the forests the search retrains are scikit-learn random forests and extra "
@@ -522,14 +540,12 @@ def _forest(model: Any, data: pd.DataFrame, class_attribute: str | None, given: 
         if boosted_kind(model) is not None:
             from ppdm.tree.estimator import from_estimator
 
-            imported = from_estimator(model, data, y, class_attribute=class_attribute, verify=False)
-            assert isinstance(imported, Forest)
-            forest = imported
+            forest = as_forest(from_estimator(model, data, y, class_attribute=class_attribute, verify=False))
         else:
             forest = forest_from_sklearn(model, data, y=y, class_attribute=class_attribute, verify=False)
         given = given or Learner(clone(model), list(getattr(model, "feature_names_in_", [])) or None)
     else:
-        forest = model
+        forest = as_forest(model)
     if given is None and forest.algorithm not in kinds and boosted_learner(forest) is None:
         raise advising(
             PpdmError(

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 
 from ppdm.errors import DataError
 from ppdm.maxent.table.forest_types import RoundsUsed
-from ppdm.tree.forest import Forest, leaf_values
+from ppdm.tree.forest import Forest, as_forest, leaf_values
 from ppdm.tree.forest_check import weights_of
 from ppdm.tree.model import Tree
 from ppdm.tree.newton import FLOAT64_TOLERANCE, NewtonStep, newton_step
@@ -75,13 +75,6 @@ class TargetRows:
         """How far ``A y`` falls outside each row's interval (0 where met)."""
         ay = self.matrix @ y
         return np.maximum(self.lower - ay, 0.0) + np.maximum(ay - self.upper, 0.0)
-
-
-def as_forest(model: Tree | Forest) -> Forest:
-    """A regressor as a forest (a regression tree is a ``"mean"`` forest of one)."""
-    if isinstance(model, Forest):
-        return model
-    return Forest([model], "mean", algorithm=model.algorithm)
 
 
 def target_rows(model: Tree | Forest, table: pd.DataFrame, known: Sequence[str], magnitude: float) -> TargetRows:

@@ -50,16 +50,6 @@ RELEASE_DEFENDED = "release the defended model"
 DECISIONS = (RELEASE, DO_NOT_RELEASE, RELEASE_DEFENDED)
 
 #: What a forest's ``algorithm`` says, in a reader's words.
-FAMILIES = {
-    "sklearn-random-forest": "random forest",
-    "sklearn-extra-trees": "extra trees",
-    "sklearn-gradient-boosting": "gradient boosting",
-    "sklearn-hist-gradient-boosting": "histogram gradient boosting",
-    "xgboost": "XGBoost",
-    "lightgbm": "LightGBM",
-}
-
-
 def release_record(audit: Any, *, frontier: Any = None, inputs: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The record of ``audit`` (an :class:`ppdm.Audit` or :class:`ppdm.RegressionAudit`; see the
     module docstring). ``frontier``: the defense search that chose the audited model (its
@@ -270,28 +260,21 @@ def model_facts(model: Tree | Forest, audit: Any = None) -> dict[str, Any]:
     """The model's family, learner and hyper-parameters as the file records them, its size and
     what it publishes (and, when ``audit`` audited only some trees, which)."""
     from ppdm.rules.ruleset import RuleSet
-    from ppdm.tree.forest import Forest
-    from ppdm.tree.model import Tree
+    from ppdm.tree.forest import is_model
 
     if isinstance(model, RuleSet):  # a membership audit of published rules: no trees, no leaves
         return _rules_facts(model, audit)
-    if not isinstance(model, (Tree, Forest)):  # a classifier audited by its predicted probabilities only (issue 45)
+    if not is_model(model):  # a classifier audited by its predicted probabilities only (issue 45)
         return _estimator_facts(model)
-    forest = isinstance(model, Forest)
     algorithm = getattr(model, "algorithm", None)
     regressor = bool(getattr(model, "is_regressor", False))
-    base = str(algorithm or "").removesuffix("-regressor")
-    if forest:
-        family = FAMILIES.get(base, base or "forest")
-    else:
-        family = "regression tree" if regressor else "decision tree"
-    params: dict[str, Any] = dict(getattr(model, "params", {}) or {}) if forest else {}
-    trees = model.trees if forest else [model]
-    criterion = None if forest else getattr(model, "criterion", None)
+    params: dict[str, Any] = dict(getattr(model, "params", {}) or {})
+    trees = model.trees
+    criterion = getattr(model, "criterion", None)
     if criterion:
         params["criterion"] = criterion
     out = {
-        "family": family,
+        "family": model.family,
         "algorithm": algorithm,
         "regressor": regressor,
         "trees": len(trees),
@@ -435,10 +418,9 @@ def _input(role: str, value: Any) -> dict[str, Any]:
     if isinstance(value, pd.DataFrame):
         text = value.to_csv(index=False, lineterminator="\n").encode("utf-8")
         return {"role": role, "path": None, "bytes": len(text), "sha256": hashlib.sha256(text).hexdigest(), "note": TABLE_HASH}
-    from ppdm.tree.forest import Forest
-    from ppdm.tree.model import Tree
+    from ppdm.tree.forest import is_model
 
-    if isinstance(value, (Tree, Forest)):
+    if is_model(value):
         return {"role": role, "path": None, **_model_hash(value), "note": MODEL_HASH}
     raise PpdmError(f"the release record's input {role!r}: give a file path or a DataFrame, got {type(value).__name__}")
 

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ppdm.data.roles import text_columns
 from ppdm.errors import ModelImportError
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, is_model
 from ppdm.tree.model import Tree
 from ppdm.tree.pipeline import PipelineSteps, read_steps, scaled_table, unscale
 from ppdm.tree.regression import SKLEARN_REGRESSORS, regressor_from_sklearn
@@ -55,7 +55,7 @@ def from_estimator(
     ``feature_names``: the estimator's input columns in order (default: what it was fitted on).
     ``verify``: see :func:`ppdm.tree.tree_from_sklearn`.
     """
-    if isinstance(estimator, (Tree, Forest)):
+    if is_model(estimator):
         return estimator
     if not isinstance(X, pd.DataFrame):
         raise ModelImportError(f"X must be the unencoded training table as a pandas DataFrame, got {type(X).__name__}")

@@ -42,21 +42,29 @@ when unknown. The importers say in ``docs/ensembles.md`` which counts are exact 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 import pandas as pd
 
 from ppdm.errors import PpdmError
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.model import Attribute, Tree, encode_columns, facts_html, published_quantities
+from ppdm.tree.model import Attribute, Tree, TreeModel, encode_columns, facts_html, published_quantities
 
 COMBINES = ("vote", "mean-proba", "additive", "mean")
 LINKS = ("logistic", "softmax", "identity")
 QUANTITIES = ("labels", "error-rates", "class-counts", "sample-counts", "cover", "leaf-values")
+FAMILIES = {
+    "sklearn-random-forest": "random forest",
+    "sklearn-extra-trees": "extra trees",
+    "sklearn-gradient-boosting": "gradient boosting",
+    "sklearn-hist-gradient-boosting": "histogram gradient boosting",
+    "xgboost": "XGBoost",
+    "lightgbm": "LightGBM",
+}
 
 
-class Forest:
+class Forest(TreeModel):
     """An ordered list of trees over the same classes, and how their predictions combine.
 
     Parameters
@@ -123,6 +131,12 @@ class Forest:
     def n_outputs(self) -> int:
         """Raw scores per row of an additive forest (1 for ``"logistic"``)."""
         return len(self.base_score)
+
+    @property
+    def family(self) -> str:
+        """The model's family, in words (:data:`FAMILIES`; a regressor's as its classifier's), else its learner's name."""
+        base = str(self.algorithm or "").removesuffix("-regressor")
+        return FAMILIES.get(base, base or "forest")
 
     @property
     def n_records(self) -> int | None:
@@ -224,6 +238,10 @@ class Forest:
             out[:, i] = tree.apply_encoded(encoded, len(X))
         return out
 
+    def apply_all(self, X: pd.DataFrame) -> np.ndarray:
+        """:meth:`apply` (rows × trees), spelled as :meth:`Tree.apply_all <ppdm.tree.model.Tree.apply_all>` is for a forest of one."""
+        return self.apply(X)
+
     def decision_function(self, X: pd.DataFrame) -> np.ndarray:
         """Raw scores of an additive forest (rows × :attr:`n_outputs`), before the link."""
         if self.combine != "additive":
@@ -289,6 +307,20 @@ class Forest:
             f"Forest(algorithm={self.algorithm!r}, combine={self.combine!r}, link={self.link!r}, "
             f"trees={self.n_trees}, max_depth={self.depth}, classes={list(self.classes)!r})"
         )
+
+
+def is_model(value: object) -> TypeGuard[Tree | Forest]:
+    """Whether ``value`` is one of ppdm's models (a :class:`~ppdm.tree.model.Tree` or a
+    :class:`Forest`: a :class:`~ppdm.tree.model.TreeModel`), never which."""
+    return isinstance(value, TreeModel)
+
+
+def as_forest(model: Tree | Forest) -> Forest:
+    """``model`` as a forest: a forest itself, a tree as the forest of one it is (combining as
+    :attr:`Tree.combine <ppdm.tree.model.Tree.combine>`: a regression tree is a ``"mean"`` forest)."""
+    if isinstance(model, Forest):
+        return model
+    return Forest([model], model.combine, algorithm=model.algorithm)
 
 
 def leaf_values(tree: Tree) -> np.ndarray:

@@ -28,6 +28,15 @@ from ppdm.tree.levels import flat_routing, route
 from ppdm.tree.splits import Prefix, Scalar, Split, ThresholdSplit
 
 
+class TreeModel:
+    """A published tree model: a :class:`Tree`, or a :class:`~ppdm.tree.forest.Forest` of them.
+
+    ``isinstance(value, TreeModel)`` asks whether ``value`` is one of ppdm's models, never which:
+    a tree answers what the audit reads of a forest as a forest of one (:attr:`Tree.trees`,
+    :meth:`Tree.apply_all`, :attr:`Tree.combine`, :attr:`Tree.n_outputs`, :attr:`Tree.multiplicities`).
+    """
+
+
 @dataclass(frozen=True)
 class Attribute:
     """An attribute a tree may split on: categorical with its domain, or numeric."""
@@ -94,7 +103,7 @@ class Node:
         return e / n if n > 0 else 0.0
 
 
-class Tree:
+class Tree(TreeModel):
     """A decision tree over named attributes, as learned, imported or read from JSON.
 
     Parameters
@@ -153,6 +162,32 @@ class Tree:
     @property
     def n_trees(self) -> int:
         return 1
+
+    @property
+    def combine(self) -> str:
+        """How the tree's one prediction combines, as a forest of one: ``"mean"`` for a regression
+        tree (its leaf's value), else ``"vote"`` (its leaf's label; see :data:`ppdm.tree.forest.COMBINES`)."""
+        return "mean" if self.is_regressor else "vote"
+
+    @property
+    def n_outputs(self) -> int:
+        """Raw scores per row, as a forest of one: 1 (see :attr:`Forest.n_outputs`)."""
+        return 1
+
+    @property
+    def multiplicities(self) -> list[np.ndarray | None]:
+        """Each training row's multiplicity per tree, as a forest of one: ``[None]`` (a tree records none)."""
+        return [None]
+
+    @property
+    def n_records(self) -> int | None:
+        """The training rows per-row multiplicities count: ``None`` (a tree records none; see :attr:`Forest.n_records`)."""
+        return None
+
+    @property
+    def family(self) -> str:
+        """The model's family, in words: ``"decision tree"`` or ``"regression tree"``."""
+        return "regression tree" if self.is_regressor else "decision tree"
 
     @property
     def known(self) -> list[frozenset[str]]:
@@ -241,6 +276,10 @@ class Tree:
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """The id of the leaf each row of ``X`` lands in (vectorised over rows)."""
         return self.apply_encoded(self.encode(X), len(X))
+
+    def apply_all(self, X: pd.DataFrame) -> np.ndarray:
+        """The leaf each row of ``X`` lands in, as a forest of one: rows × 1 (see :meth:`Forest.apply_all`)."""
+        return self.apply(X)[:, None]
 
     def apply_encoded(self, encoded: Mapping[str, np.ndarray], n_rows: int) -> np.ndarray:
         """:meth:`apply` on columns already encoded as :meth:`encode` gives them: every row at

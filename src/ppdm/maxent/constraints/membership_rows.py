@@ -134,7 +134,7 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
     modes, n = tree_modes(model)
     trees = model.trees
     codes = _class_codes(model, population) if class_known else None
-    leaves = model.apply(population) if isinstance(model, Forest) else model.apply(population)[:, None]
+    leaves = model.apply_all(population)
     N = len(population)
     blocks: list[_Block] = []
     bagged = [t for t, mode in enumerate(modes) if mode == "bootstrap"]
@@ -164,7 +164,7 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             hi = np.round(count) + removed  # Method 1's removed records reach some cell uncounted
             blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, None))
         else:
-            m = np.asarray(model.multiplicities[t])  # type: ignore[union-attr]
+            m = np.asarray(model.multiplicities[t])
             W = np.round(count)
             least = _fewest_draws(m, W)
             drawn = int((m > 0).sum())
@@ -292,7 +292,6 @@ def _fewest_draws(m: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 def _min_drawn(model: Tree | Forest, bagged: list[int]) -> int:
     """The fewest bagged trees any training position was drawn by (each member was drawn by at least that many)."""
-    assert isinstance(model, Forest)
     drawn = np.zeros(model.n_records or 0, dtype=np.int64)
     for t in bagged:
         drawn += np.asarray(model.multiplicities[t]) > 0
