@@ -405,13 +405,9 @@ def audit(
     and the exact proof, what the estimate reads, missing values, the time budgets and the
     nested solver options, each default documented there); ``estimate``, ``exact``, ``labels``,
     ``internal``, ``missing``, ``time_limit``, ``exact_time_limit`` and ``exact_detail`` are its
-    fields, and each given here other than its default overrides it. Past a forest's
-    ``time_limit`` the audit answers with the solver's best point, status ``inaccurate``, its
-    remaining row violation (``details["max_violation"]``) and only what is proved
-    (``details["possible_values"]``). When a forest's table is too large to build, the estimate
-    is each person's possible values, pooled where trees publish their own counts
-    (``details["note"]``); when the exact audit's is, it proves nothing and says why
-    (``details["exact_not_run"]``). ``progress``: who hears the long steps
+    fields, and each given here other than its default overrides it (past a forest's
+    ``time_limit``: the solver's best point, status ``inaccurate``, only what is proved held
+    certain; a table too large to build: the pooled estimate, ``details["note"]``). ``progress``: who hears the long steps
     (:mod:`ppdm.progress`: by default lines on standard error after a couple of seconds;
     ``False``: silent; any ``Callable[[Step], None]``); ``solver_progress`` and ``exact_progress``
     hear the forest solver's and the exact search's own reports instead.
@@ -421,38 +417,29 @@ def audit(
     then read as bounds, said in ``details["sample"]``). ``trees``: audit only these trees of a
     forest (``"0:10"``, ``range(10)``, ``[0, 3]``): a lower bound, said in
     ``details["trees_audited"]``. ``reference``: people of the same population who are not
-    targets: the model-free attacker fitted on them (:func:`ppdm.attacks.reference.imputation_attack`)
-    beside the estimate, in ``Audit.reference``. ``holdout``: people outside the training set
-    with their sensitive values: the estimate's guess rule applied to them (``details["control"]``).
+    targets: the model-free attacker fitted on them, in ``Audit.reference``. ``holdout``: people
+    outside the training set: the estimate's guess rule applied to them (``details["control"]``).
 
     ``membership``: a population of candidates (with every model input and, with ``class_known``,
     the class): the membership audit (:func:`ppdm.attacks.membership.membership_attack`) replaces
     the audit of the sensitive value, in ``Audit.membership``; ``model`` may then be a published
     rule set. Its truth: the boolean ``member_column``, or ``member_ids`` matched against the
-    population's ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`).
+    population's ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`). A fitted
+    classifier (any scikit-learn one) also meets the black-box attacks, the strongest reported
+    (:func:`ppdm.attacks.membership.with_blackbox`); ``blackbox``: their
+    :class:`~ppdm.attacks.blackbox.BlackboxOptions`, ``False``, or predicted probabilities per candidate.
 
-    When ``model`` is a fitted classifier with ``predict_proba`` (any scikit-learn classifier or
-    Pipeline; one ppdm cannot read as trees gets these alone), the black-box attacks run on the same
-    candidates too (:func:`ppdm.attacks.membership.with_blackbox`: confidence, LiRA, RMIA, shadow
-    models trained on halves of the candidates and ``reference``'s people) and the result reports
-    the strongest; ``blackbox``: their :class:`~ppdm.attacks.blackbox.BlackboxOptions`, ``False``
-    for none, or the model's predicted probabilities per candidate (a DataFrame or CSV, one column
-    per class: the confidence attack on them; ``model`` may then be ``None``).
-
-    A **regressor** is audited for its numeric target (or a numeric input as ``threat.sensitive``):
-    a :class:`RegressionAudit` of each person's proved interval
-    (:func:`ppdm.attacks.regression.interval_attack`,
-    :func:`ppdm.attacks.regression_input.input_interval_attack`), how many are pinned to within
-    ``tolerance``, beside the prior's interval ``domain`` (default: the column's range).
+    A **regressor**'s numeric target (or a numeric input as ``threat.sensitive``): a
+    :class:`RegressionAudit` of proved intervals (:func:`ppdm.attacks.regression.interval_attack`),
+    how many pinned to within ``tolerance``, beside the prior's ``domain`` (default: the column's range).
 
     ``target``: the privacy target the audit is judged against (a
     :class:`~ppdm.attacks.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default
     :data:`~ppdm.attacks.target.DEFAULT_TARGET`, or for a membership audit
     :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
     and what its report and release record (:meth:`Audit.release_record`) judge against.
-    ``policy``: the output checker's policy instead (a :class:`~ppdm.check.policy.Policy`, a
-    preset's name such as ``"acro"``, or its YAML file): its attribute or membership target is the
-    target, and the release record cites it with its SHA-256 and applies its evidence rules.
+    ``policy``: the output checker's policy instead (:func:`ppdm.check.policy.with_policy`: a
+    preset's name such as ``"acro"`` or a YAML file), cited with its SHA-256 in the release record.
     """
     from ppdm.check.policy import cite_policy, with_policy
 

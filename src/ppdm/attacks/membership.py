@@ -55,7 +55,7 @@ from ppdm.maxent.constraints.rule_membership_rows import rule_membership_rows
 from ppdm.maxent.solvers.bernoulli import BernoulliOptions, BernoulliSolution, solve_bernoulli
 from ppdm.metrics.membership import FPRS, membership_metrics, tpr_at_fpr
 from ppdm.rules.ruleset import RuleSet
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, is_model
 from ppdm.tree.model import Tree
 
 __all__ = ["MembershipOptions", "MembershipResult", "blackbox_only", "membership_attack", "members_by_id"]
@@ -498,7 +498,7 @@ def with_blackbox(
 
     if isinstance(options, (pd.DataFrame, str, Path)):  # a model known by its predicted probabilities: the confidence attack
         model, options = read_probabilities(options, len(candidates)), BlackboxOptions(attacks=("confidence",))
-    usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not isinstance(model, (Tree, Forest, RuleSet))
+    usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not (is_model(model) or isinstance(model, RuleSet))
     if options is False or not usable or class_known is False:
         if result is None:
             raise PpdmError(f"{type(model).__name__}: neither read as trees nor a fitted classifier with predict_proba: no membership attack applies")

@@ -33,7 +33,6 @@ import scipy.sparse as sp
 
 from ppdm.check.findings import Finding
 from ppdm.check.model import Checked
-from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
 __all__ = ["Classes", "class_checks", "output_classes", "structural_classes"]
@@ -101,7 +100,7 @@ def structural_classes(model: Checked, data: pd.DataFrame) -> Classes | None:
     from ppdm.attacks.anonymity import span_ids
 
     leaves = np.asarray(ppdm_model.apply(data)).reshape(len(data), -1)
-    trees = ppdm_model.trees if isinstance(ppdm_model, Forest) else [ppdm_model]
+    trees = ppdm_model.trees
     offsets = np.cumsum([0, *(t.n_nodes for t in trees)])[:-1]
     columns = (leaves + offsets[None, :]).ravel()
     rows = np.repeat(np.arange(len(data)), leaves.shape[1])
@@ -116,7 +115,7 @@ def structural_classes(model: Checked, data: pd.DataFrame) -> Classes | None:
     counts = np.bincount(of[known] * k + truth[known], minlength=len(sizes) * k).reshape(len(sizes), k).astype(float)
     zeros = np.zeros(len(sizes), dtype=bool)
     np.logical_or.at(zeros, of, _zero_leaves(trees, leaves))
-    return Classes("spans" if isinstance(ppdm_model, Forest) else "leaves", of, sizes, counts, zeros)
+    return Classes("leaves" if isinstance(ppdm_model, Tree) else "spans", of, sizes, counts, zeros)
 
 
 def _zero_leaves(trees: list[Tree], leaves: np.ndarray) -> np.ndarray:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ppdm.check.findings import Finding
 from ppdm.check.model import Checked, final_estimator
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import is_model
 from ppdm.tree.model import Tree
 
 __all__ = ["dof_check", "parameter_count"]
@@ -82,11 +82,11 @@ def _tree_models(est: Any, name: str) -> int | None:
 def parameter_count(model: Checked) -> tuple[int | None, str]:
     """The number of parameters ``model`` learned and how it was counted (``None``: a family not counted)."""
     est = final_estimator(model.model)
-    if isinstance(est, (Tree, Forest)):
-        trees = est.trees if isinstance(est, Forest) else [est]
-        boosted = isinstance(est, Forest) and est.combine == "additive"
+    if is_model(est):
+        trees = est.trees
+        boosted = est.combine == "additive"
         per_leaf = 1 if boosted else len(est.classes) - 1
-        extra = len(np.atleast_1d(est.base_score)) if isinstance(est, Forest) and boosted else 0
+        extra = len(np.atleast_1d(getattr(est, "base_score", 0.0))) if boosted else 0
         return sum(_ppdm_tree(t, per_leaf) for t in trees) + extra, f"{len(trees)} trees: 2 per split, {per_leaf} per leaf"
     name = type(est).__name__
     counted = _tree_models(est, name)

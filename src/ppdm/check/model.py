@@ -21,7 +21,7 @@ import pandas as pd
 
 from ppdm.errors import ModelImportError, PpdmError, TreeFormatError
 from ppdm.files import note_read, regular_file
-from ppdm.tree.forest import Forest
+from ppdm.tree.forest import Forest, is_model
 from ppdm.tree.model import Tree
 
 __all__ = ["TRUSTED", "TRUSTED_PREFIXES", "Checked", "family_of", "final_estimator", "read_checked"]
@@ -66,7 +66,7 @@ def family_of(model: Any) -> str:
     """``tree``, ``forest``, ``boosting``, ``linear``, ``mlp``, ``svm``, ``knn`` or ``other``."""
     if isinstance(model, Tree):
         return "tree"
-    if isinstance(model, Forest):
+    if is_model(model):
         return "boosting" if model.combine == "additive" else "forest"
     return _FAMILIES.get(type(final_estimator(model)).__name__, "other")
 
@@ -148,7 +148,7 @@ def read_checked(model: Any, data: pd.DataFrame, class_attribute: str) -> Checke
             from ppdm.tree.model_files import load_model
 
             model = load_model(path, data, class_attribute=class_attribute)
-    if isinstance(model, (Tree, Forest)):
+    if is_model(model):
         return Checked(model, class_attribute, model, source)
     if not hasattr(model, "predict_proba") and not hasattr(model, "predict"):
         raise PpdmError(f"the checker reads fitted classifiers, got {type(model).__name__}")

@@ -324,14 +324,8 @@ def audit_command(
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column")
-    check_outputs(out, record_out, report_out)
-    _distinct(out, record_out, report_out, inputs=(tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, scores))
-    from ppdm.attacks.target import parse_target
-
-    chosen = parse_target(target) if target is not None else None
-    frontier = _load_frontier(frontier_file)
-    finish = _Finish(record_out, frontier, chosen, frontier_file, policy, bundle)
-    finish.check_bundle(model_file or tree_file, report_out, (tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, out))
+    read = (tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, scores)
+    finish = _finishing(out, record_out, report_out, read, target, frontier_file, policy, bundle, model_file or tree_file)
     if membership or population is not None:
         truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample, **({"blackbox": scores} if scores else {})}
         _membership_command(
@@ -376,6 +370,22 @@ def audit_command(
         _print_regression(result, top, out, report_out, quiet, finish, inputs)
         return
     _print_audit(result, threat, top, out, report_out, quiet, finish, inputs)
+
+
+def _finishing(
+    out: Path | None, record_out: Path | None, report_out: Path | None, read: tuple[Path | None, ...], target: str | None,
+    frontier_file: Path | None, policy: str | None, bundle: Path | None, model: Path | None,
+) -> _Finish:
+    """The outputs checked (none over another, none over a file ``read``, the bundle's folder)
+    before any work, and what the audit does at the end with them."""
+    from ppdm.attacks.target import parse_target
+
+    check_outputs(out, record_out, report_out)
+    _distinct(out, record_out, report_out, inputs=read)
+    chosen = parse_target(target) if target is not None else None
+    finish = _Finish(record_out, _load_frontier(frontier_file), chosen, frontier_file, policy, bundle)
+    finish.check_bundle(model, report_out, (*read, out))
+    return finish
 
 
 def _check_runs(exact: bool, estimate: bool, exact_time_limit: float | None, internal: bool, backend: str) -> None:

@@ -170,10 +170,9 @@ def _with_exact(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 def _is_trees(model: Any) -> bool:
     """Whether ``model`` is a ppdm tree or forest (not a rule set, nor a classifier read by its probabilities only)."""
-    from ppdm.tree.forest import Forest
-    from ppdm.tree.model import Tree
+    from ppdm.tree.forest import is_model
 
-    return isinstance(model, (Tree, Forest))
+    return is_model(model)
 
 
 def check_same_model(result: dict[str, Any], model: Tree | Forest) -> None:
