@@ -61,8 +61,8 @@ import sklearn
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.tree import tree_from_sklearn
 

@@ -125,7 +125,7 @@ def peer_lp(case: str, est, D: pd.DataFrame, people: np.ndarray) -> tuple[float,
 
 def run(case: str, n_people: int) -> dict[str, object]:
     import ppdm
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
     from ppdm.tree.newton import first_rounds
 
     df, X, D, codes = table()

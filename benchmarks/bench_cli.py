@@ -59,8 +59,8 @@ def readme_audit():
     """The README example's result, computed with the library (what ``ppdm audit`` does)."""
     import warnings
 
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.data.datasets import load_dataset
     from ppdm.learn import ID3Classifier
     from ppdm.maxent.constraints.tree_constraints import Knowledge

@@ -83,8 +83,8 @@ def model(case: str, df: pd.DataFrame, X: pd.DataFrame, y: pd.Series):  # type: 
 
 
 def run_ppdm(forest, df: pd.DataFrame) -> tuple[dict, np.ndarray]:  # type: ignore[no-untyped-def]
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.maxent import maxent_attack
 
     start = time.perf_counter()
     result = maxent_attack(forest, df, threat=ThreatModel(sensitive=CLASS, known=tuple(KNOWN)))

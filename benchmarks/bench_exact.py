@@ -52,10 +52,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ppdm.attacks.exact import exact_attack, forest_count_problem, tree_count_problem
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.rules import rules_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import exact_attack, forest_count_problem, tree_count_problem
+from ppdm.attacks.models.maxent import maxent_attack
+from ppdm.attacks.models.rules import rules_attack
 from ppdm.data.datasets import load_adult
 from ppdm.exact.problem import CountProblem
 from ppdm.learn import C45Classifier
@@ -177,7 +177,7 @@ def bench_rules(frame, rules_time: float, samples: int, engines: list[str]) -> d
     d = result.details["exact"]
     estimate, est_s = _timed(lambda: rules_attack(rules, frame))
     print(f"rules exact: {seconds:.2f} s, load {load}: {d}; maxent {est_s:.2f} s certain {_people(estimate)}", flush=True)
-    from ppdm.attacks.rules import rules_audit_problem
+    from ppdm.attacks.models.rules import rules_audit_problem
     from ppdm.exact import SearchOptions, exact_bounds
     from ppdm.exact.build import from_joint, truth_counts
     from ppdm.maxent.constraints.rule_constraints import RuleKnowledge

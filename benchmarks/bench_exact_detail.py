@@ -33,7 +33,7 @@ def main() -> None:
     from sklearn.tree import DecisionTreeClassifier
 
     import ppdm
-    from ppdm.attacks.exact import exact_attack
+    from ppdm.attacks.models.exact import exact_attack
     from ppdm.data.datasets import load_adult
 
     data = load_adult()[0]

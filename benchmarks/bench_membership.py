@@ -20,7 +20,7 @@ depth-unlimited ``DecisionTreeClassifier``, ``tree8`` depth 8, ``rf100`` a 100-t
 ``RandomForestClassifier`` (bootstrap), ``rf100-nb`` the same without bootstrap, ``xgb100`` XGBoost
 100 rounds (depth 6); every ``random_state=0``.
 
-ppdm: :func:`ppdm.attacks.membership.membership_attack` (the attacker knows every candidate's
+ppdm: :func:`ppdm.attacks.membership.audit.membership_attack` (the attacker knows every candidate's
 inputs and class; the population holds every member), default options (proof budget 30 s after
 propagation, estimate 60 s), time from the imported model to the result. Peer (subprocess, in an
 interpreter with ``sacroml``, ``--peer-python``; the ``peers`` extra): SACRO-ML 2's offline LiRA
@@ -38,7 +38,7 @@ random half members, seed 0) and a 5,000-row sample of Adult (``adult5k``: seed 
 members), each with a decision tree (``tree``) and a 100-tree forest (``rf100``), each population
 complete (every member and non-member) and with half the members (``sample=True``: a random half
 of the members, every non-member). ppdm's white-box audit and its black-box attacks
-(:func:`ppdm.attacks.blackbox.blackbox_membership`: confidence, LiRA offline/online, RMIA
+(:func:`ppdm.attacks.membership.blackbox.blackbox_membership`: confidence, LiRA offline/online, RMIA
 offline/online, ``--shadows`` shadow models on halves of the candidates) on the same candidates;
 the row gives the white-box estimate's rates, the best black-box attack's, and what ppdm reports
 (the strongest of them all, each rate at the attack reaching it), with the time of each part; on
@@ -158,7 +158,7 @@ def main() -> None:
 
 
 def run_case(name, model, frame, inputs, klass, member, D, codes, args, method="auto") -> dict:  # type: ignore[no-untyped-def]
-    from ppdm.attacks.membership import MembershipOptions, membership_attack
+    from ppdm.attacks.membership.audit import MembershipOptions, membership_attack
     from ppdm.maxent.solvers.bernoulli import BernoulliOptions
     from ppdm.tree import forest_from_sklearn, forest_from_xgboost, tree_from_sklearn
 
@@ -312,8 +312,8 @@ def run_blackbox_case(name: str, model: str, half: bool, shadows: int, peer_pyth
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    from ppdm.attacks.blackbox import BlackboxOptions, blackbox_membership, strongest_row
-    from ppdm.attacks.membership import membership_attack
+    from ppdm.attacks.membership.audit import membership_attack
+    from ppdm.attacks.membership.blackbox import BlackboxOptions, blackbox_membership, strongest_row
     from ppdm.tree import forest_from_sklearn, tree_from_sklearn
 
     frame, inputs, klass, member = blackbox_population(name)

@@ -36,8 +36,8 @@ import json, sys, time, warnings
 import numpy as np
 warnings.simplefilter("ignore")
 case = sys.argv[1]
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
+from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.datasets import load_adult
 from ppdm.tree import Forest
 train, roles = load_adult("train")

@@ -18,7 +18,7 @@ rounds of depth 6 (every ``random_state=0``).
 
 ``--method audit`` runs what ``ppdm.audit`` reports by default instead: the explicit estimate
 when it fits, else each tree's exact estimate pooled and restricted to each person's possible
-values (``pooled``; ``ppdm.attacks.forest_pooled``), and then the same audit given what ART is
+values (``pooled``; ``ppdm.attacks.models.forest_pooled``), and then the same audit given what ART is
 given (``acc+ref``: ``reference=`` the same held-out people, ``outputs="label"``: each target's
 predicted class; ``ref s`` its seconds), which reports the strongest attacker it measured.
 
@@ -34,7 +34,7 @@ process (its peak memory is its own). The load average (``uptime``) is printed b
 timings on this shared 2-core machine are noisy.
 
 ``--method completions``: a boosted model read over each group's completions, every round's rows
-(:mod:`ppdm.attacks.boosting_partial`; ``se`` its largest standard error, ``viol`` its rows'
+(:mod:`ppdm.attacks.models.boosting_partial`; ``se`` its largest standard error, ``viol`` its rows'
 largest violation in records).
 
 ``--rounds all first``: each boosted case twice, the whole model (``all``) and its first round alone
@@ -174,9 +174,9 @@ def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFram
 
 
 def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argparse.Namespace) -> dict:
-    from ppdm.attacks.forest_sampled import ForestAuditOptions
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.maxent.solvers.sampled import SampledOptions
 
     train, holdout = load(dataset)
@@ -194,8 +194,8 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
     start = time.perf_counter()
     row: dict = {"dataset": dataset, "case": case, "known": n_known, "sensitive": sensitive, "rounds": mode}
     try:
-        if args.method == "completions":  # every round read over each group's completions (ppdm.attacks.boosting_partial)
-            from ppdm.attacks.boosting_partial import completions_attack
+        if args.method == "completions":  # every round read over each group's completions (ppdm.attacks.models.boosting_partial)
+            from ppdm.attacks.models.boosting_partial import completions_attack
 
             resolved = threat.resolve(train, forest.class_attribute, splits=forest.split_attributes)
             result = completions_attack(forest, train, resolved)

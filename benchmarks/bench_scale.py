@@ -95,7 +95,7 @@ def run_case(task: str, backend: str, where: Path, tree_file: Path) -> dict[str,
 
     start = time.perf_counter()
     if task == "audit":
-        from ppdm.attacks.maxent import maxent_attack
+        from ppdm.attacks.models.maxent import maxent_attack
         from ppdm.tree import load_tree
 
         tree = load_tree(tree_file)

@@ -69,7 +69,7 @@ def trees() -> dict:
 
 
 def threat(case: str, df: pd.DataFrame):
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
 
     census = ThreatModel(sensitive="marital-status", preset="census")
     if case.endswith("+income"):
@@ -81,7 +81,7 @@ def threat(case: str, df: pd.DataFrame):
 def run_ppdm(tree, df: pd.DataFrame, case: str, repeats: int) -> tuple[dict, np.ndarray]:
     from dataclasses import replace
 
-    from ppdm.attacks.maxent import audit_problem, maxent_attack
+    from ppdm.attacks.models.maxent import audit_problem, maxent_attack
     from ppdm.maxent.constraints.tree_constraints import Knowledge
     from ppdm.maxent.solvers.factored import solve_factored
     from ppdm.metrics.baseline import prior_distribution
@@ -115,7 +115,7 @@ def clarabel_worker(tree_file: str, case: str, time_limit: float, out: str) -> N
     import cvxpy as cp
     import scipy.sparse as sp
 
-    from ppdm.attacks.maxent import audit_problem
+    from ppdm.attacks.models.maxent import audit_problem
     from ppdm.data.datasets import load_adult
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 

@@ -24,9 +24,9 @@ from bench_boosting_rounds import CLASS, fit, markdown, table
 
 
 def main() -> None:
-    from ppdm.attacks.exact import exact_attack
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.exact import exact_attack
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.tree.newton import first_rounds
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

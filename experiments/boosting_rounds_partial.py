@@ -55,9 +55,9 @@ def fit(case: str, X: pd.DataFrame, D: pd.DataFrame, y: pd.Series, rounds: int):
 
 
 def main() -> None:
-    from ppdm.attacks.exact import exact_attack
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.exact import exact_attack
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.data.datasets import load_adult
     from ppdm.tree.newton import first_rounds
 

@@ -44,8 +44,8 @@ except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
 from ppdm.attacks import homogeneity_attack  # noqa: E402
-from ppdm.attacks.maxent import maxent_attack  # noqa: E402
-from ppdm.attacks.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.core.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.models.maxent import maxent_attack  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.hierarchy import adult_hierarchies  # noqa: E402
 from ppdm.defend import DefenseResult, defend  # noqa: E402

@@ -50,9 +50,9 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks.homogeneity import homogeneity_attack  # noqa: E402
-from ppdm.attacks.maxent import maxent_attack  # noqa: E402
-from ppdm.attacks.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.core.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.leaf.homogeneity import homogeneity_attack  # noqa: E402
+from ppdm.attacks.models.maxent import maxent_attack  # noqa: E402
 from ppdm.defend import DefenseResult, defend  # noqa: E402
 from ppdm.defend.candidates import Grids, encode_for_sklearn  # noqa: E402
 from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402

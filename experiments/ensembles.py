@@ -51,8 +51,8 @@ def datasets(names: list[str]) -> dict[str, tuple[pd.DataFrame, pd.DataFrame, li
 
 def audit(estimator, train: pd.DataFrame, test: pd.DataFrame, known: list[str], target: str) -> dict:  # type: ignore[no-untyped-def]
     """Fit ``estimator`` on one-hot inputs, import it and run the maximum-entropy audit."""
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.errors import InfeasibleError
     from ppdm.tree import forest_from_sklearn, tree_from_sklearn
 

@@ -40,7 +40,7 @@ def setting(n_records: int, n_trees: int, bootstrap: bool, seed: int = 0):  # ty
     """The table, the imported forest and the threat model."""
     from sklearn.ensemble import RandomForestClassifier
 
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
     from ppdm.data.datasets import load_adult
     from ppdm.tree import forest_from_sklearn
 
@@ -60,8 +60,8 @@ def people(result, groups: np.ndarray) -> int:  # type: ignore[no-untyped-def]
 
 
 def run(n_records: int, n_trees: int, bootstrap: bool, time_limit: float) -> dict:
-    from ppdm.attacks.exact import exact_attack
-    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.models.exact import exact_attack
+    from ppdm.attacks.models.maxent import maxent_attack
 
     table, forest, threat = setting(n_records, n_trees, bootstrap)
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())

@@ -6,7 +6,7 @@ Setting (§VI): Adult ``adult.data`` without missing values (30,162 records), th
 quasi-identifiers of Figure 4 (7,722 distinct QI values), Salary (``income``) sensitive. Rules
 Q ⇒ Salary are mined by ``ppdm.rules.mine_rules``; the attacker knows the QI part of every record
 and the published rules, and estimates P(Salary | QI) by maximum entropy with AR, NAR (Theorem 3
-pruning) and implicit QI constraints (``ppdm.attacks.rules.rules_attack``). Strict inequalities
+pruning) and implicit QI constraints (``ppdm.attacks.models.rules.rules_attack``). Strict inequalities
 are on whole record counts (``strict="integer"``); the plain relaxation (``"closed"``) is run too
 where it matters.
 
@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.rules import nar_impact, rules_attack
+from ppdm.attacks.models.rules import nar_impact, rules_attack
 from ppdm.data.datasets import load_adult
 from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 from ppdm.metrics.divergence import individual_divergence

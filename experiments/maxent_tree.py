@@ -7,7 +7,7 @@ and the sensitive attribute (16 values), the quasi-identifiers are the 8 categor
 other than education (workclass, marital-status, occupation, relationship, race, sex,
 native-country, income): 4,480 distinct QI values. Multiway ID3 trees (``ppdm.learn.ID3Classifier``)
 with the Gini index or information gain; the attacker knows the QI part of every record and the
-tree, and estimates P(SA | QI) by maximum entropy (``ppdm.attacks.maxent.maxent_attack``).
+tree, and estimates P(SA | QI) by maximum entropy (``ppdm.attacks.models.maxent.maxent_attack``).
 
 Experiments (tables in ``results.md``, one PNG each):
 
@@ -63,8 +63,8 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks.maxent import maxent_attack  # noqa: E402
-from ppdm.attacks.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.core.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.models.maxent import maxent_attack  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.qigroups import QIGroups  # noqa: E402
 from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
@@ -283,7 +283,7 @@ def baselines() -> dict[str, Any]:
 
 def constraint_counts(spec: TreeSpec) -> dict[str, int]:
     """Rate, label and internal rows of a tree published with error rates (no solve)."""
-    from ppdm.attacks.leaves import attacker_view
+    from ppdm.attacks.leaf.leaves import attacker_view
 
     df, qi = _data()
     tree = fit_tree(spec).published("error-rates")

@@ -38,8 +38,8 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks.maxent import maxent_attack  # noqa: E402
-from ppdm.attacks.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.core.threat import ThreatModel  # noqa: E402
+from ppdm.attacks.models.maxent import maxent_attack  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.defend import collapse_small_children, remove_small_leaves  # noqa: E402
 from ppdm.errors import DataError, UninformativeKnowledgeWarning  # noqa: E402

@@ -19,9 +19,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ppdm.attacks.forest_sampled import ForestAuditOptions
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.errors import PpdmError
 from ppdm.maxent.constraints import boosting_rows

@@ -45,7 +45,7 @@ def brute_force_spans(
     roles: Roles | Sequence[str],
     class_public: bool | None = None,
 ) -> tuple[list[tuple], np.ndarray]:
-    """Reference for :func:`ppdm.attacks.anonymity.model_anonymity`: enumerate every combination
+    """Reference for :func:`ppdm.attacks.leaf.anonymity.model_anonymity`: enumerate every combination
     of private values.
 
     For each combination, every record's private columns are overwritten with it and the record
@@ -95,7 +95,7 @@ def sklearn_tree(frame: pd.DataFrame, features: Sequence[str], target: str, dept
 
 
 def brute_force_forest_spans(forest: Forest, data: pd.DataFrame, public: Sequence[str]) -> tuple[list, np.ndarray]:
-    """Reference for :func:`ppdm.attacks.anonymity.model_anonymity` over a forest (private class).
+    """Reference for :func:`ppdm.attacks.leaf.anonymity.model_anonymity` over a forest (private class).
 
     Every combination of the private attributes' values is written into a copy of every record
     (all copies in one table), which is then routed through every tree by :meth:`Tree.apply`; a
@@ -148,7 +148,7 @@ def possible_by_enumeration(forest: Forest, data: pd.DataFrame, known: Sequence[
     error rates, ``n − e`` for the label and ``e`` for any other class). ``values``: the sensitive
     attribute's cells as the audit names them, matched by the value routed (the classes, a
     category, or an interval's representative)."""
-    from ppdm.attacks.leaves import row_multiplicities
+    from ppdm.attacks.leaf.leaves import row_multiplicities
     from ppdm.tree.disclosure import Disclosure
 
     klass = forest.class_attribute

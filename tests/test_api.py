@@ -52,7 +52,7 @@ THREAT = ppdm.ThreatModel(sensitive="parents", preset="insider")
 def test_the_front_door_names_are_exported():
     for name in ("audit", "Audit", "load_model", "from_estimator", "ThreatModel", "defend", "load_threat", "PpdmError"):
         assert name in ppdm.__all__ and hasattr(ppdm, name), name
-    assert ppdm.ThreatModel is __import__("ppdm.attacks.threat", fromlist=["x"]).ThreatModel
+    assert ppdm.ThreatModel is __import__("ppdm.attacks.core.threat", fromlist=["x"]).ThreatModel
     with pytest.raises(AttributeError):
         ppdm.no_such_name  # noqa: B018
 
@@ -232,7 +232,7 @@ def table():
 
 
 def test_the_cli_default_exact_budget_is_the_library_s():
-    from ppdm.attacks.options import AuditOptions
+    from ppdm.attacks.models.options import AuditOptions
     from ppdm.cli.audit import DEFAULT_EXACT_SECONDS
 
     assert DEFAULT_EXACT_SECONDS == AuditOptions().exact_seconds

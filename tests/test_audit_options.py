@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import ppdm
-from ppdm.attacks.forest_sampled import ForestAuditOptions
-from ppdm.attacks.options import AuditOptions
+from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.options import AuditOptions
 from ppdm.errors import ArgumentTypeError, PpdmError
 from ppdm.exact.options import SearchOptions
 from ppdm.learn import ID3Classifier

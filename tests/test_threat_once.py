@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 import ppdm
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
 from ppdm.learn import ID3Classifier
 
 from families import FAMILIES, tiny_table

@@ -10,8 +10,8 @@ Everything a Python user needs is re-exported from :mod:`ppdm`::
     audit.people(); audit.leaves(); audit.save("audit.json"); audit.report("audit.html")
 
 :func:`audit` is the whole audit ``ppdm audit`` runs: the maximum-entropy estimate (papers 000
-§3–4 and its forest form, :func:`ppdm.attacks.maxent.maxent_attack`), the exact audit on whole
-counts (:func:`ppdm.attacks.exact.exact_attack`), the missing-value policy, and the JSON and the
+§3–4 and its forest form, :func:`ppdm.attacks.models.maxent.maxent_attack`), the exact audit on whole
+counts (:func:`ppdm.attacks.models.exact.exact_attack`), the missing-value policy, and the JSON and the
 report they make. A tree is audited like a forest of one: the same :class:`Audit` comes back.
 """
 
@@ -29,12 +29,12 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.membership import MembershipResult
-from ppdm.attacks.options import AuditOptions, Missing
-from ppdm.attacks.result import AttackResult, result_json
-from ppdm.attacks.target import Target, default_target, parse_target
-from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
-from ppdm.attacks.value_names import data_value_names
+from ppdm.attacks.core.result import AttackResult, result_json
+from ppdm.attacks.core.target import Target, default_target, parse_target
+from ppdm.attacks.core.threat import ThreatModel, load_threat, threat_from_dict
+from ppdm.attacks.core.value_names import data_value_names
+from ppdm.attacks.membership.audit import MembershipResult
+from ppdm.attacks.models.options import AuditOptions, Missing
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.missing import POLICIES, handle_missing, handle_missing_counted
 from ppdm.data.roles import check_varies, plain_value, text_columns
@@ -272,7 +272,7 @@ class Audit:
 @dataclass
 class RegressionAudit:
     """The audit of a regressor's numeric target: each person's proved interval
-    (:class:`~ppdm.attacks.regression.IntervalResult`), with the views an :class:`Audit` has."""
+    (:class:`~ppdm.attacks.models.regression.IntervalResult`), with the views an :class:`Audit` has."""
 
     model: Model | RuleSet  # a rule set only in a membership audit of published rules
     threat: ThreatModel
@@ -401,7 +401,7 @@ def audit(
     mapping or YAML file (default: paper 000's attacker, who knows the declared quasi-identifiers
     and wants the class), resolved once against ``data`` and handed to every step.
 
-    ``options``: how the audit runs (:class:`~ppdm.attacks.options.AuditOptions`: the estimate
+    ``options``: how the audit runs (:class:`~ppdm.attacks.models.options.AuditOptions`: the estimate
     and the exact proof, what the estimate reads, missing values, the time budgets and the
     nested solver options, each default documented there); ``estimate``, ``exact``, ``labels``,
     ``internal``, ``missing``, ``time_limit``, ``exact_time_limit`` and ``exact_detail`` are its
@@ -421,22 +421,22 @@ def audit(
     outside the training set: the estimate's guess rule applied to them (``details["control"]``).
 
     ``membership``: a population of candidates (with every model input and, with ``class_known``,
-    the class): the membership audit (:func:`ppdm.attacks.membership.membership_attack`) replaces
+    the class): the membership audit (:func:`ppdm.attacks.membership.audit.membership_attack`) replaces
     the audit of the sensitive value, in ``Audit.membership``; ``model`` may then be a published
     rule set. Its truth: the boolean ``member_column``, or ``member_ids`` matched against the
-    population's ``id_column`` (:func:`~ppdm.attacks.membership.members_by_id`). A fitted
+    population's ``id_column`` (:func:`~ppdm.attacks.membership.audit.members_by_id`). A fitted
     classifier (any scikit-learn one) also meets the black-box attacks, the strongest reported
-    (:func:`ppdm.attacks.membership.with_blackbox`); ``blackbox``: their
-    :class:`~ppdm.attacks.blackbox.BlackboxOptions`, ``False``, or predicted probabilities per candidate.
+    (:func:`ppdm.attacks.membership.audit.with_blackbox`); ``blackbox``: their
+    :class:`~ppdm.attacks.membership.blackbox.BlackboxOptions`, ``False``, or predicted probabilities per candidate.
 
     A **regressor**'s numeric target (or a numeric input as ``threat.sensitive``): a
-    :class:`RegressionAudit` of proved intervals (:func:`ppdm.attacks.regression.interval_attack`),
+    :class:`RegressionAudit` of proved intervals (:func:`ppdm.attacks.models.regression.interval_attack`),
     how many pinned to within ``tolerance``, beside the prior's ``domain`` (default: the column's range).
 
     ``target``: the privacy target the audit is judged against (a
-    :class:`~ppdm.attacks.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default
-    :data:`~ppdm.attacks.target.DEFAULT_TARGET`, or for a membership audit
-    :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
+    :class:`~ppdm.attacks.core.target.Target` or its text, ``"certain=0,confident=5%@0.9"``; default
+    :data:`~ppdm.attacks.core.target.DEFAULT_TARGET`, or for a membership audit
+    :data:`~ppdm.attacks.core.target.MEMBERSHIP_TARGET`): printed with the audit, stored in its JSON,
     and what its report and release record (:meth:`Audit.release_record`) judge against.
     ``policy``: the output checker's policy instead (:func:`ppdm.check.policy.with_policy`: a
     preset's name such as ``"acro"`` or a YAML file), cited with its SHA-256 in the release record.
@@ -465,7 +465,7 @@ def _options(options: Any) -> AuditOptions:
     if options is None:
         return AuditOptions()
     if not isinstance(options, AuditOptions):
-        raise ArgumentTypeError(f"options must be an AuditOptions (ppdm.attacks.options), got {type(options).__name__}")
+        raise ArgumentTypeError(f"options must be an AuditOptions (ppdm.attacks.models.options), got {type(options).__name__}")
     return options
 
 
@@ -523,7 +523,7 @@ def _audit(
         coarser = _coarser(published, counted, resolved, how.labels) if not how.internal else []
         result, baseline = _baselines(result, counted, reference, holdout, _audited(published, resolved), resolved, coarser)
         if proved is not None:  # the reported attacker holds every proved certainty too
-            from ppdm.attacks.portfolio import within_proof
+            from ppdm.attacks.baselines.portfolio import within_proof
 
             result = within_proof(result, proved)
     elif reference is not None or holdout is not None:
@@ -586,7 +586,7 @@ def _prove(
     result: AttackResult | None,
 ) -> tuple[AttackResult | None, str | None]:
     """The exact audit under the resolved threat, and why it did not run when its table was too large."""
-    from ppdm.attacks.exact import exact_attack
+    from ppdm.attacks.models.exact import exact_attack
 
     try:
         seconds = how.exact_seconds
@@ -608,7 +608,7 @@ def _annotate(results: list[AttackResult], counted: pd.DataFrame, resolved: Thre
             r.details["sample"] = sampled
         if subset is not None:
             r.details["trees_audited"] = subset
-        if dropped:  # what was read, rows too: the result's scope (ppdm.attacks.scope)
+        if dropped:  # what was read, rows too: the result's scope (ppdm.attacks.core.scope)
             r.details["dropped_rows"] = dropped
 
 
@@ -724,7 +724,7 @@ def _targeted(done: Any, target: Target | str | None, sources: dict[str, Any]) -
 
 def _membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None) -> _Population:
     """The population and its truth: a member column, or the training rows' identifiers."""
-    from ppdm.attacks.membership import members_by_id
+    from ppdm.attacks.membership.audit import members_by_id
 
     table = _as_table(population)
     column = member_column if member_column is not None and member_column in table.columns else None
@@ -774,7 +774,7 @@ def _membership_audit(
     training records only, the published counts then upper bounds)."""
     from dataclasses import replace
 
-    from ppdm.attacks.membership import MembershipOptions, membership_attack, with_blackbox
+    from ppdm.attacks.membership.audit import MembershipOptions, membership_attack, with_blackbox
 
     if data is not None:
         raise PpdmError("membership= audits a population of candidates: leave data out (the truth is the population's member column)")
@@ -891,8 +891,8 @@ def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
 def _interval_attack(model: Model, table: pd.DataFrame, threat: ThreatModel, progress: Callable[[Any], None] | None = None) -> Callable[..., Any]:
     """A regressor's attack: its target's intervals (linear programmes, quick), or a numeric
     input's (the target known; ``progress`` follows its integer programmes)."""
-    from ppdm.attacks.regression import interval_attack
-    from ppdm.attacks.regression_input import input_interval_attack
+    from ppdm.attacks.models.regression import interval_attack
+    from ppdm.attacks.models.regression_input import input_interval_attack
 
     if threat.sensitive == model.class_attribute:
         return interval_attack
@@ -941,7 +941,7 @@ def _estimate(
     model: Model, table: pd.DataFrame, threat: ThreatModel, weights: np.ndarray | None, how: AuditOptions,
     progress: Callable[[int, int], None] | None, solver_progress: Callable[[Any], None] | None = None,
 ) -> AttackResult:
-    from ppdm.attacks.possible import estimate_or_possible
+    from ppdm.attacks.models.possible import estimate_or_possible
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     knowledge = Knowledge(rate=True, label=how.labels, internal=how.internal)
@@ -958,13 +958,13 @@ def _baselines(
     result: AttackResult, table: pd.DataFrame, reference: Any, holdout: Any, model: Model, threat: ThreatModel,
     coarser: list[AttackResult] | None = None,
 ) -> tuple[AttackResult, AttackResult | None]:
-    """The attacker the audit reports (:func:`~ppdm.attacks.portfolio.strongest_attacker`: the
+    """The attacker the audit reports (:func:`~ppdm.attacks.baselines.portfolio.strongest_attacker`: the
     strongest of the model's estimate, the estimates with less knowledge (``coarser``), the
     likelihood rules, the prior's majority guess and, with ``reference``, the model-free attacker fitted on it), with the
     control on ``holdout`` when given; and the model-free attacker's result."""
-    from ppdm.attacks.likelihood import art_white_box_rule, likelihood_attacks, prior_rule
-    from ppdm.attacks.portfolio import strongest_attacker
-    from ppdm.attacks.reference import control_summary, fit_imputation, model_outputs
+    from ppdm.attacks.baselines.likelihood import art_white_box_rule, likelihood_attacks, prior_rule
+    from ppdm.attacks.baselines.portfolio import strongest_attacker
+    from ppdm.attacks.baselines.reference import control_summary, fit_imputation, model_outputs
 
     others, shown = [], []
     if result.true_codes is not None:
@@ -1009,7 +1009,7 @@ def _baselines(
 
 def _holdout_rule(rule: Callable[[pd.DataFrame], np.ndarray], people: pd.DataFrame, model: Model, threat: ThreatModel) -> np.ndarray | None:
     """The model-free attacker's posterior for the holdout's people, when it can be computed."""
-    from ppdm.attacks.reference import model_outputs
+    from ppdm.attacks.baselines.reference import model_outputs
 
     if threat.outputs:
         if not set(model.split_attributes) <= set(people.columns):
@@ -1034,7 +1034,7 @@ def _coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: boo
     reports weaker."""
     from itertools import combinations
 
-    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 
     known = [c for c in (threat.known or ()) if c != threat.sensitive]
@@ -1068,7 +1068,7 @@ def _weaker_outputs(outputs: str | None) -> list[str | None]:
 
 
 def _audited(model: Model, threat: ThreatModel) -> Model:
-    from ppdm.attacks.threat import audited
+    from ppdm.attacks.core.threat import audited
 
     return audited(model, threat.publish)
 

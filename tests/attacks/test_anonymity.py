@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
-from ppdm.attacks.anonymity import exposed_tuples, model_anonymity
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.leaf.anonymity import exposed_tuples, model_anonymity
 from ppdm.errors import DataError
 from ppdm.learn import C45Classifier, ID3Classifier
 from ppdm.tree import Tree, tree_from_sklearn

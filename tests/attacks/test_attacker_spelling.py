@@ -25,9 +25,9 @@ from ppdm.attacks import (
     rules_attack,
     uniqueness_attack,
 )
-from ppdm.attacks.forest_leaves import forest_background_attack, forest_homogeneity_attack, forest_uniqueness_attack
-from ppdm.attacks.forest_reconstruction import forest_reconstruction_attack
-from ppdm.attacks.maxent import maxent_attack
+from ppdm.attacks.leaf.forest_leaves import forest_background_attack, forest_homogeneity_attack, forest_uniqueness_attack
+from ppdm.attacks.leaf.forest_reconstruction import forest_reconstruction_attack
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.roles import Roles
 from ppdm.errors import AttackError, PpdmError
 from ppdm.learn import ID3Classifier

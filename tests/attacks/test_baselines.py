@@ -9,8 +9,8 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack
-from ppdm.attacks.maxent import audit_problem, maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import audit_problem, maxent_attack
 from ppdm.data.datasets import load_adult
 from ppdm.defend import collapse_small_children, remove_small_leaves
 from ppdm.metrics.baseline import CERTAINTY_TOL, at_least, disclosure_summary, wilson_interval

@@ -23,10 +23,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import ppdm
-from ppdm.attacks.blackbox import ATTACKS, BlackboxOptions, blackbox_membership, estimator_inputs
-from ppdm.attacks.lira import lira_offline, lira_online
-from ppdm.attacks.rmia import rmia_scores
-from ppdm.attacks.shadow_models import keep_matrix, shadow_confidences
+from ppdm.attacks.membership.blackbox import ATTACKS, BlackboxOptions, blackbox_membership, estimator_inputs
+from ppdm.attacks.membership.lira import lira_offline, lira_online
+from ppdm.attacks.membership.rmia import rmia_scores
+from ppdm.attacks.membership.shadow_models import keep_matrix, shadow_confidences
 from ppdm.errors import DataError, PpdmError
 from ppdm.report.membership import membership_summary, membership_target, membership_verdict
 
@@ -214,7 +214,7 @@ def test_the_verdict_reads_the_strongest_attack_never_weaker_than_one(cancer):
         assert s[key] >= max(r[key] for r in rows.values()) - 1e-12
         assert done.membership.tpr_at(0.01) == pytest.approx(s["tpr@1%"])
     assert s["white_box_rates"]["tpr@1%"] == rows["ppdm"]["tpr@1%"]
-    target = ppdm.attacks.target.parse_target(f"mia_tpr@1%<={(rows['ppdm']['tpr@1%'] + s['tpr@1%']) / 2:.4f}")
+    target = ppdm.attacks.core.target.parse_target(f"mia_tpr@1%<={(rows['ppdm']['tpr@1%'] + s['tpr@1%']) / 2:.4f}")
     assert rows["ppdm"]["tpr@1%"] < s["tpr@1%"]  # a target the white-box estimate alone would meet
     verdict = membership_verdict(membership_summary(done.membership, membership_target(target)), target)
     assert verdict["level"] == "fails" and "not met" in verdict["lines"][-1]

@@ -1,4 +1,4 @@
-"""Every boosting round under partial knowledge, read per completion (:mod:`ppdm.attacks.boosting_partial`).
+"""Every boosting round under partial knowledge, read per completion (:mod:`ppdm.attacks.models.boosting_partial`).
 
 On tiny tables (3 rounds, every family) the enumerated completions give the explicit joint
 table's maximum-entropy answer; on Adult and Nursery, with 3 unknown split columns, the training
@@ -14,10 +14,10 @@ import pytest
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
-from ppdm.attacks.boosting_partial import completions_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.scope import scope_of
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.scope import scope_of
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.boosting_partial import completions_attack
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.errors import DataError
 from ppdm.maxent.table.boosting_completions import check_truth_rows, completion_rows, truth_rows
 from ppdm.maxent.table.forest_types import tree_weights
@@ -116,7 +116,7 @@ def test_a_table_that_is_not_the_training_data_is_refused() -> None:
 def test_sampled_completions_say_they_are_approximate() -> None:
     """Past ``enumerate`` the completions are drawn leaf by leaf of the first tree: the answer is
     approximate, with standard errors and the rows' violation, near the enumerated one."""
-    from ppdm.attacks.boosting_partial import CompletionOptions
+    from ppdm.attacks.models.boosting_partial import CompletionOptions
 
     frame, X, D, y = tiny_table(5, n=60)
     forest = _model("xgboost", X, D, y)

@@ -12,8 +12,8 @@ from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingCla
 from threadpoolctl import threadpool_limits
 
 import ppdm
-from ppdm.attacks.exact import exact_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import exact_attack
 from ppdm.errors import DataError
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS, UNTIED
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem

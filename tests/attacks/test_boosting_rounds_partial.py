@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
-from ppdm.attacks.scope import scope_of
+from ppdm.attacks.core.scope import scope_of
 from ppdm.maxent.constraints.boosting_rows import ABSOLUTE
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
@@ -198,7 +198,7 @@ def adult_boosted(adult_small):
 
 def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boosted, monkeypatch, tmp_path):
     import ppdm
-    from ppdm.attacks.forest_pooled import UNPOOLED_ROUNDS
+    from ppdm.attacks.models.forest_pooled import UNPOOLED_ROUNDS
     from ppdm.maxent.table import forest_types
 
     data, forest = adult_boosted
@@ -215,9 +215,9 @@ def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boo
 
 
 def test_the_sampled_estimate_says_which_rounds_it_read(adult_boosted):
-    from ppdm.attacks.forest_sampled import UNSAMPLED_ROUNDS, ForestAuditOptions
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.forest_sampled import UNSAMPLED_ROUNDS, ForestAuditOptions
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.maxent.solvers.sampled import SampledOptions
 
     data, forest = adult_boosted
@@ -233,8 +233,8 @@ def test_a_stalled_solve_widens_the_leaf_value_rows_before_leaving_them_out(adul
     """The explicit estimate reads every round under partial knowledge; where the solver stalls on
     the leaf-value intervals it widens them (a relaxation the truth still meets), and says so."""
     from ppdm.attacks import forest_maxent
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.errors import InfeasibleError
     from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 

@@ -14,7 +14,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 import ppdm
-from ppdm.attacks.scope import scope_of
+from ppdm.attacks.core.scope import scope_of
 from ppdm.data.datasets import load_adult
 
 COLUMNS = ["age", "fnlwgt", "education-num", "capital-gain", "hours-per-week", "workclass", "race", "sex", "relationship"]
@@ -76,8 +76,8 @@ def test_the_forest_solver_reports_its_progress(numeric_forest):
 
 
 def test_the_solve_gets_the_limit_less_the_build_and_its_share_for_the_work_after():
-    from ppdm.attacks.forest_maxent import _after_build
-    from ppdm.attacks.forest_sampled import ForestAuditOptions
+    from ppdm.attacks.models.forest_maxent import _after_build
+    from ppdm.attacks.models.forest_sampled import ForestAuditOptions
     from ppdm.maxent.solvers.forest_solve import ForestSolveOptions
 
     options = ForestAuditOptions(solve=ForestSolveOptions(time_limit=60.0), after_share=0.25, margin=0.02)

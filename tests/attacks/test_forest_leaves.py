@@ -19,7 +19,7 @@ from ppdm.attacks import (
     model_anonymity,
     uniqueness_attack,
 )
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
 from ppdm.errors import AttackError, DataError
 from ppdm.tree import Attribute, CategoricalSplit, Forest, Node, Tree, forest_from_sklearn
 
@@ -117,7 +117,7 @@ def test_forest_attacks_refuse_what_they_cannot_read(table):
         homogeneity_attack(labels, table, ThreatModel(known=["g"]))
     with pytest.raises(DataError, match="cannot also be known"):
         homogeneity_attack(_forest(), table, ThreatModel(known=["g"], sensitive="g"))
-    # a sensitive input is read through each person's possible values (ppdm.attacks.possible)
+    # a sensitive input is read through each person's possible values (ppdm.attacks.models.possible)
     on_input = homogeneity_attack(_forest(), table.drop(columns=["p"]), ThreatModel(known=["cls"], sensitive="g"))
     assert on_input.attack == "homogeneity" and on_input.sensitive == "g"
 

@@ -12,9 +12,9 @@ from sklearn.ensemble import (
     RandomForestClassifier,
 )
 
-from ppdm.attacks.forest_sampled import ForestAuditOptions
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.solvers.factored import expand

@@ -1,4 +1,4 @@
-"""A forest's per-tree maximum-entropy estimates pooled (ppdm.attacks.forest_pooled): the
+"""A forest's per-tree maximum-entropy estimates pooled (ppdm.attacks.models.forest_pooled): the
 fallback of ``ppdm.audit`` when the joint table is too large to enumerate."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import ppdm
-from ppdm.attacks.forest_pooled import pooled_forest_attack, pooling_trees
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.possible import possible_values
+from ppdm.attacks.models.forest_pooled import pooled_forest_attack, pooling_trees
+from ppdm.attacks.models.maxent import maxent_attack
+from ppdm.attacks.models.possible import possible_values
 from ppdm.errors import AttackError
 
 from families import FAMILIES

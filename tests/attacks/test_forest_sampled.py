@@ -9,9 +9,9 @@ import importlib
 import numpy as np
 import pytest
 
-from ppdm.attacks.forest_sampled import ForestAuditOptions
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.errors import MaxEntError
 from ppdm.maxent.constraints import boosting_rows
 from ppdm.maxent.constraints.forest_factors import forest_factors

@@ -17,7 +17,7 @@ from sklearn.ensemble import (
 from threadpoolctl import threadpool_limits
 
 from ppdm.attacks import background_knowledge_attack, forest_view, homogeneity_attack, uniqueness_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
 from ppdm.errors import AttackError
 from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
 

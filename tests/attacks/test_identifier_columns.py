@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import ppdm
-from ppdm.attacks.threat import ThreatModel, identifier_columns
+from ppdm.attacks.core.threat import ThreatModel, identifier_columns
 from ppdm.data.datasets import load_nursery
 from ppdm.learn import ID3Classifier
 

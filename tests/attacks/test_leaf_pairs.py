@@ -14,10 +14,10 @@ from sklearn.ensemble import RandomForestClassifier
 from threadpoolctl import threadpool_limits
 
 from ppdm.attacks import homogeneity_attack, reconstruction_attack
-from ppdm.attacks.exact import exact_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.result import AttackResult
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.result import AttackResult
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import exact_attack
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.learn import ID3Classifier
 from ppdm.tree import Tree, forest_from_sklearn
 from ppdm.tree.leaf_pairs import LeafPairs

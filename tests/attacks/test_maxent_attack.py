@@ -5,8 +5,8 @@ import warnings
 import numpy as np
 import pytest
 
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.errors import DataError, UninformativeKnowledgeWarning
 from ppdm.learn import ID3Classifier
 from ppdm.maxent.constraints.tree_constraints import Knowledge

@@ -10,7 +10,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
-from ppdm.attacks.membership import MembershipOptions, membership_attack
+from ppdm.attacks.membership.audit import MembershipOptions, membership_attack
 from ppdm.errors import DataError
 from ppdm.exact.membership import ProofOptions
 from ppdm.maxent.constraints.membership_rows import membership_rows

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.attacks.membership import MembershipOptions, membership_attack
+from ppdm.attacks.membership.audit import MembershipOptions, membership_attack
 from ppdm.errors import DataError
 from ppdm.exact.membership import ProofOptions
 from ppdm.rules.mining import mine_rules

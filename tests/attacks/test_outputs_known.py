@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 import ppdm
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.maxent.table.forest_types import forest_types
 from ppdm.tree.model import Tree
 
@@ -119,7 +119,7 @@ def test_an_exact_audit_proves_from_the_outputs(nursery):
 
 
 def test_the_pooled_forest_estimate_says_it_does_not_read_the_outputs(adult_train):
-    from ppdm.attacks.possible import estimate_or_possible
+    from ppdm.attacks.models.possible import estimate_or_possible
     from ppdm.maxent.table import forest_types as ft
 
     frame, roles = adult_train

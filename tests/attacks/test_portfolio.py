@@ -1,5 +1,5 @@
-"""The attacker an audit reports is never weaker than a simpler one (ppdm.attacks.portfolio,
-ppdm.attacks.likelihood): over a grid of models and sensitive columns, over a lattice of knowledge
+"""The attacker an audit reports is never weaker than a simpler one (ppdm.attacks.baselines.portfolio,
+ppdm.attacks.baselines.likelihood): over a grid of models and sensitive columns, over a lattice of knowledge
 sets, and against IBM ART's own white-box rule."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 import ppdm
-from ppdm.attacks.likelihood import applies, art_white_box_rule, likelihood_attacks
+from ppdm.attacks.baselines.likelihood import applies, art_white_box_rule, likelihood_attacks
 from ppdm.tree import tree_from_sklearn
 
 
@@ -57,7 +57,7 @@ def test_declaring_more_knowledge_never_lowers_the_reported_accuracy(adult_3k):
     worse = [(sorted(a), sorted(b)) for a in accuracy for b in accuracy if a < b and accuracy[b] < accuracy[a] - 1e-12]
     assert not worse, worse[:3]
     # the plain estimate alone is not monotone: knowing education too lowers it on this tree
-    alone = {k: ppdm.attacks.maxent.maxent_attack(tree, adult_3k, threat=ppdm.ThreatModel(sensitive="marital-status", known=k)).summary()["attacker_accuracy"]
+    alone = {k: ppdm.attacks.models.maxent.maxent_attack(tree, adult_3k, threat=ppdm.ThreatModel(sensitive="marital-status", known=k)).summary()["attacker_accuracy"]
              for k in (("age", "income"), ("age", "education", "income"))}  # fmt: skip
     assert alone[("age", "education", "income")] < alone[("age", "income")]
 
@@ -169,7 +169,7 @@ def test_the_reported_attacker_keeps_the_estimate_s_certainties_within_the_toler
     X = data.drop(columns="y")
     tree = ppdm.from_estimator(DecisionTreeClassifier(min_samples_leaf=3, max_depth=7, random_state=0).fit(pd.get_dummies(X), data["y"]), X, data["y"])
     threat = ppdm.ThreatModel(sensitive="secret", preset="insider")
-    alone = ppdm.attacks.maxent.maxent_attack(tree, data, threat)
+    alone = ppdm.attacks.models.maxent.maxent_attack(tree, data, threat)
     est = ppdm.audit(tree, data, threat).estimate
     certain = est.certain_groups[est.groups.group_of_record] & est.targets
     assert est.attack != "maxent" and alone.exposed_right().sum() == 3

@@ -1,4 +1,4 @@
-"""Possible values under partial knowledge (ppdm.attacks.possible): never a wrong value ruled out
+"""Possible values under partial knowledge (ppdm.attacks.models.possible): never a wrong value ruled out
 (the truth always kept, brute force on tiny forests of every family), exact with the search, and
 the audits built on them (a sensitive input in the leaf attacks, a forest too large to enumerate)."""
 
@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 import ppdm
 from ppdm.attacks import homogeneity_attack, possible_attack, possible_values
-from ppdm.attacks.possible import PossibleOptions
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.possible import PossibleOptions
 from ppdm.cli import main
 from ppdm.errors import PpdmError
 from ppdm.tree import save_forest

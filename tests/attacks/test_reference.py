@@ -1,5 +1,5 @@
 """The honest baselines: the model-free attacker fitted on a reference sample and the control on
-people outside the training set (ppdm.attacks.reference, ppdm.audit(reference=, holdout=))."""
+people outside the training set (ppdm.attacks.baselines.reference, ppdm.audit(reference=, holdout=))."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from sklearn.ensemble import GradientBoostingRegressor, RandomForestRegressor
 from sklearn.tree import DecisionTreeRegressor
 
 import ppdm
-from ppdm.attacks.regression import IntervalResult
+from ppdm.attacks.models.regression import IntervalResult
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.input_rows import input_cells
 from ppdm.exact.target_rows import as_forest

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks import AttackResult
-from ppdm.attacks.result import result_json
+from ppdm.attacks.core.result import result_json
 from ppdm.data.qigroups import QIGroups
 
 

@@ -78,8 +78,8 @@ def test_the_readme_example_counts_every_proved_person(adult_train) -> None:
 def test_large_count_problems_skip_the_fast_proof(adult_train, monkeypatch) -> None:
     """Above ``SOUND_PAIRS`` counts the estimate stands alone and says why (the size rule that
     keeps the fast proof cheap), and the rule counts the variables the proof would build."""
-    import ppdm.attacks.estimate as estimate
-    from ppdm.attacks.maxent import audit_problem
+    import ppdm.attacks.models.estimate as estimate
+    from ppdm.attacks.models.maxent import audit_problem
     from ppdm.exact.build import factored_pairs, n_factored_pairs
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdm.attacks.maxent import audit_problem, maxent_attack
-from ppdm.attacks.threat import ThreatModel, load_threat, threat_from_dict
+from ppdm.attacks.core.threat import ThreatModel, load_threat, threat_from_dict
+from ppdm.attacks.models.maxent import audit_problem, maxent_attack
 from ppdm.data.datasets import load_adult, load_bank_loan, load_nursery
 from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.learn import C45Classifier, ID3Classifier

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.value_names import data_value_names
+from ppdm.attacks.core.value_names import data_value_names
 
 
 def test_intervals_are_named_by_the_values_in_them():

@@ -24,7 +24,7 @@ def frame(world):
 
 
 def _readers():
-    from ppdm.attacks.threat import load_threat
+    from ppdm.attacks.core.threat import load_threat
     from ppdm.data.datasets import load_csv
     from ppdm.data.hierarchy import load_hierarchies
     from ppdm.report.load import load_result
@@ -106,7 +106,7 @@ def test_ppdm_audit_misused(tree, frame, raises, call, error, needle):
 
 
 def test_maxent_attack_on_a_numpy_array_says_what_it_needs(tree, frame, raises):
-    from ppdm.attacks.maxent import maxent_attack
+    from ppdm.attacks.models.maxent import maxent_attack
 
     raises(lambda: maxent_attack(tree, frame.to_numpy()), DataError, "the records must be a pandas DataFrame (its columns named), got ndarray")
     raises(lambda: maxent_attack(tree, None), DataError, "got NoneType")

@@ -313,7 +313,7 @@ def test_a_hierarchy_yaml_of_millions_is_refused_in_bounded_memory(yamls, baseli
 
 
 def test_a_yaml_alias_is_still_refused_naming_it(raises, tmp_path):
-    from ppdm.attacks.threat import load_threat
+    from ppdm.attacks.core.threat import load_threat
 
     path = tmp_path / "alias.yaml"
     path.write_text("sensitive: &s class\nknown: [*s]\n")
@@ -321,7 +321,7 @@ def test_a_yaml_alias_is_still_refused_naming_it(raises, tmp_path):
 
 
 def test_a_settings_yaml_within_the_bound_is_read(tmp_path):
-    from ppdm.attacks.threat import load_threat
+    from ppdm.attacks.core.threat import load_threat
 
     path = tmp_path / "many.yaml"
     path.write_text("known: [parents]\nknown_individuals: [" + ", ".join(map(str, range(50_000))) + "]\n")

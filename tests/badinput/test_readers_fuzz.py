@@ -196,7 +196,7 @@ THREAT_KEYS = ["sensitive", "known", "publish", "sa_published", "known_individua
 @FUZZ
 @given(content=st.binary(max_size=2000))
 def test_load_threat_on_any_bytes(folder, content):
-    from ppdm.attacks.threat import load_threat
+    from ppdm.attacks.core.threat import load_threat
 
     _loads_or_refuses(load_threat, _threat_works, _write(folder, "threat.yaml", content))
 
@@ -206,7 +206,7 @@ def test_load_threat_on_any_bytes(folder, content):
 def test_load_threat_on_any_mapping_written_as_yaml(folder, spec, anchor):
     import yaml
 
-    from ppdm.attacks.threat import load_threat
+    from ppdm.attacks.core.threat import load_threat
 
     text = yaml.safe_dump(spec, allow_unicode=True)
     if anchor and spec:

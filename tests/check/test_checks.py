@@ -82,8 +82,8 @@ def test_a_trees_classes_are_its_leaves_and_a_forests_spans_refine_its_outputs(c
     for span in range(len(spans.sizes)):  # every span lies inside one output class
         assert len(np.unique(outputs.of[spans.of == span])) == 1
     assert spans.people_in(spans.zeros) >= outputs.people_in(outputs.zeros)
-    from ppdm.attacks.anonymity import model_anonymity
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.leaf.anonymity import model_anonymity
 
     linked = model_anonymity(checked.ppdm_model, train, ThreatModel(sensitive=CLASS, known=tuple(Xtr.columns)), class_public=False)
     assert sorted(linked.population) == sorted(spans.sizes)  # the linking attack's spans, every input known

@@ -71,7 +71,7 @@ def test_bad_input_is_one_line_and_exit_2(run, args, message):
 
 
 def test_an_inaccurate_solve_is_explained_in_words(run, table_csv, monkeypatch):
-    import ppdm.attacks.rules as rules_module
+    import ppdm.attacks.models.rules as rules_module
 
     solve = rules_module.rules_attack
 

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.cli import defend as cli_defend
 from ppdm.data.datasets import load_csv
 from ppdm.defend import DEFAULT_TARGET

@@ -6,8 +6,8 @@ import json
 import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.datasets import load_csv
 from ppdm.tree import forest_from_sklearn, load_forest, save_forest
 

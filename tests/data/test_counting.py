@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.counting import (
     DaskCounting,
     PandasCounting,
@@ -249,7 +249,7 @@ def test_ppdm_runs_without_dask():
     code = (
         "import sys; sys.modules['dask'] = None; sys.modules['distributed'] = None\n"
         "from ppdm.data.datasets import load_dataset\nfrom ppdm.learn import ID3Classifier\n"
-        "from ppdm.attacks.maxent import maxent_attack\nfrom ppdm.rules.mining import mine_rules\n"
+        "from ppdm.attacks.models.maxent import maxent_attack\nfrom ppdm.rules.mining import mine_rules\n"
         "f = load_dataset('nursery')[0].iloc[:500]\n"
         "t = ID3Classifier(max_depth=2).fit(f[['parents', 'form']], f['class']).tree_; t.class_attribute = 'class'\n"
         "mine_rules(f, ['parents'], 'class', 0.1, 0.5)\n"

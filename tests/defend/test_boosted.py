@@ -10,7 +10,7 @@ import pytest
 from sklearn.ensemble import GradientBoostingClassifier
 
 import ppdm
-from ppdm.attacks.likelihood import black_box_attacks
+from ppdm.attacks.baselines.likelihood import black_box_attacks
 from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.defend.candidates import Grids
 from ppdm.defend.targets import Evidence, parse_target

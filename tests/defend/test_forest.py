@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from sklearn.ensemble import AdaBoostClassifier, RandomForestClassifier
 
-from ppdm.attacks.homogeneity import homogeneity_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.leaf.homogeneity import homogeneity_attack
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.datasets import load_nursery
 from ppdm.defend import defend
 from ppdm.defend.audits import DEFAULT_AUDITORS

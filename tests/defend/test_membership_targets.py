@@ -10,7 +10,7 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 import ppdm
-from ppdm.attacks.membership import membership_attack
+from ppdm.attacks.membership.audit import membership_attack
 from ppdm.defend import MembersProved, MiaTpr, parse_target
 from ppdm.defend.candidates import Grids
 from ppdm.defend.membership import dp_tpr_bound, membership_population

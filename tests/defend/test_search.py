@@ -9,8 +9,8 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.attacks import homogeneity_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.hierarchy import adult_hierarchies
 from ppdm.defend import DEFAULT_TARGET, defend, parse_target
 from ppdm.defend.candidates import (

@@ -66,6 +66,7 @@ def test_the_top_level_table_names_every_module_of_src_ppdm():
 @pytest.mark.parametrize(("title", "package", "column", "kind"), [
     ("Inside `maxent` (lowest first; a module imports its own group and earlier ones)", "maxent", 0, subpackages),
     ("Inside `exact`", "exact", 1, modules),
+    ("Inside `attacks`", "attacks", 0, subpackages),
 ])  # fmt: skip
 def test_the_layered_packages_tables_name_their_parts(title, package, column, kind):
     named = {n.removeprefix(f"{package}.") for n in named_cells(section(title), column)} - {"module", "modules", "group", "subpackage"}
@@ -77,3 +78,25 @@ def test_the_layered_packages_tables_name_their_parts(title, package, column, ki
 def test_the_document_stands_alone():
     text = DOC.read_text(encoding="utf-8")
     assert "../shared" not in text and "leaves out" not in text.splitlines()[0]
+
+
+def test_each_attacks_group_lists_its_modules_and_imports_only_the_groups_above_it():
+    """The ``attacks`` table names each subpackage's modules; a module imports groups above its
+    own row only (the one exception the document names: ``leaf.homogeneity`` reads
+    ``models.possible``)."""
+    import ast
+
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in section("Inside `attacks`").splitlines() if line.startswith("| `")]
+    order = [re.findall(r"`([^`]+)`", r[0])[0] for r in rows]
+    for group, row in zip(order, rows, strict=True):
+        named = set(re.findall(r"`([a-z_]+)`", row[1]))
+        assert named == modules(PACKAGE / "attacks" / group), f"{DOC}: the attacks.{group} row does not list its modules"
+    upward = set()
+    for group in order:
+        for path in (PACKAGE / "attacks" / group).glob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("ppdm.attacks."):
+                    target = node.module.split(".")[2]
+                    if target in order and order.index(target) > order.index(group):
+                        upward.add(f"{group}.{path.stem} -> {node.module}")
+    assert upward == {"leaf.homogeneity -> ppdm.attacks.models.possible"}

@@ -247,7 +247,7 @@ def test_a_failing_block_names_its_file_and_line(tmp_path: Path) -> None:
 def test_imports_that_fail_and_the_dropped_spelling_are_caught(tmp_path: Path) -> None:
     page = _markdown(tmp_path, (
         "```python\nimport ppdm\nfrom ppdm.attacks import maxent_attack\nfrom ppdm.tree import no_such_name\n"
-        "import no_such_module_ppdm\nfrom ppdm.attacks.maxent import maxent_attack\n```\n"
+        "import no_such_module_ppdm\nfrom ppdm.attacks.models.maxent import maxent_attack\n```\n"
     ))
     (block,) = blocks_of(page)
     problems = import_problems(block)

@@ -18,9 +18,9 @@ import pandas as pd
 import pytest
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 
-from ppdm.attacks.exact import exact_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import exact_attack
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.tree import forest_from_sklearn, forest_from_xgboost
 from ppdm.tree.forest import Forest, leaf_values
 from ppdm.tree.newton import NewtonStep, newton_step

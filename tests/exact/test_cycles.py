@@ -12,8 +12,8 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdm.attacks.exact import tree_count_problem
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import tree_count_problem
 from ppdm.exact.cycles import MoveCycles, refute
 from ppdm.exact.moves import paired_moves
 from ppdm.exact.problem import CountProblem, CountRows

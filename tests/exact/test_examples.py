@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdm.attacks.exact import exact_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.rules import rules_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import exact_attack
+from ppdm.attacks.models.maxent import maxent_attack
+from ppdm.attacks.models.rules import rules_attack
 from ppdm.learn import ID3Classifier
 from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 from ppdm.rules import mine_rules

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
-from ppdm.attacks.exact import exact_attack
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import exact_attack
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.tree import forest_from_sklearn
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import encode_categories

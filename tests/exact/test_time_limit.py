@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import ppdm.exact.search as search
-from ppdm.attacks.exact import exact_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.exact import exact_attack
 from ppdm.tree import forest_from_sklearn
 
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdm.attacks.anonymity import model_anonymity
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.leaf.anonymity import model_anonymity
 from ppdm.data.hierarchy import Hierarchy, adult_hierarchies
 from ppdm.errors import AnonymityError, DataError, PpdmError
 from ppdm.learn import ID3Classifier

@@ -10,8 +10,8 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ppdm.attacks.maxent import audit_problem, maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import audit_problem, maxent_attack
 from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, InfeasibleError

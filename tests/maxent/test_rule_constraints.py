@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.attacks.rules import rules_attack
+from ppdm.attacks.models.rules import rules_attack
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import InfeasibleError, RulesError
 from ppdm.maxent import LinearBlock, solve_linear

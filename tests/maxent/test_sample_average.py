@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from sklearn.ensemble import RandomForestClassifier
 
-from ppdm.attacks.forest_sampled import ForestAuditOptions
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.maxent.constraints.forest_factors import forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.solvers.gibbs import GibbsChains
@@ -93,7 +93,7 @@ def test_the_sampled_estimate_agrees_with_the_enumeration_on_a_tiny_forest(tiny)
     sampled = maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("sampled", options))
     assert sampled.std_error is not None
     # The explicit estimate holds at their one value the people the exact audit's fast sound steps
-    # prove certain on whole counts (ppdm.attacks.estimate.proved_certain); the sampled estimate is
+    # prove certain on whole counts (ppdm.attacks.models.estimate.proved_certain); the sampled estimate is
     # the maximum-entropy distribution alone. Held people: the sampled estimate's likeliest value
     # is the proved one; everyone else: the two estimates agree within the sampling error.
     held = exact.record_posterior().max(axis=1) >= 1 - 1e-12

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ppdm.attacks.maxent import maxent_attack
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.learn import ID3Classifier
 
 

@@ -4,7 +4,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 import ppdm
-from ppdm.attacks.scope import Scope
+from ppdm.attacks.core.scope import Scope
 from ppdm.report.audited import rows_words, trees_words
 
 from loan_table import FEATURES, loan_table

@@ -218,8 +218,8 @@ class ForestPage(HTMLParser):
 def forest_audit(tmp_path_factory):
     """A 10-tree bootstrap random forest of 300 Nursery rows, audited by maximum entropy with
     every feature known, and its report."""
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.tree import load_forest
 
     from forest_files import NURSERY_FEATURES, nursery_forest_files
@@ -302,7 +302,7 @@ def test_a_membership_report_renders_with_no_console_error(nursery, tmp_path):
     import pandas as pd
     from sklearn.tree import DecisionTreeClassifier
 
-    from ppdm.attacks.membership import membership_attack
+    from ppdm.attacks.membership.audit import membership_attack
     from ppdm.tree import tree_from_sklearn
 
     frame, _ = nursery

@@ -9,8 +9,8 @@ import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 import ppdm
-from ppdm.attacks.membership import membership_attack
-from ppdm.attacks.target import parse_target
+from ppdm.attacks.core.target import parse_target
+from ppdm.attacks.membership.audit import membership_attack
 from ppdm.errors import ReportError
 from ppdm.metrics.membership import tpr_at_fpr
 from ppdm.report import build_report, render_html

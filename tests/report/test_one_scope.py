@@ -1,6 +1,6 @@
 """What was read (trees, boosting rounds, rules, rows, and why any were left out) is stated once:
 the audit's JSON (``"scope"``), the printout, the report's first card and the release record all
-read the one :class:`~ppdm.attacks.scope.Scope` (issue 40, deliverable 6). A 50-round XGBoost
+read the one :class:`~ppdm.attacks.core.scope.Scope` (issue 40, deliverable 6). A 50-round XGBoost
 insider audit once wrote ``"trees_used": 1``, ``"trees_left_out": [1, ..., 49]`` beside
 ``"rounds": {"used": 50}`` and "all 50 boosting rounds audited"."""
 
@@ -17,7 +17,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
 import ppdm
-from ppdm.attacks.scope import READ_KEYS, Scope
+from ppdm.attacks.core.scope import READ_KEYS, Scope
 from ppdm.report.verdict import not_judged
 from ppdm.rules.mining import mine_rules
 from ppdm.tree import forest_from_sklearn, tree_from_sklearn

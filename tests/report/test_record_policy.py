@@ -10,7 +10,7 @@ import hashlib
 from schema_check import validate
 
 import ppdm
-from ppdm.attacks.target import default_target
+from ppdm.attacks.core.target import default_target
 from ppdm.check.gap import no_better_than_majority
 from ppdm.check.policy import PRESETS, load_policy
 from ppdm.report.record import DO_NOT_RELEASE, RELEASE, RELEASE_DEFENDED, decide, schema

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sklearn.tree import DecisionTreeRegressor
 
 import ppdm
-from ppdm.attacks.regression import IntervalResult
+from ppdm.attacks.models.regression import IntervalResult
 from ppdm.cli import main
 
 COLUMNS = ["age", "education-num", "capital-gain", "hours-per-week"]

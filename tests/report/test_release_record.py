@@ -15,7 +15,7 @@ from schema_check import errors, validate
 from sklearn.tree import DecisionTreeClassifier
 
 import ppdm
-from ppdm.attacks.target import parse_target
+from ppdm.attacks.core.target import parse_target
 from ppdm.data.datasets import load_adult
 from ppdm.report.record import DECISIONS, decide, schema
 from ppdm.tree import tree_from_sklearn

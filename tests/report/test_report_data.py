@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from ppdm.attacks.target import parse_target
+from ppdm.attacks.core.target import parse_target
 from ppdm.errors import ReportError
 from ppdm.report import build_report, frontier_of, render_html, verdict
 from ppdm.report.exposure import leaf_of
@@ -177,8 +177,8 @@ def test_a_forest_is_drawn_tree_by_tree_with_its_own_anchors(audit):
     X = pd.DataFrame({"a": frame["a"].cat.codes.astype(float), "b": frame["b"].cat.codes.astype(float)})
     rf = RandomForestClassifier(n_estimators=3, max_depth=2, random_state=0).fit(X, frame["s"])
     forest = forest_from_sklearn(rf, X, y=frame["s"])
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.maxent import maxent_attack
 
     of_forest = maxent_attack(forest, X.assign(s=frame["s"]), threat=ThreatModel(known=("a", "b")))  # the forest's own audit
     report = build_report([of_forest], forest)
@@ -216,8 +216,8 @@ def test_a_forest_audit_is_tabled_by_tree_and_leaf(audit):
     import pandas as pd
     from sklearn.ensemble import RandomForestClassifier
 
-    from ppdm.attacks.maxent import maxent_attack
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.tree import forest_from_sklearn
 
     _, frame, _, _ = audit

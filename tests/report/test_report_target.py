@@ -8,7 +8,7 @@ import json
 import pytest
 
 import ppdm
-from ppdm.attacks.target import parse_target
+from ppdm.attacks.core.target import parse_target
 from ppdm.errors import ReportError
 from ppdm.learn import ID3Classifier
 from ppdm.report import build_report
@@ -71,7 +71,7 @@ def test_which_target_a_report_takes():
 def test_counts_of_people_are_written_with_thousands_separators():
     """A count in the target line and the record's reasons reads as every other count of the
     report: "certain 6,579", and a limit of a million as "1,000,000", never "1e+06"."""
-    from ppdm.attacks.target import parse_target
+    from ppdm.attacks.core.target import parse_target
     from ppdm.report.verdict import format_value
 
     target = parse_target("certain=1000000,members_proved=2500")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ppdm.attacks.scope import UNTIED, Scope
-from ppdm.attacks.target import default_target
+from ppdm.attacks.core.scope import UNTIED, Scope
+from ppdm.attacks.core.target import default_target
 from ppdm.report.verdict import key_of, target_line
 
 CLEAN = {

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from ppdm.attacks import homogeneity_attack, model_anonymity
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel
 from ppdm.tree import Attribute, CategoricalSplit, Interval, Node, ThresholdSplit, Tree
 from ppdm.tree.routing import narrow, reachable_leaves
 

@@ -12,7 +12,7 @@ Two readings, the finer one deciding:
 * **structure** (the tree models ppdm reads white-box): an attacker holding every input routes a
   record to one leaf per tree, so records share a class when they share their leaf in every tree:
   the leaves of a tree, the spans of a forest or boosted model
-  (:func:`ppdm.attacks.anonymity.model_anonymity` with every input known, paper 002 §2). The
+  (:func:`ppdm.attacks.leaf.anonymity.model_anonymity` with every input known, paper 002 §2). The
   label counts are the records' own; a class is disclosed (zeros) when a leaf its records reach
   publishes a zero count of a label in some tree (what the model file holds, read exactly);
 * **outputs** (any classifier): records with equal predicted-probability vectors (SACRO-ML's
@@ -91,13 +91,13 @@ def structural_classes(model: Checked, data: pd.DataFrame) -> Classes | None:
 
     With every input known a record reaches one leaf per tree, so its span (paper 002
     Definition 4) is its row of leaves: the records' leaves, one column per (tree, leaf), are
-    grouped by :func:`ppdm.attacks.anonymity.span_ids`, the linking attack's own grouping (the
-    same classes as :func:`~ppdm.attacks.anonymity.model_anonymity` with every input public,
+    grouped by :func:`ppdm.attacks.leaf.anonymity.span_ids`, the linking attack's own grouping (the
+    same classes as :func:`~ppdm.attacks.leaf.anonymity.model_anonymity` with every input public,
     without routing the unknown branches)."""
     ppdm_model = model.ppdm_model
     if ppdm_model is None or getattr(ppdm_model, "is_regressor", False):
         return None
-    from ppdm.attacks.anonymity import span_ids
+    from ppdm.attacks.leaf.anonymity import span_ids
 
     leaves = np.asarray(ppdm_model.apply(data)).reshape(len(data), -1)
     trees = ppdm_model.trees

@@ -14,7 +14,7 @@ checker decides on (:mod:`ppdm.check.recommend`):
   :mod:`ppdm.check.hyperparameters`), ``beat_majority`` (the model must be more accurate than
   the majority class on held-out rows);
 * ``attribute``: the attribute-disclosure target (``certain``; ``confident`` ``share`` at
-  ``at``), the measures of :class:`~ppdm.attacks.target.Target`;
+  ``at``), the measures of :class:`~ppdm.attacks.core.target.Target`;
 * ``membership``: ``members_proved`` and ``tpr_at_fpr`` (``fpr``, ``tpr``);
 * ``evidence``: ``approximate_counts``: whether a measure met by an approximate estimate
   without a proof counts as met (default: no);
@@ -39,7 +39,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from ppdm.attacks.target import Certain, Confident, MembersProved, MiaTpr, RiskMeasure, Target
+from ppdm.attacks.core.target import Certain, Confident, MembersProved, MiaTpr, RiskMeasure, Target
 from ppdm.errors import PpdmError
 from ppdm.files import load_yaml, note_read, read_text
 

@@ -176,7 +176,7 @@ def attack_command(
         reconstruction_attack,
         uniqueness_attack,
     )
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
     from ppdm.tree.model_files import load_model
 
     table = _attacker_table(dataset, data)

@@ -15,7 +15,7 @@ from ppdm.progress import Printer
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
     from ppdm.tree import Tree
 
 from ppdm.cli.common import (
@@ -378,7 +378,7 @@ def _finishing(
 ) -> _Finish:
     """The outputs checked (none over another, none over a file ``read``, the bundle's folder)
     before any work, and what the audit does at the end with them."""
-    from ppdm.attacks.target import parse_target
+    from ppdm.attacks.core.target import parse_target
 
     check_outputs(out, record_out, report_out)
     _distinct(out, record_out, report_out, inputs=read)

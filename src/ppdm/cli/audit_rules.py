@@ -259,8 +259,8 @@ def audit_rules_command(
     check_outputs(out, rules_out)
     import json
 
-    from ppdm.attacks.result import result_json
-    from ppdm.attacks.rules import rules_attack
+    from ppdm.attacks.core.result import result_json
+    from ppdm.attacks.models.rules import rules_attack
     from ppdm.data.datasets import load_dataset
     from ppdm.data.roles import check_varies
     from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
@@ -368,8 +368,8 @@ def _mine(frame: pd.DataFrame, qis: list[str], sensitive: str, support: float, c
 
 def _top_table(result: AttackResult, rules: Any, frame: pd.DataFrame, knowledge: Any, view: str, top: int) -> tuple[pd.DataFrame | None, str]:
     """The top-K table of ``view`` (None when the data lack the true values or ``top`` is 0)."""
-    from ppdm.attacks.at_risk import people_at_risk
-    from ppdm.attacks.rules import most_exposed, nar_impact, rules_attack
+    from ppdm.attacks.core.at_risk import people_at_risk
+    from ppdm.attacks.models.rules import most_exposed, nar_impact, rules_attack
     from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 
     if result.true_codes is None or not top:

@@ -76,7 +76,7 @@ def _attribute_audit(checked: Any, table: Any, sensitive: str | None, known: str
         why = f"{checked.name} is not a tree model ppdm reads white-box: its attribute audit needs a black-box attack, not run here"
         return None, [Finding("attribute", "not checked", None, None, "none", why)]
     from ppdm.api import audit
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
 
     class_known = sensitive != checked.class_attribute
     if known is not None:

@@ -560,7 +560,7 @@ def _threat_from_options(
     known_individuals: str | None,
 ) -> Any:
     """The threat model of a file, with the flags given on the command line taking precedence."""
-    from ppdm.attacks.threat import ThreatModel, load_threat
+    from ppdm.attacks.core.threat import ThreatModel, load_threat
 
     threat = load_threat(threat_file) if threat_file is not None else ThreatModel()
     changes: dict[str, Any] = {}

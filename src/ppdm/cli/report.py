@@ -13,7 +13,7 @@ from ppdm.files import same_file
 
 if TYPE_CHECKING:
     from ppdm.attacks import AttackResult
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
     from ppdm.tree import Forest, Tree
 
 
@@ -114,8 +114,8 @@ def report_command(
         _redraw(results, saved, model_file, threat_file, frontier_file, out, json_out, pdf, title, quiet)
         return
     check_report_outputs(out, json_out, pdf, *results, model_file, threat_file, frontier_file)
-    from ppdm.attacks.target import parse_target
-    from ppdm.attacks.threat import load_threat
+    from ppdm.attacks.core.target import parse_target
+    from ppdm.attacks.core.threat import load_threat
     from ppdm.report.load import load_frontier, load_model
 
     loaded = [data for _, data in saved]

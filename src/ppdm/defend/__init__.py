@@ -3,7 +3,7 @@
 import sys as _sys
 from types import ModuleType as _ModuleType
 
-from ppdm.attacks.target import (
+from ppdm.attacks.core.target import (
     Certain,
     Confident,
     LDiverse,

@@ -1,8 +1,8 @@
 """The audits a defense search runs on each candidate, all under one threat model.
 
 An *auditor* takes a candidate tree (or forest), the training records and the resolved threat model and returns
-an :class:`~ppdm.attacks.result.AttackResult`, or ``None`` when its attack does not apply to
-this candidate. The search combines the results of every auditor (:class:`~ppdm.attacks.target.Evidence`):
+an :class:`~ppdm.attacks.core.result.AttackResult`, or ``None`` when its attack does not apply to
+this candidate. The search combines the results of every auditor (:class:`~ppdm.attacks.core.target.Evidence`):
 a person counts as certain if *any* attack is certain about them. The default auditors are the
 maximum-entropy audit (paper 000) and the homogeneity attack that reads the leaves (paper 003
 §3.1), each over every tree of a forest at once. An audit that proves bounds (the exact audit) is one more auditor in the list.
@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 
 import pandas as pd
 
-from ppdm.attacks.anonymity import model_anonymity
-from ppdm.attacks.homogeneity import homogeneity_attack
-from ppdm.attacks.possible import estimate_or_possible
-from ppdm.attacks.result import AttackResult
-from ppdm.attacks.threat import ThreatModel
+from ppdm.attacks.core.result import AttackResult
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.leaf.anonymity import model_anonymity
+from ppdm.attacks.leaf.homogeneity import homogeneity_attack
+from ppdm.attacks.models.possible import estimate_or_possible
 from ppdm.errors import UninformativeKnowledgeWarning
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
@@ -45,9 +45,9 @@ Auditor = Callable[[Model, pd.DataFrame, ThreatModel, bool], "AttackResult | Non
 
 def maxent_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
     """The maximum-entropy audit (rate and label constraints; paper 000 §4.1), exact counts only; over a
-    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.forest_maxent`), or, where
+    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.models.forest_maxent`), or, where
     that problem is too large to build, each tree's exact estimate pooled within each person's
-    possible values (:func:`~ppdm.attacks.possible.estimate_or_possible`)."""
+    possible values (:func:`~ppdm.attacks.models.possible.estimate_or_possible`)."""
     if noisy:
         return None
     with warnings.catch_warnings():
@@ -61,7 +61,7 @@ def leaf_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bo
     Applies when the class is the sensitive attribute, the model publishes counts or error rates
     and the attacker knows some column; fully known individuals are not targets. Over a forest,
     the classes every tree holding a person leaves them, intersected
-    (:func:`~ppdm.attacks.homogeneity.homogeneity_attack`).
+    (:func:`~ppdm.attacks.leaf.homogeneity.homogeneity_attack`).
     """
     if threat.sensitive != tree.class_attribute or tree.disclosure is Disclosure.LABELS or not threat.known:
         return None
@@ -96,12 +96,12 @@ def audit_until(
 def reported_attacker(results: Sequence[AttackResult], tree: Model, data: pd.DataFrame, threat: ThreatModel) -> AttackResult | None:
     """The attacker ``ppdm.audit`` would report for this candidate when it is not the estimate
     itself: the strongest of the estimate and the likelihood rules, each restricted to the values
-    the estimate leaves possible (:func:`~ppdm.attacks.portfolio.strongest_attacker`). Added to the
+    the estimate leaves possible (:func:`~ppdm.attacks.baselines.portfolio.strongest_attacker`). Added to the
     candidate's evidence, so that a candidate the search finds meeting the target meets it again
     when the chosen model is audited on its own (the audit reports that attacker; habit 2: never
     a weaker attacker than a simple one). ``None`` when the rules do not apply or add nothing."""
-    from ppdm.attacks.likelihood import likelihood_attacks
-    from ppdm.attacks.portfolio import strongest_attacker
+    from ppdm.attacks.baselines.likelihood import likelihood_attacks
+    from ppdm.attacks.baselines.portfolio import strongest_attacker
 
     estimate = next((r for r in results if r.attack != "homogeneity"), None)
     if estimate is None or estimate.true_codes is None:

@@ -62,7 +62,7 @@ class Candidate:
     ``cost``: the estimated cost of its audit, the order a forest's candidates are taken in
     (:func:`~ppdm.defend.forest_candidates.audit_cost`); ``black_box``: the model is not published
     but answers queries with its predicted ``"label"`` or ``"score"`` only, and is audited by the
-    attackers of such answers (:func:`~ppdm.attacks.likelihood.black_box_attacks`).
+    attackers of such answers (:func:`~ppdm.attacks.baselines.likelihood.black_box_attacks`).
     """
 
     label: str

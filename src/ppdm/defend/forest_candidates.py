@@ -120,7 +120,7 @@ def forest_retrain_candidates(learner: Learner, model: Forest, X: pd.DataFrame, 
 def black_box_candidates(model: Forest, level: Disclosure) -> list[Candidate]:
     """A boosted model kept behind a query interface instead of published: answering the predicted
     class only, or the class probabilities (what a prediction service returns); audited by the
-    attackers of such answers (:func:`~ppdm.attacks.likelihood.black_box_attacks`)."""
+    attackers of such answers (:func:`~ppdm.attacks.baselines.likelihood.black_box_attacks`)."""
     return [
         Candidate(f"publish predicted {what} only", "publish-less", {"publish": f"predicted {what} only"}, lambda: model, publish=level, black_box=output)
         for output, what in (("label", "labels"), ("score", "scores"))

@@ -2,7 +2,7 @@
 for membership over one population, the training rows (members) and a sample of people who were
 not training records (non-members) the publisher gives.
 
-* A candidate that publishes counts: the membership audit (:func:`ppdm.attacks.membership.
+* A candidate that publishes counts: the membership audit (:func:`ppdm.attacks.membership.audit.
   membership_attack`, the class known, the population holding every training record): the
   members it proves, and the TPR of P(member) at any false-positive rate, measured against the
   truth the search knows by construction.
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.membership import FLAGS, membership_attack
-from ppdm.attacks.target import MembershipEvidence
+from ppdm.attacks.core.target import MembershipEvidence
+from ppdm.attacks.membership.audit import FLAGS, membership_attack
 from ppdm.defend.candidates import Candidate
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure

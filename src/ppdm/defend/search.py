@@ -1,7 +1,7 @@
 """The defense search: the most accurate model to publish that meets a privacy target.
 
 Given a model (or the training data to learn one), a threat model and a target
-(:mod:`ppdm.attacks.target`), :func:`defend` builds the candidates (:mod:`ppdm.defend.candidates`:
+(:mod:`ppdm.attacks.core.target`), :func:`defend` builds the candidates (:mod:`ppdm.defend.candidates`:
 pruning Methods 1 and 2 of paper 003 §4.1, retraining with limits, kADET of paper 002, publishing
 less, an ε-DP tree as the baseline), audits each under the *same* threat model
 (:mod:`ppdm.defend.audits`), measures its accuracy, and returns the most accurate candidate that
@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from ppdm.attacks.likelihood import applies
-from ppdm.attacks.result import AttackResult
-from ppdm.attacks.target import DEFAULT_TARGET, Evidence, Target, parse_target
-from ppdm.attacks.threat import ThreatModel, check_varies, text_columns
+from ppdm.attacks.baselines.likelihood import applies
+from ppdm.attacks.core.result import AttackResult
+from ppdm.attacks.core.target import DEFAULT_TARGET, Evidence, Target, parse_target
+from ppdm.attacks.core.threat import ThreatModel, check_varies, text_columns
 from ppdm.defaults import DEFENSE_SECONDS
 from ppdm.defend.audits import (
     DEFAULT_AUDITORS,
@@ -244,7 +244,7 @@ def defend(
     ``class_attribute``. ``learner``: how ``retrain`` candidates are trained (default: the
     model's own learner). ``threat``: the attacker (default: :class:`ThreatModel` defaults, paper
     000's); its ``publish`` caps what every candidate publishes (default: what the model holds).
-    ``target``: a :class:`Target` or its text (:func:`~ppdm.attacks.target.parse_target`).
+    ``target``: a :class:`Target` or its text (:func:`~ppdm.attacks.core.target.parse_target`).
     ``test``: rows to measure accuracy on. Without it, a stratified share ``test_size`` of ``data``
     (seeded by ``random_state``; :func:`held_out_split`) is held out for accuracy and every
     candidate is fitted and audited on the rest: the model to publish is trained on the training
@@ -452,7 +452,7 @@ def _reference(target: Target, reference: Any) -> Callable[[AttackResult], Attac
 
     def fitted(template: AttackResult) -> AttackResult:
         if "imputed" not in cache:
-            from ppdm.attacks.reference import imputation_attack
+            from ppdm.attacks.baselines.reference import imputation_attack
 
             cache["imputed"] = imputation_attack(template, template.groups.table.iloc[template.groups.group_of_record].reset_index(drop=True), reference)
         return cache["imputed"]
@@ -462,9 +462,9 @@ def _reference(target: Target, reference: Any) -> Callable[[AttackResult], Attac
 
 def _lift(results: Sequence[AttackResult], imputed: AttackResult) -> float:
     """The strongest attacker's accuracy (the audits', and each pooled with or restricting the
-    model-free one: :func:`~ppdm.attacks.portfolio.strongest_attacker`) minus the stronger of the
+    model-free one: :func:`~ppdm.attacks.baselines.portfolio.strongest_attacker`) minus the stronger of the
     model-free attacker's and the prior's."""
-    from ppdm.attacks.portfolio import strongest_attacker
+    from ppdm.attacks.baselines.portfolio import strongest_attacker
 
     def accuracy(r: AttackResult) -> float:
         return float(r.summary().get("attacker_accuracy") or 0.0)
@@ -784,8 +784,8 @@ def _evaluate(
 
 def _black_box(model: Model, data: pd.DataFrame, threat: ThreatModel, output: str) -> list[AttackResult]:
     """The attackers of a model answering queries with its ``output`` only, over the sensitive
-    column's values (:func:`~ppdm.attacks.likelihood.black_box_attacks`)."""
-    from ppdm.attacks.likelihood import black_box_attacks
+    column's values (:func:`~ppdm.attacks.baselines.likelihood.black_box_attacks`)."""
+    from ppdm.attacks.baselines.likelihood import black_box_attacks
 
     resolved = threat.resolve(data, model.class_attribute, splits=model.split_attributes)
     column = data[str(resolved.sensitive)]

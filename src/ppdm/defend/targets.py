@@ -1,7 +1,7 @@
-"""The privacy target moved to :mod:`ppdm.attacks.target` (one target for the defense, the audit,
+"""The privacy target moved to :mod:`ppdm.attacks.core.target` (one target for the defense, the audit,
 the report and the release record); this module keeps the old import path working."""
 
-from ppdm.attacks.target import (
+from ppdm.attacks.core.target import (
     CERTAINTY_TOL,
     Certain,
     Confident,

@@ -44,7 +44,7 @@ class SearchOptions:
     #: The integer engine: ``"milp"`` (HiGHS branch and bound, :mod:`ppdm.exact.milp`: many bounds
     #: per solve), ``"cp-sat"``, or ``"auto"`` (HiGHS on components of at least
     #: ``milp_min_vars`` variables, CP-SAT on smaller ones). ``None``: CP-SAT, the engine trees and
-    #: forests were tuned on; :func:`~ppdm.attacks.exact.exact_attack` asks for ``"auto"`` on rule
+    #: forests were tuned on; :func:`~ppdm.attacks.models.exact.exact_attack` asks for ``"auto"`` on rule
     #: sets, where it was measured faster.
     engine: Engine | None = None
     #: With ``engine="auto"``, components with at least this many variables go to HiGHS (on small
@@ -80,11 +80,11 @@ class SearchOptions:
     record_moves: bool = True
     #: Whether candidate certain values are refuted by datasets changing only the groups most
     #: alike to each (:mod:`ppdm.exact.freed`) before the LP step (on by default for forests:
-    #: :func:`~ppdm.attacks.exact.exact_attack`; not measured on rule sets).
+    #: :func:`~ppdm.attacks.models.exact.exact_attack`; not measured on rule sets).
     freed_groups: bool = False
     #: Whether candidate certain values are refuted by datasets made of pairs of record moves
     #: that nearly cancel (:mod:`ppdm.exact.pairs`) before the freed groups (on by default for
-    #: forests: :func:`~ppdm.attacks.exact.exact_attack`; measured on boosting rounds).
+    #: forests: :func:`~ppdm.attacks.models.exact.exact_attack`; measured on boosting rounds).
     swap_pairs: bool = False
     #: The most row families (trees) in which a pair's two moves may fail to cancel, in turn: the
     #: nearer pairs' relaxation is nearly integral and fast. On 100 LightGBM rounds the first

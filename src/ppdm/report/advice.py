@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ppdm.attacks.target import Target, default_target
+from ppdm.attacks.core.target import Target, default_target
 from ppdm.report import words
 from ppdm.report.verdict import pct
 

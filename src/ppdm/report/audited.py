@@ -4,7 +4,7 @@ rows, the attacker, and the target the verdict judges against.
 A verdict means nothing without its scope: "target met" on one of a hundred boosting rounds, or on
 a sample of the training rows, is a lower bound, and the reader must see that first. Everything
 here is read from the report's own data (the model's view, each attack's summary, which carries
-what the audit read, ``scope`` (:class:`~ppdm.attacks.scope.Scope`, stated once for the printout,
+what the audit read, ``scope`` (:class:`~ppdm.attacks.core.scope.Scope`, stated once for the printout,
 the JSON and the release record too), ``sample``, ``reference``), so a report made from a saved
 audit says the same.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ppdm.attacks.scope import summary_scope
+from ppdm.attacks.core.scope import summary_scope
 from ppdm.report import words
 from ppdm.report.threat_words import _PUBLISH
 
@@ -89,7 +89,7 @@ def model_words(view: dict[str, Any] | None) -> str:
 
 def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
     """How many trees (boosting rounds) the audit read of how many, and why it left any out: the
-    summary's :class:`~ppdm.attacks.scope.Scope` in words (a summary without one: the model's trees)."""
+    summary's :class:`~ppdm.attacks.core.scope.Scope` in words (a summary without one: the model's trees)."""
     scope = summary_scope(summary)
     if scope is not None:
         return scope.sentence()

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ppdm.attacks.result import AttackResult
-from ppdm.attacks.target import Target, default_target, parse_target, target_from_dict
+from ppdm.attacks.core.result import AttackResult
+from ppdm.attacks.core.target import Target, default_target, parse_target, target_from_dict
 from ppdm.errors import ReportError
 from ppdm.files import finite_number
 from ppdm.metrics.baseline import at_least
@@ -29,8 +29,8 @@ from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.leaf_pairs import LeafPairs
 
 if TYPE_CHECKING:
-    from ppdm.attacks.membership import MembershipResult
-    from ppdm.attacks.threat import ThreatModel
+    from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.membership.audit import MembershipResult
     from ppdm.tree.forest import Forest
     from ppdm.tree.model import Tree
 
@@ -57,11 +57,11 @@ def build_report(
     as ``ppdm audit --out`` writes it). ``frontier``: a defense search's candidates, each
     ``(accuracy, risk, label)`` or a dict with those keys and optionally ``"chosen": true``; or a
     dict ``{"risk": name, "points": [...]}``. ``membership``: a membership audit
-    (:class:`~ppdm.attacks.membership.MembershipResult`), shown in its own section
+    (:class:`~ppdm.attacks.membership.audit.MembershipResult`), shown in its own section
     (:func:`ppdm.report.membership.membership_section`); ``results`` may then be empty.
-    ``target``: what the verdicts judge against (a :class:`~ppdm.attacks.target.Target` or its
+    ``target``: what the verdicts judge against (a :class:`~ppdm.attacks.core.target.Target` or its
     text); by default the target the audit was run with (stored in its JSON), else the one the
-    defense search of ``frontier`` used, else :data:`~ppdm.attacks.target.DEFAULT_TARGET`
+    defense search of ``frontier`` used, else :data:`~ppdm.attacks.core.target.DEFAULT_TARGET`
     (:func:`report_target`). ``record``: the release record of the audit
     (:func:`ppdm.report.record.release_record`), shown in the release section; without it the
     section shows the decision drawn from the verdicts (:func:`ppdm.report.record.report_release`).
@@ -109,7 +109,7 @@ def report_target(
     """The target a report judges against, and whether someone chose it (not the default): the
     one given; else the one an audit was run with by choice (its JSON's ``target``, ``given``);
     else the one the defense search of ``frontier`` used; else an audit's default one; else
-    :func:`~ppdm.attacks.target.default_target`. Audits run against different chosen targets,
+    :func:`~ppdm.attacks.core.target.default_target`. Audits run against different chosen targets,
     or against another than the search's, are refused: the report would judge them against one
     target the other was not run with (give ``target`` to choose)."""
     if target is not None:
@@ -260,7 +260,7 @@ def shown_posterior(posterior: np.ndarray, decimals: int = 6) -> np.ndarray:
 
 def _named(summary: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
     """The summary with the sensitive values named as the data holds them (``value_names``,
-    :mod:`ppdm.attacks.value_names`): the prior alone's guess and distribution."""
+    :mod:`ppdm.attacks.core.value_names`): the prior alone's guess and distribution."""
     base = summary.get("baseline")
     if not names or not isinstance(base, dict):
         return summary

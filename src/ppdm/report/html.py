@@ -12,7 +12,7 @@ import json
 from html import escape
 from typing import Any
 
-from ppdm.attacks.scope import summary_scope
+from ppdm.attacks.core.scope import summary_scope
 from ppdm.report import membership_html, record_html, words
 from ppdm.report.not_audited import is_noisy, noisy_sentence
 from ppdm.report.page import PAGE_LEAVES, PAGE_MODEL_LINES, leaves_listed, lines_shown, page_attack, people_limit
@@ -143,7 +143,7 @@ def _verdicts(attacks: list[dict[str, Any]], target: str, together: dict[str, An
 
 def _warnings(summary: dict[str, Any]) -> str:
     """The audit's caveats: a part of the model read (the summary's
-    :class:`~ppdm.attacks.scope.Scope`, in the first card's words), a sample, a note, an exact
+    :class:`~ppdm.attacks.core.scope.Scope`, in the first card's words), a sample, a note, an exact
     audit that did not run. A model read whole warns of nothing."""
     scope = summary_scope(summary)
     notes = [scope.sentence().rstrip(".")] if scope is not None and not scope.whole else []

@@ -1,5 +1,5 @@
 """What ``ppdm audit`` prints and the HTML report for a regressor's numeric target: each person's
-proved interval (:class:`~ppdm.attacks.regression.IntervalResult`), the pinned count beside the
+proved interval (:class:`~ppdm.attacks.models.regression.IntervalResult`), the pinned count beside the
 prior's, and an interval per person drawn on the prior's domain."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ppdm.attacks.regression import IntervalResult
-from ppdm.attacks.scope import READ_KEYS, Scope
+from ppdm.attacks.core.scope import READ_KEYS, Scope
+from ppdm.attacks.models.regression import IntervalResult
 from ppdm.errors import ReportError
 from ppdm.files import ReadFiles, refuse_overwriting_input, write_atomic
 from ppdm.report import words
@@ -47,7 +47,7 @@ INPUT_LINE = (
 
 def interval_lines(result: IntervalResult, top: int = 5) -> list[str]:
     """The printed summary: the threat, the pinned count beside the prior's, widths, errors, the
-    what was read (:class:`~ppdm.attacks.scope.Scope`), and the ``top`` narrowest intervals."""
+    what was read (:class:`~ppdm.attacks.core.scope.Scope`), and the ``top`` narrowest intervals."""
     s = result.summary()
     base = s["baseline"]
     lo, hi = base["domain"]

@@ -128,7 +128,7 @@ def check_result(data: dict[str, Any], where: str = "") -> None:
         raise ReportError(f"{at}{unknown[0]}: unknown key (an attack result has: {', '.join(sorted(RESULT_KEYS))})")
     _check_summary(data["summary"], values, at)
     if "target" in data:
-        from ppdm.attacks.target import target_from_dict
+        from ppdm.attacks.core.target import target_from_dict
 
         try:
             target_from_dict(data["target"], f"{at}target")
@@ -159,7 +159,7 @@ def check_result(data: dict[str, Any], where: str = "") -> None:
 
 #: The keys at the top of an attack result (``exact``: the exact audit's own result, beside the
 #: estimate's; ``top_individuals``: audit-rules' top-K table).
-#: ``target``: the privacy target the audit was run with (:meth:`~ppdm.attacks.target.Target.to_dict`).
+#: ``target``: the privacy target the audit was run with (:meth:`~ppdm.attacks.core.target.Target.to_dict`).
 RESULT_KEYS = frozenset({"format", "version", "summary", "quasi_identifiers", "values", "groups", "exact", "top_individuals", "target"})
 
 #: The keys of a group of an attack result.

@@ -1,5 +1,5 @@
 """The report's membership section, as data: what a membership audit (issue 27,
-:mod:`ppdm.attacks.membership`) found, ready for the page (:mod:`ppdm.report.membership_html`).
+:mod:`ppdm.attacks.membership.audit`) found, ready for the page (:mod:`ppdm.report.membership_html`).
 
 * the counts: proved members, proved non-members, undecided, against the population;
 * with the truth: the ROC curve sampled on a log grid of false-positive rates (Carlini et al.,
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ppdm.attacks.target import MiaTpr, Target, default_target
+from ppdm.attacks.core.target import MiaTpr, Target, default_target
 from ppdm.errors import ReportError
 from ppdm.maxent.constraints.rule_membership_rows import ANTECEDENT_CELL
 from ppdm.metrics.membership import interpolated_tpr, roc_points
@@ -33,7 +33,7 @@ from ppdm.report.verdict import pct, target_line
 from ppdm.rules.ruleset import RuleSet
 
 if TYPE_CHECKING:
-    from ppdm.attacks.membership import MembershipResult
+    from ppdm.attacks.membership.audit import MembershipResult
     from ppdm.tree.forest import Forest
     from ppdm.tree.model import Tree
 
@@ -52,9 +52,9 @@ def membership_section(
     result: MembershipResult, model: Tree | Forest | RuleSet | None = None, target: Target | None = None, top: int = TOP_LEAVES
 ) -> dict[str, Any]:
     """The section's data (see the module docstring). ``target``: what the verdict judges
-    against, its membership measures (default: :data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`;
+    against, its membership measures (default: :data:`~ppdm.attacks.core.target.MEMBERSHIP_TARGET`;
     a target without one judges nothing here)."""
-    from ppdm.attacks.membership import MembershipResult
+    from ppdm.attacks.membership.audit import MembershipResult
 
     if not isinstance(result, MembershipResult):
         raise ReportError(f"a membership section is made from a membership audit (MembershipResult), got {type(result).__name__}")
@@ -150,7 +150,7 @@ def _count_words(lo: float, hi: float) -> str:
 
 
 def membership_target(target: Target | None) -> Target:
-    """The membership measures of ``target`` (:data:`~ppdm.attacks.target.MEMBERSHIP_TARGET`
+    """The membership measures of ``target`` (:data:`~ppdm.attacks.core.target.MEMBERSHIP_TARGET`
     when it has none, or without a target)."""
     kept = tuple(m for m in target.measures if m.needs_membership) if target is not None else ()
     return Target(kept) if kept else default_target(membership=True)
@@ -163,7 +163,7 @@ def membership_summary(result: MembershipResult, target: Target) -> dict[str, An
     if result.truth is not None and 0 < result.truth.sum() < len(result.truth):
         for m in target.measures:
             if isinstance(m, MiaTpr) and f"tpr@{100 * m.fpr:g}%" not in summary:
-                summary[f"tpr@{100 * m.fpr:g}%"] = float(result.tpr_at(m.fpr))  # the strongest attack's (ppdm.attacks.membership)
+                summary[f"tpr@{100 * m.fpr:g}%"] = float(result.tpr_at(m.fpr))  # the strongest attack's (ppdm.attacks.membership.audit)
     return summary
 
 

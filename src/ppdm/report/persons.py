@@ -1,4 +1,4 @@
-"""One row per person: the per-record view of an :class:`~ppdm.attacks.result.AttackResult`.
+"""One row per person: the per-record view of an :class:`~ppdm.attacks.core.result.AttackResult`.
 
 Read from the result's JSON form (:meth:`AttackResult.to_dict`), so that a report can be made
 from a saved audit as well as from one just run. Each record keeps its row id in the user's table

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.scope import scope_of
-from ppdm.attacks.target import Target, parse_target, target_from_dict
+from ppdm.attacks.core.scope import scope_of
+from ppdm.attacks.core.target import Target, parse_target, target_from_dict
 from ppdm.errors import PpdmError
 from ppdm.report.verdict import format_value, measured, not_judged
 
@@ -155,7 +155,7 @@ def decide(
 
 
 #: The result details the record lists as caveats: a sample, a note, an exact audit that did not
-#: run (what was read, when not the whole model, is the result's :class:`~ppdm.attacks.scope.Scope`).
+#: run (what was read, when not the whole model, is the result's :class:`~ppdm.attacks.core.scope.Scope`).
 CAVEATS = ("sample", "note", "exact_not_run")
 
 

@@ -10,7 +10,7 @@ import json
 from html import escape
 from typing import Any
 
-from ppdm.attacks.target import parse_target
+from ppdm.attacks.core.target import parse_target
 from ppdm.report.verdict import format_value
 
 _BADGE = {"release": "meets", "release the defended model": "meets", "do not release": "fails"}

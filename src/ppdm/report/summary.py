@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ppdm.attacks.scope import summary_scope
+from ppdm.attacks.core.scope import summary_scope
 from ppdm.report import words
 from ppdm.report.words import counted
 
 if TYPE_CHECKING:
-    from ppdm.attacks.result import AttackResult
+    from ppdm.attacks.core.result import AttackResult
 
 #: The summary keys that compare an attack with the prior (printed by :func:`baseline_lines`).
 BASELINE_KEYS = (
@@ -60,7 +60,7 @@ def baseline_lines(summary: Mapping[str, Any]) -> list[str]:
 
 def shown_value(details: Mapping[str, Any], value: object) -> str:
     """A sensitive value as the data holds it (``details["value_names"]``,
-    :mod:`ppdm.attacks.value_names`: ``1`` for ``Education <= 1.5``), else as the attack names it."""
+    :mod:`ppdm.attacks.core.value_names`: ``1`` for ``Education <= 1.5``), else as the attack names it."""
     return str((details.get("value_names") or {}).get(str(value), value))
 
 
@@ -76,7 +76,7 @@ def disclosure_lines(details: Mapping[str, Any], summary: Mapping[str, Any]) -> 
 
 def read_line(summary: Mapping[str, Any]) -> str:
     """What the audit read (trees, boosting rounds, rules; rows), from the summary's one
-    :class:`~ppdm.attacks.scope.Scope`: the line the JSON's ``"scope"`` and the report's first card state too."""
+    :class:`~ppdm.attacks.core.scope.Scope`: the line the JSON's ``"scope"`` and the report's first card state too."""
     scope = summary_scope(summary)
     return scope.line() if scope is not None else ""
 
@@ -138,7 +138,7 @@ def _short_leaves(part: str, limit: int) -> str:
 
 
 def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
-    """Each person's possible values (:mod:`ppdm.attacks.possible`): what is proved, then the attack against the prior."""
+    """Each person's possible values (:mod:`ppdm.attacks.models.possible`): what is proved, then the attack against the prior."""
     d, s = result.details, result.summary()
     left = result.posterior > 0
     mean_left = float(left.sum(axis=1)[result.groups.group_of_record].mean()) if result.groups.n_records else 0.0
@@ -157,7 +157,7 @@ def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
 
 
 def pooled_lines(result: AttackResult, top: int = 5) -> list[str]:
-    """A forest's per-tree estimates pooled (:mod:`ppdm.attacks.forest_pooled`)."""
+    """A forest's per-tree estimates pooled (:mod:`ppdm.attacks.models.forest_pooled`)."""
     d, s = result.details, result.summary()
     lines = [
         str(d.get("threat_model", "")),

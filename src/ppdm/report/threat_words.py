@@ -2,14 +2,14 @@
 
 Made from the one-line description every audit carries (:meth:`ThreatModel.describe`, resolved
 against the data when the audit ran) and, when given, the declared :class:`ThreatModel` (its
-preset's story from :data:`ppdm.attacks.threat.PRESETS`).
+preset's story from :data:`ppdm.attacks.core.threat.PRESETS`).
 """
 
 from __future__ import annotations
 
 import re
 
-from ppdm.attacks.threat import PRESETS, ThreatModel
+from ppdm.attacks.core.threat import PRESETS, ThreatModel
 
 _PUBLISH = {
     "labels": "only the predicted class of each leaf",

@@ -3,7 +3,7 @@
 The numbers are :meth:`AttackResult.summary`'s (the attacker's accuracy with its Wilson interval,
 the majority-guess baseline, people by confidence in their true value, certain guesses right and
 wrong: :mod:`ppdm.metrics.baseline`). The target is the one the audit or the defense search was
-run with (:class:`~ppdm.attacks.target.Target`, the same class ``ppdm defend`` searches with);
+run with (:class:`~ppdm.attacks.core.target.Target`, the same class ``ppdm defend`` searches with);
 by default nobody proved (certain and right) and at most 1 % of people held at confidence ≥ 0.9
 in their true value. Each of its measures is read from the summary (:func:`measured`); a measure
 this audit does not measure (a span, or membership in an audit of the sensitive value) leaves the
@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ppdm.attacks.scope import summary_scope
-from ppdm.attacks.target import Certain, Confident, LiftOverReference, MembersProved, MiaTpr, RiskMeasure, Target, default_target, people
+from ppdm.attacks.core.scope import summary_scope
+from ppdm.attacks.core.target import Certain, Confident, LiftOverReference, MembersProved, MiaTpr, RiskMeasure, Target, default_target, people
 from ppdm.report import words
 
 
@@ -59,7 +59,7 @@ def measured(summary: dict[str, Any], target: Target) -> dict[str, float | None]
 def _value(m: RiskMeasure, summary: dict[str, Any]) -> float | None:
     if isinstance(m, Certain):
         # with the truth, the people the attack exposes (certain by what it can stand behind, and
-        # right), as the defense search counts them (:class:`~ppdm.attacks.target.Evidence`); without
+        # right), as the defense search counts them (:class:`~ppdm.attacks.core.target.Evidence`); without
         # it, the attacker's certain guesses, right or wrong: an upper bound
         found = summary.get("exposed_records", summary.get("certain_right")) if "baseline" in summary else summary.get("certain_records")
         return None if found is None else float(found)
@@ -131,7 +131,7 @@ def not_judged(summary: dict[str, Any], approximate_counts: bool = False) -> str
 def _part_only(summary: dict[str, Any]) -> str:
     """What of the model the audit left out, in words ("" when it read all of it): boosting rounds
     or trees it could not read, or a subset of trees the user asked for (the summary's
-    :class:`~ppdm.attacks.scope.Scope`). Disclosure measured on a part is a lower bound, so a
+    :class:`~ppdm.attacks.core.scope.Scope`). Disclosure measured on a part is a lower bound, so a
     target met there is not met by the whole. A boosted model's rounds that gave rows are read,
     whether or not their trees publish row counts."""
     scope = summary_scope(summary)

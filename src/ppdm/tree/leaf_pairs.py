@@ -8,7 +8,7 @@ holds them for all groups at once, CSR-like: group ``g``'s pairs are
 leaf, each pair once. A single tree's leaves are tree 0. Leaf ids are node ids, the ids
 ``ppdm show`` prints (``[node 7]``).
 
-The JSON form (:meth:`AttackResult.to_dict <ppdm.attacks.result.AttackResult.to_dict>`) gives
+The JSON form (:meth:`AttackResult.to_dict <ppdm.attacks.core.result.AttackResult.to_dict>`) gives
 each group its own list, ``"leaf_pairs": [[tree, leaf], ...]``; :meth:`LeafPairs.to_lists` and
 :meth:`LeafPairs.from_lists` convert.
 """

@@ -5,7 +5,7 @@ attributes (:func:`ppdm.tree.routing.reachable_leaves`), together with its class
 is public. The linking attack (Definition 5) groups the training records by span; the tree is
 k-anonymous when every span holds at least k records (Definition 6), entropy ℓ-diverse when the
 class entropy of every span is at least log2 ℓ (§4.2). Both the audit of any tree
-(:func:`ppdm.attacks.anonymity.model_anonymity`) and the kADET learner report a :class:`Spans`.
+(:func:`ppdm.attacks.leaf.anonymity.model_anonymity`) and the kADET learner report a :class:`Spans`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,87 @@
+"""How one audit runs (:func:`ppdm.audit`), in one frozen object: :class:`AuditOptions`.
+
+The options say how the audit computes, never what it audits (the model, the table, the
+attacker, the question): which steps run (the maximum-entropy estimate, paper 000 §3–4; the exact
+proof on whole counts), what the estimate reads (the leaves' labels, the split choices of paper
+000 §4.2), missing values, the time budgets (their defaults defined once, in
+:mod:`ppdm.defaults`), and the solver options that already exist, nested as they are: a forest's
+estimate (:class:`~ppdm.attacks.models.forest_sampled.ForestAuditOptions`, with its solve's
+:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`) and the exact audit's integer
+search (:class:`~ppdm.exact.options.SearchOptions`).
+
+``ppdm.audit``'s keyword arguments of the same names keep working: one given other than its
+default overrides the options' value (:meth:`AuditOptions.with_keywords`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.defaults import EXACT_SECONDS
+from ppdm.errors import PpdmError
+from ppdm.exact.options import SearchOptions
+
+__all__ = ["AuditOptions", "Missing"]
+
+#: What the audit does with missing values in the columns it reads (:mod:`ppdm.data.missing`).
+Missing = Literal["error", "drop", "as-value"]
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """How :func:`ppdm.audit` runs (see the module docstring); every default is the audit's own.
+
+    ``estimate``: run the maximum-entropy estimate (default ``True``); ``exact``: also prove, on
+    whole counts, who is certain in every dataset consistent with the model (default ``False``).
+    ``labels``: the estimate reads the leaves' labels (default ``True``); ``internal``: the split
+    choices too (default ``False``; a local optimum within ``time_limit``). ``missing``:
+    ``"error"`` (default), ``"drop"`` or ``"as-value"`` for missing values in the columns read.
+    ``time_limit`` (seconds): a forest's estimate, building its problem included (``None``, the
+    default: :data:`~ppdm.defaults.FOREST_SECONDS`, 300 s; a membership audit's estimate: 60 s),
+    or a tree's split-choice solve. ``exact_time_limit`` (seconds): the exact audit's integer search
+    (``None``: :data:`~ppdm.defaults.EXACT_SECONDS`, 300 s; a membership proof: 30 s); what it
+    leaves open is undecided, never certain. ``exact_detail``: ``"certainty"`` (default) leaves the
+    minima and maxima other than certain and impossible ones as proved intervals, ``"bounds"``
+    settles each. ``forest``: a forest's estimate (``None``: :class:`ForestAuditOptions`'s
+    defaults: the explicit joint table, the solve within ``time_limit``). ``search``: the exact
+    audit's integer search (``None``: its defaults for the model).
+    """
+
+    estimate: bool = True
+    exact: bool = False
+    labels: bool = True
+    internal: bool = False
+    missing: Missing = "error"
+    time_limit: float | None = None
+    exact_time_limit: float | None = None
+    exact_detail: Literal["certainty", "bounds"] = "certainty"
+    forest: ForestAuditOptions | None = None
+    search: SearchOptions | None = None
+
+    def __post_init__(self) -> None:
+        if self.forest is not None and not isinstance(self.forest, ForestAuditOptions):
+            raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
+        if self.search is not None and not isinstance(self.search, SearchOptions):
+            raise PpdmError(f"AuditOptions.search must be a SearchOptions, got {type(self.search).__name__}")
+
+    def with_keywords(self, **given: Any) -> AuditOptions:
+        """These options, with each of ``given`` (``ppdm.audit``'s keyword arguments of the same
+        names) that differs from its default in its place."""
+        defaults = {f.name: f.default for f in fields(AuditOptions)}
+        unknown = [k for k in given if k not in defaults]
+        if unknown:
+            raise PpdmError(f"AuditOptions has no option {unknown[0]!r} (options: {', '.join(defaults)})")
+        changed = {k: v for k, v in given.items() if not _same(v, defaults[k])}
+        return replace(self, **changed) if changed else self
+
+    @property
+    def exact_seconds(self) -> float:
+        """The exact audit's time budget: ``exact_time_limit``, else :data:`~ppdm.defaults.EXACT_SECONDS`."""
+        return EXACT_SECONDS if self.exact_time_limit is None else self.exact_time_limit
+
+
+def _same(value: Any, default: Any) -> bool:
+    """Whether a keyword argument was left at its default (``True`` is not ``1``, ``None`` only ``None``)."""
+    return value is default or (type(value) is type(default) and value == default)
