@@ -34,7 +34,7 @@ from ppdm.attacks.lira import lira_offline, lira_online
 from ppdm.attacks.mia_confidence import confidence_scores, true_class_confidence
 from ppdm.attacks.rmia import GAMMA, OFFLINE_A, rmia_scores
 from ppdm.attacks.shadow_models import ShadowTable, shadow_confidences
-from ppdm.errors import DataError, PpdmError, shown
+from ppdm.errors import DataError, PpdmError, check_options, shown
 from ppdm.metrics.membership import FPRS, membership_metrics
 
 __all__ = [
@@ -69,6 +69,7 @@ class BlackboxOptions:
     fixed_variance: bool | None = None
 
     def __post_init__(self) -> None:
+        check_options(self)
         unknown = [a for a in self.attacks if a not in ATTACKS]
         if unknown:
             raise PpdmError(f"unknown black-box attack {unknown[0]!r} (choose from: {', '.join(ATTACKS)})")
