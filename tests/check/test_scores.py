@@ -97,6 +97,8 @@ def _bad(frame: pd.DataFrame, case: str) -> pd.DataFrame:
     bad = frame.copy()
     if case == "rows":
         return bad.iloc[:-1]
+    if case == "more":  # read no further than one row past the count
+        return pd.concat([bad, bad], ignore_index=True)
     if case == "column":
         return bad.rename(columns={"1": "yes"})
     if case == "one":
@@ -113,7 +115,8 @@ def _bad(frame: pd.DataFrame, case: str) -> pd.DataFrame:
 @pytest.mark.parametrize(
     ("case", "said"),
     [
-        ("rows", "rows of probabilities for 398 training rows"),
+        ("rows", "397 rows of probabilities for 398 training rows"),
+        ("more", "more than 398 rows of probabilities for 398 training rows"),
         ("column", "column 'yes' is not a class of 'target'"),
         ("missing", "no column for the class '2' of 'target'"),
         ("one", "one column per class, at least two (it has 1)"),

@@ -166,12 +166,12 @@ def scored(files):
 def test_a_model_known_by_its_scores_is_checked_and_bundled_by_the_scores_hash(run, scored, tmp_path):
     out, bundle = tmp_path / "check.json", tmp_path / "release"
     result = run("check", "--scores", scored / "scores.csv", "--data", scored / "train.csv", "--class", "target", "--holdout", scored / "test.csv",
-                 "--holdout-scores", scored / "held_scores.csv", "--out", out, "--bundle", bundle)  # fmt: skip
+                 "--holdout-scores", scored / "held_scores.csv", "--sensitive", "target", "--out", out, "--bundle", bundle)  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "→ release with conditions" in result.output and "residual_dof: not checked (none): not measured: only the model's outputs" in result.output
     data = json.loads(out.read_text(encoding="utf-8"))
     states = {f["rule"]: f["state"] for f in data["findings"]}
-    assert states["family"] == states["residual_dof"] == states["hyperparameters"] == "not checked"
+    assert states["family"] == states["residual_dof"] == states["hyperparameters"] == states["attribute"] == "not checked"
     assert states["generalisation_gap"] in ("passed", "failed") and states["beat_majority"] == "passed"
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     assert {p.name for p in bundle.iterdir()} == {"check.json", "report.txt", "manifest.json"}  # no scores (per training row) copied

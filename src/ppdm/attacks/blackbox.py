@@ -160,7 +160,9 @@ def read_probabilities(source: pd.DataFrame | str | Path, candidates: int, rows:
     if isinstance(source, (str, Path)):
         from ppdm.files import regular_file
 
-        table = pd.read_csv(regular_file(source, "predicted-probabilities CSV", DataError))
+        table = pd.read_csv(regular_file(source, "predicted-probabilities CSV", DataError), nrows=candidates + 1)  # bounded: one row past the count tells
+        if len(table) > candidates:
+            raise DataError(f"{where}: more than {candidates:,} rows of probabilities for {candidates:,} {rows} (one per row, in order)")
     else:
         table = source
     if len(table) != candidates:
