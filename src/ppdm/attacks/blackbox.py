@@ -153,18 +153,21 @@ class PredictedProbabilities:
         return np.asarray(self.table.to_numpy(float))
 
 
-def read_probabilities(source: pd.DataFrame | str | Path, candidates: int) -> PredictedProbabilities:
+def read_probabilities(source: pd.DataFrame | str | Path, candidates: int, rows: str = "candidates") -> PredictedProbabilities:
     """The predicted probabilities per candidate (a DataFrame or a CSV file: one column per class
-    named by it, one row per candidate in the population's order), checked: numbers in [0, 1]."""
+    named by it, one row per candidate in the population's order), checked: numbers in [0, 1].
+    ``rows``: what the rows are, for the messages (the checker's "training rows")."""
     where = f"{source}" if isinstance(source, (str, Path)) else "the predicted probabilities"
     if isinstance(source, (str, Path)):
         from ppdm.files import regular_file
 
-        table = pd.read_csv(regular_file(source, "predicted-probabilities CSV", DataError))
+        table = pd.read_csv(regular_file(source, "predicted-probabilities CSV", DataError), nrows=candidates + 1)  # bounded: one row past the count tells
+        if len(table) > candidates:
+            raise DataError(f"{where}: more than {candidates:,} rows of probabilities for {candidates:,} {rows} (one per row, in order)")
     else:
         table = source
     if len(table) != candidates:
-        raise DataError(f"{where}: {len(table):,} rows of probabilities for {candidates:,} candidates (one per candidate, in order)")
+        raise DataError(f"{where}: {len(table):,} rows of probabilities for {candidates:,} {rows} (one per row, in order)")
     for column in table.columns:
         values = pd.to_numeric(table[column], errors="coerce")
         bad = values.isna() | (values < 0) | (values > 1)
