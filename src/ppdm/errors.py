@@ -23,6 +23,7 @@ __all__ = [
     "ModelImportError",
     "NotFittedError",
     "NotIdentifiableError",
+    "PolicyError",
     "PpdmError",
     "ReportError",
     "RoutingLimitError",
@@ -147,6 +148,10 @@ def check_options(options: Any) -> None:
 # --------------------------------------------------------------------------------------------
 # Data, hierarchies, trees
 # --------------------------------------------------------------------------------------------
+
+
+class PolicyError(PpdmError, ValueError):
+    """A checker's policy file or mapping that does not follow its schema (one line, naming the key)."""
 
 
 class DataError(PpdmError, ValueError):

@@ -147,3 +147,88 @@ def test_a_skops_mlp_knn_and_svm_are_read_and_an_untrusted_type_refused(files, t
     skops.io.dump({"model": SVC().fit(X, y), "odd": pd.Timedelta(1)}, tmp_path / "odd.skops")
     with pytest.raises(ModelImportError, match="does not load"):
         read_checked(tmp_path / "odd.skops", train, "target")
+
+
+@pytest.fixture(scope="module")
+def scored(files):
+    """A logistic regression built "elsewhere": its predicted probabilities on the training and
+    held-out rows, written as the researcher would hand them over."""
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    train, test = pd.read_csv(files / "train.csv"), pd.read_csv(files / "test.csv")
+    model = LogisticRegression(max_iter=3000).fit(train.drop(columns="target"), train["target"])
+    for name, table in (("scores.csv", train), ("held_scores.csv", test)):
+        pd.DataFrame(model.predict_proba(table.drop(columns="target")), columns=model.classes_).to_csv(files / name, index=False)
+    return files
+
+
+def test_a_model_known_by_its_scores_is_checked_and_bundled_by_the_scores_hash(run, scored, tmp_path):
+    out, bundle = tmp_path / "check.json", tmp_path / "release"
+    result = run("check", "--scores", scored / "scores.csv", "--data", scored / "train.csv", "--class", "target", "--holdout", scored / "test.csv",
+                 "--holdout-scores", scored / "held_scores.csv", "--sensitive", "target", "--out", out, "--bundle", bundle)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "→ release with conditions" in result.output and "residual_dof: not checked (none): not measured: only the model's outputs" in result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    states = {f["rule"]: f["state"] for f in data["findings"]}
+    assert states["family"] == states["residual_dof"] == states["hyperparameters"] == states["attribute"] == "not checked"
+    assert states["generalisation_gap"] in ("passed", "failed") and states["beat_majority"] == "passed"
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    assert {p.name for p in bundle.iterdir()} == {"check.json", "report.txt", "manifest.json"}  # no scores (per training row) copied
+    hashes = {r["role"]: r["sha256"] for r in manifest["referenced"]}
+    for role, name in (("scores", "scores.csv"), ("holdout_scores", "held_scores.csv")):
+        assert hashes[role] == hashlib.sha256((scored / name).read_bytes()).hexdigest() == data["model"]["outputs_only"][role]["sha256"]
+    assert [f["name"] for f in manifest["files"]] == ["check.json", "report.txt"]
+
+
+def _write_bad(folder, case):
+    import numpy as np
+    import pandas as pd
+
+    scores = pd.read_csv(folder / "scores.csv")
+    if case == "rows":
+        scores = scores.iloc[:10]
+    elif case == "column":
+        scores = scores.rename(columns={"1": "benign"})
+    elif case == "range":
+        scores.iloc[2] = [-0.1, 1.1]
+    elif case == "sum":
+        scores.iloc[7] = [0.2, 0.2]
+    elif case == "nan":
+        scores.iloc[9, 1] = np.nan
+    path = folder / f"bad_{case}.csv"
+    scores.to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("rows", "10 rows of probabilities for 398 training rows"),
+        ("column", "column 'benign' is not a class of 'target'"),
+        ("range", "column '0', row 2: -0.1 is not a probability in [0, 1]"),
+        ("sum", "row 7: the probabilities sum to 0.4, not 1"),
+        ("nan", "column '1', row 9: nan is not a probability in [0, 1]"),
+        ("empty", "not a CSV of predicted probabilities"),
+        ("both", "one of them"),
+        ("neither", "one of them"),
+        ("held", "need their scores"),
+    ],
+)
+def test_a_bad_scores_file_ends_with_one_line_and_status_2(run, scored, case, said):
+    data = ["--data", scored / "train.csv", "--class", "target"]
+    if case == "empty":
+        (scored / "empty.csv").write_text("", encoding="utf-8")
+        args = ["--scores", scored / "empty.csv", *data]
+    elif case == "both":
+        args = [scored / "model.skops", "--scores", scored / "scores.csv", *data]
+    elif case == "neither":
+        args = data
+    elif case == "held":
+        args = ["--scores", scored / "scores.csv", *data, "--holdout", scored / "test.csv"]
+    else:
+        args = ["--scores", _write_bad(scored, case), *data]
+    result = run("check", *args)
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and said in lines[0], result.output

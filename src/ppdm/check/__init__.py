@@ -2,7 +2,8 @@
 classifier, and one recommendation per model (:func:`check_model`, ``ppdm check``).
 
 Modules, one check each: :mod:`~ppdm.check.policy` (the policy file, its schema and presets),
-:mod:`~ppdm.check.model` (reading any classifier), :mod:`~ppdm.check.findings` (a rule's answer
+:mod:`~ppdm.check.model` (reading any classifier), :mod:`~ppdm.check.scores` (a model known by
+its predicted probabilities only), :mod:`~ppdm.check.findings` (a rule's answer
 and its strength), :mod:`~ppdm.check.classes` (equivalence classes, zeros, small groups),
 :mod:`~ppdm.check.dof` (residual degrees of freedom), :mod:`~ppdm.check.hyperparameters`,
 :mod:`~ppdm.check.gap` (generalisation gap, the majority class), :mod:`~ppdm.check.audit_evidence`

@@ -3,7 +3,8 @@
 SACRO-ML writes a release folder apart from the training artefacts; ppdm's ``--bundle DIR``
 holds what may leave the environment: the model file (copied byte for byte), the release record
 or the check's JSON, the report, and ``manifest.json`` listing each file's name, size and SHA-256
-(and the policy's). Nothing of the training data goes in. Every file is written whole
+(and the policy's). Nothing of the training data goes in: a model known by its outputs (its
+predicted probabilities per training row) is named by its scores files' hashes, not copied. Every file is written whole
 (:func:`ppdm.files.write_atomic`), none over a file the call read, and a bundle folder that holds
 files other than a previous bundle's is refused (a bundle is never written over inputs).
 """
@@ -35,10 +36,13 @@ def write_bundle(
     texts: Mapping[str, str] | None = None,
     policy: Any = None,
     inputs: Iterable[str | Path] | ReadFiles = (),
+    referenced: Mapping[str, str | Path] | None = None,
 ) -> Path:
     """Write the bundle ``folder``: ``files`` (name in the bundle → a file to copy, e.g. the
     model), ``texts`` (name → text, e.g. the record's JSON) and the manifest; ``policy``: the
-    :class:`~ppdm.check.policy.Policy` cited. Returns the manifest's path."""
+    :class:`~ppdm.check.policy.Policy` cited; ``referenced`` (role → file): files the release
+    answers for but does not hold, hashed in the manifest and not copied (a model known by its
+    outputs: its scores files, which are per training row). Returns the manifest's path."""
     root = Path(folder)
     files, texts = dict(files or {}), dict(texts or {})
     read = inputs if isinstance(inputs, ReadFiles) else ReadFiles(inputs)
@@ -54,10 +58,22 @@ def write_bundle(
         data = text.encode("utf-8")
         write_atomic(root / name, text, inputs=read)
         entries.append({"name": name, "bytes": len(data), "sha256": _sha256(data)})
-    manifest = {"format": "ppdm-bundle", "version": 1, "files": entries, "policy": None if policy is None else {"name": policy.name, "sha256": policy.sha256}}
+    cited = [_referenced(role, source) for role, source in (referenced or {}).items()]
+    manifest = {
+        "format": "ppdm-bundle",
+        "version": 1,
+        "files": entries,
+        "referenced": cited,
+        "policy": None if policy is None else {"name": policy.name, "sha256": policy.sha256},
+    }
     path = root / MANIFEST
     write_atomic(path, json.dumps(manifest, indent=1) + "\n", inputs=read)
     return path
+
+
+def _referenced(role: str, source: str | Path) -> dict[str, Any]:
+    data = Path(source).read_bytes()
+    return {"role": role, "file": str(source), "bytes": len(data), "sha256": _sha256(data), "copied": False}
 
 
 def check_bundle(root: Path, names: list[str], read: ReadFiles | Iterable[str | Path] = ()) -> None:

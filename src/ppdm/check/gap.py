@@ -53,15 +53,18 @@ def _losses(proba: np.ndarray, truth: np.ndarray) -> np.ndarray:
     return -np.log(np.clip(p, 1e-12, 1.0))
 
 
-def gap_checks(model: Checked, data: pd.DataFrame, holdout: pd.DataFrame | None, max_gap: float, train_proba: np.ndarray) -> list[Finding]:
-    """``generalisation_gap`` and ``beat_majority`` (both ``not checked`` without held-out rows)."""
+def gap_checks(
+    model: Checked, data: pd.DataFrame, holdout: pd.DataFrame | None, max_gap: float, train_proba: np.ndarray, held_proba: np.ndarray | None = None
+) -> list[Finding]:
+    """``generalisation_gap`` and ``beat_majority`` (both ``not checked`` without held-out rows);
+    ``held_proba``: the model's probabilities on ``holdout`` when given (a model known by its outputs)."""
     if holdout is None or not len(holdout):
         why = "no held-out rows given (--holdout): the gap and the majority-class comparison are not measured"
         return [Finding("generalisation_gap", "not checked", None, max_gap, "none", why), Finding("beat_majority", "not checked", None, None, "none", why)]
     from scipy.stats import ks_2samp
 
     y_train, y_held = model.truth(data), model.truth(holdout)
-    held_proba = model.proba(holdout)
+    held_proba = model.proba(holdout) if held_proba is None else held_proba
     train_acc = float(np.mean(train_proba.argmax(axis=1) == y_train))
     held_acc = float(np.mean(held_proba.argmax(axis=1) == y_held))
     gap = train_acc - held_acc

@@ -53,6 +53,7 @@ _FAMILIES = {
     "MLPClassifier": "mlp",
     "SVC": "svm", "NuSVC": "svm", "LinearSVC": "linear",
     "KNeighborsClassifier": "knn", "RadiusNeighborsClassifier": "knn",
+    "ScoresOnly": "unknown",  # known by its outputs only (ppdm.check.scores)
 }  # fmt: skip
 
 
@@ -63,7 +64,8 @@ def final_estimator(model: Any) -> Any:
 
 
 def family_of(model: Any) -> str:
-    """``tree``, ``forest``, ``boosting``, ``linear``, ``mlp``, ``svm``, ``knn`` or ``other``."""
+    """``tree``, ``forest``, ``boosting``, ``linear``, ``mlp``, ``svm``, ``knn``, ``other``, or
+    ``unknown`` (a model known by its outputs only)."""
     if isinstance(model, Tree):
         return "tree"
     if is_model(model):
@@ -91,7 +93,7 @@ class Checked:
 
     @property
     def name(self) -> str:
-        return type(self.estimator).__name__
+        return str(getattr(self.estimator, "checker_name", type(self.estimator).__name__))
 
     def features(self, table: pd.DataFrame) -> pd.DataFrame:
         """The model's input columns of ``table`` (every column but the class, in the fitted order when known)."""

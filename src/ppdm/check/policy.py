@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ppdm.attacks.core.target import Certain, Confident, MembersProved, MiaTpr, RiskMeasure, Target
-from ppdm.errors import PpdmError
+from ppdm.errors import PolicyError
 from ppdm.files import load_yaml, note_read, read_text
 
 __all__ = ["PRESETS", "RULES", "FAMILIES", "Policy", "PolicyError", "load_policy", "policy_schema", "read_policy"]
@@ -55,10 +55,6 @@ FAMILIES = ("svm", "knn", "tree", "forest", "boosting", "linear", "mlp", "other"
 
 #: A policy file is small: this many bytes at most.
 MAX_POLICY_BYTES = 64 * 1024
-
-
-class PolicyError(PpdmError, ValueError):
-    """A policy file or mapping that does not follow the schema (one line, naming the key)."""
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,9 @@ The structural checks run on every classifier (:mod:`ppdm.check.classes`, :mod:`
 :mod:`ppdm.check.hyperparameters`, :mod:`ppdm.check.gap`); the audits' evidence joins them when
 given (``audit``: an :class:`ppdm.Audit` of the same model, :mod:`ppdm.check.audit_evidence`), and
 so does any other attack's (``extra``: findings, e.g. a black-box membership attack's for a model
-ppdm cannot read white-box).
+ppdm cannot read white-box). A model built elsewhere may be given by its outputs alone (``scores``:
+its predicted probabilities, :mod:`ppdm.check.scores`): the checks of its outputs run, and those
+that need the model are reported ``not checked``.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ppdm.check.hyperparameters import hyperparameter_check
 from ppdm.check.model import Checked, read_checked
 from ppdm.check.policy import PRESETS, Policy, read_policy
 from ppdm.check.recommend import Recommendation, family_check, recommend
+from ppdm.check.scores import UNMEASURED, Scored, read_scored, unmeasured
 from ppdm.errors import DataError
 
 __all__ = ["FORMAT", "CheckResult", "check_model"]
@@ -73,33 +76,53 @@ def check_model(
     policy: Policy | str | Path | None = None,
     audit: Any = None,
     extra: Sequence[Finding] = (),
+    scores: Any = None,
+    holdout_scores: Any = None,
 ) -> CheckResult:
     """Check ``model`` (a fitted classifier or Pipeline, a ppdm model, or a model file) against
     ``policy`` (default :data:`~ppdm.check.policy.PRESETS` ``["default"]``) on its training table
-    ``data`` and ``holdout`` rows (see the module docstring)."""
+    ``data`` and ``holdout`` rows (see the module docstring). A model built elsewhere and known
+    only by its outputs: ``model=None`` and ``scores`` (its predicted probabilities per training
+    row, a CSV file or DataFrame), ``holdout_scores`` with ``holdout`` (:mod:`ppdm.check.scores`)."""
     rules = read_policy(policy) or PRESETS["default"]
     if class_attribute not in data.columns:
         raise DataError(f"the training table has no class column {class_attribute!r}")
     if holdout is not None and class_attribute not in holdout.columns:
         raise DataError(f"the held-out table has no class column {class_attribute!r}")
-    checked = read_checked(model, data, class_attribute)
-    proba = checked.proba(data)
+    scored = _scored(model, data, class_attribute, holdout, scores, holdout_scores)
+    checked = scored.checked if scored is not None else read_checked(model, data, class_attribute)
+    proba = scored.train if scored is not None else checked.proba(data)
     outputs = output_classes(proba)
     structure = structural_classes(checked, data)
     classes: Classes = structure if structure is not None else outputs
-    findings = [family_check(checked.family, checked.name, rules)]
+    findings = [family_check(checked.family, checked.name, rules) if scored is None else unmeasured("family")]
     findings += class_checks(classes, outputs, rules.min_group_size, rules.zeros_disclosive)
-    findings.append(dof_check(checked, len(data), rules.min_residual_dof))
+    findings.append(dof_check(checked, len(data), rules.min_residual_dof) if scored is None else unmeasured("residual_dof", float(rules.min_residual_dof)))
     if rules.hyperparameter_rules:
-        findings.append(hyperparameter_check(checked, len(data), rules.min_group_size))
-    findings += [f for f in gap_checks(checked, data, holdout, rules.max_generalisation_gap, proba) if rules.beat_majority or f.rule != "beat_majority"]
+        findings.append(hyperparameter_check(checked, len(data), rules.min_group_size) if scored is None else unmeasured("hyperparameters"))
+    held_proba = None if scored is None else scored.holdout
+    gaps = gap_checks(checked, data, holdout, rules.max_generalisation_gap, proba, held_proba)
+    findings += [f for f in gaps if rules.beat_majority or f.rule != "beat_majority"]
     if audit is not None:
         findings += audit_findings(audit, rules)
     findings += list(extra)
     summaries = {"outputs": outputs.summary(rules.min_group_size)}
     if structure is not None:
         summaries["structure"] = structure.summary(rules.min_group_size)
-    count, how = parameter_count(checked)
-    facts = {"estimator": checked.name, "family": checked.family, "source": checked.source, "white_box": checked.ppdm_model is not None,
+    count, how = parameter_count(checked) if scored is None else (None, UNMEASURED)
+    facts: dict[str, Any] = {"estimator": checked.name, "family": checked.family, "source": checked.source, "white_box": checked.ppdm_model is not None,
              "training_rows": len(data), "held_out_rows": None if holdout is None else len(holdout), "parameters": count, "parameters_counted": how}  # fmt: skip
+    if scored is not None:
+        facts["outputs_only"] = scored.files
     return CheckResult(checked, rules, findings, recommend(findings, rules), summaries, facts)
+
+
+def _scored(model: Any, data: pd.DataFrame, class_attribute: str, holdout: pd.DataFrame | None, scores: Any, holdout_scores: Any) -> Scored | None:
+    """The model known by its outputs (``None``: a model given)."""
+    if scores is None:
+        if holdout_scores is not None:
+            raise DataError("held-out scores are a model's outputs known without the model: give scores= (--scores) for the training rows too")
+        return None
+    if model is not None:
+        raise DataError("give a model or its scores (--scores), not both")
+    return read_scored(scores, data, class_attribute, holdout, holdout_scores)

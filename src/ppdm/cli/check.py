@@ -8,15 +8,18 @@ from typing import Any
 import click
 
 from ppdm.cli.common import check_outputs, command_options, console, csv_options, handles_errors, main, read_csv
+from ppdm.errors import PpdmError
 
 POLICY_HELP = "The risk appetite: a preset (default, acro, strict) or a policy YAML file (docs/checker.md). Default: default."
 
 
 @main.command("check")
-@click.argument("model_file", type=click.Path(path_type=Path))
+@click.argument("model_file", type=click.Path(path_type=Path), required=False)
 @click.option("--data", type=click.Path(path_type=Path), required=True, help="The training table (CSV), with the class column.")
 @click.option("--class", "--class-attribute", "class_attribute", required=True, help="The class column.")
 @click.option("--holdout", type=click.Path(path_type=Path), help="Held-out rows (CSV) for the generalisation gap and the majority-class test.")
+@click.option("--scores", type=click.Path(path_type=Path), help="Instead of MODEL_FILE, a model built elsewhere known by its outputs: a CSV of its predicted probabilities per --data row (one column per class, named by it, rows in order). The rules that need the model are reported not checked.")
+@click.option("--holdout-scores", type=click.Path(path_type=Path), help="With --scores and --holdout: the model's predicted probabilities per held-out row.")
 @click.option("--policy", default="default", show_default=True, help=POLICY_HELP)
 @click.option("--sensitive", help="Also audit what the model discloses about this column (the white-box audit of the tree models ppdm reads): the policy's attribute target joins the findings.")
 @click.option("--known", help="With --sensitive: the columns the attacker knows, comma-separated (default: every other column, the class included).")
@@ -27,10 +30,10 @@ POLICY_HELP = "The risk appetite: a preset (default, acro, strict) or a policy Y
 @csv_options
 @handles_errors
 def check_command(
-    model_file: Path, data: Path, class_attribute: str, holdout: Path | None, policy: str, sensitive: str | None, known: str | None, exact: bool,
-    out: Path | None, bundle: Path | None, quiet: bool,
+    model_file: Path | None, data: Path, class_attribute: str, holdout: Path | None, scores: Path | None, holdout_scores: Path | None, policy: str,
+    sensitive: str | None, known: str | None, exact: bool, out: Path | None, bundle: Path | None, quiet: bool,
 ) -> None:
-    """Check a trained classifier (.skops, or any model file ppdm reads) against a TRE's policy: structural checks and one recommendation."""
+    """Check a trained classifier (.skops, any model file ppdm reads, or --scores: its predicted probabilities) against a TRE's policy: structural checks and one recommendation."""
     import json
 
     from ppdm.check import check_model
@@ -40,16 +43,23 @@ def check_command(
 
     command_options(class_attribute="--class")
     check_outputs(out)
-    names = [model_file.name, "check.json", "report.txt"]
+    if (model_file is None) == (scores is None):
+        raise PpdmError("give the model file or --scores PROBABILITIES.csv (a model known by its outputs), one of them")
+    given = [p for p in (model_file, data, holdout, scores, holdout_scores) if p is not None]
+    names = [*([model_file.name] if model_file else []), "check.json", "report.txt"]
     if bundle is not None:
-        check_bundle(bundle, names, [model_file, data, *([holdout] if holdout else []), *([out] if out else [])])
+        check_bundle(bundle, names, [*given, *([out] if out else [])])
     with recording_reads() as read:
         table, _ = read_csv(data)
         held = read_csv(holdout)[0] if holdout is not None else None
-        checked = read_checked(model_file, table, class_attribute)
-        audited, extra = _attribute_audit(checked, table, sensitive, known, exact, policy)
-        result = check_model(checked, table, class_attribute=class_attribute, holdout=held, policy=policy, audit=audited, extra=extra)
-    inputs = ReadFiles([model_file, data, *([holdout] if holdout else [])])
+        if scores is not None:
+            result = check_model(None, table, class_attribute=class_attribute, holdout=held, policy=policy, scores=scores, holdout_scores=holdout_scores,
+                                 extra=_attribute_audit(None, table, sensitive, known, exact, policy)[1])  # fmt: skip
+        else:
+            checked = read_checked(model_file, table, class_attribute)
+            audited, extra = _attribute_audit(checked, table, sensitive, known, exact, policy)
+            result = check_model(checked, table, class_attribute=class_attribute, holdout=held, policy=policy, audit=audited, extra=extra)
+    inputs = ReadFiles(given)
     inputs.update(read)
     text = json.dumps(result.to_dict(), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     if not quiet:
@@ -60,7 +70,10 @@ def check_command(
         if not quiet:
             console.print(f"wrote {out}", highlight=False)
     if bundle is not None:
-        manifest = write_bundle(bundle, files={names[0]: model_file}, texts={names[1]: text, names[2]: "\n".join(result.lines()) + "\n"}, policy=result.policy, inputs=inputs)
+        texts = {"check.json": text, "report.txt": "\n".join(result.lines()) + "\n"}
+        referenced = {"scores": scores, **({"holdout_scores": holdout_scores} if holdout_scores else {})} if scores else {}
+        copied = {model_file.name: model_file} if model_file else {}
+        manifest = write_bundle(bundle, files=copied, texts=texts, referenced=referenced, policy=result.policy, inputs=inputs)
         if not quiet:
             console.print(f"wrote the bundle {bundle} ({manifest.name})", highlight=False)
 
@@ -72,6 +85,9 @@ def _attribute_audit(checked: Any, table: Any, sensitive: str | None, known: str
 
     if sensitive is None:
         return None, []
+    if checked is None:
+        why = "not measured: only the model's outputs were given (an attribute audit needs the model, white-box or black-box)"
+        return None, [Finding("attribute", "not checked", None, None, "none", why)]
     if checked.ppdm_model is None:
         why = f"{checked.name} is not a tree model ppdm reads white-box: its attribute audit needs a black-box attack, not run here"
         return None, [Finding("attribute", "not checked", None, None, "none", why)]

@@ -34,7 +34,7 @@ from ppdm.attacks.membership.lira import lira_offline, lira_online
 from ppdm.attacks.membership.mia_confidence import confidence_scores, true_class_confidence
 from ppdm.attacks.membership.rmia import GAMMA, OFFLINE_A, rmia_scores
 from ppdm.attacks.membership.shadow_models import ShadowTable, shadow_confidences
-from ppdm.errors import DataError, PpdmError, shown
+from ppdm.errors import DataError, PpdmError, check_options, shown
 from ppdm.metrics.membership import FPRS, membership_metrics
 
 __all__ = [
@@ -69,6 +69,7 @@ class BlackboxOptions:
     fixed_variance: bool | None = None
 
     def __post_init__(self) -> None:
+        check_options(self)
         unknown = [a for a in self.attacks if a not in ATTACKS]
         if unknown:
             raise PpdmError(f"unknown black-box attack {unknown[0]!r} (choose from: {', '.join(ATTACKS)})")
@@ -152,18 +153,21 @@ class PredictedProbabilities:
         return np.asarray(self.table.to_numpy(float))
 
 
-def read_probabilities(source: pd.DataFrame | str | Path, candidates: int) -> PredictedProbabilities:
+def read_probabilities(source: pd.DataFrame | str | Path, candidates: int, rows: str = "candidates") -> PredictedProbabilities:
     """The predicted probabilities per candidate (a DataFrame or a CSV file: one column per class
-    named by it, one row per candidate in the population's order), checked: numbers in [0, 1]."""
+    named by it, one row per candidate in the population's order), checked: numbers in [0, 1].
+    ``rows``: what the rows are, for the messages (the checker's "training rows")."""
     where = f"{source}" if isinstance(source, (str, Path)) else "the predicted probabilities"
     if isinstance(source, (str, Path)):
         from ppdm.files import regular_file
 
-        table = pd.read_csv(regular_file(source, "predicted-probabilities CSV", DataError))
+        table = pd.read_csv(regular_file(source, "predicted-probabilities CSV", DataError), nrows=candidates + 1)  # bounded: one row past the count tells
+        if len(table) > candidates:
+            raise DataError(f"{where}: more than {candidates:,} rows of probabilities for {candidates:,} {rows} (one per row, in order)")
     else:
         table = source
     if len(table) != candidates:
-        raise DataError(f"{where}: {len(table):,} rows of probabilities for {candidates:,} candidates (one per candidate, in order)")
+        raise DataError(f"{where}: {len(table):,} rows of probabilities for {candidates:,} {rows} (one per row, in order)")
     for column in table.columns:
         values = pd.to_numeric(table[column], errors="coerce")
         bad = values.isna() | (values < 0) | (values > 1)

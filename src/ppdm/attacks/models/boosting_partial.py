@@ -49,7 +49,7 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError
+from ppdm.errors import DataError, check_options
 from ppdm.maxent.solvers.completion_dual import CompletionDualOptions, CompletionSolution, ScalingOptions, scale_completions, solve_completions
 from ppdm.maxent.table.boosting_completions import (
     CompletionRows,
@@ -93,6 +93,9 @@ class CompletionOptions:
     scaling: ScalingOptions = ScalingOptions()
     #: ``"scaling"`` (cyclic iterative scaling) or ``"lbfgs"`` (the ridge dual).
     solver: str = "scaling"
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 def completions_attack(

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from ppdm.attacks.models.forest_sampled import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
-from ppdm.errors import PpdmError
+from ppdm.errors import PpdmError, check_options
 from ppdm.exact.options import SearchOptions
 
 __all__ = ["AuditOptions", "Missing"]
@@ -61,6 +61,7 @@ class AuditOptions:
     search: SearchOptions | None = None
 
     def __post_init__(self) -> None:
+        check_options(self)
         if self.forest is not None and not isinstance(self.forest, ForestAuditOptions):
             raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
         if self.search is not None and not isinstance(self.search, SearchOptions):

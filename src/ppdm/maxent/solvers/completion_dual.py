@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
+from ppdm.errors import check_options
 from ppdm.maxent.table.boosting_completions import CompletionRows, Features, row_values
 
 __all__ = ["CompletionDualOptions", "CompletionSolution", "solve_completions"]
@@ -47,6 +48,9 @@ class CompletionDualOptions:
     max_iterations: int = 400
     time_limit: float | None = 40.0
     gtol: float = 1e-9
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 @dataclass
@@ -155,6 +159,9 @@ class ScalingOptions:
     step_cap: float = 4.0
     damping: float = 1.0
     time_limit: float | None = 30.0
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
 
 
 def _normalise(logm: np.ndarray, start: np.ndarray, group_w: np.ndarray) -> np.ndarray:
