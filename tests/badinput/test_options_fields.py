@@ -46,7 +46,17 @@ def test_a_flag_that_is_not_true_or_false_is_refused_naming_the_field(cls, name,
         cls(**{name: bad})
 
 
-NUMBERS = _fields("int") + _fields("float") + _fields("float | None") + _fields("int | None")
+# AuditOptions' budgets speak as ppdm.audit's keywords of the same names (test_python_api.py)
+NUMBERS = [(c, n) for c, n in _fields("int") + _fields("float") + _fields("float | None") + _fields("int | None") if c.__name__ != "AuditOptions"]
+
+
+def test_the_audits_budgets_are_named_as_its_keywords():
+    from ppdm.attacks.models.options import AuditOptions
+
+    for name in ("time_limit", "exact_time_limit"):
+        for bad in ("5", -1, float("nan")):
+            with pytest.raises(PpdmError, match=rf"^{name} must be a finite number of seconds >= 0, got"):
+                AuditOptions(**{name: bad})
 
 
 @pytest.mark.parametrize(("cls", "name"), NUMBERS, ids=lambda v: v if isinstance(v, str) else v.__name__)

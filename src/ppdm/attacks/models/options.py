@@ -15,12 +15,13 @@ default overrides the options' value (:meth:`AuditOptions.with_keywords`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from ppdm.attacks.models.forest_sampled import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
-from ppdm.errors import PpdmError, check_options
+from ppdm.errors import PpdmError, check_flags, check_options
 from ppdm.exact.options import SearchOptions
 
 __all__ = ["AuditOptions", "Missing"]
@@ -61,6 +62,10 @@ class AuditOptions:
     search: SearchOptions | None = None
 
     def __post_init__(self) -> None:
+        for name in ("time_limit", "exact_time_limit"):  # named as ppdm.audit's keywords of the same names
+            seconds = getattr(self, name)
+            if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
+                raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
         check_options(self)
         if self.forest is not None and not isinstance(self.forest, ForestAuditOptions):
             raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
@@ -75,6 +80,7 @@ class AuditOptions:
         if unknown:
             raise PpdmError(f"AuditOptions has no option {unknown[0]!r} (options: {', '.join(defaults)})")
         changed = {k: v for k, v in given.items() if not _same(v, defaults[k])}
+        check_flags(**{f.name: changed[f.name] for f in fields(AuditOptions) if f.name in changed and str(f.type) == "bool"})  # named as given
         return replace(self, **changed) if changed else self
 
     @property
