@@ -159,3 +159,48 @@ def test_search_with_pairs_first_proves_exactly_the_certain_values(case) -> None
     values = datasets.reshape(len(datasets), problem.n_groups, 2)
     certain = (values.min(axis=0) == problem.sizes[:, None]).any(axis=1)
     assert np.array_equal(bounds.certain_groups, certain)
+
+
+def _every_row_rounds(var_group: np.ndarray, sizes: np.ndarray, rows: list, rounds: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """The reference: every round reads every row (Jacobi), dense, straight from the module's rule."""
+    n = len(var_group)
+    A = np.vstack([np.eye(len(sizes), dtype=np.int64)[:, var_group]] + [np.asarray(sp.csr_matrix(r[0]).todense(), dtype=np.int64) for r in rows])
+    b = np.concatenate([np.asarray(sizes, dtype=np.int64)] + [np.asarray(r[1], dtype=np.int64) for r in rows])
+    eq = np.concatenate([np.ones(len(sizes), bool)] + [np.full(len(r[1]), r[2] == "eq") for r in rows])
+    lo, hi = np.zeros(n, dtype=np.int64), np.asarray(sizes, dtype=np.int64)[var_group]
+    for _ in range(rounds):
+        new_lo, new_hi = lo.copy(), hi.copy()
+        for i, j in zip(*np.nonzero(A)):
+            a = A[i, j]
+            least = sum(A[i, k] * (lo[k] if A[i, k] > 0 else hi[k]) for k in np.flatnonzero(A[i])) - a * (lo[j] if a > 0 else hi[j])
+            most = sum(A[i, k] * (hi[k] if A[i, k] > 0 else lo[k]) for k in np.flatnonzero(A[i])) - a * (hi[j] if a > 0 else lo[j])
+            up, down = b[i] - least, (b[i] - most if eq[i] else None)  # a x in [down, up]
+            if a > 0:
+                new_hi[j] = min(new_hi[j], up // a)
+                new_lo[j] = new_lo[j] if down is None else max(new_lo[j], -(-down // a))
+            else:
+                new_lo[j] = max(new_lo[j], -(-up // a))
+                new_hi[j] = new_hi[j] if down is None else min(new_hi[j], down // a)
+        if np.array_equal(new_lo, lo) and np.array_equal(new_hi, hi):
+            break
+        lo, hi = new_lo, new_hi
+        if (lo > hi).any():
+            break
+    return lo, hi
+
+
+@given(problems())
+@SETTINGS
+def test_rounds_over_the_moved_rows_give_the_every_row_rounds(case) -> None:  # type: ignore[no-untyped-def]
+    problem, _ = case
+    rows = _rows(problem)
+    want = _every_row_rounds(problem.var_group, problem.sizes, rows)
+    import ppdm.exact.propagate as module
+
+    for chunk in (module.CHUNK, 3):  # 3 entries: rows read in several runs a round
+        saved, module.CHUNK = module.CHUNK, chunk
+        try:
+            got = propagate(problem.var_group, problem.sizes, rows)
+        finally:
+            module.CHUNK = saved
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

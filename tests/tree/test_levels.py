@@ -66,3 +66,25 @@ def test_every_row_lands_where_a_walk_down_the_tree_takes_it(seed):
 def test_a_single_leaf_tree_puts_every_row_at_the_root():
     tree = Tree([Node(0, None, 0, 0, np.array([1.0, 1.0]))], [Attribute("x", "numeric")], ["n", "y"], class_attribute="y")
     assert tree.apply(pd.DataFrame({"x": [1.0, 2.0]})).tolist() == [0, 0]
+
+
+def test_a_forest_routes_its_trees_over_the_columns_stacked_once():
+    # trees reading different columns (one only x, one a single leaf) and the forest's columns
+    # stacked once in another order: each tree's leaves as its own walk finds them
+    from ppdm.tree.forest import Forest
+
+    rng = np.random.default_rng(7)
+    trees = [_random_tree(rng, depth=5) for _ in range(4)]
+    attrs = list(trees[0].attributes.values())
+    root = Node(0, None, 0, 0, np.array([1.0, 1.0]), ThresholdSplit("x", 0.0, default=1), [1, 2])
+    only_x = Tree([root, Node(1, 0, 1, 0, np.array([1.0, 0.0])), Node(2, 0, 1, 1, np.array([0.0, 1.0]))], attrs, ["n", "y"], class_attribute="y")
+    leaf = Tree([Node(0, None, 0, 0, np.array([1.0, 1.0]))], attrs, ["n", "y"], class_attribute="y")
+    forest = Forest([*trees, only_x, leaf], "vote")
+    n = 200
+    frame = pd.DataFrame({
+        "z": rng.normal(size=n),
+        "x": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        "color": rng.choice([*COLORS, "purple", None], size=n),
+    })
+    want = np.array([[_walk(t, row) for t in forest.trees] for _, row in frame.iterrows()])
+    assert np.array_equal(forest.apply(frame), want)

@@ -49,6 +49,7 @@ import pandas as pd
 
 from ppdm.errors import PpdmError
 from ppdm.tree.disclosure import Disclosure
+from ppdm.tree.levels import stack
 from ppdm.tree.model import Attribute, Tree, TreeModel, encode_columns, facts_html, published_quantities
 
 COMBINES = ("vote", "mean-proba", "additive", "mean")
@@ -232,10 +233,10 @@ class Forest(TreeModel):
 
     def apply(self, X: pd.DataFrame) -> np.ndarray:
         """The leaf each row of ``X`` lands in, per tree (rows × trees)."""
-        encoded = self.encode(X)
+        stacked = stack(self.encode(X), len(X))  # the columns laid out once for every tree
         out = np.empty((len(X), self.n_trees), dtype=np.intp)
         for i, tree in enumerate(self.trees):
-            out[:, i] = tree.apply_encoded(encoded, len(X))
+            out[:, i] = tree.apply_encoded(stacked, len(X))
         return out
 
     def apply_all(self, X: pd.DataFrame) -> np.ndarray:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ppdm.errors import DataError
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.levels import flat_routing, route
+from ppdm.tree.levels import Stacked, flat_routing, route
 from ppdm.tree.splits import Prefix, Scalar, Split, ThresholdSplit
 
 
@@ -281,9 +281,10 @@ class Tree(TreeModel):
         """The leaf each row of ``X`` lands in, as a forest of one: rows × 1 (see :meth:`Forest.apply_all`)."""
         return self.apply(X)[:, None]
 
-    def apply_encoded(self, encoded: Mapping[str, np.ndarray], n_rows: int) -> np.ndarray:
-        """:meth:`apply` on columns already encoded as :meth:`encode` gives them: every row at
-        once, one level per step (:mod:`ppdm.tree.levels`)."""
+    def apply_encoded(self, encoded: Mapping[str, np.ndarray] | Stacked, n_rows: int) -> np.ndarray:
+        """:meth:`apply` on columns already encoded as :meth:`encode` gives them (or stacked once
+        for a forest's trees, :func:`ppdm.tree.levels.stack`): every row at once, one level per
+        step (:mod:`ppdm.tree.levels`)."""
         return route(flat_routing(self.nodes, {name: a.categories for name, a in self.attributes.items()}), encoded, n_rows)
 
     def branch_of(self, split: Split, values: np.ndarray) -> np.ndarray:
