@@ -44,7 +44,7 @@ def audited_facts(
     published = (membership or {}).get("published")
     facts = [{"label": "model", "text": published if view is None and published else model_words(view)}]
     summary = attacks[0]["summary"] if attacks else (membership or {}).get("summary", {})
-    trees = trees_words(view, summary)
+    trees = trees_words(view, summary) if summary.get("white_box", True) else str(summary.get("trees_used", ""))
     if trees:
         facts.append({"label": _trees_label(summary), "text": trees})
     if attacks:
@@ -53,7 +53,8 @@ def audited_facts(
     if membership is not None:
         s = membership["summary"]
         among = f"{s['published_members']:,} of them" if s.get("complete", True) else f"some of the {s['published_members']:,}"
-        facts.append({"label": "candidates", "text": f"{words.people(s['candidates'])}, {among} training records by the model's counts"})
+        counted = f", {among} training records by the model's counts" if s.get("white_box", True) else " (the model publishes no training count)"
+        facts.append({"label": "candidates", "text": f"{words.people(s['candidates'])}{counted}"})
         facts.append({"label": "question", "text": f"was each candidate in the training set? ({s.get('threat', 'the attacker holds each candidate’s record')})"})
         if s.get("trees_used") and attacks:  # alone, the membership audit's scope is the trees line above
             facts.append({"label": "counts read" if published else "trees read", "text": str(s["trees_used"])})

@@ -61,9 +61,10 @@ def section_html(section: dict[str, Any]) -> str:
             "P(member) or more, against an attacker without the model, who holds everyone at the member share.</figcaption></figure>"
         )
     seconds = f" Audited in {s['seconds']:.1f} s." if s.get("seconds") is not None else ""
+    trained = f"the model was trained on {words.records(s['published_members'])}" if s.get("white_box", True) else "the model publishes no training count"
     return (
         f'<section id="membership" class="attack"><h2>{escape(TITLE)}</h2>'
-        f'<p class="note">{words.candidates(s["candidates"])}; the model was trained on {words.records(s["published_members"])}.{seconds}</p>'
+        f'<p class="note">{words.candidates(s["candidates"])}; {trained}.{seconds}</p>'
         f"{_counts(s)}{_attacks(section.get('attacks') or [])}{figure}{_leaves(section['leaves'], 'rules' if section.get('published') else 'leaves')}{_proved_rows(section['proved_member_rows'])}</section>"
     )
 
