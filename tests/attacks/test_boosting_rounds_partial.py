@@ -232,8 +232,8 @@ def test_the_sampled_estimate_says_which_rounds_it_read(adult_boosted):
 def test_a_stalled_solve_widens_the_leaf_value_rows_before_leaving_them_out(adult_boosted, monkeypatch):
     """The explicit estimate reads every round under partial knowledge; where the solver stalls on
     the leaf-value intervals it widens them (a relaxation the truth still meets), and says so."""
-    from ppdm.attacks.models import forest_maxent
     from ppdm.attacks.core.threat import ThreatModel
+    from ppdm.attacks.models import forest_maxent
     from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.errors import InfeasibleError
     from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
