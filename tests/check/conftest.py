@@ -1,9 +1,14 @@
-"""The checker's audit case: the shared small Nursery table and its depth-3 tree, audited."""
+"""The checker's cases: the shared small Nursery table and its depth-3 tree, audited; the breast-cancer
+table split into training and held-out rows (the class as ``target``)."""
 
 import pytest
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import train_test_split
 from small_nursery import FEATURES, small_nursery, small_tree
 
 import ppdm
+
+CLASS = "target"
 
 
 @pytest.fixture(scope="session")
@@ -15,3 +20,12 @@ def report_audit():
     threat = ppdm.ThreatModel(sensitive="class", known=FEATURES)
     done = ppdm.audit(tree, frame, threat, progress=False)
     return tree, frame, threat, done.estimate
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    """``(X_train, y_train, train, held_out)``: breast cancer's first 8 columns, 30 % held out, stratified."""
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:, :8]
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    return Xtr, ytr, Xtr.assign(**{CLASS: ytr.to_numpy()}), Xte.assign(**{CLASS: yte.to_numpy()})

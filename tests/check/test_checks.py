@@ -9,11 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_breast_cancer
 from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.neural_network import MLPClassifier
 from sklearn.svm import SVC
@@ -27,14 +25,6 @@ from ppdm.check.policy import load_policy
 from ppdm.check.recommend import CONDITIONAL, REJECT, RELEASE, recommend
 
 CLASS = "target"
-
-
-@pytest.fixture(scope="module")
-def cancer():
-    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
-    X = X.iloc[:, :8]
-    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
-    return Xtr, ytr, Xtr.assign(**{CLASS: ytr.to_numpy()}), Xte.assign(**{CLASS: yte.to_numpy()})
 
 
 def _check(model, cancer, holdout=True, policy=None):

@@ -8,10 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_breast_cancer
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
 from ppdm.check import check_model
@@ -22,14 +20,6 @@ from ppdm.errors import DataError
 CLASS = "target"
 OUTPUT_RULES = ("min_group_size", "class_disclosure", "small_groups", "generalisation_gap", "beat_majority")
 MODEL_RULES = ("family", "residual_dof", "hyperparameters")
-
-
-@pytest.fixture(scope="module")
-def cancer():
-    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
-    X = X.iloc[:, :8]
-    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
-    return Xtr, ytr, Xtr.assign(**{CLASS: ytr.to_numpy()}), Xte.assign(**{CLASS: yte.to_numpy()})
 
 
 def _scores(model, X):
