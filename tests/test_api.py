@@ -232,8 +232,8 @@ def table():
 
 
 def test_the_cli_default_exact_budget_is_the_library_s():
-    from ppdm.attacks.models.options import AuditOptions
     from ppdm.cli.audit import DEFAULT_EXACT_SECONDS
+    from ppdm.pipeline.options import AuditOptions
 
     assert DEFAULT_EXACT_SECONDS == AuditOptions().exact_seconds
 

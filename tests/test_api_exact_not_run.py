@@ -92,8 +92,8 @@ def test_a_subset_of_trees_is_offered_only_when_it_fits(per_tree, offered):
 
 
 def test_the_whole_refusal_is_given_when_the_estimate_does_not_say_it():
-    from ppdm.api import _not_run
     from ppdm.errors import RoutingLimitError
+    from ppdm.pipeline.prove import not_run as _not_run
 
     why = RoutingLimitError("the forest's unknown split attributes 'a' (3 cells) make 3 cells …: 90 leaves to route (at most 40)", "declare more columns known")
     assert _not_run(why, "") == f"exact audit not run: {why}"

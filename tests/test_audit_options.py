@@ -9,11 +9,11 @@ import pytest
 
 import ppdm
 from ppdm.attacks.models.forest_sampled import ForestAuditOptions
-from ppdm.attacks.models.options import AuditOptions
 from ppdm.errors import ArgumentTypeError, PpdmError
 from ppdm.exact.options import SearchOptions
 from ppdm.learn import ID3Classifier
 from ppdm.maxent.solvers.sampled import SampledOptions
+from ppdm.pipeline.options import AuditOptions
 
 from families import FAMILIES, tiny_table
 

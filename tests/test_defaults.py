@@ -37,10 +37,10 @@ def test_the_budgets_are_the_ones_the_library_and_the_cli_use():
     import inspect
 
     from ppdm.attacks.models.forest_sampled import ForestAuditOptions
-    from ppdm.attacks.models.options import AuditOptions
     from ppdm.attacks.models.regression import LP_SECONDS
     from ppdm.cli.audit import DEFAULT_EXACT_SECONDS, FOREST_SECONDS
     from ppdm.defend.search import defend
+    from ppdm.pipeline.options import AuditOptions
 
     assert AuditOptions().exact_seconds is defaults.EXACT_SECONDS and DEFAULT_EXACT_SECONDS is defaults.EXACT_SECONDS
     assert FOREST_SECONDS is defaults.FOREST_SECONDS and ForestAuditOptions().solve.time_limit == defaults.FOREST_SECONDS

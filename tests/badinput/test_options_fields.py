@@ -51,7 +51,7 @@ NUMBERS = [(c, n) for c, n in _fields("int") + _fields("float") + _fields("float
 
 
 def test_the_audits_budgets_are_named_as_its_keywords():
-    from ppdm.attacks.models.options import AuditOptions
+    from ppdm.pipeline.options import AuditOptions
 
     for name in ("time_limit", "exact_time_limit"):
         for bad in ("5", -1, float("nan")):

@@ -1,0 +1,93 @@
+"""The question of membership: a population of candidates, its truth (a member column or the training rows' identifiers), the white-box audit and the black-box attacks (:mod:`ppdm.attacks.membership.audit`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.membership.audit import MembershipOptions, members_by_id, membership_attack, with_blackbox
+from ppdm.errors import DataError, ModelImportError, PpdmError, advising
+from ppdm.pipeline.findings import Findings
+from ppdm.pipeline.read import as_model, as_rules, as_table
+
+
+@dataclass
+class Population:
+    """The candidates of a membership audit, the truth when known and where it came from."""
+
+    table: pd.DataFrame
+    truth: str | np.ndarray | None
+    hidden: list[str]
+    details: dict[str, Any]
+
+
+def membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None) -> Population:
+    """The population and its truth: a member column, or the training rows' identifiers."""
+    table = as_table(population)
+    column = member_column if member_column is not None and member_column in table.columns else None
+    if member_ids is None:
+        if id_column is not None:
+            raise PpdmError("id_column= names the candidates' identifiers for member_ids=: give the training rows' identifiers too")
+        return Population(table, column, [column] if column else [], {})
+    if id_column is None:
+        raise advising(
+            PpdmError("member_ids= are matched against the population's identifier column: give id_column= (e.g. 'ID')"),
+            "give id_column= (e.g. 'ID')", "id_column", "give the population's column of identifiers",
+        )
+    if column is not None:
+        raise PpdmError(f"two truths: the population's column {column!r} and member_ids=; give one")
+    ids = read_ids(member_ids, id_column) if isinstance(member_ids, (str, Path)) else member_ids
+    members, details = members_by_id(table, id_column, ids)
+    return Population(table, members, [id_column], details)
+
+
+def read_ids(path: str | Path, id_column: str) -> Any:
+    """Identifiers from a CSV with the column ``id_column`` or a file of one identifier per line."""
+    file = Path(path)
+    if not file.is_file():
+        raise DataError(f"{file}: no such file of training-row identifiers")
+    first = file.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+    header = [h.strip() for h in first[0].split(",")] if first else []
+    if id_column in header:
+        return pd.read_csv(file, usecols=[id_column], dtype=str)[id_column].dropna()
+    if len(header) > 1:
+        raise DataError(f"{file}: a CSV of identifiers needs the column {id_column!r} (it has {', '.join(header[:6])})")
+    return pd.read_csv(file, header=None, dtype=str)[0].dropna()
+
+
+def membership_audit(
+    model: Any, data: Any, population: Population, class_known: bool | None, class_attribute: str | None,
+    proof_seconds: float | None, estimate_seconds: float | None, sample: bool = False, reference: Any = None, blackbox: Any = None,
+) -> Findings:
+    """The membership audit of ``population`` (see :func:`audit`; ``sample``: it holds some of the
+    training records only, the published counts then upper bounds)."""
+    from dataclasses import replace
+
+    if data is not None:
+        raise PpdmError("membership= audits a population of candidates: leave data out (the truth is the population's member column)")
+    table, truth = population.table, population.truth
+    candidates = table.drop(columns=population.hidden)
+    try:
+        published = as_rules(model) or as_model(model, candidates, class_attribute)
+    except ModelImportError:
+        if blackbox is False or not (hasattr(model, "predict_proba") or isinstance(blackbox, (pd.DataFrame, str, Path))):
+            raise
+        published = None  # not readable as trees: the black-box attacks alone
+    options = MembershipOptions()
+    if proof_seconds is not None:
+        options = replace(options, proof=replace(options.proof, time_limit=float(proof_seconds)))
+    if estimate_seconds is not None:
+        options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
+    audited = table if isinstance(truth, str) else candidates  # a truth column is read by name; identifiers are not the attacker's
+    result = None if published is None else membership_attack(published, audited, class_known=class_known, truth=truth, complete=not sample, options=options)
+    klass = class_attribute or getattr(published, "class_attribute", None)
+    ref = as_table(reference) if reference is not None else None
+    result = with_blackbox(result, model, audited, truth, class_attribute=klass, class_known=class_known, reference=ref, options=blackbox)
+    result.details.update(population.details)
+    return Findings(published if published is not None else model, ThreatModel(), table, membership=result)
+
