@@ -380,10 +380,10 @@ def audit(
     and wants the class), resolved once against ``data`` and handed to every step.
 
     ``options``: how the audit runs (:class:`~ppdm.pipeline.options.AuditOptions`: the estimate
-    and the exact proof, what the estimate reads, missing values, the time budgets and the
-    nested solver options, each default documented there); ``estimate``, ``exact``, ``labels``,
-    ``internal``, ``missing``, ``time_limit``, ``exact_time_limit`` and ``exact_detail`` are its
-    fields, and each given here other than its default overrides it (past a forest's
+    and the exact proof, the estimate's ``method`` and what it reads, missing values, the time
+    budgets and the nested solver options, each default documented there); ``estimate``,
+    ``exact``, ``labels``, ``internal``, ``missing``, ``time_limit``, ``exact_time_limit``,
+    ``exact_detail``, ``policy`` and ``blackbox`` are its fields, and each given here other than its default overrides it (past a forest's
     ``time_limit``: the solver's best point, status ``inaccurate``, only what is proved held
     certain; a table too large to build: the pooled estimate, ``details["note"]``). ``progress``: who hears the long steps
     (:mod:`ppdm.progress`: by default lines on standard error after a couple of seconds;
@@ -423,17 +423,17 @@ def audit(
 
     how = options_of(options).with_keywords(
         estimate=estimate, exact=exact, labels=labels, internal=internal, missing=missing, time_limit=time_limit,
-        exact_time_limit=exact_time_limit, exact_detail=exact_detail,
+        exact_time_limit=exact_time_limit, exact_detail=exact_detail, policy=policy, blackbox=blackbox,
     )  # fmt: skip
     with recording_reads() as read:
-        target, rules = with_policy(policy, target, membership is not None)
+        target, rules = with_policy(how.policy, target, membership is not None)
         found = run(
             model, data, threat, how, hearing(progress, solver_progress, exact_progress), membership=membership, member_column=member_column,
             member_ids=member_ids, id_column=id_column, class_known=class_known, class_attribute=class_attribute, sample=sample, trees=trees,
-            reference=reference, holdout=holdout, client=client, tolerance=tolerance, domain=domain, target=target, blackbox=blackbox,
+            reference=reference, holdout=holdout, client=client, tolerance=tolerance, domain=domain, target=target,
         )  # fmt: skip
     done = _targeted(_viewed(found), target)
-    read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout, blackbox) if isinstance(v, (str, Path))))
+    read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout, how.blackbox) if isinstance(v, (str, Path))))
     done.read = read
     return cite_policy(done, rules)
 

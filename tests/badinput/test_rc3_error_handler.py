@@ -25,22 +25,22 @@ from ppdm.cli import main
     ids=["ENOSPC", "EFBIG", "EIO", "RecursionError", "MemoryError"],
 )
 def test_an_error_beneath_the_audit_is_one_line(world, refuse, monkeypatch, error, needle):
-    import ppdm.pipeline.run
+    from ppdm.pipeline.estimate import ROADS
 
     def broken(*args, **kwargs):
         raise error
 
-    monkeypatch.setattr(ppdm.pipeline.run, "estimate", broken)
+    monkeypatch.setitem(ROADS, "auto", broken)  # the default road fails
     refuse(["audit", "--tree", world.tree, "--data", world.data, "-q"], needle)
 
 
 def test_an_unanticipated_error_is_one_line_and_debug_shows_its_trace(world, monkeypatch):
-    import ppdm.pipeline.run
+    from ppdm.pipeline.estimate import ROADS
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("x" * 100_000)
 
-    monkeypatch.setattr(ppdm.pipeline.run, "estimate", broken)
+    monkeypatch.setitem(ROADS, "auto", broken)  # the default road fails
     args = ["audit", "--tree", str(world.tree), "--data", str(world.data), "-q"]
     result = CliRunner().invoke(main, args)
     line = result.stderr.strip()

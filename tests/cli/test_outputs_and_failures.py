@@ -88,12 +88,12 @@ def test_a_full_disk_is_one_line(run, files, tmp_path, monkeypatch):
 
 
 def test_an_unexpected_error_is_one_line_and_debug_shows_the_trace(run, files, monkeypatch):
-    import ppdm.pipeline.run
+    from ppdm.pipeline.estimate import ROADS
 
     def broken(*args, **kwargs):
         raise ValueError("x" * 5000)
 
-    monkeypatch.setattr(ppdm.pipeline.run, "estimate", broken)
+    monkeypatch.setitem(ROADS, "auto", broken)  # the default road fails
     args = ("audit", "--tree", files / "tree.json", "--data", files / "data.csv", "-q")
     result = run(*args)
     one_line_error(result, "unexpected ValueError: xxx")
@@ -103,12 +103,12 @@ def test_an_unexpected_error_is_one_line_and_debug_shows_the_trace(run, files, m
 
 
 def test_an_interrupt_is_one_line_with_status_130(run, files, monkeypatch):
-    import ppdm.pipeline.run
+    from ppdm.pipeline.estimate import ROADS
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(ppdm.pipeline.run, "estimate", interrupted)
+    monkeypatch.setitem(ROADS, "auto", interrupted)  # the default road fails
     result = run("audit", "--tree", files / "tree.json", "--data", files / "data.csv", "-q")
     assert result.exit_code == 130 and "interrupted" in result.output and "Traceback" not in result.output
 

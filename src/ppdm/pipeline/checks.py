@@ -47,7 +47,7 @@ def check_steps(how: AuditOptions) -> None:
         raise PpdmError("estimate=False leaves nothing to do: ask for exact=True for the exact audit alone")
     if how.exact_time_limit is not None and not how.exact:
         raise PpdmError("exact_time_limit needs exact=True")
-    if how.exact and how.internal:
+    if how.exact and how.split_choices:
         raise PpdmError("the exact audit does not use the split choices (internal=True): run them separately")
     if how.missing not in POLICIES:
         raise PpdmError(f"unknown missing-value policy {how.missing!r} (choose one of: {', '.join(POLICIES)})")

@@ -23,6 +23,7 @@ from ppdm.attacks.models.forest_sampled import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.errors import PpdmError, check_flags, check_options
 from ppdm.exact.options import SearchOptions
+from ppdm.pipeline.capabilities import check_method
 
 __all__ = ["AuditOptions", "Missing"]
 
@@ -48,6 +49,16 @@ class AuditOptions:
     settles each. ``forest``: a forest's estimate (``None``: :class:`ForestAuditOptions`'s
     defaults: the explicit joint table, the solve within ``time_limit``). ``search``: the exact
     audit's integer search (``None``: its defaults for the model).
+
+    ``method``: the estimate's method, one of :data:`~ppdm.pipeline.capabilities.METHODS`
+    (``"auto"``, the default: each model's own road, falling back as it says; ``"factored"``,
+    ``"explicit"``, ``"split-choice"``, ``"pooled"``, ``"sampled"``, ``"possible"``: that road
+    alone); what each reads is in that table, and an estimate says what its method did not read.
+    ``policy``: the output checker's policy the audit is judged against
+    (:func:`ppdm.check.policy.with_policy`: a preset's name or a YAML file; default ``None``, the
+    target). ``blackbox``: a membership audit's black-box attacks
+    (:class:`~ppdm.attacks.membership.blackbox.BlackboxOptions`, ``False``, or predicted
+    probabilities per candidate; default ``None``, their defaults where they apply).
     """
 
     estimate: bool = True
@@ -60,6 +71,9 @@ class AuditOptions:
     exact_detail: Literal["certainty", "bounds"] = "certainty"
     forest: ForestAuditOptions | None = None
     search: SearchOptions | None = None
+    method: str = "auto"
+    policy: Any = None
+    blackbox: Any = None
 
     def __post_init__(self) -> None:
         for name in ("time_limit", "exact_time_limit"):  # named as ppdm.audit's keywords of the same names
@@ -71,6 +85,16 @@ class AuditOptions:
             raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
         if self.search is not None and not isinstance(self.search, SearchOptions):
             raise PpdmError(f"AuditOptions.search must be a SearchOptions, got {type(self.search).__name__}")
+        check_method(self.method)
+        if self.internal and self.method not in ("auto", "split-choice"):
+            raise PpdmError(f"internal=True reads the split choices, which method {self.method!r} does not: give method='split-choice' (or 'auto')")
+        if self.forest is not None and self.forest.method != "explicit" and self.method != "auto":
+            raise PpdmError(f"two methods: AuditOptions.method={self.method!r} and forest.method={self.forest.method!r}; give one (method='sampled' samples)")
+
+    @property
+    def split_choices(self) -> bool:
+        """Whether the estimate reads a tree's split choices (``internal=True`` or ``method='split-choice'``)."""
+        return self.internal or self.method == "split-choice"
 
     def with_keywords(self, **given: Any) -> AuditOptions:
         """These options, with each of ``given`` (``ppdm.audit``'s keyword arguments of the same

@@ -24,7 +24,8 @@ def regression_audit(
     domain: Sequence[float] | None, subset: str | None, exact_progress: Callable[[Any], None] | None,
 ) -> Findings:
     """A regressor's audit: each person's proved interval of the numeric secret."""
-    unsupported = {"a dask table": is_dask(table), "sample=True": sample, "reference=": reference is not None, "holdout=": holdout is not None, "internal=True": how.internal}
+    unsupported = {"a dask table": is_dask(table), "sample=True": sample, "reference=": reference is not None, "holdout=": holdout is not None, "internal=True": how.internal,
+                   f"method={how.method!r}": how.method != "auto"}
     named = [k for k, v in unsupported.items() if v]
     if named:
         raise PpdmError(f"the audit of a regressor does not take {named[0]}: give the training rows as a pandas table")

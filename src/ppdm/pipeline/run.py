@@ -33,15 +33,18 @@ def run(
     model: Any, data: Any, threat: Any, how: AuditOptions, hear: Hearing, *, membership: Any = None, member_column: str | None = "member",
     member_ids: Any = None, id_column: str | None = None, class_known: bool | None = None, class_attribute: str | None = None, sample: bool = False,
     trees: Any = None, reference: Any = None, holdout: Any = None, client: Any = None, tolerance: float = 0.0, domain: Sequence[float] | None = None,
-    target: Target | str | None = None, blackbox: Any = None,
+    target: Target | str | None = None,
 ) -> Findings:
-    """:func:`ppdm.audit`'s steps (its parameters, the options resolved): the question the inputs ask, answered."""
+    """:func:`ppdm.audit`'s steps (its parameters, the options resolved; ``hear``: who hears the
+    long steps): the question the inputs ask, answered."""
     check_options(how, class_known, sample, target)
     sources = {k: v for k, v in (("model", model), ("data", data), ("population", membership), ("member_ids", member_ids),
                                  ("reference", reference), ("holdout", holdout)) if hashable(v)}  # fmt: skip
     if membership is not None:
+        if how.method != "auto":
+            raise PpdmError(f"method={how.method!r} chooses an attribute's estimate: a membership audit has its own (leave method='auto')")
         truth = membership_truth(membership, member_column, member_ids, id_column)
-        members = membership_audit(model, data, truth, class_known, class_attribute, how.exact_time_limit, how.time_limit, sample, reference, blackbox)
+        members = membership_audit(model, data, truth, class_known, class_attribute, how.exact_time_limit, how.time_limit, sample, reference, how.blackbox)
         members.sources = sources
         return members
     if member_ids is not None or id_column is not None:
@@ -90,7 +93,7 @@ def attribute_audit(
     proved, not_run = prove(published, counted, resolved, how, hear.exact, result) if how.exact else (None, None)
     baseline = None
     if result is not None and weights is None:
-        fewer = coarser(published, counted, resolved, how.labels) if not how.internal else []
+        fewer = coarser(published, counted, resolved, how.labels) if not how.split_choices else []
         result, baseline = baselines(result, counted, reference, holdout, audited_model(published, resolved), resolved, fewer)
         if proved is not None:  # the reported attacker holds every proved certainty too
             result = within_proof(result, proved)

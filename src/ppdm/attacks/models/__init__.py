@@ -1,1 +1,1 @@
-"""Attack models that estimate or prove each person's sensitive value: maximum entropy (trees, forests, pooled, sampled), sound possible values, the exact audit, regressors, rules, boosting under partial knowledge; and one audit's options (AuditOptions)."""
+"""Attack models that estimate or prove each person's sensitive value: maximum entropy (trees, forests, pooled, sampled), sound possible values, the exact audit, regressors, rules, boosting under partial knowledge."""
