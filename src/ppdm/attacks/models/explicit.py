@@ -111,12 +111,9 @@ class ForestAuditOptions:
 
 def explicit_routes(forest: Forest, data: pd.DataFrame, known: list[str], sensitive: str) -> int:
     """The (group, cell, tree) triples the explicit enumeration would route (what it caps)."""
-    domain = explicit_table.forest_domain(forest, data, known, sensitive)
-    cells = math.prod(c.size for c in domain.components if c.role != "class" and c.in_tree)
-    weights, used = explicit_table.tree_weights(forest, len(data))
-    signature = explicit_table.unique_rows(weights[:, used])[1] if used.any() else np.zeros(len(data), dtype=np.intp)
-    frame = data[known].assign(__ppdm_signature__=signature) if known else pd.DataFrame({"s": signature})
-    n_groups = len(frame.drop_duplicates())
+    table = explicit_table.forest_table(forest, data, known, sensitive)
+    cells = math.prod(c.size for c in table.domain.components if c.role != "class" and c.in_tree)
+    n_groups = table.groups.n_groups
     return n_groups * cells * forest.n_trees
 
 
