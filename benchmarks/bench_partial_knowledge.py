@@ -18,7 +18,7 @@ rounds of depth 6 (every ``random_state=0``).
 
 ``--method audit`` runs what ``ppdm.audit`` reports by default instead: the explicit estimate
 when it fits, else each tree's exact estimate pooled and restricted to each person's possible
-values (``pooled``; ``ppdm.attacks.models.forest_pooled``), and then the same audit given what ART is
+values (``pooled``; ``ppdm.attacks.models.pooled``), and then the same audit given what ART is
 given (``acc+ref``: ``reference=`` the same held-out people, ``outputs="label"``: each target's
 predicted class; ``ref s`` its seconds), which reports the strongest attacker it measured.
 
@@ -175,7 +175,7 @@ def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFram
 
 def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argparse.Namespace) -> dict:
     from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+    from ppdm.attacks.models.explicit import ForestAuditOptions
     from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.maxent.solvers.sampled import SampledOptions
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.datasets import load_adult, load_nursery
 from ppdm.errors import PpdmError

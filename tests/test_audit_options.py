@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import ppdm
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.errors import ArgumentTypeError, PpdmError
 from ppdm.exact.options import SearchOptions
 from ppdm.learn import ID3Classifier

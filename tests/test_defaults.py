@@ -36,7 +36,7 @@ def test_whole_is_defined_once_and_imported_where_used():
 def test_the_budgets_are_the_ones_the_library_and_the_cli_use():
     import inspect
 
-    from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+    from ppdm.attacks.models.explicit import ForestAuditOptions
     from ppdm.attacks.models.regression import LP_SECONDS
     from ppdm.cli.audit import DEFAULT_EXACT_SECONDS, FOREST_SECONDS
     from ppdm.defend.search import defend

@@ -25,8 +25,9 @@ from ppdm.attacks import (
     rules_attack,
     uniqueness_attack,
 )
-from ppdm.attacks.leaf.forest_leaves import forest_background_attack, forest_homogeneity_attack, forest_uniqueness_attack
-from ppdm.attacks.leaf.forest_reconstruction import forest_reconstruction_attack
+from ppdm.attacks.leaf.background import forest_background_attack
+from ppdm.attacks.leaf.homogeneity import forest_homogeneity_attack, forest_uniqueness_attack
+from ppdm.attacks.leaf.reconstruction import forest_reconstruction_attack
 from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.data.roles import Roles
 from ppdm.errors import AttackError, PpdmError

@@ -198,7 +198,7 @@ def adult_boosted(adult_small):
 
 def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boosted, monkeypatch, tmp_path):
     import ppdm
-    from ppdm.attacks.models.forest_pooled import UNPOOLED_ROUNDS
+    from ppdm.attacks.models.pooled import UNPOOLED_ROUNDS
     from ppdm.maxent.table import forest_types
 
     data, forest = adult_boosted
@@ -216,8 +216,9 @@ def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boo
 
 def test_the_sampled_estimate_says_which_rounds_it_read(adult_boosted):
     from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models.forest_sampled import UNSAMPLED_ROUNDS, ForestAuditOptions
+    from ppdm.attacks.models.explicit import ForestAuditOptions
     from ppdm.attacks.models.maxent import maxent_attack
+    from ppdm.attacks.models.sampled import UNSAMPLED_ROUNDS
     from ppdm.maxent.solvers.sampled import SampledOptions
 
     data, forest = adult_boosted
@@ -233,14 +234,14 @@ def test_a_stalled_solve_widens_the_leaf_value_rows_before_leaving_them_out(adul
     """The explicit estimate reads every round under partial knowledge; where the solver stalls on
     the leaf-value intervals it widens them (a relaxation the truth still meets), and says so."""
     from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models import forest_maxent
+    from ppdm.attacks.models import explicit
     from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.errors import InfeasibleError
     from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 
     data, forest = adult_boosted
     threat = ThreatModel(sensitive="income", known=("age", "workclass", "education", "marital-status", "occupation", "race", "sex"))
-    real = forest_maxent.solve_forest
+    real = explicit.solve_forest
     calls: list[float] = []
     limits: list[float] = []
 
@@ -252,7 +253,7 @@ def test_a_stalled_solve_widens_the_leaf_value_rows_before_leaving_them_out(adul
             raise InfeasibleError("stalled", [])
         return real(problem, **kw)
 
-    monkeypatch.setattr(forest_maxent, "solve_forest", stall_once)
+    monkeypatch.setattr(explicit, "solve_forest", stall_once)
     result = maxent_attack(forest, data, threat=threat)
     assert len(calls) == 2 and calls[1] > calls[0]
     assert limits[1] < limits[0]  # the retry gets what the first solve left of the time limit

@@ -76,8 +76,7 @@ def test_the_forest_solver_reports_its_progress(numeric_forest):
 
 
 def test_the_solve_gets_the_limit_less_the_build_and_its_share_for_the_work_after():
-    from ppdm.attacks.models.forest_maxent import _after_build
-    from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+    from ppdm.attacks.models.explicit import ForestAuditOptions, _after_build
     from ppdm.maxent.solvers.forest_solve import ForestSolveOptions
 
     options = ForestAuditOptions(solve=ForestSolveOptions(time_limit=60.0), after_share=0.25, margin=0.02)

@@ -13,7 +13,7 @@ from sklearn.ensemble import (
 )
 
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.errors import DataError, MaxEntError
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem

@@ -1,4 +1,4 @@
-"""A forest's per-tree maximum-entropy estimates pooled (ppdm.attacks.models.forest_pooled): the
+"""A forest's per-tree maximum-entropy estimates pooled (ppdm.attacks.models.pooled): the
 fallback of ``ppdm.audit`` when the joint table is too large to enumerate."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import ppdm
-from ppdm.attacks.models.forest_pooled import pooled_forest_attack, pooling_trees
 from ppdm.attacks.models.maxent import maxent_attack
+from ppdm.attacks.models.pooled import pooled_forest_attack, pooling_trees
 from ppdm.attacks.models.possible import possible_values
 from ppdm.errors import AttackError
 

@@ -11,8 +11,8 @@ from sklearn.ensemble import ExtraTreesClassifier, RandomForestClassifier
 
 from ppdm.attacks import homogeneity_attack, reconstruction_attack
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.leaf.forest_leaves import forest_view
-from ppdm.attacks.leaf.forest_reconstruction import propagate
+from ppdm.attacks.leaf.leaves import forest_view
+from ppdm.attacks.leaf.reconstruction import propagate
 from ppdm.tree import Attribute, CategoricalSplit, Forest, Node, Tree, forest_from_sklearn
 
 ATTRIBUTES = [Attribute("g", "categorical", ("x", "y", "z"))]

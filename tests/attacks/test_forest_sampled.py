@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.errors import MaxEntError
 from ppdm.maxent.constraints import boosting_rows

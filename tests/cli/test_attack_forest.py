@@ -133,7 +133,7 @@ def test_audit_of_a_forest_stops_at_its_time_limit_with_progress(run, folder, tm
 
 
 def test_the_cli_default_forest_budget_is_the_library_s():
-    from ppdm.attacks.models.forest_maxent import FOREST_SECONDS
+    from ppdm.attacks.models.explicit import FOREST_SECONDS
     from ppdm.cli.audit import FOREST_SECONDS as CLI_SECONDS
 
     assert CLI_SECONDS == FOREST_SECONDS

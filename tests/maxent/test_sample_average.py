@@ -11,7 +11,7 @@ import pytest
 from sklearn.ensemble import RandomForestClassifier
 
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.maxent.constraints.forest_factors import forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge

@@ -12,7 +12,7 @@ import pytest
 
 import ppdm
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.errors import PpdmError
 from ppdm.maxent.solvers.sampled import SampledOptions
 from ppdm.pipeline.capabilities import FEATURES, METHODS, not_read

@@ -8,9 +8,9 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.attacks.leaf.anonymity import exposed_tuples, model_anonymity
 from ppdm.attacks.leaf.background import background_knowledge_attack
-from ppdm.attacks.leaf.forest_reconstruction import reconstruction_attack
 from ppdm.attacks.leaf.homogeneity import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack
 from ppdm.attacks.leaf.leaves import AttackerView, attacker_view, forest_view, published_leaf_counts, row_multiplicities
+from ppdm.attacks.leaf.reconstruction import reconstruction_attack
 from ppdm.attacks.leaf.table import tree_as_table
 from ppdm.attacks.models.exact import exact_attack
 from ppdm.attacks.models.possible import possible_attack, possible_values

@@ -4,7 +4,7 @@ An audit (:func:`ppdm.audit`) answers the policy's attribute target (people cert
 confident at a level) and membership limits (people proved members, the attacker's TPR at an
 FPR). Each attack's answer carries a strength (:mod:`ppdm.check.findings`): the exact audit's is
 ``proved``; the maximum-entropy estimate's ``estimated``; an estimate whose ``status`` is
-``approximate`` (a forest's pooled estimate, :mod:`ppdm.attacks.models.forest_pooled`) ``approximate``.
+``approximate`` (a forest's pooled estimate, :mod:`ppdm.attacks.models.pooled`) ``approximate``.
 
 A measure beyond its limit in any attack fails, whatever the strength (an approximate estimate
 that finds people certain found them: they are proved by the possible values). A measure within

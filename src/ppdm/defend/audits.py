@@ -45,7 +45,7 @@ Auditor = Callable[[Model, pd.DataFrame, ThreatModel, bool], "AttackResult | Non
 
 def maxent_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
     """The maximum-entropy audit (rate and label constraints; paper 000 §4.1), exact counts only; over a
-    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.models.forest_maxent`), or, where
+    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.models.explicit`), or, where
     that problem is too large to build, each tree's exact estimate pooled within each person's
     possible values (:func:`~ppdm.attacks.models.possible.estimate_or_possible`)."""
     if noisy:

@@ -7,7 +7,7 @@ threat, by the method ``AuditOptions.method`` names (like ``scipy.optimize.minim
 over every tree of a forest, :func:`ppdm.attacks.models.maxent.maxent_attack`); when a forest's
 joint table would need more routes than it builds (:class:`~ppdm.errors.RoutingLimitError`), its
 trees' exact estimates pooled within each person's possible values
-(:func:`ppdm.attacks.models.forest_pooled.pooled_forest_attack`, status ``approximate``), or, when no
+(:func:`ppdm.attacks.models.pooled.pooled_forest_attack`, status ``approximate``), or, when no
 tree publishes its own counts, each person's possible values alone; either way saying why
 (``details["note"]``). The other methods take one road each, whatever it costs.
 """
@@ -24,10 +24,11 @@ import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel, audited
-from ppdm.attacks.models.forest_pooled import pooled_forest_attack, pooling_trees
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions, sampled_forest_attack
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.attacks.models.maxent import maxent_attack
+from ppdm.attacks.models.pooled import pooled_forest_attack, pooling_trees
 from ppdm.attacks.models.possible import possible_attack, possible_values
+from ppdm.attacks.models.sampled import sampled_forest_attack
 from ppdm.errors import RoutingLimitError, UninformativeKnowledgeWarning
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.pipeline.capabilities import METHODS, kind_of, not_read, refuse, with_notes
@@ -123,7 +124,7 @@ def _pooled(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimatin
 
 
 def _sampled(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimating) -> tuple[AttackResult, str]:
-    """A forest's estimate by sampling (:func:`~ppdm.attacks.models.forest_sampled.sampled_forest_attack`), whatever the joint table's size."""
+    """A forest's estimate by sampling (:func:`~ppdm.attacks.models.sampled.sampled_forest_attack`), whatever the joint table's size."""
     forest = as_forest(model).published(threat.publish)
     options = e.how.forest if e.how.forest is not None else ForestAuditOptions()
     return sampled_forest_attack(forest, table, threat, replace(e.knowledge, sa=bool(threat.sa_published)), options.sampled, e.progress), "sampled"

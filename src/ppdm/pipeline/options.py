@@ -5,7 +5,7 @@ attacker, the question): which steps run (the maximum-entropy estimate, paper 00
 proof on whole counts), what the estimate reads (the leaves' labels, the split choices of paper
 000 §4.2), missing values, the time budgets (their defaults defined once, in
 :mod:`ppdm.defaults`), and the solver options that already exist, nested as they are: a forest's
-estimate (:class:`~ppdm.attacks.models.forest_sampled.ForestAuditOptions`, with its solve's
+estimate (:class:`~ppdm.attacks.models.explicit.ForestAuditOptions`, with its solve's
 :class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`) and the exact audit's integer
 search (:class:`~ppdm.exact.options.SearchOptions`).
 
@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.errors import PpdmError, check_flags, check_options
 from ppdm.exact.options import SearchOptions

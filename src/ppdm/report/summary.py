@@ -157,7 +157,7 @@ def possible_lines(result: AttackResult, top: int = 5) -> list[str]:
 
 
 def pooled_lines(result: AttackResult, top: int = 5) -> list[str]:
-    """A forest's per-tree estimates pooled (:mod:`ppdm.attacks.models.forest_pooled`)."""
+    """A forest's per-tree estimates pooled (:mod:`ppdm.attacks.models.pooled`)."""
     d, s = result.details, result.summary()
     lines = [
         str(d.get("threat_model", "")),

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import ThreatModel, attacker
+from ppdm.attacks.core.threat import ThreatModel, attacker, deprecated_alias
 from ppdm.attacks.leaf.leaves import subtract_known, view_of
 from ppdm.errors import DataError
 from ppdm.metrics.baseline import at_least, is_certain
@@ -80,3 +80,7 @@ def background_knowledge_attack(
         targets_newly_certain=int((newly[g] & targets).sum()),
     )
     return result
+
+
+#: :func:`background_knowledge_attack`, by its name when it took forests only.
+forest_background_attack = deprecated_alias(background_knowledge_attack, "forest_background_attack")

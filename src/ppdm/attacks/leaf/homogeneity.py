@@ -22,7 +22,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import Attacker, ThreatModel, attacker
+from ppdm.attacks.core.threat import Attacker, ThreatModel, attacker, deprecated_alias
 from ppdm.attacks.leaf.anonymity import span_ids
 from ppdm.attacks.leaf.leaves import AttackerView, published_leaf_counts, view_of
 from ppdm.tree.forest import Forest
@@ -139,3 +139,8 @@ def _alone(view: AttackerView) -> int:
     ids = span_ids(sp.hstack(view.spans, format="csr"))
     population = np.bincount(ids, weights=view.groups.counts)
     return int((population[ids] == 1).sum())
+
+
+#: :func:`homogeneity_attack` and :func:`uniqueness_attack`, by their names when they took forests only.
+forest_homogeneity_attack = deprecated_alias(homogeneity_attack, "forest_homogeneity_attack")
+forest_uniqueness_attack = deprecated_alias(uniqueness_attack, "forest_uniqueness_attack")

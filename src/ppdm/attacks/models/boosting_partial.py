@@ -3,7 +3,7 @@
 The joint table of a boosted model under partial knowledge holds, per group of known values,
 every combination of the unknown columns' cells over all rounds: beyond a cap (58 M routes on
 Adult with 3 known columns) it is not built, and the pooled estimate reads the first round only
-(:mod:`ppdm.attacks.models.forest_pooled`). Here each group's *completions* (a cell of every unknown
+(:mod:`ppdm.attacks.models.pooled`). Here each group's *completions* (a cell of every unknown
 split column and the sensitive one) are the unknowns: a completion fixes the person's leaf, score,
 probability and hessian in every round, so every round's class counts, leaf values, covers and
 row counts are linear rows over the completions' probabilities

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel, attacker
-from ppdm.attacks.models.forest_maxent import rounds_details
+from ppdm.attacks.models.explicit import rounds_details
 from ppdm.attacks.models.maxent import _threat, audit_problem
 from ppdm.attacks.models.rules import rules_audit_problem, rules_threat
 from ppdm.data.qigroups import QIGroups

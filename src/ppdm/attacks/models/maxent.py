@@ -27,8 +27,7 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel, attacker, audited
 from ppdm.attacks.core.truth import TRUTH_TOLERANCE, check_truth
 from ppdm.attacks.models.estimate import maxent_result, solve_details
-from ppdm.attacks.models.forest_maxent import forest_maxent_attack
-from ppdm.attacks.models.forest_sampled import ForestAuditOptions
+from ppdm.attacks.models.explicit import ForestAuditOptions, forest_maxent_attack
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, UninformativeKnowledgeWarning
@@ -102,13 +101,13 @@ def maxent_attack(
     table already counted that way (:func:`ppdm.data.counting.compress`), the records per row.
 
     ``tree`` may be a :class:`~ppdm.tree.forest.Forest`: one problem then holds every tree's rows
-    (:func:`ppdm.attacks.models.forest_maxent.forest_maxent_attack`; internal-node constraints do not
+    (:func:`ppdm.attacks.models.explicit.forest_maxent_attack`; internal-node constraints do not
     apply, ``factored`` is always true; ``tree_progress(done, total)`` is called after each tree's
     rows are built, ``solver_progress`` with the solver's
     :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as it goes); ``forest_options`` chooses
-    between the explicit enumeration and sampling (:class:`~ppdm.attacks.models.forest_sampled.ForestAuditOptions`)
+    between the explicit enumeration and sampling (:class:`~ppdm.attacks.models.explicit.ForestAuditOptions`)
     and holds the explicit solve's settings. ``time_limit`` bounds the forest's explicit solve too
-    (default :data:`~ppdm.attacks.models.forest_sampled.FOREST_SECONDS`): past it the answer is the point
+    (default :data:`~ppdm.attacks.models.explicit.FOREST_SECONDS`): past it the answer is the point
     reached, status ``inaccurate``, with only proved certainties.
 
     ``prove`` (default): the groups the exact audit's fast sound steps prove certain on whole

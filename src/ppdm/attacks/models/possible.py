@@ -677,11 +677,11 @@ def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: Threa
     """The maximum-entropy estimate (:func:`ppdm.attacks.models.maxent.maxent_attack`, ``maxent`` its
     keyword arguments); when a forest's table would need more routes than it builds
     (:class:`~ppdm.errors.RoutingLimitError`), its trees' exact estimates pooled and restricted
-    to each person's possible values (:func:`ppdm.attacks.models.forest_pooled.pooled_forest_attack`,
+    to each person's possible values (:func:`ppdm.attacks.models.pooled.pooled_forest_attack`,
     status ``approximate``), or, when no tree publishes its own counts, each person's possible
     values alone; either way saying why (``details["note"]``)."""
-    from ppdm.attacks.models.forest_pooled import pooled_forest_attack, pooling_trees
     from ppdm.attacks.models.maxent import maxent_attack
+    from ppdm.attacks.models.pooled import pooled_forest_attack, pooling_trees
 
     try:
         return maxent_attack(model, data, threat=threat, **maxent)

@@ -13,7 +13,7 @@ counts them): a Gibbs distribution whose factors are the trees, each over the co
 (paper 000 §3's maximum entropy, dual form). This module holds what that distribution and its
 rows need, in arrays: the groups and their multiplicities, every split column as integer *codes*
 (the known ones fixed per group; a numeric code is the interval of the union of every tree's
-thresholds, as :func:`~ppdm.maxent.table.forest_types.forest_domain` cuts it, so ``x <= t`` is
+thresholds, :func:`~ppdm.maxent.table.forest_types.forest_thresholds`, so ``x <= t`` is
 ``code <= cut``), the trees flattened into one node array, and the rows over the virtual variables
 (tree, leaf, class): row r's value is ``A[r] @ N`` where N[Λ, c] = Σ_q P(q) m_t(q) P(leaf_t = Λ,
 c | q). Only the trees that publish a row are factors; the others change nothing.
@@ -35,7 +35,7 @@ from ppdm.errors import DataError
 from ppdm.maxent.constraints.leaf_rows import LeafRows
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.problem import LinearBlock
-from ppdm.maxent.table.forest_types import _group_class, _groups, forest_domain, tied_weights
+from ppdm.maxent.table.forest_types import forest_table, forest_thresholds
 from ppdm.maxent.table.unknowns import Component, UnknownDomain
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
@@ -182,19 +182,15 @@ def forest_factors(
 ) -> ForestFactors:
     """The factor form of the audit of ``forest`` on ``data`` by an attacker knowing ``known``.
 
-    Groups are (known values, multiplicity vector) pairs as in
-    :func:`~ppdm.maxent.table.forest_types.forest_types`; ``knowledge`` selects the rows (rates,
+    The attacker's table is the explicit estimate's (:func:`~ppdm.maxent.table.forest_types.forest_table`:
+    groups of known values and multiplicity vectors); ``knowledge`` selects the rows (rates,
     labels, the SA distribution); ``individuals``: rows the attacker fully knows.
     """
-    known = list(known)
-    missing = [c for c in known if c not in data.columns]
-    if missing:
-        raise DataError(f"known column(s) missing from the data: {', '.join(map(repr, missing))}")
     if knowledge.internal:
         raise DataError("internal-node constraints are built for a single tree, not for a forest")
-    domain = forest_domain(forest, data, known, sensitive)
-    weights, used = tied_weights(forest, len(data))
-    groups, known_group = _groups(data, known, weights[:, used], individuals)
+    known = list(known)
+    table = forest_table(forest, data, known, sensitive, individuals)
+    domain, weights, used, groups, known_group = table.domain, table.weights, table.used, table.groups, table.known_group
     k = len(forest.classes)
     blocks, factors = _factor_rows(forest, np.flatnonzero(used), groups.n_records, knowledge)
     trees = [forest.trees[t] for t in factors]
@@ -202,8 +198,6 @@ def forest_factors(
     comps = {c.name: c for c in domain.components}
     flat, n_codes = _flatten(forest, trees, attributes, comps)
     A, b, le, names = _stack(blocks, flat, k)
-    class_known = forest.class_attribute in known
-    group_class = _group_class(forest, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
     first = groups.first_rows()
     unknown = np.array([a not in known for a in attributes], dtype=bool)
     codes = np.full((groups.n_groups, len(attributes)), -1, dtype=np.int32)
@@ -213,8 +207,8 @@ def forest_factors(
     sens = domain.sensitive
     sens_attr = attributes.index(sens.name) if sens.name in attributes else -1
     out = ForestFactors(
-        forest, groups, domain, class_known, factors, weights[first][:, factors], attributes, n_codes, unknown, codes,
-        sens_attr, group_class, flat, A, b, le, names, None, [int(i) for i in np.flatnonzero(~used)], known_group,
+        forest, groups, domain, table.class_known, factors, weights[first][:, factors], attributes, n_codes, unknown, codes,
+        sens_attr, table.group_class, flat, A, b, le, names, None, table.left_out, known_group,
     )
     _add_truth(out, data)
     if knowledge.sa:
@@ -265,16 +259,10 @@ def _stack(blocks: list[tuple[int, list[LinearBlock]]], flat: FlatTrees, k: int)
     return sp.csr_matrix(sp.vstack(mats)), np.concatenate(bs), np.concatenate(les), names
 
 
-def _thresholds(forest: Forest, name: str) -> np.ndarray:
-    return np.array(sorted({
-        n.split.threshold for t in forest.trees for n in t.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == name
-    }), dtype=float)
-
-
 def _flatten(forest: Forest, trees: list[Tree], attributes: list[str], comps: dict[str, Component]) -> tuple[FlatTrees, np.ndarray]:
     """The factors as one node array over the column codes (see :class:`FlatTrees`)."""
     index = {a: i for i, a in enumerate(attributes)}
-    cuts = {a: _thresholds(forest, a) for a in attributes if not forest.attributes[a].is_categorical}
+    cuts = {a: forest_thresholds(forest, a) for a in attributes if not forest.attributes[a].is_categorical}
     n_codes = np.array([
         len(cuts[a]) + 1 if a in cuts else len(forest.attributes[a].categories) + 1 for a in attributes
     ], dtype=np.intp)
@@ -334,7 +322,7 @@ def _codes(forest: Forest, name: str, comp: Component | None, column: pd.Series,
     if attr.is_categorical:
         codes = encode_categories(column, attr.categories)
         return np.where(codes < 0, n_codes - 1, codes).astype(np.int32)
-    thresholds = comp.thresholds if comp is not None and comp.thresholds is not None else _thresholds(forest, name)
+    thresholds = comp.thresholds if comp is not None and comp.thresholds is not None else forest_thresholds(forest, name)
     values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
     if np.isnan(values).any():
         first = int(np.flatnonzero(np.isnan(values))[0])

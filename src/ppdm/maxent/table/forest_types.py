@@ -7,7 +7,8 @@ block is a *joint leaf*: the tuple (leaf in tree 0, ..., leaf in tree T−1) (pa
 one tree after the other, over the same P(q, u)). In paper 000's setting (every split attribute
 known, the class sensitive) each group reaches one joint leaf; unknown split attributes let a
 group reach several, found by sending the group down every tree once per cell of the unknowns
-the trees split on (:data:`MAX_ROUTED` caps that enumeration).
+the trees split on (:data:`MAX_ROUTED` caps that enumeration). The groups themselves
+(:func:`forest_table`) are the table every forest estimate builds on, the sampled factors too.
 
 *Multiplicities.* A tree fitted on a bootstrap sample counts training row r m_{r,t} times (known
 to anyone holding a scikit-learn forest: ``Forest.multiplicities``), so a leaf's count is
@@ -51,7 +52,8 @@ from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import encode_categories
 from ppdm.tree.splits import ThresholdSplit
 
-#: The most (group, cell of the routed unknowns, tree) triples routed before refusing.
+#: The most (group, cell of the routed unknowns, tree) triples routed before refusing (the default
+#: of :func:`forest_types`'s ``max_routed``; an audit sets it in its forest options).
 MAX_ROUTED = 40_000_000
 
 _MULT_KEY = "__ppdm_multiplicities__"
@@ -213,11 +215,16 @@ def split_component(forest: Forest, name: str, role: str = "split") -> Component
     attr = forest.attributes[name]
     if attr.is_categorical:
         return Component(name, role, tuple(attr.categories))  # type: ignore[arg-type]
-    cuts = sorted({
-        n.split.threshold for t in forest.trees for n in t.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == name
-    })
-    thresholds = np.array(cuts, dtype=float)
+    thresholds = forest_thresholds(forest, name)
     return Component(name, role, interval_cells(name, thresholds), thresholds=thresholds)  # type: ignore[arg-type]
+
+
+def forest_thresholds(forest: Forest, name: str) -> np.ndarray:
+    """Every threshold some tree of ``forest`` cuts the numeric column ``name`` at, sorted: the
+    bounds of its cells (interval ``i`` holds the values ``x`` with ``thresholds[i-1] < x <= thresholds[i]``)."""
+    return np.array(sorted({
+        n.split.threshold for t in forest.trees for n in t.nodes if isinstance(n.split, ThresholdSplit) and n.split.attribute == name
+    }), dtype=float)
 
 
 def forest_domain(forest: Forest, data: pd.DataFrame | None, known: Sequence[str], sensitive: str) -> UnknownDomain:
@@ -300,18 +307,39 @@ def _untied(forest: Forest, n_records: int) -> str:
 # -- the table -----------------------------------------------------------------------------------
 
 
-def forest_types(
+@dataclass
+class ForestTable:
+    """The attacker's table over a forest before any routing, which every forest estimate builds on
+    (the joint types here, the factors of :mod:`ppdm.maxent.constraints.forest_factors`).
+
+    ``domain``: the unknowns; ``weights`` (records × trees): how often each tree counts each record,
+    ``used`` the trees whose counts are tied to the records (:func:`tied_weights`); ``groups``: the
+    (known values, multiplicity vector[, known individual][, the model's answer]) groups,
+    ``known_group`` the fully known individuals' own; ``answers``: per record the model's answer the
+    attacker sees (``None``: none); ``group_class``: each group's known class (−1: unknown).
+    """
+
+    domain: UnknownDomain
+    weights: np.ndarray
+    used: np.ndarray
+    groups: QIGroups
+    known_group: np.ndarray | None
+    answers: np.ndarray | None
+    class_known: bool
+    group_class: np.ndarray
+
+    @property
+    def left_out(self) -> list[int]:
+        """The trees whose counts cannot be tied to the records."""
+        return [int(i) for i in np.flatnonzero(~self.used)]
+
+
+def forest_table(
     forest: Forest, data: pd.DataFrame, known: Sequence[str], sensitive: str, individuals: Sequence[int] = (),
     outputs: str | None = None,
-) -> ForestTypes:
-    """Group ``data`` by the ``known`` columns (and multiplicity vectors), route every group down
-    every tree for each cell of the unknowns the trees split on, and list the types.
-
-    ``individuals``: rows whose whole record the attacker knows; each becomes a group of its own
-    (``known_group``), pinned to its true type. ``outputs`` (``"label"`` or ``"score"``): the
-    attacker also sees the forest's answer about each person, which splits the groups by answer
-    and keeps only the joint leaves that give it (:mod:`ppdm.maxent.table.outputs`).
-    """
+) -> ForestTable:
+    """Group ``data`` by the ``known`` columns and the multiplicity vectors of the trees tied to it
+    (see :class:`ForestTable`; ``individuals`` and ``outputs`` as in :func:`forest_types`)."""
     known = list(known)
     missing = [c for c in known if c not in data.columns]
     if missing:
@@ -322,13 +350,34 @@ def forest_types(
     groups, known_group = _groups(data, known, weights[:, used], individuals, answers)
     class_known = forest.class_attribute in known
     group_class = _group_class(forest, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
+    return ForestTable(domain, weights, used, groups, known_group, answers, class_known, group_class)
+
+
+def forest_types(
+    forest: Forest, data: pd.DataFrame, known: Sequence[str], sensitive: str, individuals: Sequence[int] = (),
+    outputs: str | None = None, max_routed: int | None = None,
+) -> ForestTypes:
+    """Group ``data`` by the ``known`` columns (and multiplicity vectors), route every group down
+    every tree for each cell of the unknowns the trees split on, and list the types.
+
+    ``individuals``: rows whose whole record the attacker knows; each becomes a group of its own
+    (``known_group``), pinned to its true type. ``outputs`` (``"label"`` or ``"score"``): the
+    attacker also sees the forest's answer about each person, which splits the groups by answer
+    and keeps only the joint leaves that give it (:mod:`ppdm.maxent.table.outputs`).
+    ``max_routed``: the most (group, cell, tree) triples routed before refusing
+    (:class:`~ppdm.errors.RoutingLimitError`; ``None``: :data:`MAX_ROUTED`).
+    """
+    known = list(known)
+    table = forest_table(forest, data, known, sensitive, individuals, outputs)
+    domain, weights, used, groups, known_group = table.domain, table.weights, table.used, table.groups, table.known_group
+    answers, class_known, group_class = table.answers, table.class_known, table.group_class
     first = groups.first_rows()
     mult = weights[first]
     routed = [c for c in domain.components if c.role != "class" and c.in_tree]
     plain = QIGroups.from_frame(data, known) if known else None
     plain_of_group = plain.group_of_record[first] if plain is not None else np.zeros(groups.n_groups, dtype=np.intp)
     began = time.perf_counter()
-    plain_pair, pair_cells, leaves = _route(forest, plain, routed, groups.n_groups)
+    plain_pair, pair_cells, leaves = _route(forest, plain, routed, groups.n_groups, max_routed)
     route_seconds = time.perf_counter() - began
     # every full group takes the pairs of its known values (pairs are in plain-group order)
     n_cells = len(pair_cells) // max(plain.n_groups if plain is not None else 1, 1)
@@ -350,7 +399,7 @@ def forest_types(
     block, klass, sens, log_base = _types(forest, domain, routed, pair_group, pair_block, pair_cells, reach, group_class)
     types = ForestTypes(
         forest, groups, domain, class_known, block_leaves, block_weight, reach, group_class, block, klass, sens, log_base,
-        used, known_group=known_group, left_out=[int(i) for i in np.flatnonzero(~used)], route_seconds=route_seconds,
+        used, known_group=known_group, left_out=table.left_out, route_seconds=route_seconds,
     )
     if all(c.name in data.columns for c in domain.components):
         # without routed unknowns a record's joint leaf is its group's (known values and multiplicities)
@@ -404,23 +453,26 @@ def _group_class(forest: Forest, groups: QIGroups) -> np.ndarray:
     return codes
 
 
-def _route(forest: Forest, groups: QIGroups | None, routed: list[Component], n_full: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _route(
+    forest: Forest, groups: QIGroups | None, routed: list[Component], n_full: int, max_routed: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (group of known values, cell of the routed unknowns) pair, group by group: its group,
     its cells (pairs × routed) and its leaf in every tree (pairs × trees). ``groups`` ``None``: the
     attacker knows no column (one group). ``n_full``: the groups (with multiplicities) the pairs
-    are copied to, for the size cap."""
+    are copied to, for the size cap ``max_routed`` (``None``: :data:`MAX_ROUTED`)."""
+    max_routed = MAX_ROUTED if max_routed is None else max_routed
     sizes = [c.size for c in routed]
     n_cells = math.prod(sizes)
     n_groups = groups.n_groups if groups is not None else 1
     n_pairs = n_groups * n_cells
     per_tree = max(n_pairs, n_full * n_cells)
-    if per_tree * forest.n_trees > MAX_ROUTED:
+    if per_tree * forest.n_trees > max_routed:
         names = ", ".join(f"{c.name!r} ({c.size} cells)" for c in routed)
         raise RoutingLimitError.over(
             f"the forest's unknown split attributes {names} make {n_cells:,} cells for each of {max(n_groups, n_full):,} "
             f"known-value groups over {forest.n_trees} trees: {per_tree * forest.n_trees:,} leaves to route "
-            f"(at most {MAX_ROUTED:,})",
-            per_tree, MAX_ROUTED, instead="declare more columns known",
+            f"(at most {max_routed:,})",
+            per_tree, max_routed, instead="declare more columns known",
         )
     cells = np.array(np.unravel_index(np.arange(n_cells), sizes)).T if routed else np.zeros((1, 0), dtype=np.intp)
     pair_group = np.repeat(np.arange(n_groups), n_cells)

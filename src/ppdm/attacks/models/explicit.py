@@ -15,10 +15,12 @@ every tree's leaf ("tree 0 leaf 17; tree 1 leaf 4; ...").
 
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -28,15 +30,18 @@ from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.attacks.core.truth import check_truth
 from ppdm.attacks.models.estimate import maxent_result, solve_details
-from ppdm.attacks.models.forest_sampled import FOREST_SECONDS, ForestAuditOptions, sampled_forest_attack, use_sampling
-from ppdm.errors import InfeasibleError, UninformativeKnowledgeWarning
+from ppdm.attacks.models.sampled import sampled_forest_attack
+from ppdm.defaults import FOREST_SECONDS
+from ppdm.errors import InfeasibleError, PpdmError, UninformativeKnowledgeWarning, check_options
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.factored import FactoredSolution
 from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
+from ppdm.maxent.solvers.sampled import SampledOptions
 from ppdm.maxent.solvers.solution import OPTIMAL
+from ppdm.maxent.table import forest_types as explicit_table
 from ppdm.maxent.table.forest_types import ForestTypes
 from ppdm.tree.forest import Forest
 
@@ -48,12 +53,81 @@ UNDECIDED_MIX = 1e-6
 #: the solve does not converge with them (:func:`_solve_with_real_rows`).
 WIDEN = (0.1, 1.0, 10.0)
 
-__all__ = ["FOREST_SECONDS", "forest_maxent_attack", "sound_posterior"]
+Method = Literal["auto", "explicit", "sampled"]
+
+__all__ = ["FOREST_SECONDS", "ForestAuditOptions", "forest_maxent_attack", "sound_posterior", "use_sampling"]
 
 UNINFORMATIVE = (
     "no tree publishes anything the known columns do not already decide (no class counts, rates or labels; "
     "sample counts only inform about unknown split attributes): the estimate is uniform"
 )
+
+
+@dataclass(frozen=True)
+class ForestAuditOptions:
+    """How a forest's maximum-entropy audit is computed.
+
+    ``method``: ``"explicit"`` enumerates every joint route (exact, within
+    :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`), ``"sampled"`` estimates by sampling
+    (:class:`~ppdm.maxent.solvers.sampled.SampledOptions` in ``sampled``: chains, sweeps, seed),
+    ``"auto"`` the first when it fits (default ``"explicit"``: see the module docstring).
+    """
+
+    method: Method = "explicit"
+    sampled: SampledOptions = field(default_factory=SampledOptions)
+    #: The explicit solve's settings (:func:`~ppdm.maxent.solvers.forest_solve.solve_forest`): by
+    #: default its own, with a time limit of :data:`FOREST_SECONDS`.
+    solve: ForestSolveOptions = field(default_factory=lambda: ForestSolveOptions(time_limit=FOREST_SECONDS))
+    #: The time limit covers the whole audit: the solve gets what building the problem left, less
+    #: this share of the build's time, kept for the work after the solve (the result, its
+    #: possible values, the audit's baselines), which reads the same types the build made
+    #: (100 trees of depth 8 over 30,162 Adult rows: a 20 s build, 3.4 s after the solve), and
+    #: as long again as the build spent routing the records through the trees: the baselines
+    #: route them once more (100 trees of unlimited depth over 30,162 rows, no bootstrap, a binary
+    #: secret: a 22 s build, 10.5 s after the solve, 4.7 s of it routing; the audit had ended at
+    #: 180.2 s for 180 s).
+    after_share: float = 0.25
+    #: And this share of the time limit, for a Newton step that runs longer than the one before it
+    #: and the checks of the final point (Adult 3k, 100 trees of depth 5, six-valued secret, 60 s:
+    #: without it the audit ended 0.3 s late).
+    margin: float = 0.02
+    #: Building the rows of a forest whose trees are not added up stops at this share of the time
+    #: limit: the trees not reached are left out (a lower bound, said so) and the rest of the time
+    #: goes to the solve (100 trees of unlimited depth over 10,000 Adult rows, a six-valued secret,
+    #: no bootstrap: the build alone took 100 s at load 6 for a 60 s limit).
+    build_share: float = 0.5
+
+    def __post_init__(self) -> None:
+        check_options(self)
+        if self.method not in ("auto", "explicit", "sampled"):
+            raise PpdmError(f"method must be 'auto', 'explicit' or 'sampled', got {self.method!r}")
+        if not 0 <= self.after_share < 10:
+            raise PpdmError(f"after_share must be a share of the build's time in [0, 10), got {self.after_share!r}")
+        if not 0 < self.build_share <= 1:
+            raise PpdmError(f"build_share must be a share of the time limit in (0, 1], got {self.build_share!r}")
+        if not 0 <= self.margin < 1:
+            raise PpdmError(f"margin must be a share of the time limit in [0, 1), got {self.margin!r}")
+
+
+def explicit_routes(forest: Forest, data: pd.DataFrame, known: list[str], sensitive: str) -> int:
+    """The (group, cell, tree) triples the explicit enumeration would route (what it caps)."""
+    table = explicit_table.forest_table(forest, data, known, sensitive)
+    cells = math.prod(c.size for c in table.domain.components if c.role != "class" and c.in_tree)
+    n_groups = table.groups.n_groups
+    return n_groups * cells * forest.n_trees
+
+
+def use_sampling(forest: Forest, data: pd.DataFrame, threat: ThreatModel, options: ForestAuditOptions) -> bool:
+    """Whether ``options`` send this audit to the sampled method."""
+    if threat.outputs and options.method == "sampled":
+        raise PpdmError(
+            f"the sampled estimate does not read the model's outputs (outputs={threat.outputs!r}): use method='explicit' or 'auto'"
+        )
+    if options.method != "auto":
+        return options.method == "sampled"
+    if threat.outputs:  # only the explicit table reads them: past its cap the audit falls back as it says
+        return False
+    return explicit_routes(forest, data, list(threat.known or ()), str(threat.sensitive)) > explicit_table.MAX_ROUTED
 
 
 def forest_maxent_attack(
@@ -73,7 +147,7 @@ def forest_maxent_attack(
     ``progress(done, total)`` is called after each tree's rows are built (after each sweep when
     sampled). ``options``: explicit enumeration or sampling (:class:`ForestAuditOptions`; default
     ``"explicit"``, which refuses beyond its cap; ``"auto"`` samples there,
-    :mod:`ppdm.attacks.models.forest_sampled`).
+    :mod:`ppdm.attacks.models.sampled`).
     The explicit solve's settings are ``options.solve``
     (:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`; by default a time limit of
     :data:`FOREST_SECONDS`). An answer that is not optimal (the time limit reached, or zeros

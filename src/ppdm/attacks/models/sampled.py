@@ -1,6 +1,6 @@
 """The maximum-entropy attack on a forest when the attacker misses split columns: sampled, not enumerated.
 
-The explicit audit (:mod:`ppdm.attacks.models.forest_maxent`) lists every joint route of a group's
+The explicit audit (:mod:`ppdm.attacks.models.explicit`) lists every joint route of a group's
 unknown columns through all the trees, a number exponential in the number of trees; it refuses
 beyond :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`. This attack solves the same problem on
 the factor graph whose factors are the trees (:mod:`ppdm.maxent.constraints.forest_factors`), by Gibbs
@@ -13,7 +13,7 @@ remaining violation is reported in records with its own standard error, and no g
 certain (a posterior of 1 from samples proves nothing). The truth is feasible: the training
 records' own leaf counts meet every row, checked before sampling.
 
-:class:`ForestAuditOptions` chooses the method: ``"explicit"`` (the default), ``"auto"``
+:class:`~ppdm.attacks.models.explicit.ForestAuditOptions` chooses the method: ``"explicit"`` (the default), ``"auto"``
 (explicit when the enumeration fits the cap, sampled otherwise) or ``"sampled"``. Sampling is
 asked for, not the default, until it converges in time: on Adult (30,162 records, 3 known
 columns) a 10-tree forest took 1,123 s and left its rows 436 records off (the first-order fit
@@ -30,10 +30,7 @@ counts are, where the library stores them); ``details["rounds"]`` and the note s
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -42,96 +39,19 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.attacks.core.truth import TRUTH_TOLERANCE
-from ppdm.defaults import FOREST_SECONDS
-from ppdm.errors import DataError, PpdmError, check_options
+from ppdm.errors import DataError
 from ppdm.maxent.constraints.boosting_rows import rounds_read
 from ppdm.maxent.constraints.forest_factors import ForestFactors, forest_factors
 from ppdm.maxent.constraints.tree_constraints import Knowledge
-from ppdm.maxent.solvers.forest_solve import ForestSolveOptions
 from ppdm.maxent.solvers.sampled import SampledOptions, SampledSolution, solve_sampled
-from ppdm.maxent.table import forest_types as explicit_table
 from ppdm.metrics.divergence import individual_divergence, overall_divergence
 from ppdm.tree.forest import Forest
-
-Method = Literal["auto", "explicit", "sampled"]
 
 #: Why the sampled estimate reads no boosting round without its own class counts.
 UNSAMPLED_ROUNDS = (
     "a later round's leaf values are rows over each record's score before it, which no factor over one tree's leaves "
     "carries (its row counts are read where stored)"
 )
-
-
-
-
-@dataclass(frozen=True)
-class ForestAuditOptions:
-    """How a forest's maximum-entropy audit is computed.
-
-    ``method``: ``"explicit"`` enumerates every joint route (exact, within
-    :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`), ``"sampled"`` estimates by sampling
-    (:class:`~ppdm.maxent.solvers.sampled.SampledOptions` in ``sampled``: chains, sweeps, seed),
-    ``"auto"`` the first when it fits (default ``"explicit"``: see the module docstring).
-    """
-
-    method: Method = "explicit"
-    sampled: SampledOptions = field(default_factory=SampledOptions)
-    #: The explicit solve's settings (:func:`~ppdm.maxent.solvers.forest_solve.solve_forest`): by
-    #: default its own, with a time limit of :data:`FOREST_SECONDS`.
-    solve: ForestSolveOptions = field(default_factory=lambda: ForestSolveOptions(time_limit=FOREST_SECONDS))
-    #: The time limit covers the whole audit: the solve gets what building the problem left, less
-    #: this share of the build's time, kept for the work after the solve (the result, its
-    #: possible values, the audit's baselines), which reads the same types the build made
-    #: (100 trees of depth 8 over 30,162 Adult rows: a 20 s build, 3.4 s after the solve), and
-    #: as long again as the build spent routing the records through the trees: the baselines
-    #: route them once more (100 trees of unlimited depth over 30,162 rows, no bootstrap, a binary
-    #: secret: a 22 s build, 10.5 s after the solve, 4.7 s of it routing; the audit had ended at
-    #: 180.2 s for 180 s).
-    after_share: float = 0.25
-    #: And this share of the time limit, for a Newton step that runs longer than the one before it
-    #: and the checks of the final point (Adult 3k, 100 trees of depth 5, six-valued secret, 60 s:
-    #: without it the audit ended 0.3 s late).
-    margin: float = 0.02
-    #: Building the rows of a forest whose trees are not added up stops at this share of the time
-    #: limit: the trees not reached are left out (a lower bound, said so) and the rest of the time
-    #: goes to the solve (100 trees of unlimited depth over 10,000 Adult rows, a six-valued secret,
-    #: no bootstrap: the build alone took 100 s at load 6 for a 60 s limit).
-    build_share: float = 0.5
-
-    def __post_init__(self) -> None:
-        check_options(self)
-        if self.method not in ("auto", "explicit", "sampled"):
-            raise PpdmError(f"method must be 'auto', 'explicit' or 'sampled', got {self.method!r}")
-        if not 0 <= self.after_share < 10:
-            raise PpdmError(f"after_share must be a share of the build's time in [0, 10), got {self.after_share!r}")
-        if not 0 < self.build_share <= 1:
-            raise PpdmError(f"build_share must be a share of the time limit in (0, 1], got {self.build_share!r}")
-        if not 0 <= self.margin < 1:
-            raise PpdmError(f"margin must be a share of the time limit in [0, 1), got {self.margin!r}")
-
-
-def explicit_routes(forest: Forest, data: pd.DataFrame, known: list[str], sensitive: str) -> int:
-    """The (group, cell, tree) triples the explicit enumeration would route (what it caps)."""
-    domain = explicit_table.forest_domain(forest, data, known, sensitive)
-    cells = math.prod(c.size for c in domain.components if c.role != "class" and c.in_tree)
-    weights, used = explicit_table.tree_weights(forest, len(data))
-    signature = explicit_table.unique_rows(weights[:, used])[1] if used.any() else np.zeros(len(data), dtype=np.intp)
-    frame = data[known].assign(__ppdm_signature__=signature) if known else pd.DataFrame({"s": signature})
-    n_groups = len(frame.drop_duplicates())
-    return n_groups * cells * forest.n_trees
-
-
-def use_sampling(forest: Forest, data: pd.DataFrame, threat: ThreatModel, options: ForestAuditOptions) -> bool:
-    """Whether ``options`` send this audit to the sampled method."""
-    if threat.outputs and options.method == "sampled":
-        raise PpdmError(
-            f"the sampled estimate does not read the model's outputs (outputs={threat.outputs!r}): use method='explicit' or 'auto'"
-        )
-    if options.method != "auto":
-        return options.method == "sampled"
-    if threat.outputs:  # only the explicit table reads them: past its cap the audit falls back as it says
-        return False
-    return explicit_routes(forest, data, list(threat.known or ()), str(threat.sensitive)) > explicit_table.MAX_ROUTED
 
 
 def sampled_forest_attack(
