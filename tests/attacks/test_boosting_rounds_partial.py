@@ -196,15 +196,16 @@ def adult_boosted(adult_small):
     return data, forest_from_xgboost(est, X, y=y)
 
 
-def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boosted, monkeypatch, tmp_path):
+def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boosted, tmp_path):
     import ppdm
+    from ppdm.attacks.models.explicit import ForestAuditOptions
+    from ppdm.attacks.models.options import AuditOptions
     from ppdm.attacks.models.pooled import UNPOOLED_ROUNDS
-    from ppdm.maxent.table import forest_types
 
     data, forest = adult_boosted
-    monkeypatch.setattr(forest_types, "MAX_ROUTED", 1)  # the joint table never fits: the pooled estimate answers
+    never = AuditOptions(forest=ForestAuditOptions(max_routed=1))  # the joint table never fits: the pooled estimate answers
     threat = ppdm.ThreatModel(sensitive="marital-status", known=("sex", "race", "education"), sa_published=True)
-    audit = ppdm.audit(forest, data, threat)
+    audit = ppdm.audit(forest, data, threat, options=never)
     details = audit.estimate.details
     assert details["method"] == "pooled"
     assert details["rounds"]["used"] == 1 and details["rounds"]["left_out"] == {UNPOOLED_ROUNDS: forest.n_trees - 1}

@@ -3,7 +3,6 @@ the estimate agrees with cvxpy + Clarabel, and bad inputs get one clear error.""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import replace
 
 import numpy as np
@@ -81,14 +80,13 @@ def test_multiplicities_of_another_table_are_refused(nursery_small):
         maxent_attack(forest, table.iloc[:-1], threat=ThreatModel(sensitive=y.name, known=tuple(X.columns)))
 
 
-def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small, monkeypatch):
+def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small):
     table, X, D, y = adult_small
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
-    # the module, not the package's attribute of the same name (the function forest_types)
-    monkeypatch.setattr(importlib.import_module("ppdm.maxent.table.forest_types"), "MAX_ROUTED", 1000)
+    threat = ThreatModel(sensitive=y.name, known=("sex",))
     with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):  # "auto" would sample
-        maxent_attack(forest, table, threat=ThreatModel(sensitive=y.name, known=("sex",)), forest_options=ForestAuditOptions("explicit"))
-    assert MAX_ROUTED > 1000
+        maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("explicit", max_routed=1000))
+    assert ForestAuditOptions().max_routed == MAX_ROUTED > 1000
 
 
 def test_bootstrap_records_are_told_apart_by_their_multiplicities(nursery_small):

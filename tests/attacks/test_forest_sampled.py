@@ -4,8 +4,6 @@ certainty), and agrees with the explicit enumeration where that fits."""
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -71,16 +69,15 @@ def test_the_same_seed_gives_the_same_estimate(nursery_small):
     assert not np.array_equal(one.posterior, three.posterior)
 
 
-def test_auto_samples_beyond_the_cap_and_explicit_still_refuses(adult_small, monkeypatch):
+def test_auto_samples_beyond_the_cap_and_explicit_still_refuses(adult_small):
     table, X, D, y = adult_small
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
-    monkeypatch.setattr(importlib.import_module("ppdm.maxent.table.forest_types"), "MAX_ROUTED", 1000)
     threat = ThreatModel(sensitive=y.name, known=("sex",))
     with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
-        maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("explicit"))
-    with pytest.raises(MaxEntError, match=r"leaves to route"):  # the default: explicit
-        maxent_attack(forest, table, threat=threat)
-    auto = maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("auto", sampled=QUICK))
+        maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("explicit", max_routed=1000))
+    with pytest.raises(MaxEntError, match=r"leaves to route"):  # the default method: explicit
+        maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions(max_routed=1000))
+    auto = maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("auto", sampled=QUICK, max_routed=1000))
     assert auto.details["status"] == "sampled"
 
 

@@ -119,22 +119,17 @@ def test_an_exact_audit_proves_from_the_outputs(nursery):
 
 
 def test_the_pooled_forest_estimate_says_it_does_not_read_the_outputs(adult_train):
+    from ppdm.attacks.models.explicit import ForestAuditOptions
     from ppdm.attacks.models.possible import estimate_or_possible
-    from ppdm.maxent.table import forest_types as ft
 
     frame, roles = adult_train
     features = [c for c in frame.columns if c != roles.class_attribute][:8]
     table, X, D, y = small_table(frame, features, roles.class_attribute, 300)
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
     threat = ThreatModel(sensitive=features[0], known=tuple(features[1:3]), outputs="label")
-    cap = ft.MAX_ROUTED
-    ft.MAX_ROUTED = 10  # force the pooled estimate
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result = estimate_or_possible(forest, table, threat)
-    finally:
-        ft.MAX_ROUTED = cap
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = estimate_or_possible(forest, table, threat, forest_options=ForestAuditOptions(max_routed=10))  # force the pooled estimate
     assert "does not read the model's labels" in result.details["note"]
 
 

@@ -68,7 +68,7 @@ class ForestAuditOptions:
     """How a forest's maximum-entropy audit is computed.
 
     ``method``: ``"explicit"`` enumerates every joint route (exact, within
-    :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`), ``"sampled"`` estimates by sampling
+    :attr:`max_routed`), ``"sampled"`` estimates by sampling
     (:class:`~ppdm.maxent.solvers.sampled.SampledOptions` in ``sampled``: chains, sweeps, seed),
     ``"auto"`` the first when it fits (default ``"explicit"``: see the module docstring).
     """
@@ -96,6 +96,11 @@ class ForestAuditOptions:
     #: goes to the solve (100 trees of unlimited depth over 10,000 Adult rows, a six-valued secret,
     #: no bootstrap: the build alone took 100 s at load 6 for a 60 s limit).
     build_share: float = 0.5
+    #: The most (group, cell of the unknowns the trees split on, tree) triples the explicit table
+    #: routes (default :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`, 4·10⁷): beyond it
+    #: ``"explicit"`` refuses (:class:`~ppdm.errors.RoutingLimitError`, and
+    #: ``ppdm.audit`` pools the trees' estimates instead) and ``"auto"`` samples.
+    max_routed: int = explicit_table.MAX_ROUTED
 
     def __post_init__(self) -> None:
         check_options(self)
@@ -107,6 +112,8 @@ class ForestAuditOptions:
             raise PpdmError(f"build_share must be a share of the time limit in (0, 1], got {self.build_share!r}")
         if not 0 <= self.margin < 1:
             raise PpdmError(f"margin must be a share of the time limit in [0, 1), got {self.margin!r}")
+        if isinstance(self.max_routed, bool) or not isinstance(self.max_routed, int) or self.max_routed < 1:
+            raise PpdmError(f"max_routed must be a whole number of routes >= 1, got {self.max_routed!r}")
 
 
 def explicit_routes(forest: Forest, data: pd.DataFrame, known: list[str], sensitive: str) -> int:
@@ -127,7 +134,7 @@ def use_sampling(forest: Forest, data: pd.DataFrame, threat: ThreatModel, option
         return options.method == "sampled"
     if threat.outputs:  # only the explicit table reads them: past its cap the audit falls back as it says
         return False
-    return explicit_routes(forest, data, list(threat.known or ()), str(threat.sensitive)) > explicit_table.MAX_ROUTED
+    return explicit_routes(forest, data, list(threat.known or ()), str(threat.sensitive)) > options.max_routed
 
 
 def forest_maxent_attack(
@@ -165,7 +172,7 @@ def forest_maxent_attack(
     limit = options.solve.time_limit
     problem, types = forest_type_problem(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress, threat.outputs,
-        deadline=None if limit is None else start + options.build_share * limit,
+        deadline=None if limit is None else start + options.build_share * limit, max_routed=options.max_routed,
     )
     check_truth(problem, types)
     solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, time.perf_counter() - start, types.route_seconds))

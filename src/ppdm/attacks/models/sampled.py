@@ -2,7 +2,7 @@
 
 The explicit audit (:mod:`ppdm.attacks.models.explicit`) lists every joint route of a group's
 unknown columns through all the trees, a number exponential in the number of trees; it refuses
-beyond :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`. This attack solves the same problem on
+beyond :attr:`~ppdm.attacks.models.explicit.ForestAuditOptions.max_routed`. This attack solves the same problem on
 the factor graph whose factors are the trees (:mod:`ppdm.maxent.constraints.forest_factors`), by Gibbs
 sampling and iterative scaling (:mod:`ppdm.maxent.solvers.sampled`): its cost grows with chains ×
 trees × depth per sweep, not with the product of the trees' partitions.

@@ -60,17 +60,19 @@ def forest_type_problem(
     progress: Progress | None = None,
     outputs: str | None = None,
     deadline: float | None = None,
+    max_routed: int | None = None,
 ) -> tuple[FactoredProblem, ForestTypes]:
     """The maximum-entropy problem of a forest and the attacker's table it is over.
 
     ``knowledge.sa`` takes the sensitive distribution of ``data`` as published; ``individuals``
     are rows the attacker fully knows (pinned groups); ``outputs``: the forest's answer about each
     person the attacker sees (``"label"``, ``"score"``; :mod:`ppdm.maxent.table.outputs`).
-    Internal-node constraints (§4.2) are not built for forests. ``deadline``: see :func:`forest_problem`.
+    Internal-node constraints (§4.2) are not built for forests. ``deadline``: see :func:`forest_problem`;
+    ``max_routed``: the table's cap on routes (:func:`~ppdm.maxent.table.forest_types.forest_types`).
     """
     if knowledge.internal:
         raise MaxEntError("internal-node constraints are built for a single tree, not for a forest")
-    types = forest_types(forest, data, known, sensitive, individuals, outputs)
+    types = forest_types(forest, data, known, sensitive, individuals, outputs, max_routed)
     sa = None
     if knowledge.sa:
         sa = types.sensitive_distribution()
