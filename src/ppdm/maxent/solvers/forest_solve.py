@@ -29,8 +29,9 @@ damping of the Newton systems, the dense Cholesky solve and Armijo's backtrackin
 face, guessing) is its own.
 
 :func:`solve_forest` presolves as :func:`~ppdm.maxent.solvers.factored.solve_factored` does (forced
-zeros, merged groups); small problems, problems with inequality rows and problems where a group
-reaches several joint leaves (unknown split attributes) go to
+zeros, merged groups) and joins each group's cells into one (:mod:`~ppdm.maxent.solvers.group_cells`,
+copying the few cells several groups reach); problems without rows, with inequality rows, or whose
+groups share too many cells to copy (``copies``: unknown split attributes) go to
 :func:`~ppdm.maxent.solvers.factored.solve_factored`.
 """
 

@@ -2,7 +2,7 @@
 
 Every solver minimises a Lagrange dual D(λ) of the maximum-entropy problem, convex and smooth,
 whose gradient is −(A P − b) (the rows' residuals, with the sign flipped) and whose Hessian is
-sparse or small. Two drivers do it:
+sparse or small. Three Newton loops do it, two of them on the duals of this module's interface:
 
 * :func:`~ppdm.maxent.solvers.dual.minimize_dual`: active-set Newton steps inside a trust radius,
   projected on the multipliers' bounds, with L-BFGS-B when they stall; systems too large to
@@ -23,6 +23,11 @@ search along a step by the same backtracking rule (:func:`backtrack`).
 What tells them apart (the active set and the trust radius; the choice between factorising and
 conjugate gradients, step doubling, the face) stays with each driver: merged, either would take
 other steps than it does.
+
+The third, :func:`~ppdm.maxent.solvers.bernoulli_newton.newton_bernoulli`, minimises the membership
+dual (bits, soft rows with a kink), semismooth, its step solved through the bits' patterns; it
+shares none of these parts yet (issue 40 asks for one driver family). :class:`NewtonOptions` holds
+the general driver's dense-system limits.
 """
 
 from __future__ import annotations
