@@ -11,6 +11,7 @@ import pytest
 from ppdm.attacks.membership.audit import MembershipOptions, membership_attack
 from ppdm.errors import DataError
 from ppdm.exact.membership import ProofOptions
+from ppdm.maxent.solvers.bernoulli import BernoulliOptions
 from ppdm.rules.mining import mine_rules
 
 from oracles import brute_force_membership_maxent, feasible_memberships
@@ -100,13 +101,11 @@ def test_refusals_name_what_is_wrong(adult_train):
         membership_attack(rules, population[~member])
 
 
-def test_the_quasi_newton_dual_agrees_with_newtons(monkeypatch):
-    """Past DENSE_ROWS rows the dual goes by L-BFGS-B: the same maximum-entropy answer."""
-    import ppdm.maxent.solvers.bernoulli as bernoulli
-
+def test_the_quasi_newton_dual_agrees_with_newtons():
+    """Past ``dense_rows`` rows the dual goes by L-BFGS-B: the same maximum-entropy answer."""
     frame, member = _tiny(1, n=9)
     rules = mine_rules(frame[member], ["a", "b"], "s", 0.2, 0.4)
     newton = membership_attack(rules, frame.assign(member=member), truth="member").probability
-    monkeypatch.setattr(bernoulli, "DENSE_ROWS", 0)
-    quasi = membership_attack(rules, frame.assign(member=member), truth="member").probability
+    options = MembershipOptions(solver=BernoulliOptions(dense_rows=0))
+    quasi = membership_attack(rules, frame.assign(member=member), truth="member", options=options).probability
     np.testing.assert_allclose(quasi, newton, atol=2e-3)

@@ -22,6 +22,7 @@ from ppdm.maxent.solvers.dual import Dual
 from ppdm.maxent.solvers.factored import FactoredProblem, expand, solve_factored
 from ppdm.maxent.solvers.factored_dual import FactoredDual
 from ppdm.maxent.solvers.factored_presolve import reduce_factored
+from ppdm.maxent.solvers.newton import NewtonOptions
 from ppdm.maxent.solvers.presolve import reduce
 from ppdm.maxent.table.unknowns import leaf_reach, unknown_domain
 from ppdm.tree.model import Attribute, Node, Tree
@@ -469,15 +470,12 @@ def test_the_factored_hessian_vector_product_is_the_hessian_s_and_its_diagonal_b
 
 @pytest.mark.parametrize("seed", range(6))
 def test_large_newton_systems_are_solved_by_conjugate_gradients_to_the_same_optimum(monkeypatch, seed):
-    """Beyond DENSE_MAX rows the general driver never forms the Hessian (conjugate gradients on
+    """Beyond ``dense_max`` rows the general driver never forms the Hessian (conjugate gradients on
     Hessian-vector products) and still reaches the factorised solve's optimum."""
-    from ppdm.maxent.solvers import dual as dual_module
-
     problem = random_problem(np.random.default_rng(seed), 60, 8, 3, 3, bool(seed % 2), "counts", False, seed % 2 == 0, False)
     direct = solve_factored(problem)
-    monkeypatch.setattr(dual_module, "DENSE_MAX", 0)
     monkeypatch.setattr(FactoredDual, "hessian", lambda *a, **k: pytest.fail("the Hessian was formed"))
-    free = solve_factored(problem)
+    free = solve_factored(problem, options=NewtonOptions(dense_max=0))
     assert direct.status == free.status == "optimal"
     assert np.abs(direct.marginal - free.marginal).max() <= 1e-5
 
@@ -571,8 +569,7 @@ def test_the_sparse_group_term_equals_the_dense_sum_over_groups(seed, by_groups,
     assert isinstance(H, np.ndarray) and np.abs(H - expected).max() <= 1e-12
     some = np.arange(0, len(red.b), 2)  # an active set: the rows' own transpose
     assert np.abs(dual.hessian(state, some) - expected[np.ix_(some, some)]).max() <= 1e-12
-    monkeypatch.setattr(factored_dual, "DENSE_ROWS", 0)
-    H_sparse = dual.hessian(state, np.arange(len(red.b)))
+    H_sparse = FactoredDual(red, NewtonOptions(dense_rows=0)).hessian(state, np.arange(len(red.b)))
     assert sp.issparse(H_sparse) and np.abs(H_sparse.toarray() - expected).max() <= 1e-12
 
 

@@ -49,12 +49,6 @@ NEWTON_STEPS = 60
 #: rows each need a block of their own, and cycling over hundreds of them converges slowly).
 DUAL_BLOCKS = 20
 
-#: The dual method factorises the Hessian densely up to this many rows (else L-BFGS-B).
-DENSE_ROWS = 2500
-
-#: ... and while the rows × patterns matrix it forms holds at most this many entries (160 MB).
-DENSE_ENTRIES = 20_000_000
-
 #: ``method="auto"`` starts a model with soft rows (bagged trees) over more than this many blocks
 #: with Newton's method on the whole dual (:mod:`ppdm.maxent.solvers.bernoulli_newton`): cycling
 #: over a hundred bagged trees' blocks took hundreds of sweeps and stopped at its time limit.
@@ -81,12 +75,16 @@ class BernoulliOptions:
     time_limit: float | None = 60.0
     #: ``"scaling"``: iterative scaling over the blocks (many rows, few blocks: trees);
     #: ``"dual"``: the whole dual at once, by Newton's method (equality rows, at most
-    #: :data:`DENSE_ROWS`) or L-BFGS-B (few rows sharing bits across many blocks: rule sets);
+    #: ``dense_rows``) or L-BFGS-B (few rows sharing bits across many blocks: rule sets);
     #: ``"auto"``: the dual when there is no soft row and more than :data:`DUAL_BLOCKS` blocks,
-    #: either of one or two rows each on average or all equalities within :data:`DENSE_ROWS` rows
+    #: either of one or two rows each on average or all equalities within ``dense_rows`` rows
     #: (a rule set publishing exact supports: cycling over its blocks stalls, Newton's method
     #: converges in a few steps).
     method: str = "auto"
+    #: The dual method factorises the Hessian densely up to this many rows (else L-BFGS-B).
+    dense_rows: int = 2500
+    #: ... and while the rows × patterns matrix it forms holds at most this many entries (160 MB).
+    dense_entries: int = 20_000_000
 
     def __post_init__(self) -> None:
         check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
@@ -142,7 +140,7 @@ def solve_bernoulli(
     Af = A[:, free].tocsc()
     target = np.full(len(lo), np.nan) if target is None else np.asarray(target, dtype=float)
     variance = np.zeros(len(lo)) if variance is None else np.nan_to_num(np.asarray(variance, dtype=float))
-    method = _method(options.method, np.asarray(blocks), target, np.abs(hi - lo) < 1e-12)
+    method = _method(options, np.asarray(blocks), target, np.abs(hi - lo) < 1e-12)
     if method == "dual":
         q, iterations, timed_out, converged = _dual(Af.tocsr(), lo - shift, hi - shift, options, deadline)
         if converged or timed_out or options.method == "dual":
@@ -178,7 +176,8 @@ def solve_bernoulli(
     return BernoulliSolution(p, _violation(A, lo, hi, p), steps + sweeps, timed_out, time.perf_counter() - start, converged)
 
 
-def _method(method: str, blocks: np.ndarray, target: np.ndarray, equality: np.ndarray) -> str:
+def _method(options: BernoulliOptions, blocks: np.ndarray, target: np.ndarray, equality: np.ndarray) -> str:
+    method = options.method
     if method not in ("auto", "scaling", "dual", "newton"):
         raise ValueError(f"method must be 'auto', 'scaling', 'dual' or 'newton', got {method!r}")
     if method == "dual" and not np.isnan(target).all():
@@ -191,15 +190,15 @@ def _method(method: str, blocks: np.ndarray, target: np.ndarray, equality: np.nd
     if n_blocks <= DUAL_BLOCKS or not np.isnan(target).all():
         return "scaling"
     overlapping = len(blocks) <= 2 * n_blocks  # a row or two per block: rows share bits
-    newton = bool(equality.all()) and len(blocks) <= DENSE_ROWS
+    newton = bool(equality.all()) and len(blocks) <= options.dense_rows
     return "dual" if overlapping or newton else "scaling"
 
 
 def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool, bool]:
     """The dual of the module docstring over every row at once, and whether it converged. Bits
     reaching the same rows are one pattern with a weight (their probabilities are equal at the
-    optimum). With equality rows only, up to :data:`DENSE_ROWS` of them and
-    :data:`DENSE_ENTRIES` rows × patterns, ``F = Σ w log(1 + e^θ) − λ·lo`` is minimised by
+    optimum). With equality rows only, up to ``dense_rows`` of them and
+    ``dense_entries`` rows × patterns, ``F = Σ w log(1 + e^θ) − λ·lo`` is minimised by
     Newton's method (:func:`_dense_newton`); otherwise ``λ = μ⁺ − μ⁻`` (``μ⁺, μ⁻ ≥ 0``, ``μ⁻ = 0``
     for an equality row) makes ``min(λ lo, λ hi)`` smooth, ``F = Σ w log(1 + e^θ) − μ⁺·lo + μ⁻·hi``,
     minimised by L-BFGS-B. Multipliers stay within ±:data:`LOGIT_CAP`."""
@@ -216,7 +215,7 @@ def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOp
             stopped["late"] = True
             raise StopIteration
 
-    if eq.all() and m <= DENSE_ROWS and m * pattern.shape[1] <= DENSE_ENTRIES:
+    if eq.all() and m <= options.dense_rows and m * pattern.shape[1] <= options.dense_entries:
         lam, iterations, timed_out, converged = _dense_newton(pattern.toarray(), weight, lo, options, deadline)
         return expit(pattern.T @ lam)[of_bit], iterations, timed_out, converged
     def f(z: np.ndarray) -> tuple[float, np.ndarray]:

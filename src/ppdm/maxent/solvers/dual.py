@@ -39,6 +39,7 @@ from ppdm.maxent.solvers.newton import (
     DualStateLike,
     Hessian,
     MatrixFreeDual,
+    NewtonOptions,
     S,
     backtrack,
     cholesky_solve,
@@ -62,11 +63,11 @@ __all__ = [
 #: next step was assumed to take as long as the last).
 PACE = 1.5
 #: A sparse Newton system with this share of its entries filled is solved as a dense one, up to
-#: :data:`DENSE_MAX` rows (100 trees of depth 8 over 3,000 Adult rows, a six-valued secret
-#: without bootstrap: 3,407 rows, 24 % filled; SuperLU 4.3 s a step, dense Cholesky 1.9 s).
+#: ``dense_max`` rows (:class:`~ppdm.maxent.solvers.newton.NewtonOptions`; 100 trees of depth 8
+#: over 3,000 Adult rows, a six-valued secret without bootstrap: 3,407 rows, 24 % filled; SuperLU
+#: 4.3 s a step, dense Cholesky 1.9 s).
 DENSE_SHARE = 0.2
-DENSE_MAX = 8000
-#: Newton systems on more than :data:`DENSE_MAX` rows are solved by conjugate gradients on
+#: Newton systems on more than ``dense_max`` rows are solved by conjugate gradients on
 #: Hessian-vector products when the dual offers them (:class:`~ppdm.maxent.solvers.newton.MatrixFreeDual`),
 #: in at most this many iterations and never past the deadline: the Hessian is not formed, and a
 #: step's time is bounded. Factorised, the first step of 100 trees of depth 10 over 30,162 Adult
@@ -163,7 +164,7 @@ def solve_dual(
 
 def minimize_dual(
     dual: DualFunction[S], n: int, tol: float, max_iter: int = 5000, lam0: np.ndarray | None = None, max_newton: int = 200,
-    deadline: float | None = None,
+    deadline: float | None = None, options: NewtonOptions | None = None,
 ) -> DualResult[S]:
     """:func:`solve_dual` on any :class:`~ppdm.maxent.solvers.newton.DualFunction` over ``n`` rows.
 
@@ -174,7 +175,7 @@ def minimize_dual(
     lam = np.zeros(n) if lam0 is None else dual.project(lam0.copy())
     if n == 0:
         return DualResult(lam, dual.state(lam), 0, 0, True)
-    lam, state, steps, ok, late = _active_set_newton(dual, lam, tol, max_newton, deadline)
+    lam, state, steps, ok, late = _active_set_newton(dual, lam, tol, max_newton, deadline, options)
     if ok or late:
         return DualResult(lam, state, 0, steps, ok, timed_out=not ok)
     bounds = list(zip(np.where(np.isfinite(dual.lower), dual.lower, None), np.where(np.isfinite(dual.upper), dual.upper, None)))
@@ -188,7 +189,7 @@ def minimize_dual(
         dual.fun_and_grad, lam, jac=True, method="L-BFGS-B", bounds=bounds,
         options={"maxiter": max_iter, "maxcor": 20, "ftol": 1e-15, "gtol": tol * 1e-2}, callback=stop_at_deadline,
     )
-    lam, state, more, ok, late = _active_set_newton(dual, res.x, tol, max_newton, deadline)
+    lam, state, more, ok, late = _active_set_newton(dual, res.x, tol, max_newton, deadline, options)
     converged = ok or largest_violation(dual, lam, state.residual) <= tol
     return DualResult(lam, state, int(res.nit), steps + more, converged, timed_out=not converged and (late or _past(deadline)))
 
@@ -199,6 +200,7 @@ def _past(deadline: float | None) -> bool:
 
 def _active_set_newton(
     dual: DualFunction[S], lam: np.ndarray, tol: float, max_steps: int = 200, deadline: float | None = None,
+    options: NewtonOptions | None = None,
 ) -> tuple[np.ndarray, S, int, bool, bool]:
     """Projected Newton steps inside a trust radius on the largest multiplier change.
 
@@ -226,7 +228,7 @@ def _active_set_newton(
             return lam, state, step_no - 1, True, False
         grad = -residual[rows]
         try:
-            step = _direction(dual, state, rows, grad, deadline)
+            step = _direction(dual, state, rows, grad, deadline, NewtonOptions() if options is None else options)
         except (RuntimeError, np.linalg.LinAlgError):
             return lam, state, step_no, False, False
         if not np.all(np.isfinite(step)):
@@ -240,14 +242,14 @@ def _active_set_newton(
     return lam, state, max_steps, False, False
 
 
-def _direction(dual: DualFunction[S], state: S, rows: np.ndarray, grad: np.ndarray, deadline: float | None) -> np.ndarray:
+def _direction(dual: DualFunction[S], state: S, rows: np.ndarray, grad: np.ndarray, deadline: float | None, options: NewtonOptions) -> np.ndarray:
     """The damped Newton step on ``rows``: factorised (:func:`_newton_step`), or on more than
-    :data:`DENSE_MAX` rows of a dual with Hessian-vector products a truncated one
+    ``dense_max`` rows of a dual with Hessian-vector products a truncated one
     (:func:`_matrix_free_step`)."""
-    if len(rows) > DENSE_MAX and hasattr(dual, "hess_vec"):
+    if len(rows) > options.dense_max and hasattr(dual, "hess_vec"):
         return _matrix_free_step(cast(MatrixFreeDual[S], dual), state, rows, grad, deadline)
     H = dual.hessian(state, rows)
-    return _newton_step(H, newton_ridge(H, grad), grad)
+    return _newton_step(H, newton_ridge(H, grad), grad, options.dense_max)
 
 
 def _matrix_free_step(dual: MatrixFreeDual[S], state: S, rows: np.ndarray, grad: np.ndarray, deadline: float | None) -> np.ndarray:
@@ -269,12 +271,12 @@ def _matrix_free_step(dual: MatrixFreeDual[S], state: S, rows: np.ndarray, grad:
     return step
 
 
-def _newton_step(H: Hessian, ridge: float, grad: np.ndarray) -> np.ndarray:
+def _newton_step(H: Hessian, ridge: float, grad: np.ndarray, dense_max: int = NewtonOptions.dense_max) -> np.ndarray:
     """Solve (H + ridge·I) step = −grad: a sparse factorisation, or for a dense Hessian Cholesky
     (LU when rounding leaves the damped matrix not quite positive definite). A sparse Hessian
-    that is :data:`DENSE_SHARE` filled on at most :data:`DENSE_MAX` rows goes the dense way."""
+    that is :data:`DENSE_SHARE` filled on at most ``dense_max`` rows goes the dense way."""
     n = len(grad)
-    if sp.issparse(H) and (n > DENSE_MAX or H.nnz < DENSE_SHARE * n * n):
+    if sp.issparse(H) and (n > dense_max or H.nnz < DENSE_SHARE * n * n):
         return spla.spsolve((H + ridge * sp.identity(n)).tocsc(), -grad)
     if sp.issparse(H):
         H = H.toarray()

@@ -39,6 +39,7 @@ from ppdm.maxent.rows.problem import LinearBlock, MaxEntProblem
 from ppdm.maxent.solvers.dual import minimize_dual
 from ppdm.maxent.solvers.factored_dual import FactoredDual, FactoredState, entropy_and_marginal, possible_labels
 from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
+from ppdm.maxent.solvers.newton import NewtonOptions
 from ppdm.maxent.solvers.solution import INACCURATE, Solution, full_dual, row_status
 from ppdm.maxent.solvers.solve import kkt_residual_of
 
@@ -70,6 +71,7 @@ def checked_violations(problem: FactoredProblem, types: np.ndarray, tol: float, 
 
 def solve_factored(
     problem: FactoredProblem, tol: float = 1e-9, max_iter: int = 5000, time_limit: float | None = None, reduced: FactoredReduced | None = None,
+    options: NewtonOptions | None = None,
 ) -> Solution:
     """Maximise the entropy subject to the problem's rows; ``tol`` bounds every row's violation.
 
@@ -79,14 +81,15 @@ def solve_factored(
     status ``inaccurate``, its violation measured, ``possible`` the labels the presolve left (the
     presolve stops its rounds at the deadline too). ``reduced``: the problem already presolved
     (:func:`~ppdm.maxent.solvers.factored_presolve.reduce_factored`), not presolved again.
+    ``options``: the Newton driver's settings (:class:`~ppdm.maxent.solvers.newton.NewtonOptions`).
     """
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
     red = reduce_factored(problem, deadline) if reduced is None else reduced
-    dual = FactoredDual(red)
+    dual = FactoredDual(red, options)
     # the Newton systems are small and dense: one BLAS thread each is faster than a contended pool
     with threadpool_limits(limits=1, user_api="blas"):
-        result = minimize_dual(dual, len(red.b), tol, max_iter, deadline=deadline)
+        result = minimize_dual(dual, len(red.b), tol, max_iter, deadline=deadline, options=options)
     solution = factored_solution(
         problem, red, dual, result.state, result.lam, result.iterations, result.newton_steps, start, tol, strict=not result.timed_out,
     )
@@ -106,7 +109,7 @@ def factored_solution(
     message; without ``strict``, a solve stopped at its time limit, the violations are measured
     and reported, not refused); ``seconds`` counts from ``start``."""
     types = red.pinned_types.copy()
-    types[red.types] += state.P
+    types += np.bincount(red.types, weights=state.P, minlength=len(types))  # a type repeated for several groups (group_cells.by_group) sums them
     if strict:
         violations, worst = checked_violations(problem, types, tol, how)
     else:

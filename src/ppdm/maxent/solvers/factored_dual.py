@@ -13,8 +13,8 @@ cells or the (group, cell) pairs, O(nnz(reach) + types · rows per type) per eva
 Hessian the second term is BᵀB with B = Π Y (groups × rows, Π the groups' √W_q π(C | q)) or
 Yᵀ K Y with K = Πᵀ Π (cells × cells), whichever sparse product costs less: O(Σ_q nnz(B_q)²), a
 few dozen non-zeros per group, never a dense groups × rows block. It is returned dense on up to
-:data:`DENSE_ROWS` rows and sparse beyond; beyond :data:`~ppdm.maxent.solvers.dual.DENSE_MAX`
-rows the Newton driver uses only its products with vectors and a bound on its diagonal. The class implements
+``dense_rows`` rows (:class:`~ppdm.maxent.solvers.newton.NewtonOptions`) and sparse beyond; beyond
+``dense_max`` rows the Newton driver uses only its products with vectors and a bound on its diagonal. The class implements
 :class:`ppdm.maxent.solvers.newton.MatrixFreeDual`.
 """
 
@@ -27,15 +27,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ppdm.maxent.solvers.factored_presolve import FactoredReduced
+from ppdm.maxent.solvers.newton import NewtonOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from ppdm.maxent.rows.factored_problem import FactoredProblem
-
-#: Newton systems on at most this many rows are formed as dense arrays (and factorised by dense
-#: Cholesky): on the 100,000-row RF10 insider audit (3,754 rows, 4 % filled) a step's system took
-#: 1.3 s that way and 2.0 s by SuperLU.
-DENSE_ROWS = 5000
-
 
 @dataclass
 class FactoredState:
@@ -52,8 +47,9 @@ class FactoredState:
 class FactoredDual:
     """D(λ), its gradient and Hessian on a presolved factored problem."""
 
-    def __init__(self, red: FactoredReduced) -> None:
+    def __init__(self, red: FactoredReduced, options: NewtonOptions | None = None) -> None:
         self.red = red
+        self.dense_rows = (NewtonOptions() if options is None else options).dense_rows
         self.AT = sp.csr_matrix(red.A.T)
         self.cell = red.cell_of_type
         self.cell_starts = red.cell_start[:-1]
@@ -92,10 +88,10 @@ class FactoredDual:
 
     def hessian(self, state: FactoredState, rows: np.ndarray) -> np.ndarray | sp.csr_matrix:
         """∇²D on ``rows``: A_a diag(P) A_aᵀ less the groups' term (:meth:`group_term`), by
-        sparse products only; a dense array on at most :data:`DENSE_ROWS` rows."""
+        sparse products only; a dense array on at most ``dense_rows`` rows."""
         A, AT = self._rows(rows)
         H = sp.csr_matrix(_scale_columns(A, state.P) @ AT - self.group_term(state, AT))
-        return H.toarray() if len(rows) <= DENSE_ROWS else H
+        return H.toarray() if len(rows) <= self.dense_rows else H
 
     def _rows(self, rows: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix]:
         """The rows ``rows`` of A and their transpose (types × rows), both CSR; all of them kept."""

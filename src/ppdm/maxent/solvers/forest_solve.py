@@ -29,8 +29,9 @@ damping of the Newton systems, the dense Cholesky solve and Armijo's backtrackin
 face, guessing) is its own.
 
 :func:`solve_forest` presolves as :func:`~ppdm.maxent.solvers.factored.solve_factored` does (forced
-zeros, merged groups); small problems, problems with inequality rows and problems where a group
-reaches several joint leaves (unknown split attributes) go to
+zeros, merged groups) and joins each group's cells into one (:mod:`~ppdm.maxent.solvers.group_cells`,
+copying the few cells several groups reach); problems without rows, with inequality rows, or whose
+groups share too many cells to copy (``copies``: unknown split attributes) go to
 :func:`~ppdm.maxent.solvers.factored.solve_factored`.
 """
 
@@ -54,7 +55,7 @@ from ppdm.maxent.solvers.factored import factored_solution, solve_factored
 from ppdm.maxent.solvers.factored_dual import FactoredDual, possible_labels
 from ppdm.maxent.solvers.factored_presolve import FactoredReduced, reduce_factored
 from ppdm.maxent.solvers.fixed_cells import ActivePart, active_part
-from ppdm.maxent.solvers.group_cells import by_group, exclusive_cells
+from ppdm.maxent.solvers.group_cells import by_group, copies, joined_reference
 from ppdm.maxent.solvers.newton import (
     MatrixFreeDual,
     S,
@@ -80,6 +81,10 @@ class ForestSolveOptions:
     ``precondition_nnz`` and ``factor_nnz``; a negative value turns its path off.
     """
 
+    #: Groups reaching several cells are joined into one cell each (:mod:`~ppdm.maxent.solvers.group_cells`)
+    #: when the types of the cells several of them reach, copied once per group, add at most this
+    #: share of the types; otherwise the problem goes to the general driver.
+    copies: float = 0.05
     #: Newton steps of a chase whose Hessian is factorised before it falls back to guessing zeros
     #: (for as many steps again).
     max_newton: int = 100
@@ -302,9 +307,9 @@ def solve_forest(
     deadline = None if options.time_limit is None else start + options.time_limit
     A, _, le, _ = problem.stacked()
     presolved = None if not A.shape[0] or le.any() else reduce_factored(problem, deadline)  # no rows, or inequality rows: the general driver
-    red = presolved
-    if red is not None and (np.diff(red.access.indptr) != 1).any() and exclusive_cells(red):
-        red = by_group(red)  # the same problem, each group's cells one cell
+    red, on_types = presolved, None if presolved is None or feasible is None else feasible[presolved.types] - presolved.pinned_types[presolved.types]
+    if red is not None and (np.diff(red.access.indptr) != 1).any() and copies(red) <= options.copies * len(red.types):
+        red, on_types = by_group(red), None if on_types is None else joined_reference(red, on_types)  # the same problem, each group's cells one cell
     if red is None or (np.diff(red.access.indptr) != 1).any() or red.le.any():
         report("general", 0, float("nan"))
         left = None if options.time_limit is None else max(0.0, options.time_limit - (time.perf_counter() - start))
@@ -314,7 +319,7 @@ def solve_forest(
     report("bounds", 0, float("nan"))
     full.log_base[forced_types(sp.csr_matrix(red.A), red.b, red.cell_start, full.rho, np.isfinite(full.log_base))] = -np.inf
     face = f"bound propagation: {int(np.isinf(full.log_base).sum() - np.isinf(red.log_base).sum())} types"
-    reference = None if feasible is None else _reference(full, feasible)
+    reference = None if on_types is None else _reference(full, on_types)
     part = active_part(red, full.log_base)
     dual = ForestDual(part.red, options.underflow)
     lam = np.zeros(len(part.red.b))
@@ -403,10 +408,9 @@ def solve_forest(
     return solution
 
 
-def _reference(dual: ForestDual, feasible: np.ndarray) -> np.ndarray:
-    """``feasible`` on the presolved problem's types, checked against its rows and cell totals."""
+def _reference(dual: ForestDual, reference: np.ndarray) -> np.ndarray:
+    """``reference`` (a feasible point on the presolved problem's types), checked against its rows and cell totals."""
     red = dual.red
-    reference = feasible[red.types] - red.pinned_types[red.types]
     rows = np.abs(red.A @ reference - red.b)
     cells = np.abs(np.add.reduceat(reference, dual.starts) - dual.rho)
     if rows.max(initial=0.0) > 1e-9 or cells.max(initial=0.0) > 1e-9:

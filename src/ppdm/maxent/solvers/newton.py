@@ -2,7 +2,7 @@
 
 Every solver minimises a Lagrange dual D(λ) of the maximum-entropy problem, convex and smooth,
 whose gradient is −(A P − b) (the rows' residuals, with the sign flipped) and whose Hessian is
-sparse or small. Two drivers do it:
+sparse or small. Three Newton loops do it, two of them on the duals of this module's interface:
 
 * :func:`~ppdm.maxent.solvers.dual.minimize_dual`: active-set Newton steps inside a trust radius,
   projected on the multipliers' bounds, with L-BFGS-B when they stall; systems too large to
@@ -23,17 +23,45 @@ search along a step by the same backtracking rule (:func:`backtrack`).
 What tells them apart (the active set and the trust radius; the choice between factorising and
 conjugate gradients, step doubling, the face) stays with each driver: merged, either would take
 other steps than it does.
+
+The third, :func:`~ppdm.maxent.solvers.bernoulli_newton.newton_bernoulli`, minimises the membership
+dual (bits, soft rows with a kink), semismooth, its step solved through the bits' patterns; it
+shares none of these parts yet (issue 40 asks for one driver family). :class:`NewtonOptions` holds
+the general driver's dense-system limits.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+
+from ppdm.errors import check_options
+
+
+@dataclass(frozen=True)
+class NewtonOptions:
+    """Settings of the general driver (:func:`~ppdm.maxent.solvers.dual.minimize_dual`) and of the
+    duals it reads: where a Newton system stops being formed and factorised."""
+
+    #: Newton systems on more than this many rows are solved by conjugate gradients on
+    #: Hessian-vector products when the dual offers them (see
+    #: :data:`~ppdm.maxent.solvers.dual.MAX_CG` for the measurements).
+    dense_max: int = 8000
+    #: The factored dual (:class:`~ppdm.maxent.solvers.factored_dual.FactoredDual`) forms Newton
+    #: systems on at most this many rows as dense arrays (factorised by dense Cholesky): on the
+    #: 100,000-row RF10 insider audit (3,754 rows, 4 % filled) a step's system took 1.3 s that way
+    #: and 2.0 s by SuperLU.
+    dense_rows: int = 5000
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a flag 'no' or a number '5' is refused here, naming the field
+
 
 #: Armijo's constant: a step must lower the dual by this fraction of the decrease its slope promises.
 ARMIJO = 1e-4
