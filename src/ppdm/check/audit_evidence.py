@@ -12,10 +12,12 @@ its limit passes at the strongest strength that measured it, except that approxi
 alone is ``not checked`` unless the policy counts it (``evidence.approximate_counts``): a pooled
 estimate with no proof never earns "met" by default.
 
-The black-box membership attacks for any classifier (Yeom, LiRA, RMIA) plug in the same way: a
+The checker runs the black-box membership attacks itself (Yeom, LiRA, RMIA:
+:mod:`ppdm.check.blackbox_membership`); another attack's answer joins as a
 :class:`~ppdm.check.findings.Finding` for the ``membership`` rule, passed to
-:func:`ppdm.check.run.check_model` as ``extra``; :func:`membership_finding` builds one from a
-TPR at an FPR.
+:func:`ppdm.check.run.check_model` as ``extra``: :func:`membership_finding` builds one from a
+TPR at an FPR. :func:`judge` is the one reading of a target's measures the attribute evidence
+of :mod:`ppdm.check.blackbox_attribute` shares.
 """
 
 from __future__ import annotations
