@@ -29,3 +29,20 @@ def cancer():
     X = X.iloc[:, :8]
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
     return Xtr, ytr, Xtr.assign(**{CLASS: ytr.to_numpy()}), Xte.assign(**{CLASS: yte.to_numpy()})
+
+
+@pytest.fixture(scope="module")
+def noisy_cancer():
+    """``(X_train, y_train, train, held_out)``: breast cancer's first 8 columns, ``mean texture``
+    binned into three levels (``texture``, the attribute audits' sensitive column), 15 % of the
+    labels flipped (seed 0: a task a model can overfit, so membership shows), 30 % held out."""
+    import numpy as np
+    import pandas as pd
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:, :8].copy()
+    X["texture"] = pd.qcut(X.pop("mean texture"), 3, labels=False).astype(int)
+    flip = np.random.default_rng(0).random(len(y)) < 0.15
+    y = pd.Series(np.where(flip, 1 - y, y), index=y.index)
+    Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)
+    return Xtr, ytr, Xtr.assign(**{CLASS: ytr.to_numpy()}), Xte.assign(**{CLASS: yte.to_numpy()})

@@ -112,7 +112,7 @@ def test_check_with_a_sensitive_column_joins_the_white_box_audit_with_its_proof(
     assert attribute["state"] in ("passed", "failed") and "exact (proved)" in attribute["evidence"]
 
 
-def test_check_with_a_sensitive_column_says_no_attribute_audit_ran_on_a_model_read_black_box(run, files, tmp_path):
+def test_check_with_a_sensitive_column_runs_the_black_box_attribute_audit_on_a_model_read_black_box(run, files, tmp_path):
     from sklearn.linear_model import LogisticRegression
 
     args = ["--data", files / "train.csv", *ARGS]
@@ -124,7 +124,44 @@ def test_check_with_a_sensitive_column_says_no_attribute_audit_ran_on_a_model_re
     out = tmp_path / "lr.json"
     assert run("check", tmp_path / "lr.skops", *args, "--out", out, "-q").exit_code == 0
     attribute = next(f for f in json.loads(out.read_text(encoding="utf-8"))["findings"] if f["rule"] == "attribute")
-    assert attribute["state"] == "not checked" and "black-box" in attribute["evidence"]
+    assert attribute["state"] != "not checked" and "model inversion (the model's prediction)" in attribute["evidence"] and "baseline (the prior" in attribute["evidence"]
+
+
+@pytest.mark.parametrize("kind", ["logistic", "mlp", "scores"])
+def test_a_skops_logistic_regression_an_mlp_and_a_scores_file_get_membership_evidence_with_its_baseline(run, files, tmp_path, kind):
+    import pandas as pd
+    import skops.io
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from ppdm.report.record import schema
+
+    train, test = pd.read_csv(files / "train.csv"), pd.read_csv(files / "test.csv")
+    X, y = train.drop(columns="target"), train["target"]
+    net = MLPClassifier(hidden_layer_sizes=(8,), alpha=1.0, max_iter=300, random_state=0)
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.1) if kind != "mlp" else net).fit(X, y)
+    out = tmp_path / "check.json"
+    args = ["--data", files / "train.csv", "--class", "target", "--holdout", files / "test.csv", "--shadows", "4", "--out", out, "-q"]
+    if kind == "scores":
+        pd.DataFrame(model.predict_proba(X), columns=["0", "1"]).to_csv(tmp_path / "s.csv", index=False)
+        pd.DataFrame(model.predict_proba(test.drop(columns="target")), columns=["0", "1"]).to_csv(tmp_path / "h.csv", index=False)
+        result = run("check", "--scores", tmp_path / "s.csv", "--holdout-scores", tmp_path / "h.csv", *args)
+    else:
+        skops.io.dump(model, tmp_path / "model.skops")
+        result = run("check", tmp_path / "model.skops", *args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    membership = next(f for f in data["findings"] if f["rule"] == "membership")
+    assert membership["strength"] == ("approximate" if kind == "scores" else "estimated") and membership["limit"] == 0.2
+    assert "baseline: the same attack on held-out rows alone (control)" in membership["evidence"]
+    assert any(r.startswith("membership: ") for r in data["recommendation"]["reasons"])
+    attacks = data["attacks"]["membership"]
+    assert len(attacks) == (1 if kind == "scores" else 5) and all(r["control_advantage"] is not None for r in attacks)
+    for finding in data["findings"]:
+        validate(finding, schema()["$defs"]["finding"])
+    validate(data["policy"]["policy"], policy_schema())
 
 
 def test_a_skops_mlp_knn_and_svm_are_read_and_an_untrusted_type_refused(files, tmp_path):
@@ -171,7 +208,9 @@ def test_a_model_known_by_its_scores_is_checked_and_bundled_by_the_scores_hash(r
     assert "→ release with conditions" in result.output and "residual_dof: not checked (none): not measured: only the model's outputs" in result.output
     data = json.loads(out.read_text(encoding="utf-8"))
     states = {f["rule"]: f["state"] for f in data["findings"]}
-    assert states["family"] == states["residual_dof"] == states["hyperparameters"] == states["attribute"] == "not checked"
+    assert states["family"] == states["residual_dof"] == states["hyperparameters"] == "not checked"
+    attribute = next(f for f in data["findings"] if f["rule"] == "attribute")  # the outputs as features alone: no inversion without the model
+    assert attribute["strength"] == "approximate" and "outputs as features" in attribute["evidence"] and "model inversion" not in attribute["evidence"]
     assert states["generalisation_gap"] in ("passed", "failed") and states["beat_majority"] == "passed"
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     assert {p.name for p in bundle.iterdir()} == {"check.json", "report.txt", "manifest.json"}  # no scores (per training row) copied

@@ -7,7 +7,9 @@ its predicted probabilities only), :mod:`~ppdm.check.findings` (a rule's answer
 and its strength), :mod:`~ppdm.check.classes` (equivalence classes, zeros, small groups),
 :mod:`~ppdm.check.dof` (residual degrees of freedom), :mod:`~ppdm.check.hyperparameters`,
 :mod:`~ppdm.check.gap` (generalisation gap, the majority class), :mod:`~ppdm.check.audit_evidence`
-(the audits' attribute and membership evidence), :mod:`~ppdm.check.recommend`,
+(the audits' attribute and membership evidence), :mod:`~ppdm.check.blackbox_membership` and
+:mod:`~ppdm.check.blackbox_attribute` (the black-box attacks on any classifier's outputs),
+:mod:`~ppdm.check.recommend`,
 :mod:`~ppdm.check.run` and :mod:`~ppdm.check.bundle` (the release folder).
 """
 

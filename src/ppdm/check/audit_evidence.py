@@ -12,10 +12,12 @@ its limit passes at the strongest strength that measured it, except that approxi
 alone is ``not checked`` unless the policy counts it (``evidence.approximate_counts``): a pooled
 estimate with no proof never earns "met" by default.
 
-The black-box membership attacks for any classifier (Yeom, LiRA, RMIA) plug in the same way: a
+The checker runs the black-box membership attacks itself (Yeom, LiRA, RMIA:
+:mod:`ppdm.check.blackbox_membership`); another attack's answer joins as a
 :class:`~ppdm.check.findings.Finding` for the ``membership`` rule, passed to
-:func:`ppdm.check.run.check_model` as ``extra``; :func:`membership_finding` builds one from a
-TPR at an FPR.
+:func:`ppdm.check.run.check_model` as ``extra``: :func:`membership_finding` builds one from a
+TPR at an FPR. :func:`judge` is the one reading of a target's measures the attribute evidence
+of :mod:`ppdm.check.blackbox_attribute` shares.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ppdm.attacks.core.target import Evidence, Target
 from ppdm.check.findings import Finding
 from ppdm.check.policy import Policy
 
-__all__ = ["audit_findings", "membership_finding", "strength_of"]
+__all__ = ["audit_findings", "judge", "membership_finding", "strength_of"]
 
 _RANK = ("proved", "estimated", "approximate")
 
@@ -40,7 +42,7 @@ def strength_of(role: str, details: dict[str, Any] | None) -> str:
     return "approximate" if (details or {}).get("status") == "approximate" else "estimated"
 
 
-def _judge(rule: str, answers: Sequence[tuple[str, str, dict[str, float]]], target: Target, policy: Policy) -> Finding:
+def judge(rule: str, answers: Sequence[tuple[str, str, dict[str, float]]], target: Target, policy: Policy) -> Finding:
     """One rule from per-attack ``(role, strength, value of each measure)`` answers."""
     measures = {m.name: m for m in target.measures}
     failed = [(role, s, name, v) for role, s, vals in answers for name, v in vals.items() if not math.isnan(v) and not measures[name].meets(v)]
@@ -76,7 +78,7 @@ def audit_findings(audit: Any, policy: Policy) -> list[Finding]:
             except Exception:  # a result without the truth measures nothing
                 values = {m.name: math.nan for m in attribute.measures}
             answers.append((role, strength_of(role, getattr(r, "details", None)), values))
-        out.append(_judge("attribute", answers, attribute, policy))
+        out.append(judge("attribute", answers, attribute, policy))
     membership = policy.membership_target()
     result = getattr(audit, "membership", None)
     if membership is not None and result is not None:
@@ -87,7 +89,7 @@ def audit_findings(audit: Any, policy: Policy) -> list[Finding]:
             got = summary.get(key)
             shares[m.name] = math.nan if got is None else float(got)
         strength = "proved" if set(shares) == {"members_proved"} else "estimated"
-        out.append(_judge("membership", [("membership", strength, shares)], membership, policy))
+        out.append(judge("membership", [("membership", strength, shares)], membership, policy))
     return out
 
 

@@ -4,10 +4,14 @@ recommendation (:func:`check_model`).
 The structural checks run on every classifier (:mod:`ppdm.check.classes`, :mod:`ppdm.check.dof`,
 :mod:`ppdm.check.hyperparameters`, :mod:`ppdm.check.gap`); the audits' evidence joins them when
 given (``audit``: an :class:`ppdm.Audit` of the same model, :mod:`ppdm.check.audit_evidence`), and
-so does any other attack's (``extra``: findings, e.g. a black-box membership attack's for a model
-ppdm cannot read white-box). A model built elsewhere may be given by its outputs alone (``scores``:
-its predicted probabilities, :mod:`ppdm.check.scores`): the checks of its outputs run, and those
-that need the model are reported ``not checked``.
+so does any other attack's (``extra``: findings). The black-box attacks run on every classifier
+whose outputs the checker holds: membership (:mod:`ppdm.check.blackbox_membership`, when the
+policy sets a membership limit, on the training rows against the held-out ones) and, with a
+``sensitive`` column and no audit given, attribute inference (:mod:`ppdm.check.blackbox_attribute`).
+A model built elsewhere may be given by its outputs alone (``scores``: its predicted probabilities,
+:mod:`ppdm.check.scores`): the checks of its outputs run, the attacks that read outputs only
+(the confidence attack, outputs as features), and those that need the model are reported
+``not checked``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ from typing import Any
 
 import pandas as pd
 
+from ppdm.attacks.membership.blackbox import BlackboxOptions
 from ppdm.check.audit_evidence import audit_findings
+from ppdm.check.blackbox_attribute import attribute_check
+from ppdm.check.blackbox_membership import membership_check
 from ppdm.check.classes import Classes, class_checks, output_classes, structural_classes
 from ppdm.check.dof import dof_check, parameter_count
 from ppdm.check.findings import Finding
@@ -46,6 +53,7 @@ class CheckResult:
     recommendation: Recommendation
     classes: dict[str, Any] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
+    attacks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @property
     def decision(self) -> str:
@@ -63,7 +71,7 @@ class CheckResult:
         return {
             "format": FORMAT, "version": 1, "model": self.facts, "policy": self.policy.cite(),
             "equivalence_classes": self.classes, "findings": [f.to_dict() for f in self.findings],
-            "recommendation": self.recommendation.to_dict(),
+            "recommendation": self.recommendation.to_dict(), "attacks": self.attacks,
         }  # fmt: skip
 
 
@@ -78,12 +86,18 @@ def check_model(
     extra: Sequence[Finding] = (),
     scores: Any = None,
     holdout_scores: Any = None,
+    membership: BlackboxOptions | bool | None = None,
+    sensitive: str | None = None,
+    known: Sequence[str] | None = None,
 ) -> CheckResult:
     """Check ``model`` (a fitted classifier or Pipeline, a ppdm model, or a model file) against
     ``policy`` (default :data:`~ppdm.check.policy.PRESETS` ``["default"]``) on its training table
     ``data`` and ``holdout`` rows (see the module docstring). A model built elsewhere and known
     only by its outputs: ``model=None`` and ``scores`` (its predicted probabilities per training
-    row, a CSV file or DataFrame), ``holdout_scores`` with ``holdout`` (:mod:`ppdm.check.scores`)."""
+    row, a CSV file or DataFrame), ``holdout_scores`` with ``holdout`` (:mod:`ppdm.check.scores`).
+    ``membership``: the black-box membership attacks' settings (``None``: the defaults, ``False``:
+    not run); ``sensitive`` and ``known``: the black-box attribute audit's column and the
+    attacker's known columns (default: every other), run when no ``audit`` is given."""
     rules = read_policy(policy) or PRESETS["default"]
     if class_attribute not in data.columns:
         raise DataError(f"the training table has no class column {class_attribute!r}")
@@ -105,6 +119,14 @@ def check_model(
     findings += [f for f in gaps if rules.beat_majority or f.rule != "beat_majority"]
     if audit is not None:
         findings += audit_findings(audit, rules)
+    attacks: dict[str, list[dict[str, Any]]] = {}
+    if held_proba is None and holdout is not None:
+        held_proba = checked.proba(holdout)
+    member, attacks["membership"] = membership_check(checked, data, holdout, proba, held_proba, rules, membership)
+    if sensitive is not None and audit is None:
+        attribute, attacks["attribute"] = attribute_check(checked, data, holdout, proba, held_proba, rules, sensitive, known, queryable=scored is None)
+        findings += [attribute] if attribute is not None else []
+    findings += [member] if member is not None else []
     findings += list(extra)
     summaries = {"outputs": outputs.summary(rules.min_group_size)}
     if structure is not None:
@@ -114,7 +136,7 @@ def check_model(
              "training_rows": len(data), "held_out_rows": None if holdout is None else len(holdout), "parameters": count, "parameters_counted": how}  # fmt: skip
     if scored is not None:
         facts["outputs_only"] = scored.files
-    return CheckResult(checked, rules, findings, recommend(findings, rules), summaries, facts)
+    return CheckResult(checked, rules, findings, recommend(findings, rules), summaries, facts, {k: v for k, v in attacks.items() if v})
 
 
 def _scored(model: Any, data: pd.DataFrame, class_attribute: str, holdout: pd.DataFrame | None, scores: Any, holdout_scores: Any) -> Scored | None:

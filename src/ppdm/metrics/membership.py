@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import roc_auc_score, roc_curve
 
-__all__ = ["FPRS", "interpolated_tpr", "membership_metrics", "roc_points", "tpr_at_fpr"]
+__all__ = ["FPRS", "interpolated_tpr", "membership_advantage", "membership_metrics", "roc_points", "tpr_at_fpr"]
 
 #: The false-positive budgets reported (Carlini et al. 2022: 0.1 % and 1 %).
 FPRS = (0.001, 0.01)
@@ -56,6 +56,19 @@ def tpr_at_fpr(truth: np.ndarray, score: np.ndarray, fpr: float, ties: str = "ra
     if ties != "random":
         raise ValueError(f"ties must be 'random' or 'together', got {ties!r}")
     return float(interpolated_tpr(f, t, fpr))
+
+
+def membership_advantage(truth: np.ndarray, score: np.ndarray) -> float:
+    """The membership advantage of the best threshold on ``score``: the largest TPR − FPR over the
+    ROC curve (Yeom et al., *Privacy Risk in Machine Learning*, CSF 2018, Definition 4: the
+    adversary's advantage is its true-positive rate minus its false-positive rate; Kolmogorov and
+    Smirnov's distance between the members' and the non-members' scores). 0 for a score that
+    tells nothing (every candidate alike), ``nan`` without both members and non-members."""
+    truth = np.asarray(truth, dtype=bool)
+    if not 0 < truth.sum() < len(truth):
+        return float("nan")
+    fpr, tpr = roc_points(truth, np.asarray(score, dtype=float))
+    return float(max((tpr - fpr).max(), 0.0))
 
 
 def membership_metrics(truth: np.ndarray, score: np.ndarray) -> dict[str, float]:

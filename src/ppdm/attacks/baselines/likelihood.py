@@ -37,7 +37,7 @@ from ppdm.metrics.baseline import prior_distribution
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
 
-__all__ = ["applies", "art_white_box_rule", "black_box_attacks", "likelihood_attacks", "prior_rule"]
+__all__ = ["applies", "art_white_box_rule", "black_box_attacks", "every_value", "likelihood_attacks", "posterior_result", "prior_rule"]
 
 
 def applies(model: Tree | Forest, threat: ThreatModel) -> bool:
@@ -204,6 +204,18 @@ def _art_rule(tree: Tree, trial: pd.DataFrame, y: np.ndarray, prior: np.ndarray,
     out = np.zeros((n, k))
     out[np.arange(n), choice] = 1.0
     return out
+
+
+def every_value(data: pd.DataFrame, sensitive: str, values: tuple) -> pd.DataFrame:
+    """``data`` once per candidate value of ``sensitive`` (value-major): the frames a rule that
+    tries every value queries the model on (any classifier's, e.g. the output checker's inversion)."""
+    return _every_value(data, sensitive, values)
+
+
+def posterior_result(name: str, data: pd.DataFrame, threat: ThreatModel, values: tuple, scores: np.ndarray) -> AttackResult:
+    """The :class:`AttackResult` of a rule's per-person scores over ``values`` (persons × values,
+    normalised here), grouped by the known columns: the rules above, and any other black-box rule."""
+    return _result(name, data, threat, values, scores)
 
 
 def _prior(truth: np.ndarray | None, k: int) -> np.ndarray:
