@@ -119,8 +119,9 @@ def test_an_exact_audit_proves_from_the_outputs(nursery):
 
 
 def test_the_pooled_forest_estimate_says_it_does_not_read_the_outputs(adult_train):
-    from ppdm.attacks.models.possible import estimate_or_possible
     from ppdm.maxent.table import forest_types as ft
+    from ppdm.pipeline.estimate import estimate
+    from ppdm.pipeline.options import AuditOptions
 
     frame, roles = adult_train
     features = [c for c in frame.columns if c != roles.class_attribute][:8]
@@ -132,7 +133,8 @@ def test_the_pooled_forest_estimate_says_it_does_not_read_the_outputs(adult_trai
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = estimate_or_possible(forest, table, threat)
+            resolved = threat.resolve(table, forest.class_attribute, splits=forest.split_attributes)
+            result = estimate(forest, table, resolved, None, AuditOptions(), None)
     finally:
         ft.MAX_ROUTED = cap
     assert "does not read the model's labels" in result.details["note"]
