@@ -120,7 +120,8 @@ def test_an_exact_audit_proves_from_the_outputs(nursery):
 
 def test_the_pooled_forest_estimate_says_it_does_not_read_the_outputs(adult_train):
     from ppdm.attacks.models.explicit import ForestAuditOptions
-    from ppdm.attacks.models.possible import estimate_or_possible
+    from ppdm.pipeline.estimate import estimate
+    from ppdm.pipeline.options import AuditOptions
 
     frame, roles = adult_train
     features = [c for c in frame.columns if c != roles.class_attribute][:8]
@@ -129,7 +130,8 @@ def test_the_pooled_forest_estimate_says_it_does_not_read_the_outputs(adult_trai
     threat = ThreatModel(sensitive=features[0], known=tuple(features[1:3]), outputs="label")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = estimate_or_possible(forest, table, threat, forest_options=ForestAuditOptions(max_routed=10))  # force the pooled estimate
+        resolved = threat.resolve(table, forest.class_attribute, splits=forest.split_attributes)
+        result = estimate(forest, table, resolved, None, AuditOptions(forest=ForestAuditOptions(max_routed=10)), None)  # force the pooled estimate
     assert "does not read the model's labels" in result.details["note"]
 
 

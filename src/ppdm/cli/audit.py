@@ -148,6 +148,13 @@ def _train_for_audit(
     help="Use the split choices too (internal-node constraints; nonconvex: a local optimum).",
 )
 @click.option(
+    "--method",
+    default="auto",
+    show_default=True,
+    help="The estimate's method (ppdm.pipeline.capabilities): auto (each model's own road, falling back as it says), factored, explicit, "
+    "split-choice, pooled, sampled (a forest's estimate by sampling) or possible; the estimate says what its method does not read.",
+)
+@click.option(
     "--time-limit",
     type=FiniteRange(min=0),
     help=f"Seconds for a forest's estimate, building its problem included (default {FOREST_SECONDS:g}), or, with --internal, a tree's: past them the best "
@@ -294,6 +301,7 @@ def audit_command(
     sample: bool,
     no_label: bool,
     internal: bool,
+    method: str,
     time_limit: float | None,
     progress: bool | None,
     exact: bool,
@@ -327,6 +335,8 @@ def audit_command(
     read = (tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, scores)
     finish = _finishing(out, record_out, report_out, read, target, frontier_file, policy, bundle, model_file or tree_file)
     if membership or population is not None:
+        if method != "auto":
+            raise PpdmError(f"--method {method} chooses an attribute's estimate: a membership audit has its own (leave --method out)")
         truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample, **({"blackbox": scores} if scores else {})}
         _membership_command(
             membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit,
@@ -340,8 +350,9 @@ def audit_command(
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file, record_out)
     _check_runs(exact, estimate, exact_time_limit, internal, backend)
-    from ppdm.api import Audit, audit
+    from ppdm.api import Audit, AuditOptions, audit
 
+    how = AuditOptions(method=method)  # the method refused, naming the others, before any file is read
     threat = _threat_from_options(threat_file, sensitive, known if known is not None else known_alias, preset, publish, sa_published, known_individuals)
     if outputs_known is not None:
         threat = replace(threat, outputs=outputs_known)
@@ -353,7 +364,7 @@ def audit_command(
         tree, table, threat = _trained(dataset, tree_file, data, threat, backend, class_attribute, algorithm, criterion, max_depth, quiet)
     else:
         tree, table = _published(tree_file, data, class_attribute, criterion, max_depth, quiet, what, backend)
-    if time_limit is not None and not internal and tree.n_trees == 1:
+    if time_limit is not None and not internal and method != "split-choice" and tree.n_trees == 1:
         raise PpdmError("--time-limit bounds a forest's solve or a tree's internal-node solve: for a tree it needs --internal")
     if class_known:
         threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
@@ -363,7 +374,7 @@ def audit_command(
         result = audit(
             tree, table, threat, exact=exact, estimate=estimate, missing=missing, labels=not no_label, internal=internal,
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
-            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=told, **finish.targeting(), **_numeric_secret(tolerance, domain),
+            sample=sample, trees=trees, reference=reference, holdout=holdout, progress=told, options=how, **finish.targeting(), **_numeric_secret(tolerance, domain),
         )
     inputs = {"model": tree_file, "data": data if dataset is None else table, "threat": threat_file, "reference": reference, "holdout": holdout}
     if not isinstance(result, Audit):

@@ -23,8 +23,10 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.attacks.leaf.anonymity import model_anonymity
 from ppdm.attacks.leaf.homogeneity import homogeneity_attack
-from ppdm.attacks.models.possible import estimate_or_possible
 from ppdm.errors import UninformativeKnowledgeWarning
+from ppdm.pipeline.baselines import rules_attacker
+from ppdm.pipeline.estimate import estimate
+from ppdm.pipeline.options import AuditOptions
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -44,15 +46,16 @@ Auditor = Callable[[Model, pd.DataFrame, ThreatModel, bool], "AttackResult | Non
 
 
 def maxent_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
-    """The maximum-entropy audit (rate and label constraints; paper 000 §4.1), exact counts only; over a
-    forest, one problem holding every tree's rows (:mod:`ppdm.attacks.models.explicit`), or, where
-    that problem is too large to build, each tree's exact estimate pooled within each person's
-    possible values (:func:`~ppdm.attacks.models.possible.estimate_or_possible`)."""
+    """The maximum-entropy audit (rate and label constraints; paper 000 §4.1), exact counts only: the
+    audit's own estimate step with its default options (:func:`ppdm.pipeline.estimate.estimate`,
+    method ``auto``): over a forest, one problem holding every tree's rows
+    (:mod:`ppdm.attacks.models.explicit`), or, where that problem is too large to build, each
+    tree's exact estimate pooled within each person's possible values."""
     if noisy:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # labels only: uniform, still a valid audit
-        return estimate_or_possible(tree, data, threat)
+        return estimate(tree, data, threat, None, AuditOptions(), None)
 
 
 def leaf_auditor(tree: Model, data: pd.DataFrame, threat: ThreatModel, noisy: bool = False) -> AttackResult | None:
@@ -99,16 +102,13 @@ def reported_attacker(results: Sequence[AttackResult], tree: Model, data: pd.Dat
     the estimate leaves possible (:func:`~ppdm.attacks.baselines.portfolio.strongest_attacker`). Added to the
     candidate's evidence, so that a candidate the search finds meeting the target meets it again
     when the chosen model is audited on its own (the audit reports that attacker; habit 2: never
-    a weaker attacker than a simple one). ``None`` when the rules do not apply or add nothing."""
-    from ppdm.attacks.baselines.likelihood import likelihood_attacks
-    from ppdm.attacks.baselines.portfolio import strongest_attacker
-
-    estimate = next((r for r in results if r.attack != "homogeneity"), None)
-    if estimate is None or estimate.true_codes is None:
+    a weaker attacker than a simple one; the audit's step, :func:`ppdm.pipeline.baselines.rules_attacker`).
+    ``None`` when the rules do not apply or add nothing."""
+    found = next((r for r in results if r.attack != "homogeneity"), None)
+    if found is None:
         return None
-    rules = likelihood_attacks(tree, data, threat, estimate.values)
-    strongest = strongest_attacker(estimate, rules) if rules else estimate
-    if strongest is estimate:
+    strongest = rules_attacker(found, tree, data, threat)
+    if strongest is found:
         return None
     strongest.attack = "portfolio"  # the frontier's ``audits`` column: maxent+homogeneity+portfolio
     return strongest

@@ -130,3 +130,15 @@ def weaker_outputs(outputs: str | None) -> list[str | None]:
 def audited_model(model: Model, threat: ThreatModel) -> Model:
     return audited(model, threat.publish)
 
+
+
+def rules_attacker(estimate: AttackResult, model: Model, table: pd.DataFrame, threat: ThreatModel) -> AttackResult:
+    """The strongest of ``estimate`` and the likelihood rules, each restricted to the values the
+    estimate leaves possible (:func:`~ppdm.attacks.baselines.portfolio.strongest_attacker`), without
+    the estimates with less knowledge, the prior or a reference sample: what a defense search adds
+    to each candidate's evidence (:func:`ppdm.defend.audits.reported_attacker`); ``estimate`` itself
+    when the rules add nothing or do not apply."""
+    if estimate.true_codes is None:
+        return estimate
+    rules = likelihood_attacks(model, table, threat, estimate.values)
+    return strongest_attacker(estimate, rules) if rules else estimate

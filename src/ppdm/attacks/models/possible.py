@@ -34,7 +34,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,7 +44,7 @@ from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import Attacker, ThreatModel, attacker, audited
 from ppdm.attacks.leaf.leaves import row_multiplicities
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, RoutingLimitError, check_options
+from ppdm.errors import DataError, check_options
 from ppdm.maxent.table.forest_types import split_component
 from ppdm.maxent.table.unknowns import Component, sensitive_component
 from ppdm.metrics.baseline import prior_distribution
@@ -54,7 +53,7 @@ from ppdm.tree.forest import Forest, as_forest
 from ppdm.tree.model import Tree
 from ppdm.tree.splits import ThresholdSplit
 
-__all__ = ["PossibleOptions", "PossibleValues", "estimate_or_possible", "possible_attack", "possible_values"]
+__all__ = ["PossibleOptions", "PossibleValues", "possible_attack", "possible_values"]
 
 #: Counts read from stored fractions are whole up to rounding (as in :mod:`ppdm.attacks.leaf.leaves`).
 TOLERANCE = 1e-6
@@ -671,45 +670,3 @@ def _attack(model: Tree | Forest, data: pd.DataFrame, who: Attacker, options: Po
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
-
-
-def estimate_or_possible(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel, **maxent: Any) -> AttackResult:
-    """The maximum-entropy estimate (:func:`ppdm.attacks.models.maxent.maxent_attack`, ``maxent`` its
-    keyword arguments); when a forest's table would need more routes than it builds
-    (:class:`~ppdm.errors.RoutingLimitError`), its trees' exact estimates pooled and restricted
-    to each person's possible values (:func:`ppdm.attacks.models.pooled.pooled_forest_attack`,
-    status ``approximate``), or, when no tree publishes its own counts, each person's possible
-    values alone; either way saying why (``details["note"]``)."""
-    from ppdm.attacks.models.maxent import maxent_attack
-    from ppdm.attacks.models.pooled import pooled_forest_attack, pooling_trees
-
-    try:
-        return maxent_attack(model, data, threat=threat, **maxent)
-    except RoutingLimitError as why:
-        resolved = threat.resolve(data, model.class_attribute, splits=model.split_attributes)
-        published = audited(model, resolved.publish)
-        known = [c for c in (resolved.known or ()) if c != resolved.sensitive]
-        pv = possible_values(published, data, known, str(resolved.sensitive))
-        if pooling_trees(published, len(data)):
-            knowledge = maxent.get("knowledge")
-            result = pooled_forest_attack(
-                as_forest(published), data, resolved, **({"knowledge": knowledge} if knowledge is not None else {}),
-                possible=pv.possible, progress=maxent.get("tree_progress"),
-            )
-            # the routes it would take (cell counts, long), kept apart from the note, without the advice the pooled estimate makes moot
-            result.details["note_details"] = f"the joint table is too large to build: {why.cause}"
-            result.details["note"] = (
-                "an approximate estimate: the joint maximum-entropy table is too large to build, so each tree's exact "
-                f"estimate is pooled over the {result.details['trees_pooled']} of {published.n_trees} trees that publish their own "
-                "counts, within each person's possible values over all trees (sound: one value left is certain, proved)"
-                + (f"; it does not read the model's {resolved.outputs}s the attacker sees (the likelihood rules and a reference attacker do)" if resolved.outputs else "")
-                + (f"; {result.details['note']}" if result.details.get("note") else "")  # which boosting rounds it read
-            )
-            return result
-        result = possible_attack(model, data, threat)
-        result.details["status"] = "possible values only"
-        result.details["note"] = (
-            f"no maximum-entropy estimate: {why}. Shown instead: each person's possible values (sound: one value left "
-            "is certain, proved), weighted by the table's distribution of the sensitive attribute"
-        )
-        return result
