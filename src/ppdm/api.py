@@ -946,7 +946,7 @@ def _estimate(
         warnings.simplefilter("ignore", UninformativeKnowledgeWarning)  # the note is in the summary
         return estimate_or_possible(
             model, table, threat, knowledge=knowledge, time_limit=how.time_limit, weights=weights, tree_progress=progress,
-            solver_progress=solver_progress, **forest,
+            solver_progress=solver_progress, sound=how.sound, table_options=how.table, **forest,
         )
 
 

@@ -19,10 +19,12 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
+from ppdm.attacks.models.estimate import SoundStepOptions
 from ppdm.attacks.models.forest_sampled import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.errors import PpdmError, check_flags, check_options
 from ppdm.exact.options import SearchOptions
+from ppdm.maxent.table.unknowns import TableOptions
 
 __all__ = ["AuditOptions", "Missing"]
 
@@ -47,7 +49,9 @@ class AuditOptions:
     minima and maxima other than certain and impossible ones as proved intervals, ``"bounds"``
     settles each. ``forest``: a forest's estimate (``None``: :class:`ForestAuditOptions`'s
     defaults: the explicit joint table, the solve within ``time_limit``). ``search``: the exact
-    audit's integer search (``None``: its defaults for the model).
+    audit's integer search (``None``: its defaults for the model). ``sound``: the fast sound steps
+    after the estimate (``None``: :class:`~ppdm.attacks.models.estimate.SoundStepOptions`' defaults).
+    ``table``: how large a tree's attacker table may grow (``None``: :class:`~ppdm.maxent.table.unknowns.TableOptions`' defaults).
     """
 
     estimate: bool = True
@@ -60,6 +64,8 @@ class AuditOptions:
     exact_detail: Literal["certainty", "bounds"] = "certainty"
     forest: ForestAuditOptions | None = None
     search: SearchOptions | None = None
+    sound: SoundStepOptions | None = None
+    table: TableOptions | None = None
 
     def __post_init__(self) -> None:
         for name in ("time_limit", "exact_time_limit"):  # named as ppdm.audit's keywords of the same names
@@ -71,6 +77,10 @@ class AuditOptions:
             raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
         if self.search is not None and not isinstance(self.search, SearchOptions):
             raise PpdmError(f"AuditOptions.search must be a SearchOptions, got {type(self.search).__name__}")
+        if self.sound is not None and not isinstance(self.sound, SoundStepOptions):
+            raise PpdmError(f"AuditOptions.sound must be a SoundStepOptions, got {type(self.sound).__name__}")
+        if self.table is not None and not isinstance(self.table, TableOptions):
+            raise PpdmError(f"AuditOptions.table must be a TableOptions, got {type(self.table).__name__}")
 
     def with_keywords(self, **given: Any) -> AuditOptions:
         """These options, with each of ``given`` (``ppdm.audit``'s keyword arguments of the same
