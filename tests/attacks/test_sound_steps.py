@@ -75,11 +75,12 @@ def test_the_readme_example_counts_every_proved_person(adult_train) -> None:
     assert int(np.sum(default["certain"])) >= int(proved["proved_certain"].sum())
 
 
-def test_large_count_problems_skip_the_fast_proof(adult_train, monkeypatch) -> None:
-    """Above ``SOUND_PAIRS`` counts the estimate stands alone and says why (the size rule that
+def test_large_count_problems_skip_the_fast_proof(adult_train) -> None:
+    """Above ``SoundStepOptions.pairs`` counts the estimate stands alone and says why (the size rule that
     keeps the fast proof cheap), and the rule counts the variables the proof would build."""
-    import ppdm.attacks.models.estimate as estimate
+    from ppdm.attacks.models.estimate import SoundStepOptions
     from ppdm.attacks.models.maxent import audit_problem
+    from ppdm.attacks.models.options import AuditOptions
     from ppdm.exact.build import factored_pairs, n_factored_pairs
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 
@@ -87,6 +88,8 @@ def test_large_count_problems_skip_the_fast_proof(adult_train, monkeypatch) -> N
     threat = ppdm.ThreatModel(sensitive="sex", preset="insider").resolve(frame, model.class_attribute, splits=model.split_attributes)
     problem = audit_problem(model, frame, threat, Knowledge(sa=True), factored=True).problem
     assert n_factored_pairs(problem) == len(factored_pairs(problem)[0])
-    monkeypatch.setattr(estimate, "SOUND_PAIRS", n_factored_pairs(problem) - 1)
-    audit = ppdm.audit(model, frame, ppdm.ThreatModel(sensitive="sex", preset="insider"))
+    fewer = AuditOptions(sound=SoundStepOptions(pairs=n_factored_pairs(problem) - 1))
+    audit = ppdm.audit(model, frame, ppdm.ThreatModel(sensitive="sex", preset="insider"), options=fewer)
     assert "skipped" in audit.main.details["sound_steps"]
+    enough = AuditOptions(sound=SoundStepOptions(pairs=n_factored_pairs(problem)))
+    assert "skipped" not in ppdm.audit(model, frame, ppdm.ThreatModel(sensitive="sex", preset="insider"), options=enough).main.details["sound_steps"]

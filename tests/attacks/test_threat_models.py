@@ -278,18 +278,23 @@ def test_slots_agree_with_enumerating_every_cell(adult_small):
         assert ours == counted
 
 
-def test_too_many_unknowns_are_refused_before_allocating(adult_small, monkeypatch):
-    import ppdm.maxent.table.unknowns as unknowns
+def test_too_many_unknowns_are_refused_before_allocating(adult_small):
+    import ppdm
+    from ppdm.attacks.models.options import AuditOptions
+    from ppdm.maxent.table.unknowns import TableOptions
 
     frame, _ = adult_small
     tree = sklearn_tree(frame, ["age", "hours-per-week", "education"], "income", 8)
-    monkeypatch.setattr(unknowns, "MAX_VARIABLES", 10)
+    small = TableOptions(max_variables=10)
+    with pytest.raises(MaxEntError, match=r"\(at most 10\): coarsen 'age'|\(at most 10\): coarsen 'hours-per-week'|\(at most 10\): coarsen 'education'"):
+        attacker_table(tree, frame, ["sex"], "income", options=small)
     with pytest.raises(MaxEntError, match="coarsen 'age'|coarsen 'hours-per-week'|coarsen 'education'"):
-        attacker_table(tree, frame, ["sex"], "income")
-    with pytest.raises(MaxEntError, match="coarsen 'age'|coarsen 'hours-per-week'|coarsen 'education'"):
-        attacker_types(tree, frame, ["sex"], "income")  # the factored form stops too
+        attacker_types(tree, frame, ["sex"], "income", options=small)  # the factored form stops too
     with pytest.raises(MaxEntError, match="known-value groups make"):
-        maxent_attack(tree, frame, threat=ThreatModel(sensitive="income", known=("sex",)))
+        maxent_attack(tree, frame, threat=ThreatModel(sensitive="income", known=("sex",)), table_options=small)
+    with pytest.raises(MaxEntError, match="known-value groups make"):
+        ppdm.audit(tree, frame, ThreatModel(sensitive="income", known=("sex",)), options=AuditOptions(table=small))  # set where a user sets it
+    attacker_types(tree, frame, ["sex"], "income")  # the default admits it
 
 
 def test_a_table_that_contradicts_the_counts_is_refused(adult_small):

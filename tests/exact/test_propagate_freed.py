@@ -5,6 +5,7 @@ count problems, enumerated."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -14,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from ppdm.exact.freed import FreedGroups
 from ppdm.exact.pairs import PairMoves, PairSettings
 from ppdm.exact.problem import CountProblem, CountRows
-from ppdm.exact.propagate import propagate
+from ppdm.exact.propagate import COUNTS, propagate
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 
@@ -195,12 +196,6 @@ def test_rounds_over_the_moved_rows_give_the_every_row_rounds(case) -> None:  # 
     problem, _ = case
     rows = _rows(problem)
     want = _every_row_rounds(problem.var_group, problem.sizes, rows)
-    import ppdm.exact.propagate as module
-
-    for chunk in (module.CHUNK, 3):  # 3 entries: rows read in several runs a round
-        saved, module.CHUNK = module.CHUNK, chunk
-        try:
-            got = propagate(problem.var_group, problem.sizes, rows)
-        finally:
-            module.CHUNK = saved
+    for chunk in (COUNTS.chunk, 3):  # 3 entries: rows read in several runs a round
+        got = propagate(problem.var_group, problem.sizes, rows, options=replace(COUNTS, chunk=chunk))
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])

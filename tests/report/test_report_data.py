@@ -189,12 +189,11 @@ def test_a_forest_is_drawn_tree_by_tree_with_its_own_anchors(audit):
         assert tree["lines"][0]["anchor"] == f"tree-{i}-node-0" and f'id="tree-{i}-node-0"' in page
 
 
-def test_a_long_model_is_left_out_of_the_print_only(report, monkeypatch):
-    from ppdm.report import html
+def test_a_long_model_is_left_out_of_the_print_only(report):
+    from ppdm.report.html import HtmlOptions
 
     assert 'id="model" class="long"' not in render_html(report)
-    monkeypatch.setattr(html, "PRINTED_LINES", 3)
-    page = render_html(report)
+    page = render_html(report, HtmlOptions(printed_lines=3))
     assert 'id="model" class="long"' in page and "too many to print" in page and 'id="node-7"' in page
 
 

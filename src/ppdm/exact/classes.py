@@ -16,20 +16,22 @@ import scipy.sparse as sp
 
 from ppdm.exact.bounds import ExactBounds
 from ppdm.exact.problem import CountProblem, CountRows
+from ppdm.maxent.constraints.interchangeable import same_columns, unique_rows
+
+__all__ = ["member_bounds", "merge_classes", "unique_rows"]
 
 
 def merge_classes(problem: CountProblem, truth: np.ndarray | None) -> tuple[CountProblem, np.ndarray, np.ndarray | None]:
-    """The problem over classes of interchangeable groups, each group's class, and the truth summed."""
+    """The problem over classes of interchangeable groups, each group's class, and the truth summed.
+
+    A variable's kind: its column and label (:func:`~ppdm.maxent.constraints.interchangeable.same_columns`);
+    a group's class: the same kinds, as many of each (the same again, over the kinds' counts)."""
     A, _, _, _ = problem.stacked()
     rng = np.random.default_rng(2024)
-    # a variable's signature: its label and its column (two random projections, exact in practice)
-    proj = np.asarray(sp.csr_matrix(A).T @ rng.random((A.shape[0], 2))) if A.shape[0] else np.zeros((problem.n_vars, 2))
-    var_sig = np.asarray(np.round(np.c_[proj, problem.var_label], 9))
-    _, var_kind = unique_rows(var_sig)
-    h = rng.random((int(var_kind.max(initial=0)) + 1, 2))
-    group_sig = np.zeros((problem.n_groups, 3))
-    np.add.at(group_sig, problem.var_group, np.c_[h[var_kind], np.ones(problem.n_vars)])
-    rep, class_of = unique_rows(np.round(group_sig, 9))
+    _, var_kind = same_columns(sp.csr_matrix(A), problem.var_label, rng)
+    n_kinds = int(var_kind.max(initial=0)) + 1
+    kinds = sp.coo_matrix((np.ones(problem.n_vars), (var_kind, problem.var_group)), shape=(n_kinds, problem.n_groups))  # entries in the variables' order
+    rep, class_of = same_columns(kinds, np.bincount(problem.var_group, minlength=problem.n_groups), rng)
     sizes = np.bincount(class_of, weights=problem.sizes).astype(np.int64)
     keep = np.isin(problem.var_group, rep)
     keep &= rep[class_of[problem.var_group]] == problem.var_group
@@ -39,30 +41,12 @@ def merge_classes(problem: CountProblem, truth: np.ndarray | None) -> tuple[Coun
         merged.add(CountRows(r.name, r.A[:, cols], r.b, r.sense, r.row_names, strict=r.strict))
     class_truth = None
     if truth is not None:
-        key = class_of[problem.var_group].astype(np.int64) * (int(var_kind.max(initial=0)) + 1) + var_kind
+        key = class_of[problem.var_group].astype(np.int64) * n_kinds + var_kind
         target = key[cols]
         order = np.argsort(target)
         pos = order[np.searchsorted(target[order], key)]
         class_truth = np.bincount(pos, weights=truth, minlength=len(cols)).astype(np.int64)
     return merged, class_of, class_truth
-
-
-def unique_rows(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(M, axis=0, return_index=True, return_inverse=True)`` without its structured
-    sort (seconds on a million rows): each distinct row's first index, in the rows' lexicographic
-    order, and each row's number in it."""
-    n = M.shape[0]
-    if n == 0:
-        return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    order = np.lexsort(M.T[::-1])
-    S = M[order]
-    new = np.r_[True, (S[1:] != S[:-1]).any(axis=1)]
-    ids = np.cumsum(new) - 1
-    inverse = np.empty(n, dtype=np.intp)
-    inverse[order] = ids
-    first = np.full(int(ids[-1]) + 1, n, dtype=np.intp)
-    np.minimum.at(first, ids, order)
-    return first, inverse
 
 
 def member_bounds(class_bounds: ExactBounds, class_of: np.ndarray, sizes: np.ndarray) -> ExactBounds:

@@ -35,10 +35,13 @@ from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 from ppdm.defaults import WHOLE
 from ppdm.errors import InfeasibleError, check_options
 from ppdm.maxent.constraints.membership_rows import MembershipRows, column_patterns
+from ppdm.maxent.solvers.bound_propagation import PropagationOptions, RowBlock, propagate_bounds
 from ppdm.progress import report
 
-__all__ = ["MembershipProof", "ProofOptions", "prove_membership", "propagate"]
+__all__ = ["BITS", "MembershipProof", "ProofOptions", "prove_membership", "propagate"]
 
+#: Step 1 runs to its fixed point: each round decides at least one candidate or ends.
+BITS = PropagationOptions(rounds=1 << 62, integer=True)
 
 
 @dataclass(frozen=True)
@@ -89,35 +92,29 @@ def prove_membership(rows: MembershipRows, options: ProofOptions | None = None) 
     return MembershipProof(state, by_propagation, by_lp, settled, time.perf_counter() - start)
 
 
-def propagate(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, state: np.ndarray) -> np.ndarray:
-    """Step 1 to a fixed point (a copy of ``state`` with what the rows force). Raises
-    :class:`InfeasibleError` naming the first row no 0/1 vector meets."""
-    state = state.copy()
-    AT = A.T.tocsr()
-    while True:
-        ones = A @ (state == 1).astype(float)
-        free = A @ (state < 0).astype(float)
-        need, room = lo - ones, hi - ones
-        bad = np.flatnonzero((need > free + WHOLE) | (room < -WHOLE))
-        if bad.size:
-            r = int(bad[0])
-            raise InfeasibleError(
-                f"row {r}: no training set meets the published counts (needs {need[r]:g} more of {free[r]:g} candidates, room {room[r]:g})", [f"row {r}"]
-            )
-        full = (room <= WHOLE) & (free > 0)
-        short = (need >= free - WHOLE) & (free > 0) & ~full
-        if not full.any() and not short.any():
-            return state
-        to_zero = (AT @ full.astype(float) > 0) & (state < 0)
-        to_one = (AT @ short.astype(float) > 0) & (state < 0)
-        both = to_zero & to_one
-        if both.any():
-            i = int(np.argmax(both))
-            raise InfeasibleError(f"candidate {i}: the published counts need it both a member and not", [f"candidate {i}"])
-        if not to_zero.any() and not to_one.any():
-            return state
-        state[to_zero] = 0
-        state[to_one] = 1
+def propagate(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, state: np.ndarray, options: PropagationOptions = BITS) -> np.ndarray:
+    """Step 1 to a fixed point (a copy of ``state`` with what the rows force): bound propagation
+    (:func:`~ppdm.maxent.solvers.bound_propagation.propagate_bounds`) over the 0/1 bits, in
+    integers when ``A``'s coefficients are whole. Raises :class:`InfeasibleError` naming the
+    first row no 0/1 vector meets, or a candidate the rows need both a member and not."""
+    state = np.asarray(state).copy()
+    whole = A.nnz == 0 or bool(np.all(A.data == np.round(A.data)))
+    matrix = sp.csr_matrix(A, dtype=np.int64 if whole else float)
+    found = propagate_bounds([RowBlock(matrix, lo, hi)], (state == 1).astype(np.int64), (state != 0).astype(np.int64), options)
+    if found.empty is not None:
+        i = found.empty
+        raise InfeasibleError(f"candidate {i}: the published counts need it both a member and not", [f"candidate {i}"])
+    least, most = A @ found.lo.astype(float), A @ found.hi.astype(float)
+    bad = np.flatnonzero((lo > most + WHOLE) | (hi < least - WHOLE))
+    if bad.size:
+        r = int(bad[0])
+        raise InfeasibleError(
+            f"row {r}: no training set meets the published counts (needs {lo[r] - least[r]:g} more of {most[r] - least[r]:g} candidates, room {hi[r] - least[r]:g})",
+            [f"row {r}"],
+        )
+    state[(found.hi == 0) & (state < 0)] = 0
+    state[(found.lo == 1) & (state < 0)] = 1
+    return state
 
 
 def _reduced(rows: MembershipRows, state: np.ndarray) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:

@@ -45,6 +45,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint, linprog, milp
 
 from ppdm.exact.problem import Rows, change_holds
+from ppdm.maxent.constraints.interchangeable import unique_rows
 
 
 @dataclass(frozen=True)
@@ -224,8 +225,6 @@ def _near_pairs(H: np.ndarray, group: np.ndarray, settings: PairSettings) -> tup
 
 def _row_ids(M: np.ndarray) -> np.ndarray:
     """Each row's number among the distinct rows of ``M``."""
-    from ppdm.exact.classes import unique_rows
-
     return unique_rows(M)[1]
 
 

@@ -3,8 +3,8 @@
 For every record i, ``[min y_i, max y_i]`` over every y meeting the rows (the rows a published
 regressor gives, :mod:`ppdm.exact.target_rows`; ``A ≥ 0``). Two ways, both sound:
 
-* :func:`propagate` — interval constraint propagation (bound propagation over the rows, as in
-  :mod:`ppdm.maxent.solvers.bound_propagation`): a row ``Σ_j a_j y_j ≥ b`` gives
+* :func:`propagate` — interval constraint propagation (bound propagation over the rows,
+  :func:`ppdm.maxent.solvers.bound_propagation.propagate_bounds`): a row ``Σ_j a_j y_j ≥ b`` gives
   ``y_i ≥ (b − Σ_{j≠i} a_j hi_j) / a_i`` and ``Σ_j a_j y_j ≤ b'`` gives
   ``y_i ≤ (b' − Σ_{j≠i} a_j lo_j) / a_i`` (a negative ``a_j`` takes the other end of the box:
   the rows' largest and smallest activities); every row and record at once (vectorised over the
@@ -26,99 +26,43 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
-from ppdm.errors import PpdmError, check_options
+from ppdm.errors import PpdmError
+from ppdm.maxent.constraints.interchangeable import same_columns
+from ppdm.maxent.solvers.bound_propagation import Propagated, PropagationOptions, RowBlock, propagate_bounds
 
-
-@dataclass(frozen=True)
-class PropagationOptions:
-    """``rounds``: at most this many sweeps over the rows; ``time_limit``: seconds (``None``: no
-    limit); ``tolerance``: stop once no bound moves by more than this times the domain's width;
-    ``integer``: the variables are whole numbers (bounds rounded inwards, up to 1e-6)."""
-
-    rounds: int = 1000
-    time_limit: float | None = None
-    tolerance: float = 1e-9
-    integer: bool = False
-
-    def __post_init__(self) -> None:
-        check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
-
-
-@dataclass
-class Propagated:
-    """Propagated bounds, the sweeps taken and whether they reached a fixed point."""
-
-    lo: np.ndarray
-    hi: np.ndarray
-    rounds: int
-    converged: bool
-    seconds: float
+__all__ = ["LPBounds", "Propagated", "PropagationOptions", "interchangeable", "lp_bounds", "propagate"]
 
 
 def propagate(
     matrix: sp.csr_matrix, lower: np.ndarray, upper: np.ndarray, lo: np.ndarray, hi: np.ndarray, options: PropagationOptions | None = None,
 ) -> Propagated:  # fmt: skip
-    """Bound propagation of ``lower ≤ matrix y ≤ upper`` over the box ``[lo, hi]`` (module docstring).
+    """Bound propagation of ``lower ≤ matrix y ≤ upper`` over the box ``[lo, hi]`` (module docstring;
+    :func:`~ppdm.maxent.solvers.bound_propagation.propagate_bounds`, the rows one block).
 
     Raises :class:`~ppdm.errors.PpdmError` when the rows leave some record no value (they
     contradict each other or the box)."""
     opts = options or PropagationOptions()
-    start = time.monotonic()
-    a = matrix.tocoo()
-    nz = a.data != 0  # a zero coefficient (a target of 0) says nothing of its variable
-    order = np.lexsort((a.row[nz], a.col[nz]))
-    row, col, coef = a.row[nz][order], a.col[nz][order], a.data[nz][order]
-    starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]]) if len(col) else np.zeros(0, dtype=np.intp)
-    cols = col[starts]
-    L, U = lo.astype(float).copy(), hi.astype(float).copy()
-    width = float(np.max(hi - lo)) if len(lo) else 0.0
-    step_tol = opts.tolerance * max(width, 1.0)
-    csr = matrix.tocsr()
-    plus, minus = csr.maximum(0).tocsr(), csr.minimum(0).tocsr()
-    positive = coef > 0
-    rounds, converged = 0, not len(coef)
-    while not converged and rounds < opts.rounds:
-        if opts.time_limit is not None and time.monotonic() - start > opts.time_limit:
-            break
-        rounds += 1
-        top, bottom = plus @ U + minus @ L, plus @ L + minus @ U  # each row's largest and smallest activity
-        own_top = coef * np.where(positive, U[col], L[col])
-        own_bottom = coef * np.where(positive, L[col], U[col])
-        from_lower = (lower[row] - top[row] + own_top) / coef  # a bound on y from the row's lower side
-        from_upper = (upper[row] - bottom[row] + own_bottom) / coef
-        from_below = np.where(positive, from_lower, from_upper)
-        from_above = np.where(positive, from_upper, from_lower)
-        new_L, new_U = L.copy(), U.copy()
-        new_L[cols] = np.maximum(L[cols], np.maximum.reduceat(from_below, starts))
-        new_U[cols] = np.minimum(U[cols], np.minimum.reduceat(from_above, starts))
-        if opts.integer:
-            new_L, new_U = np.ceil(new_L - 1e-6), np.floor(new_U + 1e-6)
-        moved = max(float(np.max(new_L - L, initial=0.0)), float(np.max(U - new_U, initial=0.0)))
-        L, U = new_L, new_U
-        if (L > U + step_tol).any():
-            i = int(np.argmax(L - U))
-            raise PpdmError(f"the rows leave record {i} no value (between {L[i]:g} and {U[i]:g}): they contradict each other or the domain")
-        converged = moved <= step_tol
+    found = propagate_bounds([RowBlock(sp.csr_matrix(matrix, dtype=float), lower, upper)], lo, hi, opts)
+    if found.empty is not None:
+        i = found.empty
+        raise PpdmError(f"the rows leave record {i} no value (between {found.lo[i]:g} and {found.hi[i]:g}): they contradict each other or the domain")
     if opts.integer:
-        return Propagated(L, U, rounds, converged, time.monotonic() - start)
-    slack = 1e-12 * max(width, 1.0)  # float rounding of the sums above: keep the bounds outer
-    return Propagated(np.maximum(L - slack, lo), np.minimum(U + slack, hi), rounds, converged, time.monotonic() - start)
+        return found
+    width = float(np.max(hi - lo)) if len(lo) else 0.0
+    slack = 1e-12 * max(width, 1.0)  # float rounding of the sums: keep the bounds outer
+    found.lo, found.hi = np.maximum(found.lo - slack, lo), np.minimum(found.hi + slack, hi)
+    return found
 
 
 def interchangeable(matrix: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """A group id per record: records with the same column of ``matrix`` and the same box."""
-    csc = matrix.tocsc()
-    csc.sort_indices()
-    keys = [
-        csc.indices[csc.indptr[i] : csc.indptr[i + 1]].tobytes() + csc.data[csc.indptr[i] : csc.indptr[i + 1]].tobytes()
-        + np.array([lo[i], hi[i]]).tobytes()
-        for i in range(csc.shape[1])
-    ]  # fmt: skip
-    codes, _ = pd.factorize(pd.Series(keys, dtype=object))
-    return np.asarray(codes, dtype=np.intp)
+    """A group id per record: records with the same column of ``matrix`` and the same box
+    (:func:`~ppdm.maxent.constraints.interchangeable.same_columns`), numbered in the order they first occur."""
+    first, of = same_columns(matrix, np.c_[lo, hi])
+    rank = np.empty(len(first), dtype=np.intp)
+    rank[np.argsort(first)] = np.arange(len(first))
+    return rank[of]
 
 
 @dataclass

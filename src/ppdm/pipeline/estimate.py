@@ -79,7 +79,7 @@ def _maxent(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimatin
     forest = {"forest_options": e.how.forest} if e.how.forest is not None else {}
     return maxent_attack(
         model, table, threat=threat, knowledge=e.knowledge, time_limit=e.how.time_limit, weights=e.weights, tree_progress=e.progress,
-        solver_progress=e.solver_progress, **{**forest, **road},
+        solver_progress=e.solver_progress, sound=e.how.sound, table_options=e.how.table, **{**forest, **road},
     )
 
 

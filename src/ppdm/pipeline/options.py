@@ -19,10 +19,12 @@ import math
 from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
+from ppdm.attacks.models.estimate import SoundStepOptions
 from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.errors import PpdmError, check_flags, check_options
 from ppdm.exact.options import SearchOptions
+from ppdm.maxent.table.unknowns import TableOptions
 from ppdm.pipeline.capabilities import check_method
 
 __all__ = ["AuditOptions", "Missing"]
@@ -48,7 +50,9 @@ class AuditOptions:
     minima and maxima other than certain and impossible ones as proved intervals, ``"bounds"``
     settles each. ``forest``: a forest's estimate (``None``: :class:`ForestAuditOptions`'s
     defaults: the explicit joint table, the solve within ``time_limit``). ``search``: the exact
-    audit's integer search (``None``: its defaults for the model).
+    audit's integer search (``None``: its defaults for the model). ``sound``: the fast sound steps
+    after the estimate (``None``: :class:`~ppdm.attacks.models.estimate.SoundStepOptions`' defaults).
+    ``table``: how large a tree's attacker table may grow (``None``: :class:`~ppdm.maxent.table.unknowns.TableOptions`' defaults).
 
     ``method``: the estimate's method, one of :data:`~ppdm.pipeline.capabilities.METHODS`
     (``"auto"``, the default: each model's own road, falling back as it says; ``"factored"``,
@@ -71,6 +75,8 @@ class AuditOptions:
     exact_detail: Literal["certainty", "bounds"] = "certainty"
     forest: ForestAuditOptions | None = None
     search: SearchOptions | None = None
+    sound: SoundStepOptions | None = None
+    table: TableOptions | None = None
     method: str = "auto"
     policy: Any = None
     blackbox: Any = None
@@ -85,6 +91,10 @@ class AuditOptions:
             raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
         if self.search is not None and not isinstance(self.search, SearchOptions):
             raise PpdmError(f"AuditOptions.search must be a SearchOptions, got {type(self.search).__name__}")
+        if self.sound is not None and not isinstance(self.sound, SoundStepOptions):
+            raise PpdmError(f"AuditOptions.sound must be a SoundStepOptions, got {type(self.sound).__name__}")
+        if self.table is not None and not isinstance(self.table, TableOptions):
+            raise PpdmError(f"AuditOptions.table must be a TableOptions, got {type(self.table).__name__}")
         check_method(self.method)
         if self.internal and self.method not in ("auto", "split-choice"):
             raise PpdmError(f"internal=True reads the split choices, which method {self.method!r} does not: give method='split-choice' (or 'auto')")

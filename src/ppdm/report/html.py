@@ -9,10 +9,12 @@ opens offline, can be mailed as one file, and prints to PDF (:mod:`ppdm.report.b
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
 from ppdm.attacks.core.scope import summary_scope
+from ppdm.errors import check_options
 from ppdm.report import membership_html, record_html, words
 from ppdm.report.not_audited import is_noisy, noisy_sentence
 from ppdm.report.page import PAGE_LEAVES, PAGE_MODEL_LINES, leaves_listed, lines_shown, page_attack, people_limit
@@ -23,15 +25,25 @@ from ppdm.report.script import JS
 from ppdm.report.style import CSS
 from ppdm.report.summary import baseline_extra_lines
 
-#: A model longer than this many lines is left out of the printed page (the PDF), not of the screen.
-PRINTED_LINES = 400
 LONG = ' class="long"'
 
 _LEVEL = {"fails": "target not met", "meets": "target met", "unknown": "not judged"}  # unknown: a measure missing, or a part of the model read
 
 
-def render_html(report: dict[str, Any]) -> str:
+@dataclass(frozen=True)
+class HtmlOptions:
+    """How :func:`render_html` draws the page: ``printed_lines``, a model longer than this many
+    lines is left out of the printed page (the PDF), not of the screen (default 400)."""
+
+    printed_lines: int = 400
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a count '400' or 3.5 is refused here, naming the field
+
+
+def render_html(report: dict[str, Any], options: HtmlOptions | None = None) -> str:
     """The HTML text of ``report``."""
+    options = options or HtmlOptions()
     attacks = report["attacks"]
     body = [
         _header(report),
@@ -42,7 +54,7 @@ def render_html(report: dict[str, Any]) -> str:
         *(_attack_section(a, i) for i, a in enumerate(attacks)),
         *([membership_html.section_html(report["membership"])] if report.get("membership") else []),
         _frontier(report),
-        _model(report.get("model"), attacks),
+        _model(report.get("model"), attacks, options.printed_lines),
         record_html.section_html(report),
     ]
     return (
@@ -295,7 +307,7 @@ def _not_audited(entries: list[dict[str, str]]) -> str:
     return out
 
 
-def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:
+def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]], printed_lines: int) -> str:
     if model is None:
         return '<section id="model"><h2>The published model</h2><p>No model was given: leaf ids cannot be shown in it.</p></section>'
     exposed = {
@@ -311,7 +323,7 @@ def _model(model: dict[str, Any] | None, attacks: list[dict[str, Any]]) -> str:
         shown += len(lines)
         title = "" if tree["index"] is None else f"<h3>tree {tree['index']}</h3>"
         parts.append(f'{title}<pre class="tree">{"".join(_line(line, line["anchor"] in exposed) for line in lines)}</pre>')
-    long = shown > PRINTED_LINES
+    long = shown > printed_lines
     note = (
         f'<p class="printnote">The model has {n_lines:,} lines, too many to print: open the HTML page, or run ppdm show.</p>'
         if long

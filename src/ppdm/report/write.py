@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ppdm.errors import ReportError
 from ppdm.files import ReadFiles, refuse_overwriting_input, write_atomic
+
+if TYPE_CHECKING:
+    from ppdm.report.html import HtmlOptions
 
 
 def json_path_for(html: Path) -> Path:
@@ -20,10 +23,12 @@ def json_path_for(html: Path) -> Path:
 
 def write_report(
     report: dict[str, Any], html: str | Path, json_out: str | Path | None = None, pdf: str | Path | None = None, inputs: Iterable[str | Path] | ReadFiles = (),
+    page: HtmlOptions | None = None,
 ) -> Path:
     """Write ``report`` as ``html`` and its data as ``json_out`` (default :func:`json_path_for`);
     with ``pdf``, print the page to PDF through headless Chromium. Returns the JSON's path. None
-    of them may be one of ``inputs`` (the files the audit read)."""
+    of them may be one of ``inputs`` (the files the audit read). ``page``: how the page is drawn
+    (:class:`~ppdm.report.html.HtmlOptions`)."""
     from ppdm.report.browser import print_pdf
     from ppdm.report.html import render_html
 
@@ -34,7 +39,7 @@ def write_report(
         if target is not None:
             refuse_overwriting_input(target, read)
     write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n", inputs=read)
-    write_atomic(html, render_html(report), inputs=read)
+    write_atomic(html, render_html(report, page), inputs=read)
     if pdf is not None:
         print_pdf(html, Path(pdf))
     return data

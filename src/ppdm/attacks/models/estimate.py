@@ -17,6 +17,7 @@ word alone.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, MaxEntError
+from ppdm.errors import DataError, MaxEntError, check_options
 from ppdm.exact.build import factored_counts, n_factored_pairs
 from ppdm.exact.solve import sound_bounds
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
@@ -89,23 +90,30 @@ def solve_details(
     return details
 
 
-#: The estimate runs the fast sound steps on count problems of at most this many (group, type)
-#: counts: building, merging and propagating take about 5 s per million (the README's tree on
-#: Adult under a 6-column attacker: 2.1 million counts, 10.7 s, nobody proved beyond the
-#: estimate; under the insider: 0.25 s, 30 people added).
-SOUND_PAIRS = 1_000_000
+@dataclass(frozen=True)
+class SoundStepOptions:
+    """The fast sound steps after the estimate (:func:`proved_certain`): ``pairs``, they run on
+    count problems of at most this many (group, type) counts (default 1,000,000): building,
+    merging and propagating take about 5 s per million (the README's tree on Adult under a
+    6-column attacker: 2.1 million counts, 10.7 s, nobody proved beyond the estimate; under the
+    insider: 0.25 s, 30 people added)."""
+
+    pairs: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a count '5' or 2.5 is refused here, naming the field
 
 
 def maxent_result(
     table: AttackerTableLike, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object],
-    problem: MaxEntProblem | FactoredProblem | None = None,
+    problem: MaxEntProblem | FactoredProblem | None = None, sound: SoundStepOptions | None = None,
 ) -> AttackResult:
     """The :class:`AttackResult` of a maximum-entropy audit over ``table``: certain groups exposed,
     fully known individuals not targets. With the factored ``problem`` solved, the groups the
     exact audit's fast sound steps prove certain are certain too (:func:`proved_certain`;
-    ``details["sound_steps"]`` says what they proved and took)."""
+    ``details["sound_steps"]`` says what they proved and took; ``sound``: their settings)."""
     if isinstance(problem, FactoredProblem):
-        posterior, details["sound_steps"] = proved_certain(table, problem, posterior)
+        posterior, details["sound_steps"] = proved_certain(table, problem, posterior, sound)
     groups = table.groups
     n = len(groups.group_of_record)  # rows of the table (counted combinations on a Dask table)
     targets = np.ones(n, dtype=bool)
@@ -128,7 +136,9 @@ def maxent_result(
     return result
 
 
-def proved_certain(table: AttackerTableLike, problem: FactoredProblem, posterior: np.ndarray) -> tuple[np.ndarray, dict[str, object]]:
+def proved_certain(
+    table: AttackerTableLike, problem: FactoredProblem, posterior: np.ndarray, options: SoundStepOptions | None = None,
+) -> tuple[np.ndarray, dict[str, object]]:
     """``posterior`` with every group the fast sound steps of the exact audit prove certain
     (:func:`ppdm.exact.solve.sound_bounds` over the same rows on whole counts, the estimate as the
     LP step's interior point) held at its one value, and what they did. Rows with real
@@ -140,9 +150,10 @@ def proved_certain(table: AttackerTableLike, problem: FactoredProblem, posterior
     blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS) and not (b.name == "label" and "class-count" in names)]
     if not blocks:
         return posterior, {"skipped": "no rows over whole counts"}
+    limit = (options or SoundStepOptions()).pairs
     pairs = n_factored_pairs(problem)
-    if pairs > SOUND_PAIRS:
-        return posterior, {"skipped": f"{pairs:,} counts over whole groups, more than the {SOUND_PAIRS:,} the fast proof takes by default (exact=True proves them)"}
+    if pairs > limit:
+        return posterior, {"skipped": f"{pairs:,} counts over whole groups, more than the {limit:,} the fast proof takes{' by default' if limit == SoundStepOptions.pairs else ''} (exact=True proves them)"}
     groups = table.groups
     true_type = getattr(table, "true_type", None) if groups.record_weights is None else None  # counted rows: no per-record truth
     start = time.perf_counter()

@@ -29,7 +29,7 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.attacks.core.truth import check_truth
-from ppdm.attacks.models.estimate import maxent_result, solve_details
+from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details
 from ppdm.attacks.models.sampled import sampled_forest_attack
 from ppdm.defaults import FOREST_SECONDS
 from ppdm.errors import InfeasibleError, PpdmError, UninformativeKnowledgeWarning, check_options
@@ -146,6 +146,7 @@ def forest_maxent_attack(
     progress: Callable[[int, int], None] | None = None,
     options: ForestAuditOptions | None = None,
     prove: bool = True,
+    sound: SoundStepOptions | None = None,
 ) -> AttackResult:
     """Estimate every group's P(sensitive | q) from every tree of ``forest`` (see the module docstring).
 
@@ -160,7 +161,8 @@ def forest_maxent_attack(
     :data:`FOREST_SECONDS`). An answer that is not optimal (the time limit reached, or zeros
     guessed) keeps only proved certainties (:func:`sound_posterior`); ``details["possible_values"]``
     counts the groups by how many values remain possible. ``prove``: the groups the exact
-    audit's fast sound steps prove certain are certain too (:func:`~ppdm.attacks.models.estimate.proved_certain`).
+    audit's fast sound steps prove certain are certain too (:func:`~ppdm.attacks.models.estimate.proved_certain`;
+    ``sound``: their settings).
     """
     start = time.perf_counter()
     threat = threat.resolve(data, forest.class_attribute, splits=forest.split_attributes)
@@ -188,7 +190,7 @@ def forest_maxent_attack(
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
-    result = maxent_result(types, threat, solution.marginal, details, problem if prove else None)
+    result = maxent_result(types, threat, solution.marginal, details, problem if prove else None, sound)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel, attacker, audited
 from ppdm.attacks.core.truth import TRUTH_TOLERANCE, check_truth
-from ppdm.attacks.models.estimate import maxent_result, solve_details
+from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details
 from ppdm.attacks.models.explicit import ForestAuditOptions, forest_maxent_attack
 from ppdm.data.counting import compress, is_dask
 from ppdm.data.qigroups import QIGroups
@@ -39,7 +39,7 @@ from ppdm.maxent.solvers.forest_solve import ForestProgress
 from ppdm.maxent.solvers.nonlinear import solve_with_internal
 from ppdm.maxent.solvers.solve import Solution, solve_linear
 from ppdm.maxent.table.attacker_types import AttackerTypes, attacker_types
-from ppdm.maxent.table.unknowns import AttackerTable, attacker_table
+from ppdm.maxent.table.unknowns import AttackerTable, TableOptions, attacker_table
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -71,6 +71,8 @@ def maxent_attack(
     solver_progress: Callable[[ForestProgress], None] | None = None,
     forest_options: ForestAuditOptions | None = None,
     prove: bool = True,
+    sound: SoundStepOptions | None = None,
+    table_options: TableOptions | None = None,
 ) -> AttackResult:
     """Estimate every known-value group's P(sensitive | q) by maximum entropy (paper 000 §3–4).
 
@@ -113,7 +115,9 @@ def maxent_attack(
     ``prove`` (default): the groups the exact audit's fast sound steps prove certain on whole
     counts are certain too (:func:`~ppdm.attacks.models.estimate.proved_certain`; factored rows only);
     ``False`` leaves them out (the audit's estimates with less knowledge, which are compared
-    within the main estimate's possible values and so keep its certainties anyway).
+    within the main estimate's possible values and so keep its certainties anyway); ``sound``: the
+    sound steps' settings (:class:`~ppdm.attacks.models.estimate.SoundStepOptions`);
+    ``table_options``: how large a tree's attacker table may grow (:class:`~ppdm.maxent.table.unknowns.TableOptions`).
     """
     who = attacker("maxent_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
     quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
@@ -127,7 +131,7 @@ def maxent_attack(
         solve = replace(options.solve, progress=solver_progress if solver_progress is not None else options.solve.progress)
         if time_limit is not None:
             solve = replace(solve, time_limit=time_limit)
-        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress, replace(options, solve=solve), prove=prove)
+        return forest_maxent_attack(tree, data, threat, knowledge, tol, tree_progress, replace(options, solve=solve), prove=prove, sound=sound)
     if is_dask(data):
         if threat is not None and threat.known_individuals:
             raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")
@@ -135,7 +139,7 @@ def maxent_attack(
         data, weights = compress(data, _audit_columns(tree, data._meta, threat), client, progress)
     else:
         threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
-    audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published), factored=factored, weights=weights)
+    audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published), factored=factored, weights=weights, table_options=table_options)
     problem, table = audit.problem, audit.table
     uninformative = not any(blk.name in ("rate", "class-count", "sa", "size") for blk in problem.blocks)
     if uninformative:
@@ -144,7 +148,7 @@ def maxent_attack(
     details = _details(audit, solution, posterior, n_internal)
     if uninformative:
         details["note"] = UNIFORM_NOTE
-    result = maxent_result(table, threat, posterior, details, problem if prove else None)
+    result = maxent_result(table, threat, posterior, details, problem if prove else None, sound)
     if weights is None and pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
@@ -175,7 +179,7 @@ def _audit_columns(tree: Tree, data: pd.DataFrame, threat: ThreatModel) -> list[
 
 def audit_problem(
     tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge = Knowledge(), check: bool = True,
-    factored: bool | None = None, weights: np.ndarray | None = None,
+    factored: bool | None = None, weights: np.ndarray | None = None, table_options: TableOptions | None = None,
 ) -> AuditProblem:
     """The attacker's table and every linear row of the audit for a resolved ``threat``.
 
@@ -185,13 +189,14 @@ def audit_problem(
     :class:`MaxEntProblem`). Default: factored, except in paper 000's setting and with
     internal-node constraints, which keep the explicit form. ``weights``: the records each row of
     ``data`` stands for (``None``: the rows are the records; see :func:`ppdm.data.counting.compress`).
+    ``table_options``: how large the attacker's table may grow (:class:`TableOptions`).
     """
     tree = _published(tree, threat.publish)
     if factored is None:
         factored = not knowledge.internal and not is_paper_setting(tree, threat)
     if factored:
-        return _factored_audit(tree, data, threat, knowledge, check, weights)
-    table = _table(tree, data, threat, attacker_table, weights)
+        return _factored_audit(tree, data, threat, knowledge, check, weights, table_options)
+    table = _table(tree, data, threat, functools.partial(attacker_table, options=table_options), weights)
     coverage = counts_coverage(tree, table.groups.n_records)
     sa = _sa_distribution(table) if knowledge.sa else None
     problem = table_problem(tree, table, knowledge, sa, coverage)
@@ -208,8 +213,9 @@ def is_paper_setting(tree: Tree, threat: ThreatModel) -> bool:
 
 def _factored_audit(
     tree: Tree, data: pd.DataFrame, threat: ThreatModel, knowledge: Knowledge, check: bool, weights: np.ndarray | None = None,
+    table_options: TableOptions | None = None,
 ) -> AuditProblem:
-    types = _table(tree, data, threat, functools.partial(attacker_types, outputs=threat.outputs), weights)
+    types = _table(tree, data, threat, functools.partial(attacker_types, outputs=threat.outputs, options=table_options), weights)
     coverage = counts_coverage(tree, types.groups.n_records)
     sa = None
     if knowledge.sa:

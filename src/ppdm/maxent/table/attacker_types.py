@@ -126,13 +126,14 @@ class AttackerTypes:
 
 def attacker_types(
     tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str, weights: np.ndarray | None = None,
-    outputs: str | None = None,
+    outputs: str | None = None, options: unknowns.TableOptions | None = None,
 ) -> AttackerTypes:
     """:func:`ppdm.maxent.table.unknowns.attacker_table` in factored form (same groups, same cells).
 
     ``outputs`` (``"label"`` or ``"score"``): the attacker also sees the tree's answer about each
     person, which splits the groups by answer and keeps only the leaves that give it
-    (:mod:`ppdm.maxent.table.outputs`)."""
+    (:mod:`ppdm.maxent.table.outputs`). ``options``: how large the table may grow
+    (:class:`~ppdm.maxent.table.unknowns.TableOptions`)."""
     answers = None
     if outputs:
         answers = record_answers(tree, data, outputs)
@@ -143,12 +144,13 @@ def attacker_types(
     if answers is not None:
         groups = QIGroups(tuple(known), groups.table.drop(columns=OUTPUT_KEY), groups.counts, groups.group_of_record, groups.record_weights)
         reach = answering(reach, leaf_answers(tree, cells.leaves[:, None], str(outputs)), answers[groups.first_rows()])
-    if reach.nnz > unknowns.MAX_VARIABLES:
-        raise size_error(domain, groups.n_groups, reach.nnz, "(group, leaf) pairs")
+    limit = (options or unknowns.TableOptions()).max_variables
+    if reach.nnz > limit:
+        raise size_error(domain, groups.n_groups, reach.nnz, "(group, leaf) pairs", limit)
     group_class = class_of_groups(tree, groups) if class_known else np.full(groups.n_groups, -1, dtype=np.intp)
     block, klass, sens, log_base = _types(tree, domain, cells.sensitive, cells.log_mult, reach, group_class)
-    if len(block) > unknowns.MAX_VARIABLES:
-        raise size_error(domain, groups.n_groups, len(block), "slot types")
+    if len(block) > limit:
+        raise size_error(domain, groups.n_groups, len(block), "slot types", limit)
     has_truth = all(c.name in data.columns for c in domain.components)
     table = AttackerTypes(
         groups, domain, tree.class_attribute, class_known, cells.leaves, reach, group_class, block, klass, sens, log_base, None,

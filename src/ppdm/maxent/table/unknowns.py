@@ -37,14 +37,24 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.data.qigroups import QIGroups
-from ppdm.errors import DataError, MaxEntError
+from ppdm.errors import DataError, MaxEntError, check_options
 from ppdm.tree.forest import Forest
 from ppdm.tree.leaf_pairs import LeafPairs
 from ppdm.tree.model import Tree, encode_categories
 from ppdm.tree.splits import Interval, Split, ThresholdSplit
 
-#: The most slots (known-value groups × slots per group, padded) an audit builds before refusing.
-MAX_VARIABLES = 30_000_000
+
+@dataclass(frozen=True)
+class TableOptions:
+    """How large an attacker's table may grow: ``max_variables``, the most slots (known-value
+    groups × slots per group, padded), (group, leaf) pairs or slot types an audit builds before
+    refusing, naming the unknowns to coarsen (default 30,000,000)."""
+
+    max_variables: int = 30_000_000
+
+    def __post_init__(self) -> None:
+        check_options(self)  # a count '10' or 2.5 is refused here, naming the field
+
 
 #: A sensitive column that the tree does not use, with more distinct values than this, must be binned.
 MAX_SENSITIVE_VALUES = 200
@@ -377,18 +387,21 @@ def class_of_groups(tree: Tree, groups: QIGroups) -> np.ndarray:
     return known
 
 
-def size_error(domain: UnknownDomain, n_groups: int, size: int, what: str = "variables") -> MaxEntError:
+def size_error(domain: UnknownDomain, n_groups: int, size: int, what: str = "variables", limit: int = TableOptions.max_variables) -> MaxEntError:
     """The error that stops an audit too large to build, naming the unknowns to coarsen."""
     widest = sorted(domain.components[1:], key=lambda c: -c.size)
     hint = ", ".join(f"{c.name!r} ({c.size} cells)" for c in widest[:3]) or "the sensitive column"
     return MaxEntError(
         f"the attacker's unknowns {domain.describe()} over {n_groups:,} known-value groups make "
-        f"{size:,} {what} (at most {MAX_VARIABLES:,}): coarsen {hint}, or declare more columns known"
+        f"{size:,} {what} (at most {limit:,}): coarsen {hint}, or declare more columns known"
     )
 
 
-def build_slots(tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known: bool) -> tuple[np.ndarray, ...]:
-    """``leaf, klass, sens, valid, log_base`` arrays (groups × slots) for every reachable slot."""
+def build_slots(
+    tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known: bool, max_variables: int = TableOptions.max_variables,
+) -> tuple[np.ndarray, ...]:
+    """``leaf, klass, sens, valid, log_base`` arrays (groups × slots) for every reachable slot,
+    refused beyond ``max_variables`` slots (:class:`TableOptions`)."""
     cells = leaf_reach(tree, groups, domain)
     reach = cells.reach.tocoo()
     order = np.lexsort((reach.col, reach.row))
@@ -401,8 +414,8 @@ def build_slots(tree: Tree, groups: QIGroups, domain: UnknownDomain, class_known
     per_pair = n_s * n_c
     per_group = np.bincount(pg, weights=per_pair, minlength=groups.n_groups).astype(np.intp)
     width = int(per_group.max(initial=0))
-    if groups.n_groups * width > MAX_VARIABLES:
-        raise size_error(domain, groups.n_groups, groups.n_groups * width)
+    if groups.n_groups * width > max_variables:
+        raise size_error(domain, groups.n_groups, groups.n_groups * width, limit=max_variables)
     total = int(per_pair.sum())
     pair = np.repeat(np.arange(len(pg)), per_pair)
     pair_start = np.cumsum(per_pair) - per_pair
@@ -473,16 +486,18 @@ def known_groups(
 
 def attacker_table(
     tree: Tree, data: pd.DataFrame, known: Sequence[str], sensitive: str, weights: np.ndarray | None = None,
+    options: TableOptions | None = None,
 ) -> AttackerTable:
     """Group ``data`` by the ``known`` columns and enumerate every group's slots in ``tree``.
 
     ``known`` may hold any columns of ``data`` (the class among them or not); split attributes
     outside it, the sensitive attribute and an unknown class are the attacker's unknowns. Each
     record's true slot is kept when ``data`` holds every unknown column. ``weights``: the records
-    each row of ``data`` stands for (``None``: the rows are the records).
+    each row of ``data`` stands for (``None``: the rows are the records). ``options``: how large
+    the table may grow (:class:`TableOptions`).
     """
     domain, groups, class_known = known_groups(tree, data, known, sensitive, weights)
-    arrays = build_slots(tree, groups, domain, class_known)
+    arrays = build_slots(tree, groups, domain, class_known, (options or TableOptions()).max_variables)
     has_truth = all(c.name in data.columns for c in domain.components)
     true_slot = _true_slots(tree, data, arrays, groups, domain) if has_truth else None
     leaf, klass, sens, valid, log_base = arrays
