@@ -491,11 +491,16 @@ def _audit(
         raise DataError("data must be the training table (a pandas DataFrame or a CSV path), got NoneType; or give membership=, a population of candidates")
     _check_steps(how)
     table = _as_table(data)
+    rules = _as_rules(model)
+    if rules is not None:
+        return _targeted(_rules_audit(rules, table, _as_threat(threat), how), target, sources)
     published = _as_model(model, table, class_attribute)
     subset = None
     if trees is not None:
         published, subset = _subset(published, trees)
     declared = _as_threat(threat)
+    if how.leaf is not None:
+        return _targeted(_leaf_audit(published, table, declared, how), target, sources)
     if getattr(published, "is_regressor", False):
         done = _regression_audit(published, table, declared, how, sample, reference, holdout, tolerance, domain, subset, exact_progress)
         return _targeted(done, target, sources)
@@ -575,6 +580,40 @@ def _regression_audit(
     if dropped:
         intervals.details["dropped_rows"] = dropped
     return RegressionAudit(published, resolved, intervals, counted, dropped)
+
+
+def _rules_audit(rules: RuleSet, table: pd.DataFrame, declared: ThreatModel, how: AuditOptions) -> Audit:
+    """A published rule set's audit (paper 004): the maximum-entropy estimate of everyone's
+    sensitive value from the rules, under the threat resolved once."""
+    from ppdm.attacks.models.rules import rules_estimate, rules_threat
+    from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
+
+    if how.exact or how.internal or how.forest is not None or how.search is not None or how.leaf is not None:
+        raise PpdmError("a rule set's audit is its maximum-entropy estimate (paper 004): no exact proof, split choices, forest, search or leaf options")
+    if how.missing != "error":
+        raise PpdmError("a rule set's audit reads the attacker's table as it is: no missing-value policy")
+    resolved, knowledge = rules_threat(rules, table, declared, how.rules or RuleKnowledge())
+    return Audit(rules, resolved, rules_estimate(rules, table, knowledge, resolved), None, table)
+
+
+def _leaf_audit(published: Model, table: pd.DataFrame, declared: ThreatModel, how: AuditOptions) -> Audit:
+    """A leaf attack of paper 003 (:class:`~ppdm.attacks.models.options.LeafOptions`) under the
+    threat resolved once: the published leaves read with the attacker's table, whose size the
+    model need not publish."""
+    from ppdm.attacks.leaf.background import background_knowledge_attack
+    from ppdm.attacks.leaf.forest_reconstruction import reconstruction_attack
+    from ppdm.attacks.leaf.homogeneity import homogeneity_attack, uniqueness_attack
+
+    assert how.leaf is not None
+    if how.exact or how.internal or not how.estimate or how.missing != "error":
+        raise PpdmError("a leaf attack reads the published leaves alone: no exact proof, split choices or missing-value policy")
+    resolved = declared.resolve(table, published.class_attribute, splits=published.split_attributes)
+    if how.leaf.attack == "background":
+        result = background_knowledge_attack(published, table, threshold=how.leaf.threshold, threat=resolved)
+    else:
+        attack = {"homogeneity": homogeneity_attack, "uniqueness": uniqueness_attack, "reconstruction": reconstruction_attack}[how.leaf.attack]
+        result = attack(published, table, resolved)
+    return Audit(published, resolved, result, None, table)
 
 
 def _prove(
@@ -1038,9 +1077,11 @@ def _coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: boo
         return []
     lattice = []
     if isinstance(model, Tree) and known and len(known) <= LATTICE_MAX:
-        lattice = [replace(threat, known=subset, preset=None, class_known=False) for size in range(len(known)) for subset in combinations(known, size)]
+        lattice = [
+            replace(threat, known=subset, preset=None, class_known=model.class_attribute in subset) for size in range(len(known)) for subset in combinations(known, size)
+        ]  # each still resolved: class_known says whether its known columns hold the class
     # an attacker who sees the model's answer can ignore it, and a score gives the label
-    ignoring = [replace(threat, known=tuple(known), preset=None, class_known=False, outputs=o) for o in _weaker_outputs(threat.outputs)]
+    ignoring = [replace(threat, known=tuple(known), preset=None, class_known=model.class_attribute in known, outputs=o) for o in _weaker_outputs(threat.outputs)]
     out = []
     for fewer in [*lattice, *ignoring]:
         with warnings.catch_warnings():

@@ -7,7 +7,10 @@ proof on whole counts), what the estimate reads (the leaves' labels, the split c
 :mod:`ppdm.defaults`), and the solver options that already exist, nested as they are: a forest's
 estimate (:class:`~ppdm.attacks.models.forest_sampled.ForestAuditOptions`, with its solve's
 :class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`) and the exact audit's integer
-search (:class:`~ppdm.exact.options.SearchOptions`).
+search (:class:`~ppdm.exact.options.SearchOptions`). Two questions read other options: a published
+rule set's estimate (paper 004 §V) its constraint families
+(:class:`~ppdm.maxent.constraints.rule_constraints.RuleKnowledge`), and the leaf attacks of paper
+003 (:class:`LeafOptions`) instead of the maximum-entropy estimate.
 
 ``ppdm.audit``'s keyword arguments of the same names keep working: one given other than its
 default overrides the options' value (:meth:`AuditOptions.with_keywords`).
@@ -23,11 +26,34 @@ from ppdm.attacks.models.forest_sampled import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.errors import PpdmError, check_flags, check_options
 from ppdm.exact.options import SearchOptions
+from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 
-__all__ = ["AuditOptions", "Missing"]
+__all__ = ["LEAF_ATTACKS", "AuditOptions", "LeafOptions", "Missing"]
 
 #: What the audit does with missing values in the columns it reads (:mod:`ppdm.data.missing`).
 Missing = Literal["error", "drop", "as-value"]
+
+#: The leaf attacks of paper 003 an audit can run instead of the maximum-entropy estimate.
+LEAF_ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
+
+
+@dataclass(frozen=True)
+class LeafOptions:
+    """Which leaf attack of paper 003 the audit runs instead of the estimate: ``"homogeneity"``
+    (§3.1), ``"uniqueness"`` (§2.2.1), ``"background"`` (§3.2: the threat's known individuals
+    taken out of the counts; ``threshold``, default 0.9, is the confidence that counts as
+    exposed) or ``"reconstruction"`` (the people found certain taken out, round after round).
+    They read the published leaves and the attacker's table only: not the training table's size."""
+
+    attack: Literal["homogeneity", "uniqueness", "background", "reconstruction"] = "homogeneity"
+    threshold: float = 0.9
+
+    def __post_init__(self) -> None:
+        check_options(self)
+        if self.attack not in LEAF_ATTACKS:
+            raise PpdmError(f"unknown leaf attack {self.attack!r} (choose one of: {', '.join(LEAF_ATTACKS)})")
+        if not 0 < self.threshold <= 1:
+            raise PpdmError(f"LeafOptions.threshold must be in (0, 1], got {self.threshold}")
 
 
 @dataclass(frozen=True)
@@ -47,7 +73,9 @@ class AuditOptions:
     minima and maxima other than certain and impossible ones as proved intervals, ``"bounds"``
     settles each. ``forest``: a forest's estimate (``None``: :class:`ForestAuditOptions`'s
     defaults: the explicit joint table, the solve within ``time_limit``). ``search``: the exact
-    audit's integer search (``None``: its defaults for the model).
+    audit's integer search (``None``: its defaults for the model). ``rules``: a published rule
+    set's constraint families (``None``: :class:`RuleKnowledge`'s defaults, AR and NAR rows,
+    pruned). ``leaf``: a leaf attack instead of the estimate (``None``: the estimate).
     """
 
     estimate: bool = True
@@ -60,6 +88,8 @@ class AuditOptions:
     exact_detail: Literal["certainty", "bounds"] = "certainty"
     forest: ForestAuditOptions | None = None
     search: SearchOptions | None = None
+    rules: RuleKnowledge | None = None
+    leaf: LeafOptions | None = None
 
     def __post_init__(self) -> None:
         for name in ("time_limit", "exact_time_limit"):  # named as ppdm.audit's keywords of the same names
@@ -71,6 +101,10 @@ class AuditOptions:
             raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
         if self.search is not None and not isinstance(self.search, SearchOptions):
             raise PpdmError(f"AuditOptions.search must be a SearchOptions, got {type(self.search).__name__}")
+        if self.rules is not None and not isinstance(self.rules, RuleKnowledge):
+            raise PpdmError(f"AuditOptions.rules must be a RuleKnowledge, got {type(self.rules).__name__}")
+        if self.leaf is not None and not isinstance(self.leaf, LeafOptions):
+            raise PpdmError(f"AuditOptions.leaf must be a LeafOptions, got {type(self.leaf).__name__}")
 
     def with_keywords(self, **given: Any) -> AuditOptions:
         """These options, with each of ``given`` (``ppdm.audit``'s keyword arguments of the same
