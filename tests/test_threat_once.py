@@ -54,3 +54,37 @@ def test_a_resolved_threat_resolves_to_itself_and_is_still_checked() -> None:
         resolved.resolve(frame.drop(columns="b"), "y")
     with pytest.raises(ppdm.errors.DataError, match="row 33"):
         ThreatModel(sensitive="a", known=("b",), known_individuals=(33,)).resolve(frame, "y").resolve(frame.iloc[:30], "y")
+
+
+@pytest.fixture
+def tree_files(tmp_path):  # type: ignore[no-untyped-def]
+    """A tree and its training table as the files the CLI reads."""
+    from ppdm.tree.model_files import save_model
+
+    model, frame = _model("tree")
+    save_model(model, tmp_path / "tree.json")
+    frame.to_csv(tmp_path / "train.csv", index=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["audit", "--tree", "{d}/tree.json", "--data", "{d}/train.csv", "--sensitive", "a", "--known", "b", "--class-known", "--exact"],
+        ["attack", "--tree", "{d}/tree.json", "--data", "{d}/train.csv", "--quasi-identifiers", "a,b"],
+        ["attack", "--tree", "{d}/tree.json", "--data", "{d}/train.csv", "--attack", "background", "--known", "{d}/known.csv"],
+        ["audit-rules", "--data", "{d}/train.csv", "--sensitive", "y", "--support", "0.1", "--confidence", "0.5"],
+    ],
+    ids=["audit", "attack", "attack-background", "audit-rules"],
+)
+def test_each_command_resolves_its_threat_once(monkeypatch: pytest.MonkeyPatch, tree_files, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from ppdm.cli import main
+
+    frame, *_ = tiny_table(3)
+    frame.iloc[[0, 5]].to_csv(tree_files / "known.csv", index=False)
+    filled = _resolutions(monkeypatch)
+    result = CliRunner().invoke(main, [a.format(d=tree_files) for a in args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(filled) == 1

@@ -137,10 +137,6 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
         lambda m, d, r: exact_attack(m, d, threat=ThreatModel(known=["a", "b"]), time_limit=30),
         lambda m, d, r: exact_attack(m, d, quasi_identifiers=["a", "b"], sensitive="y", time_limit=30),
     ),
-    "rules_attack": (
-        lambda m, d, r: rules_attack(r, d, threat=ThreatModel(known=["b", "a"])),
-        lambda m, d, r: rules_attack(r, d, quasi_identifiers=["b", "a"]),
-    ),
 }
 
 

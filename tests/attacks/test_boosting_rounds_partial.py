@@ -199,8 +199,8 @@ def adult_boosted(adult_small):
 def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boosted, tmp_path):
     import ppdm
     from ppdm.attacks.models.explicit import ForestAuditOptions
-    from ppdm.attacks.models.options import AuditOptions
     from ppdm.attacks.models.pooled import UNPOOLED_ROUNDS
+    from ppdm.pipeline.options import AuditOptions
 
     data, forest = adult_boosted
     never = AuditOptions(forest=ForestAuditOptions(max_routed=1))  # the joint table never fits: the pooled estimate answers

@@ -80,9 +80,9 @@ def test_large_count_problems_skip_the_fast_proof(adult_train) -> None:
     keeps the fast proof cheap), and the rule counts the variables the proof would build."""
     from ppdm.attacks.models.estimate import SoundStepOptions
     from ppdm.attacks.models.maxent import audit_problem
-    from ppdm.attacks.models.options import AuditOptions
     from ppdm.exact.build import factored_pairs, n_factored_pairs
     from ppdm.maxent.constraints.tree_constraints import Knowledge
+    from ppdm.pipeline.options import AuditOptions
 
     model, frame = _tree_table(adult_train, 3000, 2)
     threat = ppdm.ThreatModel(sensitive="sex", preset="insider").resolve(frame, model.class_attribute, splits=model.split_attributes)

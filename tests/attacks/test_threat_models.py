@@ -280,8 +280,8 @@ def test_slots_agree_with_enumerating_every_cell(adult_small):
 
 def test_too_many_unknowns_are_refused_before_allocating(adult_small):
     import ppdm
-    from ppdm.attacks.models.options import AuditOptions
     from ppdm.maxent.table.unknowns import TableOptions
+    from ppdm.pipeline.options import AuditOptions
 
     frame, _ = adult_small
     tree = sklearn_tree(frame, ["age", "hours-per-week", "education"], "income", 8)

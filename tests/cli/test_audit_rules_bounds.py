@@ -73,14 +73,14 @@ def test_bad_input_is_one_line_and_exit_2(run, args, message):
 def test_an_inaccurate_solve_is_explained_in_words(run, table_csv, monkeypatch):
     import ppdm.attacks.models.rules as rules_module
 
-    solve = rules_module.rules_attack
+    solve = rules_module.rules_estimate
 
     def inaccurate(*args, **kwargs):
         result = solve(*args, **kwargs)
         result.details.update(status="inaccurate", max_violation=3e-6)
         return result
 
-    monkeypatch.setattr(rules_module, "rules_attack", inaccurate)
+    monkeypatch.setattr(rules_module, "rules_estimate", inaccurate)
     result = run("audit-rules", "--data", table_csv, "--sep", ";", "--sensitive", "Salary", "--support", "0.1", "--confidence", "0.9")
     assert result.exit_code == 0, result.output
     assert "(inaccurate)" in result.output

@@ -13,7 +13,8 @@ from ppdm.errors import PpdmError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ppdm.attacks import AttackResult
+    from ppdm.attacks.core.result import AttackResult
+    from ppdm.pipeline.options import LeafOptions
 
 from ppdm.cli.common import (
     FiniteRange,
@@ -44,13 +45,13 @@ def _attacker_table(dataset: str | None, data: Path | None) -> pd.DataFrame:
     return read_csv(data)[0]  # type: ignore[arg-type]
 
 
-def _known_rows(table: pd.DataFrame, known: Path) -> pd.DataFrame:
-    """Rows of ``table`` equal to the rows of the CSV ``known`` (on the columns both have)."""
+def _known_rows(table: pd.DataFrame, known: Path) -> tuple[int, ...]:
+    """Positions of the rows of ``table`` equal to the rows of the CSV ``known`` (on the columns both have)."""
     people = read_csv(known)[0]
     shared = [c for c in people.columns if c in table.columns]
     if not shared:
         raise PpdmError(f"{known}: none of its columns is in the attacker's table")
-    left = table[shared].astype(str).reset_index()
+    left = table[shared].astype(str).reset_index(drop=True).reset_index()
     right = people[shared].astype(str).drop_duplicates()
     matched = left.merge(right, on=shared, how="inner")["index"]
     missing = len(right) - len(right.merge(left[shared].drop_duplicates(), on=shared))
@@ -58,7 +59,14 @@ def _known_rows(table: pd.DataFrame, known: Path) -> pd.DataFrame:
         raise PpdmError(
             f"{known}: {missing} known individual(s) match no row of the attacker's table"
         )
-    return table.loc[matched.unique()]
+    return tuple(int(i) for i in matched.unique())
+
+
+def _leaf(kind: str, threshold: float) -> LeafOptions:
+    """The audit's leaf attack ``--attack`` names (``--threshold`` read by the background attack only)."""
+    from ppdm.pipeline.options import LeafOptions
+
+    return LeafOptions(kind, threshold) if kind == "background" else LeafOptions(kind)  # type: ignore[arg-type]
 
 
 def _print_result(result: AttackResult, top: int) -> None:
@@ -170,12 +178,7 @@ def attack_command(
     """Attack a published tree or forest with the attacker's table (paper 003) and summarise who is exposed."""
     command_options(class_attribute="--class")
     check_outputs(out)
-    from ppdm.attacks import (
-        background_knowledge_attack,
-        homogeneity_attack,
-        reconstruction_attack,
-        uniqueness_attack,
-    )
+    from ppdm.api import Audit, AuditOptions, audit
     from ppdm.attacks.core.threat import ThreatModel
     from ppdm.tree.model_files import load_model
 
@@ -183,17 +186,18 @@ def attack_command(
     # the sensitive column may be an input, so it never names the class
     tree = load_model(tree_file, table, class_attribute=class_attribute)
     qis = _split_list(quasi_identifiers, "--quasi-identifiers")
+    if kind == "background" and known is None:
+        raise PpdmError(
+            "--attack background needs --known FILE.csv (the individuals the attacker knows)"
+        )
     # the attacker knows the listed columns, else the model's attributes in the table
-    threat = ThreatModel(sensitive=sensitive, known=None if qis is None else tuple(qis), quasi_identifiers=tuple(tree.attributes))
-    if kind == "background":
-        if known is None:
-            raise PpdmError(
-                "--attack background needs --known FILE.csv (the individuals the attacker knows)"
-            )
-        result = background_knowledge_attack(tree, table, _known_rows(table, known), threshold=threshold, threat=threat)
-    else:
-        attack = {"homogeneity": homogeneity_attack, "uniqueness": uniqueness_attack, "reconstruction": reconstruction_attack}[kind]
-        result = attack(tree, table, threat)
+    threat = ThreatModel(
+        sensitive=sensitive, known=None if qis is None else tuple(qis), quasi_identifiers=tuple(tree.attributes),
+        known_individuals=_known_rows(table, known) if kind == "background" and known is not None else (),
+    )
+    done = audit(tree, table, threat, options=AuditOptions(leaf=_leaf(kind, threshold)), progress=False)
+    assert isinstance(done, Audit) and done.estimate is not None  # a leaf attack's audit is its result
+    result = done.estimate
     if table.index.name is not None:  # --row-ids: the file's ids, not positions
         result.row_ids = table.index.to_numpy()
     _print_result(result, top)

@@ -367,7 +367,7 @@ def audit_command(
     if time_limit is not None and not internal and method != "split-choice" and tree.n_trees == 1:
         raise PpdmError("--time-limit bounds a forest's solve or a tree's internal-node solve: for a tree it needs --internal")
     if class_known:
-        threat = _with_class_known(threat, tree, table._meta if backend == "dask" else table)
+        threat = _with_class_known(threat, tree)
     doing = " and proving what is certain on whole counts" if exact else ""
     told = _progress(progress, quiet)
     with status(f"auditing{doing}", quiet or told is not False):

@@ -260,7 +260,6 @@ def audit_rules_command(
     import json
 
     from ppdm.attacks.core.result import result_json
-    from ppdm.attacks.models.rules import rules_attack
     from ppdm.data.datasets import load_dataset
     from ppdm.data.roles import check_varies
     from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
@@ -306,7 +305,7 @@ def audit_rules_command(
         nar=not no_nar, prune=not no_prune, sa=sa_published, strict=strict
     )
     with status(f"solving the maximum-entropy problem ({len(rules):,} rules)", quiet):
-        result = rules_attack(rules, frame, knowledge)
+        result = _audited(rules, frame, knowledge)
         if frame.index.name is not None:  # --row-ids: report the file's ids, not positions
             result.row_ids = frame.index.to_numpy()
         table, title = _top_table(result, rules, frame, knowledge, view, top)
@@ -330,6 +329,15 @@ def audit_rules_command(
         for path in (rules_out, out):
             if path is not None:
                 console.print(f"wrote {path}")
+
+
+def _audited(rules: Any, frame: pd.DataFrame, knowledge: Any) -> AttackResult:
+    """The audit of the published ``rules`` (:func:`ppdm.audit`, its rule knowledge in the options)."""
+    from ppdm.api import Audit, AuditOptions, audit
+
+    done = audit(rules, frame, options=AuditOptions(rules=knowledge), progress=False)
+    assert isinstance(done, Audit) and done.estimate is not None  # a rule set's audit is its estimate
+    return done.estimate
 
 
 def _check_work(frame: pd.DataFrame, qis: list[str], support: float, cap: int) -> None:
@@ -369,7 +377,7 @@ def _mine(frame: pd.DataFrame, qis: list[str], sensitive: str, support: float, c
 def _top_table(result: AttackResult, rules: Any, frame: pd.DataFrame, knowledge: Any, view: str, top: int) -> tuple[pd.DataFrame | None, str]:
     """The top-K table of ``view`` (None when the data lack the true values or ``top`` is 0)."""
     from ppdm.attacks.core.at_risk import people_at_risk
-    from ppdm.attacks.models.rules import most_exposed, nar_impact, rules_attack
+    from ppdm.attacks.models.rules import most_exposed, nar_impact
     from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 
     if result.true_codes is None or not top:
@@ -378,7 +386,7 @@ def _top_table(result: AttackResult, rules: Any, frame: pd.DataFrame, knowledge:
         return people_at_risk(result, top), "people at risk"
     if view == "divergence":
         return most_exposed(result, top), "top-K individuals: smallest individual divergence"
-    without = rules_attack(rules, frame, RuleKnowledge(nar=False, sa=knowledge.sa, strict=knowledge.strict))
+    without = _audited(rules, frame, RuleKnowledge(nar=False, sa=knowledge.sa, strict=knowledge.strict))
     return (
         nar_impact(result, without, top),
         "top-K individuals: largest drop of individual divergence once NAR constraints are used (paper 004 Figure 7(a))",

@@ -607,11 +607,11 @@ def _default_known(threat: Any, features: list[str]) -> Any:
     return threat
 
 
-def _with_class_known(threat: Any, tree: Tree, table: pd.DataFrame) -> Any:
-    resolved = threat.resolve(table, tree.class_attribute, splits=tree.split_attributes)
-    if tree.class_attribute == resolved.sensitive:
+def _with_class_known(threat: Any, tree: Tree) -> Any:
+    """The attacker of ``--class-known``: they also know each record's class (the audit resolves
+    the threat once, the class among its known columns)."""
+    if (threat.sensitive or tree.class_attribute) == tree.class_attribute:
         raise PpdmError(
             f"--class-known: the class {tree.class_attribute!r} is the sensitive column"
         )
-    known = tuple(dict.fromkeys((*resolved.known, tree.class_attribute)))  # the preset, plus the class (once: a preset may hold it)
-    return replace(threat, known=known, preset=threat.preset, left_out=resolved.left_out)
+    return replace(threat, class_known=True)

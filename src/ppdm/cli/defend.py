@@ -179,7 +179,7 @@ def defend_command(
     elif algorithm or max_depth is not None or min_samples_leaf is not None:
         raise PpdmError("--algorithm, --max-depth and --min-samples-leaf train a model: not with --model")
     if class_known:
-        threat = _with_class_known(threat, model, frame)
+        threat = _with_class_known(threat, model)
     result = defend(
         model, frame, threat, parsed, test=test, test_size=test_size, families=family_list, grids=Grids.small() if quick else Grids.full(),
         hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else None,

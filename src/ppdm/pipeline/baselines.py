@@ -102,9 +102,11 @@ def coarser(model: Model, table: pd.DataFrame, threat: ThreatModel, labels: bool
         return []
     lattice = []
     if isinstance(model, Tree) and known and len(known) <= LATTICE_MAX:
-        lattice = [replace(threat, known=subset, preset=None, class_known=False) for size in range(len(known)) for subset in combinations(known, size)]
+        lattice = [
+            replace(threat, known=subset, preset=None, class_known=model.class_attribute in subset) for size in range(len(known)) for subset in combinations(known, size)
+        ]  # each still resolved: class_known says whether its known columns hold the class
     # an attacker who sees the model's answer can ignore it, and a score gives the label
-    ignoring = [replace(threat, known=tuple(known), preset=None, class_known=False, outputs=o) for o in weaker_outputs(threat.outputs)]
+    ignoring = [replace(threat, known=tuple(known), preset=None, class_known=model.class_attribute in known, outputs=o) for o in weaker_outputs(threat.outputs)]
     out = []
     for fewer in [*lattice, *ignoring]:
         with warnings.catch_warnings():

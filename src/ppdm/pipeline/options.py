@@ -24,13 +24,37 @@ from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.defaults import EXACT_SECONDS
 from ppdm.errors import PpdmError, check_flags, check_options
 from ppdm.exact.options import SearchOptions
+from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 from ppdm.maxent.table.unknowns import TableOptions
 from ppdm.pipeline.capabilities import check_method
 
-__all__ = ["AuditOptions", "Missing"]
+__all__ = ["LEAF_ATTACKS", "AuditOptions", "LeafOptions", "Missing"]
 
 #: What the audit does with missing values in the columns it reads (:mod:`ppdm.data.missing`).
 Missing = Literal["error", "drop", "as-value"]
+
+
+#: The leaf attacks of paper 003 an audit can run instead of the maximum-entropy estimate.
+LEAF_ATTACKS = ("homogeneity", "uniqueness", "background", "reconstruction")
+
+
+@dataclass(frozen=True)
+class LeafOptions:
+    """Which leaf attack of paper 003 the audit runs instead of the estimate: ``"homogeneity"``
+    (§3.1), ``"uniqueness"`` (§2.2.1), ``"background"`` (§3.2: the threat's known individuals
+    taken out of the counts; ``threshold``, default 0.9, is the confidence that counts as
+    exposed) or ``"reconstruction"`` (the people found certain taken out, round after round).
+    They read the published leaves and the attacker's table only: not the training table's size."""
+
+    attack: Literal["homogeneity", "uniqueness", "background", "reconstruction"] = "homogeneity"
+    threshold: float = 0.9
+
+    def __post_init__(self) -> None:
+        check_options(self)
+        if self.attack not in LEAF_ATTACKS:
+            raise PpdmError(f"unknown leaf attack {self.attack!r} (choose one of: {', '.join(LEAF_ATTACKS)})")
+        if not 0 < self.threshold <= 1:
+            raise PpdmError(f"LeafOptions.threshold must be in (0, 1], got {self.threshold}")
 
 
 @dataclass(frozen=True)
@@ -62,7 +86,10 @@ class AuditOptions:
     (:func:`ppdm.check.policy.with_policy`: a preset's name or a YAML file; default ``None``, the
     target). ``blackbox``: a membership audit's black-box attacks
     (:class:`~ppdm.attacks.membership.blackbox.BlackboxOptions`, ``False``, or predicted
-    probabilities per candidate; default ``None``, their defaults where they apply).
+    probabilities per candidate; default ``None``, their defaults where they apply). ``rules``: a
+    published rule set's constraint families (``None``: :class:`RuleKnowledge`'s defaults, AR and
+    NAR rows, pruned; paper 004 §V). ``leaf``: a leaf attack of paper 003 instead of the estimate
+    (:class:`LeafOptions`; ``None``: the estimate).
     """
 
     estimate: bool = True
@@ -80,6 +107,8 @@ class AuditOptions:
     method: str = "auto"
     policy: Any = None
     blackbox: Any = None
+    rules: RuleKnowledge | None = None
+    leaf: LeafOptions | None = None
 
     def __post_init__(self) -> None:
         for name in ("time_limit", "exact_time_limit"):  # named as ppdm.audit's keywords of the same names
@@ -95,6 +124,10 @@ class AuditOptions:
             raise PpdmError(f"AuditOptions.sound must be a SoundStepOptions, got {type(self.sound).__name__}")
         if self.table is not None and not isinstance(self.table, TableOptions):
             raise PpdmError(f"AuditOptions.table must be a TableOptions, got {type(self.table).__name__}")
+        if self.rules is not None and not isinstance(self.rules, RuleKnowledge):
+            raise PpdmError(f"AuditOptions.rules must be a RuleKnowledge, got {type(self.rules).__name__}")
+        if self.leaf is not None and not isinstance(self.leaf, LeafOptions):
+            raise PpdmError(f"AuditOptions.leaf must be a LeafOptions, got {type(self.leaf).__name__}")
         check_method(self.method)
         if self.internal and self.method not in ("auto", "split-choice"):
             raise PpdmError(f"internal=True reads the split choices, which method {self.method!r} does not: give method='split-choice' (or 'auto')")

@@ -21,9 +21,10 @@ from ppdm.pipeline.findings import Findings, Model, annotate
 from ppdm.pipeline.membership import membership_audit, membership_truth
 from ppdm.pipeline.missing import counted_table, with_missing
 from ppdm.pipeline.options import AuditOptions
+from ppdm.pipeline.other_questions import leaf_audit, rules_audit
 from ppdm.pipeline.phases import Hearing
 from ppdm.pipeline.prove import prove
-from ppdm.pipeline.read import as_model, as_table, as_threat, hashable, subset
+from ppdm.pipeline.read import as_model, as_rules, as_table, as_threat, hashable, subset
 from ppdm.pipeline.regression import regression_audit
 
 __all__ = ["attribute_audit", "run"]
@@ -53,12 +54,19 @@ def run(
         raise DataError("data must be the training table (a pandas DataFrame or a CSV path), got NoneType; or give membership=, a population of candidates")
     check_steps(how)
     table = as_table(data)
+    rules = as_rules(model)
+    if rules is not None:
+        found = rules_audit(rules, table, as_threat(threat), how)
+        found.sources = sources
+        return found
     published = as_model(model, table, class_attribute)
     chosen = None
     if trees is not None:
         published, chosen = subset(published, trees)
     declared = as_threat(threat)
-    if getattr(published, "is_regressor", False):
+    if how.leaf is not None:
+        done = leaf_audit(published, table, declared, how)
+    elif getattr(published, "is_regressor", False):
         done = regression_audit(published, table, declared, how, sample, reference, holdout, tolerance, domain, chosen, hear.exact)
     elif tolerance or domain is not None:
         raise advising(

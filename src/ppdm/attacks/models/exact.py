@@ -83,7 +83,8 @@ def exact_attack(
     if isinstance(model, RuleSet):
         knowledge = rule_knowledge or RuleKnowledge()
         if threat is not None:
-            quasi_identifiers, knowledge = rules_threat(model, data, threat, knowledge)
+            resolved, knowledge = rules_threat(model, data, threat, knowledge)
+            quasi_identifiers = list(resolved.known or ())
         return _rules(model, data, quasi_identifiers, time_limit, method, knowledge, detail, _progressed(options, SearchOptions(), progress))
     if isinstance(model, Forest):
         return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, _progressed(options, _forest_options(), progress))

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import ThreatModel, attacker
+from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError
 from ppdm.maxent.constraints.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem
@@ -45,8 +45,8 @@ def rules_audit_problem(
     return groups, true_codes, problem, stats
 
 
-def rules_threat(rules: RuleSet, data: pd.DataFrame, threat: ThreatModel, knowledge: RuleKnowledge) -> tuple[list[str], RuleKnowledge]:
-    """The columns an attacker declared by ``threat`` knows of the records ``rules`` were mined
+def rules_threat(rules: RuleSet, data: pd.DataFrame, threat: ThreatModel, knowledge: RuleKnowledge) -> tuple[ThreatModel, RuleKnowledge]:
+    """The attacker declared by ``threat``, resolved once against the records ``rules`` were mined
     from, and the rule knowledge it implies: the sensitive column is the rules' (the default), the
     known columns default to the rules' quasi-identifiers, and a declared ``sa_published`` sets
     whether the sensitive attribute's distribution counts as published. Fully known individuals,
@@ -55,36 +55,39 @@ def rules_threat(rules: RuleSet, data: pd.DataFrame, threat: ThreatModel, knowle
         raise PpdmError(f"the rules are about {rules.sensitive!r}: the sensitive column must be it, not {threat.sensitive!r}")
     if threat.known_individuals or threat.class_known or threat.publish is not None:
         raise PpdmError("a rule set's audit takes the known columns, the sensitive one and sa_published from the threat model, nothing else")
+    if threat.is_resolved(rules.sensitive):
+        return threat.resolve(data, rules.sensitive), knowledge
+    if threat.known is None and threat.preset is None and not threat.quasi_identifiers:  # the rules' own: every one read
+        missing = [q for q in rules.quasi_identifiers if q not in data.columns]
+        if missing:
+            raise DataError(f"quasi-identifier column(s) missing from the data: {', '.join(map(repr, missing))}")
     declared = threat if threat.quasi_identifiers else replace(threat, quasi_identifiers=rules.quasi_identifiers)
-    resolved = declared.resolve(data, rules.sensitive)
     if threat.sa_published is not None:
         knowledge = replace(knowledge, sa=threat.sa_published)
-    return list(resolved.known or ()), knowledge
+    return declared.resolve(data, rules.sensitive), knowledge
 
 
 def rules_attack(
-    rules: RuleSet,
-    data: pd.DataFrame,
-    knowledge: RuleKnowledge = RuleKnowledge(),
-    quasi_identifiers: Sequence[str] | None = None,
-    tol: float = 1e-9,
-    *,
-    threat: ThreatModel | None = None,
+    rules: RuleSet, data: pd.DataFrame, knowledge: RuleKnowledge = RuleKnowledge(), tol: float = 1e-9, *, threat: ThreatModel | None = None
 ) -> AttackResult:
     """Estimate every QI group's P(SA | q) by maximum entropy from published rules (paper 004 §IV–V).
 
     ``data`` is the attacker's table: the known part of every record the rules were mined from.
     ``threat``: the attacker (:class:`~ppdm.attacks.core.threat.ThreatModel`, resolved against
     ``data``; :func:`rules_threat`); default: they know the rule set's quasi-identifiers.
-    ``quasi_identifiers`` is the deprecated spelling. If ``data`` holds the sensitive column, the
-    result reports the paper's overall divergence (§VI, natural log) and the attacker's confidence
-    in each record's true value. With ``knowledge.sa`` the sensitive attribute's distribution
-    counts as published.
+    ``ppdm.audit(rules, data, threat, options=AuditOptions(rules=knowledge))`` runs it.
     """
-    who = attacker("rules_attack", threat, quasi_identifiers=quasi_identifiers)
-    quasi_identifiers = who.quasi_identifiers
-    if who.threat is not None:
-        quasi_identifiers, knowledge = rules_threat(rules, data, who.threat, knowledge)
+    resolved, knowledge = rules_threat(rules, data, threat or ThreatModel(), knowledge)
+    return rules_estimate(rules, data, knowledge, resolved, tol)
+
+
+def rules_estimate(rules: RuleSet, data: pd.DataFrame, knowledge: RuleKnowledge, threat: ThreatModel, tol: float = 1e-9) -> AttackResult:
+    """The audit's step for a rule set: :func:`rules_attack` under a threat :func:`rules_threat`
+    resolved (its known columns the attacker's groups). If ``data`` holds the sensitive column,
+    the result reports the paper's overall divergence (§VI, natural log) and the attacker's
+    confidence in each record's true value. With ``knowledge.sa`` the sensitive attribute's
+    distribution counts as published."""
+    quasi_identifiers = list(threat.known or ())
     groups, true_codes, problem, stats = rules_audit_problem(rules, data, knowledge, quasi_identifiers)
     k = len(rules.values)
     solution = solve_linear(problem, tol=tol)
