@@ -61,5 +61,5 @@ def test_a_hard_interval_row_is_not_newtons():
 
 def test_auto_takes_newton_for_soft_rows_over_many_blocks():
     _, _, hi, blocks, target, _ = _bagged_like(2)
-    assert _method("auto", blocks, target, np.zeros(len(hi), bool)) == "newton"
-    assert _method("auto", blocks[blocks < 2], target[blocks < 2], np.zeros(int((blocks < 2).sum()), bool)) == "scaling"
+    assert _method(BernoulliOptions(method="auto"), blocks, target, np.zeros(len(hi), bool)) == "newton"
+    assert _method(BernoulliOptions(method="auto"), blocks[blocks < 2], target[blocks < 2], np.zeros(int((blocks < 2).sum()), bool)) == "scaling"

@@ -278,6 +278,14 @@ def _train_for_audit(
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @csv_options
 @handles_errors
+def _check_not_membership(scores: Path | None, member_ids: Path | None, id_column: str | None) -> None:
+    """Refuse a membership audit's options on an attribute audit, naming what to add."""
+    if scores is not None:
+        raise PpdmError("--scores gives a membership audit the model's predicted probabilities: add --membership --population CANDIDATES.csv")
+    if member_ids is not None or id_column is not None:
+        raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
+
+
 def audit_command(
     dataset: str | None,
     tree_file: Path | None,
@@ -343,10 +351,7 @@ def audit_command(
             quiet, out, finish,
         )  # fmt: skip
         return
-    if scores is not None:
-        raise PpdmError("--scores gives a membership audit the model's predicted probabilities: add --membership --population CANDIDATES.csv")
-    if member_ids is not None or id_column is not None:
-        raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
+    _check_not_membership(scores, member_ids, id_column)
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file, record_out)
     _check_runs(exact, estimate, exact_time_limit, internal, backend)
