@@ -278,14 +278,6 @@ def _train_for_audit(
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @csv_options
 @handles_errors
-def _check_not_membership(scores: Path | None, member_ids: Path | None, id_column: str | None) -> None:
-    """Refuse a membership audit's options on an attribute audit, naming what to add."""
-    if scores is not None:
-        raise PpdmError("--scores gives a membership audit the model's predicted probabilities: add --membership --population CANDIDATES.csv")
-    if member_ids is not None or id_column is not None:
-        raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
-
-
 def audit_command(
     dataset: str | None,
     tree_file: Path | None,
@@ -653,3 +645,11 @@ def _progress(shown: bool | None, quiet: bool) -> Printer | bool:
     if quiet or not (shown if shown is not None else sys.stderr.isatty()):
         return False
     return Printer(quiet=0.0, every=PROGRESS_EVERY)
+
+
+def _check_not_membership(scores: Path | None, member_ids: Path | None, id_column: str | None) -> None:
+    """Refuse a membership audit's options on an attribute audit, naming what to add."""
+    if scores is not None:
+        raise PpdmError("--scores gives a membership audit the model's predicted probabilities: add --membership --population CANDIDATES.csv")
+    if member_ids is not None or id_column is not None:
+        raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
