@@ -116,18 +116,11 @@ class AuditOptions:
             if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0):
                 raise PpdmError(f"{name} must be a finite number of seconds >= 0, got {seconds!r}")
         check_options(self)
-        if self.forest is not None and not isinstance(self.forest, ForestAuditOptions):
-            raise PpdmError(f"AuditOptions.forest must be a ForestAuditOptions, got {type(self.forest).__name__}")
-        if self.search is not None and not isinstance(self.search, SearchOptions):
-            raise PpdmError(f"AuditOptions.search must be a SearchOptions, got {type(self.search).__name__}")
-        if self.sound is not None and not isinstance(self.sound, SoundStepOptions):
-            raise PpdmError(f"AuditOptions.sound must be a SoundStepOptions, got {type(self.sound).__name__}")
-        if self.table is not None and not isinstance(self.table, TableOptions):
-            raise PpdmError(f"AuditOptions.table must be a TableOptions, got {type(self.table).__name__}")
-        if self.rules is not None and not isinstance(self.rules, RuleKnowledge):
-            raise PpdmError(f"AuditOptions.rules must be a RuleKnowledge, got {type(self.rules).__name__}")
-        if self.leaf is not None and not isinstance(self.leaf, LeafOptions):
-            raise PpdmError(f"AuditOptions.leaf must be a LeafOptions, got {type(self.leaf).__name__}")
+        nested = {"forest": ForestAuditOptions, "search": SearchOptions, "sound": SoundStepOptions, "table": TableOptions, "rules": RuleKnowledge, "leaf": LeafOptions}
+        for name, kind in nested.items():  # each nested options object of its own type, or None (its defaults)
+            given = getattr(self, name)
+            if given is not None and not isinstance(given, kind):
+                raise PpdmError(f"AuditOptions.{name} must be a {kind.__name__}, got {type(given).__name__}")
         check_method(self.method)
         if self.internal and self.method not in ("auto", "split-choice"):
             raise PpdmError(f"internal=True reads the split choices, which method {self.method!r} does not: give method='split-choice' (or 'auto')")
