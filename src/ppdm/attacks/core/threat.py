@@ -394,63 +394,25 @@ def load_threat(path: str | Path) -> ThreatModel:
 
 
 # -- the one spelling of an attacker ------------------------------------------------------------
-@dataclass(frozen=True)
-class Attacker:
-    """Who an attack was told the attacker is: a declared :class:`ThreatModel` (``threat``; ``None``
-    for the attack's own default), or, in the spelling deprecated since the threat model, the
-    columns known (``quasi_identifiers``; ``None`` for the attack's old default) and the sensitive
-    column. :func:`attacker` reads it from either spelling."""
+def checked_threat(function: str, threat: object) -> ThreatModel | None:
+    """``threat`` as every attack takes it: a :class:`ThreatModel`, or ``None`` for the attack's
+    documented default. Anything else (a list of columns, as the spelling before the threat model
+    put there) is refused in one line naming ``function`` and the one spelling."""
+    if threat is None or isinstance(threat, ThreatModel):
+        return threat
+    if isinstance(threat, Roles):
+        threat = list(threat.quasi_identifiers)
+    if isinstance(threat, Sequence) and not isinstance(threat, (str, bytes)) and all(isinstance(c, str) for c in threat):
+        raise PpdmError(f"{function}: the attacker is a ThreatModel, not a list of columns: write threat=ThreatModel(known={list(threat)!r}, sensitive=...)")
+    raise PpdmError(f"{function}: threat must be a ThreatModel, got {threat!r:.60}: write threat=ThreatModel(known=[...], sensitive=...)")
 
-    threat: ThreatModel | None = None
-    quasi_identifiers: tuple[str, ...] | None = None
-    sensitive: str | None = None
 
-
-def attacker(
-    function: str,
-    threat: ThreatModel | Roles | Sequence[str] | None = None,
-    *,
-    quasi_identifiers: Roles | Sequence[str] | None = None,
-    sensitive: str | None = None,
-    roles: Roles | Sequence[str] | None = None,
-    positional: str = "quasi_identifiers",
-    stacklevel: int = 3,
-) -> Attacker:
-    """The attacker ``function`` was called with, from either spelling.
-
-    ``threat`` is today's spelling. The one before it, ``quasi_identifiers=`` and ``sensitive=``
-    (or ``roles=``), still works for this release, and so does a list of columns (or
-    :class:`~ppdm.data.roles.Roles`) where ``threat`` now stands, the old third positional
-    argument (``positional`` names it): it warns with a :class:`DeprecationWarning` naming the new
-    spelling, and the attack then runs exactly as it did, its old defaults included. Both
-    spellings at once is an error.
-    """
-    given = {"quasi_identifiers": quasi_identifiers, "roles": roles}
-    if threat is not None and not isinstance(threat, ThreatModel):  # the old spelling's third positional argument
-        if isinstance(threat, (str, bytes)) or not isinstance(threat, (Roles, Sequence)):
-            raise PpdmError(f"{function}: threat must be a ThreatModel, got {threat!r}")
-        if given[positional] is not None:
-            raise TypeError(f"{function}() got multiple values for argument {positional!r}")
-        given[positional], threat = threat, None
-    old = {name: value for name, value in (*given.items(), ("sensitive", sensitive)) if value is not None}
-    if not old:
-        return Attacker(threat)
-    if threat is not None:
-        raise TypeError(f"{function}(): pass threat= or the deprecated {', '.join(n + '=' for n in old)}, not both")
-    columns = given["roles"] if given["roles"] is not None else given["quasi_identifiers"]
-    if isinstance(columns, (str, bytes)):
-        raise PpdmError(f"{function}: the known columns must be a list of column names, not the text {columns!r}")
-    known = None if columns is None else tuple(columns.quasi_identifiers if isinstance(columns, Roles) else columns)
-    spelled = [f"known={list(known)!r}" if known is not None else "known=[...]"]
-    if sensitive is not None:
-        spelled.append(f"sensitive={sensitive!r}")
-    warnings.warn(
-        f"{function}: {' and '.join(old)} {'is' if len(old) == 1 else 'are'} deprecated and will be removed: "
-        f"pass threat=ThreatModel({', '.join(spelled)})",
-        DeprecationWarning,
-        stacklevel=stacklevel,
-    )
-    return Attacker(None, known, sensitive)
+def required_threat(function: str, threat: object) -> ThreatModel:
+    """:func:`checked_threat` for a step that has no default attacker (it is handed the audit's)."""
+    checked = checked_threat(function, threat)
+    if checked is None:
+        raise PpdmError(f"{function}: the attacker must be given: threat=ThreatModel(known=[...], sensitive=...)")
+    return checked
 
 
 _Model = TypeVar("_Model", bound=Tree | Forest)

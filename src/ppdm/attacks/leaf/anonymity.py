@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from ppdm.attacks.core.threat import Attacker, ThreatModel, attacker
+from ppdm.attacks.core.threat import ThreatModel, checked_threat
 from ppdm.data.qigroups import group_codes
-from ppdm.data.roles import Roles, check_columns
+from ppdm.data.roles import check_columns
 from ppdm.errors import DataError
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree, encode_categories
@@ -147,10 +147,8 @@ def _class_codes(tree: Tree | Forest, data: pd.DataFrame, column: str) -> np.nda
 def model_anonymity(
     tree: Tree | Forest,
     data: pd.DataFrame,
-    threat: ThreatModel | Roles | Sequence[str] | None = None,
+    threat: ThreatModel | None = None,
     class_public: bool | None = None,
-    *,
-    roles: Roles | Sequence[str] | None = None,
 ) -> Spans:
     """Each record's span and every span's population: the linking attack of paper 002 §2.
 
@@ -158,9 +156,7 @@ def model_anonymity(
     attacker (:class:`~ppdm.attacks.core.threat.ThreatModel`, resolved against ``data``): the columns
     they know are the public attributes, every other attribute the tree splits on is private
     (default: every column but the class is known). ``class_public``: whether the attacker knows
-    each person's class (default: the threat model's ``class_known``). ``roles`` (the
-    quasi-identifiers as :class:`Roles` or a list of column names, also in ``threat``'s place) is
-    the deprecated spelling; the class is then public when it is among them. When ``data`` holds
+    each person's class (default: the threat model's ``class_known``). When ``data`` holds
     the class column, per-span class counts (for ℓ-diversity and exposed tuples) are kept.
 
     Over a :class:`Forest`, a record's span is its set of reachable leaves in every tree: records
@@ -169,16 +165,13 @@ def model_anonymity(
     same private values by every record that can reach it). ``Spans.leaves`` then holds
     ``(tree, leaf)`` pairs.
     """
-    public = _public(tree, data, attacker("model_anonymity", threat, roles=roles, positional="roles"))
+    public = _public(tree, data, checked_threat("model_anonymity", threat))
     return _spans(tree, data, public, class_public)
 
 
-def _public(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> list[str]:
-    """The columns the attacker knows: as the deprecated spelling listed them, or the threat model's
-    (the class among them when it is known)."""
-    if who.quasi_identifiers is not None:
-        return list(who.quasi_identifiers)
-    return list((who.threat or ThreatModel()).resolve(data, model.class_attribute, splits=model.split_attributes).known or ())
+def _public(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel | None) -> list[str]:
+    """The columns the attacker knows: the threat model's (the class among them when it is known)."""
+    return list((threat or ThreatModel()).resolve(data, model.class_attribute, splits=model.split_attributes).known or ())
 
 
 def _spans(tree: Tree | Forest, data: pd.DataFrame, public: list[str], class_public: bool | None) -> Spans:
@@ -208,15 +201,13 @@ def _spans(tree: Tree | Forest, data: pd.DataFrame, public: list[str], class_pub
 def exposed_tuples(
     tree: Tree | Forest,
     data: pd.DataFrame,
-    threat: ThreatModel | Roles | Sequence[str] | None = None,
+    threat: ThreatModel | None = None,
     class_public: bool | None = None,
-    *,
-    roles: Roles | Sequence[str] | None = None,
 ) -> float:
     """Share of training records whose span is class-homogeneous (paper 002 §4.2, Figure 6).
 
     For such a record the attacker infers the class with certainty from the linking attack.
-    ``threat``, ``class_public`` and the deprecated ``roles`` as for :func:`model_anonymity`.
+    ``threat`` and ``class_public`` as for :func:`model_anonymity`.
     """
-    public = _public(tree, data, attacker("exposed_tuples", threat, roles=roles, positional="roles"))
+    public = _public(tree, data, checked_threat("exposed_tuples", threat))
     return _spans(tree, data, public, class_public).exposed_share

@@ -17,14 +17,12 @@ known individuals a known number of times is subtracted from
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import ThreatModel, attacker, deprecated_alias
-from ppdm.attacks.leaf.leaves import subtract_known, view_of
+from ppdm.attacks.core.threat import ThreatModel, checked_threat, deprecated_alias
+from ppdm.attacks.leaf.leaves import attacker_view, subtract_known
 from ppdm.errors import DataError
 from ppdm.metrics.baseline import at_least, is_certain
 from ppdm.tree.forest import Forest
@@ -35,11 +33,9 @@ def background_knowledge_attack(
     model: Tree | Forest,
     data: pd.DataFrame,
     known: pd.DataFrame | None = None,
-    quasi_identifiers: Sequence[str] | None = None,
-    sensitive: str | None = None,
-    threshold: float = 0.9,
     *,
     threat: ThreatModel | None = None,
+    threshold: float = 0.9,
 ) -> AttackResult:
     """Subtract known individuals from the leaf counts and re-read every other person's leaves.
 
@@ -47,12 +43,12 @@ def background_knowledge_attack(
     column is the class; default: they know the model's attributes in ``data``); its
     ``known_individuals`` are the rows whose full record they hold. ``known``: those records as a
     frame instead (rows of ``data`` by index label, or records outside it for a model that holds
-    every row once). ``quasi_identifiers``/``sensitive`` are the deprecated spelling.
+    every row once).
     """
-    who = attacker("background_knowledge_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
+    threat = checked_threat("background_knowledge_attack", threat)
     if not 0 < threshold <= 1:
         raise DataError(f"threshold must be in (0, 1], got {threshold}")
-    view = view_of(model, data, who)
+    view = attacker_view(model, data, threat)
     targets = view.targets()
     if known is None:
         if not view.known_rows:

@@ -15,16 +15,14 @@ every tree holding a person says (the sound rule of :mod:`ppdm.attacks.leaf.leav
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import Attacker, ThreatModel, attacker, deprecated_alias
+from ppdm.attacks.core.threat import ThreatModel, checked_threat, deprecated_alias
 from ppdm.attacks.leaf.anonymity import span_ids
-from ppdm.attacks.leaf.leaves import AttackerView, published_leaf_counts, view_of
+from ppdm.attacks.leaf.leaves import AttackerView, attacker_view, published_leaf_counts
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
@@ -51,17 +49,13 @@ def single_record_leaves(tree: Tree) -> np.ndarray:
 def homogeneity_attack(
     model: Tree | Forest,
     data: pd.DataFrame,
-    threat: ThreatModel | Sequence[str] | None = None,
-    sensitive: str | None = None,
-    *,
-    quasi_identifiers: Sequence[str] | None = None,
+    threat: ThreatModel | None = None,
 ) -> AttackResult:
     """Expose everyone whose span holds one class only (paper 003 §3.1, Table 6); over a forest,
     everyone whose candidate classes, intersected over the trees holding them, are one.
 
     ``threat``: the attacker (see :func:`~ppdm.attacks.leaf.leaves.attacker_view`; the sensitive
-    column is the class; default: they know the model's attributes in ``data``);
-    ``quasi_identifiers``/``sensitive`` are the deprecated spelling. Details: the leaves whose
+    column is the class; default: they know the model's attributes in ``data``). Details: the leaves whose
     counts show one class (over every tree) and the records they hold.
 
     With a sensitive *input* (not the class), the leaves' counts count the class, not it: the
@@ -69,22 +63,17 @@ def homogeneity_attack(
     the values some completion of their unknown columns allows in every tree), and exposes
     everyone left with one.
     """
-    who = attacker("homogeneity_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
-    declared = who.sensitive if who.threat is None else who.threat.sensitive
-    if declared is not None and declared != model.class_attribute:
-        return _on_input(model, data, who, str(declared))
-    view = view_of(model, data, who)
+    threat = checked_threat("homogeneity_attack", threat)
+    if threat is not None and threat.sensitive is not None and threat.sensitive != model.class_attribute:
+        return _on_input(model, data, threat)
+    view = attacker_view(model, data, threat)
     return view.result("homogeneity", None, _homogeneous_details(view))
 
 
-def _on_input(model: Tree | Forest, data: pd.DataFrame, who: Attacker, sensitive: str) -> AttackResult:
+def _on_input(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel) -> AttackResult:
     """The homogeneity attack on a sensitive input: one possible value left."""
     from ppdm.attacks.models.possible import possible_attack
 
-    threat = who.threat
-    if threat is None:
-        known = who.quasi_identifiers if who.quasi_identifiers is not None else [a for a in model.attributes if a in data.columns]
-        threat = ThreatModel(sensitive=sensitive, known=tuple(c for c in known if c != sensitive))
     result = possible_attack(model, data, threat)
     result.attack = "homogeneity"
     return result
@@ -102,10 +91,7 @@ def _homogeneous_details(view: AttackerView) -> dict[str, object]:
 def uniqueness_attack(
     model: Tree | Forest,
     data: pd.DataFrame,
-    threat: ThreatModel | Sequence[str] | None = None,
-    sensitive: str | None = None,
-    *,
-    quasi_identifiers: Sequence[str] | None = None,
+    threat: ThreatModel | None = None,
 ) -> AttackResult:
     """Expose people whose known values are unique and whose span reveals their class (§2.2.1,
     Table 5); over a forest, whose class the trees leave certain.
@@ -114,7 +100,7 @@ def uniqueness_attack(
     (over all trees), people whose known values are unique, and the records alone in their
     (intersection of) spans: no other record reaches the same leaves in every tree.
     """
-    view = view_of(model, data, attacker("uniqueness_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive))
+    view = attacker_view(model, data, checked_threat("uniqueness_attack", threat))
     unique = view.groups.counts == 1
     details = {
         "single_record_leaves": _single_record_leaves(view),

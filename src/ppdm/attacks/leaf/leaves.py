@@ -45,7 +45,6 @@ trees holding it); ``leaf_pairs`` holds, as arrays, every tree's leaves each gro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,7 +52,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import Attacker, ThreatModel, attacker, audited
+from ppdm.attacks.core.threat import ThreatModel, audited, checked_threat
 from ppdm.data.qigroups import QIGroups
 from ppdm.data.roles import check_columns
 from ppdm.errors import AttackError, DataError
@@ -323,34 +322,20 @@ def _narrowing(possible: np.ndarray) -> list[int]:
 def attacker_view(
     model: Tree | Forest,
     data: pd.DataFrame,
-    threat: ThreatModel | Sequence[str] | None = None,
-    sensitive: str | None = None,
-    *,
-    quasi_identifiers: Sequence[str] | None = None,
+    threat: ThreatModel | None = None,
 ) -> AttackerView:
     """Group ``data`` by the columns the attacker knows and route the groups through every tree.
 
     ``threat``: the attacker (:class:`~ppdm.attacks.core.threat.ThreatModel`, resolved against
     ``data``); its sensitive column must be the model's class, which leaf counts count. Without
     one, paper 003's attacker: they know the model's attributes present in ``data``. Its known
-    individuals are not targets; its ``publish`` audits less than the model holds.
-    ``quasi_identifiers``/``sensitive`` (or a list of columns in ``threat``'s place) are the
-    deprecated spelling. If ``data`` has the sensitive column, its values are kept to measure the
+    individuals are not targets; its ``publish`` audits less than the model holds. If ``data`` has the sensitive column, its values are kept to measure the
     attack. ``model``: a :class:`Tree` (a forest of one holding every row of ``data`` once) or a
     :class:`Forest` (``data`` in the order it was fitted on when it records multiplicities).
     """
-    return view_of(model, data, attacker("attacker_view", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive))
-
-
-#: The view's name when only forests had it.
-forest_view = attacker_view
-
-
-def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> AttackerView:
-    """:func:`attacker_view` for an attacker already read from either spelling (:func:`~ppdm.attacks.core.threat.attacker`)."""
+    threat = checked_threat("attacker_view", threat)
     class_attribute = model.class_attribute
-    declared = who.sensitive if who.threat is None else who.threat.sensitive
-    sensitive = declared or class_attribute
+    sensitive = (threat.sensitive if threat is not None else None) or class_attribute
     if sensitive != class_attribute:
         raise AttackError(
             f"leaf counts are counts of the class {class_attribute!r}; "
@@ -358,13 +343,11 @@ def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> Attacker
             "homogeneity attack reads each person's possible values (--attack homogeneity, homogeneity_attack)"
         )
     known_rows: tuple[int, ...] = ()
-    if who.threat is not None:
-        resolved = who.threat.resolve(data, class_attribute, splits=model.split_attributes)
+    if threat is not None:
+        resolved = threat.resolve(data, class_attribute, splits=model.split_attributes)
         qis = list(resolved.known or ())
         known_rows = resolved.known_individuals
         model = audited(model, resolved.publish)
-    elif who.quasi_identifiers is not None:
-        qis = list(who.quasi_identifiers)
     else:
         qis = [a for a in model.attributes if a in data.columns]
     if isinstance(model, Tree):  # a forest of one that holds every row once
@@ -377,7 +360,7 @@ def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> Attacker
     counts, exact = _class_counts(forest, one_tree)
     if all(c is None for c in counts):
         raise AttackError("no tree of the forest publishes class counts or error rates: the leaf attacks need them")
-    outputs = who.threat.outputs if who.threat is not None else None
+    outputs = threat.outputs if threat is not None else None
     if outputs and not one_tree:
         raise AttackError(
             f"the leaf attacks read a forest tree by tree, and a forest's {outputs} is its trees' answer together: "
@@ -398,6 +381,10 @@ def view_of(model: Tree | Forest, data: pd.DataFrame, who: Attacker) -> Attacker
         forest, groups, spans, counts, drawn, summed, exact, tuple(forest.classes), true_codes, sensitive,
         one_tree, known_rows, 0.0 if one_tree else TOLERANCE,
     )
+
+
+#: The view's name when only forests had it.
+forest_view = attacker_view
 
 
 def _spans(model: Tree | Forest, data: pd.DataFrame, qis: list[str], outputs: str | None) -> tuple[QIGroups, list[sp.csr_matrix]]:

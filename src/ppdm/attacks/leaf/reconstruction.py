@@ -16,14 +16,12 @@ row of the attacker's table once (the single-tree attacks' assumption).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import ThreatModel, attacker, deprecated_alias
-from ppdm.attacks.leaf.leaves import AttackerView, view_of
+from ppdm.attacks.core.threat import ThreatModel, checked_threat, deprecated_alias
+from ppdm.attacks.leaf.leaves import AttackerView, attacker_view
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
 
@@ -74,18 +72,14 @@ def _remaining(view: AttackerView, t: int, counts: np.ndarray, take: np.ndarray,
 def reconstruction_attack(
     model: Tree | Forest,
     data: pd.DataFrame,
-    threat: ThreatModel | Sequence[str] | None = None,
-    sensitive: str | None = None,
-    *,
-    quasi_identifiers: Sequence[str] | None = None,
+    threat: ThreatModel | None = None,
 ) -> AttackResult:
     """Expose everyone the rounds of subtraction leave one class for (see the module docstring).
 
     ``threat``: the attacker (see :func:`~ppdm.attacks.leaf.leaves.attacker_view`; the sensitive
-    column is the class; default: they know the model's attributes in ``data``);
-    ``quasi_identifiers``/``sensitive`` are the deprecated spelling.
+    column is the class; default: they know the model's attributes in ``data``).
     """
-    view = view_of(model, data, attacker("reconstruction_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive))
+    view = attacker_view(model, data, checked_threat("reconstruction_attack", threat))
     possible, found = propagate(view)
     details = {
         "certain_from_the_counts": int(view.groups.counts[found == 0].sum()),

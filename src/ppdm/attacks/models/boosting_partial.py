@@ -47,7 +47,7 @@ import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
-from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel, required_threat
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, check_options
 from ppdm.maxent.solvers.completion_dual import CompletionDualOptions, CompletionSolution, ScalingOptions, scale_completions, solve_completions
@@ -106,6 +106,7 @@ def completions_attack(
     (module docstring). ``threat``: resolved against ``data`` (the training rows); ``possible``:
     per row the values still possible over all trees (sound): the posterior is restricted to them."""
     began = time.perf_counter()
+    threat = required_threat("completions_attack", threat)
     if forest.combine != "additive":
         raise DataError("the completions estimate reads a boosted model (additive trees)")
     known = [c for c in (threat.known or ()) if c != threat.sensitive]

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import ThreatModel, attacker
+from ppdm.attacks.core.threat import ThreatModel, checked_threat
 from ppdm.attacks.models.explicit import rounds_details
 from ppdm.attacks.models.maxent import _threat, audit_problem
 from ppdm.attacks.models.rules import rules_audit_problem, rules_threat
@@ -43,11 +43,9 @@ from ppdm.tree.model import Tree
 def exact_attack(
     model: Tree | Forest | RuleSet,
     data: pd.DataFrame,
-    threat: ThreatModel | Sequence[str] | None = None,
-    sensitive: str | None = None,
-    time_limit: float | None = None,
+    threat: ThreatModel | None = None,
     *,
-    quasi_identifiers: Sequence[str] | None = None,
+    time_limit: float | None = None,
     method: Method = "auto",
     ties: Ties = "first",
     rule_knowledge: RuleKnowledge | None = None,
@@ -62,9 +60,7 @@ def exact_attack(
     used tree's, each record counted with its bootstrap multiplicity where the model stores it:
     :mod:`ppdm.maxent.constraints.forest_constraints`) or a rule set (paper 004; the attacker as in
     :func:`~ppdm.attacks.models.rules.rules_attack`, knowing the rules' quasi-identifiers by default).
-    ``quasi_identifiers``/``sensitive`` (or a list of columns in ``threat``'s place) are the
-    deprecated spelling. ``time_limit`` (seconds) bounds the integer
-    search; values it leaves open are reported undecided, never certain. ``ties``: label rows
+    ``time_limit`` (seconds) bounds the integer search; values it leaves open are reported undecided, never certain. ``ties``: label rows
     follow the tree's tie rule (``"first"``: the first class of highest count wins, as argmax;
     ``"any"``: the paper's ≥ rows). The result's certain groups are the proved ones; its
     posterior is the midpoint of each value's proved [min, max], normalised (a point inside what
@@ -76,21 +72,21 @@ def exact_attack(
     CP-SAT. ``progress``: called with the integer search's :class:`~ppdm.exact.options.SearchProgress`
     as it goes (its settings otherwise those ``options`` gives, or the defaults for the model).
     """
-    who = attacker("exact_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
-    quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
+    threat = checked_threat("exact_attack", threat)
     if time_limit is not None and time_limit <= 0:
         raise PpdmError(f"time_limit must be positive seconds, got {time_limit!r}")
     if isinstance(model, RuleSet):
         knowledge = rule_knowledge or RuleKnowledge()
+        quasi_identifiers: list[str] | None = None  # the rules' own
         if threat is not None:
             resolved, knowledge = rules_threat(model, data, threat, knowledge)
             quasi_identifiers = list(resolved.known or ())
         return _rules(model, data, quasi_identifiers, time_limit, method, knowledge, detail, _progressed(options, SearchOptions(), progress))
     if isinstance(model, Forest):
-        return _forest(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, _progressed(options, _forest_options(), progress))
+        return _forest(model, data, time_limit, threat, method, ties, detail, _progressed(options, _forest_options(), progress))
     if not isinstance(model, Tree):
         raise PpdmError(f"the exact audit takes a Tree, a Forest or a RuleSet, got {type(model).__name__}")
-    return _tree(model, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, _progressed(options, SearchOptions(), progress))
+    return _tree(model, data, time_limit, threat, method, ties, detail, _progressed(options, SearchOptions(), progress))
 
 
 def _progressed(options: SearchOptions | None, default: SearchOptions, progress: Callable[[SearchProgress], None] | None) -> SearchOptions | None:
@@ -169,7 +165,7 @@ _Types = TypeVar("_Types", bound=AttackerTypes | ForestTypes)
 
 
 def _solved(
-    model: _Model, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
+    model: _Model, data: pd.DataFrame, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail,
     build: Callable[[_Model, pd.DataFrame, ThreatModel, Ties], tuple[CountProblem, _Types, np.ndarray | None]], options: SearchOptions | None,
 ) -> tuple[ThreatModel, CountProblem, _Types, ExactBounds, np.ndarray]:
@@ -177,7 +173,7 @@ def _solved(
     records the result is about (not those whose full record the attacker holds)."""
     from ppdm.maxent.constraints.tree_constraints import Knowledge
 
-    threat = _threat(model, data, quasi_identifiers, sensitive, Knowledge(), threat)
+    threat = _threat(model, data, Knowledge(), threat)
     counts, types, truth = build(model, data, threat, ties)
     bounds = exact_bounds(counts, time_limit, truth, method, detail=detail, options=options)
     targets = np.ones(types.groups.n_records, dtype=bool)
@@ -187,10 +183,10 @@ def _solved(
 
 
 def _tree(
-    tree: Tree, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
+    tree: Tree, data: pd.DataFrame, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
-    threat, counts, types, bounds, targets = _solved(tree, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, tree_count_problem, options)
+    threat, counts, types, bounds, targets = _solved(tree, data, time_limit, threat, method, ties, detail, tree_count_problem, options)
     groups = types.groups
     details = {"threat_model": threat.describe(tree.disclosure), "unknowns": types.domain.describe()}
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
@@ -201,11 +197,11 @@ def _tree(
 
 
 def _forest(
-    forest: Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, time_limit: float | None,
+    forest: Forest, data: pd.DataFrame, time_limit: float | None,
     threat: ThreatModel | None, method: Method, ties: Ties, detail: Detail, options: SearchOptions | None,
 ) -> AttackResult:
     options = _forest_options() if options is None else options
-    threat, counts, types, bounds, targets = _solved(forest, data, quasi_identifiers, sensitive, time_limit, threat, method, ties, detail, forest_count_problem, options)
+    threat, counts, types, bounds, targets = _solved(forest, data, time_limit, threat, method, ties, detail, forest_count_problem, options)
     groups = types.groups
     details = {
         "threat_model": threat.describe(forest.trees[0].disclosure),

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
-from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel, required_threat
 from ppdm.attacks.core.truth import check_truth
 from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details
 from ppdm.attacks.models.sampled import sampled_forest_attack
@@ -165,7 +165,7 @@ def forest_maxent_attack(
     ``sound``: their settings).
     """
     start = time.perf_counter()
-    threat = threat.resolve(data, forest.class_attribute, splits=forest.split_attributes)
+    threat = required_threat("forest_maxent_attack", threat).resolve(data, forest.class_attribute, splits=forest.split_attributes)
     forest = forest.published(threat.publish)
     knowledge = replace(knowledge, sa=bool(threat.sa_published))
     options = ForestAuditOptions() if options is None else options

@@ -24,7 +24,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import ThreatModel, attacker, audited
+from ppdm.attacks.core.threat import ThreatModel, audited, checked_threat
 from ppdm.attacks.core.truth import TRUTH_TOLERANCE, check_truth
 from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details
 from ppdm.attacks.models.explicit import ForestAuditOptions, forest_maxent_attack
@@ -56,13 +56,11 @@ _KNOWN_KEY = "__ppdm_known_individual__"
 def maxent_attack(
     tree: Tree | Forest,
     data: pd.DataFrame,
-    threat: ThreatModel | Sequence[str] | None = None,
-    sensitive: str | None = None,
+    threat: ThreatModel | None = None,
+    *,
     knowledge: Knowledge = Knowledge(),
     tol: float = 1e-9,
     time_limit: float | None = None,
-    *,
-    quasi_identifiers: Sequence[str] | None = None,
     factored: bool | None = None,
     client: object = None,
     progress: bool | None = None,
@@ -84,8 +82,6 @@ def maxent_attack(
     one: they know the tree's attributes in ``data`` but the sensitive one, which is the class.
     Split attributes outside the known columns, an unknown class and the sensitive attribute become
     the attacker's unknowns.
-    ``quasi_identifiers``/``sensitive`` (or a list of columns in ``threat``'s place) are the
-    deprecated spelling.
 
     With ``knowledge.sa`` the sensitive attribute's distribution is taken as published (from
     ``data``; the default for a sensitive input, see :class:`~ppdm.attacks.core.threat.ThreatModel`); with ``knowledge.internal`` the attacker also uses the split choices (paper 000 §4.2,
@@ -119,14 +115,13 @@ def maxent_attack(
     sound steps' settings (:class:`~ppdm.attacks.models.estimate.SoundStepOptions`);
     ``table_options``: how large a tree's attacker table may grow (:class:`~ppdm.maxent.table.unknowns.TableOptions`).
     """
-    who = attacker("maxent_attack", threat, quasi_identifiers=quasi_identifiers, sensitive=sensitive)
-    quasi_identifiers, sensitive, threat = who.quasi_identifiers, who.sensitive, who.threat
+    threat = checked_threat("maxent_attack", threat)
     if isinstance(tree, Forest):
         if is_dask(data):
             raise DataError("a forest is audited on an in-memory (pandas) table, not a Dask one")
         if knowledge.internal:
             raise MaxEntError("internal-node constraints are built for a single tree, not for a forest")
-        threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
+        threat = _threat(tree, data, knowledge, threat)
         options = forest_options if forest_options is not None else ForestAuditOptions()
         solve = replace(options.solve, progress=solver_progress if solver_progress is not None else options.solve.progress)
         if time_limit is not None:
@@ -135,10 +130,10 @@ def maxent_attack(
     if is_dask(data):
         if threat is not None and threat.known_individuals:
             raise DataError("known individuals name rows of an in-memory table: audit a pandas DataFrame to use them")
-        threat = _threat(tree, data._meta, quasi_identifiers, sensitive, knowledge, threat)
+        threat = _threat(tree, data._meta, knowledge, threat)
         data, weights = compress(data, _audit_columns(tree, data._meta, threat), client, progress)
     else:
-        threat = _threat(tree, data, quasi_identifiers, sensitive, knowledge, threat)
+        threat = _threat(tree, data, knowledge, threat)
     audit = audit_problem(tree, data, threat, replace(knowledge, sa=threat.sa_published), factored=factored, weights=weights, table_options=table_options)
     problem, table = audit.problem, audit.table
     uninformative = not any(blk.name in ("rate", "class-count", "sa", "size") for blk in problem.blocks)
@@ -228,14 +223,14 @@ def _factored_audit(
     return AuditProblem(tree, types, problem, threat, knowledge, coverage)
 
 
-def _threat(tree: Tree | Forest, data: pd.DataFrame, quasi_identifiers: Sequence[str] | None, sensitive: str | None, knowledge: Knowledge, threat: ThreatModel | None) -> ThreatModel:
+def _threat(tree: Tree | Forest, data: pd.DataFrame, knowledge: Knowledge, threat: ThreatModel | None) -> ThreatModel:
+    """``threat`` resolved against ``data``; without one, :func:`maxent_attack`'s default attacker
+    (the model's attributes in ``data`` known, the class sensitive)."""
     if not isinstance(data, pd.DataFrame):
         raise DataError(f"the records must be a pandas DataFrame (its columns named), got {type(data).__name__}")
     if threat is None:
-        sensitive = sensitive or tree.class_attribute
-        if quasi_identifiers is None:
-            quasi_identifiers = [a for a in tree.attributes if a in data.columns and a != sensitive]
-        threat = ThreatModel(sensitive=sensitive, known=tuple(quasi_identifiers), sa_published=knowledge.sa or None)
+        known = tuple(a for a in tree.attributes if a in data.columns and a != tree.class_attribute)
+        threat = ThreatModel(sensitive=tree.class_attribute, known=known, sa_published=knowledge.sa or None)
     elif threat.sa_published is None and knowledge.sa:  # undeclared: knowledge.sa says it is published
         threat = replace(threat, sa_published=True)
     return threat.resolve(data, tree.class_attribute, splits=tree.split_attributes)

@@ -47,7 +47,7 @@ import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
-from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel, required_threat
 from ppdm.attacks.leaf.leaves import row_multiplicities
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import AttackError, DataError, UninformativeKnowledgeWarning
@@ -99,6 +99,7 @@ def pooled_forest_attack(
     value left is certain. ``progress(done, total)`` after each tree."""
     from ppdm.attacks.models.maxent import maxent_attack
 
+    threat = required_threat("pooled_forest_attack", threat)
     known = [c for c in (threat.known or ()) if c != threat.sensitive]
     sensitive = str(threat.sensitive)
     trees = pooling_trees(forest, len(data))

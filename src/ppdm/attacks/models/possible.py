@@ -41,7 +41,7 @@ import scipy.sparse as sp
 
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
-from ppdm.attacks.core.threat import Attacker, ThreatModel, attacker, audited
+from ppdm.attacks.core.threat import ThreatModel, audited, checked_threat
 from ppdm.attacks.leaf.leaves import row_multiplicities
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, check_options
@@ -624,12 +624,11 @@ def possible_attack(
     a leaf attack reads over a forest when the sensitive attribute is an input (paper 003's
     homogeneity: one value left), or when the maximum-entropy table would be too large to build.
     """
-    who = attacker("possible_attack", threat)
-    return _attack(model, data, who, options, progress)
+    return _attack(model, data, checked_threat("possible_attack", threat), options, progress)
 
 
-def _attack(model: Tree | Forest, data: pd.DataFrame, who: Attacker, options: PossibleOptions, progress: Callable[[int, int], None] | None) -> AttackResult:
-    resolved = (who.threat or ThreatModel()).resolve(data, model.class_attribute, splits=model.split_attributes)
+def _attack(model: Tree | Forest, data: pd.DataFrame, threat: ThreatModel | None, options: PossibleOptions, progress: Callable[[int, int], None] | None) -> AttackResult:
+    resolved = (threat or ThreatModel()).resolve(data, model.class_attribute, splits=model.split_attributes)
     model = audited(model, resolved.publish)
     known = [c for c in (resolved.known or ()) if c != resolved.sensitive]
     sensitive = str(resolved.sensitive)

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.scope import Scope, with_scope
-from ppdm.attacks.core.threat import ThreatModel, threat_from_dict
+from ppdm.attacks.core.threat import ThreatModel, required_threat, threat_from_dict
 from ppdm.defaults import LP_SECONDS
 from ppdm.errors import DataError, PpdmError
 from ppdm.exact.target_bounds import PropagationOptions, lp_bounds, propagate
@@ -207,6 +207,7 @@ def interval_attack(
     ``time_limit``: seconds for the propagation (sound at any stop).
     """
     start = time.monotonic()
+    threat = required_threat("interval_attack", threat)
     target = model.class_attribute
     if not np.isfinite(tolerance) or tolerance < 0:
         raise PpdmError(f"tolerance must be a finite number >= 0, got {tolerance!r}")

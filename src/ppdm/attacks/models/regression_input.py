@@ -34,7 +34,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.attacks.core.scope import Scope
-from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel, required_threat
 from ppdm.attacks.models.regression import CENTRE, LP_SECONDS, IntervalResult, _domain, _truth
 from ppdm.errors import DataError, MaxEntError, PpdmError
 from ppdm.exact.input_bounds import InputBounds, possible_blocks
@@ -83,7 +83,7 @@ def input_interval_attack(
     integer programmes settle the groups (:func:`~ppdm.exact.input_bounds.possible_blocks`).
     """
     start = time.monotonic()
-    sensitive = str(threat.sensitive)
+    sensitive = str(required_threat("input_interval_attack", threat).sensitive)
     forest = as_forest(model)
     if forest.class_attribute not in table.columns:
         raise DataError(f"the table has no column {forest.class_attribute!r}: the attacker of a sensitive input knows each target")

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
-from ppdm.attacks.core.threat import ThreatModel
+from ppdm.attacks.core.threat import ThreatModel, checked_threat
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError
 from ppdm.maxent.constraints.rule_constraints import RuleConstraintStats, RuleKnowledge, rules_problem
@@ -77,7 +77,7 @@ def rules_attack(
     ``data``; :func:`rules_threat`); default: they know the rule set's quasi-identifiers.
     ``ppdm.audit(rules, data, threat, options=AuditOptions(rules=knowledge))`` runs it.
     """
-    resolved, knowledge = rules_threat(rules, data, threat or ThreatModel(), knowledge)
+    resolved, knowledge = rules_threat(rules, data, checked_threat("rules_attack", threat) or ThreatModel(), knowledge)
     return rules_estimate(rules, data, knowledge, resolved, tol)
 
 
