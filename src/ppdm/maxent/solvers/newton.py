@@ -50,7 +50,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ppdm.errors import check_options
+from ppdm.errors import PpdmError, check_options
 
 
 @dataclass(frozen=True)
@@ -67,9 +67,16 @@ class NewtonOptions:
     #: 100,000-row RF10 insider audit (3,754 rows, 4 % filled) a step's system took 1.3 s that way
     #: and 2.0 s by SuperLU.
     dense_rows: int = 5000
+    #: How the factored dual forms its Hessian's groups' term
+    #: (:meth:`~ppdm.maxent.solvers.factored_dual.FactoredDual.group_term`): ``"groups"`` (BᵀB),
+    #: ``"cells"`` (Yᵀ K Y) or ``"auto"`` (default: whichever costs fewer operations, by
+    #: :func:`~ppdm.maxent.solvers.factored_dual._by_groups_cheaper`). Both give the same matrix.
+    group_term: str = "auto"
 
     def __post_init__(self) -> None:
         check_options(self)  # a flag 'no' or a number '5' is refused here, naming the field
+        if self.group_term not in ("auto", "groups", "cells"):
+            raise PpdmError(f"NewtonOptions.group_term must be 'auto', 'groups' or 'cells', got {self.group_term!r}")
 
 
 #: Armijo's constant: a step must lower the dual by this fraction of the decrease its slope promises.
