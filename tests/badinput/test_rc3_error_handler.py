@@ -112,6 +112,6 @@ def test_the_error_line_is_printed_even_when_rich_cannot_load(world, monkeypatch
     import ppdm.cli.common as common
 
     monkeypatch.setattr(builtins, "__import__", no_rich)
-    monkeypatch.setattr(common.errors, "_console", None)
-    result = CliRunner().invoke(main, ["show", str(tmp_path / "absent.json")])
+    with common.errors.using(None):
+        result = CliRunner().invoke(main, ["show", str(tmp_path / "absent.json")])
     assert result.exit_code == 2 and result.stderr.strip() == f"error: {tmp_path / 'absent.json'}: no such tree file"

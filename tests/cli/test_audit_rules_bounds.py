@@ -88,10 +88,10 @@ def test_an_inaccurate_solve_is_explained_in_words(run, table_csv, monkeypatch):
     assert "accurate to about 3e-06" in result.output
 
 
-def test_progress_shows_on_a_terminal_only(run, table_csv, monkeypatch):
+def test_progress_shows_on_a_terminal_only(run, table_csv):
     args = ("audit-rules", "--data", table_csv, "--sep", ";", "--sensitive", "Salary", "--support", "0.1", "--confidence", "0.9", "--top", "0")
     assert "mining rules" not in run(*args).output  # not a terminal: no progress
     screen = io.StringIO()
-    monkeypatch.setattr(common.console, "_console", Console(file=screen, force_terminal=True, width=100))
-    assert run(*args).exit_code == 0
+    with common.console.using(Console(file=screen, force_terminal=True, width=100)):
+        assert run(*args).exit_code == 0
     assert "mining rules on 12 records" in screen.getvalue()

@@ -261,24 +261,22 @@ def test_ppdm_runs_without_dask():
     assert int(done.stdout.strip()) > 1
 
 
-def test_level_wise_counts_when_distinct_rows_do_not_fit(adult, nursery, monkeypatch):
-    from ppdm.learn import estimators
-
-    monkeypatch.setattr(estimators, "MAX_DISTINCT_ROWS", 10)  # every table is "too large": one pass per level
+def test_level_wise_counts_when_distinct_rows_do_not_fit(adult, nursery):
+    few = {"max_distinct_rows": 10}  # every table is "too large": one pass per level
     frame, lazy = both(adult.iloc[:2000])
-    _same_tree(ID3Classifier(max_depth=3).fit(frame[ADULT_CATS], frame["income"]), ID3Classifier(max_depth=3).fit(lazy[ADULT_CATS], lazy["income"]))
+    _same_tree(ID3Classifier(max_depth=3).fit(frame[ADULT_CATS], frame["income"]), ID3Classifier(max_depth=3, **few).fit(lazy[ADULT_CATS], lazy["income"]))
     cols = ["age", "fnlwgt", "education", "sex"]
-    _same_tree(C45Classifier(max_depth=4).fit(frame[cols], frame["income"]), C45Classifier(max_depth=4).fit(lazy[cols], lazy["income"]))
+    _same_tree(C45Classifier(max_depth=4).fit(frame[cols], frame["income"]), C45Classifier(max_depth=4, **few).fit(lazy[cols], lazy["income"]))
     frame, lazy = both(random_table(6))
-    _same_tree(C45Classifier().fit(frame[["a", "b", "num"]], frame["cls"]), C45Classifier().fit(lazy[["a", "b", "num"]], lazy["cls"]))
+    _same_tree(C45Classifier().fit(frame[["a", "b", "num"]], frame["cls"]), C45Classifier(**few).fit(lazy[["a", "b", "num"]], lazy["cls"]))
     frame, lazy = both(nursery, 3)
     x = ["parents", "has_nurs", "form"]
-    _same_tree(ID3Classifier(max_depth=2).fit(frame[x], frame["class"]), ID3Classifier(max_depth=2).fit(lazy[x], lazy["class"]))
+    _same_tree(ID3Classifier(max_depth=2).fit(frame[x], frame["class"]), ID3Classifier(max_depth=2, **few).fit(lazy[x], lazy["class"]))
     with pytest.raises(DataError, match="kADET"):
-        KAnonymousTreeClassifier(k=5).fit(lazy[x], lazy["class"])
+        KAnonymousTreeClassifier(k=5, **few).fit(lazy[x], lazy["class"])
     with pytest.raises(DataError, match="depth-first"):
-        ID3Classifier(builder="best-first").fit(lazy[x], lazy["class"])
-
+        ID3Classifier(builder="best-first", **few).fit(lazy[x], lazy["class"])
+    assert ID3Classifier().max_distinct_rows == C45Classifier().max_distinct_rows == KAnonymousTreeClassifier().max_distinct_rows == 5_000_000
 
 def test_level_wise_source_makes_one_pass_per_level(nursery):
     from ppdm.learn.criteria import get_criterion

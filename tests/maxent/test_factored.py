@@ -540,12 +540,10 @@ def test_the_saturated_rows_exclude_the_same_cells_counted_at_the_live_pairs_onl
 
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("by_groups", [True, False])
-def test_the_sparse_group_term_equals_the_dense_sum_over_groups(seed, by_groups, monkeypatch):
+def test_the_sparse_group_term_equals_the_dense_sum_over_groups(seed, by_groups):
     """Σ_q W_q (A p_q)(A p_q)ᵀ formed by sparse products (BᵀB or Y K Yᵀ, each forced in turn)
     equals the sum of the groups' outer products formed densely, one group at a time; and the
     Hessian, dense or sparse, is the same matrix either way."""
-    from ppdm.maxent.solvers import factored_dual
-
     rng = np.random.default_rng(seed)
     n_groups, n_blocks = ((40, 3), (8, 12))[seed % 2]
     problem = random_problem(rng, n_groups, n_blocks, 2, 3, seed % 3 == 0, ["counts", "rates"][seed % 2], False, True, False)
@@ -561,8 +559,9 @@ def test_the_sparse_group_term_equals_the_dense_sum_over_groups(seed, by_groups,
             lo, hi = red.cell_start[cell], red.cell_start[cell + 1]
             p_q[lo:hi] += state.share[pair] * state.within[lo:hi]
         dense += red.weights[q] * np.outer(A @ p_q, A @ p_q)
-    monkeypatch.setattr(factored_dual, "_by_groups_cheaper", lambda *args: by_groups)
-    sparse = dual.group_term(state, dual.AT)
+    forced = FactoredDual(red, NewtonOptions(group_term="groups" if by_groups else "cells"))
+    sparse = forced.group_term(state, forced.AT)
+    assert forced._by_groups is by_groups
     assert sp.issparse(sparse) and np.abs(sparse.toarray() - dense).max() <= 1e-12
     H = dual.hessian(state, np.arange(len(red.b)))
     expected = A @ np.diag(state.P) @ A.T - dense

@@ -222,17 +222,16 @@ def test_an_exact_step_is_doubled_while_the_dual_falls():
     assert longer[0][0] == max_expand
 
 
-def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_forest, monkeypatch):
+def test_an_exact_run_that_stalls_falls_back_to_the_guess_and_says_so(education_forest):
     problem, _ = education_forest
     calls = {"n": 0}
-    direction = forest_solve._direction
+    direction = forest_solve.newton_direction
 
     def stalled_at_first(dual, state, eta, exact, options, *held):  # no progress for the first max_newton steps
         calls["n"] += 1
         return (np.zeros_like(state.residual), 0) if calls["n"] <= 40 else direction(dual, state, eta, exact, options, *held)
 
-    monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
-    result = forest_solve.solve_forest(problem, options=ForestSolveOptions(max_newton=40, max_newton_cg=40))
+    result = forest_solve.solve_forest(problem, options=ForestSolveOptions(max_newton=40, max_newton_cg=40, direction=stalled_at_first))
     assert calls["n"] > 40
     assert result.status == "inaccurate"  # rows met, but zeros guessed
     assert result.max_violation <= 1e-9
@@ -245,14 +244,13 @@ def test_a_stalled_chase_asks_the_linear_programme_and_lands_on_the_optimum(educ
     problem, types = education_forest
     reference = _on_the_face(problem, types, monkeypatch)
     calls = {"n": 0}
-    direction = forest_solve._direction
+    direction = forest_solve.newton_direction
 
     def stalled_at_first(dual, state, eta, exact, options, *held):
         calls["n"] += 1
         return (np.zeros_like(state.residual), 0) if calls["n"] <= 12 else direction(dual, state, eta, exact, options, *held)
 
-    monkeypatch.setattr(forest_solve, "_direction", stalled_at_first)
-    options = ForestSolveOptions(max_newton=40, max_newton_cg=40, face_after=12)
+    options = ForestSolveOptions(max_newton=40, max_newton_cg=40, face_after=12, direction=stalled_at_first)
     result = forest_solve.solve_forest(problem, feasible=types.truth(), options=options)
     assert result.status == "optimal"
     assert "linear programme" in result.face and "guessed" not in result.face
@@ -328,7 +326,7 @@ def test_under_a_time_limit_the_linear_programme_gets_its_share_and_the_chase_go
     clock = [0.0]
     given = []
     calls = {"n": 0}
-    direction = forest_solve._direction
+    direction = forest_solve.newton_direction
 
     def timed(dual, state, eta, exact, options, *held):
         calls["n"] += 1
@@ -340,10 +338,9 @@ def test_under_a_time_limit_the_linear_programme_gets_its_share_and_the_chase_go
         clock[0] += args[-1]
         return None
 
-    monkeypatch.setattr(forest_solve, "_direction", timed)
     monkeypatch.setattr(forest_solve, "forced_by_lp", no_face)
     monkeypatch.setattr(forest_solve.time, "perf_counter", lambda: clock[0])
-    options = ForestSolveOptions(max_newton=400, face_after=12, time_limit=100.0)
+    options = ForestSolveOptions(max_newton=400, face_after=12, time_limit=100.0, direction=timed)
     result = forest_solve.solve_forest(problem, tol=1e-30, feasible=types.truth(), options=options)
     assert len(given) == 1 and given[0] <= options.face_share * (100.0 - 12.0)
     assert calls["n"] >= 12 + 20  # steps after the programme, not a stop at once

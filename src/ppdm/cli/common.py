@@ -43,6 +43,17 @@ class LazyConsole:
             self._console = Console(**self._settings)
         return self._console
 
+    @contextmanager
+    def using(self, console: Console | None) -> Iterator[None]:
+        """Print to ``console`` inside the block (``None``: a new rich ``Console`` is made on first
+        use, with this object's settings), then to the one before; by default a command prints to
+        the console made on first use, once per process."""
+        before, self._console = self._console, console
+        try:
+            yield
+        finally:
+            self._console = before
+
 
 console = LazyConsole(soft_wrap=True, markup=False)
 errors = LazyConsole(stderr=True, markup=False)

@@ -29,6 +29,11 @@ if TYPE_CHECKING:
     from sklearn.utils import Tags
 
 
+#: With a Dask X: the most distinct (attributes, class) rows held in memory; beyond, ID3 and C4.5
+#: count level by level (one pass over the data per tree level) and kADET refuses.
+MAX_DISTINCT_ROWS = 5_000_000
+
+
 class _TreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared predict/score plumbing; subclasses say how to grow."""
 
@@ -42,6 +47,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         min_samples_leaf: int,
         min_gain: float,
         categorical: Sequence[str] | None,
+        max_distinct_rows: int = MAX_DISTINCT_ROWS,
     ) -> None:
         """Store the parameters every grower reads (unchecked, as scikit-learn asks: fit checks them)."""
         self.criterion = criterion
@@ -50,6 +56,7 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.min_gain = min_gain
         self.categorical = categorical
+        self.max_distinct_rows = max_distinct_rows
 
     def _check_params(self) -> None:
         if self.max_depth is not None and (not isinstance(self.max_depth, (int, np.integer)) or self.max_depth < 0):
@@ -61,11 +68,11 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _encode(self, X: pd.DataFrame, y: Sequence | pd.Series | np.ndarray) -> EncodedTable | None:
         """The table the grower counts on; ``None`` for a Dask ``X`` with more distinct
-        (attributes, class) rows than :data:`MAX_DISTINCT_ROWS` (count level by level instead)."""
+        (attributes, class) rows than ``max_distinct_rows`` (count level by level instead)."""
         self._check_params()
         weights = None
         if is_dask(X):
-            counted = _counted(X, y)
+            counted = _counted(X, y, self.max_distinct_rows)
             if counted is None:
                 return None
             X, y, weights = counted
@@ -150,22 +157,17 @@ class _TreeClassifier(ClassifierMixin, BaseEstimator):
 
 _CLASS = "__ppdm_class__"
 
-#: With a Dask X: the most distinct (attributes, class) rows held in memory; beyond, ID3 and C4.5
-#: count level by level (one pass over the data per tree level) and kADET refuses.
-MAX_DISTINCT_ROWS = 5_000_000
-
-
-def _counted(X: object, y: object) -> tuple[pd.DataFrame, pd.Series, np.ndarray] | None:
+def _counted(X: object, y: object, limit: int) -> tuple[pd.DataFrame, pd.Series, np.ndarray] | None:
     """A Dask ``X`` and class ``y`` reduced to their distinct (attributes, class) rows and the
     records each stands for: ID3, C4.5 and kADET see a record only through these values, so
     they learn the same tree from the weighted rows as from the records, in one pass over the data
-    (``None``: more than :data:`MAX_DISTINCT_ROWS` of them)."""
+    (``None``: more than ``limit`` of them)."""
     if not is_dask(y):
         raise DataError("with a Dask X, y must be a Dask Series from the same frame (e.g. frame['class'])")
     columns = [str(c) for c in X.columns]
     if _CLASS in columns:
         raise DataError(f"column {_CLASS!r} is reserved")
-    counted = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS], limit=MAX_DISTINCT_ROWS)
+    counted = compress(X.assign(**{_CLASS: y}), [*columns, _CLASS], limit=limit)
     if counted is None:
         return None
     frame, weights = counted
@@ -191,6 +193,9 @@ class ID3Classifier(_TreeClassifier):
     categorical: columns to treat as categorical even if numeric (e.g. coded values).
     builder: "depth-first" (ID3) or "best-first" (one queue over the whole tree).
     max_leaf_nodes: with the best-first builder, stop at this many leaves.
+    max_distinct_rows: with a Dask X, the most distinct (attributes, class) rows counted in memory
+        (default :data:`MAX_DISTINCT_ROWS`, 5,000,000); beyond, the tree is counted level by level
+        (one pass over the data per level: depth-first, exact counts only).
 
     Numeric columns are rejected: discretize them, declare them ``categorical`` or use
     :class:`C45Classifier`.
@@ -210,8 +215,9 @@ class ID3Classifier(_TreeClassifier):
         categorical: Sequence[str] | None = None,
         builder: str = "depth-first",
         max_leaf_nodes: int | None = None,
+        max_distinct_rows: int = MAX_DISTINCT_ROWS,
     ) -> None:
-        super().__init__(criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical)
+        super().__init__(criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical, max_distinct_rows)
         self.builder = builder
         self.max_leaf_nodes = max_leaf_nodes
 
@@ -223,7 +229,7 @@ class ID3Classifier(_TreeClassifier):
         if table is None:
             if type(self)._count_source is not ID3Classifier._count_source or builder != "depth-first" or self.max_leaf_nodes is not None:
                 raise DataError(
-                    f"X has more than {MAX_DISTINCT_ROWS:,} distinct rows: counted level by level, which grows "
+                    f"X has more than {self.max_distinct_rows:,} distinct rows: counted level by level, which grows "
                     "exact-count depth-first trees only (no best-first builder, no max_leaf_nodes)"
                 )
             table, source = self._level_wise(X, y, self._learner)
@@ -264,7 +270,8 @@ class C45Classifier(_TreeClassifier):
     confidence: C4.5's CF for error-based pruning (smaller prunes more); 0.25 by default.
     prune: whether to prune at all.
     min_samples_leaf: C4.5's MINOBJS (default 2): at least two branches must hold this many rows.
-    criterion, max_depth, min_samples_split, min_gain, categorical: as for :class:`ID3Classifier`.
+    criterion, max_depth, min_samples_split, min_gain, categorical, max_distinct_rows: as for
+        :class:`ID3Classifier`.
     """
 
     _algorithm = "c45"
@@ -279,8 +286,9 @@ class C45Classifier(_TreeClassifier):
         min_samples_leaf: int = 2,
         min_gain: float = 0.0,
         categorical: Sequence[str] | None = None,
+        max_distinct_rows: int = MAX_DISTINCT_ROWS,
     ) -> None:
-        super().__init__(criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical)
+        super().__init__(criterion, max_depth, min_samples_split, min_samples_leaf, min_gain, categorical, max_distinct_rows)
         self.confidence = confidence
         self.prune = prune
 

@@ -63,7 +63,7 @@ from ppdm.errors import AnonymityError, DataError, HierarchyError, PpdmError
 from ppdm.learn.admissibility import GroupedProposal, Proposal, ThresholdProposal
 from ppdm.learn.criteria import entropy
 from ppdm.learn.encoding import EncodedTable
-from ppdm.learn.estimators import _TreeClassifier
+from ppdm.learn.estimators import MAX_DISTINCT_ROWS, _TreeClassifier
 from ppdm.learn.grower import StoppingRules
 from ppdm.learn.pruning import error_based_prune
 from ppdm.learn.splitter import Candidate, SplitRules
@@ -410,6 +410,9 @@ class KAnonymousTreeClassifier(_TreeClassifier):
     confidence, prune: C4.5 pruning (``algorithm="c45"`` only).
     min_samples_leaf, min_gain, max_depth, categorical: as for :class:`~ppdm.learn.C45Classifier`
         (``min_samples_leaf`` defaults to 1 for ID3 and 2 for C4.5).
+    max_distinct_rows: with a Dask X, the most distinct (attributes, class) rows counted in memory
+        (default :data:`~ppdm.learn.estimators.MAX_DISTINCT_ROWS`, 5,000,000); kADET tracks every
+        one of them, so beyond it refuses.
 
     Fitted attributes: ``tree_``, ``spans_`` (:class:`~ppdm.tree.spans.Spans` of the training
     records), ``anonymity_`` (the smallest span population), ``l_diversity_``, ``exposed_share_``
@@ -431,6 +434,7 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         min_gain: float = 0.0,
         max_depth: int | None = None,
         categorical: Sequence[str] | None = None,
+        max_distinct_rows: int = MAX_DISTINCT_ROWS,
     ) -> None:
         self.k = k
         self.quasi_identifiers = quasi_identifiers
@@ -445,6 +449,7 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         self.min_gain = min_gain
         self.max_depth = max_depth
         self.categorical = categorical
+        self.max_distinct_rows = max_distinct_rows
 
     @property
     def _algorithm(self) -> str:
@@ -496,10 +501,8 @@ class KAnonymousTreeClassifier(_TreeClassifier):
         self._remember_y_name(y)
         table = self._encode(X, y)
         if table is None:
-            from ppdm.learn.estimators import MAX_DISTINCT_ROWS
-
             raise DataError(
-                f"kADET tracks the spans of every distinct (attributes, class) row: X has more than {MAX_DISTINCT_ROWS:,} "
+                f"kADET tracks the spans of every distinct (attributes, class) row: X has more than {self.max_distinct_rows:,} "
                 "of them; coarsen its numeric columns (bins) before fitting on Dask"
             )
         if self.algorithm == "id3":

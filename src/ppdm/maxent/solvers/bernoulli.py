@@ -25,6 +25,7 @@ it converges). Bits already proved (``fixed``) are taken out first, their rows' 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,8 @@ from scipy.special import expit
 
 from ppdm.errors import check_options
 from ppdm.maxent.constraints.membership_rows import column_patterns
-from ppdm.maxent.solvers.bernoulli_newton import newton_bernoulli
+from ppdm.maxent.solvers.bernoulli_newton import MembershipDual, largest_residual, newton_bernoulli
+from ppdm.maxent.solvers.newton import backtrack, cholesky_solve, damped_dense, mean_diagonal_ridge
 from ppdm.progress import report
 
 __all__ = ["BernoulliOptions", "BernoulliSolution", "solve_bernoulli"]
@@ -62,6 +64,9 @@ NEWTON_WARM = 40
 #: Newton's method on the dual stops after this many steps (it converges in a handful; more means
 #: bits pinned by the rows, whose multipliers run to the cap; ``auto`` then cycles over the blocks).
 NEWTON_MAX = 100
+
+#: Halvings of a dense Newton step before the line search takes the last one anyway (``t`` = 2⁻³⁴ ≈ 6·10⁻¹¹).
+DENSE_HALVINGS = 34
 
 
 @dataclass(frozen=True)
@@ -230,40 +235,40 @@ def _dual(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, options: BernoulliOp
     )
     lam = res.x[:m] - res.x[m:]
     q = expit(At @ lam)
-    e = pattern @ (weight * q)
-    met = float(np.maximum(np.maximum(lo - e, e - hi), 0.0).max(initial=0.0)) <= options.tol
+    met = _violation(pattern, lo, hi, weight * q) <= options.tol
     return q[of_bit], int(res.nit), stopped["late"], met and not stopped["late"]
 
 
 def _dense_newton(A: np.ndarray, w: np.ndarray, b: np.ndarray, options: BernoulliOptions, deadline: float | None) -> tuple[np.ndarray, int, bool, bool]:
-    """Newton's method with a backtracking line search on ``F = Σ w log(1 + e^{Aᵀλ}) − λ·b``,
-    the Hessian ``A diag(w q(1 − q)) Aᵀ`` factorised densely (a tiny ridge for redundant rows),
+    """Newton's method with a backtracking line search (:func:`~ppdm.maxent.solvers.newton.backtrack`,
+    no slack, the last of 34 halvings taken anyway) on ``F = Σ w log(1 + e^{Aᵀλ}) − λ·b``
+    (:meth:`MembershipDual.equalities`), the Hessian ``A diag(w q(1 − q)) Aᵀ`` factorised densely
+    (a tiny ridge for redundant rows: :func:`~ppdm.maxent.solvers.newton.mean_diagonal_ridge`),
     until every row is met within the tolerance. A row set pinning some bits to 0 or 1 sends λ
     to infinity at a linear rate; the tolerance stops it there (within ±:data:`LOGIT_CAP`)."""
-    from scipy.linalg import cho_factor, cho_solve
-
+    dual = MembershipDual.equalities(A, w, b)
     lam = np.zeros(A.shape[0])
-
-    def value(x: np.ndarray) -> float:
-        return float(w @ np.logaddexp(0.0, A.T @ x) - x @ b)
-
+    rows = np.arange(A.shape[0])
     steps = min(options.max_sweeps, NEWTON_MAX)
     for iteration in range(1, steps + 1):
         report("estimating membership: Newton's method", iteration - 1, steps, "Newton steps at most")
-        q = expit(A.T @ lam)
-        g = A @ (w * q) - b
-        if np.abs(g).max(initial=0.0) <= options.tol:
+        state = dual.state(lam)
+        if largest_residual(dual, state) <= options.tol:
             return lam, iteration, False, True
         if deadline is not None and time.perf_counter() > deadline:
             return lam, iteration, True, False
-        H = (A * (w * q * (1.0 - q))) @ A.T
-        H[np.diag_indices_from(H)] += 1e-10 * max(float(np.trace(H)) / len(H), 1e-12)
-        step = -cho_solve(cho_factor(H), g)
-        f0, slope, t = value(lam), float(g @ step), 1.0
-        while value(lam + t * step) > f0 + 1e-4 * t * slope and t > 1e-10:
-            t *= 0.5
+        H = dual.hessian(state, rows)
+        step = -cholesky_solve(damped_dense(H, mean_diagonal_ridge(H, 1e-10, 1e-12)), state.residual)
+        slope = float(state.residual @ step)
+        found = backtrack(dual, state, slope, _along(lam, step), halvings=DENSE_HALVINGS, slack=0.0)
+        t = 0.5**DENSE_HALVINGS if found is None else found[2]
         lam = np.clip(lam + t * step, -LOGIT_CAP, LOGIT_CAP)
     return lam, steps, False, False
+
+
+def _along(lam: np.ndarray, step: np.ndarray) -> Callable[[float], np.ndarray]:
+    """The ray ``t ↦ λ + t·step`` a line search tries (unclipped)."""
+    return lambda t: lam + t * step
 
 
 def _blocks(

@@ -29,22 +29,32 @@ factorisation of the patterns, never a rows × rows matrix.
 
 Rows bounded on both sides with no soft target (``φ`` has a kink at 0) are not taken:
 :func:`newton_bernoulli` returns ``None`` and the caller cycles over the blocks.
+
+**One of the Newton drivers** (:mod:`ppdm.maxent.solvers.newton`): the dual is read through
+:class:`~ppdm.maxent.solvers.newton.DualFunction` (:class:`MembershipDual`), the rows are measured by
+:func:`~ppdm.maxent.solvers.newton.row_violation`, the step is searched by
+:func:`~ppdm.maxent.solvers.newton.backtrack` and the systems are factorised by
+:func:`~ppdm.maxent.solvers.newton.cholesky_solver`, the Schur system's ridge being
+:func:`~ppdm.maxent.solvers.newton.mean_diagonal_ridge`. The driver keeps its own the step through
+the bits' patterns and the damping ``μ`` of the rows on a bound (a semismooth step has no
+Levenberg–Marquardt ridge in λ: :func:`~ppdm.maxent.solvers.newton.newton_ridge` would damp every
+row, not the kinked ones).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
 
 from ppdm.maxent.constraints.membership_rows import column_patterns
+from ppdm.maxent.solvers.newton import backtrack, cholesky_solver, damped_dense, mean_diagonal_ridge, row_violation
 from ppdm.progress import report
 
-__all__ = ["NewtonResult", "newton_bernoulli"]
+__all__ = ["MembershipDual", "MembershipState", "NewtonResult", "newton_bernoulli"]
 
 #: Multipliers stay within ±this (a logit of 40 is a probability 1 − 4e-18).
 CAP = 40.0
@@ -60,6 +70,9 @@ MU_MIN = 1e-8
 
 #: The Schur system's ridge, relative to its mean diagonal (redundant rows: a tree's cells sum to the size row).
 RIDGE = 1e-10
+
+#: Halvings of a step before the line search takes the last one anyway (``t`` = 2⁻⁴⁰ ≈ 10⁻¹²).
+HALVINGS = 40
 
 
 @dataclass
@@ -77,17 +90,51 @@ class NewtonResult:
 
 
 @dataclass
-class _Rows:
-    """The rows over the patterns: ``P`` (rows × patterns), the bounds, soft targets (``soft``:
-    which rows carry one) and variances, and the patterns' weights."""
+class MembershipState:
+    """The membership dual at λ: ``F(λ)``, the residuals (each row's expected count ``a_r·(w q)``
+    less the count ``x_r(λ)`` it asks for), the patterns' probabilities ``q = σ(Pᵀλ)`` and which
+    soft rows pull within their bounds (:meth:`MembershipDual.counts`).
 
-    P: sp.csr_matrix
+    The logits are ``θ = +Pᵀλ`` (the bits' law is ``e^{θ·b}``, not the types' ``e^{−Aᵀλ}``), so
+    here the residuals are ``+∇F``, where the duals of ``P ∝ e^{−Aᵀλ}`` have ``−∇D``."""
+
+    value: float
+    residual: np.ndarray
+    q: np.ndarray
+    inside: np.ndarray
+
+
+@dataclass
+class MembershipDual:
+    """The dual ``F`` of the module docstring as a :class:`~ppdm.maxent.solvers.newton.DualFunction`:
+    ``P`` (rows × patterns, sparse, or dense for the small equality duals of
+    :mod:`ppdm.maxent.solvers.bernoulli`), the bounds, soft targets (``soft``: which rows carry
+    one) and variances, and the patterns' weights. Every row's residual counts (``le`` all
+    ``False``: a bound enters through ``x_r(λ)``); multipliers lie within ±:data:`CAP`."""
+
+    P: sp.csr_matrix | np.ndarray
     lo: np.ndarray
     hi: np.ndarray
     t: np.ndarray
     v: np.ndarray
     soft: np.ndarray
     w: np.ndarray
+
+    le: np.ndarray = field(init=False)
+    lower: np.ndarray = field(init=False)
+    upper: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        m = self.P.shape[0]
+        self.le = np.zeros(m, dtype=bool)
+        self.lower = np.full(m, -CAP)
+        self.upper = np.full(m, CAP)
+
+    @classmethod
+    def equalities(cls, P: sp.csr_matrix | np.ndarray, w: np.ndarray, b: np.ndarray) -> MembershipDual:
+        """The dual of hard rows ``P (w q) = b``: ``F = Σ w log(1 + e^{Pᵀλ}) − λ·b``."""
+        m = len(b)
+        return cls(P, b, b, np.zeros(m), np.zeros(m), np.zeros(m, dtype=bool), w)
 
     def counts(self, lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each row's asked-for count ``x(λ)`` and whether the soft row's pull lies within its
@@ -96,11 +143,38 @@ class _Rows:
         x = np.clip(pulled, self.lo, self.hi)
         return x, self.soft & (pulled >= self.lo) & (pulled <= self.hi)
 
-    def value(self, lam: np.ndarray) -> float:
-        """``F(λ)`` of the module docstring."""
-        x, _ = self.counts(lam)
+    def state(self, lam: np.ndarray) -> MembershipState:
+        """``F(λ)`` of the module docstring and its gradient (the residuals)."""
+        theta = self.P.T @ lam
+        x, inside = self.counts(lam)
         penalty = np.where(self.soft, (x - self.t) ** 2 / (2.0 * np.maximum(self.v, 1e-300)), 0.0)
-        return float(self.w @ np.logaddexp(0.0, self.P.T @ lam) - lam @ x - penalty.sum())
+        value = float(self.w @ np.logaddexp(0.0, theta) - lam @ x - penalty.sum())
+        q = expit(theta)
+        return MembershipState(value, self.P @ (self.w * q) - x, q, inside)
+
+    def curvature(self, state: MembershipState) -> np.ndarray:
+        """The rows' own curvature in the generalised Hessian: ``v_r`` inside the bounds, 0 on them."""
+        return np.where(state.inside, self.v, 0.0)
+
+    def hessian(self, state: MembershipState, rows: np.ndarray) -> np.ndarray:
+        """The generalised Hessian ``P diag(d) Pᵀ + diag(c)`` on ``rows``, dense (``d = w σ'(θ)``)."""
+        d = self.w * state.q * (1.0 - state.q)
+        P = self.P if len(rows) == self.P.shape[0] else self.P[rows]
+        H = (P * d) @ P.T if isinstance(P, np.ndarray) else (P @ sp.diags(d) @ P.T).toarray()
+        H[np.diag_indices_from(H)] += self.curvature(state)[rows]
+        return H
+
+    def project(self, lam: np.ndarray) -> np.ndarray:
+        return np.clip(lam, -CAP, CAP)
+
+    def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
+        s = self.state(lam)
+        return s.value, s.residual
+
+
+def largest_residual(dual: MembershipDual, state: MembershipState) -> float:
+    """How far the rows are from optimal (expected records): what the membership drivers stop on."""
+    return float(row_violation(dual.le, state.residual).max(initial=0.0))
 
 
 def newton_bernoulli(
@@ -116,25 +190,23 @@ def newton_bernoulli(
     if (~soft & (np.abs(hi - lo) > 1e-12) & keep).any():
         return None
     pattern, of_bit, w = column_patterns(A[keep].tocsr())
-    rows = _Rows(pattern, lo[keep], hi[keep], np.nan_to_num(target[keep]), np.where(soft, variance, 0.0)[keep], soft[keep], w)
-    lam = np.zeros(rows.P.shape[0])
+    dual = MembershipDual(pattern, lo[keep], hi[keep], np.nan_to_num(target[keep]), np.where(soft, variance, 0.0)[keep], soft[keep], w)
+    lam = np.zeros(dual.P.shape[0])
     mu, best = 1.0, (np.inf, lam)
     for step in range(1, max_steps + 1):
         report("estimating membership: Newton's method on the dual", step - 1, max_steps, "Newton steps at most")
-        q = expit(rows.P.T @ lam)
-        x, inside = rows.counts(lam)
-        g = rows.P @ (w * q) - x
-        off = float(np.abs(g).max(initial=0.0))
+        state = dual.state(lam)
+        off = largest_residual(dual, state)
         best = min(best, (off, lam), key=lambda b: b[0])
         if off <= tol:
-            return NewtonResult(q[of_bit], step, False, True, _full(lam, keep))
+            return NewtonResult(state.q[of_bit], step, False, True, _full(lam, keep))
         if deadline is not None and time.perf_counter() > deadline:
-            return NewtonResult(q[of_bit], step, True, False, _full(lam, keep))
-        c = np.where(inside, rows.v, mu * rows.v)  # a row on its bound keeps μ of its curvature
-        lam, full = _line_search(rows, lam, _step(rows, q, c, g), g)
+            return NewtonResult(state.q[of_bit], step, True, False, _full(lam, keep))
+        c = np.where(state.inside, dual.v, mu * dual.v)  # a row on its bound keeps μ of its curvature
+        lam, full = _line_search(dual, lam, state, _step(dual, state.q, c, state.residual))
         mu = max(mu * DAMP, MU_MIN) if full else min(mu / DAMP, 1.0)
     lam = best[1]  # the zigzag's best point: the warm start
-    q = expit(rows.P.T @ lam)
+    q = expit(dual.P.T @ lam)
     return NewtonResult(q[of_bit], max_steps, False, False, _full(lam, keep))
 
 
@@ -144,24 +216,25 @@ def _full(lam: np.ndarray, keep: np.ndarray) -> np.ndarray:
     return out
 
 
-def _step(rows: _Rows, q: np.ndarray, curvature: np.ndarray, g: np.ndarray) -> np.ndarray:
+def _step(dual: MembershipDual, q: np.ndarray, curvature: np.ndarray, g: np.ndarray) -> np.ndarray:
     """The Newton direction ``Δ`` solving ``H Δ = −g`` through the bits (module docstring), the
     rows' own curvature ``curvature`` (0: an equality row, in ``K``)."""
-    d = np.maximum(rows.w * q * (1.0 - q), FLOOR)
+    d = np.maximum(dual.w * q * (1.0 - q), FLOOR)
     S, K = np.flatnonzero(curvature > 0), np.flatnonzero(curvature <= 0)
     c = curvature[S]
-    PS, PK = rows.P[S], rows.P[K]
+    P = dual.P
+    assert not isinstance(P, np.ndarray)  # the patterns of newton_bernoulli: sparse
+    PS, PK = P[S], P[K]
     M = (PS.T @ sp.diags(1.0 / c) @ PS).toarray()
     M[np.diag_indices_from(M)] += 1.0 / d
-    factor = cho_factor(M, overwrite_a=True, check_finite=False)
-    rhs = -(PS.T @ (g[S] / c))
-    u0 = cho_solve(factor, rhs, check_finite=False)
+    solve = cholesky_solver(M, overwrite=True)
+    u0 = solve(-(PS.T @ (g[S] / c)))
     delta = np.zeros(len(g))
     if K.size:
-        Y = cho_solve(factor, PK.T.toarray(), check_finite=False)  # M⁻¹ A_Kᵀ
+        Y = solve(PK.T.toarray())  # M⁻¹ A_Kᵀ
         schur = PK @ Y
-        schur[np.diag_indices_from(schur)] += RIDGE * max(float(np.trace(schur)) / K.size, 1e-300)
-        delta[K] = cho_solve(cho_factor(schur, overwrite_a=True, check_finite=False), -g[K] - PK @ u0, check_finite=False)
+        damped = damped_dense(schur, mean_diagonal_ridge(schur, RIDGE, 1e-300))
+        delta[K] = cholesky_solver(damped, overwrite=True)(-g[K] - PK @ u0)
         u = u0 + Y @ delta[K]
     else:
         u = u0
@@ -169,15 +242,19 @@ def _step(rows: _Rows, q: np.ndarray, curvature: np.ndarray, g: np.ndarray) -> n
     return delta
 
 
-def _line_search(rows: _Rows, lam: np.ndarray, delta: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, bool]:
-    """``λ + tΔ`` for the first ``t = 1, ½, ¼, …`` with sufficient decrease (Armijo), within
-    ±:data:`CAP`, and whether the full step was taken."""
-    f0, slope, t = rows.value(lam), float(g @ delta), 1.0
+def _line_search(dual: MembershipDual, lam: np.ndarray, state: MembershipState, delta: np.ndarray) -> tuple[np.ndarray, bool]:
+    """``λ + tΔ`` for the first ``t = 1, ½, ¼, …`` with sufficient decrease
+    (:func:`~ppdm.maxent.solvers.newton.backtrack`, no slack), within ±:data:`CAP`, and whether
+    the full step was taken; the last halving's step when none decreases enough."""
+    g = state.residual
+    slope = float(g @ delta)
     if slope >= 0:  # not a descent direction (rounding): a gradient step instead
         delta, slope = -g, -float(g @ g)
-    while t > 1e-12:
-        trial = np.clip(lam + t * delta, -CAP, CAP)
-        if rows.value(trial) <= f0 + 1e-4 * t * slope:
-            return trial, t == 1.0
-        t *= 0.5
-    return np.clip(lam + t * delta, -CAP, CAP), False
+
+    def point(t: float) -> np.ndarray:
+        return dual.project(lam + t * delta)
+
+    found = backtrack(dual, state, slope, point, halvings=HALVINGS, slack=0.0)
+    if found is None:
+        return point(0.5**HALVINGS), False
+    return found[0], found[2] == 1.0

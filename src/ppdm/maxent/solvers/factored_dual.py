@@ -49,7 +49,8 @@ class FactoredDual:
 
     def __init__(self, red: FactoredReduced, options: NewtonOptions | None = None) -> None:
         self.red = red
-        self.dense_rows = (NewtonOptions() if options is None else options).dense_rows
+        options = NewtonOptions() if options is None else options
+        self.dense_rows = options.dense_rows
         self.AT = sp.csr_matrix(red.A.T)
         self.cell = red.cell_of_type
         self.cell_starts = red.cell_start[:-1]
@@ -60,7 +61,8 @@ class FactoredDual:
         self.pair_weight = red.weights[self.group_of_pair]
         self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
         self.by_cell = sp.csr_matrix(self.one_hot.T)
-        self._by_groups: bool | None = None  # which product forms the groups' term (its patterns do not change)
+        # which product forms the groups' term (its patterns do not change): chosen at the first call under "auto"
+        self._by_groups: bool | None = {"auto": None, "groups": True, "cells": False}[options.group_term]
         self.le = red.le
         self.lower = np.where(red.le, 0.0, -np.inf)
         self.upper = np.full(len(red.b), np.inf)
@@ -104,7 +106,7 @@ class FactoredDual:
         """Σ_q W_q (A p_q)(A p_q)ᵀ on the rows of ``AT`` (types × rows), as a sparse matrix: BᵀB
         with B = Π Y (groups × rows, B_q = √W_q Σ_C π(C | q) y_C) or Yᵀ K Y with K = Πᵀ Π (cells ×
         cells), whichever costs fewer operations (:func:`_by_groups_cheaper`, decided at the first
-        call: the patterns stay), with Y (cells × rows) formed from ``AT`` without transposing."""
+        call: the patterns stay) or as ``NewtonOptions.group_term`` says, with Y (cells × rows) formed from ``AT`` without transposing."""
         Y = sp.csr_matrix(self.by_cell @ _scale_rows(AT, state.within))
         Pi = self.group_shares(state)
         B = sp.csr_matrix(Pi @ Y)

@@ -143,6 +143,10 @@ class ForestSolveOptions:
     #: A chase has stalled when its best row violation over the last this many steps is not a tenth
     #: of its best before.
     face_window: int = 10
+    #: Given a feasible point, ask the face's linear programme at the first step instead of after
+    #: a stall (default ``False``: only a stalled or flat chase asks it). A check that the exact
+    #: face changes nothing Newton's own chase finds.
+    face_at_once: bool = False
     #: Seconds each method of the face's linear programme may take before the chase goes on
     #: without it.
     face_seconds: float = 900.0
@@ -163,6 +167,11 @@ class ForestSolveOptions:
     #: Called after bound propagation, after each Newton step and around the face's linear
     #: programme with a :class:`ForestProgress` (``None``: silent).
     progress: Callable[[ForestProgress], None] | None = None
+    #: The Newton direction on the factorised and conjugate-gradient paths, called as
+    #: ``direction(dual, state, eta, exact, options, held)`` and returning the direction and the
+    #: CG iterations it took (default ``None``: :func:`newton_direction`). A replacement wraps
+    #: :func:`newton_direction`, e.g. to make a chase stall or its steps slow.
+    direction: Callable[..., tuple[np.ndarray, int]] | None = None
     #: Threads the numerical libraries (BLAS, OpenMP) may use during the solve (``None``: as they
     #: are). One by default: on a shared 2-core machine a contended pool made an insider audit of
     #: 100 trees of depth 8 over 3,000 Adult rows take 157 s instead of 41 s.
@@ -353,7 +362,7 @@ def solve_forest(
             break
         flat = gnorm <= options.stalled and len(history) > 10 and history[-11] - state.value <= 1e-9 * abs(state.value)
         gnorms.append(gnorm)
-        if reference is not None and not guess and (flat or _stalled(gnorms, options)):
+        if reference is not None and not guess and (flat or options.face_at_once or _stalled(gnorms, options)):
             report("face", steps - 1, gnorm, 2 * max_newton)
             # the programme leaves the chase its share, and the time of a step like the last for checking the final point
             seconds = options.face_seconds if deadline is None else min(options.face_seconds, options.face_share * (deadline - time.perf_counter() - options.pace * step_seconds))
@@ -382,7 +391,7 @@ def solve_forest(
         if mode == "precondition":
             d, n_cg = _pcg(dual, state, min(eta, 1e-2) if precondition else eta, options, precondition)
         else:
-            d, n_cg = _direction(dual, state, eta, exact, options, held)
+            d, n_cg = (options.direction or newton_direction)(dual, state, eta, exact, options, held)
         cg_total += n_cg
         lam, state = _line_search(dual, lam, state, d, options.max_expand if exact else None)
         if guess:  # exact steps drive vanishing types to 0 themselves (see _line_search)
@@ -470,7 +479,7 @@ class _Held:
     solve: Callable[[np.ndarray], np.ndarray] | None = None
 
 
-def _direction(
+def newton_direction(
     dual: ForestDual, state: ForestState, eta: float, exact: bool, options: ForestSolveOptions, held: _Held | None = None,
 ) -> tuple[np.ndarray, int]:
     """The Newton direction at ``state``: a factorisation of the damped Hessian

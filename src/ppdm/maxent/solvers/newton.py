@@ -1,8 +1,8 @@
-"""What the Newton drivers of the maximum-entropy duals share: the dual's interface and the parts of a step.
+"""One family of Newton drivers for the maximum-entropy duals: the dual's interface and the parts of a step.
 
 Every solver minimises a Lagrange dual D(λ) of the maximum-entropy problem, convex and smooth,
-whose gradient is −(A P − b) (the rows' residuals, with the sign flipped) and whose Hessian is
-sparse or small. Three Newton loops do it, two of them on the duals of this module's interface:
+whose gradient is the rows' residuals A P − b (with the sign flipped where P ∝ e^{−Aᵀλ}) and whose
+Hessian is sparse or small. Three Newton loops do it, all on duals of this module's interface:
 
 * :func:`~ppdm.maxent.solvers.dual.minimize_dual`: active-set Newton steps inside a trust radius,
   projected on the multipliers' bounds, with L-BFGS-B when they stall; systems too large to
@@ -14,20 +14,29 @@ sparse or small. Three Newton loops do it, two of them on the duals of this modu
   Hessian factorised or the systems solved by conjugate gradients, steps doubled along exact
   directions, types forced to 0 as the face is found
   (:class:`~ppdm.maxent.solvers.forest_solve.ForestDual`).
+* :func:`~ppdm.maxent.solvers.bernoulli_newton.newton_bernoulli` (and, on equality rows only,
+  :mod:`~ppdm.maxent.solvers.bernoulli`'s dense Newton method): the membership dual over
+  independent bits (:class:`~ppdm.maxent.solvers.bernoulli_newton.MembershipDual`; soft rows with
+  a kink at their bounds), semismooth steps.
 
-Both read the dual through :class:`DualFunction` (their conjugate gradients also through
-:class:`MatrixFreeDual`), measure the rows the same way (:func:`largest_violation`),
-damp their Newton systems the same way (:func:`newton_ridge`, :func:`damped_dense`,
-:func:`cholesky_solve`), truncate the same conjugate gradients (:func:`conjugate_gradients`) and
-search along a step by the same backtracking rule (:func:`backtrack`).
-What tells them apart (the active set and the trust radius; the choice between factorising and
-conjugate gradients, step doubling, the face) stays with each driver: merged, either would take
-other steps than it does.
+All three read the dual through :class:`DualFunction` (the first two's conjugate gradients also
+through :class:`MatrixFreeDual`), measure the rows the same way (:func:`row_violation`, and
+:func:`largest_violation` where multipliers have caps that release elastic rows), damp and solve
+their Newton systems with the same parts (:func:`newton_ridge`, :func:`mean_diagonal_ridge`,
+:func:`damped_dense`, :func:`cholesky_solve`, :func:`cholesky_solver`), truncate the same conjugate
+gradients (:func:`conjugate_gradients`) and search along a step by the same backtracking rule
+(:func:`backtrack`, :func:`sufficient_decrease`).
 
-The third, :func:`~ppdm.maxent.solvers.bernoulli_newton.newton_bernoulli`, minimises the membership
-dual (bits, soft rows with a kink), semismooth, its step solved through the bits' patterns; it
-shares none of these parts yet (issue 40 asks for one driver family). :class:`NewtonOptions` holds
-the general driver's dense-system limits.
+What tells them apart stays with each driver, because merged, each would take other steps than it
+does: the general driver's active set and trust radius; the forest driver's choice between
+factorising and conjugate gradients, its step doubling and the face; the membership driver's step
+solved through the bits' patterns (a Schur complement on the equality rows, never a rows × rows
+matrix) and its damping of the kinked rows' curvature (``μ``: a gradient-proportional ridge in λ,
+:func:`newton_ridge`, would shorten every row's step, not the kinked ones'). The membership dual
+needs no conjugate gradients (its systems are patterns × patterns, dense), and its blocks' exact
+solves (:mod:`ppdm.maxent.solvers.bernoulli`'s iterative scaling) are safeguarded one-dimensional
+Newton steps per row, bracketed, outside this family. :class:`NewtonOptions` holds the general
+driver's dense-system limits.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ppdm.errors import check_options
+from ppdm.errors import PpdmError, check_options
 
 
 @dataclass(frozen=True)
@@ -58,9 +67,16 @@ class NewtonOptions:
     #: 100,000-row RF10 insider audit (3,754 rows, 4 % filled) a step's system took 1.3 s that way
     #: and 2.0 s by SuperLU.
     dense_rows: int = 5000
+    #: How the factored dual forms its Hessian's groups' term
+    #: (:meth:`~ppdm.maxent.solvers.factored_dual.FactoredDual.group_term`): ``"groups"`` (BᵀB),
+    #: ``"cells"`` (Yᵀ K Y) or ``"auto"`` (default: whichever costs fewer operations, by
+    #: :func:`~ppdm.maxent.solvers.factored_dual._by_groups_cheaper`). Both give the same matrix.
+    group_term: str = "auto"
 
     def __post_init__(self) -> None:
         check_options(self)  # a flag 'no' or a number '5' is refused here, naming the field
+        if self.group_term not in ("auto", "groups", "cells"):
+            raise PpdmError(f"NewtonOptions.group_term must be 'auto', 'groups' or 'cells', got {self.group_term!r}")
 
 
 #: Armijo's constant: a step must lower the dual by this fraction of the decrease its slope promises.
@@ -71,7 +87,8 @@ DAMPING = 1e-4
 
 
 class DualStateLike(Protocol):
-    """What a driver reads of the dual at λ: the value D(λ) and the residuals A P − b (= −∇D)."""
+    """What a driver reads of the dual at λ: the value D(λ) and the residuals A P − b (= −∇D where
+    P ∝ e^{−Aᵀλ}; = +∇D for the membership dual, whose logits are +Aᵀλ)."""
 
     value: float
     residual: np.ndarray
@@ -127,8 +144,8 @@ def elastic_violation(dual: DualFunction[S], lam: np.ndarray, residual: np.ndarr
 
 
 def largest_violation(dual: DualFunction[S], lam: np.ndarray, residual: np.ndarray) -> float:
-    """The largest :func:`elastic_violation`: what both drivers stop on (each against its own
-    threshold) and what the forest driver tracks from step to step."""
+    """The largest :func:`elastic_violation`: what the general and forest drivers stop on (each
+    against its own threshold) and what the forest driver tracks from step to step."""
     return float(elastic_violation(dual, lam, residual).max(initial=0.0))
 
 
@@ -157,10 +174,24 @@ def damped_dense(H: Hessian, ridge: float) -> np.ndarray:
     return damped
 
 
+def mean_diagonal_ridge(H: Hessian, share: float, floor: float) -> float:
+    """A ridge of ``share`` times H's mean diagonal entry (at least ``floor``): a fixed relative
+    damping that only keeps redundant rows' systems (a tree's cells summing to its size row)
+    factorisable, where :func:`newton_ridge`'s would shorten every step."""
+    return share * max(float(H.diagonal().sum()) / H.shape[0], floor)
+
+
 def cholesky_solve(damped: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """``damped``⁻¹ ``rhs`` by Cholesky (``damped`` is left as it is); raises
     :class:`numpy.linalg.LinAlgError` when rounding leaves it not quite positive definite."""
-    return sla.cho_solve(sla.cho_factor(damped, check_finite=False), rhs, check_finite=False)
+    return cholesky_solver(damped)(rhs)
+
+
+def cholesky_solver(damped: np.ndarray, overwrite: bool = False) -> Callable[[np.ndarray], np.ndarray]:
+    """``rhs ↦ damped⁻¹ rhs`` from one Cholesky factorisation, for a system solved against
+    several right-hand sides (``overwrite``: ``damped`` may be overwritten by its factor)."""
+    factor = sla.cho_factor(damped, overwrite_a=overwrite, check_finite=False)
+    return lambda rhs: sla.cho_solve(factor, rhs, check_finite=False)
 
 
 def conjugate_gradients(
@@ -217,14 +248,16 @@ def sufficient_decrease(new: float, old: float, t: float, slope: float, slack: f
 
 def backtrack(
     dual: DualFunction[S], state: S, slope: float, point: Callable[[float], np.ndarray], t: float = 1.0, halvings: int = 40,
+    slack: float = 1e-15,
 ) -> tuple[np.ndarray, S, float] | None:
     """Backtracking (Armijo) from step length ``t``, halved at most ``halvings`` times: the first
-    ``point(t)`` whose state meets :func:`sufficient_decrease` against ``state``, with that state
-    and ``t``; ``None`` if none does."""
+    ``point(t)`` whose state meets :func:`sufficient_decrease` (with ``slack``) against ``state``,
+    with that state and ``t``; ``None`` if none does. ``t`` after the ``halvings`` trials is
+    ``t · 2^−halvings``: a driver that takes a step anyway takes that one."""
     for _ in range(halvings):
         trial = point(t)
         new = dual.state(trial)
-        if sufficient_decrease(new.value, state.value, t, slope):
+        if sufficient_decrease(new.value, state.value, t, slope, slack):
             return trial, new, t
         t *= 0.5
     return None
