@@ -3,7 +3,7 @@
 
 Tables 5 and 6: scikit-learn trees of depth 3–7 trained on 80 % of Nursery, Loan (Bank Personal
 Loan Modelling) and Adult, averaged over repetitions; the published tree (class counts per leaf)
-is read by ``ppdm.attacks``:
+is audited with ``ppdm.audit`` (its leaf attacks, ``AuditOptions(leaf=LeafOptions(...))``):
 
 * Table 5: leaves holding a single training record (uniqueness attack);
 * Table 6: N_ℓ leaves whose counts show one class, and the N_u training records they hold
@@ -55,9 +55,12 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks import homogeneity_attack, homogeneous_leaves, single_record_leaves, uniqueness_attack  # noqa: E402
+from ppdm import AuditOptions, audit  # noqa: E402
+from ppdm.attacks import homogeneous_leaves, single_record_leaves  # noqa: E402
+from ppdm.attacks.core.result import AttackResult  # noqa: E402
 from ppdm.data.datasets import load_adult, load_bank_loan, load_nursery  # noqa: E402
 from ppdm.defend import collapse_small_children, remove_small_leaves  # noqa: E402
+from ppdm.pipeline.options import LeafOptions  # noqa: E402
 from ppdm.tree import Tree, tree_from_sklearn  # noqa: E402
 
 DEFAULT_LOAN = REPO.parent / "shared" / "datasets" / "bank_loan" / "Bank_Personal_Loan_Modelling.csv"
@@ -237,6 +240,14 @@ def tree_metrics(tree: Tree, X_test: pd.DataFrame, y_test: np.ndarray) -> dict[s
     }
 
 
+def leaf_attack(tree: Tree, table: pd.DataFrame, attack: str) -> AttackResult:
+    """Paper 003's leaf attack ``attack`` (§3.1 homogeneity, §2.2.1 uniqueness) on ``table``, the
+    attacker knowing every record's values of the tree's attributes, through ``ppdm.audit``."""
+    done = audit(tree, table, options=AuditOptions(leaf=LeafOptions(attack)), progress=False)  # type: ignore[arg-type]
+    assert done.estimate is not None
+    return done.estimate
+
+
 def run_repetition(
     X: pd.DataFrame,
     y: pd.Series,
@@ -266,8 +277,8 @@ def run_repetition(
         metrics["sklearn_mismatches"] = float(np.sum(sk_pred != pp_pred))
         metrics["sklearn_leaf_mismatches_train"] = float(np.sum(est.apply(D_train) != tree.apply(X_train)))
         # Person-level attacks on the training table (the attacker knows every record's QIs).
-        hom = homogeneity_attack(tree, train_frame)
-        uni = uniqueness_attack(tree, train_frame)
+        hom = leaf_attack(tree, train_frame, "homogeneity")
+        uni = leaf_attack(tree, train_frame, "uniqueness")
         metrics["homogeneity_exposed"] = float(hom.exposed.sum())
         metrics["uniqueness_exposed"] = float(uni.exposed.sum())
         metrics["unique_qi_records"] = float(uni.details["unique_qi_records"])

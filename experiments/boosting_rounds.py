@@ -24,9 +24,8 @@ from bench_boosting_rounds import CLASS, fit, markdown, table
 
 
 def main() -> None:
+    import ppdm
     from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models.exact import exact_attack
-    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.tree.newton import first_rounds
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -40,10 +39,13 @@ def main() -> None:
         _, forest = fit(case, X, D, codes, df[CLASS])
         for name, model in (("every round", forest), ("first tree", first_rounds(forest, 1))):
             t = time.perf_counter()
-            estimate = maxent_attack(model, df, threat)
+            estimate = ppdm.audit(model, df, threat, options=ppdm.AuditOptions(baselines=False), progress=False).estimate
+            assert estimate is not None
             maxent_s = time.perf_counter() - t
             t = time.perf_counter()
-            proved = exact_attack(model, df, threat, time_limit=args.time_limit)
+            how = ppdm.AuditOptions(estimate=False, exact=True, exact_time_limit=args.time_limit)
+            proved = ppdm.audit(model, df, threat, options=how, progress=False).proved
+            assert proved is not None
             exact_s = time.perf_counter() - t
             e = proved.details["exact"]
             out.append({

@@ -10,11 +10,11 @@ occupation, relationship, race, sex, hours-per-week) and ``income``, the class; 
 LightGBM of depth 4 (15 leaves), GradientBoosting of depth 3. The attacker knows every column but
 the sensitive one and two others (``relationship`` and ``sex`` when the class is sensitive,
 ``relationship`` and the class otherwise), and the sensitive column's distribution. Per case, the
-explicit maximum-entropy estimate (``maxent_attack``) of the first round alone
+explicit maximum-entropy estimate (``ppdm.audit``, the estimate alone) of the first round alone
 (``ppdm.tree.newton.first_rounds``) and of every round: seconds, the attacker's accuracy (the most
 probable value, every record a target), the prior's, and the estimate's note (which rounds it read,
 and whether it widened their intervals). ``--exact SECONDS``: also the exact audit
-(``exact_attack``, that time limit) of both, the people it proves certain (``proved``).
+(``ppdm.audit`` with ``exact=True``, that time limit) of both, the people it proves certain (``proved``).
 """
 
 from __future__ import annotations
@@ -55,9 +55,8 @@ def fit(case: str, X: pd.DataFrame, D: pd.DataFrame, y: pd.Series, rounds: int):
 
 
 def main() -> None:
+    import ppdm
     from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models.exact import exact_attack
-    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.data.datasets import load_adult
     from ppdm.tree.newton import first_rounds
 
@@ -82,7 +81,8 @@ def main() -> None:
             threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=True)
             for k in (1, args.rounds):
                 start = time.perf_counter()
-                r = maxent_attack(first_rounds(forest, k), table, threat=threat)
+                r = ppdm.audit(first_rounds(forest, k), table, threat, options=ppdm.AuditOptions(baselines=False), progress=False).estimate
+                assert r is not None
                 truth = r.true_codes
                 assert truth is not None
                 acc = float((r.predicted() == truth).mean())
@@ -92,7 +92,9 @@ def main() -> None:
                 proved, exact_s = "-", "-"
                 if args.exact:
                     start = time.perf_counter()
-                    e = exact_attack(first_rounds(forest, k), table, threat, time_limit=args.exact)
+                    how = ppdm.AuditOptions(estimate=False, exact=True, exact_time_limit=args.exact)
+                    e = ppdm.audit(first_rounds(forest, k), table, threat, options=how, progress=False).proved
+                    assert e is not None
                     proved, exact_s = str(int(e.certain_groups[e.groups.group_of_record].sum())), f"{time.perf_counter() - start:.1f}"
                 print(f"| {case}{args.rounds} | {sensitive} | {' + '.join(UNKNOWN[sensitive])} | {r.details['rounds']['used']} | "
                       f"{seconds:.1f} | {acc:.4f} | {prior:.4f} | {proved} | {exact_s} | {note} |", flush=True)

@@ -30,7 +30,6 @@ import platform
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +42,15 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
-from ppdm.attacks import homogeneity_attack  # noqa: E402
+from ppdm import Audit, AuditOptions, audit  # noqa: E402
+from ppdm.attacks.core.result import AttackResult  # noqa: E402
 from ppdm.attacks.core.threat import ThreatModel  # noqa: E402
-from ppdm.attacks.models.maxent import maxent_attack  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.hierarchy import adult_hierarchies  # noqa: E402
 from ppdm.defend import DefenseResult, defend  # noqa: E402
 from ppdm.defend.candidates import Grids  # noqa: E402
-from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
 from ppdm.learn import ID3Classifier  # noqa: E402
+from ppdm.pipeline.options import LeafOptions  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "defend"
 TARGET = "certain=0,confident=0.01@0.9"
@@ -65,17 +64,22 @@ def load() -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     return train[[*qi, "education"]], test[[*qi, "education"]], qi
 
 
+def audited(model: Any, train: pd.DataFrame, threat: ThreatModel, leaf: LeafOptions | None = None) -> AttackResult:
+    """``model`` audited through ``ppdm.audit``: the maximum-entropy estimate alone (the search's own
+    evidence, without the strongest-attacker baselines), or the leaf attack ``leaf`` of paper 003."""
+    done = audit(model, train, threat, options=AuditOptions(baselines=False, leaf=leaf), progress=False)
+    assert isinstance(done, Audit) and done.estimate is not None
+    return done.estimate
+
+
 def reaudit(result: DefenseResult, train: pd.DataFrame, threat: ThreatModel) -> dict[str, Any]:
     """The chosen model audited again on its own, outside the search."""
     tree = result.chosen
     if tree is None:
         return {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UninformativeKnowledgeWarning)
-        maxent = maxent_attack(tree, train, threat=threat)
-    results = [maxent]
+    results = [audited(tree, train, threat)]
     if tree.disclosure.value != "labels":
-        results.append(homogeneity_attack(tree, train, ThreatModel(known=threat.known or ())))
+        results.append(audited(tree, train, ThreatModel(known=threat.known or ()), LeafOptions("homogeneity")))
     certain = np.logical_or.reduce([r.exposed_right() for r in results])
     confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])
     return {

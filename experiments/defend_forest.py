@@ -36,7 +36,6 @@ import platform
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -50,12 +49,11 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
+from ppdm import AuditOptions, audit  # noqa: E402
 from ppdm.attacks.core.threat import ThreatModel  # noqa: E402
-from ppdm.attacks.leaf.homogeneity import homogeneity_attack  # noqa: E402
-from ppdm.attacks.models.maxent import maxent_attack  # noqa: E402
 from ppdm.defend import DefenseResult, defend  # noqa: E402
 from ppdm.defend.candidates import Grids, encode_for_sklearn  # noqa: E402
-from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
+from ppdm.pipeline.options import LeafOptions  # noqa: E402
 from ppdm.tree import Disclosure, load_forest, save_forest  # noqa: E402
 
 DEFAULT_OUT = REPO / "docs" / "defend"
@@ -86,11 +84,11 @@ def reaudit(result: DefenseResult, train: pd.DataFrame, threat: ThreatModel) -> 
         path = Path(folder) / "chosen.json"
         save_forest(result.chosen, path)
         forest = load_forest(path)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UninformativeKnowledgeWarning)
-        results = [maxent_attack(forest, train, threat=threat)]
+    estimate = audit(forest, train, threat, options=AuditOptions(baselines=False), progress=False).estimate  # the estimate alone
+    results = [estimate]
     if any(t.disclosure is not Disclosure.LABELS for t in forest.trees):
-        results.append(homogeneity_attack(forest, train, ThreatModel(sensitive="education", known=threat.known or ())))
+        leaf = ThreatModel(sensitive="education", known=threat.known or ())
+        results.append(audit(forest, train, leaf, options=AuditOptions(leaf=LeafOptions("homogeneity")), progress=False).estimate)
     certain = np.logical_or.reduce([r.exposed_right() for r in results])
     confidence = np.maximum.reduce([r.confidence_in_truth() for r in results])
     return {

@@ -51,8 +51,8 @@ def datasets(names: list[str]) -> dict[str, tuple[pd.DataFrame, pd.DataFrame, li
 
 def audit(estimator, train: pd.DataFrame, test: pd.DataFrame, known: list[str], target: str) -> dict:  # type: ignore[no-untyped-def]
     """Fit ``estimator`` on one-hot inputs, import it and run the maximum-entropy audit."""
+    import ppdm
     from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models.maxent import maxent_attack
     from ppdm.errors import InfeasibleError
     from ppdm.tree import forest_from_sklearn, tree_from_sklearn
 
@@ -67,10 +67,12 @@ def audit(estimator, train: pd.DataFrame, test: pd.DataFrame, known: list[str], 
         model = tree_from_sklearn(estimator, X, class_attribute=target)
     start = time.perf_counter()
     try:
-        result = maxent_attack(model, train[[*known, target]], threat=ThreatModel(sensitive=target, known=tuple(known)))
+        threat = ThreatModel(sensitive=target, known=tuple(known))
+        result = ppdm.audit(model, train[[*known, target]], threat, options=ppdm.AuditOptions(baselines=False), progress=False).estimate
     except InfeasibleError as exc:  # the row says so instead of losing the whole table
         return {"test accuracy": accuracy, "status": f"failed: {str(exc)[-40:]}", "audit s": time.perf_counter() - start}
     seconds = time.perf_counter() - start
+    assert result is not None
     s = result.summary()
     return {
         "test accuracy": accuracy,

@@ -60,18 +60,20 @@ def people(result, groups: np.ndarray) -> int:  # type: ignore[no-untyped-def]
 
 
 def run(n_records: int, n_trees: int, bootstrap: bool, time_limit: float) -> dict:
-    from ppdm.attacks.models.exact import exact_attack
-    from ppdm.attacks.models.maxent import maxent_attack
+    import ppdm
 
     table, forest, threat = setting(n_records, n_trees, bootstrap)
     load = "/".join(f"{x:.1f}" for x in os.getloadavg())
     start = time.perf_counter()
-    proved = exact_attack(forest, table, threat=threat, time_limit=time_limit)
+    how = ppdm.AuditOptions(estimate=False, exact=True, exact_time_limit=time_limit)
+    proved = ppdm.audit(forest, table, threat, options=how, progress=False).proved
+    assert proved is not None
     exact_s = time.perf_counter() - start
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        estimate = maxent_attack(forest, table, threat=threat)
+        estimate = ppdm.audit(forest, table, threat, options=ppdm.AuditOptions(baselines=False), progress=False).estimate
+    assert estimate is not None
     est_s = time.perf_counter() - start
     d = proved.details["exact"]
     return {

@@ -6,7 +6,7 @@ Setting (§VI): Adult ``adult.data`` without missing values (30,162 records), th
 quasi-identifiers of Figure 4 (7,722 distinct QI values), Salary (``income``) sensitive. Rules
 Q ⇒ Salary are mined by ``ppdm.rules.mine_rules``; the attacker knows the QI part of every record
 and the published rules, and estimates P(Salary | QI) by maximum entropy with AR, NAR (Theorem 3
-pruning) and implicit QI constraints (``ppdm.attacks.models.rules.rules_attack``). Strict inequalities
+pruning) and implicit QI constraints (``ppdm.audit`` of the rule set, ``AuditOptions(rules=RuleKnowledge(...))``). Strict inequalities
 are on whole record counts (``strict="integer"``); the plain relaxation (``"closed"``) is run too
 where it matters.
 
@@ -44,7 +44,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.attacks.models.rules import nar_impact, rules_attack
+from ppdm import AuditOptions, audit
+from ppdm.attacks.core.result import AttackResult
+from ppdm.attacks.models.rules import nar_impact
 from ppdm.data.datasets import load_adult
 from ppdm.maxent.constraints.rule_constraints import RuleKnowledge
 from ppdm.metrics.divergence import individual_divergence
@@ -79,9 +81,11 @@ class Runner:
             self.mined[(s, c)] = mine_rules(self.frame, QIS, "income", s, c)
         return self.mined[(s, c)]
 
-    def attack(self, rules: RuleSet, publish: str, nar: bool, strict: str = "integer", prune: bool = True):
+    def attack(self, rules: RuleSet, publish: str, nar: bool, strict: str = "integer", prune: bool = True) -> AttackResult:
         t = time.perf_counter()
-        result = rules_attack(rules.published(publish), self.frame, RuleKnowledge(nar=nar, prune=prune, strict=strict))  # type: ignore[arg-type]
+        knowledge = RuleKnowledge(nar=nar, prune=prune, strict=strict)  # type: ignore[arg-type]
+        result = audit(rules.published(publish), self.frame, options=AuditOptions(rules=knowledge), progress=False).estimate  # type: ignore[union-attr]
+        assert result is not None
         if not self.quiet:
             print(f"  s={rules.min_support:g} c={rules.min_confidence:g} T={len(rules)} {publish} nar={nar} {strict}"
                   f"{'' if prune else ' unpruned'}: D={result.details['overall_divergence']:.4f} ({time.perf_counter() - t:.1f} s)", flush=True)

@@ -7,7 +7,8 @@ and the sensitive attribute (16 values), the quasi-identifiers are the 8 categor
 other than education (workclass, marital-status, occupation, relationship, race, sex,
 native-country, income): 4,480 distinct QI values. Multiway ID3 trees (``ppdm.learn.ID3Classifier``)
 with the Gini index or information gain; the attacker knows the QI part of every record and the
-tree, and estimates P(SA | QI) by maximum entropy (``ppdm.attacks.models.maxent.maxent_attack``).
+tree, and estimates P(SA | QI) by maximum entropy (``ppdm.audit``, the estimate alone:
+``AuditOptions(baselines=False)``, with ``internal=True`` for the split choices).
 
 Experiments (tables in ``results.md``, one PNG each):
 
@@ -46,7 +47,6 @@ import re
 import shlex
 import sys
 import time
-import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -63,11 +63,11 @@ try:  # run with ppdm installed or PYTHONPATH=src; else fall back to the checkou
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(REPO / "src"))
 
+from ppdm import Audit, AuditOptions, audit  # noqa: E402
 from ppdm.attacks.core.threat import ThreatModel  # noqa: E402
-from ppdm.attacks.models.maxent import maxent_attack  # noqa: E402
+from ppdm.attacks.models.maxent import UNIFORM_NOTE  # noqa: E402
 from ppdm.data.datasets import load_adult  # noqa: E402
 from ppdm.data.qigroups import QIGroups  # noqa: E402
-from ppdm.errors import UninformativeKnowledgeWarning  # noqa: E402
 from ppdm.learn import ID3Classifier  # noqa: E402
 from ppdm.maxent.constraints.internal import internal_constraints  # noqa: E402
 from ppdm.maxent.constraints.tree_constraints import Knowledge, tree_problem  # noqa: E402
@@ -214,13 +214,13 @@ def tree_info(spec: TreeSpec) -> dict[str, Any]:
 def run_task(task: Task) -> dict[str, Any]:
     df, qi = _data()
     tree = fit_tree(task.tree)
-    knowledge = Knowledge(rate=True, label=True, sa=task.sa, internal=task.internal)
+    threat = ThreatModel(known=tuple(qi), sa_published=task.sa)
     t0 = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UninformativeKnowledgeWarning)
-        result = maxent_attack(tree.published(task.publish), df, ThreatModel(known=tuple(qi)), knowledge=knowledge)
+    done = audit(tree.published(task.publish), df, threat, options=AuditOptions(internal=task.internal, baselines=False), progress=False)
     wall = time.perf_counter() - t0
-    uninformative = any(issubclass(w.category, UninformativeKnowledgeWarning) for w in caught)
+    assert isinstance(done, Audit) and done.estimate is not None
+    result = done.estimate
+    uninformative = UNIFORM_NOTE in str(result.details.get("note") or "")  # maxent_attack's UninformativeKnowledgeWarning, in the note
     true = result.groups.value_counts(result.true_codes, N_VALUES) / result.groups.counts[:, None]
     d = individual_divergence(true, result.posterior)
     finite = np.isfinite(d)

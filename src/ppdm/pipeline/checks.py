@@ -27,7 +27,7 @@ def options_of(options: Any) -> AuditOptions:
 
 def check_options(how: AuditOptions, class_known: bool | None, sample: bool, target: Target | str | None) -> None:
     """Refuse flags that are not ``True``/``False``, a target of another type and budgets that are not seconds."""
-    check_flags(exact=how.exact, estimate=how.estimate, labels=how.labels, internal=how.internal, sample=sample)
+    check_flags(exact=how.exact, estimate=how.estimate, labels=how.labels, internal=how.internal, baselines=how.baselines, sample=sample)
     if class_known is not None:
         check_flags(class_known=class_known)
     check_target(target)

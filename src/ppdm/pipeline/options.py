@@ -90,6 +90,13 @@ class AuditOptions:
     published rule set's constraint families (``None``: :class:`RuleKnowledge`'s defaults, AR and
     NAR rows, pruned; paper 004 §V). ``leaf``: a leaf attack of paper 003 instead of the estimate
     (:class:`LeafOptions`; ``None``: the estimate).
+
+    ``baselines``: an attribute's estimate is measured against the simpler attackers with the same
+    knowledge (the estimates with less knowledge, the likelihood rules, the prior, with
+    ``reference=`` the model-free attacker) and the strongest is reported, held within the exact
+    audit's possible values (default ``True``: habits 2 and 3). ``False``: the method's estimate as
+    it computed it, nothing measured beside it (what a paper's reproduction compares with the
+    paper's figures; ``reference=`` and ``holdout=`` need the baselines).
     """
 
     estimate: bool = True
@@ -109,6 +116,7 @@ class AuditOptions:
     blackbox: Any = None
     rules: RuleKnowledge | None = None
     leaf: LeafOptions | None = None
+    baselines: bool = True
 
     def __post_init__(self) -> None:
         for name in ("time_limit", "exact_time_limit"):  # named as ppdm.audit's keywords of the same names

@@ -100,13 +100,13 @@ def attribute_audit(
     result = estimate(published, counted, resolved, weights, how, hear.trees, hear.solver) if how.estimate else None
     proved, not_run = prove(published, counted, resolved, how, hear.exact, result) if how.exact else (None, None)
     baseline = None
-    if result is not None and weights is None:
+    if result is not None and weights is None and how.baselines:
         fewer = coarser(published, counted, resolved, how.labels) if not how.split_choices else []
         result, baseline = baselines(result, counted, reference, holdout, audited_model(published, resolved), resolved, fewer)
         if proved is not None:  # the reported attacker holds every proved certainty too
             result = within_proof(result, proved)
     elif reference is not None or holdout is not None:
-        raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True and a pandas table")
+        raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True, baselines=True and a pandas table")
     annotate([r for r in (result, proved) if r is not None], counted, resolved, sampled, chosen, dropped)
     if result is not None and not_run is not None:
         result.details["exact_not_run"] = not_run
