@@ -77,11 +77,14 @@ FLAGS: dict[Any, bool] = {True: True, False: False, "true": True, "false": False
 @dataclass(frozen=True)
 class MembershipOptions:
     """The proof's and the estimate's settings (:class:`ProofOptions`, :class:`BernoulliOptions`);
-    ``estimate=False`` keeps the proof alone (P(member) is then the prior for undecided candidates)."""
+    ``estimate=False`` keeps the proof alone (P(member) is then the prior for undecided candidates);
+    ``rounds=False`` leaves out a boosted model's leaf-value and cover rows (its 0/1 counts only,
+    as before every round was read)."""
 
     proof: ProofOptions = ProofOptions()
     solver: BernoulliOptions = BernoulliOptions()
     estimate: bool = True
+    rounds: bool = True
 
     def __post_init__(self) -> None:
         check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
@@ -300,7 +303,7 @@ def membership_attack(
     else:
         known = _checked_population(model, population, class_known)
     truth_bits = _truth(population, truth)
-    rows = rule_membership_rows(model, population, complete) if isinstance(model, RuleSet) else membership_rows(model, population, known, complete)
+    rows = rule_membership_rows(model, population, complete) if isinstance(model, RuleSet) else membership_rows(model, population, known, complete, rounds=options.rounds)
     if truth_bits is not None:
         broken = rows.truth_violations(truth_bits)
         if broken.size:
