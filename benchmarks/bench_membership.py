@@ -44,6 +44,14 @@ the row gives the white-box estimate's rates, the best black-box attack's, and w
 (the strongest of them all, each rate at the attack reaching it), with the time of each part; on
 the complete populations, SACRO-ML's offline LiRA with as many shadow models (``--peer-python``;
 ``--no-peer`` leaves it out).
+
+**Every boosting round** (``--rounds [xgb100 lgbm100 hgb100 gb100]``, issue 45): Adult 5k (10,000
+rows drawn from Adult's 45,222 at random, seed 0; 5,000 of them members, the rest held out), a
+100-round model of each family (XGBoost depth 6, LightGBM, HistGradientBoosting without early
+stopping, GradientBoosting; ``random_state=0``), the population complete and with half the
+members; the white-box audit with the rounds' leaf-value and cover rows left out (``before``:
+``MembershipOptions(rounds=False)``) and read (``after``), with the rounds read, the time, the
+wrong proofs, and the strongest black-box attack on the same candidates (``--shadows``).
 """
 
 from __future__ import annotations
@@ -63,6 +71,7 @@ import pandas as pd
 DATASETS = ("adult", "nursery", "bank")
 RARE = 10
 MODELS = ("tree", "tree8", "rf100", "rf100-nb", "xgb100", "rules")
+ROUND_MODELS = ("xgb100", "lgbm100", "hgb100", "gb100")
 
 #: The rule sets' thresholds (paper 004 §VI: s = 0.1, c = 0.6 on Adult) and their antecedent columns.
 RULES = (0.1, 0.6)
@@ -131,7 +140,11 @@ def main() -> None:
     parser.add_argument("--blackbox", action="store_true", help="the black-box rows instead (issue 45; see the module docstring)")
     parser.add_argument("--rows", type=int, help="draw this many candidates at random (seed 0), members and non-members alike (issue 43: 5,000)")
     parser.add_argument("--methods", nargs="+", default=["auto"], choices=["auto", "scaling"], help="the estimate's method; several: one row each, in the same run")
+    parser.add_argument("--rounds", nargs="*", choices=ROUND_MODELS, help="the every-round rows instead (issue 45; see the module docstring): these boosted models")
     args = parser.parse_args()
+    if args.rounds is not None:
+        rounds_main(args.rounds or list(ROUND_MODELS), args.shadows, args.json)
+        return
     if args.blackbox:
         blackbox_main(args.shadows, args.json, None if args.no_peer else args.peer_python)
         return
@@ -377,6 +390,91 @@ def blackbox_main(shadows: int, json_out: str | None, peer_python: str | None) -
                 print(json.dumps(rows[-1]), flush=True)
     print()
     print(blackbox_table(rows))
+    if json_out:
+        Path(json_out).write_text(json.dumps(rows, indent=1))
+
+
+# -- issue 45: every boosting round read by the membership audit ------------------------------
+def fit_boosted(model: str, D: pd.DataFrame, codes: np.ndarray, labels: np.ndarray, X: pd.DataFrame, y: pd.Series) -> tuple[object, object, np.ndarray]:
+    """The fitted estimator, its ppdm import and the labels it was fitted on (codes or class values)."""
+    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
+
+    from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
+
+    if model == "xgb100":
+        import xgboost
+
+        est = xgboost.XGBClassifier(n_estimators=100, max_depth=6, n_jobs=1, random_state=0).fit(D, codes)
+        return est, forest_from_xgboost(est, X, y=y), codes
+    if model == "lgbm100":
+        import lightgbm
+
+        est = lightgbm.LGBMClassifier(n_estimators=100, n_jobs=1, random_state=0, verbose=-1).fit(D, codes)
+        return est, forest_from_lightgbm(est, X, list(D.columns), y=y), codes
+    sk = HistGradientBoostingClassifier(max_iter=100, early_stopping=False, random_state=0) if model == "hgb100" else GradientBoostingClassifier(n_estimators=100, random_state=0)
+    est = sk.fit(D, labels)
+    return est, forest_from_sklearn(est, X, y=pd.Series(labels, name=y.name)), labels
+
+
+def run_rounds_case(model: str, half: bool, shadows: int) -> dict:  # type: ignore[type-arg]
+    from ppdm.attacks.membership.audit import MembershipOptions, membership_attack
+    from ppdm.attacks.membership.blackbox import BlackboxOptions, blackbox_membership, strongest_row
+
+    full, inputs, klass, _ = population("adult")
+    rng = np.random.default_rng(0)
+    frame = full.iloc[np.sort(rng.choice(len(full), 10_000, replace=False))].reset_index(drop=True)
+    member = np.zeros(len(frame), bool)
+    member[rng.choice(len(frame), 5_000, replace=False)] = True
+    D = pd.get_dummies(frame[inputs]).astype(float)
+    y = frame[klass].astype("category")
+    codes, labels = y.cat.codes.to_numpy(), y.astype(str).to_numpy().astype(str)
+    est, published, fitted_on = fit_boosted(model, D[member], codes[member], labels[member], frame.loc[member, inputs].reset_index(drop=True), y[member].reset_index(drop=True))
+    all_labels = codes if fitted_on.dtype.kind in "iu" else labels
+    keep = ~member | (np.random.default_rng(1).random(len(member)) < 0.5) if half else np.ones(len(member), bool)
+    pool, truth = frame[keep].reset_index(drop=True), member[keep]
+    row: dict = {"dataset": "adult5k", "model": model, "population": "half the members" if half else "complete", "candidates": int(keep.sum()), "members": int(truth.sum())}  # type: ignore[type-arg]
+    for when, rounds in (("before", False), ("after", True)):
+        start = time.perf_counter()
+        result = membership_attack(published, pool, truth=truth, complete=not half, options=MembershipOptions(rounds=rounds))
+        s = result.summary()
+        row.update({
+            f"{when}_auc": s["auc"], f"{when}_tpr@0.1%": s["tpr@0.1%"], f"{when}_tpr@1%": s["tpr@1%"], f"{when}_s": round(time.perf_counter() - start, 1),
+            f"{when}_rounds": s["trees_used"].split("boosting rounds used: ")[-1], f"{when}_wrong": s["wrong_proved_members"] + s["wrong_proved_non_members"],
+            f"{when}_proved": s["proved_members"] + s["proved_non_members"],
+        })  # fmt: skip
+    start = time.perf_counter()
+    found = blackbox_membership(est, D[keep].reset_index(drop=True), all_labels[keep], truth=truth, options=BlackboxOptions(shadows=shadows))
+    result.blackbox = found
+    best = strongest_row([r for r in result.summary()["attacks"] if r["attack"] != "ppdm"])
+    row.update({"best_blackbox": best["attack"], "bb_auc": best["auc"], "bb_tpr@0.1%": best["tpr@0.1%"], "bb_tpr@1%": best["tpr@1%"], "blackbox_s": round(time.perf_counter() - start, 1), "shadows": shadows})
+    return row
+
+
+def rounds_table(rows: list[dict]) -> str:  # type: ignore[type-arg]
+    head = (
+        "| model | population | white-box before: AUC / TPR@0.1% / TPR@1%, s (rounds) | white-box after: AUC / TPR@0.1% / TPR@1%, s (rounds) "
+        "| wrong proofs | best black-box (attack) AUC / TPR@0.1% / TPR@1%, s |"
+    )
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in rows:
+        def f(p: str) -> str:
+            return " / ".join(f"{r[f'{p}{k}']:.3f}" for k in ("auc", "tpr@0.1%", "tpr@1%"))
+        lines.append(
+            f"| {r['model']} | {r['population']} | {f('before_')}, {r['before_s']} ({r['before_rounds']}) | {f('after_')}, {r['after_s']} ({r['after_rounds']}) "
+            f"| {r['before_wrong']} / {r['after_wrong']} | ({r['best_blackbox']}) {f('bb_')}, {r['blackbox_s']} |"
+        )
+    return "\n".join(lines)
+
+
+def rounds_main(models: list[str], shadows: int, json_out: str | None) -> None:
+    print(f"load: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
+    rows = []
+    for model in models:
+        for half in (False, True):
+            rows.append(run_rounds_case(model, half, shadows))
+            print(json.dumps(rows[-1]), flush=True)
+    print()
+    print(rounds_table(rows))
     if json_out:
         Path(json_out).write_text(json.dumps(rows, indent=1))
 

@@ -4,7 +4,8 @@ A candidate is a *proved member* when every training set consistent with the pub
 (every 0/1 vector ``b`` with ``lo ≤ A b ≤ hi``, :mod:`ppdm.maxent.constraints.membership_rows`)
 holds it, a *proved non-member* when none does; the rest are undecided. Three steps, each sound:
 
-1. **Propagation** over the rows (0/1 coefficients, whole bounds), to a fixed point: a row whose
+1. **Propagation** over the rows (0/1 coefficients and whole bounds; a boosting round's real
+   rows, whose coefficients are the candidates' gradients and hessians, alike), to a fixed point: a row whose
    upper bound its proved members already reach proves its other candidates non-members (a leaf of
    count 0 proves everyone reaching it a non-member); a row that needs all its undecided candidates
    to reach its lower bound proves them members (a leaf whose count equals the candidates reaching
@@ -104,7 +105,9 @@ def propagate(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, state: np.ndarra
     if found.empty is not None:
         i = found.empty
         raise InfeasibleError(f"candidate {i}: the published counts need it both a member and not", [f"candidate {i}"])
-    least, most = A @ found.lo.astype(float), A @ found.hi.astype(float)
+    positive, negative = A.maximum(0), A.minimum(0)  # a round's gradient rows have coefficients of both signs
+    low, high = found.lo.astype(float), found.hi.astype(float)
+    least, most = positive @ low + negative @ high, positive @ high + negative @ low
     bad = np.flatnonzero((lo > most + WHOLE) | (hi < least - WHOLE))
     if bad.size:
         r = int(bad[0])

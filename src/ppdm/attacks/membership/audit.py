@@ -15,9 +15,12 @@ once (a single tree, a forest without bootstrap, boosting rounds fitted on every
 and a soft row for bagged trees (bootstrap multiplicities redrawn from each tree's seed, matched to
 no candidate: which member holds which draw is unknown). Boosted models give rows from the rounds
 that publish counts the candidates can be tied to: the first round's class counts (XGBoost,
-scikit-learn; derived from its cover and leaf values, :mod:`ppdm.tree.boosting`), and every
-round's leaf sample counts where the library stores them (LightGBM without bagging). Rounds whose
-nodes hold only covers and leaf values are not used (their hessians depend on earlier rounds).
+scikit-learn; derived from its cover and leaf values, :mod:`ppdm.tree.boosting`), every round's
+leaf sample counts where the library stores them (LightGBM without bagging, scikit-learn), and
+every round fitted on every training row gives rows with real coefficients: the attacker scores
+each candidate with the rounds before, so a leaf's value and cover are linear in the bits with the
+candidates' gradients and hessians as coefficients
+(:mod:`ppdm.maxent.constraints.boosting_membership_rows`).
 
 **Estimate and proof.** The proof (:mod:`ppdm.exact.membership`) settles proved members and
 non-members over all trees jointly; the estimate (:mod:`ppdm.maxent.solvers.bernoulli`) is the
@@ -39,7 +42,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +77,14 @@ FLAGS: dict[Any, bool] = {True: True, False: False, "true": True, "false": False
 @dataclass(frozen=True)
 class MembershipOptions:
     """The proof's and the estimate's settings (:class:`ProofOptions`, :class:`BernoulliOptions`);
-    ``estimate=False`` keeps the proof alone (P(member) is then the prior for undecided candidates)."""
+    ``estimate=False`` keeps the proof alone (P(member) is then the prior for undecided candidates);
+    ``rounds=False`` leaves out a boosted model's leaf-value and cover rows (its 0/1 counts only,
+    as before every round was read)."""
 
     proof: ProofOptions = ProofOptions()
     solver: BernoulliOptions = BernoulliOptions()
     estimate: bool = True
+    rounds: bool = True
 
     def __post_init__(self) -> None:
         check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
@@ -154,7 +160,7 @@ class MembershipResult:
         reaching them with the highest mean P(member)); tree, leaf, class code (-1: the whole leaf),
         the count's bounds, candidates reaching it, proved members and the mean P(member)."""
         A = self.rows.A
-        keep = self.rows.cell != -3
+        keep = self.rows.cell > -3  # the 0/1 cells (not the size row, nor a round's real rows)
         reach = np.asarray(A.sum(axis=1)).ravel()
         proved = A @ (self.state == 1).astype(float)
         mean = (A @ self.probability) / np.maximum(reach, 1)
@@ -297,7 +303,7 @@ def membership_attack(
     else:
         known = _checked_population(model, population, class_known)
     truth_bits = _truth(population, truth)
-    rows = rule_membership_rows(model, population, complete) if isinstance(model, RuleSet) else membership_rows(model, population, known, complete)
+    rows = rule_membership_rows(model, population, complete) if isinstance(model, RuleSet) else membership_rows(model, population, known, complete, rounds=options.rounds)
     if truth_bits is not None:
         broken = rows.truth_violations(truth_bits)
         if broken.size:
@@ -337,7 +343,10 @@ def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipO
         prior = rows.n_members / max(rows.n_candidates, 1)
         p = np.where(proof.state >= 0, proof.state, prior).astype(float)
         return BernoulliSolution(p, float("nan"), 0, False, 0.0)
-    return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, options.solver)
+    solver = options.solver
+    if rows.real and solver.method == "auto":
+        solver = replace(solver, method="dual")  # the blocks' exact solves take 0/1 rows only; the dual takes any coefficients
+    return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, solver)
 
 
 def _checked_frame(population: pd.DataFrame) -> None:
@@ -443,7 +452,9 @@ def _details(
         counted = len(set(rows.leaf[rows.cell != -3].tolist()))
         words = f"{counted} of {len(model.rules)} rule(s) ({rows.cells_per_tree[0]})"
     elif model.combine == "additive":
-        words += f"; boosting rounds used: {', '.join(map(str, sorted(rows.cells_per_tree))) if used <= 10 else f'{used} rounds'}"
+        rounds = sorted({t // max(model.n_outputs, 1) for t in rows.cells_per_tree})
+        of = f" of {len(modes) // max(model.n_outputs, 1)}"
+        words += f"; boosting rounds used: {', '.join(map(str, rounds)) + of if len(rounds) <= 10 else f'{len(rounds)}{of} rounds'}"
     details: dict[str, Any] = {
         "threat": f"the attacker knows {knows} of each candidate, a population {whole}",
         "complete": complete,

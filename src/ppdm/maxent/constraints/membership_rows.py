@@ -26,7 +26,10 @@ Cells: with the class known (the attacker knows every candidate's full record), 
 counts give one row per (leaf, class); with error rates only, the label's count and the others';
 with the class unknown, or sample counts only, one row per leaf. A tree publishing labels only
 gives none. The population's size row ``Σ b_i = n`` (the training size the model publishes)
-closes the system. The truth satisfies every row (``truth_violations``).
+closes the system. A boosted model's rounds also give rows with real coefficients, from the
+candidates' gradients and hessians at the scores of the rounds before
+(:mod:`ppdm.maxent.constraints.boosting_membership_rows`). The truth satisfies every row
+(``truth_violations``).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ import scipy.sparse as sp
 
 from ppdm.defaults import WHOLE
 from ppdm.errors import DataError, advising
+from ppdm.maxent.constraints.boosting_membership_rows import boosting_membership_rows
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.forest import Forest
 from ppdm.tree.model import Tree
@@ -55,10 +59,12 @@ Mode = Literal["once", "bootstrap", "unknown"]
 @dataclass
 class MembershipRows:
     """The sparse rows ``lo <= A b <= hi`` over the candidates' membership bits (rows × candidates,
-    coefficients 0/1), what each row is (``tree``, ``leaf`` node id, ``cell``: the class code,
-    ``-1`` for a whole leaf, ``-2`` for "not the label", ``-3`` for the population's size row), and
-    a bagged tree's soft target per row (``target``, NaN for none, and its ``variance``). Rows of
-    one tree share no candidate.
+    coefficients 0/1 but in a boosting round's leaf-value and cover rows, whose coefficients are
+    the candidates' gradients and hessians, :mod:`ppdm.maxent.constraints.boosting_membership_rows`),
+    what each row is (``tree``, ``leaf`` node id, ``cell``: the class code, ``-1`` for a whole
+    leaf, ``-2`` for "not the label", ``-3`` for the population's size row, ``-4`` for a leaf
+    value's row, ``-5`` for a cover's), and a bagged tree's soft target per row (``target``, NaN
+    for none, and its ``variance``). A tree's 0/1 rows share no candidate.
 
     ``positive_trees[i]``: in how many bagged trees candidate ``i``'s cell has a positive count;
     ``min_drawn``: every member was drawn by at least this many of them (0 without bagged trees).
@@ -87,6 +93,11 @@ class MembershipRows:
     @property
     def n_rows(self) -> int:
         return int(self.A.shape[0])
+
+    @property
+    def real(self) -> bool:
+        """Whether some row's coefficients are real numbers (a boosting round's gradients or hessians)."""
+        return bool((self.cell <= -4).any())
 
     def truth_violations(self, truth: np.ndarray) -> np.ndarray:
         """Rows the membership vector ``truth`` breaks (indices): none when the model was trained
@@ -125,11 +136,12 @@ def tree_modes(model: Tree | Forest) -> tuple[list[Mode], int]:
     return modes, int(n_rec)
 
 
-def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known: bool, complete: bool = True) -> MembershipRows:
+def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known: bool, complete: bool = True, *, rounds: bool = True) -> MembershipRows:
     """The membership rows of ``model`` over ``population``'s candidates (see the module docstring).
 
     ``population`` holds every column the model splits on (and the class column when
-    ``class_known``); ``complete``: it holds every training record (else counts bound from above only).
+    ``class_known``); ``complete``: it holds every training record (else counts bound from above only);
+    ``rounds``: a boosted model's leaf values and covers give rows too (real coefficients).
     """
     modes, n = tree_modes(model)
     trees = model.trees
@@ -180,10 +192,17 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             soft = (W, np.maximum(W, 1.0)) if complete else None
             blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, soft))
             positive += (W[node_cell] > 0).astype(np.int64)
-    if not blocks:
+    real = boosting_membership_rows(model, leaves, codes, [m == "once" for m in modes], complete) if rounds and isinstance(model, Forest) else None
+    if not blocks and real is None:
         raise DataError("no tree publishes counts the candidates can be tied to (labels only, or rows drawn in an unknown way)")
     min_drawn = _min_drawn(model, bagged) if bagged and complete else 0
     A, lo, hi, tree_of, leaf_of, cell_of, target, variance = _stack(blocks, N)
+    if real is not None:
+        A = sp.vstack([A, real.A], format="csr")
+        lo, hi, tree_of, leaf_of, cell_of = (np.r_[a, b] for a, b in zip((lo, hi, tree_of, leaf_of, cell_of), (real.lo, real.hi, real.tree, real.leaf, real.cell)))
+        target, variance = np.r_[target, np.full(real.A.shape[0], np.nan)], np.r_[variance, np.zeros(real.A.shape[0])]
+        for t, kind in real.kinds.items():
+            described[t] = f"{described[t]}, {kind}" if t in described else kind
     size = sp.csr_matrix(np.ones((1, N)))
     A = sp.vstack([A, size], format="csr")
     lo = np.r_[lo, float(n) if complete else 0.0]
@@ -301,6 +320,9 @@ def _min_drawn(model: Tree | Forest, bagged: list[int]) -> int:
 def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The blocks' used cells as one sparse matrix (each candidate in one cell per block), their
     bounds, what each is, and the soft targets and variances."""
+    if not blocks:
+        empty = np.zeros(0)
+        return sp.csr_matrix((0, N)), empty, empty, empty.astype(np.int64), empty.astype(np.int64), empty.astype(np.int64), empty, empty
     mats, los, his, trees, leaves, cells, targets, variances = [], [], [], [], [], [], [], []
     for b in blocks:
         used = np.flatnonzero(b.used)
