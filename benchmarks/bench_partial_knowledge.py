@@ -1,9 +1,8 @@
-"""Forest audits under partial knowledge on UCI Adult: ppdm's maximum-entropy estimate (explicit or
-sampled) next to the prior and IBM ART's black-box attribute inference, in the same run.
+"""Forest audits under partial knowledge on UCI Adult: ppdm's maximum-entropy estimate (explicit,
+pooled or over a boosted model's completions) next to the prior and IBM ART's black-box attribute inference, in the same run.
 
 Run: ``PYTHONPATH=src python benchmarks/bench_partial_knowledge.py [--quick] [--cases rf10 xgb100 ...]
-[--known 3 5] [--sensitive marital-status sex] [--fit-steps 120] [--sample-sweeps 100] [--chains 40000]
-[--rounds all first]``
+[--known 3 5] [--sensitive marital-status sex] [--method audit|explicit|completions] [--rounds all first]``
 (ART needs the ``bench`` extra; XGBoost and LightGBM their extras).
 
 Setting: all 30,162 training rows of Adult, every column an input of the model (categorical ones
@@ -22,7 +21,9 @@ values (``pooled``; ``ppdm.attacks.models.pooled``), and then the same audit giv
 given (``acc+ref``: ``reference=`` the same held-out people, ``outputs="label"``: each target's
 predicted class; ``ref s`` its seconds), which reports the strongest attacker it measured.
 
-Columns: ``method`` (``explicit`` when the enumeration fits its cap, else ``sampled``), ``time s``
+``--method explicit``: the explicit enumeration alone (refused past its cap, a row of the table).
+
+Columns: ``method`` (the estimate that answered), ``time s``
 (``maxent_attack``, fit and import excluded), ``peak GB`` (the case's own process), ``status``
 with the largest Monte-Carlo standard error of a posterior (``se``) and the rows' remaining
 violation in records (``viol``), the attacker's accuracy (``acc``: the most probable value, every
@@ -175,9 +176,7 @@ def art_accuracy(est, D: pd.DataFrame, train: pd.DataFrame, holdout: pd.DataFram
 
 def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argparse.Namespace) -> dict:
     from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models.explicit import ForestAuditOptions
     from ppdm.attacks.models.maxent import maxent_attack
-    from ppdm.maxent.solvers.sampled import SampledOptions
 
     train, holdout = load(dataset)
     target = CLASS[dataset]
@@ -190,7 +189,6 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
         forest = first_rounds(forest, 1)
     known = known_columns(dataset, sensitive, n_known)
     threat = ThreatModel(sensitive=sensitive, known=tuple(known), sa_published=True)
-    sampling = SampledOptions(chains=args.chains, fit_steps=args.fit_steps, sample_sweeps=args.sample_sweeps, batches=args.batches)
     start = time.perf_counter()
     row: dict = {"dataset": dataset, "case": case, "known": n_known, "sensitive": sensitive, "rounds": mode}
     try:
@@ -205,13 +203,12 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
             result = ppdm.audit(forest, train, threat).estimate
             assert result is not None
         else:
-            result = maxent_attack(forest, train, threat=threat, forest_options=ForestAuditOptions(args.method, sampling))
+            result = maxent_attack(forest, train, threat=threat)
     except Exception as exc:  # a refusal is a row of the table
         row.update({"status": f"refused: {str(exc)[:60]}", "time": time.perf_counter() - start, "peak_gb": peak_gb()})
         return row
     row["time"] = time.perf_counter() - start  # ppdm.audit includes its checks of the table
     row["peak_gb"] = peak_gb()
-    summary = result.summary()
     truth = result.true_codes
     assert truth is not None
     row.update({
@@ -223,7 +220,6 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
         "viol": result.details.get("max_violation_records", float(result.details.get("max_violation") or 0.0) * len(train)),
         "acc": float((result.predicted() == truth).mean()),
         "prior": float(np.bincount(truth).max() / len(truth)),
-        "sweeps": summary.get("sweeps"),
         "read": rounds_read(result.details),
     })
     row["art"] = art_accuracy(est, D, train, holdout, known, sensitive, target)
@@ -252,11 +248,7 @@ def main() -> None:
     parser.add_argument("--known", nargs="+", type=int, default=[3, 5])
     parser.add_argument("--datasets", nargs="+", default=["adult"], choices=DATASETS)
     parser.add_argument("--sensitive", nargs="+", help="default: the dataset's two sensitive columns")
-    parser.add_argument("--method", default="auto", choices=["auto", "explicit", "sampled", "audit", "completions"])
-    parser.add_argument("--chains", type=int, default=40_000)
-    parser.add_argument("--fit-steps", type=int, default=120)
-    parser.add_argument("--sample-sweeps", type=int, default=100)
-    parser.add_argument("--batches", type=int, default=10)
+    parser.add_argument("--method", default="audit", choices=["audit", "explicit", "completions"])
     parser.add_argument("--rounds", nargs="+", default=["all"], choices=["all", "first"], help="boosted models: every round, or the first alone")
     parser.add_argument("--quick", action="store_true", help="rf10 and xgb100, 3 known columns, marital-status")
     parser.add_argument("--one", nargs=4, metavar=("DATASET", "CASE", "KNOWN", "SENSITIVE"), help=argparse.SUPPRESS)
@@ -269,10 +261,7 @@ def main() -> None:
     print(os.popen("uptime").read().strip())
     head = f"{'data':6} {'case':8} {'rounds':6} {'read':>4} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6} {'certain':>7} {'ref s':>6} {'acc+ref':>7}"
     print(head)
-    passthrough = [
-        "--method", args.method, "--chains", str(args.chains), "--fit-steps", str(args.fit_steps),
-        "--sample-sweeps", str(args.sample_sweeps), "--batches", str(args.batches),
-    ]
+    passthrough = ["--method", args.method]
     grid = [
         (d, c, r, k, s) for d in args.datasets for c in args.cases for k in args.known for s in (args.sensitive or SENSITIVE[d])
         for r in (args.rounds if c.startswith(("gb", "hgb", "xgb", "lgb")) else ["all"])

@@ -19,7 +19,6 @@ import scipy.sparse as sp
 from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier
 from threadpoolctl import threadpool_limits
 
-from ppdm.attacks.core.scope import scope_of
 from ppdm.maxent.constraints.boosting_rows import ABSOLUTE
 from ppdm.maxent.constraints.forest_constraints import forest_type_problem
 from ppdm.tree import forest_from_lightgbm, forest_from_sklearn, forest_from_xgboost
@@ -213,22 +212,6 @@ def test_the_pooled_estimate_says_it_read_the_first_round_only_and_why(adult_boo
     audit.report(tmp_path / "r.html")
     page = (tmp_path / "r.html").read_text()
     assert "1 of 5 boosting rounds read" in page and "all 5 trees read" not in page  # the first card's account
-
-
-def test_the_sampled_estimate_says_which_rounds_it_read(adult_boosted):
-    from ppdm.attacks.core.threat import ThreatModel
-    from ppdm.attacks.models.explicit import ForestAuditOptions
-    from ppdm.attacks.models.maxent import maxent_attack
-    from ppdm.attacks.models.sampled import UNSAMPLED_ROUNDS
-    from ppdm.maxent.solvers.sampled import SampledOptions
-
-    data, forest = adult_boosted
-    threat = ThreatModel(sensitive="marital-status", known=("sex", "race", "education"), sa_published=True)
-    quick = SampledOptions(chains=200, fit_steps=3, sample_sweeps=3, batches=2)
-    result = maxent_attack(forest, data, threat=threat, forest_options=ForestAuditOptions("sampled", quick))
-    rounds = result.details["rounds"]
-    assert rounds["used"] == 1 and rounds["left_out"] == {UNSAMPLED_ROUNDS: forest.n_trees - 1}
-    assert "1 of 5 boosting rounds read" in scope_of(result.details).sentence()
 
 
 def test_a_stalled_solve_widens_the_leaf_value_rows_before_leaving_them_out(adult_boosted, monkeypatch):

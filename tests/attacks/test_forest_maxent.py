@@ -83,8 +83,8 @@ def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small):
     table, X, D, y = adult_small
     forest = FAMILIES["random-forest-no-bootstrap"](X, D, y)
     threat = ThreatModel(sensitive=y.name, known=("sex",))
-    with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):  # "auto" would sample
-        maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions("explicit", max_routed=1000))
+    with pytest.raises(MaxEntError, match=r"leaves to route \(at most 1,000\)"):
+        maxent_attack(forest, table, threat=threat, forest_options=ForestAuditOptions(max_routed=1000))
     assert ForestAuditOptions().max_routed == MAX_ROUTED > 1000
 
 

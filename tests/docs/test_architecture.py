@@ -100,3 +100,19 @@ def test_each_attacks_group_lists_its_modules_and_imports_only_the_groups_above_
                     if target in order and order.index(target) > order.index(group):
                         upward.add(f"{group}.{path.stem} -> {node.module}")
     assert upward == {"leaf.homogeneity -> ppdm.attacks.models.possible"}
+
+
+def test_the_lines_that_tell_a_forest_from_a_tree_are_the_ones_the_document_lists() -> None:
+    """Issue 40: at most 8 ``isinstance(…, Forest)`` lines in src, each file among the document's reasons."""
+    pattern = re.compile(r"isinstance\([^)]*\bForest\b")
+    found = [
+        (path.relative_to(PACKAGE).as_posix(), n)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    stated = re.search(r"isinstance\\\(\[\^\)\]\*\\bForest\\b' src`, (\d+) lines", DOC.read_text(encoding="utf-8"))
+    assert stated is not None, "the document states how many lines ask which model they hold"
+    assert len(found) == int(stated.group(1)) <= 8, found
+    reasons = DOC.read_text(encoding="utf-8")
+    assert all(f"`{path}`" in reasons or f"`{path.split('/')[-1]}`" in reasons or path.split("/")[-1][:-3] in reasons for path, _ in found), found

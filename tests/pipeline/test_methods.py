@@ -1,8 +1,8 @@
 """The estimate's methods (issue 40): every method of the capabilities table is reachable through
 ``ppdm.audit(..., options=AuditOptions(method=...))``; where it is the road ``auto`` takes, the
 same figures; an unknown method is one line naming the methods; what a method does not read is
-said by a note the table generates; the sampled forest estimate runs, on a table its rows hold
-(the truth is feasible), and is never reported weaker than the prior."""
+said by a note the table generates; the removed sampled estimate is refused in one line saying
+what to use."""
 
 from __future__ import annotations
 
@@ -12,18 +12,13 @@ import pytest
 
 import ppdm
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.errors import PpdmError
-from ppdm.maxent.solvers.sampled import SampledOptions
 from ppdm.pipeline.capabilities import FEATURES, METHODS, not_read
 from ppdm.pipeline.estimate import ROADS
 from ppdm.pipeline.options import AuditOptions
 
 from families import FAMILIES, small_table
 from oracles import sklearn_tree
-
-#: Few chains and sweeps: the sampled estimate on a 300-row table within seconds.
-QUICK = ForestAuditOptions(sampled=SampledOptions(chains=2_000, fit_steps=30, sample_sweeps=20, batches=4))
 
 
 @pytest.fixture(scope="module")
@@ -107,13 +102,11 @@ def test_an_unknown_method_is_one_line_naming_the_methods():
 
 def test_a_method_for_another_model_and_conflicting_options_are_refused(adult, nursery_tree):
     table, features, klass, forest = adult
-    with pytest.raises(PpdmError, match="does not estimate a forest.*auto, explicit, pooled, sampled, possible"):
+    with pytest.raises(PpdmError, match="does not estimate a forest.*auto, explicit, pooled, possible"):
         _audit(forest, table, ThreatModel(), "factored")
     tree_table, _, tree = nursery_tree
     with pytest.raises(PpdmError, match="does not estimate a tree"):
-        _audit(tree, tree_table, ThreatModel(), "sampled")
-    with pytest.raises(PpdmError, match="two methods"):
-        AuditOptions(method="explicit", forest=ForestAuditOptions(method="sampled"))
+        _audit(tree, tree_table, ThreatModel(), "pooled")
     with pytest.raises(PpdmError, match="split choices"):
         AuditOptions(method="pooled", internal=True)
 
@@ -126,26 +119,18 @@ def test_the_table_gives_the_note_of_a_method_that_cannot_read_outputs(adult):
     assert [n for n in not_read("pooled", forest, resolved) if said in n] and not not_read("explicit", forest, resolved)
     pooled = _audit(forest, table, threat, "pooled")
     assert said in pooled.estimate.details["note"]
-    sampled = _audit(forest, table, threat, "sampled", forest=QUICK)
-    assert said in sampled.estimate.details["note"]
     everyone = ThreatModel(sensitive=klass, known=tuple(forest.split_attributes), outputs="label")  # the known columns decide the outputs
     assert not not_read("pooled", forest, everyone.resolve(table, klass, splits=forest.split_attributes))
 
 
-def test_the_sampled_forest_estimate_holds_the_truth_and_is_never_weaker_than_the_prior(adult):
-    table, features, klass, forest = adult
-    threat = ThreatModel(sensitive=klass, known=tuple(features[:2]))
-    audit = _audit(forest, table, threat, "sampled", forest=QUICK)
-    est = audit.estimate
-    assert est.details["status"] == "sampled" and est.std_error is not None
-    summary = est.summary()
-    assert summary["attacker_accuracy"] >= summary["baseline"]["accuracy"] - 1e-12
-    # the truth is feasible: the records' own leaf counts meet every row, checked before sampling;
-    # a table that is not the training data is refused by that check
-    other = table.assign(**{klass: table[klass].sample(frac=1.0, random_state=3).to_numpy()})
-    if not (other[klass] == table[klass]).all():
-        with pytest.raises(ppdm.errors.DataError, match="contradicts what the model publishes"):
-            _audit(forest, other, threat, "sampled", forest=QUICK)
+def test_the_removed_sampled_estimate_is_refused_saying_what_to_use(adult):
+    table, _, _, forest = adult
+    for ask in (lambda: AuditOptions(method="sampled"), lambda: ppdm.audit(forest, table, options=AuditOptions(method="sampled"), progress=False)):
+        with pytest.raises(PpdmError) as caught:
+            ask()
+        message = str(caught.value)
+        assert "\n" not in message and "removed" in message and "'pooled'" in message and "'explicit'" in message
+    assert "sampled" not in METHODS and "sampled" not in ROADS
 
 
 def test_policy_and_blackbox_are_options_and_keywords(nursery_tree):

@@ -152,7 +152,7 @@ def _train_for_audit(
     default="auto",
     show_default=True,
     help="The estimate's method (ppdm.pipeline.capabilities): auto (each model's own road, falling back as it says), factored, explicit, "
-    "split-choice, pooled, sampled (a forest's estimate by sampling) or possible; the estimate says what its method does not read.",
+    "split-choice, pooled or possible; the estimate says what its method does not read.",
 )
 @click.option(
     "--time-limit",

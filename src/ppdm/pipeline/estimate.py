@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,11 +24,9 @@ import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.threat import ThreatModel, audited
-from ppdm.attacks.models.explicit import ForestAuditOptions
 from ppdm.attacks.models.maxent import maxent_attack
 from ppdm.attacks.models.pooled import pooled_forest_attack, pooling_trees
 from ppdm.attacks.models.possible import possible_attack, possible_values
-from ppdm.attacks.models.sampled import sampled_forest_attack
 from ppdm.errors import RoutingLimitError, UninformativeKnowledgeWarning
 from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.pipeline.capabilities import METHODS, kind_of, not_read, refuse, with_notes
@@ -96,7 +94,7 @@ def _auto(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimating)
         result.details["note_details"] = f"the joint table is too large to build: {why.cause}"
         return result, "pooled"
     if kind_of(model) == "forest":
-        return result, "sampled" if result.details.get("method") == "sampled" else "explicit"
+        return result, "explicit"
     return result, "split-choice" if e.knowledge.internal else ("factored" if result.details.get("form") == "factored" else "explicit")
 
 
@@ -109,8 +107,7 @@ def _explicit(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimat
     """A tree's estimate over explicit slots; a forest's over every joint route of its trees (refused past the cap)."""
     if kind_of(model) == "tree":
         return _maxent(model, table, threat, e, factored=False), "explicit"
-    forest = replace(e.how.forest if e.how.forest is not None else ForestAuditOptions(), method="explicit")
-    return _maxent(model, table, threat, e, forest_options=forest), "explicit"
+    return _maxent(model, table, threat, e), "explicit"
 
 
 def _split_choice(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimating) -> tuple[AttackResult, str]:
@@ -123,13 +120,6 @@ def _pooled(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimatin
     return _pooled_estimate(audited(model, threat.publish), table, threat, e, ""), "pooled"
 
 
-def _sampled(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimating) -> tuple[AttackResult, str]:
-    """A forest's estimate by sampling (:func:`~ppdm.attacks.models.sampled.sampled_forest_attack`), whatever the joint table's size."""
-    forest = as_forest(model).published(threat.publish)
-    options = e.how.forest if e.how.forest is not None else ForestAuditOptions()
-    return sampled_forest_attack(forest, table, threat, replace(e.knowledge, sa=bool(threat.sa_published)), options.sampled, e.progress), "sampled"
-
-
 def _possible(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimating) -> tuple[AttackResult, str]:
     """Each person's possible values alone."""
     return _possible_estimate(model, table, threat, "Each"), "possible"
@@ -137,7 +127,7 @@ def _possible(model: Model, table: pd.DataFrame, threat: ThreatModel, e: Estimat
 
 #: The registry: one road per method of the capabilities table (:data:`~ppdm.pipeline.capabilities.METHODS`).
 ROADS: dict[str, Road] = {
-    "auto": _auto, "factored": _factored, "explicit": _explicit, "split-choice": _split_choice, "pooled": _pooled, "sampled": _sampled, "possible": _possible,
+    "auto": _auto, "factored": _factored, "explicit": _explicit, "split-choice": _split_choice, "pooled": _pooled, "possible": _possible,
 }
 assert set(ROADS) == set(METHODS), "every method of the capabilities table has its road"
 

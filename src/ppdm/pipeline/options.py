@@ -80,8 +80,9 @@ class AuditOptions:
 
     ``method``: the estimate's method, one of :data:`~ppdm.pipeline.capabilities.METHODS`
     (``"auto"``, the default: each model's own road, falling back as it says; ``"factored"``,
-    ``"explicit"``, ``"split-choice"``, ``"pooled"``, ``"sampled"``, ``"possible"``: that road
-    alone); what each reads is in that table, and an estimate says what its method did not read.
+    ``"explicit"``, ``"split-choice"``, ``"pooled"``, ``"possible"``: that road alone; the sampled
+    forest estimate was removed and ``"sampled"`` is refused, saying what to use); what each reads
+    is in that table, and an estimate says what its method did not read.
     ``policy``: the output checker's policy the audit is judged against
     (:func:`ppdm.check.policy.with_policy`: a preset's name or a YAML file; default ``None``, the
     target). ``blackbox``: a membership audit's black-box attacks
@@ -132,8 +133,6 @@ class AuditOptions:
         check_method(self.method)
         if self.internal and self.method not in ("auto", "split-choice"):
             raise PpdmError(f"internal=True reads the split choices, which method {self.method!r} does not: give method='split-choice' (or 'auto')")
-        if self.forest is not None and self.forest.method != "explicit" and self.method != "auto":
-            raise PpdmError(f"two methods: AuditOptions.method={self.method!r} and forest.method={self.forest.method!r}; give one (method='sampled' samples)")
 
     @property
     def split_choices(self) -> bool:

@@ -1,1 +1,1 @@
-"""Attack models that estimate or prove each person's sensitive value: maximum entropy (trees, forests, pooled, sampled), sound possible values, the exact audit, regressors, rules, boosting under partial knowledge."""
+"""Attack models that estimate or prove each person's sensitive value: maximum entropy (trees, forests, pooled), sound possible values, the exact audit, regressors, rules, boosting under partial knowledge."""

@@ -15,12 +15,10 @@ every tree's leaf ("tree 0 leaf 17; tree 1 leaf 4; ...").
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -30,7 +28,6 @@ from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel, required_threat
 from ppdm.attacks.core.truth import check_truth
 from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details
-from ppdm.attacks.models.sampled import sampled_forest_attack
 from ppdm.defaults import FOREST_SECONDS
 from ppdm.errors import InfeasibleError, PpdmError, UninformativeKnowledgeWarning, check_options
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
@@ -39,7 +36,6 @@ from ppdm.maxent.constraints.tree_constraints import Knowledge
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.factored import FactoredSolution
 from ppdm.maxent.solvers.forest_solve import ForestSolveOptions, solve_forest
-from ppdm.maxent.solvers.sampled import SampledOptions
 from ppdm.maxent.solvers.solution import OPTIMAL
 from ppdm.maxent.table import forest_types as explicit_table
 from ppdm.maxent.table.forest_types import ForestTypes
@@ -53,9 +49,7 @@ UNDECIDED_MIX = 1e-6
 #: the solve does not converge with them (:func:`_solve_with_real_rows`).
 WIDEN = (0.1, 1.0, 10.0)
 
-Method = Literal["auto", "explicit", "sampled"]
-
-__all__ = ["FOREST_SECONDS", "ForestAuditOptions", "forest_maxent_attack", "sound_posterior", "use_sampling"]
+__all__ = ["FOREST_SECONDS", "ForestAuditOptions", "forest_maxent_attack", "sound_posterior"]
 
 UNINFORMATIVE = (
     "no tree publishes anything the known columns do not already decide (no class counts, rates or labels; "
@@ -67,14 +61,9 @@ UNINFORMATIVE = (
 class ForestAuditOptions:
     """How a forest's maximum-entropy audit is computed.
 
-    ``method``: ``"explicit"`` enumerates every joint route (exact, within
-    :attr:`max_routed`), ``"sampled"`` estimates by sampling
-    (:class:`~ppdm.maxent.solvers.sampled.SampledOptions` in ``sampled``: chains, sweeps, seed),
-    ``"auto"`` the first when it fits (default ``"explicit"``: see the module docstring).
+    Every joint route of the trees is enumerated (exact, within :attr:`max_routed`).
     """
 
-    method: Method = "explicit"
-    sampled: SampledOptions = field(default_factory=SampledOptions)
     #: The explicit solve's settings (:func:`~ppdm.maxent.solvers.forest_solve.solve_forest`): by
     #: default its own, with a time limit of :data:`FOREST_SECONDS`.
     solve: ForestSolveOptions = field(default_factory=lambda: ForestSolveOptions(time_limit=FOREST_SECONDS))
@@ -98,14 +87,12 @@ class ForestAuditOptions:
     build_share: float = 0.5
     #: The most (group, cell of the unknowns the trees split on, tree) triples the explicit table
     #: routes (default :data:`~ppdm.maxent.table.forest_types.MAX_ROUTED`, 4·10⁷): beyond it
-    #: ``"explicit"`` refuses (:class:`~ppdm.errors.RoutingLimitError`, and
-    #: ``ppdm.audit`` pools the trees' estimates instead) and ``"auto"`` samples.
+    #: the audit is refused (:class:`~ppdm.errors.RoutingLimitError`), and ``ppdm.audit`` pools
+    #: the trees' estimates instead.
     max_routed: int = explicit_table.MAX_ROUTED
 
     def __post_init__(self) -> None:
         check_options(self)
-        if self.method not in ("auto", "explicit", "sampled"):
-            raise PpdmError(f"method must be 'auto', 'explicit' or 'sampled', got {self.method!r}")
         if not 0 <= self.after_share < 10:
             raise PpdmError(f"after_share must be a share of the build's time in [0, 10), got {self.after_share!r}")
         if not 0 < self.build_share <= 1:
@@ -114,27 +101,6 @@ class ForestAuditOptions:
             raise PpdmError(f"margin must be a share of the time limit in [0, 1), got {self.margin!r}")
         if isinstance(self.max_routed, bool) or not isinstance(self.max_routed, int) or self.max_routed < 1:
             raise PpdmError(f"max_routed must be a whole number of routes >= 1, got {self.max_routed!r}")
-
-
-def explicit_routes(forest: Forest, data: pd.DataFrame, known: list[str], sensitive: str) -> int:
-    """The (group, cell, tree) triples the explicit enumeration would route (what it caps)."""
-    table = explicit_table.forest_table(forest, data, known, sensitive)
-    cells = math.prod(c.size for c in table.domain.components if c.role != "class" and c.in_tree)
-    n_groups = table.groups.n_groups
-    return n_groups * cells * forest.n_trees
-
-
-def use_sampling(forest: Forest, data: pd.DataFrame, threat: ThreatModel, options: ForestAuditOptions) -> bool:
-    """Whether ``options`` send this audit to the sampled method."""
-    if threat.outputs and options.method == "sampled":
-        raise PpdmError(
-            f"the sampled estimate does not read the model's outputs (outputs={threat.outputs!r}): use method='explicit' or 'auto'"
-        )
-    if options.method != "auto":
-        return options.method == "sampled"
-    if threat.outputs:  # only the explicit table reads them: past its cap the audit falls back as it says
-        return False
-    return explicit_routes(forest, data, list(threat.known or ()), str(threat.sensitive)) > options.max_routed
 
 
 def forest_maxent_attack(
@@ -152,10 +118,8 @@ def forest_maxent_attack(
 
     ``threat`` is resolved against ``data`` (the training rows, in the order the model was fitted
     on when it has multiplicities); ``threat.publish`` audits less than the trees publish;
-    ``progress(done, total)`` is called after each tree's rows are built (after each sweep when
-    sampled). ``options``: explicit enumeration or sampling (:class:`ForestAuditOptions`; default
-    ``"explicit"``, which refuses beyond its cap; ``"auto"`` samples there,
-    :mod:`ppdm.attacks.models.sampled`).
+    ``progress(done, total)`` is called after each tree's rows are built. ``options``: the explicit
+    enumeration's (:class:`ForestAuditOptions`), which refuses beyond its cap.
     The explicit solve's settings are ``options.solve``
     (:class:`~ppdm.maxent.solvers.forest_solve.ForestSolveOptions`; by default a time limit of
     :data:`FOREST_SECONDS`). An answer that is not optimal (the time limit reached, or zeros
@@ -169,8 +133,6 @@ def forest_maxent_attack(
     forest = forest.published(threat.publish)
     knowledge = replace(knowledge, sa=bool(threat.sa_published))
     options = ForestAuditOptions() if options is None else options
-    if use_sampling(forest, data, threat, options):
-        return sampled_forest_attack(forest, data, threat, knowledge, options.sampled, progress)
     limit = options.solve.time_limit
     problem, types = forest_type_problem(
         forest, data, list(threat.known or ()), str(threat.sensitive), knowledge, threat.known_individuals, progress, threat.outputs,

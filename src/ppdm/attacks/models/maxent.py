@@ -102,9 +102,8 @@ def maxent_attack(
     (:func:`ppdm.attacks.models.explicit.forest_maxent_attack`; internal-node constraints do not
     apply, ``factored`` is always true; ``tree_progress(done, total)`` is called after each tree's
     rows are built, ``solver_progress`` with the solver's
-    :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as it goes); ``forest_options`` chooses
-    between the explicit enumeration and sampling (:class:`~ppdm.attacks.models.explicit.ForestAuditOptions`)
-    and holds the explicit solve's settings. ``time_limit`` bounds the forest's explicit solve too
+    :class:`~ppdm.maxent.solvers.forest_solve.ForestProgress` as it goes); ``forest_options`` holds the
+    explicit enumeration's settings and its solve's (:class:`~ppdm.attacks.models.explicit.ForestAuditOptions`). ``time_limit`` bounds the forest's explicit solve too
     (default :data:`~ppdm.attacks.models.explicit.FOREST_SECONDS`): past it the answer is the point
     reached, status ``inaccurate``, with only proved certainties.
 

@@ -34,7 +34,8 @@ import scipy.sparse as sp
 
 from ppdm.maxent.constraints.boosting_rows import ABSOLUTE
 from ppdm.tree.disclosure import Disclosure
-from ppdm.tree.forest import Forest, leaf_values
+from ppdm.tree.forest import Forest, as_forest, leaf_values
+from ppdm.tree.model import Tree
 from ppdm.tree.newton import NewtonStep, newton_step, round_probabilities, tree_rounds
 
 __all__ = ["COVER", "LEAF_VALUE", "RealRows", "boosting_membership_rows"]
@@ -58,16 +59,17 @@ class RealRows:
 
 
 def boosting_membership_rows(
-    forest: Forest, leaves: np.ndarray, codes: np.ndarray | None, once: list[bool], complete: bool,
+    model: Tree | Forest, leaves: np.ndarray, codes: np.ndarray | None, once: list[bool], complete: bool,
 ) -> RealRows | None:
     """The leaf-value and cover rows of ``forest``'s rounds over the candidates (module docstring).
 
     ``leaves``: candidates × trees, the leaf each reaches; ``codes``: each candidate's class index
     (``None``: the class unknown, covers only); ``once[t]``: tree ``t`` counts every training row
-    once. ``None`` when the forest is not boosted or hides its step.
+    once. ``None`` when the model is not boosted (a tree, a voting forest) or hides its step.
     """
-    if forest.combine != "additive":
+    if model.combine != "additive":
         return None
+    forest = as_forest(model)
     step, round_of = newton_step(forest), tree_rounds(forest)
     if isinstance(step, str) or round_of is None:
         return None

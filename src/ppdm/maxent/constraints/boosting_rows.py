@@ -28,9 +28,9 @@ Rounds after the first are left out, with the reason, when the model hides the s
 (:func:`~ppdm.tree.newton.newton_step`) or the rows a tree was fitted on.
 
 These rows need the joint table: a type fixes the leaf of *every* tree, hence the score before
-each round. The estimates that read the trees one at a time (the pooled estimate, the sampled
-one) cannot weigh a round's leaf by its records' probabilities; :func:`rounds_read` gives their
-account of the rounds they read and why the others were not.
+each round. The estimate that reads the trees one at a time (the pooled estimate) cannot weigh a
+round's leaf by its records' probabilities; :func:`rounds_read` gives its account of the rounds
+it reads and why the others were not.
 """
 
 from __future__ import annotations

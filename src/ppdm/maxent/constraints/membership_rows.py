@@ -192,7 +192,7 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             soft = (W, np.maximum(W, 1.0)) if complete else None
             blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, soft))
             positive += (W[node_cell] > 0).astype(np.int64)
-    real = boosting_membership_rows(model, leaves, codes, [m == "once" for m in modes], complete) if rounds and isinstance(model, Forest) else None
+    real = boosting_membership_rows(model, leaves, codes, [m == "once" for m in modes], complete) if rounds else None
     if not blocks and real is None:
         raise DataError("no tree publishes counts the candidates can be tied to (labels only, or rows drawn in an unknown way)")
     min_drawn = _min_drawn(model, bagged) if bagged and complete else 0

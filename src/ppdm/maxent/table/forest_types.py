@@ -8,7 +8,7 @@ one tree after the other, over the same P(q, u)). In paper 000's setting (every 
 known, the class sensitive) each group reaches one joint leaf; unknown split attributes let a
 group reach several, found by sending the group down every tree once per cell of the unknowns
 the trees split on (:data:`MAX_ROUTED` caps that enumeration). The groups themselves
-(:func:`forest_table`) are the table every forest estimate builds on, the sampled factors too.
+(:func:`forest_table`) are the table the joint types are built from.
 
 *Multiplicities.* A tree fitted on a bootstrap sample counts training row r m_{r,t} times (known
 to anyone holding a scikit-learn forest: ``Forest.multiplicities``), so a leaf's count is
@@ -309,8 +309,8 @@ def _untied(forest: Forest, n_records: int) -> str:
 
 @dataclass
 class ForestTable:
-    """The attacker's table over a forest before any routing, which every forest estimate builds on
-    (the joint types here, the factors of :mod:`ppdm.maxent.constraints.forest_factors`).
+    """The attacker's table over a forest before any routing, which the joint types here are built
+    from.
 
     ``domain``: the unknowns; ``weights`` (records × trees): how often each tree counts each record,
     ``used`` the trees whose counts are tied to the records (:func:`tied_weights`); ``groups``: the
