@@ -81,3 +81,25 @@ def test_a_soft_target_beyond_its_bound_ends_on_the_bound_and_converges():
     solution = solve_bernoulli(A, lo, hi, np.full(20, -1), np.zeros(2, dtype=int), target, variance)
     assert solution.converged and solution.iterations <= 3
     np.testing.assert_allclose(A @ solution.p, [5.0, 4.0], atol=1e-6)
+
+
+def test_auto_takes_the_dual_for_rows_with_real_coefficients():
+    """A boosting round's leaf values make rows of real coefficients: ``auto`` solves them by the
+    dual (the blocks' exact solves take 0/1 rows only), as asking for it does, and meets them."""
+    rng = np.random.default_rng(7)
+    n_bits, n_blocks = 120, 12  # few blocks of one row: 0/1 rows alone would go to scaling
+    truth = rng.uniform(0.2, 0.8, n_bits)
+    rows = []
+    for part in np.array_split(rng.permutation(n_bits), n_blocks):
+        row = np.zeros(n_bits)
+        row[part] = rng.uniform(0.1, 2.0, len(part))  # a leaf's Newton-step weights, not counts
+        rows.append(row)
+    A = sp.csr_matrix(np.array(rows))
+    b = A @ truth
+    free, blocks = np.full(n_bits, -1), np.arange(n_blocks)
+    auto = solve_bernoulli(A, b - 0.05, b + 0.05, free, blocks)
+    dual = solve_bernoulli(A, b - 0.05, b + 0.05, free, blocks, options=BernoulliOptions(method="dual"))
+    assert auto.converged and auto.max_violation <= 1e-3
+    np.testing.assert_array_equal(auto.p, dual.p)
+    with pytest.raises(ValueError, match="real coefficients take hard rows only"):
+        solve_bernoulli(A, b - 0.05, b + 0.05, free, blocks, target=b, variance=np.ones(n_blocks))
