@@ -198,7 +198,10 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
             from ppdm.attacks.models.boosting_partial import completions_attack
 
             resolved = threat.resolve(train, forest.class_attribute, splits=forest.split_attributes)
-            result = completions_attack(forest, train, resolved)
+            from ppdm.attacks.models.boosting_partial import CompletionOptions
+
+            options = CompletionOptions(reference_share=args.reference_share)
+            result = completions_attack(forest, train, resolved, options, reference=holdout if args.reference else None)
         elif args.method == "audit":  # what ppdm.audit reports by default: explicit, else possible values
             import ppdm
 
@@ -253,6 +256,8 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["adult"], choices=DATASETS)
     parser.add_argument("--sensitive", nargs="+", help="default: the dataset's two sensitive columns")
     parser.add_argument("--method", default="auto", choices=["auto", "explicit", "sampled", "audit", "completions"])
+    parser.add_argument("--reference", action="store_true", help="--method completions: completions drawn among the held-out people's too")
+    parser.add_argument("--reference-share", type=float, default=0.5, help="--reference: the stratified draws' share of the base measure")
     parser.add_argument("--chains", type=int, default=40_000)
     parser.add_argument("--fit-steps", type=int, default=120)
     parser.add_argument("--sample-sweeps", type=int, default=100)
@@ -270,7 +275,7 @@ def main() -> None:
     head = f"{'data':6} {'case':8} {'rounds':6} {'read':>4} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6} {'certain':>7} {'ref s':>6} {'acc+ref':>7}"
     print(head)
     passthrough = [
-        "--method", args.method, "--chains", str(args.chains), "--fit-steps", str(args.fit_steps),
+        "--method", args.method, *(["--reference"] if args.reference else []), "--reference-share", str(args.reference_share), "--chains", str(args.chains), "--fit-steps", str(args.fit_steps),
         "--sample-sweeps", str(args.sample_sweeps), "--batches", str(args.batches),
     ]
     grid = [

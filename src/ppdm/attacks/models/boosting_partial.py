@@ -61,6 +61,7 @@ from ppdm.maxent.table.boosting_completions import (
     completion_rows,
     enumerate_completions,
     n_completions,
+    reference_completions,
     stratified_completions,
     truth_rows,
 )
@@ -93,6 +94,9 @@ class CompletionOptions:
     scaling: ScalingOptions = ScalingOptions()
     #: ``"scaling"`` (cyclic iterative scaling) or ``"lbfgs"`` (the ridge dual).
     solver: str = "scaling"
+    #: with a reference sample: the share of each group's base measure left to the stratified draws
+    #: (the rest: the reference rows' completions, :func:`~ppdm.maxent.table.boosting_completions.reference_completions`).
+    reference_share: float = 0.5
 
     def __post_init__(self) -> None:
         check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
@@ -100,11 +104,13 @@ class CompletionOptions:
 
 def completions_attack(
     forest: Forest, data: pd.DataFrame, threat: ThreatModel, options: CompletionOptions = CompletionOptions(),
-    possible: np.ndarray | None = None,
+    possible: np.ndarray | None = None, reference: pd.DataFrame | None = None,
 ) -> AttackResult:
     """Every group's posterior over the sensitive cells from every round of the boosted ``forest``
     (module docstring). ``threat``: resolved against ``data`` (the training rows); ``possible``:
-    per row the values still possible over all trees (sound): the posterior is restricted to them."""
+    per row the values still possible over all trees (sound): the posterior is restricted to them;
+    ``reference``: a sample of the population whose completions the sampled ones are drawn among
+    (with the stratified draws, ``options.reference_share``; no redraw stages)."""
     began = time.perf_counter()
     threat = required_threat("completions_attack", threat)
     if forest.combine != "additive":
@@ -116,6 +122,10 @@ def completions_attack(
     exact = n_completions(domain) <= options.enumerate
     if exact:
         comp, used = enumerate_completions(forest, data, known, sensitive)
+    elif reference is not None:
+        options = replace(options, stages=0)
+        per = _allocation(data, known, options, forest)
+        comp, used = reference_completions(forest, data, known, sensitive, reference, per, rng, options.reference_share)
     else:
         comp, used = stratified_completions(forest, data, known, sensitive, _allocation(data, known, options, forest), rng, options.expand_sensitive)
     sens_true = _true_sens(comp, data, sensitive, forest)
@@ -282,6 +292,7 @@ def _result(
         "rounds": rounds.summary(),
         "scope": Scope.of_rounds(rounds),
         "real_rows_trees": rows.real_trees(),
+        **{k: v for k, v in comp.extra.items() if isinstance(v, int)},  # reference completions, when drawn among a sample
     }
     if not fitted:
         details_note = (
