@@ -35,7 +35,8 @@ timings on this shared 2-core machine are noisy.
 
 ``--method completions``: a boosted model read over each group's completions, every round's rows
 (:mod:`ppdm.attacks.models.boosting_partial`; ``se`` its largest standard error, ``viol`` its rows'
-largest violation in records).
+largest violation in records); ``--reference``: the completions drawn among the held-out people's rows
+too (``--reference-share``: the stratified draws' share of the base measure).
 
 ``--rounds all first``: each boosted case twice, the whole model (``all``) and its first round alone
 (``first``: :func:`ppdm.tree.newton.first_rounds`, what the audit read before every round was
