@@ -29,7 +29,10 @@ Adult with 3 known columns the stratified sample reproduces the first round's ex
 cannot meet the later rounds' rows (thousands of records off: the counting measure over the
 cells is far from the data, which the later rounds' leaves reveal), and the estimate over all
 100 rounds is then worse than the first round's. It is therefore not the road ``ppdm.audit``
-takes past the joint table's cap; the enumerated form is exact where it fits.
+takes past the joint table's cap; the enumerated form is exact where it fits. Drawn among a
+reference sample's rows sharing the known values too (``reference=``), the rows are met to
+60–1,300 records, but the accuracy (0.57–0.59 on Adult, 3 and 5 known) stays below the first
+round's 0.620: still not the audit's road.
 
 The truth is feasible: every row is checked on the training records themselves before the fit
 (:func:`~ppdm.maxent.table.boosting_completions.check_truth_rows`). Nobody is certain on the
