@@ -36,7 +36,8 @@ timings on this shared 2-core machine are noisy.
 
 ``--method completions``: a boosted model read over each group's completions, every round's rows
 (:mod:`ppdm.attacks.models.boosting_partial`; ``se`` its largest standard error, ``viol`` its rows'
-largest violation in records).
+largest violation in records); ``--reference``: the completions drawn among the held-out people's rows
+too (``--reference-share``: the stratified draws' share of the base measure).
 
 ``--rounds all first``: each boosted case twice, the whole model (``all``) and its first round alone
 (``first``: :func:`ppdm.tree.newton.first_rounds`, what the audit read before every round was
@@ -196,7 +197,10 @@ def run_case(dataset: str, case: str, n_known: int, sensitive: str, args: argpar
             from ppdm.attacks.models.boosting_partial import completions_attack
 
             resolved = threat.resolve(train, forest.class_attribute, splits=forest.split_attributes)
-            result = completions_attack(forest, train, resolved)
+            from ppdm.attacks.models.boosting_partial import CompletionOptions
+
+            options = CompletionOptions(reference_share=args.reference_share)
+            result = completions_attack(forest, train, resolved, options, reference=holdout if args.reference else None)
         elif args.method == "audit":  # what ppdm.audit reports by default: explicit, else possible values
             import ppdm
 
@@ -249,6 +253,8 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["adult"], choices=DATASETS)
     parser.add_argument("--sensitive", nargs="+", help="default: the dataset's two sensitive columns")
     parser.add_argument("--method", default="audit", choices=["audit", "explicit", "completions"])
+    parser.add_argument("--reference", action="store_true", help="--method completions: completions drawn among the held-out people's too")
+    parser.add_argument("--reference-share", type=float, default=0.5, help="--reference: the stratified draws' share of the base measure")
     parser.add_argument("--rounds", nargs="+", default=["all"], choices=["all", "first"], help="boosted models: every round, or the first alone")
     parser.add_argument("--quick", action="store_true", help="rf10 and xgb100, 3 known columns, marital-status")
     parser.add_argument("--one", nargs=4, metavar=("DATASET", "CASE", "KNOWN", "SENSITIVE"), help=argparse.SUPPRESS)
@@ -261,7 +267,7 @@ def main() -> None:
     print(os.popen("uptime").read().strip())
     head = f"{'data':6} {'case':8} {'rounds':6} {'read':>4} {'known':>5} {'sensitive':15} {'method':9} {'time s':>8} {'peak GB':>7} {'status':10} {'se':>7} {'viol':>7} {'acc':>6} {'prior':>6} {'art':>6} {'certain':>7} {'ref s':>6} {'acc+ref':>7}"
     print(head)
-    passthrough = ["--method", args.method]
+    passthrough = ["--method", args.method, *(["--reference"] if args.reference else []), "--reference-share", str(args.reference_share)]
     grid = [
         (d, c, r, k, s) for d in args.datasets for c in args.cases for k in args.known for s in (args.sensitive or SENSITIVE[d])
         for r in (args.rounds if c.startswith(("gb", "hgb", "xgb", "lgb")) else ["all"])

@@ -148,3 +148,27 @@ def test_multiclass_enumerated_completions_agree_with_the_explicit_table(family:
     a = explicit.posterior[explicit.groups.group_of_record]
     b = mine.posterior[mine.groups.group_of_record]
     assert np.abs(a - b).max() < 0.02, (family, np.abs(a - b).max())
+
+
+def test_completions_drawn_among_a_reference_sample_say_they_are_approximate() -> None:
+    """With a reference sample the completions are its rows' (weighed by their frequency) and the
+    first tree's stratified draws: every round read, the answer approximate and saying so, near
+    the enumerated one; nobody certain of a wrong value."""
+    from ppdm.attacks.models.boosting_partial import CompletionOptions
+
+    frame, X, D, y = tiny_table(5, n=60)
+    forest = _model("xgboost", X, D, y)
+    threat = ThreatModel(sensitive="a", known=("c",), sa_published=True).resolve(frame, forest.class_attribute, splits=forest.split_attributes)
+    whole = completions_attack(forest, frame, threat)
+    reference, _, _, _ = tiny_table(7, n=200)
+    drawn = completions_attack(forest, frame, threat, CompletionOptions(enumerate=0, budget=400), reference=reference)
+    assert drawn.details["method"] == "completions (sampled)"
+    assert drawn.details["status"] == "approximate" and "approximate" in drawn.details["note"]
+    assert scope_of(drawn.details).whole and drawn.details["reference_completions"] > 0
+    a = whole.posterior[whole.groups.group_of_record]
+    b = drawn.posterior[drawn.groups.group_of_record]
+    assert np.abs(a - b).max() < 0.2, np.abs(a - b).max()
+    sure = drawn.certain_groups[drawn.groups.group_of_record]
+    assert (drawn.predicted()[sure] == drawn.true_codes[sure]).all()
+    with pytest.raises(DataError, match="reference sample lacks"):
+        completions_attack(forest, frame, threat, CompletionOptions(enumerate=0, budget=400), reference=reference.drop(columns=["a"]))

@@ -29,7 +29,10 @@ Adult with 3 known columns the stratified sample reproduces the first round's ex
 cannot meet the later rounds' rows (thousands of records off: the counting measure over the
 cells is far from the data, which the later rounds' leaves reveal), and the estimate over all
 100 rounds is then worse than the first round's. It is therefore not the road ``ppdm.audit``
-takes past the joint table's cap; the enumerated form is exact where it fits.
+takes past the joint table's cap; the enumerated form is exact where it fits. Drawn among a
+reference sample's rows sharing the known values too (``reference=``), the rows are met to
+60–1,300 records, but the accuracy (0.57–0.59 on Adult, 3 and 5 known) stays below the first
+round's 0.620: still not the audit's road.
 
 The truth is feasible: every row is checked on the training records themselves before the fit
 (:func:`~ppdm.maxent.table.boosting_completions.check_truth_rows`). Nobody is certain on the
@@ -61,6 +64,7 @@ from ppdm.maxent.table.boosting_completions import (
     completion_rows,
     enumerate_completions,
     n_completions,
+    reference_completions,
     stratified_completions,
     truth_rows,
 )
@@ -93,6 +97,9 @@ class CompletionOptions:
     scaling: ScalingOptions = ScalingOptions()
     #: ``"scaling"`` (cyclic iterative scaling) or ``"lbfgs"`` (the ridge dual).
     solver: str = "scaling"
+    #: with a reference sample: the share of each group's base measure left to the stratified draws
+    #: (the rest: the reference rows' completions, :func:`~ppdm.maxent.table.boosting_completions.reference_completions`).
+    reference_share: float = 0.5
 
     def __post_init__(self) -> None:
         check_options(self)  # a flag 'no' or a time limit '5' is refused here, naming the field
@@ -100,11 +107,13 @@ class CompletionOptions:
 
 def completions_attack(
     forest: Forest, data: pd.DataFrame, threat: ThreatModel, options: CompletionOptions = CompletionOptions(),
-    possible: np.ndarray | None = None,
+    possible: np.ndarray | None = None, reference: pd.DataFrame | None = None,
 ) -> AttackResult:
     """Every group's posterior over the sensitive cells from every round of the boosted ``forest``
     (module docstring). ``threat``: resolved against ``data`` (the training rows); ``possible``:
-    per row the values still possible over all trees (sound): the posterior is restricted to them."""
+    per row the values still possible over all trees (sound): the posterior is restricted to them;
+    ``reference``: a sample of the population whose completions the sampled ones are drawn among
+    (with the stratified draws, ``options.reference_share``; no redraw stages)."""
     began = time.perf_counter()
     threat = required_threat("completions_attack", threat)
     if forest.combine != "additive":
@@ -116,6 +125,10 @@ def completions_attack(
     exact = n_completions(domain) <= options.enumerate
     if exact:
         comp, used = enumerate_completions(forest, data, known, sensitive)
+    elif reference is not None:
+        options = replace(options, stages=0)
+        per = _allocation(data, known, options, forest)
+        comp, used = reference_completions(forest, data, known, sensitive, reference, per, rng, options.reference_share)
     else:
         comp, used = stratified_completions(forest, data, known, sensitive, _allocation(data, known, options, forest), rng, options.expand_sensitive)
     sens_true = _true_sens(comp, data, sensitive, forest)
@@ -282,6 +295,7 @@ def _result(
         "rounds": rounds.summary(),
         "scope": Scope.of_rounds(rounds),
         "real_rows_trees": rows.real_trees(),
+        **{k: v for k, v in comp.extra.items() if isinstance(v, int)},  # reference completions, when drawn among a sample
     }
     if not fitted:
         details_note = (

@@ -505,3 +505,61 @@ def stratified_completions(
     start = np.r_[0, np.cumsum(np.bincount(group_of, minlength=groups.n_groups))]
     c = Completions(groups, domain, routed, start, cells, leaves, log_weight, _sens(domain, routed, cells), _group_class(forest, groups), mult, False)
     return c, used
+
+
+def _reference_cells(routed: Sequence[Component], reference: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each reference row's cell of every routed column and which rows have one in every column."""
+    cells = np.zeros((len(reference), len(routed)), dtype=np.intp)
+    ok = np.ones(len(reference), dtype=bool)
+    for j, c in enumerate(routed):
+        if c.is_numeric:
+            v = pd.to_numeric(reference[c.name], errors="coerce").to_numpy(dtype=float)
+            ok &= ~np.isnan(v)
+            t = c.thresholds
+            assert t is not None
+            cells[:, j] = np.searchsorted(t, np.nan_to_num(v), side="left")
+        else:
+            code = encode_categories(reference[c.name], c.cells)
+            ok &= code >= 0
+            cells[:, j] = np.maximum(code, 0)
+    return cells, ok
+
+
+def reference_completions(
+    forest: Forest, data: pd.DataFrame, known: Sequence[str], sensitive: str, reference: pd.DataFrame, per_group: np.ndarray,
+    rng: np.random.Generator, share: float = 0.5,
+) -> tuple[Completions, np.ndarray]:
+    """Each group's completions from a reference sample of the population: every distinct completion
+    of the reference rows sharing the group's known values, weighed by its frequency there
+    (``1 − share`` of the group's base measure), and the first tree's stratified draws
+    (:func:`stratified_completions`, ``share`` of it, every cell the group reaches alike) so that
+    no completion the rows allow is left out of reach. The base measure is then a defensive mixture
+    (Hesterberg 1995) of the reference distribution and the counting measure."""
+    strat, used = stratified_completions(forest, data, known, sensitive, per_group, rng)
+    groups, routed = strat.groups, strat.routed
+    missing = [c for c in [*known, *(r.name for r in routed)] if c not in reference.columns]
+    if missing:
+        raise DataError(f"the reference sample lacks column(s) {', '.join(map(repr, missing))}")
+    cells_ref, ok = _reference_cells(routed, reference)
+    keys = groups.table[list(known)].reset_index(drop=True).assign(__ppdm_group__=np.arange(groups.n_groups))
+    ref = reference[list(known)].reset_index(drop=True).assign(__ppdm_row__=np.arange(len(reference)))[ok]
+    pairs = ref.merge(keys, on=list(known), how="inner")
+    g_ref, r_ref = pairs["__ppdm_group__"].to_numpy(np.intp), pairs["__ppdm_row__"].to_numpy(np.intp)
+    joint, inverse, count = np.unique(np.column_stack([g_ref, cells_ref[r_ref]]), axis=0, return_inverse=True, return_counts=True)
+    g_u = joint[:, 0].astype(np.intp) if len(joint) else np.zeros(0, dtype=np.intp)
+    total = np.bincount(g_u, weights=count, minlength=groups.n_groups)
+    has_ref = total > 0
+    lw_ref = np.log(1 - share) + np.log(count) - np.log(np.maximum(total[g_u], 1.0))
+    g_s = strat.group_of
+    norm = np.log(np.maximum(np.bincount(g_s, weights=np.exp(strat.log_weight), minlength=groups.n_groups), 1e-300))
+    lw_s = strat.log_weight - norm[g_s] + np.where(has_ref[g_s], np.log(share), 0.0)
+    group_of = np.r_[g_s, g_u]
+    cells = np.vstack([strat.cells, joint[:, 1:].astype(np.intp)]) if len(joint) else strat.cells
+    log_weight = np.r_[lw_s, lw_ref]
+    order = np.argsort(group_of, kind="stable")
+    cells, log_weight, group_of = cells[order], log_weight[order], group_of[order]
+    leaves = _leaves(forest, groups, group_of, routed, cells)
+    start = np.r_[0, np.cumsum(np.bincount(group_of, minlength=groups.n_groups))]
+    extra: dict[str, object] = {"reference_completions": int(len(joint)), "groups_without_reference": int((~has_ref).sum())}
+    c = Completions(groups, strat.domain, routed, start, cells, leaves, log_weight, _sens(strat.domain, routed, cells), strat.group_class, strat.multiplicity, False, extra)
+    return c, used
