@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -343,10 +343,8 @@ def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipO
         prior = rows.n_members / max(rows.n_candidates, 1)
         p = np.where(proof.state >= 0, proof.state, prior).astype(float)
         return BernoulliSolution(p, float("nan"), 0, False, 0.0)
-    solver = options.solver
-    if rows.real and solver.method == "auto":
-        solver = replace(solver, method="dual")  # the blocks' exact solves take 0/1 rows only; the dual takes any coefficients
-    return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, solver)
+    # under method "auto" the solver takes the dual itself when a row is real-valued (a boosting round's)
+    return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, options.solver)
 
 
 def _checked_frame(population: pd.DataFrame) -> None:
