@@ -145,3 +145,36 @@ def test_a_bagged_forest_s_estimate_converges(nursery):
     result = membership_attack(forest, sample.assign(**{roles.class_attribute: labels}), truth=member)
     assert result.details["estimate_converged"] and result.details["estimate_iterations"] < 500, result.details
     assert "note" not in result.details or "short of its tolerance" not in result.details["note"]
+
+
+def test_a_relaxation_past_the_deadline_is_stopped_and_the_proof_says_unsettled(monkeypatch):
+    """HiGHS checks its time limit between iterations only: a large relaxation runs in a child
+    stopped at the deadline. Here every relaxation goes to the child, which never answers in time
+    (it sleeps past the budget); the audit stops and says the proof is not settled."""
+    import time
+
+    import ppdm.exact.membership as proofs
+
+    real, asked = proofs._linprog_within, []
+
+    def slow(**problem):
+        time.sleep(60)  # a relaxation ignoring its time limit
+        return proofs.linprog(**problem)
+
+    def spied(problem, seconds):
+        x = real(problem, seconds)
+        asked.append((seconds, x))
+        return x
+
+    monkeypatch.setattr(proofs, "FORK_ENTRIES", 0)
+    monkeypatch.setattr(proofs, "_linprog_x", lambda problem: slow(**problem))
+    monkeypatch.setattr(proofs, "_linprog_within", spied)
+    for seed in range(8):
+        frame, member = _tiny(seed, n=40)
+        model = next(_tiny_models(frame, member))[1]
+        options = MembershipOptions(proof=ProofOptions(time_limit=0.5, search=False))
+        result = membership_attack(model, frame.assign(member=member), truth="member", options=options)
+        if asked:
+            break
+    assert asked and all(seconds <= 0.5 and x is None for seconds, x in asked)  # stopped at the deadline, no answer waited for
+    assert not result.details["proof_settled"]
