@@ -178,3 +178,22 @@ def test_a_relaxation_past_the_deadline_is_stopped_and_the_proof_says_unsettled(
             break
     assert asked and all(seconds <= 0.5 and x is None for seconds, x in asked)  # stopped at the deadline, no answer waited for
     assert not result.details["proof_settled"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_incomplete_pool_with_known_non_members_proves_nothing_wrong(seed):
+    """Half the members and every non-member in the pool, half the non-members known to the
+    attacker: on every family the known ones stay non-members, no proof is wrong, the truth is feasible."""
+    frame, member = _tiny(seed, n=24)
+    rng = np.random.default_rng(seed)
+    keep = ~member | (rng.random(len(member)) < 0.5)
+    pool, truth = frame[keep].reset_index(drop=True), member[keep]
+    known = ~truth & (rng.random(len(truth)) < 0.5)
+    for name, model in _tiny_models(frame, member):
+        result = membership_attack(model, pool, truth=truth, complete=False, non_members=known)
+        assert (result.state[known] == 0).all(), name
+        assert not ((result.state == 1) & ~truth).any() and not ((result.state == 0) & truth).any(), name
+        assert result.rows.truth_violations(truth).size == 0, name
+        assert not (result.state == 1).any(), name  # upper bounds alone never prove a member
+    with pytest.raises(DataError, match="known non-member"):
+        membership_attack(model, pool, truth=truth, complete=False, non_members=known | truth)

@@ -74,11 +74,15 @@ class MembershipProof:
     seconds: float
 
 
-def prove_membership(rows: MembershipRows, options: ProofOptions | None = None) -> MembershipProof:
-    """Prove who is and who is not a member (see the module docstring)."""
+def prove_membership(rows: MembershipRows, options: ProofOptions | None = None, non_members: np.ndarray | None = None) -> MembershipProof:
+    """Prove who is and who is not a member (see the module docstring). ``non_members``: per
+    candidate, whether the attacker knows it is no training record (its bit starts at 0, so a
+    leaf's count bounds the members among the other candidates reaching it)."""
     options = options or ProofOptions()
     start = time.perf_counter()
     state = np.full(rows.n_candidates, -1, dtype=np.int8)
+    if non_members is not None:
+        state[np.asarray(non_members, dtype=bool)] = 0
     if rows.min_drawn > 0:
         state[rows.positive_trees < rows.min_drawn] = 0  # drawn by too few bagged trees to be a member
     state = propagate(rows.A, rows.lo, rows.hi, state)
