@@ -145,3 +145,55 @@ def test_a_bagged_forest_s_estimate_converges(nursery):
     result = membership_attack(forest, sample.assign(**{roles.class_attribute: labels}), truth=member)
     assert result.details["estimate_converged"] and result.details["estimate_iterations"] < 500, result.details
     assert "note" not in result.details or "short of its tolerance" not in result.details["note"]
+
+
+def test_a_relaxation_past_the_deadline_is_stopped_and_the_proof_says_unsettled(monkeypatch):
+    """HiGHS checks its time limit between iterations only: a large relaxation runs in a child
+    stopped at the deadline. Here every relaxation goes to the child, which never answers in time
+    (it sleeps past the budget); the audit stops and says the proof is not settled."""
+    import time
+
+    import ppdm.exact.membership as proofs
+
+    real, asked = proofs._linprog_within, []
+
+    def slow(**problem):
+        time.sleep(60)  # a relaxation ignoring its time limit
+        return proofs.linprog(**problem)
+
+    def spied(problem, seconds):
+        x = real(problem, seconds)
+        asked.append((seconds, x))
+        return x
+
+    monkeypatch.setattr(proofs, "FORK_ENTRIES", 0)
+    monkeypatch.setattr(proofs, "_linprog_x", lambda problem: slow(**problem))
+    monkeypatch.setattr(proofs, "_linprog_within", spied)
+    for seed in range(8):
+        frame, member = _tiny(seed, n=40)
+        model = next(_tiny_models(frame, member))[1]
+        options = MembershipOptions(proof=ProofOptions(time_limit=0.5, search=False))
+        result = membership_attack(model, frame.assign(member=member), truth="member", options=options)
+        if asked:
+            break
+    assert asked and all(seconds <= 0.5 and x is None for seconds, x in asked)  # stopped at the deadline, no answer waited for
+    assert not result.details["proof_settled"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_incomplete_pool_with_known_non_members_proves_nothing_wrong(seed):
+    """Half the members and every non-member in the pool, half the non-members known to the
+    attacker: on every family the known ones stay non-members, no proof is wrong, the truth is feasible."""
+    frame, member = _tiny(seed, n=24)
+    rng = np.random.default_rng(seed)
+    keep = ~member | (rng.random(len(member)) < 0.5)
+    pool, truth = frame[keep].reset_index(drop=True), member[keep]
+    known = ~truth & (rng.random(len(truth)) < 0.5)
+    for name, model in _tiny_models(frame, member):
+        result = membership_attack(model, pool, truth=truth, complete=False, non_members=known)
+        assert (result.state[known] == 0).all(), name
+        assert not ((result.state == 1) & ~truth).any() and not ((result.state == 0) & truth).any(), name
+        assert result.rows.truth_violations(truth).size == 0, name
+        assert not (result.state == 1).any(), name  # upper bounds alone never prove a member
+    with pytest.raises(DataError, match="known non-member"):
+        membership_attack(model, pool, truth=truth, complete=False, non_members=known | truth)

@@ -83,23 +83,33 @@ def test_a_soft_target_beyond_its_bound_ends_on_the_bound_and_converges():
     np.testing.assert_allclose(A @ solution.p, [5.0, 4.0], atol=1e-6)
 
 
-def test_auto_takes_the_dual_for_rows_with_real_coefficients():
-    """A boosting round's leaf values make rows of real coefficients: ``auto`` solves them by the
-    dual (the blocks' exact solves take 0/1 rows only), as asking for it does, and meets them."""
-    rng = np.random.default_rng(7)
-    n_bits, n_blocks = 120, 12  # few blocks of one row: 0/1 rows alone would go to scaling
+def _real_rows(seed: int, n_bits: int = 60) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+    """Two blocks (few: ``auto`` cycles over them when rows are 0/1): a counting row per block and
+    a real-valued row over the same bits (a boosting round's gradient sums), met by a point inside the cube."""
+    rng = np.random.default_rng(seed)
     truth = rng.uniform(0.2, 0.8, n_bits)
+    half = n_bits // 2
     rows = []
-    for part in np.array_split(rng.permutation(n_bits), n_blocks):
-        row = np.zeros(n_bits)
-        row[part] = rng.uniform(0.1, 2.0, len(part))  # a leaf's Newton-step weights, not counts
-        rows.append(row)
+    for part in (np.arange(half), np.arange(half, n_bits)):
+        count = np.zeros(n_bits)
+        count[part] = 1.0
+        grad = np.zeros(n_bits)
+        grad[part] = rng.uniform(-1.0, 1.0, len(part))
+        rows += [count, grad]
     A = sp.csr_matrix(np.array(rows))
-    b = A @ truth
-    free, blocks = np.full(n_bits, -1), np.arange(n_blocks)
-    auto = solve_bernoulli(A, b - 0.05, b + 0.05, free, blocks)
-    dual = solve_bernoulli(A, b - 0.05, b + 0.05, free, blocks, options=BernoulliOptions(method="dual"))
-    assert auto.converged and auto.max_violation <= 1e-3
+    return A, A @ truth, np.array([0, 1, 2, 3])
+
+
+def test_auto_takes_the_dual_when_a_row_is_real_valued_and_cycles_over_counting_rows():
+    A, b, blocks = _real_rows(0)
+    free = np.full(A.shape[1], -1)
+    auto = solve_bernoulli(A, b, b, free, blocks)
+    dual = solve_bernoulli(A, b, b, free, blocks, options=BernoulliOptions(method="dual"))
+    assert auto.converged and auto.max_violation <= 1e-4  # the blocks' exact solves would miss the real rows
     np.testing.assert_array_equal(auto.p, dual.p)
-    with pytest.raises(ValueError, match="real coefficients take hard rows only"):
-        solve_bernoulli(A, b - 0.05, b + 0.05, free, blocks, target=b, variance=np.ones(n_blocks))
+    with pytest.raises(ValueError, match="0/1 rows only"):
+        solve_bernoulli(A, b, b, free, blocks, options=BernoulliOptions(method="scaling"))
+    counting = A[[0, 2]]
+    auto01 = solve_bernoulli(counting, b[[0, 2]], b[[0, 2]], free, np.array([0, 1]))
+    scaling = solve_bernoulli(counting, b[[0, 2]], b[[0, 2]], free, np.array([0, 1]), options=BernoulliOptions(method="scaling"))
+    np.testing.assert_array_equal(auto01.p, scaling.p)  # 0/1 rows keep their solver and figures

@@ -283,6 +283,7 @@ def membership_attack(
     truth: str | np.ndarray | pd.Series | None = None,
     complete: bool = True,
     options: MembershipOptions | None = None,
+    non_members: np.ndarray | None = None,
 ) -> MembershipResult:
     """Which of ``population``'s candidates were training records of ``model`` (see the module docstring).
 
@@ -292,6 +293,11 @@ def membership_attack(
     every training record. ``model`` may be a published rule set (paper 004): its supports count
     the members each rule matches (:mod:`ppdm.maxent.constraints.rule_membership_rows`); the
     attacker then knows every candidate's antecedent attributes and sensitive value.
+    ``non_members``: a boolean per candidate, those the attacker knows are no training record (a
+    reference population mixed into the pool): each published count then bounds the members among
+    the other candidates. On an incomplete population (``complete=False``) no count proves a
+    member, even one equal to the candidates reaching its leaf less the known non-members:
+    training records outside the pool may reach that leaf too.
     """
     options = options or MembershipOptions()
     start = time.perf_counter()
@@ -312,11 +318,24 @@ def membership_attack(
             raise DataError(
                 f"the truth breaks {broken.size:,} published count(s), first {where}: the members marked are not the model's training records"
             )
-    proof = prove_membership(rows, options.proof)
+    known_out = _known_non_members(non_members, len(population), truth_bits)
+    proof = prove_membership(rows, options.proof, known_out)
     solution = _estimate(rows, proof, options)
     details = _details(model, rows, proof, solution, known, complete, time.perf_counter() - start)
     row_ids = population.index.to_numpy()
     return MembershipResult(solution.p, proof.state, row_ids, truth_bits, rows, details)
+
+
+def _known_non_members(non_members: np.ndarray | None, n: int, truth: np.ndarray | None) -> np.ndarray | None:
+    """``non_members`` checked: one boolean per candidate, none of them a member by the truth."""
+    if non_members is None:
+        return None
+    known = np.asarray(non_members)
+    if known.shape != (n,) or known.dtype != bool:
+        raise DataError(f"non_members must be one boolean per candidate ({n:,}), got shape {known.shape} of {known.dtype}")
+    if truth is not None and (known & truth).any():
+        raise DataError(f"the truth marks {int((known & truth).sum()):,} known non-member(s) as members")
+    return known
 
 
 def blackbox_only(blackbox: BlackboxResult, row_ids: np.ndarray, threat: str) -> MembershipResult:
@@ -343,6 +362,7 @@ def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipO
         prior = rows.n_members / max(rows.n_candidates, 1)
         p = np.where(proof.state >= 0, proof.state, prior).astype(float)
         return BernoulliSolution(p, float("nan"), 0, False, 0.0)
+    # under method "auto" the solver takes the dual itself when a row is real-valued (a boosting round's)
     return solve_bernoulli(rows.A, rows.lo, rows.hi, proof.state, rows.tree, rows.target, rows.variance, options.solver)
 
 

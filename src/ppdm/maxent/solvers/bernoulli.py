@@ -84,8 +84,7 @@ class BernoulliOptions:
     #: ``"auto"``: the dual when there is no soft row and more than :data:`DUAL_BLOCKS` blocks,
     #: either of one or two rows each on average or all equalities within ``dense_rows`` rows
     #: (a rule set publishing exact supports: cycling over its blocks stalls, Newton's method
-    #: converges in a few steps); and the dual wherever a row has coefficients other than 0 and 1
-    #: (a boosting round's leaf values and covers), which only the dual takes.
+    #: converges in a few steps).
     method: str = "auto"
     #: The dual method factorises the Hessian densely up to this many rows (else L-BFGS-B).
     dense_rows: int = 2500
@@ -146,11 +145,11 @@ def solve_bernoulli(
     Af = A[:, free].tocsc()
     target = np.full(len(lo), np.nan) if target is None else np.asarray(target, dtype=float)
     variance = np.zeros(len(lo)) if variance is None else np.nan_to_num(np.asarray(variance, dtype=float))
-    counts = bool(np.isin(A.data, (0.0, 1.0)).all())  # 0/1 rows: the blocks' exact solves apply
-    method = _method(options, np.asarray(blocks), target, np.abs(hi - lo) < 1e-12, counts)
+    real = not np.isin(A.data, (0.0, 1.0)).all()
+    method = _method(options, np.asarray(blocks), target, np.abs(hi - lo) < 1e-12, real)
     if method == "dual":
         q, iterations, timed_out, converged = _dual(Af.tocsr(), lo - shift, hi - shift, options, deadline)
-        if converged or timed_out or options.method == "dual" or not counts:
+        if converged or timed_out or options.method == "dual" or real:  # the blocks' exact solves take 0/1 rows only
             p[free] = q
             return BernoulliSolution(p, _violation(A, lo, hi, p), iterations, timed_out, time.perf_counter() - start, converged)
         # the rows pin bits the proofs left free (multipliers at the cap): cycle over the blocks instead
@@ -183,21 +182,21 @@ def solve_bernoulli(
     return BernoulliSolution(p, _violation(A, lo, hi, p), steps + sweeps, timed_out, time.perf_counter() - start, converged)
 
 
-def _method(options: BernoulliOptions, blocks: np.ndarray, target: np.ndarray, equality: np.ndarray, counts: bool = True) -> str:
-    """The method ``"auto"`` stands for: the dual wherever a row has coefficients other than 0 and
-    1 (``counts`` false: a boosting round's leaf values and covers), which the blocks' exact
-    solves and the Newton step on patterns do not take; otherwise by the rows' shape."""
+def _method(options: BernoulliOptions, blocks: np.ndarray, target: np.ndarray, equality: np.ndarray, real: bool = False) -> str:
+    """The solver ``options.method`` names, or under ``"auto"`` the one fitting the rows: the dual
+    whenever a row has a coefficient other than 0 or 1 (a boosting round's gradients or hessians:
+    the blocks' exact solves take counting rows only)."""
     method = options.method
     if method not in ("auto", "scaling", "dual", "newton"):
         raise ValueError(f"method must be 'auto', 'scaling', 'dual' or 'newton', got {method!r}")
-    if method == "dual" and not np.isnan(target).all():
-        raise ValueError("method 'dual' takes hard rows only (a soft row needs 'scaling')")
-    if method == "auto" and not counts:
-        method = "dual"
-    if method == "dual" and not counts and not np.isnan(target).all():
-        raise ValueError("rows with real coefficients take hard rows only (no soft targets)")
+    if (method == "dual" or real) and not np.isnan(target).all():
+        raise ValueError("method 'dual' takes hard rows only (a soft row needs 'scaling'; rows with real coefficients need 'dual')")
+    if real and method == "scaling":
+        raise ValueError("method 'scaling' takes 0/1 rows only (rows with real coefficients need 'dual' or 'auto')")
     if method != "auto":
         return method
+    if real:
+        return "dual"
     n_blocks = len(np.unique(blocks))
     if not np.isnan(target).all() and n_blocks > NEWTON_BLOCKS:
         return "newton"
