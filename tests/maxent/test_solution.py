@@ -118,6 +118,25 @@ def test_the_forest_dual_is_the_factored_dual_through_the_one_interface(forest_p
     assert np.array_equal(forest.project(lam), lam)  # equality rows: the multipliers are free
 
 
+
+def test_the_forest_duals_diagonal_stays_exact_after_its_squared_rows_are_kept(forest_problem):
+    """hess_diag forms A ∘ A once per dual: at a second point it is still the formed Hessian's
+    diagonal, and rows holding duplicate entries are squared after summing them."""
+    problem, _ = forest_problem
+    red = reduce_factored(problem)
+    dual = ForestDual(red, ForestSolveOptions().underflow)
+    rng = np.random.default_rng(2)
+    for _ in range(2):
+        state = dual.state(rng.normal(size=len(red.b)))
+        assert np.allclose(dual.hess_diag(state), np.diag(dual.hessian(state).toarray()), atol=1e-12)
+    A = sp.csr_matrix(red.A)
+    halves = sp.csr_matrix((np.repeat(A.data / 2, 2), np.repeat(A.indices, 2), A.indptr * 2), shape=A.shape)  # each entry as two halves
+    assert not halves.has_canonical_format and np.allclose(halves.toarray(), A.toarray())
+    twin = ForestDual(red, ForestSolveOptions().underflow)
+    twin.A, twin.AT = halves, sp.csr_matrix(halves.T)
+    lam = rng.normal(size=len(red.b))
+    assert np.allclose(twin.hess_diag(twin.state(lam)), dual.hess_diag(dual.state(lam)), atol=1e-12)
+
 def test_the_general_driver_minimises_the_forest_dual_to_the_forest_solvers_answer(forest_problem):
     problem, _ = forest_problem
     red = reduce_factored(problem)
