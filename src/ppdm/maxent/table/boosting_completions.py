@@ -509,20 +509,9 @@ def stratified_completions(
 
 def _reference_cells(routed: Sequence[Component], reference: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Each reference row's cell of every routed column and which rows have one in every column."""
-    cells = np.zeros((len(reference), len(routed)), dtype=np.intp)
-    ok = np.ones(len(reference), dtype=bool)
-    for j, c in enumerate(routed):
-        if c.is_numeric:
-            v = pd.to_numeric(reference[c.name], errors="coerce").to_numpy(dtype=float)
-            ok &= ~np.isnan(v)
-            t = c.thresholds
-            assert t is not None
-            cells[:, j] = np.searchsorted(t, np.nan_to_num(v), side="left")
-        else:
-            code = encode_categories(reference[c.name], c.cells)
-            ok &= code >= 0
-            cells[:, j] = np.maximum(code, 0)
-    return cells, ok
+    codes = np.column_stack([c.cell_codes(reference[c.name]) for c in routed]) if routed else np.zeros((len(reference), 0), dtype=np.intp)
+    ok = np.asarray((codes >= 0).all(axis=1))
+    return np.maximum(codes, 0), ok
 
 
 def reference_completions(

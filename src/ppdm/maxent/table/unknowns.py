@@ -83,17 +83,21 @@ class Component:
     def is_numeric(self) -> bool:
         return self.thresholds is not None
 
-    def codes(self, column: pd.Series) -> np.ndarray:
-        """Cell of each value of ``column``; a value outside the cells raises, naming the row."""
+    def cell_codes(self, column: pd.Series) -> np.ndarray:
+        """Cell of each value of ``column``, −1 where it has none (not a number, or not one of the cells)."""
         if self.is_numeric:
             values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
-            bad = np.isnan(values)
-            if bad.any():
-                first = int(np.flatnonzero(bad)[0])
-                raise DataError(f"column {self.name!r}: value {column.iloc[first]!r} (row {first}) is not a number")
-            return np.searchsorted(self.thresholds, values, side="left").astype(np.intp)
-        codes = encode_categories(column, self.cells)
+            cells = np.searchsorted(self.thresholds, np.nan_to_num(values), side="left").astype(np.intp)
+            return np.where(np.isnan(values), -1, cells)
+        return encode_categories(column, self.cells)
+
+    def codes(self, column: pd.Series) -> np.ndarray:
+        """Cell of each value of ``column``; a value outside the cells raises, naming the row."""
+        codes = self.cell_codes(column)
         bad = codes < 0
+        if bad.any() and self.is_numeric:
+            first = int(np.flatnonzero(bad)[0])
+            raise DataError(f"column {self.name!r}: value {column.iloc[first]!r} (row {first}) is not a number")
         if bad.any():
             first = int(np.flatnonzero(bad)[0])
             raise DataError(
