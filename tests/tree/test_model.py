@@ -27,6 +27,15 @@ def test_apply_predict_and_unknown_values():
     assert np.allclose(tree.predict_proba(X)[0], [1, 0])
 
 
+def test_leaf_distributions_are_the_counts_shares_or_the_label_where_none_are_published():
+    tree = small_tree()
+    assert np.allclose(tree.leaf_distributions(), [[5 / 8, 3 / 8], [1, 0], [0.4, 0.6], [0, 1], [1, 0]])
+    tree.nodes[3].counts = np.zeros(2)  # an empty leaf answers its label
+    tree.nodes[1].counts = None  # a node without counts too
+    assert np.allclose(tree.leaf_distributions()[[1, 3]], [[1, 0], [0, 1]])
+    assert np.allclose(tree.published("labels").leaf_distributions(), np.eye(2)[tree.leaf_labels()])
+
+
 def test_prefix_is_the_path_predicate():
     tree = small_tree()
     p = tree.prefix(3)

@@ -27,7 +27,7 @@ from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, check_options
 from ppdm.exact.build import factored_counts, n_factored_pairs
-from ppdm.exact.solve import sound_bounds
+from ppdm.exact.solve import SOUND_LP_SECONDS, sound_bounds
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.rows.problem import MaxEntProblem
@@ -96,9 +96,12 @@ class SoundStepOptions:
     count problems of at most this many (group, type) counts (default 1,000,000): building,
     merging and propagating take about 5 s per million (the README's tree on Adult under a
     6-column attacker: 2.1 million counts, 10.7 s, nobody proved beyond the estimate; under the
-    insider: 0.25 s, 30 people added)."""
+    insider: 0.25 s, 30 people added). ``lp_seconds``: the LP step's time limit (default
+    :data:`~ppdm.exact.solve.SOUND_LP_SECONDS`; what it leaves open stays open, still sound); a
+    forest's estimate with a time limit lowers it to what its deadline leaves."""
 
     pairs: int = 1_000_000
+    lp_seconds: float = SOUND_LP_SECONDS
 
     def __post_init__(self) -> None:
         check_options(self)  # a count '5' or 2.5 is refused here, naming the field
@@ -150,7 +153,8 @@ def proved_certain(
     blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS) and not (b.name == "label" and "class-count" in names)]
     if not blocks:
         return posterior, {"skipped": "no rows over whole counts"}
-    limit = (options or SoundStepOptions()).pairs
+    options = options or SoundStepOptions()
+    limit = options.pairs
     pairs = n_factored_pairs(problem)
     if pairs > limit:
         return posterior, {"skipped": f"{pairs:,} counts over whole groups, more than the {limit:,} the fast proof takes{' by default' if limit == SoundStepOptions.pairs else ''} (exact=True proves them)"}
@@ -159,7 +163,7 @@ def proved_certain(
     start = time.perf_counter()
     try:
         counts, _, truth = factored_counts(problem, groups.counts, groups.group_of_record, true_type, blocks)
-        bounds = sound_bounds(counts, truth, posterior)
+        bounds = sound_bounds(counts, truth, posterior, time_limit=options.lp_seconds)
     except (MaxEntError, DataError) as why:
         return posterior, {"skipped": str(why)}
     certain = bounds.certain & bounds.certain_groups[:, None]
