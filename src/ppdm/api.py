@@ -403,7 +403,9 @@ def audit(
     the audit of the sensitive value, in ``Audit.membership``; ``model`` may then be a published
     rule set. Its truth: the boolean ``member_column``, or ``member_ids`` matched against the
     population's ``id_column`` (:func:`~ppdm.attacks.membership.audit.members_by_id`). A fitted
-    classifier (any scikit-learn one) also meets the black-box attacks, the strongest reported
+    classifier (any scikit-learn one), or a tree model read from its file (the shadow models then
+    fitted by a stand-in learner of its family and size, :mod:`ppdm.attacks.membership.stand_in`),
+    also meets the black-box attacks, the strongest reported
     (:func:`ppdm.attacks.membership.audit.with_blackbox`); ``blackbox``: their
     :class:`~ppdm.attacks.membership.blackbox.BlackboxOptions`, ``False``, or predicted probabilities per candidate.
 

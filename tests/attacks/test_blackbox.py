@@ -289,3 +289,39 @@ def test_the_reported_attacker_is_never_weaker_than_any_attack_over_a_grid(cance
     for key in ("auc", "tpr@0.1%", "tpr@1%", "tpr@1%_thresholds"):
         assert s[key] == max(r[key] for r in s["attacks"])
     assert s["wrong_proved_members"] == 0 and s["wrong_proved_non_members"] == 0
+
+
+@pytest.mark.parametrize("family", ["tree", "forest"])
+def test_a_model_read_from_its_file_gets_the_black_box_attacks_with_a_stand_in_learner(cancer, tmp_path, family):
+    """The publisher's case: the model is a file (ppdm's JSON), the population holds half the
+    members. The white-box estimate alone finds few members; the black-box attacks run on the
+    file's own answers, their shadows fitted by a stand-in learner said so, and a target the
+    white-box alone would meet is not met."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    from ppdm.attacks.membership.stand_in import PublishedClassifier, stand_in_learner
+    from ppdm.tree.model_files import load_model, save_model
+
+    X, y, member = cancer
+    fitted = DecisionTreeClassifier(random_state=0) if family == "tree" else RandomForestClassifier(n_estimators=10, random_state=0)
+    fitted.fit(X[member], y[member])
+    save_model(ppdm.from_estimator(fitted, X[member], pd.Series(y[member], name="target")), tmp_path / "model.json")
+    read = load_model(tmp_path / "model.json")
+    assert np.allclose(PublishedClassifier(read).predict_proba(X), fitted.predict_proba(X))  # the file answers as the estimator did
+    learner, said = stand_in_learner(read, X)
+    assert type(learner.steps[-1][1]).__name__ == ("DecisionTreeClassifier" if family == "tree" else "RandomForestClassifier")
+    assert "stand-in" in said
+    held = member & (np.random.default_rng(1).random(len(y)) < 0.5)
+    pool = population(X, y, member)[held | ~member]
+    done = ppdm.audit(read, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False)
+    s = done.membership.summary()
+    rows = {r["attack"]: r for r in s["attacks"]}
+    assert set(rows) == {"ppdm", *ATTACKS} and "stand-in" in s["blackbox"]["shadow_learner"] and "stand-in" in str(done.membership)
+    for key in ("auc", "tpr@0.1%", "tpr@1%"):
+        assert s[key] == max(r[key] for r in rows.values())
+    assert rows["confidence"]["auc"] > 0.52  # the model's confidence separates members on its own
+    assert s["wrong_proved_members"] == 0 and s["wrong_proved_non_members"] == 0
+    if rows["ppdm"]["tpr@1%"] < s["tpr@1%"]:
+        bar = (rows["ppdm"]["tpr@1%"] + s["tpr@1%"]) / 2
+        record = ppdm.audit(read, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False, target=f"mia_tpr@1%<={bar:.4f}").release_record()
+        assert record["decision"] == "do not release"

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -233,6 +233,9 @@ class MembershipResult:
             by = f" (the strongest attack: {s['strongest']})" if s.get("strongest") else ""
             lines.append(f"against the truth{by}: AUC {s['auc']:.3f}, {rates}")
             lines.extend(_table_lines(s.get("attacks", [])))
+            box = s.get("blackbox", {})
+            if box.get("shadow_models"):
+                lines.append(f"  shadow models: {box['shadow_models']}, {box.get('shadow_learner', 'clones of the target estimator')}")
             lines.append(f"wrong proofs: {s['wrong_proved_members']} members, {s['wrong_proved_non_members']} non-members")
         if s.get("note"):
             lines.append(f"note: {s['note']}")
@@ -515,7 +518,9 @@ def with_blackbox(
 ) -> MembershipResult:
     """``result`` (the white-box audit, ``None`` for a model ppdm cannot read as trees) with the
     black-box attacks on ``model`` (:func:`ppdm.attacks.membership.blackbox.blackbox_membership`) when it is
-    a fitted classifier with ``predict_proba`` and the attacker knows the class. ``candidates``:
+    a fitted classifier with ``predict_proba`` or a classifier ppdm reads as trees (its own answers,
+    the shadows by a stand-in learner: :mod:`ppdm.attacks.membership.stand_in`), and the attacker
+    knows the class. ``candidates``:
     the population without the truth's columns, ``truth`` as :func:`membership_attack` takes it
     (a column name of ``candidates`` is read and left out); ``reference``: people of the same
     population for the shadow models; ``options``: :class:`~ppdm.attacks.membership.blackbox.BlackboxOptions`
@@ -523,10 +528,14 @@ def with_blackbox(
     candidate (a DataFrame or CSV file, :func:`~ppdm.attacks.membership.blackbox.read_probabilities`: the
     confidence attack on them)."""
     from ppdm.attacks.membership.blackbox import BlackboxOptions, blackbox_membership, estimator_inputs, read_probabilities
+    from ppdm.attacks.membership.stand_in import PublishedClassifier, stand_in_learner
 
     if isinstance(options, (pd.DataFrame, str, Path)):  # a model known by its predicted probabilities: the confidence attack
         model, options = read_probabilities(options, len(candidates)), BlackboxOptions(attacks=("confidence",))
-    usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not (is_model(model) or isinstance(model, RuleSet))
+    learner = None
+    if is_model(model) and not model.is_regressor and (options is None or isinstance(options, BlackboxOptions)):
+        model, learner = PublishedClassifier(model), model  # its answers, and shadows by a stand-in learner
+    usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not isinstance(model, RuleSet)
     if options is False or not usable or class_known is False:
         if result is None:
             raise PpdmError(f"{type(model).__name__}: neither read as trees nor a fitted classifier with predict_proba: no membership attack applies")
@@ -542,7 +551,15 @@ def with_blackbox(
         if lacking:
             raise DataError(f"the reference people lack column {lacking[0]!r}, which the black-box attacks read")
         ref_X, ref_y = reference[list(X.columns)], reference[klass].to_numpy()
+    said = None
+    if learner is not None:
+        options = options or BlackboxOptions()
+        if options.learner is None:
+            stand_in, said = stand_in_learner(learner, X)
+            options = replace(options, learner=stand_in)
     found = blackbox_membership(model, X, candidates[klass].to_numpy(), reference=ref_X, reference_labels=ref_y, truth=bits, options=options)
+    if said is not None:
+        found.details["shadow_learner"] = said
     if result is None:
         threat = "the attacker knows every model input and the class of each candidate and queries the model's predicted probabilities"
         return blackbox_only(found, candidates.index.to_numpy(), threat)

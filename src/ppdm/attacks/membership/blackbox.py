@@ -58,7 +58,11 @@ class BlackboxOptions:
     """``shadows`` models trained from ``seed``; ``cache``: a folder keeping their confidences
     between runs (:mod:`ppdm.attacks.membership.shadow_cache`); ``attacks``: which to run (:data:`ATTACKS`);
     RMIA's offline ``rmia_a`` and threshold ``rmia_gamma``; LiRA's ``fixed_variance`` (``None``:
-    one variance when fewer than 32 shadow models per side)."""
+    one variance when fewer than 32 shadow models per side); ``learner``: the unfitted estimator
+    the shadow models are clones of (``None``: the target's own, ``sklearn.base.clone`` of it; a
+    model read from a file has none, and a stand-in of its family and size is used,
+    :func:`~ppdm.attacks.membership.stand_in.stand_in_learner`, unless this gives the
+    publisher's)."""
 
     shadows: int = 16
     seed: int = 0
@@ -67,6 +71,7 @@ class BlackboxOptions:
     rmia_a: float = OFFLINE_A
     rmia_gamma: float = GAMMA
     fixed_variance: bool | None = None
+    learner: Any = None
 
     def __post_init__(self) -> None:
         check_options(self)
@@ -257,7 +262,7 @@ def blackbox_membership(
     details: dict[str, Any] = {"seed": options.seed, "candidates": n, "reference": 0 if reference is None else len(reference)}
     wanted = [a for a in options.attacks if a in SHADOW_ATTACKS]
     if wanted:
-        shadows = shadow_confidences(model, pool, y, options.shadows, options.seed, options.cache)
+        shadows = shadow_confidences(model if options.learner is None else options.learner, pool, y, options.shadows, options.seed, options.cache)
         scores.update(_shadow_scores(wanted, target, shadows, n, reference is not None, options))
         details.update({"shadow_models": shadows.n_models, "shadow_cached": shadows.cached, "shadow_seconds": shadows.seconds})
     details["seconds"] = time.perf_counter() - start
