@@ -121,6 +121,16 @@ def rule_columns(name: str, frame: pd.DataFrame, inputs: list[str]) -> list[str]
 def spec(model: str) -> dict:
     if model == "rules":
         return {"kind": "rules", "params": {}}
+    if model == "hgb100":
+        return {"kind": "hgb", "params": {"max_iter": 100, "early_stopping": False, "random_state": 0}}
+    if model == "lgbm100":
+        return {"kind": "lightgbm", "params": {"n_estimators": 100, "n_jobs": 1, "random_state": 0, "verbose": -1}}
+    if model == "gb100":
+        return {"kind": "gb", "params": {"n_estimators": 100, "random_state": 0}}
+    if model == "lr":
+        return {"kind": "lr", "params": {"max_iter": 1000}}
+    if model == "mlp":
+        return {"kind": "mlp", "params": {"hidden_layer_sizes": [64], "max_iter": 300, "random_state": 0}}
     if model == "xgb100":
         return {"kind": "xgboost", "params": {"n_estimators": 100, "max_depth": 6, "n_jobs": 2, "random_state": 0}}
     if model.startswith("tree"):
@@ -138,6 +148,8 @@ def main() -> None:
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--json", help="also write the rows as JSON here")
     parser.add_argument("--blackbox", action="store_true", help="the black-box rows instead (issue 45; see the module docstring)")
+    parser.add_argument("--bb-datasets", nargs="+", default=list(BLACKBOX_DATASETS), choices=BLACKBOX_DATASETS, help="--blackbox: these populations")
+    parser.add_argument("--bb-models", nargs="+", default=list(BLACKBOX_MODELS), choices=BLACKBOX_MODELS, help="--blackbox: these models")
     parser.add_argument("--rows", type=int, help="draw this many candidates at random (seed 0), members and non-members alike (issue 43: 5,000)")
     parser.add_argument("--methods", nargs="+", default=["auto"], choices=["auto", "scaling"], help="the estimate's method; several: one row each, in the same run")
     parser.add_argument("--rounds", nargs="*", choices=ROUND_MODELS, help="the every-round rows instead (issue 45; see the module docstring): these boosted models")
@@ -146,7 +158,7 @@ def main() -> None:
         rounds_main(args.rounds or list(ROUND_MODELS), args.shadows, args.json)
         return
     if args.blackbox:
-        blackbox_main(args.shadows, args.json, None if args.no_peer else args.peer_python)
+        blackbox_main(args.shadows, args.json, None if args.no_peer else args.peer_python, args.bb_datasets, args.bb_models)
         return
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} on {os.cpu_count()} cores", flush=True)
     rows = []
@@ -230,9 +242,14 @@ def run_case(name, model, frame, inputs, klass, member, D, codes, args, method="
     return row
 
 
-def sacro_peer(name: str, s: dict, D: pd.DataFrame, target: np.ndarray, member: np.ndarray, est: object, shadows: int, peer_python: str) -> dict:  # type: ignore[type-arg]
-    """SACRO-ML's offline LiRA and worst-case attack on the model refitted from ``s`` (a subprocess
-    in ``peer_python``), scored by ppdm's metrics: the row's peer columns."""
+def sacro_peer(
+    name: str, s: dict, D: pd.DataFrame, target: np.ndarray, member: np.ndarray, est: object, shadows: int, peer_python: str,  # type: ignore[type-arg]
+    held: np.ndarray | None = None, online: bool = False,
+) -> dict:  # type: ignore[type-arg]
+    """SACRO-ML's offline LiRA (and, with ``online``, its online one) and worst-case attack on the
+    model refitted from ``s`` (a subprocess in ``peer_python``), scored by ppdm's metrics: the row's
+    peer columns. ``held``: the members the attacker holds (a boolean per member; the model is
+    still fitted on every member, the attack's data are the held members and every non-member)."""
     from ppdm.metrics.membership import membership_metrics
 
     row: dict = {}  # type: ignore[type-arg]
@@ -244,7 +261,9 @@ def sacro_peer(name: str, s: dict, D: pd.DataFrame, target: np.ndarray, member: 
         np.save(root / "X_test.npy", D_others)
         np.save(root / "y_test.npy", target[~member])
         np.save(root / "proba_test.npy", est.predict_proba(D[~member]))  # type: ignore[attr-defined]
-        (root / "spec.json").write_text(json.dumps({**s, "name": name, "shadows": shadows}))
+        if held is not None:
+            np.save(root / "held.npy", held)
+        (root / "spec.json").write_text(json.dumps({**s, "name": name, "shadows": shadows, "online": online}))
         start = time.perf_counter()
         done = subprocess.run(
             [peer_python, str(Path(__file__).with_name("peer_sacroml.py")), tmp], capture_output=True, text=True, check=False,
@@ -256,14 +275,14 @@ def sacro_peer(name: str, s: dict, D: pd.DataFrame, target: np.ndarray, member: 
         peer = json.loads((root / "peer.json").read_text())
         row["peer_refit_difference"] = peer["refit_max_difference"]
         row["lira_shadows"] = shadows
-        if (root / "lira.npy").exists():
-            truth = np.r_[np.ones(len(D_members), bool), np.zeros(len(D_others), bool)]
-            scores = np.load(root / "lira.npy")
-            lira = membership_metrics(truth, scores)
-            row.update({
-                "lira_auc": lira["auc"], "lira_tpr@1%": lira["tpr@1%"], "lira_tpr@0.1%": lira["tpr@0.1%"],
-                "lira_tpr@1%_thresholds": lira["tpr@1%_thresholds"], "lira_s": round(peer["lira_seconds"], 1),
-            })
+        truth = np.r_[np.ones(len(D_members) if held is None else int(held.sum()), bool), np.zeros(len(D_others), bool)]
+        for key, file in (("lira", "lira.npy"), ("online", "online.npy")):
+            if (root / file).exists():
+                got = membership_metrics(truth, np.load(root / file))
+                row.update({
+                    f"{key}_auc": got["auc"], f"{key}_tpr@1%": got["tpr@1%"], f"{key}_tpr@0.1%": got["tpr@0.1%"],
+                    f"{key}_tpr@1%_thresholds": got["tpr@1%_thresholds"], f"{key}_s": round(peer[f"{key}_seconds"], 1),
+                })
         row.update({**worst_case(peer["worst"]), "worst_s": round(peer["worst_seconds"], 1)})
     return row
 
@@ -301,8 +320,8 @@ def table(rows: list[dict]) -> str:
 
 
 # -- issue 45: the black-box attacks beside the white-box audit --------------------------------
-BLACKBOX_DATASETS = ("cancer", "adult5k")
-BLACKBOX_MODELS = ("tree", "rf100")
+BLACKBOX_DATASETS = ("cancer", "adult5k", "nursery5k")
+BLACKBOX_MODELS = ("tree", "rf100", "hgb100", "xgb100", "lgbm100", "lr", "mlp")
 
 
 def blackbox_population(name: str) -> tuple[pd.DataFrame, list[str], str, np.ndarray]:
@@ -315,83 +334,132 @@ def blackbox_population(name: str) -> tuple[pd.DataFrame, list[str], str, np.nda
         frame = X.rename(columns=lambda c: c.replace(" ", "_")).assign(target=y.astype(str).to_numpy())
         inputs = [c for c in frame.columns if c != "target"]
         return frame, inputs, "target", rng.random(len(frame)) < 0.5
-    full, inputs, klass, _ = population("adult")
+    full, inputs, klass, _ = population("adult" if name == "adult5k" else "nursery")
     frame = full.iloc[np.sort(rng.choice(len(full), 5000, replace=False))].reset_index(drop=True)
+    if isinstance(frame[klass].dtype, pd.CategoricalDtype):
+        frame[klass] = frame[klass].cat.remove_unused_categories()
     return frame, inputs, klass, rng.random(len(frame)) < 0.5
 
 
-def run_blackbox_case(name: str, model: str, half: bool, shadows: int, peer_python: str | None = None) -> dict:  # type: ignore[type-arg]
-    """One black-box row: the white-box audit, the black-box attacks, and what ppdm reports."""
+def fit_any(model: str, D: pd.DataFrame, codes: np.ndarray, labels: np.ndarray, X: pd.DataFrame, y: pd.Series) -> tuple[object, object, np.ndarray]:
+    """The fitted estimator, its ppdm import (``None``: not a tree model) and the labels it was fitted on."""
     from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
     from sklearn.tree import DecisionTreeClassifier
+
+    from ppdm.tree import forest_from_sklearn, tree_from_sklearn
+
+    if model in ROUND_MODELS:
+        return fit_boosted(model, D, codes, labels, X, y)
+    named = pd.Series(labels, name=y.name)
+    if model == "tree":
+        est = DecisionTreeClassifier(random_state=0).fit(D, labels)
+        return est, tree_from_sklearn(est, X, y=named), labels
+    if model == "rf100":
+        est = RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1).fit(D, labels)
+        return est, forest_from_sklearn(est, X, y=named), labels
+    last = LogisticRegression(max_iter=1000) if model == "lr" else MLPClassifier(hidden_layer_sizes=(64,), max_iter=300, random_state=0)
+    return last.fit(D, labels), None, labels  # D standardised by the caller (SACRO-ML clones a bare estimator, not a Pipeline)
+
+
+def run_blackbox_case(name: str, model: str, half: bool, shadows: int, peer_python: str | None = None) -> dict:  # type: ignore[type-arg]
+    """One black-box row: the white-box audit (tree models), the black-box attacks, and what ppdm reports."""
+    import warnings
 
     from ppdm.attacks.membership.audit import membership_attack
     from ppdm.attacks.membership.blackbox import BlackboxOptions, blackbox_membership, strongest_row
-    from ppdm.tree import forest_from_sklearn, tree_from_sklearn
 
     frame, inputs, klass, member = blackbox_population(name)
     D = pd.get_dummies(frame[inputs]).astype(float)
-    labels = frame[klass].astype(str).to_numpy().astype(str)  # unicode, not object: saved for the peer without pickle
-    X_members, y_members = frame.loc[member, inputs].reset_index(drop=True), pd.Series(labels[member], name=klass)
-    if model == "tree":
-        est = DecisionTreeClassifier(random_state=0).fit(D[member], labels[member])
-        published = tree_from_sklearn(est, X_members, y=y_members)
-    else:
-        est = RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=2).fit(D[member], labels[member])
-        published = forest_from_sklearn(est, X_members, y=y_members)
+    if model in ("lr", "mlp"):  # standardised once for every party (the same features for ppdm, its shadows and SACRO-ML)
+        D = (D - D.mean()) / D.std().replace(0.0, 1.0)
+    y = frame[klass].astype("category")
+    codes, labels = y.cat.codes.to_numpy(), y.astype(str).to_numpy().astype(str)  # unicode, not object: saved for the peer without pickle
+    X_members = frame.loc[member, inputs].reset_index(drop=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the MLP's convergence warnings
+        est, published, fitted_on = fit_any(model, D[member], codes[member], labels[member], X_members, y[member].reset_index(drop=True))
+    all_labels = codes if fitted_on.dtype.kind in "iu" else labels
     keep = ~member | (np.random.default_rng(1).random(len(member)) < 0.5) if half else np.ones(len(member), bool)
     pool, truth = frame[keep].reset_index(drop=True), member[keep]
     start = time.perf_counter()
-    result = membership_attack(published, pool, truth=truth, complete=not half)
+    result = None if published is None else membership_attack(published, pool, truth=truth, complete=not half)
     white_s = time.perf_counter() - start
     start = time.perf_counter()
-    found = blackbox_membership(est, D[keep].reset_index(drop=True), labels[keep], truth=truth, options=BlackboxOptions(shadows=shadows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        found = blackbox_membership(est, D[keep].reset_index(drop=True), all_labels[keep], truth=truth, options=BlackboxOptions(shadows=shadows))
     black_s = time.perf_counter() - start
-    result.blackbox = found
-    s = result.summary()
-    best = strongest_row([r for r in s["attacks"] if r["attack"] != "ppdm"])
-    own = s["white_box_rates"]
+    table_rows = found.table()
+    if result is not None:
+        result.blackbox = found
+        s = result.summary()
+        table_rows, own = s["attacks"], s["white_box_rates"]
+        reported = {"auc": s["auc"], "tpr@0.1%": s["tpr@0.1%"], "tpr@1%": s["tpr@1%"], "attack": s["strongest"]}
+    else:
+        own = {"auc": float("nan"), "tpr@0.1%": float("nan"), "tpr@1%": float("nan")}
+        reported = strongest_row(table_rows)
+    best = strongest_row([r for r in table_rows if r["attack"] != "ppdm"])
     row = {
         "dataset": name, "model": model, "population": "half the members" if half else "complete", "candidates": int(keep.sum()),
         "members": int(truth.sum()), "white_auc": own["auc"], "white_tpr@0.1%": own["tpr@0.1%"], "white_tpr@1%": own["tpr@1%"],
         "best_blackbox": best["attack"], "bb_auc": best["auc"], "bb_tpr@0.1%": best["tpr@0.1%"], "bb_tpr@1%": best["tpr@1%"],
-        "confidence_tpr@1%": next(r["tpr@1%"] for r in s["attacks"] if r["attack"] == "confidence"),
-        "ppdm_auc": s["auc"], "ppdm_tpr@0.1%": s["tpr@0.1%"], "ppdm_tpr@1%": s["tpr@1%"], "strongest": s["strongest"],
+        "confidence_tpr@1%": next(r["tpr@1%"] for r in table_rows if r["attack"] == "confidence"),
+        "ppdm_auc": reported["auc"], "ppdm_tpr@0.1%": reported["tpr@0.1%"], "ppdm_tpr@1%": reported["tpr@1%"], "strongest": reported["attack"],
         "white_s": round(white_s, 1), "blackbox_s": round(black_s, 1), "shadows": shadows,
     }  # fmt: skip
-    if peer_python and not half:  # SACRO-ML's target model is fitted on every member: complete populations only
-        row.update(sacro_peer(name, spec(model), D, labels, member, est, shadows, peer_python))
+    if peer_python:
+        row.update(sacro_peer(name, spec(model), D, fitted_on_all(all_labels), member, est, shadows, peer_python, held=keep[member], online=True))
     return row
+
+
+def fitted_on_all(labels: np.ndarray) -> np.ndarray:
+    """The labels as saved for the peer (codes or unicode class values, never objects)."""
+    return labels if labels.dtype.kind in "iuU" else labels.astype(str)
 
 
 def blackbox_table(rows: list[dict]) -> str:  # type: ignore[type-arg]
     head = (
         "| dataset | model | population | white-box AUC / TPR@0.1% / TPR@1% | best black-box (attack) AUC / TPR@0.1% / TPR@1% "
-        "| confidence TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s | SACRO-ML LiRA offline AUC / TPR@0.1% / TPR@1%, s |"
+        "| confidence TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s "
+        "| SACRO-ML LiRA offline AUC / TPR@0.1% / TPR@1%, s | SACRO-ML LiRA online AUC / TPR@0.1% / TPR@1%, s | ppdm ≥ peer |"
     )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in rows:
         def f(*keys: str) -> str:
-            return " / ".join(f"{r[k]:.3f}" for k in keys)
-        peer = f"{f('lira_auc', 'lira_tpr@0.1%', 'lira_tpr@1%')}, {r['lira_s']}" if "lira_auc" in r else r.get("peer", "–")
+            return " / ".join("–" if r.get(k) is None or r[k] != r[k] else f"{r[k]:.3f}" for k in keys)
+        off = f"{f('lira_auc', 'lira_tpr@0.1%', 'lira_tpr@1%')}, {r['lira_s']}" if "lira_auc" in r else r.get("peer", "–")
+        on = f"{f('online_auc', 'online_tpr@0.1%', 'online_tpr@1%')}, {r['online_s']}" if "online_auc" in r else "–"
         lines.append(
             f"| {r['dataset']} | {r['model']} | {r['population']} | {f('white_auc', 'white_tpr@0.1%', 'white_tpr@1%')} | ({r['best_blackbox']}) "
-            f"{f('bb_auc', 'bb_tpr@0.1%', 'bb_tpr@1%')} | {f('confidence_tpr@1%')} | {f('ppdm_auc', 'ppdm_tpr@0.1%', 'ppdm_tpr@1%')} | {r['white_s']} | {r['blackbox_s']} | {peer} |"
+            f"{f('bb_auc', 'bb_tpr@0.1%', 'bb_tpr@1%')} | {f('confidence_tpr@1%')} | {f('ppdm_auc', 'ppdm_tpr@0.1%', 'ppdm_tpr@1%')} | {r['white_s']} | {r['blackbox_s']} "
+            f"| {off} | {on} | {at_least_peer(r)} |"
         )
     return "\n".join(lines)
 
 
-def blackbox_main(shadows: int, json_out: str | None, peer_python: str | None) -> None:
+def at_least_peer(r: dict) -> str:  # type: ignore[type-arg]
+    """Whether ppdm's reported TPR@0.1 % and TPR@1 % reach the best peer attack's (ties within 0.005)."""
+    peers = [p for p in ("lira", "online") if f"{p}_tpr@1%" in r]
+    if not peers:
+        return "–"
+    short = [f"{k} by {max(r[f'{p}_{k}'] for p in peers) - r[f'ppdm_{k}']:.3f}" for k in ("tpr@0.1%", "tpr@1%") if r[f"ppdm_{k}"] < max(r[f"{p}_{k}"] for p in peers) - 0.005]
+    return "yes" if not short else "no: " + ", ".join(short)
+
+
+def blackbox_main(shadows: int, json_out: str | None, peer_python: str | None, datasets: list[str], models: list[str]) -> None:
+    print(f"load: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores", flush=True)
     rows = []
-    for name in BLACKBOX_DATASETS:
-        for model in BLACKBOX_MODELS:
+    for name in datasets:
+        for model in models:
             for half in (False, True):
                 rows.append(run_blackbox_case(name, model, half, shadows, peer_python))
                 print(json.dumps(rows[-1]), flush=True)
+                if json_out:
+                    Path(json_out).write_text(json.dumps(rows, indent=1))
     print()
     print(blackbox_table(rows))
-    if json_out:
-        Path(json_out).write_text(json.dumps(rows, indent=1))
 
 
 # -- issue 45: every boosting round read by the membership audit ------------------------------

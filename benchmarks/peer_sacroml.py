@@ -23,14 +23,24 @@ import numpy as np
 
 
 def model(spec: dict):  # type: ignore[no-untyped-def]
-    if spec["kind"] == "xgboost":
+    kind, params = spec["kind"], spec["params"]
+    if kind == "xgboost":
         import xgboost
 
-        return xgboost.XGBClassifier(**spec["params"])
-    from sklearn.ensemble import RandomForestClassifier
+        return xgboost.XGBClassifier(**params)
+    if kind == "lightgbm":
+        import lightgbm
+
+        return lightgbm.LGBMClassifier(**params)
+    from sklearn.ensemble import GradientBoostingClassifier, HistGradientBoostingClassifier, RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    return (DecisionTreeClassifier if spec["kind"] == "tree" else RandomForestClassifier)(**spec["params"])
+    if kind in ("lr", "mlp"):  # on the benchmark's standardised inputs (SACRO-ML clones a bare estimator, not a Pipeline)
+        return LogisticRegression(**params) if kind == "lr" else MLPClassifier(**{**params, "hidden_layer_sizes": tuple(params["hidden_layer_sizes"])})
+    learner = {"tree": DecisionTreeClassifier, "forest": RandomForestClassifier, "hgb": HistGradientBoostingClassifier, "gb": GradientBoostingClassifier}[kind]
+    return learner(**params)
 
 
 def main(folder: str) -> None:
@@ -44,7 +54,14 @@ def main(folder: str) -> None:
     X_test, y_test = np.load(root / "X_test.npy"), np.load(root / "y_test.npy")
     clf = model(spec).fit(X_train, y_train)
     same = float(np.abs(clf.predict_proba(X_test) - np.load(root / "proba_test.npy")).max())
-    target = Target(model=clf, dataset_name=spec["name"], X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test)
+    if (root / "held.npy").exists():  # the attacker holds these members only (the model is fitted on all)
+        held = np.load(root / "held.npy")
+        X_train, y_train = X_train[held], y_train[held]
+
+    def fresh() -> Target:  # an attack recodes the target's labels in place: each attack gets its own
+        return Target(model=clf, dataset_name=spec["name"], X_train=X_train, y_train=y_train.copy(), X_test=X_test, y_test=y_test.copy())
+
+    target = fresh()
     out: dict = {"refit_max_difference": same}
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
@@ -54,9 +71,15 @@ def main(folder: str) -> None:
         scores = np.asarray(lira.attack_metrics[-1]["individual"]["member_prob"], dtype=float) if report else None
         if scores is not None:
             np.save(root / "lira.npy", scores)
+        if spec.get("online"):
+            start = time.perf_counter()
+            online = LIRAAttack(output_dir=tmp, write_report=False, n_shadow_models=spec["shadows"], mode="online-carlini", report_individual=True)
+            if online.attack(fresh()):
+                np.save(root / "online.npy", np.asarray(online.attack_metrics[-1]["individual"]["member_prob"], dtype=float))
+            out["online_seconds"] = time.perf_counter() - start
         start = time.perf_counter()
         worst = WorstCaseAttack(output_dir=tmp, write_report=False, n_reps=5, n_dummy_reps=0, reproduce_split=5)
-        worst.attack(target)
+        worst.attack(fresh())
         out["worst_seconds"] = time.perf_counter() - start
         reps = []
         for m in worst.attack_metrics:
