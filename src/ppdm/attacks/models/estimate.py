@@ -109,13 +109,16 @@ class SoundStepOptions:
 
 def maxent_result(
     table: AttackerTableLike, threat: ThreatModel, posterior: np.ndarray, details: dict[str, object],
-    problem: MaxEntProblem | FactoredProblem | None = None, sound: SoundStepOptions | None = None,
+    problem: MaxEntProblem | FactoredProblem | None = None, sound: SoundStepOptions | None = None, proof: SoundProof | None = None,
 ) -> AttackResult:
     """The :class:`AttackResult` of a maximum-entropy audit over ``table``: certain groups exposed,
     fully known individuals not targets. With the factored ``problem`` solved, the groups the
     exact audit's fast sound steps prove certain are certain too (:func:`proved_certain`;
-    ``details["sound_steps"]`` says what they proved and took; ``sound``: their settings)."""
-    if isinstance(problem, FactoredProblem):
+    ``details["sound_steps"]`` says what they proved and took; ``sound``: their settings), or
+    those of ``proof`` when it was made already (:func:`sound_proof`, before the solve)."""
+    if proof is not None:
+        posterior, details["sound_steps"] = hold_proved(posterior, proof, table.groups.counts)
+    elif isinstance(problem, FactoredProblem):
         posterior, details["sound_steps"] = proved_certain(table, problem, posterior, sound)
     groups = table.groups
     n = len(groups.group_of_record)  # rows of the table (counted combinations on a Dask table)
@@ -139,43 +142,74 @@ def maxent_result(
     return result
 
 
+@dataclass(frozen=True)
+class SoundProof:
+    """What the fast sound steps proved over a problem's rows: per group × value whether the
+    value is proved certain (``None`` when they did not run, ``details["skipped"]`` says why),
+    and what they did."""
+
+    certain: np.ndarray | None
+    details: dict[str, object]
+
+
 def proved_certain(
     table: AttackerTableLike, problem: FactoredProblem, posterior: np.ndarray, options: SoundStepOptions | None = None,
 ) -> tuple[np.ndarray, dict[str, object]]:
-    """``posterior`` with every group the fast sound steps of the exact audit prove certain
-    (:func:`ppdm.exact.solve.sound_bounds` over the same rows on whole counts, the estimate as the
-    LP step's interior point) held at its one value, and what they did. Rows with real
-    coefficients (boosting rounds' leaf values) are left out, as the exact audit leaves them: a
-    relaxation, still sound. Rows that are not whole counts, or records that do not meet them,
-    prove nothing here (the estimate stands, ``details`` says why)."""
+    """``posterior`` with every group the fast sound steps of the exact audit prove certain held
+    at its one value (:func:`sound_proof`, the estimate as the LP step's interior point), and
+    what they did."""
+    return hold_proved(posterior, sound_proof(table, problem, posterior, options), table.groups.counts)
+
+
+def sound_proof(
+    table: AttackerTableLike, problem: FactoredProblem, interior: np.ndarray | None = None, options: SoundStepOptions | None = None,
+) -> SoundProof:
+    """The groups × values the fast sound steps of the exact audit prove certain
+    (:func:`ppdm.exact.solve.sound_bounds` over the same rows on whole counts; ``interior``: an
+    estimate as the LP step's interior point, which spares it LPs but proves the same; without
+    one, as before a solve, the step finds one itself). Rows with real coefficients (boosting
+    rounds' leaf values) are left out, as the exact audit leaves them: a relaxation, still
+    sound. Rows that are not whole counts, or records that do not meet them, prove nothing here
+    (``details`` says why)."""
     names = {b.name for b in problem.blocks}
     # as the exact audit: a tree's label rows are implied by its class counts; real rows are not counts
     blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS) and not (b.name == "label" and "class-count" in names)]
     if not blocks:
-        return posterior, {"skipped": "no rows over whole counts"}
+        return SoundProof(None, {"skipped": "no rows over whole counts"})
     options = options or SoundStepOptions()
     limit = options.pairs
     pairs = n_factored_pairs(problem)
     if pairs > limit:
-        return posterior, {"skipped": f"{pairs:,} counts over whole groups, more than the {limit:,} the fast proof takes{' by default' if limit == SoundStepOptions.pairs else ''} (exact=True proves them)"}
+        return SoundProof(None, {"skipped": f"{pairs:,} counts over whole groups, more than the {limit:,} the fast proof takes{' by default' if limit == SoundStepOptions.pairs else ''} (exact=True proves them)"})
     groups = table.groups
     true_type = getattr(table, "true_type", None) if groups.record_weights is None else None  # counted rows: no per-record truth
     start = time.perf_counter()
     try:
         counts, _, truth = factored_counts(problem, groups.counts, groups.group_of_record, true_type, blocks)
-        bounds = sound_bounds(counts, truth, posterior, time_limit=options.lp_seconds)
+        bounds = sound_bounds(counts, truth, interior, time_limit=options.lp_seconds)
     except (MaxEntError, DataError) as why:
-        return posterior, {"skipped": str(why)}
-    certain = bounds.certain & bounds.certain_groups[:, None]
-    held = certain.any(axis=1)
-    before = (posterior.max(axis=1) >= 1.0 - CERTAINTY_TOL)
-    out = np.where(held[:, None], certain.astype(float), posterior)
-    added = held & ~before
-    return out, {
+        return SoundProof(None, {"skipped": str(why)})
+    details: dict[str, object] = {
         "method": bounds.method,
-        "certain_groups": int(held.sum()),
-        "certain_records": int(groups.counts[held].sum()),
-        "added_records": int(groups.counts[added].sum()),
         "seconds": round(time.perf_counter() - start, 4),
         **{k: v for k, v in bounds.stats.items() if k not in ("components", "solves")},
+    }
+    return SoundProof(bounds.certain & bounds.certain_groups[:, None], details)
+
+
+def hold_proved(posterior: np.ndarray, proof: SoundProof, counts: np.ndarray) -> tuple[np.ndarray, dict[str, object]]:
+    """``posterior`` (groups × values) with every group ``proof`` proves certain held at its one
+    value, and what was proved (``counts``: each group's records)."""
+    if proof.certain is None:
+        return posterior, proof.details
+    held = np.asarray(proof.certain.any(axis=1), dtype=bool)
+    before = (posterior.max(axis=1) >= 1.0 - CERTAINTY_TOL)
+    out = np.where(held[:, None], proof.certain.astype(float), posterior)
+    added = held & ~before
+    return out, {
+        "method": proof.details["method"],
+        "certain_groups": int(held.sum()),
+        "certain_records": int(counts[held].sum()),
+        "added_records": int(counts[added].sum()),
+        **{k: v for k, v in proof.details.items() if k != "method"},
     }

@@ -27,7 +27,7 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel, required_threat
 from ppdm.attacks.core.truth import check_truth
-from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details
+from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details, sound_proof
 from ppdm.defaults import FOREST_SECONDS
 from ppdm.errors import InfeasibleError, PpdmError, UninformativeKnowledgeWarning, check_options
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
@@ -74,10 +74,10 @@ class ForestAuditOptions:
     #: as long again as the build spent routing the records through the trees: the baselines
     #: route them once more (100 trees of unlimited depth over 30,162 rows, no bootstrap, a binary
     #: secret: a 22 s build, 10.5 s after the solve, 4.7 s of it routing; the audit had ended at
-    #: 180.2 s for 180 s). The fast sound proof runs after the solve too (over 10,000 rows, the
-    #: six-valued ``relationship``: a 10.1 s build, 2.7 s of it routing, 8 s after the solve, 4 s of
-    #: them the proof; with a share of 0.25 the audit ended at 61.6 s for 60 s).
-    after_share: float = 0.5
+    #: 180.2 s for 180 s). The fast sound proof runs before the solve, which gets what it left
+    #: (after the solve it took 4–5 s the reserve did not cover: 100 trees over 10,000 rows, the
+    #: six-valued ``relationship``, audits ending at 61–62 s for 60 s).
+    after_share: float = 0.25
     #: And this share of the time limit, for a Newton step that runs longer than the one before it
     #: and the checks of the final point (Adult 3k, 100 trees of depth 5, six-valued secret, 60 s:
     #: without it the audit ended 0.3 s late).
@@ -127,7 +127,8 @@ def forest_maxent_attack(
     :data:`FOREST_SECONDS`). An answer that is not optimal (the time limit reached, or zeros
     guessed) keeps only proved certainties (:func:`sound_posterior`); ``details["possible_values"]``
     counts the groups by how many values remain possible. ``prove``: the groups the exact
-    audit's fast sound steps prove certain are certain too (:func:`~ppdm.attacks.models.estimate.proved_certain`;
+    audit's fast sound steps prove certain are certain too (:func:`~ppdm.attacks.models.estimate.sound_proof`,
+    run before the solve so that its time comes out of the solve's;
     ``sound``: their settings).
     """
     start = time.perf_counter()
@@ -141,7 +142,9 @@ def forest_maxent_attack(
         deadline=None if limit is None else start + options.build_share * limit, max_routed=options.max_routed,
     )
     check_truth(problem, types)
-    solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, time.perf_counter() - start, types.route_seconds))
+    built = time.perf_counter() - start
+    proof = sound_proof(types, problem, None, sound) if prove else None  # before the solve, which gets what it left
+    solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, built, types.route_seconds, time.perf_counter() - start - built))
     if solution.status != OPTIMAL and solution.possible.size:
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
@@ -154,7 +157,7 @@ def forest_maxent_attack(
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
-    result = maxent_result(types, threat, solution.marginal, details, problem if prove else None, _proof_within(sound, options, start, types.route_seconds))
+    result = maxent_result(types, threat, solution.marginal, details, proof=proof)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
@@ -174,30 +177,18 @@ def _not_the_optimum(solution: FactoredSolution) -> str:
     )
 
 
-def _after_build(options: ForestAuditOptions, spent: float, routing: float = 0.0) -> ForestAuditOptions:
+def _after_build(options: ForestAuditOptions, spent: float, routing: float = 0.0, proving: float = 0.0) -> ForestAuditOptions:
     """``options`` with the solve's time limit less the ``spent`` seconds of building the problem,
     the share of them kept for the work after the solve (``options.after_share``), the
     ``routing`` seconds the build spent routing the records through the trees (the baselines
-    after the solve route them once more: the model's predictions) and the margin
-    (``options.margin`` of the limit): the audit's deadline covers the whole audit, not the solve
-    alone."""
+    after the solve route them once more: the model's predictions), the ``proving`` seconds the
+    fast sound proof took before it and the margin (``options.margin`` of the limit): the
+    audit's deadline covers the whole audit, not the solve alone."""
     limit = options.solve.time_limit
     if limit is None:
         return options
-    left = max(limit * (1 - options.margin) - spent * (1 + options.after_share) - routing, 0.0)
+    left = max(limit * (1 - options.margin) - spent * (1 + options.after_share) - routing - proving, 0.0)
     return replace(options, solve=replace(options.solve, time_limit=left))
-
-
-def _proof_within(sound: SoundStepOptions | None, options: ForestAuditOptions, start: float, routing: float) -> SoundStepOptions:
-    """The fast proof's settings (``sound``) with its LP step limited to what the audit's time
-    limit leaves after the ``routing`` seconds the baselines will take (what it leaves open
-    stays open: sound)."""
-    sound = SoundStepOptions() if sound is None else sound
-    limit = options.solve.time_limit
-    if limit is None:
-        return sound
-    left = max(start + limit * (1 - options.margin) - time.perf_counter() - routing, 0.0)
-    return replace(sound, lp_seconds=min(sound.lp_seconds, left))
 
 
 def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: float, options: ForestAuditOptions) -> tuple[FactoredSolution, str]:
