@@ -197,3 +197,20 @@ def test_an_incomplete_pool_with_known_non_members_proves_nothing_wrong(seed):
         assert not (result.state == 1).any(), name  # upper bounds alone never prove a member
     with pytest.raises(DataError, match="known non-member"):
         membership_attack(model, pool, truth=truth, complete=False, non_members=known | truth)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_incomplete_pool_is_settled_by_propagation_alone_as_the_brute_force_backbone(seed):
+    """On a pool holding half the members, every count is an upper bound: leaving every candidate
+    out is consistent, and so is any one candidate alone that fits its rows. Propagation then
+    decides all a search could, and the proof says it is settled with no search and no time
+    budget (it once spent its whole 30 s in integer programmes that could prove nothing more)."""
+    frame, member = _tiny(seed, n=24)
+    keep = ~member | (np.random.default_rng(seed).random(len(member)) < 0.5)
+    pool, truth = frame[keep].reset_index(drop=True), member[keep]
+    for name, model in _tiny_models(frame, member):
+        result = membership_attack(model, pool, truth=truth, complete=False, options=MembershipOptions(proof=ProofOptions(time_limit=0.0, search=False)))
+        feasible = feasible_memberships(result.rows)
+        assert result.details["proof_settled"], name
+        np.testing.assert_array_equal(result.state == 1, feasible.min(axis=0) == 1, err_msg=name)
+        np.testing.assert_array_equal(result.state == 0, feasible.max(axis=0) == 0, err_msg=name)

@@ -87,7 +87,7 @@ def prove_membership(rows: MembershipRows, options: ProofOptions | None = None, 
         state[rows.positive_trees < rows.min_drawn] = 0  # drawn by too few bagged trees to be a member
     state = propagate(rows.A, rows.lo, rows.hi, state)
     by_propagation = int((state >= 0).sum())
-    settled = not (state < 0).any()
+    settled = not (state < 0).any() or _down_closed(rows, state)
     deadline = start + options.time_limit
     if not settled and options.time_limit > 0:
         state = _lp_backbone(rows, state, deadline, options.solve_limit)
@@ -123,6 +123,21 @@ def propagate(A: sp.csr_matrix, lo: np.ndarray, hi: np.ndarray, state: np.ndarra
     state[(found.hi == 0) & (state < 0)] = 0
     state[(found.lo == 1) & (state < 0)] = 1
     return state
+
+
+def _down_closed(rows: MembershipRows, state: np.ndarray) -> bool:
+    """Whether propagation has settled every undecided candidate already: the rows over them
+    count members with non-negative coefficients up to a bound, none asks for at least one (an
+    incomplete population's counts are upper bounds), and each candidate alone fits every row.
+    Then no candidate is in every consistent training set (leaving all of them out is one) and
+    each is in one (itself alone), so no search can prove more."""
+    free, _, A, lo, hi, _ = _reduced(rows, state)
+    if not free.size or A.nnz == 0:
+        return True
+    if (A.data < 0).any() or (lo > WHOLE).any() or (hi < -WHOLE).any():
+        return False
+    coo = A.tocoo()
+    return bool((hi[coo.row] - coo.data >= -WHOLE).all())  # one candidate alone fits each of its rows
 
 
 def _reduced(rows: MembershipRows, state: np.ndarray) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:
