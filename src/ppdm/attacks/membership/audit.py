@@ -533,7 +533,7 @@ def with_blackbox(
     if isinstance(options, (pd.DataFrame, str, Path)):  # a model known by its predicted probabilities: the confidence attack
         model, options = read_probabilities(options, len(candidates)), BlackboxOptions(attacks=("confidence",))
     learner = None
-    if is_model(model) and not model.is_regressor and (options is None or isinstance(options, BlackboxOptions)):
+    if is_model(model) and not model.is_regressor and model.split_attributes and (options is None or isinstance(options, BlackboxOptions)):
         model, learner = PublishedClassifier(model), model  # its answers, and shadows by a stand-in learner
     usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not isinstance(model, RuleSet)
     if options is False or not usable or class_known is False:

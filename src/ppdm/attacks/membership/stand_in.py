@@ -32,12 +32,13 @@ __all__ = ["PublishedClassifier", "stand_in_learner"]
 class PublishedClassifier:
     """A published classifier (a :class:`~ppdm.tree.model.Tree` or :class:`~ppdm.tree.forest.Forest`)
     with the two attributes the black-box attacks read: ``predict_proba`` of a table of its
-    inputs and ``classes_``; ``feature_names_in_``: the columns it reads (its attributes)."""
+    inputs and ``classes_``; ``feature_names_in_``: the columns it reads (those it splits on:
+    its answers depend on no other)."""
 
     def __init__(self, model: Tree | Forest) -> None:
         self.model = model
         self.classes_ = np.asarray(model.classes, dtype=object)
-        self.feature_names_in_ = np.asarray(list(model.attributes), dtype=object)
+        self.feature_names_in_ = np.asarray(list(model.split_attributes), dtype=object)
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         return np.asarray(self.model.predict_proba(X), dtype=float)
