@@ -19,6 +19,7 @@ import pandas as pd
 from ppdm.attacks.membership.mia_confidence import true_class_confidence
 from ppdm.attacks.membership.shadow_cache import load_shadows, save_shadows, shadow_key
 from ppdm.errors import PpdmError
+from ppdm.progress import report
 
 __all__ = ["ShadowTable", "keep_matrix", "shadow_confidences"]
 
@@ -54,6 +55,7 @@ def _fit_all(estimator: Any, X: pd.DataFrame | np.ndarray, y: np.ndarray, inside
 
     out = np.empty(inside.shape, dtype=float)
     for k, held in enumerate(inside):
+        report("membership: fitting the shadow models", k, len(inside), "shadow models")
         model = clone(estimator)
         try:
             model.fit(_rows(X, held), y[held])
