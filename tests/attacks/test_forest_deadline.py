@@ -83,6 +83,7 @@ def test_the_solve_gets_the_limit_less_the_build_and_its_share_for_the_work_afte
     assert _after_build(options, 20.0).solve.time_limit == pytest.approx(33.8)  # 60 - 1.2 - 20 - 5
     assert _after_build(options, 50.0).solve.time_limit == 0.0  # never negative
     assert _after_build(options, 20.0, 4.0).solve.time_limit == pytest.approx(29.8)  # and one more routing of the records
+    assert _after_build(options, 20.0, 4.0, 5.0).solve.time_limit == pytest.approx(24.8)  # and the fast proof made before it
     assert _after_build(ForestAuditOptions(solve=ForestSolveOptions(time_limit=None)), 20.0).solve.time_limit is None
     with pytest.raises(ppdm.PpdmError, match="after_share"):
         ForestAuditOptions(after_share=-1)
@@ -115,3 +116,31 @@ def test_the_build_stops_reading_trees_at_its_deadline_and_says_so(numeric_fores
     certain = est.certain_groups[est.groups.group_of_record]
     assert (est.predicted()[certain] == truth[certain]).all()
     assert "1 trees read, 9 not read within the time limit" in not_judged(est.summary())
+
+
+def test_the_fast_proof_runs_before_the_solve_and_its_time_comes_out_of_the_solve_s(numeric_forest):
+    """Propagation needs no estimate, so it runs first: the solve's limit, as its progress reports
+    it, is the audit's less the build and the proof. The LP step, which proves more with the
+    estimate as its interior point, runs after over the small components only; the two passes
+    prove what one pass after the solve proves."""
+    from ppdm.attacks.models.estimate import hold_proved, sound_proof, with_lp
+    from ppdm.maxent.constraints.forest_constraints import forest_type_problem
+    from ppdm.maxent.constraints.tree_constraints import Knowledge
+    from ppdm.maxent.solvers.forest_solve import solve_forest
+
+    model, df = numeric_forest
+    known = [c for c in [*COLUMNS, "income"] if c != "relationship"]
+    seen = []
+    audit = ppdm.audit(model, df, ppdm.ThreatModel(sensitive="relationship", known=known), time_limit=60, solver_progress=seen.append)
+    steps = audit.estimate.details["sound_steps"]
+    assert steps["method"] == "propagation+lp" and steps["certain_records"] > 0
+    assert max(p.time_limit for p in seen) <= 60 * 0.98 - steps["propagation_seconds"]
+    problem, types = forest_type_problem(model, df, known, "relationship", Knowledge(rate=True))
+    estimate = solve_forest(problem, feasible=types.truth()).marginal
+    first = sound_proof(types, problem, lp=False)
+    two = with_lp(first, estimate)
+    one = sound_proof(types, problem, estimate)
+    assert first.details["method"] == "propagation" and (first.certain <= two.certain).all()
+    assert (two.certain == one.certain).all()
+    held, said = hold_proved(estimate, two, types.groups.counts)
+    assert (held[two.certain.any(axis=1)].max(axis=1) == 1.0).all() and said["certain_groups"] == int(two.certain.any(axis=1).sum())

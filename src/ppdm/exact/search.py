@@ -223,7 +223,7 @@ def search_bounds(
 
 def sound_steps(
     problem: CountProblem, truth: np.ndarray | None = None, interior: np.ndarray | None = None, options: SearchOptions | None = None,
-    lp_nonzeros: int | None = None, time_limit: float | None = None,
+    lp_nonzeros: int | None = None, time_limit: float | None = None, small_only: bool = False,
 ) -> ExactBounds:
     """What the search's stages that need no integer solve prove: integer bound propagation
     (:func:`_propagated`) and, on components of at most ``lp_nonzeros`` row entries (``None``:
@@ -232,7 +232,9 @@ def sound_steps(
     Every bound proved holds in every consistent dataset, so a value proved certain here is
     certain. Only the proved ends (``min_lo``, ``max_hi``) are claims: ``min_hi`` and ``max_lo``
     are what ``truth`` shows (the real records' counts), the trivial bounds without it.
-    ``time_limit``: seconds for the LP step (what it leaves open stays open)."""
+    ``time_limit``: seconds for the LP step (what it leaves open stays open). ``small_only``: the
+    components the LP step takes alone (the others keep their trivial bounds: a second pass after
+    one with ``lp_nonzeros=0``, when an estimate has come to be the interior point)."""
     options = SearchOptions() if options is None else options
     start = time.perf_counter()
     bounds = ExactBounds.trivial(problem.sizes, problem.possible_labels())
@@ -244,16 +246,19 @@ def sound_steps(
     deadline = None if time_limit is None else start + time_limit
     n, comp = components(problem)
     seconds = {"propagation": 0.0, "lp": 0.0}
-    largest = 0
+    largest, smallest = 0, 0
     for part in _parts(problem, comp, n):
         if not part.rows:
             continue  # the trivial bounds are all the rows say
+        nnz = sum(r[0].nnz for r in part.rows)
+        if small_only and lp_nonzeros is not None and nnz > lp_nonzeros:
+            continue
         stats.components += 1
+        smallest = nnz if stats.components == 1 else min(smallest, nnz)
         s = _Search(problem, part, bounds, deadline, options, stats)
         begin = time.perf_counter()
         _propagated(s)
         seconds["propagation"] += time.perf_counter() - begin
-        nnz = sum(r[0].nnz for r in part.rows)
         largest = max(largest, nnz)
         if (lp_nonzeros is None or nnz <= lp_nonzeros) and _candidates(bounds, part, certain=True).any():
             begin = time.perf_counter()
@@ -261,7 +266,7 @@ def sound_steps(
             seconds["lp"] += time.perf_counter() - begin
     bounds.method = "propagation+lp"
     bounds.seconds = time.perf_counter() - start
-    bounds.stats = stats.as_dict() | {f"{k}_seconds": round(v, 4) for k, v in seconds.items()} | {"largest_component_nonzeros": largest}
+    bounds.stats = stats.as_dict() | {f"{k}_seconds": round(v, 4) for k, v in seconds.items()} | {"largest_component_nonzeros": largest, "smallest_component_nonzeros": smallest}
     bounds.tighten()
     return bounds
 

@@ -74,13 +74,14 @@ SOUND_LP_SECONDS = 10.0
 
 def sound_bounds(
     problem: CountProblem, truth: np.ndarray | None = None, interior: np.ndarray | None = None, options: SearchOptions | None = None,
-    lp_nonzeros: int | None = SOUND_LP_NONZEROS, time_limit: float | None = SOUND_LP_SECONDS,
+    lp_nonzeros: int | None = SOUND_LP_NONZEROS, time_limit: float | None = SOUND_LP_SECONDS, small_only: bool = False,
 ) -> ExactBounds:
     """The certainties and impossible values the exact audit's fast sound steps prove, without
     its integer search: interchangeable groups merged, integer bound propagation over the counts,
     and the LP relaxation asked about the counts ``interior`` (a maximum-entropy estimate, groups
     × labels) holds at an end, on components of at most ``lp_nonzeros`` row entries, within
-    ``time_limit`` seconds (:func:`ppdm.exact.search.sound_steps`). What it proves certain, the
+    ``time_limit`` seconds (:func:`ppdm.exact.search.sound_steps`; ``small_only``: those components
+    alone). What it proves certain, the
     full search proves too; the search may prove more. Only ``min_lo`` and ``max_hi`` are proved
     (``certain``, ``impossible``); ``min_hi`` and ``max_lo`` are what ``truth`` shows."""
     start = time.perf_counter()
@@ -89,7 +90,7 @@ def sound_bounds(
     first[class_of[::-1]] = np.arange(len(class_of))[::-1]
     inner = None if interior is None else np.asarray(interior)[first]
     options = replace(options if options is not None else SearchOptions(), lp_reserve=0.0)  # HiGHS's simplex keeps its time limit
-    bounds = member_bounds(sound_steps(merged, class_truth, inner, options, lp_nonzeros, time_limit), class_of, problem.sizes)
+    bounds = member_bounds(sound_steps(merged, class_truth, inner, options, lp_nonzeros, time_limit, small_only), class_of, problem.sizes)
     bounds.method = "propagation+lp"
     bounds.seconds = time.perf_counter() - start
     bounds.tighten()

@@ -27,7 +27,7 @@ from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, MaxEntError, check_options
 from ppdm.exact.build import factored_counts, n_factored_pairs
-from ppdm.exact.solve import SOUND_LP_SECONDS, sound_bounds
+from ppdm.exact.solve import SOUND_LP_NONZEROS, SOUND_LP_SECONDS, sound_bounds
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.rows.problem import MaxEntProblem
@@ -150,6 +150,9 @@ class SoundProof:
 
     certain: np.ndarray | None
     details: dict[str, object]
+    #: the count problem and the records' truth it was proved over (for :func:`with_lp`)
+    counts: Any = None
+    truth: Any = None
 
 
 def proved_certain(
@@ -163,14 +166,16 @@ def proved_certain(
 
 def sound_proof(
     table: AttackerTableLike, problem: FactoredProblem, interior: np.ndarray | None = None, options: SoundStepOptions | None = None,
+    *, lp: bool = True,
 ) -> SoundProof:
     """The groups × values the fast sound steps of the exact audit prove certain
     (:func:`ppdm.exact.solve.sound_bounds` over the same rows on whole counts; ``interior``: an
-    estimate as the LP step's interior point, which spares it LPs but proves the same; without
-    one, as before a solve, the step finds one itself). Rows with real coefficients (boosting
-    rounds' leaf values) are left out, as the exact audit leaves them: a relaxation, still
-    sound. Rows that are not whole counts, or records that do not meet them, prove nothing here
-    (``details`` says why)."""
+    estimate as the LP step's interior point). ``lp=False``: propagation alone, which needs no
+    estimate (before a solve; :func:`with_lp` adds the LP step after it: without an interior
+    point the LP step proves less, 254 against 267 certainties on a 600-row Adult forest). Rows
+    with real coefficients (boosting rounds' leaf values) are left out, as the exact audit leaves
+    them: a relaxation, still sound. Rows that are not whole counts, or records that do not meet
+    them, prove nothing here (``details`` says why)."""
     names = {b.name for b in problem.blocks}
     # as the exact audit: a tree's label rows are implied by its class counts; real rows are not counts
     blocks = [b for b in problem.blocks if not b.name.startswith(REAL_ROWS) and not (b.name == "label" and "class-count" in names)]
@@ -186,15 +191,37 @@ def sound_proof(
     start = time.perf_counter()
     try:
         counts, _, truth = factored_counts(problem, groups.counts, groups.group_of_record, true_type, blocks)
-        bounds = sound_bounds(counts, truth, interior, time_limit=options.lp_seconds)
+        bounds = sound_bounds(counts, truth, interior, lp_nonzeros=SOUND_LP_NONZEROS if lp else 0, time_limit=options.lp_seconds)
     except (MaxEntError, DataError) as why:
         return SoundProof(None, {"skipped": str(why)})
     details: dict[str, object] = {
-        "method": bounds.method,
+        "method": bounds.method if lp else "propagation",
         "seconds": round(time.perf_counter() - start, 4),
         **{k: v for k, v in bounds.stats.items() if k not in ("components", "solves")},
     }
-    return SoundProof(bounds.certain & bounds.certain_groups[:, None], details)
+    return SoundProof(bounds.certain & bounds.certain_groups[:, None], details, counts, truth)
+
+
+def with_lp(proof: SoundProof, interior: np.ndarray, lp_seconds: float = SOUND_LP_SECONDS) -> SoundProof:
+    """``proof`` (propagation alone, :func:`sound_proof` with ``lp=False``) with the LP step over
+    the components it takes (at most :data:`~ppdm.exact.solve.SOUND_LP_NONZEROS` entries: the
+    small ones, so the second pass is short), ``interior`` (the estimate) its interior point,
+    within ``lp_seconds``: what the one pass after the solve proves, the propagation of the large
+    components done before it."""
+    if proof.certain is None or proof.counts is None or int(proof.details.get("smallest_component_nonzeros", 0)) > SOUND_LP_NONZEROS:  # type: ignore[call-overload]
+        return SoundProof(proof.certain, {**proof.details, "method": "propagation+lp"}, proof.counts, proof.truth) if proof.certain is not None else proof
+    start = time.perf_counter()
+    try:
+        bounds = sound_bounds(proof.counts, proof.truth, interior, time_limit=lp_seconds, small_only=True)
+    except (MaxEntError, DataError) as why:
+        return SoundProof(proof.certain, {**proof.details, "lp_skipped": str(why)}, proof.counts, proof.truth)
+    details = dict(proof.details)
+    details.update({
+        "method": "propagation+lp",
+        "seconds": round(float(proof.details["seconds"]) + time.perf_counter() - start, 4),  # type: ignore[arg-type]
+        **{k: v for k, v in bounds.stats.items() if k.startswith("lp") or k == "proved_by_lp"},
+    })
+    return SoundProof(proof.certain | (bounds.certain & bounds.certain_groups[:, None]), details, proof.counts, proof.truth)
 
 
 def hold_proved(posterior: np.ndarray, proof: SoundProof, counts: np.ndarray) -> tuple[np.ndarray, dict[str, object]]:

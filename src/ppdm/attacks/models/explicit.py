@@ -27,7 +27,7 @@ from ppdm.attacks.core.result import AttackResult
 from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel, required_threat
 from ppdm.attacks.core.truth import check_truth
-from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details, sound_proof
+from ppdm.attacks.models.estimate import SoundStepOptions, maxent_result, solve_details, sound_proof, with_lp
 from ppdm.defaults import FOREST_SECONDS
 from ppdm.errors import InfeasibleError, PpdmError, UninformativeKnowledgeWarning, check_options
 from ppdm.maxent.constraints.boosting_rows import REAL_ROWS
@@ -143,7 +143,7 @@ def forest_maxent_attack(
     )
     check_truth(problem, types)
     built = time.perf_counter() - start
-    proof = sound_proof(types, problem, None, sound) if prove else None  # before the solve, which gets what it left
+    proof = sound_proof(types, problem, None, sound, lp=False) if prove else None  # before the solve, which gets what it left
     solution, relaxed = _solve_with_real_rows(problem, types, tol, _after_build(options, built, types.route_seconds, time.perf_counter() - start - built))
     if solution.status != OPTIMAL and solution.possible.size:
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
@@ -157,6 +157,8 @@ def forest_maxent_attack(
     if not problem.blocks:
         warnings.warn(UNINFORMATIVE, UninformativeKnowledgeWarning, stacklevel=3)
         details["note"] = UNINFORMATIVE + (f"; {details['note']}" if details.get("note") else "")
+    if proof is not None:  # the LP step over the small components, the estimate its interior point
+        proof = with_lp(proof, solution.marginal, _lp_seconds(sound, options, start, types.route_seconds))
     result = maxent_result(types, threat, solution.marginal, details, proof=proof)
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
@@ -189,6 +191,14 @@ def _after_build(options: ForestAuditOptions, spent: float, routing: float = 0.0
         return options
     left = max(limit * (1 - options.margin) - spent * (1 + options.after_share) - routing - proving, 0.0)
     return replace(options, solve=replace(options.solve, time_limit=left))
+
+
+def _lp_seconds(sound: SoundStepOptions | None, options: ForestAuditOptions, start: float, routing: float) -> float:
+    """The proof's LP step's time limit: its own, within what the audit's time limit leaves after
+    the ``routing`` seconds the baselines will take (what it leaves open stays open: sound)."""
+    own = (sound or SoundStepOptions()).lp_seconds
+    limit = options.solve.time_limit
+    return own if limit is None else min(own, max(start + limit * (1 - options.margin) - time.perf_counter() - routing, 0.0))
 
 
 def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: float, options: ForestAuditOptions) -> tuple[FactoredSolution, str]:
