@@ -131,13 +131,16 @@ def _down_closed(rows: MembershipRows, state: np.ndarray) -> bool:
     incomplete population's counts are upper bounds), and each candidate alone fits every row.
     Then no candidate is in every consistent training set (leaving all of them out is one) and
     each is in one (itself alone), so no search can prove more."""
-    free, _, A, lo, hi, _ = _reduced(rows, state)
-    if not free.size or A.nnz == 0:
+    free = state < 0
+    A = rows.A[:, free].tocoo()  # over the candidates themselves: their patterns are not needed here
+    if A.nnz == 0:
         return True
-    if (A.data < 0).any() or (lo > WHOLE).any() or (hi < -WHOLE).any():
+    shift = rows.A @ (state == 1).astype(float)
+    live = np.unique(A.row)
+    lo, hi = rows.lo - shift, rows.hi - shift
+    if (A.data < 0).any() or (lo[live] > WHOLE).any() or (hi[live] < -WHOLE).any():
         return False
-    coo = A.tocoo()
-    return bool((hi[coo.row] - coo.data >= -WHOLE).all())  # one candidate alone fits each of its rows
+    return bool((hi[A.row] - A.data >= -WHOLE).all())  # one candidate alone fits each of its rows
 
 
 def _reduced(rows: MembershipRows, state: np.ndarray) -> tuple[np.ndarray, np.ndarray, sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:

@@ -532,9 +532,9 @@ def with_blackbox(
 
     if isinstance(options, (pd.DataFrame, str, Path)):  # a model known by its predicted probabilities: the confidence attack
         model, options = read_probabilities(options, len(candidates)), BlackboxOptions(attacks=("confidence",))
-    learner = None
+    published = None  # a model read as trees: its answers, and shadows by a stand-in learner
     if is_model(model) and not model.is_regressor and model.split_attributes and (options is None or isinstance(options, BlackboxOptions)):
-        model, learner = PublishedClassifier(model), model  # its answers, and shadows by a stand-in learner
+        model, published = PublishedClassifier(model), model
     usable = hasattr(model, "predict_proba") and hasattr(model, "classes_") and not isinstance(model, RuleSet)
     if options is False or not usable or class_known is False:
         if result is None:
@@ -552,10 +552,10 @@ def with_blackbox(
             raise DataError(f"the reference people lack column {lacking[0]!r}, which the black-box attacks read")
         ref_X, ref_y = reference[list(X.columns)], reference[klass].to_numpy()
     said = None
-    if learner is not None:
+    if published is not None:
         options = options or BlackboxOptions()
         if options.learner is None:
-            stand_in, said = stand_in_learner(learner, X)
+            stand_in, said = stand_in_learner(published, X)
             options = replace(options, learner=stand_in)
     found = blackbox_membership(model, X, candidates[klass].to_numpy(), reference=ref_X, reference_labels=ref_y, truth=bits, options=options)
     if said is not None:

@@ -17,8 +17,8 @@ word alone.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, replace
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -153,6 +153,8 @@ class SoundProof:
     #: the count problem and the records' truth it was proved over (for :func:`with_lp`)
     counts: Any = None
     truth: Any = None
+    #: whether a component is small enough for the LP step (:data:`~ppdm.exact.solve.SOUND_LP_NONZEROS`)
+    small_parts: bool = True
 
 
 def proved_certain(
@@ -199,7 +201,8 @@ def sound_proof(
         "seconds": round(time.perf_counter() - start, 4),
         **{k: v for k, v in bounds.stats.items() if k not in ("components", "solves")},
     }
-    return SoundProof(bounds.certain & bounds.certain_groups[:, None], details, counts, truth)
+    small = int(bounds.stats.get("smallest_component_nonzeros", 0)) <= SOUND_LP_NONZEROS
+    return SoundProof(bounds.certain & bounds.certain_groups[:, None], details, counts, truth, small)
 
 
 def with_lp(proof: SoundProof, interior: np.ndarray, lp_seconds: float = SOUND_LP_SECONDS) -> SoundProof:
@@ -208,20 +211,22 @@ def with_lp(proof: SoundProof, interior: np.ndarray, lp_seconds: float = SOUND_L
     small ones, so the second pass is short), ``interior`` (the estimate) its interior point,
     within ``lp_seconds``: what the one pass after the solve proves, the propagation of the large
     components done before it."""
-    if proof.certain is None or proof.counts is None or int(proof.details.get("smallest_component_nonzeros", 0)) > SOUND_LP_NONZEROS:  # type: ignore[call-overload]
-        return SoundProof(proof.certain, {**proof.details, "method": "propagation+lp"}, proof.counts, proof.truth) if proof.certain is not None else proof
+    if proof.certain is None or proof.counts is None:
+        return proof
+    if not proof.small_parts:  # no component the LP step takes: the propagation was the whole proof
+        return replace(proof, details={**proof.details, "method": "propagation+lp"})
     start = time.perf_counter()
     try:
         bounds = sound_bounds(proof.counts, proof.truth, interior, time_limit=lp_seconds, small_only=True)
     except (MaxEntError, DataError) as why:
-        return SoundProof(proof.certain, {**proof.details, "lp_skipped": str(why)}, proof.counts, proof.truth)
-    details = dict(proof.details)
-    details.update({
+        return replace(proof, details={**proof.details, "lp_skipped": str(why)})
+    details = {
+        **proof.details,
         "method": "propagation+lp",
-        "seconds": round(float(proof.details["seconds"]) + time.perf_counter() - start, 4),  # type: ignore[arg-type]
+        "seconds": round(cast(float, proof.details["seconds"]) + time.perf_counter() - start, 4),
         **{k: v for k, v in bounds.stats.items() if k.startswith("lp") or k == "proved_by_lp"},
-    })
-    return SoundProof(proof.certain | (bounds.certain & bounds.certain_groups[:, None]), details, proof.counts, proof.truth)
+    }
+    return replace(proof, certain=proof.certain | (bounds.certain & bounds.certain_groups[:, None]), details=details)
 
 
 def hold_proved(posterior: np.ndarray, proof: SoundProof, counts: np.ndarray) -> tuple[np.ndarray, dict[str, object]]:
