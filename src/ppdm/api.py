@@ -345,6 +345,7 @@ def audit(
     member_column: str | None = "member",
     member_ids: Any = None,
     id_column: str | None = None,
+    non_members: str | Sequence[bool] | np.ndarray | None = None,
     class_known: bool | None = None,
     exact: bool = False,
     estimate: bool = True,
@@ -402,7 +403,10 @@ def audit(
     the class): the membership audit (:func:`ppdm.attacks.membership.audit.membership_attack`) replaces
     the audit of the sensitive value, in ``Audit.membership``; ``model`` may then be a published
     rule set. Its truth: the boolean ``member_column``, or ``member_ids`` matched against the
-    population's ``id_column`` (:func:`~ppdm.attacks.membership.audit.members_by_id`). A fitted
+    population's ``id_column`` (:func:`~ppdm.attacks.membership.audit.members_by_id`).
+    ``non_members``: the candidates the attacker knows are no training record (the name of a
+    true/false column of the population, or one boolean per candidate): each published count then
+    bounds the members among the others (:func:`~ppdm.attacks.membership.audit.membership_attack`). A fitted
     classifier (any scikit-learn one), or a tree model read from its file (the shadow models then
     fitted by a stand-in learner of its family and size, :mod:`ppdm.attacks.membership.stand_in`),
     also meets the black-box attacks, the strongest reported
@@ -431,7 +435,7 @@ def audit(
         target, rules = with_policy(how.policy, target, membership is not None)
         found = run(
             model, data, threat, how, hearing(progress, solver_progress, exact_progress), membership=membership, member_column=member_column,
-            member_ids=member_ids, id_column=id_column, class_known=class_known, class_attribute=class_attribute, sample=sample, trees=trees,
+            member_ids=member_ids, id_column=id_column, non_members=non_members, class_known=class_known, class_attribute=class_attribute, sample=sample, trees=trees,
             reference=reference, holdout=holdout, client=client, tolerance=tolerance, domain=domain, target=target,
         )  # fmt: skip
     done = _targeted(_viewed(found), target)

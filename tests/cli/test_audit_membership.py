@@ -130,3 +130,62 @@ def test_a_population_missing_training_records_is_declared_with_sample(run, file
     page = (tmp_path / "half.html").read_text()  # not "N of them training records": only some are among them
     assert "some of the " in page and "of them training records by the model" not in page
     assert ppdm.audit(str(files / "forest.json"), membership=str(tmp_path / "half.csv"), sample=True).summary()["wrong_proved_members"] == 0
+
+
+def _with_known(files, sample_share: float = 0.5):
+    """The candidates with half the members kept and a column of the non-members the attacker knows."""
+    frame = pd.read_csv(files / "candidates.csv")
+    rng = np.random.default_rng(5)
+    keep = ~frame["member"] | (rng.random(len(frame)) < sample_share)
+    pool = frame[keep].reset_index(drop=True)
+    pool["known_out"] = ~pool["member"] & (rng.random(len(pool)) < 0.5)
+    return pool
+
+
+def test_known_non_members_reach_the_audit(files):
+    """``ppdm.audit(..., non_members=COLUMN)`` reads the attacker's known non-members as
+    ``membership_attack(non_members=...)`` does: each is a proved non-member, no proof is wrong,
+    and the column is no model input (the audit of the same pool without it proves fewer)."""
+    from ppdm.attacks.membership.audit import membership_attack
+
+    pool = _with_known(files)
+    known = pool["known_out"].to_numpy(bool)
+    done = ppdm.audit(files / "forest.json", membership=pool, non_members="known_out", sample=True, blackbox=False)
+    s = done.membership.summary()
+    assert (done.membership.state[known] == 0).all()
+    assert s["wrong_proved_members"] == 0 and s["wrong_proved_non_members"] == 0
+    assert s["known_non_members"] == int(known.sum()) > 0
+    direct = membership_attack(ppdm.load_model(files / "forest.json"), pool.drop(columns="known_out"), truth="member", complete=False, non_members=known)
+    np.testing.assert_array_equal(done.membership.state, direct.state)
+    without = ppdm.audit(files / "forest.json", membership=pool.drop(columns="known_out"), sample=True, blackbox=False)
+    assert (without.membership.state == 0).sum() < (done.membership.state == 0).sum()
+    as_values = ppdm.audit(files / "forest.json", membership=pool.drop(columns="known_out"), non_members=known, sample=True, blackbox=False)
+    np.testing.assert_array_equal(as_values.membership.state, done.membership.state)
+
+
+def test_known_non_members_bad_input(files):
+    pool = _with_known(files)
+    with pytest.raises(DataError, match="no non-member column 'gone'"):
+        ppdm.audit(files / "forest.json", membership=pool, non_members="gone", sample=True, blackbox=False)
+    with pytest.raises(DataError, match="known non-member"):  # a known non-member the truth calls a member
+        ppdm.audit(files / "forest.json", membership=pool.assign(known_out=pool["member"]), non_members="known_out", sample=True, blackbox=False)
+    with pytest.raises(DataError, match="'maybe' is not a membership flag"):
+        ppdm.audit(files / "forest.json", membership=pool.assign(known_out="maybe"), non_members="known_out", sample=True, blackbox=False)
+    with pytest.raises(PpdmError, match="the truth's column"):
+        ppdm.audit(files / "forest.json", membership=pool, non_members="member", sample=True, blackbox=False)
+    with pytest.raises(PpdmError, match="add membership="):
+        ppdm.audit(files / "forest.json", pool, non_members="known_out")
+
+
+def test_cli_known_non_members(run, files, tmp_path):
+    _with_known(files).to_csv(tmp_path / "pool.csv", index=False)
+    out = tmp_path / "m.json"
+    args = ["audit", "--membership", "--model", files / "forest.json", "--population", tmp_path / "pool.csv", "--sample"]
+    result = run(*args, "--non-member-column", "known_out", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["membership"]["known_non_members"] > 0
+    assert "known to the attacker as non-members: " in result.output
+    bad = run(*args, "--non-member-column", "nowhere")
+    assert bad.exit_code == 2 and "no non-member column 'nowhere'" in bad.output
+    stray = run("audit", "--model", files / "forest.json", "--data", tmp_path / "pool.csv", "--non-member-column", "known_out")
+    assert stray.exit_code == 2 and "add --membership" in stray.output

@@ -233,6 +233,10 @@ def _train_for_audit(
     help="With --member-ids: the population's column of identifiers (e.g. ID).",
 )
 @click.option(
+    "--non-member-column",
+    help="With --membership: the population's true/false column of the candidates the attacker knows were no training record (each published count then bounds the members among the others).",
+)
+@click.option(
     "--scores",
     type=click.Path(path_type=Path),
     help="With --membership: CSV of the model's predicted probabilities per candidate (one column per class, rows in --population's order): the confidence attack on them too; --model may then be left out (a model known by its probabilities only; give --class).",
@@ -317,6 +321,7 @@ def audit_command(
     member_column: str,
     member_ids: Path | None,
     id_column: str | None,
+    non_member_column: str | None,
     scores: Path | None,
     tolerance: float | None,
     domain: str | None,
@@ -337,13 +342,14 @@ def audit_command(
     if membership or population is not None:
         if method != "auto":
             raise PpdmError(f"--method {method} chooses an attribute's estimate: a membership audit has its own (leave --method out)")
-        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "sample": sample, **({"blackbox": scores} if scores else {})}
+        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "non_members": non_member_column, "sample": sample}
+        truth.update({"blackbox": scores} if scores else {})
         _membership_command(
             membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit,
             quiet, out, finish,
         )  # fmt: skip
         return
-    _check_not_membership(scores, member_ids, id_column)
+    _check_not_membership(scores, member_ids, id_column, non_member_column)
     if report_out is not None:
         check_report_outputs(report_out, None, None, out, tree_file, data, threat_file, record_out)
     _check_runs(exact, estimate, exact_time_limit, internal, backend)
@@ -647,9 +653,11 @@ def _progress(shown: bool | None, quiet: bool) -> Printer | bool:
     return Printer(quiet=0.0, every=PROGRESS_EVERY)
 
 
-def _check_not_membership(scores: Path | None, member_ids: Path | None, id_column: str | None) -> None:
+def _check_not_membership(scores: Path | None, member_ids: Path | None, id_column: str | None, non_member_column: str | None) -> None:
     """Refuse a membership audit's options on an attribute audit, naming what to add."""
     if scores is not None:
         raise PpdmError("--scores gives a membership audit the model's predicted probabilities: add --membership --population CANDIDATES.csv")
     if member_ids is not None or id_column is not None:
         raise PpdmError("--member-ids and --id-column give a membership audit's truth: add --membership --population CANDIDATES.csv")
+    if non_member_column is not None:
+        raise PpdmError("--non-member-column names a membership audit's known non-members: add --membership --population CANDIDATES.csv")

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.threat import ThreatModel
-from ppdm.attacks.membership.audit import MembershipOptions, members_by_id, membership_attack, with_blackbox
+from ppdm.attacks.membership.audit import MembershipOptions, flags, members_by_id, membership_attack, with_blackbox
 from ppdm.errors import DataError, ModelImportError, PpdmError, advising
 from ppdm.pipeline.findings import Findings
 from ppdm.pipeline.read import as_model, as_rules, as_table
@@ -18,17 +18,38 @@ from ppdm.pipeline.read import as_model, as_rules, as_table
 
 @dataclass
 class Population:
-    """The candidates of a membership audit, the truth when known and where it came from."""
+    """The candidates of a membership audit, the truth when known and where it came from, and the
+    candidates the attacker knows are no training record (``non_members``, one boolean each)."""
 
     table: pd.DataFrame
     truth: str | np.ndarray | None
     hidden: list[str]
     details: dict[str, Any]
+    non_members: np.ndarray | None = None
 
 
-def membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None) -> Population:
-    """The population and its truth: a member column, or the training rows' identifiers."""
+def membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None, non_members: Any = None) -> Population:
+    """The population and its truth: a member column, or the training rows' identifiers; with the
+    candidates the attacker knows are non-members (``non_members``: the name of a true/false column
+    of the population, left out of the candidates' inputs, or one boolean per candidate)."""
     table = as_table(population)
+    known = known_non_members(table, non_members, member_column)
+    found = _truth_of(table, member_column, member_ids, id_column)
+    if isinstance(non_members, str):
+        found.hidden.append(non_members)
+    found.non_members = known
+    return found
+
+
+def known_non_members(table: pd.DataFrame, non_members: Any, member_column: str | None) -> np.ndarray | None:
+    """``non_members`` read as one boolean per candidate (a column of ``table`` or the values given)."""
+    if isinstance(non_members, str) and non_members == member_column:
+        raise PpdmError(f"non_members={non_members!r} is the truth's column: name the column of the candidates the attacker knows are non-members")
+    return flags(table, non_members, "non-member")
+
+
+def _truth_of(table: pd.DataFrame, member_column: str | None, member_ids: Any, id_column: str | None) -> Population:
+    """The population and its truth (see :func:`membership_truth`)."""
     column = member_column if member_column is not None and member_column in table.columns else None
     if member_ids is None:
         if id_column is not None:
@@ -84,10 +105,14 @@ def membership_audit(
     if estimate_seconds is not None:
         options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
     audited = table if isinstance(truth, str) else candidates  # a truth column is read by name; identifiers are not the attacker's
-    result = None if published is None else membership_attack(published, audited, class_known=class_known, truth=truth, complete=not sample, options=options)
+    result = None if published is None else membership_attack(
+        published, audited, class_known=class_known, truth=truth, complete=not sample, options=options, non_members=population.non_members,
+    )
     klass = class_attribute or getattr(published, "class_attribute", None)
     ref = as_table(reference) if reference is not None else None
     result = with_blackbox(result, model, audited, truth, class_attribute=klass, class_known=class_known, reference=ref, options=blackbox)
     result.details.update(population.details)
+    if population.non_members is not None:
+        result.details["known_non_members"] = int(population.non_members.sum())
     return Findings(published if published is not None else model, ThreatModel(), table, membership=result)
 

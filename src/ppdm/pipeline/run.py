@@ -32,7 +32,7 @@ __all__ = ["attribute_audit", "run"]
 
 def run(
     model: Any, data: Any, threat: Any, how: AuditOptions, hear: Hearing, *, membership: Any = None, member_column: str | None = "member",
-    member_ids: Any = None, id_column: str | None = None, class_known: bool | None = None, class_attribute: str | None = None, sample: bool = False,
+    member_ids: Any = None, id_column: str | None = None, non_members: Any = None, class_known: bool | None = None, class_attribute: str | None = None, sample: bool = False,
     trees: Any = None, reference: Any = None, holdout: Any = None, client: Any = None, tolerance: float = 0.0, domain: Sequence[float] | None = None,
     target: Target | str | None = None,
 ) -> Findings:
@@ -44,12 +44,12 @@ def run(
     if membership is not None:
         if how.method != "auto":
             raise PpdmError(f"method={how.method!r} chooses an attribute's estimate: a membership audit has its own (leave method='auto')")
-        truth = membership_truth(membership, member_column, member_ids, id_column)
+        truth = membership_truth(membership, member_column, member_ids, id_column, non_members)
         members = membership_audit(model, data, truth, class_known, class_attribute, how.exact_time_limit, how.time_limit, sample, reference, how.blackbox)
         members.sources = sources
         return members
-    if member_ids is not None or id_column is not None:
-        raise PpdmError("member_ids= and id_column= give a membership audit's truth: add membership=, the population of candidates")
+    if member_ids is not None or id_column is not None or non_members is not None:
+        raise PpdmError("member_ids=, id_column= and non_members= describe a membership audit's candidates: add membership=, the population of candidates")
     if data is None:
         raise DataError("data must be the training table (a pandas DataFrame or a CSV path), got NoneType; or give membership=, a population of candidates")
     check_steps(how)

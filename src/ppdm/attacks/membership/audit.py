@@ -211,7 +211,7 @@ class MembershipResult:
             out["baseline_member_share"] = float(self.truth.mean())
             out["wrong_proved_members"] = int(((self.state == 1) & ~self.truth).sum())
             out["wrong_proved_non_members"] = int(((self.state == 0) & self.truth).sum())
-        out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "trees_used", "note", "seconds", "proof_settled", "max_violation", "white_box")})
+        out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "known_non_members", "trees_used", "note", "seconds", "proof_settled", "max_violation", "white_box")})
         if self.blackbox is not None:
             out["blackbox"] = {k: v for k, v in self.blackbox.details.items() if k != "seed"}
         out["scope"] = scope_of(self.details, self.n_candidates).to_json()  # what was read, once (:mod:`ppdm.attacks.core.scope`)
@@ -225,7 +225,8 @@ class MembershipResult:
             f"membership audit of {s['candidates']:,} candidates ({published}); {s['threat']}",
             (Scope.from_json(s["scope"]).line().strip() + f" Counts read: {s['trees_used']}.") if self.white_box else "no published count read: the black-box attacks alone.",
             f"proved members: {s['proved_members']:,}; proved non-members: {s['proved_non_members']:,}; undecided: {s['undecided']:,}"
-            + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)"),
+            + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)")
+            + (f"; known to the attacker as non-members: {s['known_non_members']:,}" if s.get("known_non_members") else ""),
             f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
         ]
         if "auc" in s:
@@ -286,7 +287,7 @@ def membership_attack(
     truth: str | np.ndarray | pd.Series | None = None,
     complete: bool = True,
     options: MembershipOptions | None = None,
-    non_members: np.ndarray | None = None,
+    non_members: str | np.ndarray | pd.Series | None = None,
 ) -> MembershipResult:
     """Which of ``population``'s candidates were training records of ``model`` (see the module docstring).
 
@@ -296,8 +297,8 @@ def membership_attack(
     every training record. ``model`` may be a published rule set (paper 004): its supports count
     the members each rule matches (:mod:`ppdm.maxent.constraints.rule_membership_rows`); the
     attacker then knows every candidate's antecedent attributes and sensitive value.
-    ``non_members``: a boolean per candidate, those the attacker knows are no training record (a
-    reference population mixed into the pool): each published count then bounds the members among
+    ``non_members``: a boolean per candidate (or the name of such a column of ``population``), those
+    the attacker knows are no training record (a reference population mixed into the pool): each published count then bounds the members among
     the other candidates. On an incomplete population (``complete=False``) no count proves a
     member, even one equal to the candidates reaching its leaf less the known non-members:
     training records outside the pool may reach that leaf too.
@@ -311,7 +312,7 @@ def membership_attack(
         known = True
     else:
         known = _checked_population(model, population, class_known)
-    truth_bits = _truth(population, truth)
+    truth_bits = flags(population, truth, "truth")
     rows = rule_membership_rows(model, population, complete) if isinstance(model, RuleSet) else membership_rows(model, population, known, complete, rounds=options.rounds)
     if truth_bits is not None:
         broken = rows.truth_violations(truth_bits)
@@ -321,7 +322,7 @@ def membership_attack(
             raise DataError(
                 f"the truth breaks {broken.size:,} published count(s), first {where}: the members marked are not the model's training records"
             )
-    known_out = _known_non_members(non_members, len(population), truth_bits)
+    known_out = _known_non_members(flags(population, non_members, "non-member"), len(population), truth_bits)
     proof = prove_membership(rows, options.proof, known_out)
     solution = _estimate(rows, proof, options)
     details = _details(model, rows, proof, solution, known, complete, time.perf_counter() - start)
@@ -424,26 +425,28 @@ def members_by_id(population: pd.DataFrame, id_column: str, ids: Sequence[Any] |
     return members, details
 
 
-def _truth(population: pd.DataFrame, truth: str | np.ndarray | pd.Series | None) -> np.ndarray | None:
-    if truth is None:
+def flags(population: pd.DataFrame, values: str | np.ndarray | pd.Series | Sequence[Any] | None, what: str) -> np.ndarray | None:
+    """One boolean per candidate: the population's column named ``values`` or the values given
+    (``True``/``False``, ``1``/``0``, ``true``/``false``, ``yes``/``no``); ``what`` names them in errors."""
+    if values is None:
         return None
-    if isinstance(truth, str):
-        if truth not in population.columns:
-            raise DataError(f"the population has no truth column {truth!r}")
-        values = population[truth]
-        name = f"column {truth!r}"
+    if isinstance(values, str):
+        if values not in population.columns:
+            raise DataError(f"the population has no {what} column {values!r}")
+        column = population[values]
+        name = f"column {values!r}"
     else:
-        values = pd.Series(np.asarray(truth))
-        name = "the truth"
-    if len(values) != len(population):
-        raise DataError(f"{name} holds {len(values):,} values for {len(population):,} candidates")
-    if values.dtype == bool:
-        return values.to_numpy(bool)
-    mapped = values.map(FLAGS)
+        column = pd.Series(np.asarray(values))
+        name = f"the {what}"
+    if len(column) != len(population):
+        raise DataError(f"{name} holds {len(column):,} values for {len(population):,} candidates")
+    if column.dtype == bool:
+        return column.to_numpy(bool)
+    mapped = column.map(FLAGS)
     bad = mapped.isna().to_numpy()
     if bad.any():
         at = int(np.argmax(bad))
-        raise DataError(f"{name}, row {population.index[at]!r}: {values.iloc[at]!r} is not a membership flag (true/false, 1/0)")
+        raise DataError(f"{name}, row {population.index[at]!r}: {column.iloc[at]!r} is not a membership flag (true/false, 1/0)")
     return mapped.to_numpy(bool)
 
 
@@ -542,7 +545,7 @@ def with_blackbox(
         return result
     if options is not None and not isinstance(options, BlackboxOptions):
         raise PpdmError(f"blackbox= takes BlackboxOptions (or False), got {type(options).__name__}")
-    bits = result.truth if result is not None else _truth(candidates, truth)
+    bits = result.truth if result is not None else flags(candidates, truth, "truth")
     hidden = (truth,) if isinstance(truth, str) else ()
     X, klass = estimator_inputs(model, candidates, class_attribute, hidden)
     ref_X, ref_y = None, None
