@@ -181,8 +181,11 @@ def test_cli_known_non_members(run, files, tmp_path):
     _with_known(files).to_csv(tmp_path / "pool.csv", index=False)
     out = tmp_path / "m.json"
     args = ["audit", "--membership", "--model", files / "forest.json", "--population", tmp_path / "pool.csv", "--sample"]
-    result = run(*args, "--non-member-column", "known_out", "--out", out)
+    page = tmp_path / "m.html"
+    result = run(*args, "--non-member-column", "known_out", "--out", out, "--report", page)
     assert result.exit_code == 0, result.output
+    known = int(pd.read_csv(tmp_path / "pool.csv")["known_out"].sum())
+    assert f"({known:,} of them known to the attacker as non-members)" in page.read_text()
     assert json.loads(out.read_text())["membership"]["known_non_members"] > 0
     assert "known to the attacker as non-members: " in result.output
     bad = run(*args, "--non-member-column", "nowhere")

@@ -184,8 +184,10 @@ def membership_verdict(summary: dict[str, Any], target: Target | None = None) ->
         headline = f"{proved:,} {who} of {words.candidates(candidates)} ({never}); {alone}."
     else:
         headline = f"None of the {words.candidates(candidates)} is proved a member; {alone}."
+    known = summary.get("known_non_members")
+    given = f" ({known:,} of them known to the attacker as non-members)" if known else ""
     lines = [
-        f"Proved members: {proved:,}; proved non-members: {summary['proved_non_members']:,}; undecided: {summary['undecided']:,}."
+        f"Proved members: {proved:,}; proved non-members: {summary['proved_non_members']:,}{given}; undecided: {summary['undecided']:,}."
     ]
     tpr = summary.get("tpr@1%")
     if tpr is not None and summary.get("strongest"):
