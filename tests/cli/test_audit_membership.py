@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.ensemble import RandomForestClassifier
+from sklearn.metrics import roc_auc_score
 
 import ppdm
+from ppdm.attacks.membership.blackbox import ATTACKS
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree import forest_from_sklearn
 from ppdm.tree.forest_io import save_forest
@@ -66,7 +68,8 @@ def test_api_front_door(files):
     summary = audit.summary()
     assert summary["wrong_proved_members"] == 0 and summary["wrong_proved_non_members"] == 0
     assert summary["auc"] > 0.5
-    assert list(audit.people().columns) == ["row", "P(member)", "proved", "member"]
+    # a model file meets the black-box attacks too: each one's score beside P(member)
+    assert list(audit.people().columns) == ["row", "P(member)", "proved", "member", *(f"score:{a}" for a in ATTACKS)]
     assert {"tree", "leaf", "proved_members"} <= set(audit.leaves().columns)
     assert "membership" in repr(audit)
     with pytest.raises(PpdmError, match="leave data out"):
@@ -155,6 +158,10 @@ def test_known_non_members_reach_the_audit(files):
     assert (done.membership.state[known] == 0).all()
     assert s["wrong_proved_members"] == 0 and s["wrong_proved_non_members"] == 0
     assert s["known_non_members"] == int(known.sum()) > 0
+    # their membership is given, not inferred: every rate is measured over the others
+    assert s["members"] + s["non_members"] == len(pool) - known.sum()
+    rest = ~known
+    assert s["auc"] == pytest.approx(roc_auc_score(pool["member"][rest], done.membership.probability[rest]))
     direct = membership_attack(ppdm.load_model(files / "forest.json"), pool.drop(columns="known_out"), truth="member", complete=False, non_members=known)
     np.testing.assert_array_equal(done.membership.state, direct.state)
     without = ppdm.audit(files / "forest.json", membership=pool.drop(columns="known_out"), sample=True, blackbox=False)
@@ -192,3 +199,18 @@ def test_cli_known_non_members(run, files, tmp_path):
     assert bad.exit_code == 2 and "no non-member column 'nowhere'" in bad.output
     stray = run("audit", "--model", files / "forest.json", "--data", tmp_path / "pool.csv", "--non-member-column", "known_out")
     assert stray.exit_code == 2 and "add --membership" in stray.output
+
+
+def test_a_model_file_meets_the_black_box_attacks_on_the_command_line(run, files, tmp_path):
+    """The publisher's road: the model is a file named on the command line, the population holds
+    half the members. The black-box attacks run on the file's answers (shadows by a stand-in
+    learner), so the printout has their table and the reported rate is the table's highest."""
+    _with_known(files).drop(columns="known_out").to_csv(tmp_path / "half.csv", index=False)
+    out = tmp_path / "half.json"
+    result = run("audit", "--membership", "--model", files / "forest.json", "--population", tmp_path / "half.csv", "--sample", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "rmia-online" in result.output and "stand-in" in result.output and "black-box attacks" in result.output
+    saved = json.loads(out.read_text())["membership"]
+    assert {r["attack"] for r in saved["attacks"]} >= {"ppdm", "confidence", "lira-offline", "lira-online", "rmia-offline", "rmia-online"}
+    assert saved["tpr@1%"] == max(r["tpr@1%"] for r in saved["attacks"])
+    assert saved["seconds"] >= saved["white_box_seconds"]

@@ -110,7 +110,8 @@ def membership_audit(
     )
     klass = class_attribute or getattr(published, "class_attribute", None)
     ref = as_table(reference) if reference is not None else None
-    result = with_blackbox(result, model, audited, truth, class_attribute=klass, class_known=class_known, reference=ref, options=blackbox)
+    answering = published if isinstance(model, (str, Path)) and published is not None else model  # a model file: the model read from it answers
+    result = with_blackbox(result, answering, audited, truth, class_attribute=klass, class_known=class_known, reference=ref, options=blackbox)
     result.details.update(population.details)
     if population.non_members is not None:
         result.details["known_non_members"] = int(population.non_members.sum())

@@ -65,13 +65,22 @@ def membership_section(
         "summary": summary,
         "target": target.to_dict(),
         "verdict": membership_verdict(summary, target),
-        "roc": roc_curve(result.truth, result.strongest_score()) if result.truth is not None and 0 < result.truth.sum() < len(p) else None,
+        "roc": _roc(result),
         "attacks": summary.get("attacks") or [],
         "p_member": {"t": THRESHOLDS.tolist(), "share": np.round(share_at_least(p), 6).tolist()},
         "leaves": riskiest_leaves(result, model, top),
         "published": f"a rule set of {len(model.rules):,} rules (paper 004)" if isinstance(model, RuleSet) else None,
         "proved_member_rows": [_plain(r) for r in result.row_ids[result.state == 1]],
     }
+
+
+def _roc(result: Any) -> dict[str, Any] | None:
+    """The strongest attack's ROC curve over the candidates the rates are measured on (``None`` without the truth)."""
+    if result.truth is None:
+        return None
+    m = result.judged()
+    truth = result.truth[m]
+    return roc_curve(truth, result.strongest_score()[m]) if 0 < truth.sum() < len(truth) else None
 
 
 def roc_curve(truth: np.ndarray, score: np.ndarray, points: int = ROC_POINTS) -> dict[str, Any]:

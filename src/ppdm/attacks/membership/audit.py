@@ -103,6 +103,8 @@ class MembershipResult:
     rows: MembershipRows
     details: dict[str, Any] = field(default_factory=dict)
     blackbox: BlackboxResult | None = None
+    #: The candidates the attacker knew were non-members: given, not inferred, so left out of every rate.
+    known: np.ndarray | None = None
 
     @property
     def white_box(self) -> bool:
@@ -114,14 +116,24 @@ class MembershipResult:
         own = {WHITE_BOX: self.probability} if self.white_box else {}
         return {**own, **(self.blackbox.scores if self.blackbox is not None else {})}
 
+    def judged(self) -> np.ndarray:
+        """The candidates every rate is measured over: all but those the attacker knew were
+        non-members (their membership is given, not inferred: counting them would sell the
+        attacker's knowledge as the model's disclosure)."""
+        return np.ones(self.n_candidates, dtype=bool) if self.known is None else ~self.known
+
     def attack_table(self) -> list[dict[str, Any]]:
         """One row per attack measured against the truth (:func:`ppdm.attacks.membership.blackbox.attack_row`:
-        AUC, TPR at 0.1 % and 1 % FPR, the control), the white-box estimate's first; empty
-        without the truth."""
-        if self.truth is None or not 0 < self.truth.sum() < len(self.truth):
+        AUC, TPR at 0.1 % and 1 % FPR, the control) over the :meth:`judged` candidates, the
+        white-box estimate's first; empty without the truth."""
+        if self.truth is None:
+            return []
+        m = self.judged()
+        truth = self.truth[m]
+        if not 0 < truth.sum() < len(truth):
             return []
         seed = int(self.blackbox.details.get("seed", 0)) if self.blackbox is not None else 0
-        return [_plain_row(attack_row(name, self.truth, score, seed)) for name, score in self.scores().items()]
+        return [_plain_row(attack_row(name, truth, score[m], seed)) for name, score in self.scores().items()]
 
     def strongest(self) -> str | None:
         """The strongest attack's name (most members at 1 % FPR, then 0.1 %, then AUC); ``None`` without the truth."""
@@ -175,7 +187,8 @@ class MembershipResult:
         positives (:func:`ppdm.metrics.membership.tpr_at_fpr`); needs the truth."""
         if self.truth is None:
             raise PpdmError("the true-positive rate needs the truth: give truth= (who was a training record)")
-        return max(tpr_at_fpr(self.truth, score, fpr) for score in self.scores().values())
+        m = self.judged()
+        return max(tpr_at_fpr(self.truth[m], score[m], fpr) for score in self.scores().values())
 
     def _strongest_rates(self) -> dict[str, Any]:
         """With black-box attacks: their table, the white-box estimate's own rates, and each rate
@@ -206,12 +219,13 @@ class MembershipResult:
             "baseline_member_share": self.rows.n_members / max(self.n_candidates, 1),
         }
         if self.truth is not None:
-            out.update(membership_metrics(self.truth, self.probability))
+            m = self.judged()
+            out.update(membership_metrics(self.truth[m], self.probability[m]))
             out.update(self._strongest_rates())
-            out["baseline_member_share"] = float(self.truth.mean())
+            out["baseline_member_share"] = float(self.truth[m].mean())
             out["wrong_proved_members"] = int(((self.state == 1) & ~self.truth).sum())
             out["wrong_proved_non_members"] = int(((self.state == 0) & self.truth).sum())
-        out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "known_non_members", "trees_used", "note", "seconds", "proof_settled", "max_violation", "white_box")})
+        out.update({k: v for k, v in self.details.items() if k in ("threat", "complete", "known_non_members", "trees_used", "note", "seconds", "white_box_seconds", "proof_settled", "max_violation", "white_box")})
         if self.blackbox is not None:
             out["blackbox"] = {k: v for k, v in self.blackbox.details.items() if k != "seed"}
         out["scope"] = scope_of(self.details, self.n_candidates).to_json()  # what was read, once (:mod:`ppdm.attacks.core.scope`)
@@ -226,7 +240,7 @@ class MembershipResult:
             (Scope.from_json(s["scope"]).line().strip() + f" Counts read: {s['trees_used']}.") if self.white_box else "no published count read: the black-box attacks alone.",
             f"proved members: {s['proved_members']:,}; proved non-members: {s['proved_non_members']:,}; undecided: {s['undecided']:,}"
             + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)")
-            + (f"; known to the attacker as non-members: {s['known_non_members']:,}" if s.get("known_non_members") else ""),
+            + (f"; known to the attacker as non-members: {s['known_non_members']:,} (left out of the rates)" if s.get("known_non_members") else ""),
             f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
         ]
         if "auc" in s:
@@ -240,7 +254,8 @@ class MembershipResult:
             lines.append(f"wrong proofs: {s['wrong_proved_members']} members, {s['wrong_proved_non_members']} non-members")
         if s.get("note"):
             lines.append(f"note: {s['note']}")
-        lines.append(f"time: {s['seconds']:.1f} s")
+        split = f" (white-box {s['white_box_seconds']:.1f} s, black-box attacks {s['seconds'] - s['white_box_seconds']:.1f} s)" if "white_box_seconds" in s else ""
+        lines.append(f"time: {s['seconds']:.1f} s{split}")
         return lines
 
     def __str__(self) -> str:
@@ -327,7 +342,7 @@ def membership_attack(
     solution = _estimate(rows, proof, options)
     details = _details(model, rows, proof, solution, known, complete, time.perf_counter() - start)
     row_ids = population.index.to_numpy()
-    return MembershipResult(solution.p, proof.state, row_ids, truth_bits, rows, details)
+    return MembershipResult(solution.p, proof.state, row_ids, truth_bits, rows, details, known=known_out)
 
 
 def _known_non_members(non_members: np.ndarray | None, n: int, truth: np.ndarray | None) -> np.ndarray | None:
@@ -567,4 +582,6 @@ def with_blackbox(
         threat = "the attacker knows every model input and the class of each candidate and queries the model's predicted probabilities"
         return blackbox_only(found, candidates.index.to_numpy(), threat)
     result.blackbox = found
+    result.details["white_box_seconds"] = float(result.details.get("seconds", 0.0))
+    result.details["seconds"] = result.details["white_box_seconds"] + float(found.details.get("seconds", 0.0))  # the whole audit's
     return result
