@@ -192,7 +192,10 @@ def test_cli_known_non_members(run, files, tmp_path):
     result = run(*args, "--non-member-column", "known_out", "--out", out, "--report", page)
     assert result.exit_code == 0, result.output
     known = int(pd.read_csv(tmp_path / "pool.csv")["known_out"].sum())
-    assert f"({known:,} of them known to the attacker as non-members)" in page.read_text()
+    html = page.read_text()
+    assert f"({known:,} of them known to the attacker as non-members)" in html
+    strongest = json.loads(out.read_text())["membership"]["strongest"]
+    assert ("scored by P(member)" if strongest == "ppdm" else f"members scored by {strongest}") in html  # the curve drawn is the strongest attack's
     assert json.loads(out.read_text())["membership"]["known_non_members"] > 0
     assert "known to the attacker as non-members: " in result.output
     bad = run(*args, "--non-member-column", "nowhere")

@@ -64,7 +64,7 @@ def roc_figure(roc: dict[str, Any], summary: dict[str, Any], figure_id: str) -> 
         plot.text(x, y, text, size=11, color=colour, halo=True)
     left = plot.sx(lo) + 12 + (plot.width - plot.margin[0] - plot.margin[1]) * 0.42
     plot.legend(
-        [("the audit: members scored by P(member)", ATTACK, None), ("without the model: TPR = FPR", PRIOR, "6 4")],
+        [(_scored_by(summary), ATTACK, None), ("without the model: TPR = FPR", PRIOR, "6 4")],
         x=left, y=plot.height - plot.margin[3] - 40,
     )
     return plot.svg(figure_id, "membership: true-positive rate against false-positive rate, log-log, against the baseline TPR = FPR")
@@ -109,3 +109,9 @@ def p_member_figure(p_member: dict[str, Any], share: float, figure_id: str) -> s
     plot.legend([("the audit: P(member)", ATTACK, None), (f"without the model: everyone at {pct(share)}", PRIOR, "6 4")])
     plot.text(plot.sx(1) - 4, plot.sy(float(p_member["share"][-1])) - 8, pct(float(p_member["share"][-1])), anchor="end", size=11, color=MUTED)
     return plot.svg(figure_id, "membership: share of candidates at each P(member), the truth not given")
+
+
+def _scored_by(summary: dict[str, Any]) -> str:
+    """The curve's legend: the attack whose scores it draws (the strongest in the table, else the white-box P(member))."""
+    strongest = summary.get("strongest")
+    return "the audit: members scored by P(member)" if strongest in (None, "ppdm") else f"the strongest attack: members scored by {strongest}"
