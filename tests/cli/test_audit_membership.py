@@ -217,3 +217,34 @@ def test_a_model_file_meets_the_black_box_attacks_on_the_command_line(run, files
     assert {r["attack"] for r in saved["attacks"]} >= {"ppdm", "confidence", "lira-offline", "lira-online", "rmia-offline", "rmia-online"}
     assert saved["tpr@1%"] == max(r["tpr@1%"] for r in saved["attacks"])
     assert saved["seconds"] >= saved["white_box_seconds"]
+
+
+@pytest.mark.parametrize("learner", ["forest", "logistic"])
+def test_a_skops_file_is_audited_with_its_own_learner(run, files, tmp_path, learner, nursery):
+    """A scikit-learn model in skops' secure format: a forest is read white-box and by its
+    answers, a logistic regression by its answers alone; either way the shadow models are clones
+    of the estimator in the file (not a stand-in), and a class column the attacker must name is
+    asked for by its option (the logistic regression's)."""
+    skops_io = pytest.importorskip("skops.io")
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    frame = pd.read_csv(files / "candidates.csv")
+    train = frame[frame["member"]]
+    if learner == "forest":
+        model = make_pipeline(OneHotEncoder(handle_unknown="ignore"), RandomForestClassifier(5, bootstrap=False, max_features=0.5, random_state=0))
+    else:
+        model = make_pipeline(OneHotEncoder(handle_unknown="ignore"), LogisticRegression(max_iter=500))
+    skops_io.dump(model.fit(train[FEATURES], train["class"]), tmp_path / "m.skops")
+    out = tmp_path / "m.json"
+    result = run("audit", "--membership", "--model", tmp_path / "m.skops", "--population", files / "candidates.csv", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "shadow models: 16, clones of the target estimator" in result.output
+    saved = json.loads(out.read_text())["membership"]
+    assert {r["attack"] for r in saved["attacks"]} >= {"confidence", "lira-online", "rmia-online"}
+    assert ("ppdm" in {r["attack"] for r in saved["attacks"]}) == (learner == "forest")  # the white-box estimate reads trees only
+    if learner == "logistic":  # no tree names its class column: one more column beside the inputs leaves it to the user
+        frame.assign(note="x").to_csv(tmp_path / "extra.csv", index=False)
+        asked = run("audit", "--membership", "--model", tmp_path / "m.skops", "--population", tmp_path / "extra.csv")
+        assert asked.exit_code == 2 and "which column is the class?" in asked.output and "(--class)" in asked.output

@@ -1,7 +1,7 @@
 """The model a checker is handed: any fitted scikit-learn classifier or Pipeline, or a ppdm model.
 
 A researcher's model arrives as a ``.skops`` file (skops' secure format: only the types in
-:data:`TRUSTED` beyond skops' own safe list are loaded, never a pickle), as a fitted estimator in
+:data:`~ppdm.tree.model_files.SKOPS_TRUSTED` beyond skops' own safe list are loaded, never a pickle), as a fitted estimator in
 Python, or as any model file ppdm reads (:func:`ppdm.tree.model_files.load_model`: ppdm JSON,
 XGBoost JSON, LightGBM). :class:`Checked` holds it with what the checks need: its family
 (:func:`family_of`), the final estimator of a Pipeline, and its predicted probabilities on a
@@ -19,28 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError, PpdmError, TreeFormatError
+from ppdm.errors import PpdmError
 from ppdm.files import note_read, regular_file
 from ppdm.tree.forest import Forest, is_model
 from ppdm.tree.model import Tree
 
-__all__ = ["TRUSTED", "TRUSTED_PREFIXES", "Checked", "family_of", "final_estimator", "read_checked"]
-
-#: Types a checker's ``.skops`` file may hold beyond skops' safe list: the tree structures ppdm
-#: reads already, an MLP's optimiser state (scikit-learn's own, arrays and numbers), and the
-#: neighbour searches a kNN classifier stores its training rows in.
-TRUSTED = (
-    "sklearn.tree._tree.Tree",
-    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
-    "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
-    "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
-    "sklearn.neighbors._kd_tree.KDTree",
-    "sklearn.neighbors._ball_tree.BallTree",
-)
-
-#: Modules whose every type a checker's ``.skops`` file may hold: the distance metrics a kNN
-#: classifier's neighbour search keeps (scikit-learn's own, no code of the file's).
-TRUSTED_PREFIXES = ("sklearn.metrics._dist_metrics.",)
+__all__ = ["Checked", "family_of", "final_estimator", "read_checked"]
 
 #: Family by the estimator's class name (scikit-learn, XGBoost, LightGBM).
 _FAMILIES = {
@@ -144,12 +128,9 @@ def read_checked(model: Any, data: pd.DataFrame, class_attribute: str) -> Checke
         note_read(path)
         with path.open("rb") as f:
             zipped = f.read(4) == b"PK\x03\x04"
-        if zipped:
-            model = _skops(path)
-        else:
-            from ppdm.tree.model_files import load_model
+        from ppdm.tree.model_files import load_estimator, load_model
 
-            model = load_model(path, data, class_attribute=class_attribute)
+        model = load_estimator(path) if zipped else load_model(path, data, class_attribute=class_attribute)
     if is_model(model):
         return Checked(model, class_attribute, model, source)
     if not hasattr(model, "predict_proba") and not hasattr(model, "predict"):
@@ -168,24 +149,3 @@ def _white_box(model: Any, data: pd.DataFrame, class_attribute: str) -> Tree | F
         return from_estimator(model, data, class_attribute=class_attribute)
     except PpdmError:
         return None
-
-
-def _skops(path: Path) -> Any:
-    """The estimator in a skops file, loaded only if every type it holds is trusted (:data:`TRUSTED`)."""
-    try:
-        import skops.io as sio
-    except ImportError:
-        raise ModelImportError('reading a .skops file needs skops: pip install "ppdm[skops]"') from None
-    from ppdm.tree.model_files import _check_archive
-
-    try:
-        _check_archive(path)
-        untrusted = sio.get_untrusted_types(file=path)
-    except TreeFormatError as exc:
-        raise exc.with_prefix(f"{path}: ") from None
-    except Exception:  # a zip that is not a skops file: skops raises several types
-        raise TreeFormatError(f"{path}: a zip archive but not a skops model file") from None
-    refused = sorted(t for t in set(untrusted) - set(TRUSTED) if not t.startswith(TRUSTED_PREFIXES))
-    if refused:
-        raise ModelImportError(f"{path}: the skops file holds types the checker does not load ({', '.join(refused[:3])}): only scikit-learn's own types are read")
-    return sio.load(path, trusted=list(untrusted))

@@ -93,6 +93,7 @@ def membership_audit(
         raise PpdmError("membership= audits a population of candidates: leave data out (the truth is the population's member column)")
     table, truth = population.table, population.truth
     candidates = table.drop(columns=population.hidden)
+    model = _estimator_of(model)
     try:
         published = as_rules(model) or as_model(model, candidates, class_attribute)
     except ModelImportError:
@@ -117,3 +118,16 @@ def membership_audit(
         result.details["known_non_members"] = int(population.non_members.sum())
     return Findings(published if published is not None else model, ThreatModel(), table, membership=result)
 
+
+
+def _estimator_of(model: Any) -> Any:
+    """A skops file's fitted estimator (read white-box when it is a tree model, and by its answers
+    in the black-box attacks, whose shadows are then fitted by its own learner); any other model as given."""
+    if isinstance(model, (str, Path)) and Path(model).is_file():
+        with open(model, "rb") as handle:
+            zipped = handle.read(4) == b"PK\x03\x04"  # skops' format is a zip archive
+        if zipped:
+            from ppdm.tree.model_files import load_estimator
+
+            return load_estimator(model)
+    return model

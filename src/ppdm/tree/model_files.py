@@ -36,16 +36,27 @@ from ppdm.tree.lightgbm_text import forest_from_lightgbm
 from ppdm.tree.model import Tree
 from ppdm.tree.xgboost_json import forest_from_xgboost
 
-__all__ = ["load_model", "model_kind", "save_model"]
+__all__ = ["load_estimator", "load_model", "model_kind", "save_model"]
 
 KINDS = ("ppdm-tree", "ppdm-forest", "xgboost-json", "lightgbm-json", "lightgbm-text", "skops")
 
 #: The types a ``.skops`` file may hold beyond skops' default safe list: scikit-learn's tree
-#: structures (every estimator, encoder and pipeline ppdm imports is on skops' own list).
+#: structures (every estimator, encoder and pipeline ppdm imports is on skops' own list), an MLP's
+#: optimiser state (scikit-learn's own, arrays and numbers) and the neighbour searches a kNN
+#: classifier stores its training rows in (the classifiers the black-box attacks and the output
+#: checker read by their answers).
 SKOPS_TRUSTED = (
     "sklearn.tree._tree.Tree",
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "sklearn.neural_network._stochastic_optimizers.AdamOptimizer",
+    "sklearn.neural_network._stochastic_optimizers.SGDOptimizer",
+    "sklearn.neighbors._kd_tree.KDTree",
+    "sklearn.neighbors._ball_tree.BallTree",
 )
+
+#: Modules whose every type a ``.skops`` file may hold: the distance metrics a kNN classifier's
+#: neighbour search keeps (scikit-learn's own, no code of the file's).
+SKOPS_TRUSTED_PREFIXES = ("sklearn.metrics._dist_metrics.",)
 
 
 #: A skops archive's member may inflate to at most this many times its compressed size (a tree's
@@ -151,6 +162,18 @@ def _read(p: Path) -> tuple[str, Any]:
     )
 
 
+def load_estimator(path: str | Path) -> Any:
+    """The fitted scikit-learn estimator in the skops file ``path``, loaded only if every type it
+    holds is on skops' safe list or :data:`SKOPS_TRUSTED` (never a pickle)."""
+    from ppdm.files import as_path
+
+    p = as_path(path, "model", TreeFormatError)
+    try:
+        return _skops(p)
+    except PpdmError as exc:
+        raise exc.with_prefix(str(p)) from None
+
+
 def _skops(p: Path) -> Any:
     """The estimator in a skops file, loaded only if every type it holds is trusted."""
     try:
@@ -164,11 +187,11 @@ def _skops(p: Path) -> Any:
         raise TreeFormatError("ran out of memory reading the skops file") from None
     except Exception:  # a zip that is not a skops file: skops raises several types
         raise TreeFormatError("a zip archive but not a skops model file") from None
-    refused = sorted(set(untrusted) - set(SKOPS_TRUSTED))
+    refused = sorted(t for t in set(untrusted) - set(SKOPS_TRUSTED) if not t.startswith(SKOPS_TRUSTED_PREFIXES))
     if refused:
         raise ModelImportError(
             f"the skops file holds types ppdm does not load ({', '.join(refused[:3])}{', ...' if len(refused) > 3 else ''}): "
-            "only scikit-learn trees, forests, gradient boosting and encoding pipelines are read"
+            "only scikit-learn's own types are read"
         )
     try:
         return sio.load(p, trusted=list(untrusted))

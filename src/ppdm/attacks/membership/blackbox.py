@@ -34,7 +34,7 @@ from ppdm.attacks.membership.lira import lira_offline, lira_online
 from ppdm.attacks.membership.mia_confidence import confidence_scores, true_class_confidence
 from ppdm.attacks.membership.rmia import GAMMA, OFFLINE_A, rmia_scores
 from ppdm.attacks.membership.shadow_models import ShadowTable, shadow_confidences
-from ppdm.errors import DataError, PpdmError, check_options, shown
+from ppdm.errors import DataError, PpdmError, advising, check_options, shown
 from ppdm.metrics.membership import FPRS, membership_metrics
 
 __all__ = [
@@ -194,8 +194,10 @@ def estimator_inputs(model: Any, table: pd.DataFrame, class_attribute: str | Non
     if class_attribute is None:
         left = [c for c in others if inputs is None or c not in inputs]
         if len(left) != 1:
-            raise DataError(
-                f"which column is the class? {len(left)} columns beside the model's inputs ({', '.join(map(str, left[:6])) or 'none'}): give class_attribute="
+            listed = ", ".join(map(str, left[:6])) + (", ..." if len(left) > 6 else "")
+            raise advising(
+                DataError(f"which column is the class? {len(left)} columns beside the model's inputs ({listed or 'none'}): give class_attribute="),
+                "give class_attribute=", "class_attribute", "name it",
             )
         class_attribute = str(left[0])
     if class_attribute not in table.columns:
