@@ -112,3 +112,28 @@ def test_the_dp_bound():
     assert dp_tpr_bound(1.0, 0.01) == pytest.approx(math.e * 0.01)
     assert dp_tpr_bound(0.0, 0.3) == pytest.approx(0.3)  # ε = 0: no test beats guessing
     assert dp_tpr_bound(10.0, 0.5) == pytest.approx(1 - math.exp(-10) * 0.5)
+
+
+def test_every_candidate_is_measured_at_least_as_the_confidence_attack(split):
+    """The search's membership evidence is never weaker than the simplest attacker: it runs the
+    confidence attack on each candidate's answers (said in its source, the frontier's audits), and
+    at each false-positive rate its TPR is at least that attack's. (On a complete population the
+    counts' estimate already ranks each leaf's cells by their member share, so it leads here.)"""
+    from ppdm.attacks.membership.blackbox import BlackboxOptions, blackbox_membership
+    from ppdm.attacks.membership.stand_in import PublishedClassifier
+    from ppdm.defend.candidates import Candidate
+    from ppdm.defend.membership import membership_evidence
+    from ppdm.metrics.membership import tpr_at_fpr
+
+    tree, train, others = split
+    population = membership_population(train, others, [*FEATURES, "class"])
+    for leaves in (1, 5, 20):
+        model = remove_small_leaves(tree, leaves) if leaves > 1 else tree
+        evidence = membership_evidence(model, population, Candidate(f"min leaf {leaves}", "pruning", {"min_leaf": leaves}, lambda m=model: m))
+        found = blackbox_membership(
+            PublishedClassifier(model), population.candidates[FEATURES], population.candidates["class"].to_numpy(), truth=population.truth,
+            options=BlackboxOptions(attacks=("confidence",)),
+        )
+        assert evidence.source == "membership+confidence"
+        for fpr in (0.001, 0.01, 0.1):
+            assert evidence.tpr_at(fpr) >= tpr_at_fpr(population.truth, found.scores["confidence"], fpr) - 1e-12

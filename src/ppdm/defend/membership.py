@@ -4,8 +4,9 @@ not training records (non-members) the publisher gives.
 
 * A candidate that publishes counts: the membership audit (:func:`ppdm.attacks.membership.audit.
   membership_attack`, the class known, the population holding every training record): the
-  members it proves, and the TPR of P(member) at any false-positive rate, measured against the
-  truth the search knows by construction.
+  members it proves, and at any false-positive rate the higher TPR of P(member) and of the
+  confidence attack on the candidate's answers (Yeom et al. 2018; the shadow-model attacks are
+  left to the audit of the model chosen), measured against the truth the search knows by construction.
 * A candidate that publishes labels only is not measured: no count is there for the audit to
   read, yet its leaves still tell (a learner that makes no empty leaf shows that some training
   record reaches each one: a leaf only one candidate reaches proves it a member), so reading it as
@@ -27,7 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.target import MembershipEvidence
-from ppdm.attacks.membership.audit import FLAGS, membership_attack
+from ppdm.attacks.membership.audit import FLAGS, membership_attack, with_blackbox
+from ppdm.attacks.membership.blackbox import BlackboxOptions
 from ppdm.defend.candidates import Candidate
 from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure
@@ -110,7 +112,14 @@ def membership_evidence(model: Tree | Forest, population: MembershipPopulation, 
             "(not measured)"
         )
     result = membership_attack(model, population.candidates, truth=population.truth)
-    return MembershipEvidence(int((result.state == 1).sum()), result.tpr_at, "membership")
+    # and the confidence attack on the candidate's own answers (no shadow model: cheap for every
+    # candidate), so that no candidate is measured weaker than the simplest attacker
+    result = with_blackbox(result, model, population.candidates, population.truth, class_attribute=model.class_attribute, options=CONFIDENCE)
+    return MembershipEvidence(int((result.state == 1).sum()), result.tpr_at, "membership+confidence")
+
+
+#: The black-box attack each candidate of the search meets: the confidence attack (Yeom et al. 2018).
+CONFIDENCE = BlackboxOptions(attacks=("confidence",))
 
 
 def dp_tpr_bound(epsilon: float, fpr: float) -> float:
