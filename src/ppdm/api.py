@@ -399,19 +399,13 @@ def audit(
     targets: the model-free attacker fitted on them, in ``Audit.reference``. ``holdout``: people
     outside the training set: the estimate's guess rule applied to them (``details["control"]``).
 
-    ``membership``: a population of candidates (with every model input and, with ``class_known``,
-    the class): the membership audit (:func:`ppdm.attacks.membership.audit.membership_attack`) replaces
-    the audit of the sensitive value, in ``Audit.membership``; ``model`` may then be a published
-    rule set. Its truth: the boolean ``member_column``, or ``member_ids`` matched against the
-    population's ``id_column`` (:func:`~ppdm.attacks.membership.audit.members_by_id`).
-    ``non_members``: the candidates the attacker knows are no training record (the name of a
-    true/false column of the population, or one boolean per candidate): each published count then
-    bounds the members among the others (:func:`~ppdm.attacks.membership.audit.membership_attack`). A fitted
-    classifier (any scikit-learn one), or a tree model read from its file (the shadow models then
-    fitted by a stand-in learner of its family and size, :mod:`ppdm.attacks.membership.stand_in`),
-    also meets the black-box attacks, the strongest reported
-    (:func:`ppdm.attacks.membership.audit.with_blackbox`); ``blackbox``: their
-    :class:`~ppdm.attacks.membership.blackbox.BlackboxOptions`, ``False``, or predicted probabilities per candidate.
+    ``membership``: a population of candidates (every model input; the class with ``class_known``):
+    their membership audit (:func:`~ppdm.attacks.membership.audit.membership_attack`; ``model`` may be a
+    rule set) in ``Audit.membership``. Its truth: the boolean ``member_column``, or ``member_ids``
+    matched against ``id_column``; ``non_members``: who the attacker knows was no training record
+    (a true/false column or one boolean per candidate; left out of the rates). A fitted classifier or a
+    model file also meets the black-box attacks, the strongest reported (:func:`~ppdm.attacks.membership.audit.with_blackbox`;
+    ``blackbox``: their :class:`~ppdm.attacks.membership.blackbox.BlackboxOptions`, ``False``, or predicted probabilities per candidate).
 
     A **regressor**'s numeric target (or a numeric input as ``threat.sensitive``): a
     :class:`RegressionAudit` of proved intervals (:func:`ppdm.attacks.models.regression.interval_attack`),

@@ -342,12 +342,9 @@ def audit_command(
     if membership or population is not None:
         if method != "auto":
             raise PpdmError(f"--method {method} chooses an attribute's estimate: a membership audit has its own (leave --method out)")
-        truth = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "non_members": non_member_column, "sample": sample}
-        truth.update({"blackbox": scores} if scores else {})
-        _membership_command(
-            membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit, time_limit,
-            quiet, out, finish,
-        )  # fmt: skip
+        truth = _membership_truth(member_column, member_ids, id_column, non_member_column, sample, scores)
+        _membership_command(membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit,
+                            time_limit, quiet, out, finish)  # fmt: skip
         return
     _check_not_membership(scores, member_ids, id_column, non_member_column)
     if report_out is not None:
@@ -546,6 +543,14 @@ def _distinct(*outputs: Path | None, inputs: tuple[Path | None, ...]) -> None:
             raise PpdmError(f"{p}: given for two outputs; give each its own file")
         if read.read_as(p) is not None:
             raise PpdmError(f"{p}: is an input of this audit; write the output elsewhere")
+
+
+def _membership_truth(
+    member_column: str, member_ids: Path | None, id_column: str | None, non_member_column: str | None, sample: bool, scores: Path | None,
+) -> dict[str, Any]:
+    """The membership audit's truth and the attacker's knowledge of it, as :func:`ppdm.audit`'s keywords."""
+    truth: dict[str, Any] = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "non_members": non_member_column, "sample": sample}
+    return {**truth, "blackbox": scores} if scores else truth
 
 
 def _membership_command(
