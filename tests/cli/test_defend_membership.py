@@ -99,3 +99,22 @@ def test_every_measure_missed_is_printed_with_its_limit(run, files, tmp_path):
     (majority,) = [line for line in result.output.splitlines() if "majority class" in line]
     assert repr(train["class"].value_counts().idxmax()) in majority and "accuracy any model must beat" in majority
     assert abs(float(re.search(r"right for ([\d.]+)", majority).group(1)) - share) < 0.01
+
+
+def test_the_majority_line_reads_the_held_out_rows_and_warns_of_a_choice_no_better():
+    """The baseline line is measured where the accuracies are (the held-out part), and a chosen
+    model that does not beat it is called out (the release record will not release it)."""
+    from types import SimpleNamespace
+
+    from ppdm.cli.defend import _majority_lines
+
+    train = pd.DataFrame({"class": ["no"] * 90 + ["yes"] * 10})
+    held = {"rows": 640, "majority_share": 0.9051}
+    result = SimpleNamespace(train=train, held_out=held)
+    flat = _majority_lines(result, "class", None, {"accuracy": 0.9047})
+    assert "right for 0.9051 of the 640 held-out rows" in flat[0]
+    assert len(flat) == 2 and "no better than that (0.9047 against 0.9051)" in flat[1]
+    better = _majority_lines(result, "class", None, {"accuracy": 0.97})
+    assert len(better) == 1
+    on_train = _majority_lines(SimpleNamespace(train=train, held_out=None), "class", None, None)
+    assert on_train == ["majority class: always guessing 'no' is right for 0.9000 of the rows the candidates were fitted on (the accuracy any model must beat)"]

@@ -314,9 +314,8 @@ def _print_result(result: DefenseResult, top: int, class_attribute: str | None =
         console.print("no candidate meets the target", highlight=False)
     else:
         console.print(f"chosen: {chosen['label']}: {_line(chosen, result)}", highlight=False)
-    majority = _majority_line(result, class_attribute, test)
-    if majority is not None:
-        console.print(f"  {majority}", highlight=False)
+    for line in _majority_lines(result, class_attribute, test, chosen):
+        console.print(f"  {line}", highlight=False)
     if chosen is not None:
         if str(chosen["publish"]).startswith("predicted "):
             console.print(
@@ -411,17 +410,31 @@ def _misses(row: Any, result: DefenseResult) -> str:
     return f": {', '.join(out)}" if out else ""
 
 
-def _majority_line(result: DefenseResult, class_attribute: str | None, test: pd.DataFrame | None) -> str | None:
-    """The accuracy of always guessing the most frequent class (of the rows the candidates were
-    fitted on), on the rows the accuracies were measured on: the baseline of every accuracy printed."""
+def _majority_lines(result: DefenseResult, class_attribute: str | None, test: pd.DataFrame | None, chosen: Any) -> list[str]:
+    """The accuracy of always guessing the most frequent class of the rows the candidates were
+    fitted on, measured on the rows the accuracies were (the held-out part when the search held one
+    out): the baseline of every accuracy printed; and a warning when the chosen model does not beat it."""
+    from ppdm.check.gap import no_better_than_majority
+
     train = result.train
     if class_attribute is None or train is None or class_attribute not in train.columns:
-        return None
+        return []
     majority = train[class_attribute].value_counts().idxmax()
-    rows = test if test is not None and class_attribute in test.columns else train
-    where = "the same rows" if rows is not train else "the rows the candidates were fitted on"
-    share = float((rows[class_attribute].astype(str) == str(majority)).mean()) if len(rows) else math.nan
-    return f"majority class: always guessing {str(majority)!r} is right for {share:.4f} of {where} (the accuracy any model must beat)"
+    held = result.held_out or {}
+    if "majority_share" in held:
+        share, rows, where = float(held["majority_share"]), int(held["rows"]), f"the {int(held['rows']):,} held-out rows the accuracies are measured on"
+    else:
+        on = test if test is not None and class_attribute in test.columns else train
+        where = "the same rows" if on is not train else "the rows the candidates were fitted on"
+        share, rows = (float((on[class_attribute].astype(str) == str(majority)).mean()) if len(on) else math.nan), len(on)
+    lines = [f"majority class: always guessing {str(majority)!r} is right for {share:.4f} of {where} (the accuracy any model must beat)"]
+    accuracy = None if chosen is None else chosen.get("accuracy")
+    if isinstance(accuracy, (int, float)) and not math.isnan(share) and no_better_than_majority(float(accuracy), rows, share):
+        lines.append(
+            f"the chosen model is no better than that ({accuracy:.4f} against {share:.4f}): it meets the target by predicting little; "
+            "the release record will not release it (publish the class shares instead, or relax the target)"
+        )
+    return lines
 
 
 def _fmt(name: str, value: float) -> str:
