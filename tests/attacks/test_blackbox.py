@@ -325,3 +325,36 @@ def test_a_model_read_from_its_file_gets_the_black_box_attacks_with_a_stand_in_l
         bar = (rows["ppdm"]["tpr@1%"] + s["tpr@1%"]) / 2
         record = ppdm.audit(read, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False, target=f"mia_tpr@1%<={bar:.4f}").release_record()
         assert record["decision"] == "do not release"
+
+
+@pytest.mark.parametrize("library", ["xgboost", "lightgbm"])
+def test_a_boosted_model_file_over_categorical_inputs_meets_the_shadow_attacks(nursery, tmp_path, library):
+    """Nursery's inputs are all categorical, so the stand-in's one-hot inputs would be sparse,
+    which histogram gradient boosting refuses: the shadows are fitted on dense inputs, and a
+    boosted model file (XGBoost JSON, LightGBM text) on half the members gets every attack."""
+    pytest.importorskip(library)
+    frame, _ = nursery
+    frame = frame[frame["class"] != "recommend"].sample(600, random_state=0).reset_index(drop=True)
+    frame["class"] = frame["class"].astype(str)  # the four classes left, as a CSV would give them
+    member = np.random.default_rng(0).random(len(frame)) < 0.5
+    inputs = [c for c in frame.columns if c != "class"]
+    train = frame[member]
+    D = pd.get_dummies(train[inputs]).astype(float)
+    y = train["class"].astype(str).astype("category").cat.codes
+    if library == "xgboost":
+        import xgboost
+
+        xgboost.XGBClassifier(n_estimators=5, max_depth=3).fit(D, y).save_model(tmp_path / "model.json")
+        path = tmp_path / "model.json"
+    else:
+        import lightgbm
+
+        lightgbm.LGBMClassifier(n_estimators=5, num_leaves=8, verbose=-1).fit(D, y).booster_.save_model(tmp_path / "model.txt")
+        path = tmp_path / "model.txt"
+    held = member & (np.random.default_rng(1).random(len(frame)) < 0.5)
+    pool = frame.assign(member=member)[held | ~member].reset_index(drop=True)
+    done = ppdm.audit(path, membership=pool, sample=True, blackbox=BlackboxOptions(shadows=4), progress=False)
+    s = done.membership.summary()
+    assert {r["attack"] for r in s["attacks"]} == {"ppdm", *ATTACKS}
+    assert "histogram gradient boosting" in s["blackbox"]["shadow_learner"]
+    assert s["wrong_proved_members"] == 0 and s["wrong_proved_non_members"] == 0

@@ -67,5 +67,6 @@ def stand_in_learner(model: Tree | Forest, inputs: pd.DataFrame) -> tuple[Any, s
         estimator = RandomForestClassifier(n_estimators=model.n_trees, max_depth=depth, bootstrap=bootstrap, random_state=0, n_jobs=1)
         said = f"a random forest of {model.n_trees} trees of depth {depth}{', bootstrapped' if bootstrap else ''}"
     categorical = [c for c in inputs.columns if model.attributes[c].is_categorical]
-    encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore"), categorical)], remainder="passthrough")
+    # dense: histogram gradient boosting refuses sparse inputs, which an all-categorical table one-hot encodes to
+    encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categorical)], remainder="passthrough")
     return make_pipeline(encode, estimator), f"{said}, fitted by scikit-learn on one-hot inputs (a stand-in: the model file does not say its learner)"
