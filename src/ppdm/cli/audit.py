@@ -87,6 +87,12 @@ def _train_for_audit(
     "(the format is detected; pickles are never read).",
 )
 @click.option(
+    "--xgboost-config",
+    type=click.Path(path_type=Path),
+    help="With an XGBoost JSON --model: its training configuration (booster.save_config(), saved as JSON), which the model file "
+    "lacks: λ, η and whether rows were subsampled (with subsample=1 every round is read, not the first alone).",
+)
+@click.option(
     "--data",
     type=click.Path(path_type=Path),
     help="With --tree or --model: the training records (CSV, in the order the model was fitted on); the sensitive "
@@ -286,6 +292,7 @@ def audit_command(
     dataset: str | None,
     tree_file: Path | None,
     model_file: Path | None,
+    xgboost_config: Path | None,
     data: Path | None,
     backend: str,
     sensitive: str | None,
@@ -337,12 +344,10 @@ def audit_command(
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
     command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column")
-    read = (tree_file, model_file, data, threat_file, reference, holdout, population, frontier_file, member_ids, scores)
+    read = (tree_file, model_file, xgboost_config, data, threat_file, reference, holdout, population, frontier_file, member_ids, scores)
     finish = _finishing(out, record_out, report_out, read, target, frontier_file, policy, bundle, model_file or tree_file)
     if membership or population is not None:
-        if method != "auto":
-            raise PpdmError(f"--method {method} chooses an attribute's estimate: a membership audit has its own (leave --method out)")
-        truth = _membership_truth(member_column, member_ids, id_column, non_member_column, sample, scores)
+        truth = _membership_truth(member_column, member_ids, id_column, non_member_column, sample, scores, xgboost_config, method)
         _membership_command(membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit,
                             time_limit, quiet, out, finish)  # fmt: skip
         return
@@ -361,9 +366,9 @@ def audit_command(
     what = "tree" if tree_file is not None else "model"
     tree_file = tree_file or model_file
     if dataset is not None:
-        tree, table, threat = _trained(dataset, tree_file, data, threat, backend, class_attribute, algorithm, criterion, max_depth, quiet)
+        tree, table, threat = _trained(dataset, tree_file or xgboost_config, data, threat, backend, class_attribute, algorithm, criterion, max_depth, quiet)
     else:
-        tree, table = _published(tree_file, data, class_attribute, criterion, max_depth, quiet, what, backend)
+        tree, table = _published(tree_file, data, class_attribute, criterion, max_depth, quiet, what, backend, xgboost_config)
     if time_limit is not None and not internal and method != "split-choice" and tree.n_trees == 1:
         raise PpdmError("--time-limit bounds a forest's solve or a tree's internal-node solve: for a tree it needs --internal")
     if class_known:
@@ -376,7 +381,8 @@ def audit_command(
             time_limit=time_limit, exact_time_limit=exact_time_limit, exact_detail=exact_detail,
             sample=sample, trees=trees, reference=reference, holdout=holdout, progress=told, options=how, **finish.targeting(), **_numeric_secret(tolerance, domain),
         )
-    inputs = {"model": tree_file, "data": data if dataset is None else table, "threat": threat_file, "reference": reference, "holdout": holdout}
+    inputs = {"model": tree_file, "model_config": xgboost_config, "data": data if dataset is None else table, "threat": threat_file, "reference": reference,
+              "holdout": holdout}  # fmt: skip
     if not isinstance(result, Audit):
         _print_regression(result, top, out, report_out, quiet, finish, inputs)
         return
@@ -417,7 +423,7 @@ def _trained(
 ) -> tuple[Any, pd.DataFrame, ThreatModel]:
     """``--dataset``: the tree trained on the bundled dataset, its table, and the threat with its defaults for it."""
     if tree_file is not None or data is not None:
-        raise PpdmError("give either --dataset (train and audit) or --tree/--model with --data, not both")
+        raise PpdmError("give either --dataset (train and audit) or --tree/--model (and its --xgboost-config) with --data, not both")
     if threat.sensitive is None:
         raise PpdmError("--dataset needs --sensitive (or a threat file naming it)")
     if backend != "pandas":
@@ -431,14 +437,15 @@ def _trained(
 
 def _published(
     tree_file: Path | None, data: Path | None, class_attribute: str | None, criterion: str | None, max_depth: int | None, quiet: bool, what: str,
-    backend: str,
+    backend: str, config: Path | None = None,
 ) -> tuple[Any, Any]:
-    """``--model``/``--tree`` with ``--data``: the published model as it is, and its table."""
+    """``--model``/``--tree`` with ``--data``: the published model as it is, and its table
+    (``config``: an XGBoost model's training configuration)."""
     if tree_file is None or data is None:
         raise PpdmError("give --dataset NAME, or --model MODEL (--tree TREE.json) with --data TABLE.csv")
     if criterion is not None or max_depth is not None:
         raise PpdmError("--criterion and --max-depth train a tree with --dataset: a published model is audited as it is")
-    tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend)
+    tree, table = _model_and_table(tree_file, data, class_attribute, quiet, what, backend, config)
     if class_attribute is not None and tree.class_attribute != class_attribute:
         raise PpdmError(f"--class {class_attribute!r}: the model predicts {tree.class_attribute!r}")
     return tree, table
@@ -547,8 +554,17 @@ def _distinct(*outputs: Path | None, inputs: tuple[Path | None, ...]) -> None:
 
 def _membership_truth(
     member_column: str, member_ids: Path | None, id_column: str | None, non_member_column: str | None, sample: bool, scores: Path | None,
+    xgboost_config: Path | None = None, method: str = "auto",
 ) -> dict[str, Any]:
-    """The membership audit's truth and the attacker's knowledge of it, as :func:`ppdm.audit`'s keywords."""
+    """The membership audit's truth and the attacker's knowledge of it, as :func:`ppdm.audit`'s
+    keywords; the attribute audit's options refused."""
+    if method != "auto":
+        raise PpdmError(f"--method {method} chooses an attribute's estimate: a membership audit has its own (leave --method out)")
+    if xgboost_config is not None:
+        raise PpdmError(
+            "--xgboost-config is read with the attribute audit's --data; for a membership audit read the model in Python: "
+            "ppdm.audit(ppdm.load_model(MODEL, candidates, config=CONFIG), membership=candidates)"
+        )
     truth: dict[str, Any] = {"member_column": member_column, "member_ids": member_ids, "id_column": id_column, "non_members": non_member_column, "sample": sample}
     return {**truth, "blackbox": scores} if scores else truth
 
@@ -626,7 +642,7 @@ def _print_regression(
 
 
 def _model_and_table(
-    model_file: Path, data: Path, class_attribute: str | None, quiet: bool, what: str = "model", backend: str = "pandas"
+    model_file: Path, data: Path, class_attribute: str | None, quiet: bool, what: str = "model", backend: str = "pandas", config: Path | None = None,
 ) -> tuple[Any, Any]:
     """The published model (a :class:`Tree` or :class:`Forest`, by the file's format:
     :func:`ppdm.tree.model_files.load_model`) and the table (read lazily with ``backend="dask"``)."""
@@ -637,10 +653,10 @@ def _model_and_table(
     if backend == "dask":
         from ppdm.data.lazy import read_lazy
 
-        return load_model(model_file), read_lazy(data)
+        return load_model(model_file, config=config), read_lazy(data)
     table = read_csv(data)[0]
     with status(f"reading {model_file}", quiet):
-        return load_model(model_file, table, class_attribute=class_attribute), table
+        return load_model(model_file, table, class_attribute=class_attribute, config=config), table
 
 
 #: Seconds between two progress lines of one phase (a new phase is shown at once).

@@ -37,7 +37,7 @@ import scipy.sparse as sp
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError, PpdmError, RoutingLimitError
 from ppdm.exact.target_rows import ABSOLUTE, _scores_before, as_forest
-from ppdm.maxent.table.forest_types import RoundsUsed, _groups, split_component, unique_rows
+from ppdm.maxent.table.forest_types import UNTIED, RoundsUsed, _groups, split_component, unique_rows
 from ppdm.tree.forest import Forest, leaf_values
 from ppdm.tree.forest_check import weights_of
 from ppdm.tree.model import Tree
@@ -277,7 +277,7 @@ def _rows(
             rounds.leave_out(t, step)
             continue
         if weights[t] is None:
-            rounds.leave_out(t, "its rows may be a subsample the model does not store (unknown multiplicities)")
+            rounds.leave_out(t, UNTIED)
             continue
         ids = np.array([node.id for node in tree.leaves()], dtype=np.intp)
         size = np.array([np.nan if tree.nodes[i].n_samples is None else float(tree.nodes[i].n_samples) for i in ids])

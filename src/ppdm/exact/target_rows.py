@@ -40,7 +40,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ppdm.errors import DataError
-from ppdm.maxent.table.forest_types import RoundsUsed
+from ppdm.maxent.table.forest_types import UNTIED, RoundsUsed
 from ppdm.tree.forest import Forest, as_forest, leaf_values
 from ppdm.tree.forest_check import weights_of
 from ppdm.tree.model import Tree
@@ -101,7 +101,7 @@ def target_rows(model: Tree | Forest, table: pd.DataFrame, known: Sequence[str],
             continue
         weights = weights_of(forest, t, n)
         if weights is None:
-            rounds.leave_out(t, "its rows may be a subsample the model does not store (unknown multiplicities)")
+            rounds.leave_out(t, UNTIED)
             continue
         bias = scores[0, 0] if scores is not None and t == 0 and step.biased_first_round and len(scores) else 0.0
         built = _tree_rows(forest, t, tree, leaves[:, t], poisoned[t], weights, values[t] - bias, step, scores, magnitude)

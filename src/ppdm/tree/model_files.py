@@ -76,18 +76,23 @@ def save_model(model: Tree | Forest, path: str | Path) -> None:
         save_tree(model, path)
 
 
-def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attribute: str | None = None) -> Tree | Forest:
+def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attribute: str | None = None, config: Any = None) -> Tree | Forest:
     """Read the tree or forest in ``path``, whichever of the formats above it is.
 
     ``data``: the training table (unencoded, with the class column), needed by XGBoost, LightGBM
     and skops files only; their counts are checked against it when it has as many rows as the
     model was trained on. ``class_attribute``: the class column of ``data`` (default: the one
-    column outside the model's inputs with as many values as the model has classes).
+    column outside the model's inputs with as many values as the model has classes). ``config``:
+    an XGBoost model's training configuration (``booster.save_config()``: a path, text or
+    dictionary), which the model file does not hold: its λ, η and whether rows were subsampled (with
+    ``subsample=1`` every round counts every training row once, so each round is read, not the first alone).
     """
     from ppdm.files import as_path
 
     p = as_path(path, "model", TreeFormatError)
     kind, content = _read(p)
+    if config is not None and kind != "xgboost-json":
+        raise ModelImportError(f"{p}: a training configuration (config=) is XGBoost's; this is a {kind} model")
     try:
         if kind == "ppdm-tree":
             return tree_from_dict(content)
@@ -106,7 +111,7 @@ def load_model(path: str | Path, data: pd.DataFrame | None = None, *, class_attr
 
             return from_estimator(_skops(p), data, class_attribute=class_attribute)
         if kind == "xgboost-json":
-            return forest_from_xgboost(content, data, class_attribute=class_attribute)
+            return forest_from_xgboost(content, data, class_attribute=class_attribute, config=config)
         return forest_from_lightgbm(content, data, class_attribute=class_attribute)
     except PpdmError as exc:
         raise exc.with_prefix(str(p)) from None

@@ -43,7 +43,7 @@ import scipy.sparse as sp
 
 from ppdm.maxent.constraints.leaf_rows import Decide, check_decided
 from ppdm.maxent.rows.problem import LinearBlock
-from ppdm.maxent.table.forest_types import ForestTypes, RoundsUsed
+from ppdm.maxent.table.forest_types import UNTIED, ForestTypes, RoundsUsed
 from ppdm.tree.forest import Forest, leaf_values
 from ppdm.tree.newton import NewtonStep, newton_step, round_probabilities, tree_rounds
 
@@ -54,7 +54,6 @@ ABSOLUTE = 0.05
 REAL_ROWS = ("leaf-value tree ", "cover tree ")
 
 #: Why a round's tree can not be tied to the records (unknown multiplicities, covers not checked).
-UNTIED = "its rows may be a subsample the model does not store (unknown multiplicities)"
 
 
 @dataclass

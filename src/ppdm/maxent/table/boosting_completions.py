@@ -38,7 +38,7 @@ import pandas as pd
 
 from ppdm.data.qigroups import QIGroups
 from ppdm.errors import DataError
-from ppdm.maxent.table.forest_types import RoundsUsed, forest_domain, tree_weights, unique_rows
+from ppdm.maxent.table.forest_types import UNTIED, RoundsUsed, forest_domain, tree_weights, unique_rows
 from ppdm.maxent.table.unknowns import Component, UnknownDomain
 from ppdm.tree.forest import Forest, leaf_values
 from ppdm.tree.model import encode_categories
@@ -112,7 +112,7 @@ def completion_rows(forest: Forest, n_records: int, used: np.ndarray, sa: np.nda
 
     for t, tree in enumerate(forest.trees):
         if not used[t]:
-            rounds.leave_out(t, "its rows may be a subsample the model does not store (unknown multiplicities)")
+            rounds.leave_out(t, UNTIED)
             continue
         leaves = np.array([n.id for n in tree.nodes if n.is_leaf], dtype=np.int64)
         nodes = [tree.nodes[i] for i in leaves.tolist()]

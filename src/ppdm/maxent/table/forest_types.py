@@ -172,6 +172,11 @@ def _describe(reach: sp.csr_matrix, leaves: np.ndarray, trees: np.ndarray) -> li
     return ["; ".join(p) for p in parts]
 
 
+#: Why a round is left out when its rows cannot be tied to the training rows (an XGBoost JSON file
+#: does not say whether rows were subsampled; its training configuration does).
+UNTIED = "its rows may be a subsample the model does not store (unknown multiplicities; an XGBoost file's training configuration, booster.save_config(), says whether they were)"
+
+
 @dataclass
 class RoundsUsed:
     """Which trees of a model the audit built rows from, and why the others gave none.
