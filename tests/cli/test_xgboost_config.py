@@ -1,6 +1,7 @@
-"""``ppdm audit --model model.json --xgboost-config config.json``: an XGBoost JSON model file does not
-say whether its rounds subsampled the rows, so without the training configuration only the first
-round is tied to the training rows; with it (``subsample=1``) every round is read."""
+"""An XGBoost JSON model file does not say whether its rounds subsampled the rows. ppdm settles it
+from the training rows (every leaf's cover is their hessians summed there only when no row was
+left out), or from the training configuration (``--xgboost-config``, ``config=``); otherwise only
+the first round is tied to the training rows, and the verdict is "not judged"."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ppdm.tree.model_files import save_model
 xgboost = pytest.importorskip("xgboost")
 
 FEATURES = ["parents", "has_nurs", "form", "children", "housing", "finance", "social", "health"]
+KNOWN = ["--known", "parents,has_nurs,form,health", "--sensitive", "finance"]
 
 
 @pytest.fixture(scope="module")
@@ -26,36 +28,46 @@ def files(tmp_path_factory, nursery):
     train["class"] = train["class"].astype(str)
     D = pd.get_dummies(train[FEATURES]).astype(float)
     y = train["class"].astype("category").cat.codes
-    model = xgboost.XGBClassifier(n_estimators=4, max_depth=3, subsample=1.0).fit(D, y)
-    model.save_model(root / "model.json")
-    (root / "config.json").write_text(model.get_booster().save_config())
+    for name, subsample in (("whole", 1.0), ("drawn", 0.8)):
+        model = xgboost.XGBClassifier(n_estimators=4, max_depth=3, subsample=subsample, random_state=0).fit(D, y)
+        model.save_model(root / f"{name}.json")
+        (root / f"{name}.config.json").write_text(model.get_booster().save_config())
     train.to_csv(root / "train.csv", index=False)
     return root
 
 
-def test_the_configuration_reads_every_round(run, files, tmp_path):
-    """An attacker who knows four columns: without the configuration the first round alone (the
-    verdict "not judged", the reason naming the option); with it every round, and a verdict."""
-    args = ["audit", "--model", files / "model.json", "--data", files / "train.csv", "--known", "parents,has_nurs,form,health", "--sensitive", "finance"]
-    first = run(*args)
-    assert first.exit_code == 0, first.output
-    assert "4 of 16 boosting trees" in first.output and "save_config()" in first.output and "not judged" in first.output
-    every = run(*args, "--xgboost-config", files / "config.json", "--record", tmp_path / "record.json")
-    assert every.exit_code == 0, every.output
-    assert "all 16 boosting trees" in every.output and "not judged" not in every.output
-    record = json.loads((tmp_path / "record.json").read_text())
-    assert "config.json" in json.dumps(record)  # the configuration is among the files the record cites
+def test_the_training_rows_settle_whether_rows_were_subsampled(files):
+    frame = pd.read_csv(files / "train.csv")
+    whole = ppdm.load_model(files / "whole.json", frame)
+    assert all(m is not None and (m == 1).all() for m in whole.multiplicities) and "no row subsampled" in whole.params["rows_once"]
+    drawn = ppdm.load_model(files / "drawn.json", frame)
+    assert all(m is None for m in drawn.multiplicities) and "rows_once" not in drawn.params
+    sample = ppdm.load_model(files / "whole.json", frame.iloc[:700])  # not the training rows: nothing to check them against
+    assert all(m is None for m in sample.multiplicities)
+    configured = ppdm.load_model(files / "drawn.json", frame, config=files / "drawn.config.json")  # a path, as the command line gives it
+    assert all(m is None for m in configured.multiplicities) and configured.params["subsample"] == pytest.approx(0.8)
+
+
+def test_every_round_is_read_when_rows_were_not_subsampled(run, files, tmp_path):
+    """Four known columns: a model whose rounds subsampled the rows has no count the audit can tie to
+    the records (refused in one line); one whose rounds did not is read on every round, from the
+    rows alone or from its configuration, with a verdict; the record cites the configuration."""
+    drawn = run("audit", "--model", files / "drawn.json", "--data", files / "train.csv", *KNOWN)
+    assert drawn.exit_code == 2 and "no tree's counts can be tied to the table's records" in drawn.output
+    for extra in ([], ["--xgboost-config", files / "whole.config.json", "--record", tmp_path / "record.json"]):
+        whole = run("audit", "--model", files / "whole.json", "--data", files / "train.csv", *KNOWN, *extra)
+        assert whole.exit_code == 0, whole.output
+        assert "all 16 boosting trees" in whole.output and "not judged" not in whole.output
+    assert "whole.config.json" in json.dumps(json.loads((tmp_path / "record.json").read_text()))
 
 
 def test_the_configuration_is_xgboosts_only(files, tmp_path):
     frame = pd.read_csv(files / "train.csv")
-    ppdm.load_model(files / "model.json", frame, config=files / "config.json")  # a path, as the command line gives it
-    forest = ppdm.load_model(files / "model.json", frame)
-    save_model(forest, tmp_path / "ppdm.json")
+    save_model(ppdm.load_model(files / "whole.json", frame), tmp_path / "ppdm.json")
     with pytest.raises(ModelImportError, match="XGBoost's; this is a ppdm-forest model"):
-        ppdm.load_model(tmp_path / "ppdm.json", frame, config=files / "config.json")
+        ppdm.load_model(tmp_path / "ppdm.json", frame, config=files / "whole.config.json")
 
 
 def test_the_membership_road_says_where_the_configuration_goes(run, files):
-    result = run("audit", "--membership", "--model", files / "model.json", "--population", files / "train.csv", "--xgboost-config", files / "config.json")
+    result = run("audit", "--membership", "--model", files / "whole.json", "--population", files / "train.csv", "--xgboost-config", files / "whole.config.json")
     assert result.exit_code == 2 and "ppdm.load_model(MODEL, candidates, config=CONFIG)" in result.output

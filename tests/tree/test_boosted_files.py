@@ -85,7 +85,8 @@ def test_an_xgboost_file_alone_reveals_the_first_trees_class_counts(adult, tmp_p
     for forest in (live, alone, configured):
         assert "class-counts" in forest.known[0]
         assert [n.counts.tolist() for n in forest.trees[0].nodes] == [n.counts.tolist() for n in live.trees[0].nodes]
-    assert claims_hold(alone, X, y.cat.codes.to_numpy()) == (1, 1)  # multiplicities unknown from the file
+    # the file does not say whether rows were subsampled; the training rows' hessians matching every cover do
+    assert "no row subsampled" in alone.params["rows_once"] and claims_hold(alone, X, y.cat.codes.to_numpy()) == (4, 1)
     assert claims_hold(live, X, y.cat.codes.to_numpy()) == (4, 1)  # the configuration says: no subsampling
 
 

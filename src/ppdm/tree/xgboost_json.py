@@ -36,7 +36,7 @@ from ppdm.errors import ModelImportError, advising
 from ppdm.files import MAX_MODEL_BYTES, load_json, read_bytes
 from ppdm.tree.boosting import FlatTree, below_float32, build_tree, counts_from_gradients, expit, resolve_classes, softmax, whole
 from ppdm.tree.forest import Forest
-from ppdm.tree.forest_check import verify_counts
+from ppdm.tree.forest_check import rows_once_by_covers, verify_counts
 from ppdm.tree.newton import FLOAT32_TOLERANCE, NewtonStep, set_newton_step
 from ppdm.tree.sklearn import trace_features
 
@@ -119,7 +119,19 @@ def forest_from_xgboost(
     root = trees[0].root.n_samples
     if verify or (verify is None and root is not None and round(root) == len(data)):
         verify_counts(forest, data, codes)
+        _rows_once_from_data(forest, data, params)
     return forest
+
+
+def _rows_once_from_data(forest: Forest, data: pd.DataFrame, params: dict[str, Any]) -> None:
+    """Without the training configuration, whether rows were subsampled read off ``data`` (the
+    training rows): when every round's covers are their hessians, each row counted once in every
+    round (:func:`~ppdm.tree.forest_check.rows_once_by_covers`), said in ``forest.params``."""
+    if "subsample" in params or any(m is not None for m in forest.multiplicities):
+        return
+    if rows_once_by_covers(forest, data):
+        forest.multiplicities = [np.ones(len(data), dtype=np.int64)] * len(forest.trees)
+        forest.params["rows_once"] = "every round's covers are the training rows' hessians (checked on the data given): no row subsampled"
 
 
 def _regressor(
