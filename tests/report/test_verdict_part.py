@@ -107,3 +107,13 @@ def test_a_target_met_by_a_proof_that_left_people_undecided_is_not_judged():
     assert decision == "do not release" and "173 undecided" in reasons[0]
     failing = {**stopped, "certain_right": 2}
     assert target_line(failing, target)[0] == "fails"  # a lower bound already over the limit stays missed
+
+
+def test_an_approximate_estimate_asks_for_the_proof_only_when_it_can_run():
+    """A target met by the pooled estimate is not judged; the advice is the proof when none was
+    run, and more known columns when the proof was asked for and could not run."""
+    approximate = {**CLEAN, "status": "approximate"}
+    level, line = target_line(approximate, default_target())
+    assert level == "unknown" and "prove it (--exact)" in line
+    level, line = target_line({**approximate, "exact_not_run": "exact audit not run: it would route the same table ..."}, default_target())
+    assert level == "unknown" and "--exact" not in line and "the proof could not run either" in line and "declare more columns known" in line

@@ -107,9 +107,13 @@ def not_judged(summary: dict[str, Any], approximate_counts: bool = False) -> str
     certain among the others only), any of which may understate what the model discloses. The
     verdict then reads "unknown" and the release record does not release."""
     if summary.get("status") == "approximate" and not approximate_counts:
+        proof = (  # asked for, yet it could not run (the table the joint estimate could not build): asking again would not help
+            "the proof could not run either (its table is as large): declare more columns known"
+            if summary.get("exact_not_run") else "no proof was run: prove it (--exact)"
+        )
         return (
             "met by an approximate estimate (each tree's exact posterior, pooled), which may be less confident than the model's "
-            "joint solution, and no proof was run: prove it (--exact) or use a policy that counts approximate evidence"
+            f"joint solution, and {proof} or use a policy that counts approximate evidence"
         )
     part = _part_only(summary)
     if part:
