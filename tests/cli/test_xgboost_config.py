@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -71,3 +72,25 @@ def test_the_configuration_is_xgboosts_only(files, tmp_path):
 def test_the_membership_road_says_where_the_configuration_goes(run, files):
     result = run("audit", "--membership", "--model", files / "whole.json", "--population", files / "train.csv", "--xgboost-config", files / "whole.config.json")
     assert result.exit_code == 2 and "ppdm.load_model(MODEL, candidates, config=CONFIG)" in result.output
+
+
+def test_a_complete_population_with_its_truth_reads_every_round_of_the_file(nursery, tmp_path):
+    """Membership over every training record and as many non-members: the members are the
+    training rows, so the file's rounds are checked on them and every round's leaf values and
+    covers are read (before: the first round alone, from an XGBoost file); the truth meets every
+    row and no proof is wrong."""
+    frame, _ = nursery
+    frame = frame[frame["class"] != "recommend"].sample(600, random_state=3).reset_index(drop=True)
+    frame["class"] = frame["class"].astype(str)
+    member = np.random.default_rng(3).random(len(frame)) < 0.5
+    train = frame[member]
+    D = pd.get_dummies(train[FEATURES]).astype(float)
+    xgboost.XGBClassifier(n_estimators=3, max_depth=3, random_state=0).fit(D, train["class"].astype("category").cat.codes).save_model(tmp_path / "m.json")
+    pool = frame.assign(member=member)
+    done = ppdm.audit(tmp_path / "m.json", membership=pool, blackbox=False, exact_time_limit=2, time_limit=10, progress=False)
+    s = done.membership.summary()
+    assert "rounds used: 0, 1, 2 of 3" in s["trees_used"]
+    assert s["wrong_proved_members"] == 0 and s["wrong_proved_non_members"] == 0
+    assert done.membership.rows.truth_violations(member).size == 0
+    half = ppdm.audit(tmp_path / "m.json", membership=pool[~member | (np.arange(len(pool)) % 2 == 0)], sample=True, blackbox=False, progress=False)
+    assert "rounds used: 0 of 3" in half.membership.summary()["trees_used"]  # some members only: nothing to check the file's rounds on

@@ -95,7 +95,7 @@ def membership_audit(
     candidates = table.drop(columns=population.hidden)
     model = _estimator_of(model)
     try:
-        published = as_rules(model) or as_model(model, candidates, class_attribute)
+        published = as_rules(model) or _read_over_members(model, table, candidates, truth, sample, class_attribute)
     except ModelImportError:
         if blackbox is False or not (hasattr(model, "predict_proba") or isinstance(blackbox, (pd.DataFrame, str, Path))):
             raise
@@ -131,3 +131,19 @@ def _estimator_of(model: Any) -> Any:
 
             return load_estimator(model)
     return model
+
+
+def _read_over_members(model: Any, table: pd.DataFrame, candidates: pd.DataFrame, truth: Any, sample: bool, class_attribute: str | None) -> Any:
+    """``model`` read over the candidates; a model file of a complete population with its truth
+    is read over the members, the training rows, first: what the file does not say but they show
+    (an XGBoost file's rounds grown on every row once, :func:`~ppdm.tree.forest_check.rows_once_by_covers`)
+    is then known, and every round's rows are read. A file the members do not fit (a wrong truth)
+    is read over the candidates, and the audit's own check of the truth says what is wrong."""
+    if isinstance(model, (str, Path)) and truth is not None and not sample:
+        members = flags(table, truth, "truth")
+        if members is not None and members.any():
+            try:
+                return as_model(model, candidates[members].reset_index(drop=True), class_attribute)
+            except (ModelImportError, DataError):
+                pass
+    return as_model(model, candidates, class_attribute)
