@@ -126,11 +126,9 @@ def read_checked(model: Any, data: pd.DataFrame, class_attribute: str) -> Checke
     if isinstance(model, (str, Path)):
         path = regular_file(model, "model")
         note_read(path)
-        with path.open("rb") as f:
-            zipped = f.read(4) == b"PK\x03\x04"
-        from ppdm.tree.model_files import load_estimator, load_model
+        from ppdm.tree.model_files import is_skops, load_estimator, load_model
 
-        model = load_estimator(path) if zipped else load_model(path, data, class_attribute=class_attribute)
+        model = load_estimator(path) if is_skops(path) else load_model(path, data, class_attribute=class_attribute)
     if is_model(model):
         return Checked(model, class_attribute, model, source)
     if not hasattr(model, "predict_proba") and not hasattr(model, "predict"):

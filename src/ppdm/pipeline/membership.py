@@ -123,13 +123,10 @@ def membership_audit(
 def _estimator_of(model: Any) -> Any:
     """A skops file's fitted estimator (read white-box when it is a tree model, and by its answers
     in the black-box attacks, whose shadows are then fitted by its own learner); any other model as given."""
-    if isinstance(model, (str, Path)) and Path(model).is_file():
-        with open(model, "rb") as handle:
-            zipped = handle.read(4) == b"PK\x03\x04"  # skops' format is a zip archive
-        if zipped:
-            from ppdm.tree.model_files import load_estimator
+    from ppdm.tree.model_files import is_skops, load_estimator
 
-            return load_estimator(model)
+    if isinstance(model, (str, Path)) and Path(model).is_file() and is_skops(model):
+        return load_estimator(model)
     return model
 
 

@@ -36,7 +36,7 @@ from ppdm.tree.lightgbm_text import forest_from_lightgbm
 from ppdm.tree.model import Tree
 from ppdm.tree.xgboost_json import forest_from_xgboost
 
-__all__ = ["load_estimator", "load_model", "model_kind", "save_model"]
+__all__ = ["is_skops", "load_estimator", "load_model", "model_kind", "save_model"]
 
 KINDS = ("ppdm-tree", "ppdm-forest", "xgboost-json", "lightgbm-json", "lightgbm-text", "skops")
 
@@ -57,6 +57,10 @@ SKOPS_TRUSTED = (
 #: Modules whose every type a ``.skops`` file may hold: the distance metrics a kNN classifier's
 #: neighbour search keeps (scikit-learn's own, no code of the file's).
 SKOPS_TRUSTED_PREFIXES = ("sklearn.metrics._dist_metrics.",)
+
+
+#: The first bytes of a zip archive: skops' format.
+ZIP_MAGIC = b"PK\x03\x04"
 
 
 #: A skops archive's member may inflate to at most this many times its compressed size (a tree's
@@ -137,7 +141,7 @@ def _read(p: Path) -> tuple[str, Any]:
     from ppdm.files import MAX_MODEL_BYTES, load_json, read_bytes
 
     raw = read_bytes(p, "model", MAX_MODEL_BYTES, TreeFormatError)
-    if raw.startswith(b"PK\x03\x04"):  # a zip archive: skops' format
+    if raw.startswith(ZIP_MAGIC):
         return "skops", None
     try:
         text = raw.decode("utf-8-sig")
@@ -165,6 +169,12 @@ def _read(p: Path) -> tuple[str, Any]:
         f"{p}: not a model file ppdm reads ({found}; expected a ppdm-tree or ppdm-forest file, an XGBoost JSON "
         "model or a LightGBM model)"
     )
+
+
+def is_skops(path: str | Path) -> bool:
+    """Whether the file ``path`` is a zip archive, skops' format (its content decides, not its name)."""
+    with open(path, "rb") as handle:
+        return handle.read(len(ZIP_MAGIC)) == ZIP_MAGIC
 
 
 def load_estimator(path: str | Path) -> Any:
