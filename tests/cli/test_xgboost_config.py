@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import ppdm
-from ppdm.errors import ModelImportError
+from ppdm.errors import DataError, ModelImportError
 from ppdm.tree.model_files import save_model
 
 xgboost = pytest.importorskip("xgboost")
@@ -94,3 +94,20 @@ def test_a_complete_population_with_its_truth_reads_every_round_of_the_file(nurs
     assert done.membership.rows.truth_violations(member).size == 0
     half = ppdm.audit(tmp_path / "m.json", membership=pool[~member | (np.arange(len(pool)) % 2 == 0)], sample=True, blackbox=False, progress=False)
     assert "rounds used: 0 of 3" in half.membership.summary()["trees_used"]  # some members only: nothing to check the file's rounds on
+
+
+def test_a_wrong_truth_is_named_as_such_not_as_a_bad_model_file(nursery, tmp_path):
+    """Reading the file over members who are not its training rows fails its own count check; the
+    audit then reads it over the candidates and says the truth is wrong, as for any model."""
+    frame, _ = nursery
+    frame = frame[frame["class"] != "recommend"].sample(400, random_state=4).reset_index(drop=True)
+    frame["class"] = frame["class"].astype(str)
+    member = np.random.default_rng(4).random(len(frame)) < 0.5
+    train = frame[member]
+    D = pd.get_dummies(train[FEATURES]).astype(float)
+    xgboost.XGBClassifier(n_estimators=2, max_depth=3, random_state=0).fit(D, train["class"].astype("category").cat.codes).save_model(tmp_path / "m.json")
+    wrong = member.copy()
+    wrong[np.flatnonzero(member)[:5]] = False
+    wrong[np.flatnonzero(~member)[:5]] = True  # as many members, five of them the wrong people
+    with pytest.raises(DataError, match="the truth breaks"):
+        ppdm.audit(tmp_path / "m.json", membership=frame.assign(member=wrong), blackbox=False, progress=False)
