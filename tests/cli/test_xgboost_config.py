@@ -74,18 +74,25 @@ def test_the_membership_road_says_where_the_configuration_goes(run, files):
     assert result.exit_code == 2 and "ppdm.load_model(MODEL, candidates, config=CONFIG)" in result.output
 
 
+def _model_file(nursery, path, rows: int, rounds: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
+    """``rows`` Nursery people (four classes, as text), a random half of them members, and an
+    XGBoost model of ``rounds`` rounds fitted on the members, saved as JSON at ``path``."""
+    frame, _ = nursery
+    frame = frame[frame["class"] != "recommend"].sample(rows, random_state=seed).reset_index(drop=True)
+    frame["class"] = frame["class"].astype(str)
+    member = np.random.default_rng(seed).random(len(frame)) < 0.5
+    train = frame[member]
+    D = pd.get_dummies(train[FEATURES]).astype(float)
+    xgboost.XGBClassifier(n_estimators=rounds, max_depth=3, random_state=0).fit(D, train["class"].astype("category").cat.codes).save_model(path)
+    return frame, member
+
+
 def test_a_complete_population_with_its_truth_reads_every_round_of_the_file(nursery, tmp_path):
     """Membership over every training record and as many non-members: the members are the
     training rows, so the file's rounds are checked on them and every round's leaf values and
     covers are read (before: the first round alone, from an XGBoost file); the truth meets every
     row and no proof is wrong."""
-    frame, _ = nursery
-    frame = frame[frame["class"] != "recommend"].sample(600, random_state=3).reset_index(drop=True)
-    frame["class"] = frame["class"].astype(str)
-    member = np.random.default_rng(3).random(len(frame)) < 0.5
-    train = frame[member]
-    D = pd.get_dummies(train[FEATURES]).astype(float)
-    xgboost.XGBClassifier(n_estimators=3, max_depth=3, random_state=0).fit(D, train["class"].astype("category").cat.codes).save_model(tmp_path / "m.json")
+    frame, member = _model_file(nursery, tmp_path / "m.json", rows=600, rounds=3, seed=3)
     pool = frame.assign(member=member)
     done = ppdm.audit(tmp_path / "m.json", membership=pool, blackbox=False, exact_time_limit=2, time_limit=10, progress=False)
     s = done.membership.summary()
@@ -99,13 +106,7 @@ def test_a_complete_population_with_its_truth_reads_every_round_of_the_file(nurs
 def test_a_wrong_truth_is_named_as_such_not_as_a_bad_model_file(nursery, tmp_path):
     """Reading the file over members who are not its training rows fails its own count check; the
     audit then reads it over the candidates and says the truth is wrong, as for any model."""
-    frame, _ = nursery
-    frame = frame[frame["class"] != "recommend"].sample(400, random_state=4).reset_index(drop=True)
-    frame["class"] = frame["class"].astype(str)
-    member = np.random.default_rng(4).random(len(frame)) < 0.5
-    train = frame[member]
-    D = pd.get_dummies(train[FEATURES]).astype(float)
-    xgboost.XGBClassifier(n_estimators=2, max_depth=3, random_state=0).fit(D, train["class"].astype("category").cat.codes).save_model(tmp_path / "m.json")
+    frame, member = _model_file(nursery, tmp_path / "m.json", rows=400, rounds=2, seed=4)
     wrong = member.copy()
     wrong[np.flatnonzero(member)[:5]] = False
     wrong[np.flatnonzero(~member)[:5]] = True  # as many members, five of them the wrong people
