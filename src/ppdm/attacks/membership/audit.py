@@ -313,8 +313,9 @@ def membership_attack(
     the members each rule matches (:mod:`ppdm.maxent.constraints.rule_membership_rows`); the
     attacker then knows every candidate's antecedent attributes and sensitive value.
     ``non_members``: a boolean per candidate (or the name of such a column of ``population``), those
-    the attacker knows are no training record (a reference population mixed into the pool): each published count then bounds the members among
-    the other candidates. On an incomplete population (``complete=False``) no count proves a
+    the attacker knows are no training record (a reference population mixed into the pool): each
+    published count then bounds the members among the other candidates, and every rate is
+    measured over those others (:meth:`MembershipResult.judged`). On an incomplete population (``complete=False``) no count proves a
     member, even one equal to the candidates reaching its leaf less the known non-members:
     training records outside the pool may reach that leaf too.
     """
