@@ -49,6 +49,7 @@ from threadpoolctl import threadpool_limits
 from ppdm.errors import check_options
 from ppdm.maxent.rows.factored_problem import FactoredProblem
 from ppdm.maxent.solvers.bound_propagation import forced_types
+from ppdm.maxent.solvers.cell_centring import CellPairs, CentredRows, cell_pairs, centred_rows
 from ppdm.maxent.solvers.dual import PACE
 from ppdm.maxent.solvers.face import forced_by_lp
 from ppdm.maxent.solvers.factored import factored_solution, solve_factored
@@ -211,26 +212,36 @@ class ForestDual:
 
     A :class:`~ppdm.maxent.solvers.newton.MatrixFreeDual` over equality rows (λ free): the
     general Newton driver (:func:`~ppdm.maxent.solvers.dual.minimize_dual`) can minimise it as it
-    does the other duals; :func:`solve_forest` reads the same interface.
+    does the other duals; :func:`solve_forest` reads the same interface. ``A`` holds the rows as
+    the problem states them; the value, gradient and Hessian are computed on the same rows centred
+    cell by cell (:mod:`~ppdm.maxent.solvers.cell_centring`: the same function of λ on about half
+    the non-zeros), formed at the first evaluation.
     """
 
     def __init__(self, red: FactoredReduced, underflow: float) -> None:
         self.red = red
         self.underflow = underflow
         self.A = red.A
-        self.AT = sp.csr_matrix(red.A.T)
         self.rho = np.bincount(red.access.indices, weights=red.weights, minlength=red.n_cells)
         self.cell = red.cell_of_type
         self.starts = red.cell_start[:-1]
         self.log_base = red.log_base.copy()
-        self.one_hot = sp.csr_matrix((np.ones(len(self.cell)), (np.arange(len(self.cell)), self.cell)), shape=(len(self.cell), red.n_cells))
         self.le = red.le.copy()
         self.lower = np.where(red.le, 0.0, -np.inf)
         self.upper = np.full(len(red.b), np.inf)
-        self._squared: sp.csr_matrix | None = None  # A ∘ A, formed at the first diagonal (the rows do not change)
+        self._centred: tuple[CentredRows, CellPairs, np.ndarray] | None = None
+        self._squared: sp.csr_matrix | None = None  # C ∘ C, formed at the first diagonal (the rows do not change)
+
+    def _rows(self) -> tuple[CentredRows, CellPairs, np.ndarray]:
+        """The centred rows, their (row, cell) pairs and right-hand side b − Mρ, formed once."""
+        if self._centred is None:
+            centred = centred_rows(self.A, self.red.cell_start, self.rho)
+            self._centred = centred, cell_pairs(centred.A, self.cell, self.red.n_cells), self.red.b - centred.shift
+        return self._centred
 
     def state(self, lam: np.ndarray) -> ForestState:
-        s = self.log_base - self.AT @ lam
+        rows, _, b = self._rows()
+        s = self.log_base - rows.AT @ lam
         top = np.maximum.reduceat(s, self.starts)
         gap = s - top[self.cell]
         e = np.exp(np.maximum(gap, -self.underflow))
@@ -238,8 +249,8 @@ class ForestDual:
         z = np.add.reduceat(e, self.starts)
         w = e / z[self.cell]
         P = self.rho[self.cell] * w
-        value = float(self.rho @ (top + np.log(z)) + lam @ self.red.b)
-        return ForestState(value, self.A @ P - self.red.b, w, P)
+        value = float(self.rho @ (top + np.log(z)) + lam @ b)
+        return ForestState(value, rows.AT.T @ P - b, w, P)  # Aᵀ's transpose: the product reads P in order
 
     def fun_and_grad(self, lam: np.ndarray) -> tuple[float, np.ndarray]:
         s = self.state(lam)
@@ -249,38 +260,36 @@ class ForestDual:
         return np.clip(lam, self.lower, self.upper)
 
     def hess_vec(self, state: ForestState, v: np.ndarray) -> np.ndarray:
-        u = self.AT @ v
+        AT = self._rows()[0].AT
+        u = AT @ v
         mean = np.add.reduceat(state.w * u, self.starts)
-        return self.A @ (state.P * (u - mean[self.cell]))
+        return AT.T @ (state.P * (u - mean[self.cell]))
 
     def hessian(self, state: ForestState, rows: np.ndarray | None = None) -> sp.csr_matrix:
-        """∇²D as a sparse matrix, on ``rows`` (every row by default): A diag(P) Aᵀ − Y diag(ρ) Yᵀ,
-        Y = A diag(w) (types → cells)."""
-        A, AT = self.A, self.AT
-        if rows is not None and len(rows) < A.shape[0]:
-            A = A[rows]
-            AT = sp.csr_matrix(A.T)
-        first = sp.csr_matrix((A.data * state.P[A.indices], A.indices, A.indptr), shape=A.shape) @ AT
-        Y = sp.csr_matrix((A.data * state.w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
+        """∇²D as a sparse matrix, on ``rows`` (every row by default): C diag(P) Cᵀ − Y diag(ρ) Yᵀ,
+        C the centred rows, Y = C diag(w) E (types → cells)."""
+        centred, pairs, _ = self._rows()
+        C, CT = centred.A, centred.AT
+        Y = pairs.Y(C, state.w)
+        if rows is not None and len(rows) < C.shape[0]:
+            C, Y = C[rows], Y[rows]
+            CT = sp.csr_matrix(C.T)
+        first = sp.csr_matrix((C.data * state.P[C.indices], C.indices, C.indptr), shape=C.shape) @ CT
         Yr = sp.csr_matrix((Y.data * np.sqrt(self.rho)[Y.indices], Y.indices, Y.indptr), shape=Y.shape)
         return sp.csr_matrix(first - Yr @ Yr.T)
 
     def hessian_size(self) -> float:
         """An upper bound on the Hessian's non-zeros: Σ over cells of (entries of its types)²."""
-        per_type = np.diff(self.AT.indptr).astype(float)
+        per_type = np.diff(self._rows()[0].AT.indptr).astype(float)
         return float((np.add.reduceat(per_type, self.starts) ** 2).sum())
 
     def hess_diag(self, state: ForestState) -> np.ndarray:
-        """∇²D's diagonal: (A ∘ A) P − (Y ∘ Y) ρ, with A ∘ A formed once per dual."""
-        A = self.A
+        """∇²D's diagonal: (C ∘ C) P − (Y ∘ Y) ρ, with C ∘ C formed once per dual."""
+        centred, pairs, _ = self._rows()
         if self._squared is None:
-            squared = sp.csr_matrix(A, copy=True)
-            squared.sum_duplicates()  # entries squared after duplicates are summed, as A.multiply(A) does
-            squared.data **= 2
-            self._squared = squared
-        first = self._squared @ state.P
-        Y = sp.csr_matrix((A.data * state.w[A.indices], A.indices, A.indptr), shape=A.shape) @ self.one_hot
-        return first - Y.multiply(Y) @ self.rho
+            self._squared = centred.A.multiply(centred.A).tocsr()
+        Y = pairs.Y(centred.A, state.w)
+        return self._squared @ state.P - sp.csr_matrix((Y.data**2, Y.indices, Y.indptr), shape=Y.shape) @ self.rho
 
 
 def solve_forest(
