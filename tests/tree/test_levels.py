@@ -88,3 +88,20 @@ def test_a_forest_routes_its_trees_over_the_columns_stacked_once():
     })
     want = np.array([[_walk(t, row) for t in forest.trees] for _, row in frame.iterrows()])
     assert np.array_equal(forest.apply(frame), want)
+
+
+def test_rows_routed_in_chunks_land_where_they_land_routed_at_once(monkeypatch):
+    """:data:`~ppdm.tree.levels.CHUNK` rows at a time (here 7, so that chunks end mid-table and the
+    last is short): every row where a walk down the tree takes it."""
+    from ppdm.tree import levels
+
+    rng = np.random.default_rng(11)
+    tree = _random_tree(rng, depth=6)
+    n = 100
+    frame = pd.DataFrame({
+        "color": rng.choice([*COLORS, "purple", None], size=n),
+        "x": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        "z": rng.normal(size=n),
+    })
+    monkeypatch.setattr(levels, "CHUNK", 7)
+    assert tree.apply(frame).tolist() == [_walk(tree, row) for _, row in frame.iterrows()]

@@ -25,7 +25,7 @@ import numpy as np
 
 from ppdm.tree.splits import Scalar, Split, ThresholdSplit
 
-__all__ = ["FlatRouting", "Stacked", "flat_routing", "route", "stack"]
+__all__ = ["CHUNK", "FlatRouting", "Stacked", "flat_routing", "route", "stack"]
 
 
 class Node(Protocol):
@@ -112,10 +112,16 @@ def stack(encoded: Mapping[str, np.ndarray], n_rows: int, columns: Sequence[str]
     return Stacked(X, {c: j for j, c in enumerate(names)})
 
 
+#: Rows routed together: a chunk's rows, their nodes and the columns they read stay in the cache
+#: (10 depth-10 trees over 2.1 M rows, 300,000 Adult records × 7 values of ``marital-status``:
+#: 16.6 s at once, 6.7 s in chunks of 65,536 rows, 9.2 s in chunks of 262,144).
+CHUNK = 1 << 16
+
+
 def route(flat: FlatRouting, encoded: Mapping[str, np.ndarray] | Stacked, n_rows: int) -> np.ndarray:
     """The leaf each of the ``n_rows`` rows lands in, given the columns ``encoded`` as
     :meth:`~ppdm.tree.model.Tree.encode` gives them (category codes or floats), or already
-    :func:`stack`-ed."""
+    :func:`stack`-ed; :data:`CHUNK` rows at a time."""
     node = np.zeros(n_rows, dtype=np.intp)
     if not flat.columns:
         return node
@@ -123,8 +129,15 @@ def route(flat: FlatRouting, encoded: Mapping[str, np.ndarray] | Stacked, n_rows
     where = np.array([stacked.index[c] for c in flat.columns], dtype=np.intp)
     column = np.where(flat.column >= 0, where[flat.column], -1)  # a node's column in X
     has_lut = flat.lut_start >= 0
-    X = stacked.X
-    rows, at = np.arange(n_rows), node.copy()
+    for start in range(0, n_rows, CHUNK):
+        node[start:start + CHUNK] = _route_rows(flat, stacked.X[start:start + CHUNK], column, has_lut)
+    return node
+
+
+def _route_rows(flat: FlatRouting, X: np.ndarray, column: np.ndarray, has_lut: np.ndarray) -> np.ndarray:
+    """The leaf of each row of ``X`` (``column``: each node's column in ``X``, −1 at a leaf)."""
+    node = np.zeros(len(X), dtype=np.intp)
+    rows, at = np.arange(len(X)), node.copy()
     while rows.size:
         inner = column[at] >= 0
         if not inner.all():
