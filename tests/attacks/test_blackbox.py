@@ -191,6 +191,7 @@ def test_a_logistic_regression_is_audited_by_the_black_box_attacks(cancer, tmp_p
     assert [r["attack"] for r in s["attacks"]] == list(ATTACKS)
     for key in ("auc", "tpr@0.1%", "tpr@1%"):
         assert s[key] == max(r[key] for r in s["attacks"])
+        assert next(r for r in s["attacks"] if r["attack"] == s["reached_by"][key])[key] == s[key]  # named by the attack reaching it
     assert "the black-box attacks alone" in str(result)
     done.report(tmp_path / "r.html")
     page = (tmp_path / "r.html").read_text(encoding="utf-8")
@@ -198,6 +199,23 @@ def test_a_logistic_regression_is_audited_by_the_black_box_attacks(cancer, tmp_p
     assert "the model publishes no training count" in page and "0 trees" not in page and "trained on 0 records" not in page
     record = done.release_record()
     assert record["model"]["family"] == "Pipeline" and record["model"]["trees"] is None
+
+
+def test_rates_reached_by_different_attacks_are_each_named_by_theirs():
+    """The printed rates and the report's verdict credit each rate to the attack reaching it, not
+    every rate to the attack ranked strongest (a new user read RMIA's AUC as LiRA's)."""
+    from ppdm.attacks.membership.audit import _against_the_truth
+
+    s = {"auc": 0.577, "tpr@0.1%": 0.004, "tpr@1%": 0.018, "strongest": "lira-online",
+         "reached_by": {"auc": "rmia-online", "tpr@0.1%": "lira-online", "tpr@1%": "lira-online"}}
+    line = _against_the_truth(s)
+    assert "AUC 0.577 (rmia-online)" in line and "TPR at 1% FPR 0.018 (lira-online)" in line and "the strongest attack" not in line
+    same = {**s, "reached_by": dict.fromkeys(s["reached_by"], "lira-online")}
+    assert _against_the_truth(same).startswith("against the truth (the strongest attack: lira-online): AUC 0.577")
+    summary = {**s, "proved_members": 0, "candidates": 100, "baseline_member_share": 0.5, "proved_non_members": 0, "undecided": 100,
+               "attacks": [{"attack": "lira-online"}, {"attack": "rmia-online"}]}
+    text = " ".join(membership_verdict(summary)["lines"])
+    assert "1.8 % of the members at 1 % FPR (lira-online)" in text and "AUC 0.577, rmia-online" in text
 
 
 def test_the_verdict_reads_the_strongest_attack_never_weaker_than_one(cancer):

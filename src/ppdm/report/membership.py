@@ -200,11 +200,14 @@ def membership_verdict(summary: dict[str, Any], target: Target | None = None) ->
     ]
     tpr = summary.get("tpr@1%")
     if tpr is not None and summary.get("strongest"):
-        lines.append(
-            f"The strongest of {len(summary.get('attacks', []))} attacks ({summary['strongest']}) finds {pct(tpr)} of the members at 1 % FPR and "
-            f"{pct(summary['tpr@0.1%'])} at 0.1 % FPR (AUC {summary['auc']:.3f}, each rate the highest in the table of attacks); "
-            "without the model TPR equals FPR (1 % and 0.1 %) and the AUC is 0.500."
-        )
+        by = summary.get("reached_by", {})
+        if len({by.get(k) for k in ("auc", "tpr@1%", "tpr@0.1%")}) > 1:  # the highest rates are not all one attack's
+            who = f"Of {len(summary.get('attacks', []))} attacks, the strongest at each rate finds {pct(tpr)} of the members at 1 % FPR ({by['tpr@1%']}) and "
+            at = f"{pct(summary['tpr@0.1%'])} at 0.1 % FPR ({by['tpr@0.1%']}; AUC {summary['auc']:.3f}, {by['auc']}); "
+        else:
+            who = f"The strongest of {len(summary.get('attacks', []))} attacks ({summary['strongest']}) finds {pct(tpr)} of the members at 1 % FPR and "
+            at = f"{pct(summary['tpr@0.1%'])} at 0.1 % FPR (AUC {summary['auc']:.3f}); "
+        lines.append(who + at + "without the model TPR equals FPR (1 % and 0.1 %) and the AUC is 0.500.")
     elif tpr is not None:
         lines.append(
             f"Scoring by P(member), the attacker finds {pct(tpr)} of the members at 1 % FPR and {pct(summary['tpr@0.1%'])} at "

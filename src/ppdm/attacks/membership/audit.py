@@ -202,10 +202,13 @@ class MembershipResult:
         out: dict[str, Any] = {"attacks": rows, "strongest": strongest_row(rows)["attack"]}
         if self.white_box:
             out["white_box_rates"] = {k: rows[0][k] for k in keys}
+        reached_by: dict[str, str] = {}
         for k in keys:
-            values = [r[k] for r in rows if r.get(k) is not None]
+            values = [(r[k], r["attack"]) for r in rows if r.get(k) is not None]
             if values:
-                out[k] = max(values)
+                out[k] = max(v for v, _ in values)
+                reached_by[k] = next(a for v, a in values if v == out[k])  # the first in the table on a tie
+        out["reached_by"] = reached_by
         return out
 
     def summary(self) -> dict[str, Any]:
@@ -244,9 +247,7 @@ class MembershipResult:
             f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
         ]
         if "auc" in s:
-            rates = ", ".join(f"TPR at {f:.1%} FPR {s[_key(f)]:.3f}" for f in FPRS).replace(".0%", "%")
-            by = f" (the strongest attack: {s['strongest']})" if s.get("strongest") else ""
-            lines.append(f"against the truth{by}: AUC {s['auc']:.3f}, {rates}")
+            lines.append(_against_the_truth(s))
             lines.extend(_table_lines(s.get("attacks", [])))
             box = s.get("blackbox", {})
             if box.get("shadow_models"):
@@ -268,6 +269,17 @@ class MembershipResult:
             "membership": {k: (None if isinstance(v, float) and v != v else v) for k, v in self.summary().items()},
             "candidates": {c: people[c].tolist() for c in people.columns},
         }
+
+
+def _against_the_truth(s: dict[str, Any]) -> str:
+    """The rates against the truth, each named by the attack reaching it when they are not all one attack's."""
+    shown = {"auc": "AUC", **{_key(f): f"TPR at {f:.1%} FPR".replace(".0%", "%") for f in FPRS}}
+    by = s.get("reached_by", {})
+    if len({by.get(k) for k in shown}) > 1:
+        rates = ", ".join(f"{name} {s[k]:.3f} ({by[k]})" for k, name in shown.items())
+        return f"against the truth (each rate at the attack reaching it): {rates}"
+    head = f" (the strongest attack: {s['strongest']})" if s.get("strongest") else ""
+    return f"against the truth{head}: " + ", ".join(f"{name} {s[k]:.3f}" for k, name in shown.items())
 
 
 def _key(f: float) -> str:
