@@ -130,6 +130,32 @@ def test_the_bagging_note_does_not_claim_a_vacuous_bound():
     assert "at least 0" not in note and "drawn by none of them" in note
 
 
+def test_the_forests_draws_bound_members_whatever_the_pool_holds():
+    """Every member was drawn by at least k bagged trees, a property of the forest's draws, not of
+    the pool: on a pool holding half the members the note says so (it said "some members were
+    drawn by none of them", false, and read nothing from the draws), and a candidate with a
+    positive count in fewer than k trees is proved a non-member, never wrongly."""
+    proved = 0
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        n = 160
+        frame = pd.DataFrame({"a": rng.integers(0, 6, n).astype(float), "b": rng.integers(0, 4, n).astype(float), "y": rng.choice(["n", "p"], n)})
+        member = rng.random(n) < 0.5
+        train = frame[member].reset_index(drop=True)
+        est = RandomForestClassifier(40, max_depth=4, random_state=seed).fit(train[["a", "b"]], train["y"])
+        forest = forest_from_sklearn(est, train, ["a", "b"], y=train["y"])
+        k = int(min(np.sum([m > 0 for m in forest.multiplicities], axis=0)))
+        keep = ~member | (rng.random(n) < 0.5)
+        pool, truth = frame[keep].reset_index(drop=True), member[keep]
+        result = membership_attack(forest, pool, truth=truth, complete=False)
+        assert k > 0 and f"every member was drawn by at least {k} of them" in result.details["note"]
+        drawn_too_few = result.rows.positive_trees < k
+        assert (result.state[drawn_too_few] == 0).all() and not (drawn_too_few & truth).any()
+        assert not ((result.state == 0) & truth).any() and not ((result.state == 1) & ~truth).any()
+        proved += int(drawn_too_few.sum())
+    assert proved > 0  # 5 candidates over the three seeds
+
+
 def test_a_bagged_forest_s_estimate_converges(nursery):
     """Each tree's rows are solved exactly in every sweep (bagged trees' soft rows need more
     Newton steps than hard ones), so iterative scaling over a bagged forest converges: on 3,000

@@ -67,7 +67,9 @@ class MembershipRows:
     for none, and its ``variance``). A tree's 0/1 rows share no candidate.
 
     ``positive_trees[i]``: in how many bagged trees candidate ``i``'s cell has a positive count;
-    ``min_drawn``: every member was drawn by at least this many of them (0 without bagged trees).
+    ``min_drawn``: every member was drawn by at least this many of them (0 without bagged trees), a
+    property of the forest's draws that holds whatever the pool of candidates holds: a member is
+    in its leaf, with a positive count, in every tree that drew it.
     ``modes[t]``: how tree ``t`` counts the rows; ``n_members``: the training size published.
     """
 
@@ -195,7 +197,7 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
     real = boosting_membership_rows(model, leaves, codes, [m == "once" for m in modes], complete) if rounds else None
     if not blocks and real is None:
         raise DataError("no tree publishes counts the candidates can be tied to (labels only, or rows drawn in an unknown way)")
-    min_drawn = _min_drawn(model, bagged) if bagged and complete else 0
+    min_drawn = _min_drawn(model, bagged) if bagged else 0  # the forest's draws: the same whatever the pool holds
     A, lo, hi, tree_of, leaf_of, cell_of, target, variance = _stack(blocks, N)
     if real is not None:
         A = sp.vstack([A, real.A], format="csr")
