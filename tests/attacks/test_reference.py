@@ -150,3 +150,30 @@ def test_bad_reference_and_holdout_are_one_line(adult_split, tmp_path):
     ok = CliRunner().invoke(main, [*args, "--holdout", str(tmp_path / "hold.csv")])
     assert ok.exit_code == 0, ok.output
     assert "control: the same guesses on 2,000 people outside the training set" in ok.output
+
+
+def test_a_numeric_column_read_in_intervals_is_placed_in_them():
+    """The audit reads a numeric sensitive column the trees split on in intervals (``e <= 1.5``):
+    a reference's or holdout's raw values go to the interval their audited records span; a value
+    in a gap between spans goes nowhere."""
+    from ppdm.attacks.baselines.reference import value_codes
+
+    values = ("e <= 1.5", "1.5 < e <= 3.5", "e > 3.5")
+    audited = pd.Series([1, 1, 2, 3, 5, 6])
+    codes = np.array([0, 0, 1, 1, 2, 2])
+    got = value_codes(pd.Series([0, 1, 2, 3, 3.2, 4.5, 5, 9, np.nan]), values, audited, codes)
+    assert got.tolist() == [0, 0, 1, 1, -1, -1, 2, 2, -1]  # 3.2 and 4.5: between the spans [2, 3] and [5, 6]
+    assert value_codes(pd.Series(["e <= 1.5"]), values, audited, codes).tolist() == [0]  # by name first
+    assert value_codes(pd.Series([1, 2]), values).tolist() == [-1, -1]  # without the audited values: by name only
+
+
+def test_the_reference_and_the_holdout_work_on_a_numeric_sensitive_column(adult_split):
+    """A numeric sensitive column the tree splits on: the model-free attacker and the control
+    (it was "0 usable rows" and "holds 13, not one of the audit's values")."""
+    train, reference, holdout = adult_split
+    tree = _tree(train, "income", max_depth=4)
+    assert "education-num" in tree.split_attributes
+    threat = ppdm.ThreatModel(sensitive="education-num", known=("age", "sex", "hours-per-week", "income"))
+    audit = ppdm.audit(tree, train, threat, reference=reference, holdout=holdout, progress=False)
+    details = audit.estimate.details
+    assert details["reference"]["accuracy"] > 0 and details["control"]["non_members"]["people"] == len(holdout)

@@ -69,7 +69,7 @@ def baselines(
         unseen = None
         if rule is not None and "imputation" in str(result.details.get("reported_attacker", "")) and set(result.groups.quasi_identifiers) <= set(people.columns):
             unseen = holdout_rule(rule, people, model, threat)
-        result.details["control"] = control_summary(result, people, unseen)
+        result.details["control"] = control_summary(result, people, unseen, table[result.sensitive] if result.sensitive in table.columns else None)
     return result, imputed
 
 

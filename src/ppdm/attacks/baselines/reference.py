@@ -39,8 +39,39 @@ __all__ = ["control_summary", "imputation_attack", "model_outputs"]
 FOLDS = 3
 
 
-def _codes(column: pd.Series, values: Sequence[Any], what: str) -> np.ndarray:
+def value_codes(column: pd.Series, values: Sequence[Any], audited: pd.Series | None = None, audited_codes: np.ndarray | None = None) -> np.ndarray:
+    """Each entry's index in ``values`` (−1: none). By name; for a numeric column that the audit
+    read in intervals (``values`` such as ``Education <= 1.5``: a tree's cells), by the interval
+    of the audited records' values (``audited``, with their cells ``audited_codes``): a value
+    within the span of one interval's audited values is in it, one below the lowest interval's
+    (or above the highest's) in that one, and one in a gap between two spans is in neither
+    (where the threshold sits in the gap is not known here)."""
     codes = encode_categories(column, values)
+    numeric = pd.api.types.is_numeric_dtype
+    if (codes >= 0).all() or audited is None or audited_codes is None or len(audited) != len(audited_codes):
+        return codes
+    if not (numeric(column) and numeric(audited)) or isinstance(column.dtype, pd.CategoricalDtype):
+        return codes
+    k, raw = len(values), audited.to_numpy(dtype=float)
+    lo, hi = np.full(k, np.inf), np.full(k, -np.inf)
+    np.minimum.at(lo, audited_codes, raw)
+    np.maximum.at(hi, audited_codes, raw)
+    seen = np.flatnonzero(np.isfinite(lo))
+    seen = seen[np.argsort(lo[seen])]
+    if not seen.size or (hi[seen][:-1] >= lo[seen][1:]).any() or not (np.diff(seen) > 0).all():
+        return codes  # the spans overlap or run against the values' order: not intervals
+    v = column.to_numpy(dtype=float)
+    at = np.searchsorted(lo[seen], v, side="right") - 1
+    inside = (at >= 0) & (v <= hi[seen][np.maximum(at, 0)])
+    by_span = np.where(inside, seen[np.maximum(at, 0)], -1)
+    by_span[(v < lo[seen[0]]) & (seen[0] == 0)] = 0  # below the lowest interval, unbounded below
+    by_span[(v > hi[seen[-1]]) & (seen[-1] == k - 1)] = k - 1  # above the highest, unbounded above
+    by_span[np.isnan(v)] = -1
+    return np.where(codes >= 0, codes, by_span)
+
+
+def _codes(column: pd.Series, values: Sequence[Any], what: str, audited: pd.Series | None = None, audited_codes: np.ndarray | None = None) -> np.ndarray:
+    codes = value_codes(column, values, audited, audited_codes)
     bad = codes < 0
     if bad.any():
         first = int(np.flatnonzero(bad)[0])
@@ -125,22 +156,23 @@ def fit_imputation(
     if not known and outputs is None:
         raise DataError("the reference baseline needs known columns: with none, the model-free attacker is the prior")
     check_columns(reference, [*known, sensitive], "the reference sample")
+    audited = data[sensitive] if sensitive in data.columns else None  # the audited values, for a numeric column read in intervals
     if outputs is not None:
         data = pd.concat([data[known].reset_index(drop=True), outputs[0].reset_index(drop=True)], axis=1)
         reference = pd.concat([reference.reset_index(drop=True), outputs[1].reset_index(drop=True)], axis=1)
         known = [*known, *outputs[0].columns]
-    return _fit(result, data, reference, known, sensitive, random_state, also)
+    return _fit(result, data, reference, known, sensitive, random_state, also, audited)
 
 
 def _fit(
     result: AttackResult, data: pd.DataFrame, reference: pd.DataFrame, known: list[str], sensitive: str, random_state: int,
-    also: list[AttackResult] | None = None,
+    also: list[AttackResult] | None = None, audited: pd.Series | None = None,
 ) -> tuple[AttackResult, Callable[[pd.DataFrame], np.ndarray]]:
     from sklearn.model_selection import train_test_split
 
     if reference[sensitive].isna().any():
         raise DataError(f"the reference sample: column {sensitive!r} has a missing value (row {int(np.argmax(reference[sensitive].isna().to_numpy()))})")
-    y = encode_categories(reference[sensitive], result.values)
+    y = value_codes(reference[sensitive], result.values, audited, result.true_codes)
     outside = y < 0  # people whose value nobody audited holds: they cannot teach a guess among the audit's values
     left_out = {"rows": int(outside.sum()), "values": sorted(map(str, set(reference[sensitive][outside].tolist())))[:6]}
     reference, y = reference[~outside], y[~outside]
@@ -211,19 +243,20 @@ def _share(members: float, control: float) -> float:
     return (members - control) / (1 - control) if control < 1 else 0.0
 
 
-def control_summary(result: AttackResult, holdout: pd.DataFrame, unseen: np.ndarray | None = None) -> dict[str, Any]:
+def control_summary(result: AttackResult, holdout: pd.DataFrame, unseen: np.ndarray | None = None, audited: pd.Series | None = None) -> dict[str, Any]:
     """The attack's guess rule applied to ``holdout`` (people not in the training set, with their
     true sensitive values): each person takes the posterior of the audited people sharing their
     known values (weighted by how many there are); when nobody shares them, ``unseen`` (the
     holdout rows × values posterior of the attacker's own rule, e.g. the model-free attacker the
     reported one holds) or else the audited people's distribution of the sensitive value.
     Members' and non-members' accuracy, with 95 % Wilson intervals, and the membership share of
-    the risk (module docstring)."""
+    the risk (module docstring). ``audited``: the audited records' sensitive values, which place
+    a numeric column's values in the audit's intervals (:func:`value_codes`)."""
     known = list(result.groups.quasi_identifiers)
     check_columns(holdout, [*known, result.sensitive], "the holdout")
     if result.true_codes is None:
         raise DataError("the control compares accuracies: the audited table must hold the sensitive column")
-    truth = _codes(holdout[result.sensitive], result.values, "the holdout")
+    truth = _codes(holdout[result.sensitive], result.values, "the holdout", audited, result.true_codes)
     members = result.predicted()[result.targets] == result.true_codes[result.targets]
     table = result.groups.table
     weights = result.groups.counts.astype(float)
