@@ -177,3 +177,15 @@ def test_the_reference_and_the_holdout_work_on_a_numeric_sensitive_column(adult_
     audit = ppdm.audit(tree, train, threat, reference=reference, holdout=holdout, progress=False)
     details = audit.estimate.details
     assert details["reference"]["accuracy"] > 0 and details["control"]["non_members"]["people"] == len(holdout)
+
+
+def test_a_holdout_that_is_the_reference_sample_is_refused_when_the_imputation_is_reported(adult_split):
+    """The model-free attacker's training people are no control (its accuracy on them is its
+    training accuracy: a Bank Loan trial came out right for 99.2 % of them)."""
+    train, reference, _ = adult_split
+    tree = _tree(train, "income", max_depth=2)
+    threat = ppdm.ThreatModel(sensitive="relationship", known=("age", "sex", "marital-status"))
+    audit = ppdm.audit(tree, train, threat, reference=reference, progress=False)
+    assert "imputation" in audit.estimate.details["reported_attacker"]  # the case this guards
+    with pytest.raises(DataError, match="the holdout is the reference sample"):
+        ppdm.audit(tree, train, threat, reference=reference, holdout=reference.copy(), progress=False)
