@@ -38,7 +38,7 @@ def baselines(
         others = [*(coarser or []), *likelihood_attacks(model, table, threat, result.values), *([prior] if prior is not None else [])]
         art = art_white_box_rule(model, table, threat, result.values)
         shown = [art] if art is not None else []
-    imputed, rule = None, None
+    imputed, rule, sample = None, None, None
     if reference is not None:
         sample = as_table(reference)
         outputs = None
@@ -68,7 +68,8 @@ def baselines(
         people = as_table(holdout)
         unseen = None
         if rule is not None and "imputation" in str(result.details.get("reported_attacker", "")) and set(result.groups.quasi_identifiers) <= set(people.columns):
-            _not_the_reference(people, sample)
+            if sample is not None:
+                _not_the_reference(people, sample)
             unseen = holdout_rule(rule, people, model, threat)
         result.details["control"] = control_summary(result, people, unseen, table[result.sensitive] if result.sensitive in table.columns else None)
     return result, imputed
