@@ -248,3 +248,22 @@ def test_a_skops_file_is_audited_with_its_own_learner(run, files, tmp_path, lear
         frame.assign(note="x").to_csv(tmp_path / "extra.csv", index=False)
         asked = run("audit", "--membership", "--model", tmp_path / "m.skops", "--population", tmp_path / "extra.csv")
         assert asked.exit_code == 2 and "which column is the class?" in asked.output and "(--class)" in asked.output
+
+
+@pytest.mark.parametrize(("flags", "shown"), [(["--quiet"], False), (["--no-progress"], False), (["--progress"], True)])
+def test_the_membership_audit_shows_its_progress_as_the_flags_say(run, files, monkeypatch, flags, shown):
+    """``--quiet`` and ``--no-progress`` reached the attribute audit but not the membership audit,
+    whose default printer wrote its long steps to stderr anyway (a new user's log under -q)."""
+    import ppdm.api
+
+    seen = {}
+    real = ppdm.api.audit
+
+    def spy(*args, **kwargs):
+        seen["progress"] = kwargs.get("progress")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ppdm.api, "audit", spy)
+    result = run("audit", "--membership", "--model", files / "forest.json", "--population", files / "candidates.csv", *flags)
+    assert result.exit_code == 0, result.output
+    assert (seen["progress"] is not False) == shown

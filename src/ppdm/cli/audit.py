@@ -349,7 +349,7 @@ def audit_command(
     if membership or population is not None:
         truth = _membership_truth(member_column, member_ids, id_column, non_member_column, sample, scores, xgboost_config, method)
         _membership_command(membership, population, model_file or tree_file, dataset, data, report_out, truth, class_attribute, exact_time_limit,
-                            time_limit, quiet, out, finish)  # fmt: skip
+                            time_limit, quiet, out, finish, progress)  # fmt: skip
         return
     _check_not_membership(scores, member_ids, id_column, non_member_column)
     if report_out is not None:
@@ -572,9 +572,10 @@ def _membership_truth(
 def _membership_command(
     membership: bool, population: Path | None, model_file: Path | None, dataset: str | None, data: Path | None, report_out: Path | None,
     truth: dict[str, Any], class_attribute: str | None, exact_time_limit: float | None, time_limit: float | None, quiet: bool, out: Path | None,
-    finish: _Finish,
+    finish: _Finish, progress: bool | None = None,
 ) -> None:
-    """``ppdm audit --membership --model M --population P.csv``: the library's membership audit, printed."""
+    """``ppdm audit --membership --model M --population P.csv``: the library's membership audit, printed
+    (its long steps' progress as ``--progress`` / ``--quiet`` say, like every audit's)."""
     if not membership:
         raise PpdmError("--population is the candidates of a membership audit: add --membership")
     if population is None or (model_file is None and truth.get("blackbox") is None):
@@ -588,7 +589,7 @@ def _membership_command(
     with status("auditing membership", quiet):
         result = audit(
             model_file, membership=population, **truth, class_attribute=class_attribute,
-            exact_time_limit=exact_time_limit, time_limit=time_limit, **finish.targeting(),
+            exact_time_limit=exact_time_limit, time_limit=time_limit, progress=_progress(progress, quiet), **finish.targeting(),
         )
     if not quiet:
         for line in result.lines():
