@@ -85,3 +85,21 @@ def test_sklearn_forests_keep_scikit_learns_node_ids(adult_split):
     forest = forest_from_sklearn(est, adult_split.X, y=adult_split.y)
     expected = np.column_stack([t.apply(adult_split.D_test.to_numpy(dtype=np.float32)) for t in est.estimators_])
     assert np.array_equal(forest.apply(adult_split.X_test), expected)
+
+
+def test_a_count_check_failing_on_a_missing_value_names_its_row():
+    """A training row with no value where a split reads takes the default branch, and the counts
+    differ: the message said only "pass the training rows in the order the model was fitted
+    on" (a new user's Nursery table with one cell left empty); it now names the row."""
+    import pandas as pd
+
+    from ppdm.errors import ModelImportError
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.integers(0, 5, 300).astype(float), "b": rng.normal(size=300)})
+    y = pd.Series(np.where(X.a + X.b > 2, "p", "n"), name="y")
+    est = RandomForestClassifier(5, max_depth=3, random_state=0).fit(X, y)
+    holed = X.copy()
+    holed.loc[[7, 8, 9, 10], "a"] = np.nan
+    with pytest.raises(ModelImportError, match=r"\(row 7 has no value in 'a'\)"):
+        forest_from_sklearn(est, holed, y=y)

@@ -14,7 +14,8 @@ import pandas as pd
 
 from ppdm.errors import ModelImportError, advising
 from ppdm.tree.forest import Forest
-from ppdm.tree.model import Tree
+from ppdm.tree.model import Tree, encode_categories
+from ppdm.tree.splits import CategoricalSplit, Split
 
 
 def weights_of(forest: Forest, i: int, n_rows: int) -> np.ndarray | None:
@@ -60,21 +61,42 @@ def verify_counts(forest: Forest, data: pd.DataFrame, labels: np.ndarray | None 
             wrong |= (np.abs(np.stack([n.counts for n in tree.nodes]) - by_class) > 1e-6).any(axis=1)  # type: ignore[misc]
         if wrong.any():
             first = int(np.flatnonzero(wrong)[0])
-            raise advising(ModelImportError(_message(forest, i, first, float(claimed[first]), float(rows[first]))), VERIFY_ADVICE, "verify")
+            raise advising(ModelImportError(_message(forest, i, first, float(claimed[first]), float(rows[first]), data)), VERIFY_ADVICE, "verify")
         checked += 1
     return checked
 
 
-def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float) -> str:
+def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float, data: pd.DataFrame | None = None) -> str:
     tree = forest.trees[i]
     parent = tree.nodes[node_id].parent
-    where = "" if parent is None else f"column {tree.nodes[parent].split.attribute!r} (split of node {parent}): "  # type: ignore[union-attr]
+    column = None if parent is None else tree.nodes[parent].split.attribute  # type: ignore[union-attr]
+    where = "" if column is None else f"column {column!r} (split of node {parent}): "
     classes = " with other class counts" if abs(claimed - here) <= 1e-6 else ""
+    odd = "" if parent is None or data is None else _odd_value(forest, data, tree.nodes[parent].split)  # type: ignore[arg-type]
     return (
         f"tree {i}, {where}the model records {claimed:g} training row(s) at node {node_id}, "
-        f"the imported tree routes {here:g} there{classes}; pass the training rows in the order the "
+        f"the imported tree routes {here:g} there{classes}{odd}; pass the training rows in the order the "
         f"model was fitted on{VERIFY_ADVICE}"
     )
+
+
+def _odd_value(forest: Forest, data: pd.DataFrame, split: Split) -> str:
+    """The likelier cause of a count that differs at ``split``: a row with no value in its column,
+    or with one the split names in none of its branches (either takes the default branch), if any."""
+    column = split.attribute
+    if column not in data.columns:
+        return ""
+    values = data[column]
+    missing = values.isna().to_numpy()
+    if missing.any():
+        return f" (row {int(np.flatnonzero(missing)[0])} has no value in {column!r})"
+    if isinstance(split, CategoricalSplit):
+        named = [v for group in split.groups for v in group]
+        unnamed = encode_categories(values, named) < 0
+        if unnamed.any():
+            first = int(np.flatnonzero(unnamed)[0])
+            return f" (row {first} holds {values.iloc[first]!r}, a value of {column!r} the split names in none of its branches)"
+    return ""
 
 
 #: The end of the message of :func:`_message`: advice for a Python caller only.
