@@ -149,7 +149,7 @@ def forest_maxent_attack(
         solution.marginal = sound_posterior(solution.marginal, solution.possible)
     details = _details(forest, threat, problem, types, solution)
     if relaxed:
-        details["note"] = f"{details.get('note', '')}{relaxed}"
+        details["note"] = f"{details['note']}; {relaxed}" if details.get("note") else relaxed
     if solution.status != OPTIMAL:
         why = _not_the_optimum(solution)
         details["not_the_optimum"] = why
@@ -233,13 +233,13 @@ def _solve_with_real_rows(problem: FactoredProblem, types: ForestTypes, tol: flo
         except InfeasibleError:
             continue
         return solution, (
-            f"; the leaf-value and cover rows of {n_real} rounds (whose leaves' records the known columns do not decide) "
+            f"the leaf-value and cover rows of {n_real} rounds (whose leaves' records the known columns do not decide) "
             f"were widened by {extra:g} records on each side for the solver to converge (a relaxation: the truth meets them)"
         )
     problem.blocks = [b for b in blocks if not b.name.startswith(REAL_ROWS)]
     solution = solve_forest(problem, tol=tol, feasible=feasible, options=budget())
     return solution, (
-        f"; the solver did not converge with the leaf-value rows of {n_real} rounds (whose leaves' records the known "
+        f"the solver did not converge with the leaf-value rows of {n_real} rounds (whose leaves' records the known "
         "columns do not decide), even widened: the estimate is made without them"
     )
 
