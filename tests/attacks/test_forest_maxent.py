@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.ensemble import (
     RandomForestClassifier,
@@ -77,6 +78,9 @@ def test_multiplicities_of_another_table_are_refused(nursery_small):
     forest = FAMILIES["random-forest"](X, D, y)
     with pytest.raises(DataError, match="multiplicities count 300 training rows, the table has 299"):
         maxent_attack(forest, table.iloc[:-1], threat=ThreatModel(sensitive=y.name, known=tuple(X.columns)))
+    larger = pd.concat([table, table.iloc[:5]], ignore_index=True)  # a table holding others too (--sample): said why it cannot be used
+    with pytest.raises(DataError, match=r"the table has 305 \(a table holding others too, as --sample allows, cannot be tied to a bootstrap tree's draws\)"):
+        maxent_attack(forest, larger, threat=ThreatModel(sensitive=y.name, known=tuple(X.columns)))
 
 
 def test_too_many_joint_cells_are_refused_with_the_numbers(adult_small):

@@ -275,8 +275,9 @@ def tree_weights(forest: Forest, n_records: int) -> tuple[np.ndarray, np.ndarray
         m = forest.multiplicities[i]
         if m is not None:
             if len(m) != n_records:
+                more = " (a table holding others too, as --sample allows, cannot be tied to a bootstrap tree's draws)" if n_records > len(m) else ""
                 raise DataError(
-                    f"tree {i}'s multiplicities count {len(m):,} training rows, the table has {n_records:,}: "
+                    f"tree {i}'s multiplicities count {len(m):,} training rows, the table has {n_records:,}{more}: "
                     "pass the training rows in the order the model was fitted on"
                 )
             weights[:, i] = m
