@@ -353,7 +353,7 @@ def audit_command(
         return
     _check_not_membership(scores, member_ids, id_column, non_member_column)
     if report_out is not None:
-        check_report_outputs(report_out, None, None, out, tree_file, data, threat_file, record_out)
+        check_report_outputs(report_out, None, None, out, tree_file, data, threat_file, record_out, json_option=False)
     _check_runs(exact, estimate, exact_time_limit, internal, backend)
     from ppdm.api import Audit, AuditOptions, audit
 
@@ -583,7 +583,7 @@ def _membership_command(
     if dataset is not None or data is not None:
         raise PpdmError("--membership audits --population against --model: leave out --dataset and --data")
     if report_out is not None:
-        check_report_outputs(report_out, None, None, population, model_file, out)
+        check_report_outputs(report_out, None, None, population, model_file, out, json_option=False)
     from ppdm.api import Audit, audit
 
     with status("auditing membership", quiet):

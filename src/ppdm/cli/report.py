@@ -24,9 +24,10 @@ TARGET_HELP = (
 )
 
 
-def check_report_outputs(out: Path, json_out: Path | None, pdf: Path | None, *inputs: Path | None) -> None:
+def check_report_outputs(out: Path, json_out: Path | None, pdf: Path | None, *inputs: Path | None, json_option: bool = True) -> None:
     """Refuse, before any work, a report path that is not HTML, cannot be written, or would
-    overwrite an input or another output (the report's JSON goes beside the page by default)."""
+    overwrite an input or another output (the report's JSON goes beside the page by default;
+    ``json_option``: the command has ``--json`` to put it elsewhere, and the message says so)."""
     from ppdm.report.write import json_path_for
 
     if out.suffix.lower() not in (".html", ".htm"):
@@ -36,7 +37,7 @@ def check_report_outputs(out: Path, json_out: Path | None, pdf: Path | None, *in
     data = json_out if json_out is not None else json_path_for(out)
     for other in inputs:
         if other is not None and same_file(other, data):
-            raise PpdmError(f"{data}: the report's JSON would overwrite it; give the report another name or --json")
+            raise PpdmError(f"{data}: the report's JSON would overwrite it; give the report another name" + (" or --json" if json_option else ""))
     check_outputs(out, data, pdf)
 
 
