@@ -144,3 +144,20 @@ def test_a_scaled_trees_thresholds_read_back_are_the_unscaled_trees(adult):
     raw = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X[columns], y)
     read, plain = ppdm.from_estimator(scaled, frame), ppdm.from_estimator(raw, frame)
     assert [n.split for n in read.nodes] == [n.split for n in plain.nodes]
+
+
+@pytest.mark.parametrize("encoder", ["onehot", "ordinal"])
+def test_a_value_the_pipelines_encoder_never_saw_is_named(nursery, encoder):
+    """The encoders were fitted on the training rows: a table holding a value they never saw is
+    not the training table. It was read as a category of its own and audited (a new user's
+    Nursery table with 'Convenient' for 'convenient' in one row)."""
+    from ppdm.errors import DataError
+
+    frame, X, y = nursery
+    step = OneHotEncoder(handle_unknown="ignore") if encoder == "onehot" else OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)
+    pipe = Pipeline([("prep", ColumnTransformer([("enc", step, list(X.columns))])), ("rf", RandomForestClassifier(4, max_depth=5, random_state=0))])
+    pipe.fit(X, y)
+    odd = frame.astype({"housing": object})
+    odd.loc[10, "housing"] = "Convenient"
+    with pytest.raises(DataError, match="column 'housing', row 10: 'Convenient' is not one of the categories the pipeline's encoder was fitted on"):
+        ppdm.from_estimator(pipe, odd)

@@ -69,8 +69,14 @@ def from_estimator(
         scaled = scaled_table(X, steps)
         categories = steps.categories(X)
         extra: dict[str, Any] = {"ordinal_categories": categories} if categories else {}
-        imported = _import(model, scaled, y, class_attribute, names, verify, extra)
-        return unscale(imported, X, scaled, steps)
+        try:
+            imported = unscale(_import(model, scaled, y, class_attribute, names, verify, extra), X, scaled, steps)
+        except ModelImportError:
+            steps.check_values(X)  # a value the encoders never saw says better why the counts differ
+            raise
+        if verify is not False and _training_size(imported) == len(X):  # the training table itself (candidates of a membership audit hold others)
+            steps.check_values(X)
+        return imported
     tree = getattr(estimator, "tree_", None)
     if isinstance(tree, Tree):  # a ppdm estimator
         return tree
@@ -137,6 +143,15 @@ def _import(
         "random forest, extra trees or gradient boosting classifier or regressor, an XGBoost or LightGBM model, a ppdm "
         "estimator, or a Pipeline ending in one"
     )
+
+
+def _training_size(model: Tree | Forest) -> float | None:
+    """How many training rows the model says it was fitted on (its multiplicities', else its first tree's root count)."""
+    forest = model if isinstance(model, Forest) else None
+    if forest is not None and forest.n_records is not None:
+        return float(forest.n_records)
+    root = (forest.trees[0] if forest is not None else model).root.n_samples  # type: ignore[union-attr]
+    return None if root is None else float(root)
 
 
 def _is_pipeline(estimator: Any) -> bool:

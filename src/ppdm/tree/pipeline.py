@@ -34,9 +34,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError
+from ppdm.errors import DataError, ModelImportError
 from ppdm.tree.forest import Forest
-from ppdm.tree.model import Tree
+from ppdm.tree.model import Tree, encode_categories
 from ppdm.tree.splits import ThresholdSplit
 
 __all__ = ["ENCODERS", "SCALERS", "PipelineSteps", "read_steps", "scaled_table", "unscale"]
@@ -67,6 +67,23 @@ class PipelineSteps:
         nothing)."""
         numeric = {c: cats for c, cats in self.onehot.items() if c in data.columns and pd.api.types.is_numeric_dtype(data[c])}
         return {**numeric, **self.ordinal}
+
+    def check_values(self, data: pd.DataFrame) -> None:
+        """Refuse a training table holding a value its encoders never saw: they were fitted on the
+        training rows, so such a row is not one of them (the trees would route it as an unknown
+        category and the audit read it as a value of its own)."""
+        for column, categories in {**self.onehot, **self.ordinal}.items():
+            if column not in data.columns:
+                continue
+            values = data[column]
+            unseen = (encode_categories(values, categories) < 0) & values.notna().to_numpy()
+            if unseen.any():
+                row = int(np.flatnonzero(unseen)[0])
+                shown = ", ".join(map(repr, categories[:6])) + (", ..." if len(categories) > 6 else "")
+                raise DataError(
+                    f"column {column!r}, row {row}: {values.iloc[row]!r} is not one of the categories the pipeline's encoder "
+                    f"was fitted on ({shown}): pass the table the model was trained on"
+                )
 
     @property
     def scaled(self) -> list[str]:
