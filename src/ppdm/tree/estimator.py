@@ -24,7 +24,7 @@ import pandas as pd
 
 from ppdm.data.roles import text_columns
 from ppdm.errors import ModelImportError
-from ppdm.tree.forest import Forest, is_model
+from ppdm.tree.forest import Forest, as_forest, is_model
 from ppdm.tree.model import Tree
 from ppdm.tree.pipeline import PipelineSteps, read_steps, scaled_table, unscale
 from ppdm.tree.regression import SKLEARN_REGRESSORS, regressor_from_sklearn
@@ -147,10 +147,10 @@ def _import(
 
 def _training_size(model: Tree | Forest) -> float | None:
     """How many training rows the model says it was fitted on (its multiplicities', else its first tree's root count)."""
-    forest = model if isinstance(model, Forest) else None
-    if forest is not None and forest.n_records is not None:
+    forest = as_forest(model)
+    if forest.n_records is not None:
         return float(forest.n_records)
-    root = (forest.trees[0] if forest is not None else model).root.n_samples  # type: ignore[union-attr]
+    root = forest.trees[0].root.n_samples
     return None if root is None else float(root)
 
 
