@@ -14,8 +14,7 @@ import pandas as pd
 
 from ppdm.errors import ModelImportError, advising
 from ppdm.tree.forest import Forest
-from ppdm.tree.model import Tree, encode_categories
-from ppdm.tree.splits import CategoricalSplit, Split
+from ppdm.tree.model import Tree
 
 
 def weights_of(forest: Forest, i: int, n_rows: int) -> np.ndarray | None:
@@ -72,7 +71,7 @@ def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float, 
     column = None if parent is None else tree.nodes[parent].split.attribute  # type: ignore[union-attr]
     where = "" if column is None else f"column {column!r} (split of node {parent}): "
     classes = " with other class counts" if abs(claimed - here) <= 1e-6 else ""
-    odd = "" if parent is None or data is None else _odd_value(forest, data, tree.nodes[parent].split)  # type: ignore[arg-type]
+    odd = "" if column is None or data is None else _missing_value(data, column)
     return (
         f"tree {i}, {where}the model records {claimed:g} training row(s) at node {node_id}, "
         f"the imported tree routes {here:g} there{classes}{odd}; pass the training rows in the order the "
@@ -80,23 +79,14 @@ def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float, 
     )
 
 
-def _odd_value(forest: Forest, data: pd.DataFrame, split: Split) -> str:
-    """The likelier cause of a count that differs at ``split``: a row with no value in its column,
-    or with one the split names in none of its branches (either takes the default branch), if any."""
-    column = split.attribute
+def _missing_value(data: pd.DataFrame, column: str) -> str:
+    """The likelier cause of a count that differs at a split of ``column``: a row with no value
+    there (it takes the split's default branch), if any. (A value the model's encoder never saw is
+    refused before the counts are compared: :meth:`~ppdm.tree.pipeline.PipelineSteps.check_values`.)"""
     if column not in data.columns:
         return ""
-    values = data[column]
-    missing = values.isna().to_numpy()
-    if missing.any():
-        return f" (row {int(np.flatnonzero(missing)[0])} has no value in {column!r})"
-    if isinstance(split, CategoricalSplit):
-        named = [v for group in split.groups for v in group]
-        unnamed = encode_categories(values, named) < 0
-        if unnamed.any():
-            first = int(np.flatnonzero(unnamed)[0])
-            return f" (row {first} holds {values.iloc[first]!r}, a value of {column!r} the split names in none of its branches)"
-    return ""
+    missing = data[column].isna().to_numpy()
+    return f" (row {int(np.flatnonzero(missing)[0])} has no value in {column!r})" if missing.any() else ""
 
 
 #: The end of the message of :func:`_message`: advice for a Python caller only.
