@@ -35,7 +35,10 @@ holds their table beside the white-box estimate's row, and the rates it reports 
 ``tpr_at``, what a target's verdict reads) are the strongest measured, each rate at the attack
 reaching it: a verdict never reads "met" while an attack in the table breaks the target. A model
 ppdm cannot read as trees (a logistic regression, an SVM, an MLP) gets the black-box attacks alone
-(:func:`blackbox_only`).
+(:func:`blackbox_only`). On an incomplete population the white-box side holds a second attack, the
+count ratio (:mod:`ppdm.attacks.membership.count_ratio`): upper bounds alone leave the
+maximum-entropy belief flat wherever none binds, yet each count still weighs its cell's members
+against the candidates reaching it.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ import pandas as pd
 
 from ppdm.attacks.core.scope import Scope, scope_of
 from ppdm.attacks.membership.blackbox import BlackboxResult, attack_row, strongest_row
+from ppdm.attacks.membership.count_ratio import NAME as COUNT_RATIO
+from ppdm.attacks.membership.count_ratio import PARTNERS, count_ratio_scores, stouffer
 from ppdm.errors import DataError, PpdmError, check_options
 from ppdm.exact.membership import MembershipProof, ProofOptions, prove_membership
 from ppdm.maxent.constraints.membership_rows import MembershipRows, membership_rows
@@ -105,6 +110,8 @@ class MembershipResult:
     blackbox: BlackboxResult | None = None
     #: The candidates the attacker knew were non-members: given, not inferred, so left out of every rate.
     known: np.ndarray | None = None
+    #: On an incomplete pool, the count-ratio attack's score per candidate (:mod:`ppdm.attacks.membership.count_ratio`).
+    count_ratio: np.ndarray | None = None
 
     @property
     def white_box(self) -> bool:
@@ -112,9 +119,17 @@ class MembershipResult:
         return bool(self.details.get("white_box", True))
 
     def scores(self) -> dict[str, np.ndarray]:
-        """Every attack's score per candidate: the white-box P(member) (``"ppdm"``) and each black-box attack's."""
+        """Every attack's score per candidate: the white-box P(member) (``"ppdm"``), on an
+        incomplete pool the count-ratio attack's, each black-box attack's, and the count ratio
+        combined with RMIA's (:func:`~ppdm.attacks.membership.count_ratio.stouffer`)."""
         own = {WHITE_BOX: self.probability} if self.white_box else {}
-        return {**own, **(self.blackbox.scores if self.blackbox is not None else {})}
+        black = self.blackbox.scores if self.blackbox is not None else {}
+        if self.count_ratio is not None:
+            own[COUNT_RATIO] = self.count_ratio
+            partner = next((name for name in PARTNERS if name in black), None)
+            if partner is not None:
+                black = {**black, f"{COUNT_RATIO}+{partner}": stouffer(self.count_ratio, black[partner])}
+        return {**own, **black}
 
     def judged(self) -> np.ndarray:
         """The candidates every rate is measured over: all but those the attacker knew were
@@ -163,8 +178,9 @@ class MembershipResult:
         out = pd.DataFrame({"row": self.row_ids, "P(member)": self.probability, "proved": [STATES[int(s)] for s in self.state]})
         if self.truth is not None:
             out["member"] = self.truth
-        for name, score in (self.blackbox.scores.items() if self.blackbox is not None else ()):
-            out[f"score:{name}"] = score
+        for name, score in self.scores().items():
+            if name != WHITE_BOX:
+                out[f"score:{name}"] = score
         return out
 
     def leaves(self, top: int = 10) -> pd.DataFrame:
@@ -191,9 +207,10 @@ class MembershipResult:
         return max(tpr_at_fpr(self.truth[m], score[m], fpr) for score in self.scores().values())
 
     def _strongest_rates(self) -> dict[str, Any]:
-        """With black-box attacks: their table, the white-box estimate's own rates, and each rate
-        at the attack reaching the highest (what the verdict reads)."""
-        if self.blackbox is None:
+        """With more than one attack (black-box attacks, the count-ratio attack): their table, the
+        white-box estimate's own rates, and each rate at the attack reaching the highest (what the
+        verdict reads)."""
+        if self.blackbox is None and len(self.scores()) < 2:
             return {}
         rows = self.attack_table()
         if not rows:
@@ -295,9 +312,10 @@ def _table_lines(rows: list[dict[str, Any]]) -> list[str]:
     if len(rows) < 2:
         return []
     out = ["attacks (control: the same attack telling one half of the non-members from the other):"]
+    width = max(13, *(len(r["attack"]) for r in rows))
     for r in rows:
         rates = "  ".join(f"TPR@{f:.1%} {_num(r.get(_key(f)))}".replace(".0%", "%") for f in FPRS)
-        out.append(f"  {r['attack']:<13} AUC {_num(r.get('auc'))}  {rates}  control AUC {_num(r.get('control_auc'))}")
+        out.append(f"  {r['attack']:<{width}} AUC {_num(r.get('auc'))}  {rates}  control AUC {_num(r.get('control_auc'))}")
     out.append("  baseline (no model): AUC 0.500, TPR = FPR")
     return out
 
@@ -329,7 +347,10 @@ def membership_attack(
     published count then bounds the members among the other candidates, and every rate is
     measured over those others (:meth:`MembershipResult.judged`). On an incomplete population (``complete=False``) no count proves a
     member, even one equal to the candidates reaching its leaf less the known non-members:
-    training records outside the pool may reach that leaf too.
+    training records outside the pool may reach that leaf too; the count-ratio attack
+    (:mod:`ppdm.attacks.membership.count_ratio`) then ranks the candidates by their cells' counts
+    against the candidates reaching them, beside the maximum-entropy estimate (flat where no upper
+    bound binds).
     """
     options = options or MembershipOptions()
     start = time.perf_counter()
@@ -355,7 +376,8 @@ def membership_attack(
     solution = _estimate(rows, proof, options)
     details = _details(model, rows, proof, solution, known, complete, time.perf_counter() - start)
     row_ids = population.index.to_numpy()
-    return MembershipResult(solution.p, proof.state, row_ids, truth_bits, rows, details, known=known_out)
+    ratio = None if complete else count_ratio_scores(rows, proof.state)
+    return MembershipResult(solution.p, proof.state, row_ids, truth_bits, rows, details, known=known_out, count_ratio=ratio)
 
 
 def _known_non_members(non_members: np.ndarray | None, n: int, truth: np.ndarray | None) -> np.ndarray | None:

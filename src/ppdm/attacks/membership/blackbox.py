@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ppdm.attacks.membership.count_ratio import NAME as COUNT_RATIO
+from ppdm.attacks.membership.count_ratio import PARTNERS
 from ppdm.attacks.membership.lira import lira_offline, lira_online
 from ppdm.attacks.membership.mia_confidence import confidence_scores, true_class_confidence
 from ppdm.attacks.membership.rmia import GAMMA, OFFLINE_A, rmia_scores
@@ -50,6 +52,8 @@ SHADOW_ATTACKS = frozenset(ATTACKS) - {"confidence"}
 PAPERS = {
     "confidence": "Yeom et al. 2018", "lira-offline": "Carlini et al. 2022", "lira-online": "Carlini et al. 2022",
     "rmia-offline": "Zarifzadeh et al. 2024", "rmia-online": "Zarifzadeh et al. 2024", "ppdm": "ppdm (white-box)",
+    COUNT_RATIO: "ppdm (white-box: counts against candidates)",
+    **{f"{COUNT_RATIO}+{p}": "Stouffer 1949 (count ratio and RMIA)" for p in PARTNERS},
 }  # fmt: skip
 
 

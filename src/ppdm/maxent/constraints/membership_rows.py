@@ -70,7 +70,9 @@ class MembershipRows:
     ``min_drawn``: every member was drawn by at least this many of them (0 without bagged trees), a
     property of the forest's draws that holds whatever the pool of candidates holds: a member is
     in its leaf, with a positive count, in every tree that drew it.
-    ``modes[t]``: how tree ``t`` counts the rows; ``n_members``: the training size published.
+    ``modes[t]``: how tree ``t`` counts the rows; ``n_members``: the training size published;
+    ``count``: each row's published count (a cell's records, a bagged cell's draws; NaN for the
+    size row and a round's real rows), which the bounds ``lo``/``hi`` may no longer state.
     """
 
     A: sp.csr_matrix
@@ -87,6 +89,7 @@ class MembershipRows:
     n_members: int
     complete: bool
     cells_per_tree: dict[int, str] = field(default_factory=dict)
+    count: np.ndarray | None = None
 
     @property
     def n_candidates(self) -> int:
@@ -176,7 +179,7 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             used = (reach > 0) | published
             lo = np.round(count) if complete else np.zeros(len(count))
             hi = np.round(count) + removed  # Method 1's removed records reach some cell uncounted
-            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, None))
+            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, None, np.round(count)))
         else:
             m = np.asarray(model.multiplicities[t])
             W = np.round(count)
@@ -192,17 +195,18 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
             hi = np.minimum(W + (n - drawn), reach).astype(float)
             used = (reach > 0) | published
             soft = (W, np.maximum(W, 1.0)) if complete else None
-            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, soft))
+            blocks.append(_Block(t, node_cell, used, lo, hi, cell_code, soft, W))
             positive += (W[node_cell] > 0).astype(np.int64)
     real = boosting_membership_rows(model, leaves, codes, [m == "once" for m in modes], complete) if rounds else None
     if not blocks and real is None:
         raise DataError("no tree publishes counts the candidates can be tied to (labels only, or rows drawn in an unknown way)")
     min_drawn = _min_drawn(model, bagged) if bagged else 0  # the forest's draws: the same whatever the pool holds
-    A, lo, hi, tree_of, leaf_of, cell_of, target, variance = _stack(blocks, N)
+    A, lo, hi, tree_of, leaf_of, cell_of, target, variance, published_count = _stack(blocks, N)
     if real is not None:
         A = sp.vstack([A, real.A], format="csr")
         lo, hi, tree_of, leaf_of, cell_of = (np.r_[a, b] for a, b in zip((lo, hi, tree_of, leaf_of, cell_of), (real.lo, real.hi, real.tree, real.leaf, real.cell)))
         target, variance = np.r_[target, np.full(real.A.shape[0], np.nan)], np.r_[variance, np.zeros(real.A.shape[0])]
+        published_count = np.r_[published_count, np.full(real.A.shape[0], np.nan)]
         for t, kind in real.kinds.items():
             described[t] = f"{described[t]}, {kind}" if t in described else kind
     size = sp.csr_matrix(np.ones((1, N)))
@@ -210,8 +214,8 @@ def membership_rows(model: Tree | Forest, population: pd.DataFrame, class_known:
     lo = np.r_[lo, float(n) if complete else 0.0]
     hi = np.r_[hi, float(n)]
     tree_of, leaf_of, cell_of = np.r_[tree_of, -1], np.r_[leaf_of, -1], np.r_[cell_of, -3]
-    target, variance = np.r_[target, np.nan], np.r_[variance, 0.0]
-    return MembershipRows(A, lo, hi, tree_of, leaf_of, cell_of, target, variance, positive, min_drawn, modes, n, complete, described)
+    target, variance, published_count = np.r_[target, np.nan], np.r_[variance, 0.0], np.r_[published_count, np.nan]
+    return MembershipRows(A, lo, hi, tree_of, leaf_of, cell_of, target, variance, positive, min_drawn, modes, n, complete, described, published_count)
 
 
 # -- cells -----------------------------------------------------------------------------------------
@@ -226,6 +230,7 @@ class _Block:
     hi: np.ndarray
     cell_code: list[tuple[int, int]]
     soft: tuple[np.ndarray, np.ndarray] | None
+    count: np.ndarray
 
 
 def _cells(tree: Tree, codes: np.ndarray | None) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray], list[tuple[int, int]], str] | None:
@@ -319,13 +324,13 @@ def _min_drawn(model: Tree | Forest, bagged: list[int]) -> int:
     return int(drawn.min()) if drawn.size else 0
 
 
-def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The blocks' used cells as one sparse matrix (each candidate in one cell per block), their
-    bounds, what each is, and the soft targets and variances."""
+    bounds, what each is, the soft targets and variances, and the published counts."""
     if not blocks:
         empty = np.zeros(0)
-        return sp.csr_matrix((0, N)), empty, empty, empty.astype(np.int64), empty.astype(np.int64), empty.astype(np.int64), empty, empty
-    mats, los, his, trees, leaves, cells, targets, variances = [], [], [], [], [], [], [], []
+        return sp.csr_matrix((0, N)), empty, empty, empty.astype(np.int64), empty.astype(np.int64), empty.astype(np.int64), empty, empty, empty
+    mats, los, his, trees, leaves, cells, targets, variances, counts = [], [], [], [], [], [], [], [], []
     for b in blocks:
         used = np.flatnonzero(b.used)
         renumber = np.full(len(b.used), -1, dtype=np.intp)
@@ -340,9 +345,10 @@ def _stack(blocks: list[_Block], N: int) -> tuple[sp.csr_matrix, np.ndarray, np.
         cells.append(code[:, 1])
         targets.append(np.full(len(used), np.nan) if b.soft is None else b.soft[0][used])
         variances.append(np.zeros(len(used)) if b.soft is None else b.soft[1][used])
+        counts.append(np.asarray(b.count, dtype=float)[used])
     return (
         sp.vstack(mats, format="csr"), np.concatenate(los), np.concatenate(his), np.concatenate(trees), np.concatenate(leaves),
-        np.concatenate(cells), np.concatenate(targets), np.concatenate(variances),
+        np.concatenate(cells), np.concatenate(targets), np.concatenate(variances), np.concatenate(counts),
     )
 
 
