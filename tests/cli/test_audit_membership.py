@@ -53,6 +53,7 @@ def test_cli_prints_and_writes(run, files, tmp_path):
         (["--membership", "--population", "{root}/candidates.csv"], "needs --model"),
         (["--membership", "--model", "{root}/forest.json", "--population", "{root}/nothing.csv"], "nothing.csv"),
         (["--membership", "--model", "{root}/forest.json", "--population", "{root}/lacking.csv"], "lacks column 'health'"),
+        (["--membership", "--model", "{root}/forest.json", "--population", "{root}/candidates.csv", "--member-column", "nosuch"], "no member column 'nosuch'"),
     ],
 )
 def test_cli_bad_input_is_one_line(run, files, args, message):

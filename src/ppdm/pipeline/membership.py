@@ -28,6 +28,10 @@ class Population:
     non_members: np.ndarray | None = None
 
 
+#: The population's truth column read when present, unless another is named.
+MEMBER_COLUMN = "member"
+
+
 def membership_truth(population: Any, member_column: str | None, member_ids: Any, id_column: str | None, non_members: Any = None) -> Population:
     """The population and its truth: a member column, or the training rows' identifiers; with the
     candidates the attacker knows are non-members (``non_members``: the name of a true/false column
@@ -49,7 +53,11 @@ def known_non_members(table: pd.DataFrame, non_members: Any, member_column: str 
 
 
 def _truth_of(table: pd.DataFrame, member_column: str | None, member_ids: Any, id_column: str | None) -> Population:
-    """The population and its truth (see :func:`membership_truth`)."""
+    """The population and its truth (see :func:`membership_truth`): the default member column
+    when the population has it; a column named otherwise must be there (a misspelt name was the
+    audit of no truth, its target "cannot be checked", exit 0)."""
+    if member_column not in (None, MEMBER_COLUMN) and member_column not in table.columns:
+        raise DataError(f"the population has no member column {member_column!r} (its columns: {', '.join(map(str, table.columns[:8]))})")
     column = member_column if member_column is not None and member_column in table.columns else None
     if member_ids is None:
         if id_column is not None:
