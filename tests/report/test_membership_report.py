@@ -171,3 +171,23 @@ def test_the_membership_headings_name_no_internal_codes(report):
         assert not re.search(r"\b[a-z]+_[a-z_@%0-9]+\b|\bmaxent\b", heading), heading
     nobody = membership_verdict({**report["membership"]["summary"], "proved_members": 0}, parse_target("members_proved=0"))
     assert nobody["headline"].startswith("None of the 1,500 candidates is proved a member")
+
+
+def test_the_curve_s_marks_are_its_own_attack_s_rates():
+    """The ROC curve draws the strongest attack's scores; its marks read that attack's rates (a
+    new user saw 'TPR 1.1 % at 0.1 % FPR', RMIA's rate, on the count ratio's curve, which reached
+    0.38 % there), the higher rate another attack reaches said beside it, and 'proved members
+    among them' only where some are proved."""
+    from ppdm.report.membership import roc_curve
+    from ppdm.report.membership_plots import roc_figure
+
+    rng = np.random.default_rng(0)
+    truth = rng.random(2000) < 0.4
+    roc = roc_curve(truth, truth + rng.normal(0, 0.3, 2000))
+    rows = [{"attack": "count-ratio", "tpr@0.1%": 0.0038, "tpr@1%": 0.048}, {"attack": "rmia-online", "tpr@0.1%": 0.011, "tpr@1%": 0.030}]
+    summary = {"attacks": rows, "strongest": "count-ratio", "tpr@0.1%": 0.011, "tpr@1%": 0.048, "proved_members": 0,
+               "reached_by": {"tpr@0.1%": "rmia-online", "tpr@1%": "count-ratio"}}
+    svg = roc_figure(roc, summary, "roc")
+    assert "TPR 0.38 % at 0.1 % FPR; 1.1 % by rmia-online" in svg and "TPR 4.8 % at 1 % FPR<" in svg
+    assert "no false positive" in svg and "proved members among them" not in svg
+    assert "proved members among them" in roc_figure(roc, {**summary, "proved_members": 3}, "roc")

@@ -46,17 +46,20 @@ def roc_figure(roc: dict[str, Any], summary: dict[str, Any], figure_id: str) -> 
     ys = np.repeat(tpr, 2)[:-1]
     plot.line(xs.tolist(), ys.tolist(), ATTACK, name="roc")
     labels: list[tuple[float, float, str, str]] = []  # (x, y, text, colour), placed apart below
+    drawn = _drawn_rates(summary)
     for f, key in MARKED:
-        value = summary.get(key)
+        value = drawn.get(key)
         if value is None:
             continue
         x, y = np.log10(f), np.log10(max(value, floor))
-        plot.point(x, y, ATTACK, r=5, title=f"TPR {pct(value)} at {pct(f)} FPR")
-        labels.append((plot.sx(x) + 8, plot.sy(y) + 16, f"TPR {pct(value)} at {pct(f)} FPR", ATTACK))
+        text = f"TPR {pct(value)} at {pct(f)} FPR" + _higher_elsewhere(summary, key, value)
+        plot.point(x, y, ATTACK, r=5, title=text)
+        labels.append((plot.sx(x) + 8, plot.sy(y) + 16, text, ATTACK))
     at_zero = float(roc["tpr"][0])
     if at_zero > 0:
         y = np.log10(max(at_zero, floor))
-        plot.point(lo, y, PROVED, r=5, title=f"TPR {pct(at_zero)} with no false positive (proved members among them)")
+        among = " (proved members among them)" if summary.get("proved_members") else ""
+        plot.point(lo, y, PROVED, r=5, title=f"TPR {pct(at_zero)} with no false positive{among}")
         labels.append((plot.sx(lo) + 8, plot.sy(y) + 16, f"{pct(at_zero)} of members with no false positive", PROVED))
     # below and right of their marks, where a rising curve is not; the higher mark's label first (higher)
     labels.sort(key=lambda label: label[1])
@@ -109,6 +112,20 @@ def p_member_figure(p_member: dict[str, Any], share: float, figure_id: str) -> s
     plot.legend([("the audit: P(member)", ATTACK, None), (f"without the model: everyone at {pct(share)}", PRIOR, "6 4")])
     plot.text(plot.sx(1) - 4, plot.sy(float(p_member["share"][-1])) - 8, pct(float(p_member["share"][-1])), anchor="end", size=11, color=MUTED)
     return plot.svg(figure_id, "membership: share of candidates at each P(member), the truth not given")
+
+
+def _drawn_rates(summary: dict[str, Any]) -> dict[str, Any]:
+    """The rates of the attack the curve draws (its row of the table of attacks; the summary's own
+    without a table): a mark on the curve is that curve's rate, not another attack's."""
+    strongest = summary.get("strongest")
+    row = next((r for r in summary.get("attacks") or [] if r.get("attack") == strongest), None)
+    return row if row is not None else summary
+
+
+def _higher_elsewhere(summary: dict[str, Any], key: str, value: float) -> str:
+    """", 1.1 % by rmia-online" when another attack of the table reaches more at this rate (the rate reported)."""
+    best, by = summary.get(key), (summary.get("reached_by") or {}).get(key)
+    return f"; {pct(best)} by {by}" if best is not None and by and best > value + 1e-12 else ""
 
 
 def _scored_by(summary: dict[str, Any]) -> str:
