@@ -115,3 +115,14 @@ def test_stouffer_is_the_sum_of_normal_scores_by_rank():
     np.testing.assert_allclose(stouffer(np.exp(a), 10 * b - 3), ref)  # only the ranks count
     truth = a + b > 1
     assert membership_metrics(truth, stouffer(a, b))["auc"] > max(membership_metrics(truth, a)["auc"], membership_metrics(truth, b)["auc"])
+
+
+def test_the_release_record_says_the_pool_held_some_members_only():
+    import ppdm
+
+    frame, inputs, klass = _random_table(seed=2, n=300)
+    est, _, pool, _, truth = _half_pool(frame, inputs, klass, 10, 2)
+    sample = ppdm.audit(est, membership=pool.assign(member=truth), sample=True, blackbox=False, progress=False)
+    said = sample.release_record()["threat_model"]["description"]
+    assert "some of the training records among them only" in said
+    assert "count-ratio" in {r["attack"] for r in sample.membership.summary()["attacks"]}

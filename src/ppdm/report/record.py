@@ -188,9 +188,11 @@ def _threat(audit: Any) -> dict[str, Any]:
     """The attacker, in words and as the keys of a threat file (a membership audit's: who holds
     the population of candidates and the published model)."""
     if getattr(audit, "membership", None) is not None and not getattr(audit, "results", []):
+        complete = audit.membership.details.get("complete", True)
+        pool = "every training record among them" if complete else "some of the training records among them only (the counts read as upper bounds)"
         return {
             "description": "membership: an attacker who holds the published model and a population of candidates (members and "
-            "non-members, with every model input) wants to tell who was a training record",
+            f"non-members, with every model input; {pool}) wants to tell who was a training record",
             "spec": None,
         }
     printed = [getattr(r, "details", {}).get("threat_model") for _, r in _results(audit)]
