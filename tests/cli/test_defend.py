@@ -103,6 +103,7 @@ def test_bad_inputs_are_one_line(run, files, tmp_path, args, message):
     [
         (["--data", "{files}/train.csv"], "without --model, give --class-attribute"),
         (["--data", "{files}/train.csv", "--class-attribute", "nope"], "the class column 'nope' is not in the data"),
+        (["--data", "{files}/train.csv", "--sensitive", "nosuch"], "the sensitive column (--sensitive) 'nosuch' is not in the data"),
         (["--model", "{files}/none.json", "--data", "{files}/train.csv"], "none.json"),
         (["--model", "{files}/tree.json", "--dataset", "adult"], "--model goes with --data"),
         (["--data", "{files}/train.csv", "--class-attribute", "education", "--test-size", "1"], "--test-size must be in [0, 1)"),

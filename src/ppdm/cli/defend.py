@@ -251,7 +251,8 @@ def _inputs(
     else:
         frame = rows
     if target not in frame.columns:
-        raise PpdmError(f"the class column {target!r} is not in the data (columns: {', '.join(map(str, frame.columns))})")
+        role = "class column" if class_attribute is not None or threat.sensitive is None else "sensitive column (--sensitive)"
+        raise PpdmError(f"the {role} {target!r} is not in the data (columns: {', '.join(map(str, frame.columns))})")
     return model, frame, test, threat
 
 
