@@ -199,3 +199,15 @@ def test_the_check_result_is_valid_json_of_the_policy_cited(cancer):
     assert data["policy"]["sha256"] == PRESETS["default"].sha256 and data["recommendation"]["decision"] == result.decision
     assert {f["rule"] for f in data["findings"]} >= {"family", "min_group_size", "class_disclosure", "small_groups", "residual_dof"}
     assert isinstance(pd.DataFrame(data["findings"]), pd.DataFrame)
+
+
+def test_text_where_the_model_reads_numbers_is_named_by_its_column():
+    """A table holding 'F' where the model was fitted on numbers: the error names the column, the
+    value and the row (it said 'could not convert string to float: 'F'')."""
+    from ppdm.errors import PpdmError
+
+    X = pd.DataFrame({"a": [1.0, 2, 3, 4], "sex": [0.0, 1, 0, 1]})
+    model = DecisionTreeClassifier().fit(X, ["n", "p", "n", "p"])
+    table = pd.DataFrame({"a": [1.0, 2, 3, 4], "sex": [0, "F", 0, 1], "c": ["n", "p", "n", "p"]})
+    with pytest.raises(PpdmError, match=r"column 'sex' holds text \('F', row 1\) where the model reads numbers"):
+        read_checked(model, table, "c").proba(table)

@@ -106,7 +106,8 @@ class Checked:
                 return np.asarray(labels[:, None] == self.classes().astype(str)[None, :], dtype=float)
             return np.asarray(self.model.predict_proba(self.features(table)), dtype=float)
         except (ValueError, TypeError, KeyError) as exc:
-            raise PpdmError(f"the {self.name} cannot predict the table's rows ({str(exc).splitlines()[0][:160]})") from None
+            said = _text_where_numbers(self.features(table)) if "could not convert" in str(exc) else None
+            raise PpdmError(f"the {self.name} cannot predict the table's rows ({said or str(exc).splitlines()[0][:160]})") from None
 
     def truth(self, table: pd.DataFrame) -> np.ndarray:
         """Each row's class as an index into :meth:`classes` (-1: a class the model does not know)."""
@@ -115,6 +116,20 @@ class Checked:
         classes = list(self.classes())
         lookup = {str(c): i for i, c in enumerate(classes)}
         return np.array([lookup.get(str(v), -1) for v in table[self.class_attribute].to_numpy()], dtype=np.intp)
+
+
+def _text_where_numbers(X: pd.DataFrame) -> str | None:
+    """Where a table holds text the model reads as a number: "column 'sex' holds text ('F', row 0)
+    where the model reads numbers" (``None``: no such column)."""
+    for column in X.columns:
+        if pd.api.types.is_numeric_dtype(X[column]) or pd.api.types.is_bool_dtype(X[column]):
+            continue
+        numbers = pd.to_numeric(X[column], errors="coerce")
+        bad = numbers.isna() & X[column].notna()
+        if bad.any():
+            row = bad.idxmax()
+            return f"column {str(column)!r} holds text ({X[column][row]!r}, row {row!r}) where the model reads numbers"
+    return None
 
 
 def read_checked(model: Any, data: pd.DataFrame, class_attribute: str) -> Checked:
