@@ -211,3 +211,17 @@ def test_a_model_fitted_on_rows_it_does_not_name_is_refused_saying_so(adult_boos
     with pytest.raises(DataError, match=r"the trees count \d[\d,]* of them.*early stopping") as why:
         ppdm.audit(forest, table, ThreatModel(preset="insider", sensitive=y.name))
     assert f"{len(table):,}" in str(why.value)
+
+
+def test_a_bagged_lightgbm_file_is_refused_naming_the_bagging():
+    """LightGBM with bagging over 569 rows: each tree counts its own bag, which the file does not
+    store; the refusal says how many rows the trees count and why (it said "pass the training rows
+    the model was fitted on" to a user who had, as every tree counts a different number)."""
+    lightgbm = pytest.importorskip("lightgbm")
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.integers(0, 5, 569).astype(float), "b": rng.integers(0, 3, 569).astype(float)})
+    table["y"] = (table.a + rng.normal(0, 1, 569) > 2).astype(int)
+    est = lightgbm.LGBMClassifier(n_estimators=5, num_leaves=4, bagging_fraction=0.7, bagging_freq=1, verbose=-1).fit(table[["a", "b"]], table.y)
+    forest = ppdm.from_estimator(est, table)
+    with pytest.raises(DataError, match=r"the trees count [\d,]+ to [\d,]+ of them .*\(bagging, subsample < 1\).*bagging_fraction=1"):
+        ppdm.audit(forest, table, ThreatModel(preset="insider", sensitive="b"))

@@ -297,16 +297,16 @@ def tied_weights(forest: Forest, n_records: int) -> tuple[np.ndarray, np.ndarray
 
 
 def _untied(forest: Forest, n_records: int) -> str:
-    """Why no tree's counts are the table's: the rows the trees count, when every tree counts as
-    many, and the reasons a model fitted on this very table may not name them."""
-    roots = {float(t.root.n_samples) for t in forest.trees if t.root.n_samples is not None}
-    if len(roots) != 1 or next(iter(roots)) > n_records:
+    """Why no tree's counts are the table's: the rows the trees count, when every tree counts fewer
+    than the table holds, and the reasons a model fitted on this very table may not name them."""
+    roots = sorted({float(t.root.n_samples) for t in forest.trees if t.root.n_samples is not None})
+    if not roots or roots[-1] > n_records:
         return "pass the training rows the model was fitted on"
-    counted = next(iter(roots))
+    counted = f"{roots[0]:,.0f}" if len(roots) == 1 else f"{roots[0]:,.0f} to {roots[-1]:,.0f}"
     return (
-        f"the trees count {counted:,.0f} of them and the model does not store which (rows subsampled, or held out for early "
-        "stopping, as histogram gradient boosting does by default above 10,000 rows); refit with every row "
-        "(subsample=1, early_stopping=False), or pass the rows the model was fitted on"
+        f"the trees count {counted} of them and the model does not store which: each tree drew a subsample of the rows "
+        "(bagging, subsample < 1) or some were held out for early stopping, which histogram gradient boosting does by default "
+        "above 10,000 rows; refit with every row (subsample=1, bagging_fraction=1, early_stopping=False), or pass the rows the model was fitted on"
     )
 
 
