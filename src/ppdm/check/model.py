@@ -127,8 +127,8 @@ def _text_where_numbers(X: pd.DataFrame) -> str | None:
         numbers = pd.to_numeric(X[column], errors="coerce")
         bad = numbers.isna() & X[column].notna()
         if bad.any():
-            row = bad.idxmax()
-            return f"column {str(column)!r} holds text ({X[column][row]!r}, row {row!r}) where the model reads numbers"
+            at = int(np.argmax(bad.to_numpy()))
+            return f"column {str(column)!r} holds text ({X[column].iloc[at]!r}, row {X.index[at]!r}) where the model reads numbers"
     return None
 
 
