@@ -126,3 +126,20 @@ def test_the_release_record_says_the_pool_held_some_members_only():
     said = sample.release_record()["threat_model"]["description"]
     assert "some of the training records among them only" in said
     assert "count-ratio" in {r["attack"] for r in sample.membership.summary()["attacks"]}
+
+
+def test_a_sample_pool_s_riskiest_leaves_are_ranked_by_count_per_candidate():
+    """On half the members the estimate's P(member) is flat, so a lift over the share made every
+    leaf '1.30×' and ranked them by size (a new user's trial); the table now shows each cell's
+    published count, not the bounds '0–703', ranked by that count per candidate reaching it."""
+    from ppdm.report.membership import riskiest_leaves
+    from ppdm.report.membership_html import _cells_kind
+
+    frame, inputs, klass = _random_table(seed=5, n=400)
+    _, forest, pool, _, truth = _half_pool(frame, inputs, klass, 20, 5)
+    result = membership_attack(forest, pool, truth=truth, complete=False)
+    rows = riskiest_leaves(result, forest, 15)
+    ratios = [r["per_candidate"] for r in rows if not r["proves_members"]]
+    assert ratios == sorted(ratios, reverse=True) and ratios[0] > 1
+    assert all("–" not in r["count"] and r["lift"] is None for r in rows)
+    assert _cells_kind({"leaves": rows}) == "sample"

@@ -108,15 +108,18 @@ def riskiest_leaves(result: MembershipResult, model: Tree | Forest | RuleSet | N
     those whose count alone proves every candidate reaching them a member (at least as many
     records counted as candidates reach it), most candidates first; then those that most raise
     membership, by the members the estimate places there beyond the member share
-    (Σ (P(member) − share) over the candidates reaching the cell). Each with its leaf's name, the
+    (Σ (P(member) − share) over the candidates reaching the cell), or on a pool holding some of
+    the training records only by the published count per candidate reaching the cell (``per_candidate``). Each with its leaf's name, the
     class the cell counts, its lift over the member share and the anchor of its line in the model."""
     frame = result.leaves(result.rows.n_rows)
     share = float(result.summary()["baseline_member_share"])
     reach = frame["candidates"].to_numpy(float)
     mean = frame["mean_P(member)"].to_numpy(float)
+    sample = _sample_pool(result)
     frame = frame.assign(proves=(reach > 0) & (frame["count_min"].to_numpy(float) >= reach - 1e-9), excess=reach * (mean - share))
-    frame = frame.assign(proved_alone=np.where(frame["proves"], reach, 0.0))
-    frame = frame[reach > 0].sort_values(["proved_alone", "excess"], ascending=False, kind="stable").head(top)
+    frame = frame.assign(proved_alone=np.where(frame["proves"], reach, 0.0), per_candidate=frame["count"].to_numpy(float) / np.maximum(reach, 1.0))
+    order = ["proved_alone", "per_candidate" if sample else "excess"]
+    frame = frame[reach > 0].sort_values(order, ascending=False, kind="stable").head(top)
     forest = len(result.rows.modes) > 1
     rules = model if isinstance(model, RuleSet) else None
     trees = list(model.trees) if model is not None and not isinstance(model, RuleSet) and hasattr(model, "trees") else None
@@ -135,15 +138,23 @@ def riskiest_leaves(result: MembershipResult, model: Tree | Forest | RuleSet | N
             "source": source,
             "anchor": anchor(leaf, t if forest else None) if trees is not None else None,
             "cell": words,
-            "count": _count_words(float(r["count_min"]), float(r["count_max"])),
+            "count": f"{r['count']:g}" if sample else _count_words(float(r["count_min"]), float(r["count_max"])),
+            "per_candidate": round(float(r["per_candidate"]), 4) if sample else None,
             "candidates": int(r["candidates"]),
             "proves_members": bool(r["proves"]),
             "proved_members": int(r["proved_members"]),
             "mean_p_member": round(mean_p, 6),
             "beyond_share": round(float(r["excess"]), 3),
-            "lift": round(mean_p / share, 4) if share > 0 else None,
+            "lift": round(mean_p / share, 4) if share > 0 and not sample else None,
         })
     return rows
+
+
+def _sample_pool(result: MembershipResult) -> bool:
+    """Whether the pool holds some of the training records only, with counts published: its
+    maximum-entropy P(member) is flat wherever no upper bound binds, so cells are ranked by their
+    count per candidate reaching them (the count ratio's evidence), not by a lift over the share."""
+    return not result.rows.complete and result.rows.count is not None
 
 
 def _cell_words(cell: int, classes: Any) -> str:

@@ -65,7 +65,7 @@ def section_html(section: dict[str, Any]) -> str:
     return (
         f'<section id="membership" class="attack"><h2>{escape(TITLE)}</h2>'
         f'<p class="note">{words.candidates(s["candidates"])}; {trained}.{seconds}</p>'
-        f"{_counts(s)}{_attacks(section.get('attacks') or [])}{figure}{_leaves(section['leaves'], 'rules' if section.get('published') else 'leaves')}{_proved_rows(section['proved_member_rows'])}</section>"
+        f"{_counts(s)}{_attacks(section.get('attacks') or [])}{figure}{_leaves(section['leaves'], _cells_kind(section))}{_proved_rows(section['proved_member_rows'])}</section>"
     )
 
 
@@ -131,6 +131,16 @@ CELLS = {
         "mean P(member) over the member share. Click a leaf to see it in the model.",
         ("leaf", "class counted", "candidates reaching it"),
     ),
+    "sample": (
+        "Riskiest leaves", "No published cell reaches a candidate.",
+        "The pool holds some of the training records only, so a count bounds the members among the candidates reaching its "
+        "cell and the estimate's P(member) is flat wherever no bound binds. The cells are listed by their published count "
+        "per candidate reaching them (the count ratio's evidence: many training records and few candidates); a count above "
+        "the candidates says training records outside the pool reach the cell too, or, in a bagged tree, that a record was "
+        "drawn more than once. Proved members: those reaching the "
+        "cell whom the counts of all trees together prove. Click a leaf to see it in the model.",
+        ("leaf", "class counted", "candidates reaching it"),
+    ),
     "rules": (
         "Riskiest rules", "No published rule matches a candidate.",
         "The published counts (a rule's support counts the records matching it; with its confidence, those matching its "
@@ -142,15 +152,23 @@ CELLS = {
 }
 
 
+def _cells_kind(section: dict[str, Any]) -> str:
+    """Which table of cells the section shows: a rule set's, a sample pool's (ranked by count per candidate) or the leaves'."""
+    if section.get("published"):
+        return "rules"
+    return "sample" if any(r.get("per_candidate") is not None for r in section["leaves"]) else "leaves"
+
+
 def _leaves(rows: list[dict[str, Any]], kind: str = "leaves") -> str:
     title, empty, note, (what, counted, reaching) = CELLS[kind]
     if not rows:
         return f"<h3>{title}</h3><p>{empty}</p>"
     body = "".join(_leaf_row(r) for r in rows)
+    last = "<th>count per candidate</th>" if kind == "sample" else "<th>mean P(member)</th><th>beyond the share</th><th>lift</th>"
     return (
         f'<h3 id="membership-leaves">{title}</h3><p class="note">{escape(note)}</p>'
         f'<div class="tablewrap"><table><thead><tr><th>{what}</th><th>{counted}</th><th>published count</th><th>{reaching}</th>'
-        "<th>proved members</th><th>mean P(member)</th><th>beyond the share</th><th>lift</th></tr></thead>"
+        f"<th>proved members</th>{last}</tr></thead>"
         f"<tbody>{body}</tbody></table></div>"
     )
 
@@ -160,10 +178,13 @@ def _leaf_row(r: dict[str, Any]) -> str:
     link = f'<a href="#{escape(r["anchor"])}">{name}</a>' if r.get("anchor") else name
     proved = ' class="proved"' if r["proves_members"] else ""
     lift = "" if r["lift"] is None else f"{r['lift']:.2f}×"
+    last = (
+        f'<td class="num">{r["per_candidate"]:.2f}</td>' if r.get("per_candidate") is not None
+        else f'<td class="num">{pct(r["mean_p_member"], 1)}</td><td class="num">{r["beyond_share"]:+,.1f}</td><td class="num">{lift}</td>'
+    )
     return (
         f'<tr{proved}><td>{link}</td><td>{escape(r["cell"])}</td><td class="num">{escape(r["count"])}</td>'
-        f'<td class="num">{r["candidates"]:,}</td><td class="num">{r["proved_members"]:,}</td>'
-        f'<td class="num">{pct(r["mean_p_member"], 1)}</td><td class="num">{r["beyond_share"]:+,.1f}</td><td class="num">{lift}</td></tr>'
+        f'<td class="num">{r["candidates"]:,}</td><td class="num">{r["proved_members"]:,}</td>{last}</tr>'
     )
 
 

@@ -186,15 +186,17 @@ class MembershipResult:
     def leaves(self, top: int = 10) -> pd.DataFrame:
         """The riskiest published cells: those proving the most members (then the most candidates
         reaching them with the highest mean P(member)); tree, leaf, class code (-1: the whole leaf),
-        the count's bounds, candidates reaching it, proved members and the mean P(member)."""
+        the count's bounds and the count published (NaN where none), candidates reaching it, proved
+        members and the mean P(member)."""
         A = self.rows.A
         keep = self.rows.cell > -3  # the 0/1 cells (not the size row, nor a round's real rows)
         reach = np.asarray(A.sum(axis=1)).ravel()
         proved = A @ (self.state == 1).astype(float)
         mean = (A @ self.probability) / np.maximum(reach, 1)
+        count = self.rows.count if self.rows.count is not None else np.full(self.rows.n_rows, np.nan)
         frame = pd.DataFrame({
             "tree": self.rows.tree, "leaf": self.rows.leaf, "class": self.rows.cell, "count_min": self.rows.lo,
-            "count_max": self.rows.hi, "candidates": reach, "proved_members": proved.astype(int), "mean_P(member)": mean,
+            "count_max": self.rows.hi, "count": count, "candidates": reach, "proved_members": proved.astype(int), "mean_P(member)": mean,
         })[keep]
         return frame.sort_values(["proved_members", "mean_P(member)"], ascending=False).head(top).reset_index(drop=True)
 
