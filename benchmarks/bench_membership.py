@@ -40,7 +40,8 @@ complete (every member and non-member) and with half the members (``sample=True`
 of the members, every non-member). ppdm's white-box audit and its black-box attacks
 (:func:`ppdm.attacks.membership.blackbox.blackbox_membership`: confidence, LiRA offline/online, RMIA
 offline/online, ``--shadows`` shadow models on halves of the candidates) on the same candidates;
-the row gives the white-box estimate's rates, the best black-box attack's, and what ppdm reports
+the row gives the white-box estimate's rates, the best other attack's (a black-box one, or on a
+sample pool the count ratio, alone or with RMIA: :mod:`ppdm.attacks.membership.count_ratio`), and what ppdm reports
 (the strongest of them all, each rate at the attack reaching it), with the time of each part; on
 the complete populations, SACRO-ML's offline LiRA with as many shadow models (``--peer-python``;
 ``--no-peer`` leaves it out).
@@ -421,7 +422,7 @@ def fitted_on_all(labels: np.ndarray) -> np.ndarray:
 
 def blackbox_table(rows: list[dict]) -> str:  # type: ignore[type-arg]
     head = (
-        "| dataset | model | population | white-box AUC / TPR@0.1% / TPR@1% | best black-box (attack) AUC / TPR@0.1% / TPR@1% "
+        "| dataset | model | population | white-box AUC / TPR@0.1% / TPR@1% | best other attack AUC / TPR@0.1% / TPR@1% "
         "| confidence TPR@1% | ppdm reported AUC / TPR@0.1% / TPR@1% | white-box s | black-box s "
         "| SACRO-ML LiRA offline AUC / TPR@0.1% / TPR@1%, s | SACRO-ML LiRA online AUC / TPR@0.1% / TPR@1%, s | ppdm ≥ peer |"
     )
