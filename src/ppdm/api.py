@@ -98,15 +98,23 @@ class Audit:
 
     def target_lines(self) -> list[str]:
         """The target and whether each result meets it (the report's verdict line)."""
+        from ppdm.attacks.core.target import Certain, Target
         from ppdm.report.membership import membership_summary, membership_target, membership_verdict
         from ppdm.report.verdict import target_line
 
         if self.membership is not None and not self.results:
             return [membership_verdict(membership_summary(self.membership, membership_target(self.target)), self.target)["lines"][-1]]
         out = []
-        for name, r in (("estimate", self.estimate), ("exact audit", self.proved)):
-            if r is not None:
-                out.append(f"{name}: {target_line(r.summary(self.thresholds()), self.target)[1]}")
+        if self.estimate is not None:
+            out.append(f"estimate: {target_line(self.estimate.summary(self.thresholds()), self.target)[1]}")
+        if self.proved is not None:
+            # beside an estimate the proof judges what it measures, certainty (its people are held at 0 or 1:
+            # read as confidence, they said "met" where the estimate holds 36 % at 0.9)
+            certain = tuple(m for m in self.target.measures if isinstance(m, Certain))
+            judged = self.target if self.estimate is None else Target(certain) if certain else None
+            if judged is not None:
+                said = "exact audit" if judged is self.target else "exact audit (what it proves: certainty)"
+                out.append(f"{said}: {target_line(self.proved.summary(self.thresholds()), judged)[1]}")
         return out
 
     def thresholds(self) -> tuple[float, ...]:
