@@ -117,3 +117,5 @@ def test_an_approximate_estimate_asks_for_the_proof_only_when_it_can_run():
     assert level == "unknown" and "prove it (--exact)" in line
     level, line = target_line({**approximate, "exact_not_run": "exact audit not run: it would route the same table ..."}, default_target())
     assert level == "unknown" and "--exact" not in line and "the proof could not run either" in line and "declare more columns known" in line
+    pooled = target_line({**approximate, "method": "pooled"}, default_target())[1]  # the joint table too large: so is the proof's
+    assert "prove it" not in pooled and "would route the same joint table" in pooled and "declare more columns known" in pooled

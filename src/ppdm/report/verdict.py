@@ -109,7 +109,10 @@ def not_judged(summary: dict[str, Any], approximate_counts: bool = False) -> str
     if summary.get("status") == "approximate" and not approximate_counts:
         proof = (  # asked for, yet it could not run (the table the joint estimate could not build): asking again would not help
             "the proof could not run either (its table is as large): declare more columns known"
-            if summary.get("exact_not_run") else "no proof was run: prove it (--exact)"
+            if summary.get("exact_not_run")
+            # the pooled estimate answers because the joint table is too large, which the proof would route too
+            else "a proof (--exact) would route the same joint table, too large here: declare more columns known"
+            if summary.get("method") == "pooled" else "no proof was run: prove it (--exact)"
         )
         return (
             "met by an approximate estimate (each tree's exact posterior, pooled), which may be less confident than the model's "
