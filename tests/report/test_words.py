@@ -84,3 +84,15 @@ def test_a_confidence_short_of_certain_never_reads_one():
     from ppdm.report.summary import shown_confidence
 
     assert shown_confidence(1.0) == "1.00" and shown_confidence(0.996) == "0.99" and shown_confidence(0.5) == "0.50"
+
+
+def test_a_boosted_model_is_said_to_publish_leaf_values():
+    """Boosted trees publish leaf values; only the first round's give class counts (the card said
+    'publishing class-counts' of a 30-round HistGradientBoosting)."""
+    from ppdm.report.audited import model_words
+
+    view = {"algorithm": "HistGradientBoostingClassifier", "kind": "forest", "trees": [{"leaves": 4}] * 3, "combine": "additive",
+            "link": "logistic", "disclosure": "class-counts", "class_attribute": "y"}
+    said = model_words(view)
+    assert "publishing leaf values" in said and "the first round's give class-counts" in said
+    assert model_words({**view, "combine": "average"}).endswith("publishing class-counts")

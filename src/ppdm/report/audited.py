@@ -72,7 +72,7 @@ def _trees_label(summary: dict[str, Any]) -> str:
 
 def model_words(view: dict[str, Any] | None) -> str:
     """``XGBoost boosted trees predicting 'loan': 20 trees, the trees' leaf values are added
-    (logistic link); publishing class-counts``; a tree's size; "not given" without the model."""
+    (logistic link); publishing leaf values (…)``; a tree's size; "not given" without the model."""
     if view is None:
         return "not given to the report: leaves are named, not shown"
     algorithm = str(view.get("algorithm") or view["kind"])
@@ -85,7 +85,15 @@ def model_words(view: dict[str, Any] | None) -> str:
         how = _COMBINE.get(str(view.get("combine")), str(view.get("combine")))
         link = f" ({view['link']} link)" if view.get("link") and view.get("combine") == "additive" else ""
         size = f"{words.trees(len(trees))}, {sum(t['leaves'] for t in trees):,} leaves; {how}{link}"
-    return f"{family} predicting {view['class_attribute']!r}: {size}; publishing {view['disclosure']}"
+    return f"{family} predicting {view['class_attribute']!r}: {size}; publishing {_published(view)}"
+
+
+def _published(view: dict[str, Any]) -> str:
+    """What the model publishes: its disclosure level, or for boosted trees their leaf values, of
+    which the first round's give class counts (later rounds' leaves hold values, not counts)."""
+    if view.get("combine") == "additive" and view["disclosure"] == "class-counts":
+        return "leaf values (with covers or row counts where the library stores them; the first round's give class-counts)"
+    return str(view["disclosure"])
 
 
 def trees_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
