@@ -60,7 +60,7 @@ def test_the_release_record_does_not_release_what_the_verdict_does_not_judge(unj
     met = {"role": "estimate", "result": CLEAN, "measures": dict.fromkeys(names, 0.0), "target": dict.fromkeys(names, "met")}
     assert decide([met], target, None)[0] == "release"
     decision, reasons = decide([{**met, "result": {**CLEAN, **unjudged}}], target, None)
-    assert decision == "do not release" and reasons[0].startswith("the target cannot be checked on the whole model; estimate: met")
+    assert decision == "do not release" and reasons[0].startswith("the model is not judged (the target cannot be checked on the whole model); estimate: met")
 
 
 

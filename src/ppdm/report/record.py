@@ -141,7 +141,7 @@ def decide(
     counts = bool(getattr(policy, "approximate_counts", False)) or any(a["role"] == "exact" and not not_judged(a["result"]) for a in attacks)
     partial = [f"{a['role']}: {why}" for a in attacks if (why := not_judged(a["result"], approximate_counts=counts))]
     if partial:  # as the verdict says: met, but not on the whole model
-        return DO_NOT_RELEASE, ["the target cannot be checked on the whole model; " + "; ".join(partial), *reasons]
+        return DO_NOT_RELEASE, ["the model is not judged (the target cannot be checked on the whole model); " + "; ".join(partial), *reasons]
     if defense is not None and defense.get("no_better_than_majority"):
         chosen = defense.get("chosen_candidate") or {}
         return DO_NOT_RELEASE, [
