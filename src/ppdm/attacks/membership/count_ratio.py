@@ -2,7 +2,8 @@
 
 On an incomplete pool the published counts bound the members among the candidates from above
 only, and the maximum-entropy belief under upper bounds alone is flat wherever no bound binds
-(P(member) the same for every undecided candidate: AUC 0.500 on bagged forests). Yet a count still
+(P(member) nearly one value for the undecided candidates: AUC 0.51–0.57 on bagged forests, the
+proofs alone ranking some). Yet a count still
 says *how many* training records a cell holds against how many candidates reach it. If the pool
 holds a share ``f`` of the training records, drawn without regard to the model (the attacker's
 working assumption, as LiRA's is a Gaussian), about ``f · c`` of the ``R`` candidates reaching a
@@ -25,11 +26,11 @@ in Stouffer's manner (1949): each score turned into a standard normal one by its
 neither score's scale dominates, and the two added (:func:`stouffer`).
 
 Measured on half the members of Adult, Nursery and breast-cancer pools (``bench_membership.py
---blackbox``): bagged forests from AUC 0.500 to 0.64–0.82, single trees from 0.53–0.61 to
+--blackbox``): bagged forests from AUC 0.510–0.574 to 0.64–0.84, single trees from 0.53–0.61 to
 0.54–0.68. Proved members and non-members (:mod:`ppdm.exact.membership`) rank above and below
 everyone. With RMIA online (16 shadows) on 100-tree bagged forests: Adult AUC 0.846 and TPR@1 % 0.207
-against RMIA's best 0.803 / 0.139 (the count ratio alone: 0.819 / 0.122); Nursery 0.849 / 0.159
-against 0.833 / 0.130 (alone: 0.788 / 0.167).
+against RMIA's best 0.803 / 0.139 (the count ratio alone: 0.839 / 0.162); Nursery 0.849 / 0.159
+against 0.833 / 0.130 (alone: 0.794 / 0.136).
 A score, not a probability: the audit's P(member) stays the maximum-entropy belief.
 """
 
