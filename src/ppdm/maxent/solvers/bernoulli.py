@@ -19,7 +19,10 @@ one). Minimising F over one block with the others fixed splits into one monotone
 row, ``Σ_{i∈r} σ(θ_i^{−r} + λ) + v_r λ = T_r``, solved for every row of the block at once by
 safeguarded Newton steps; cycling over the blocks is the iterative scaling of Darroch & Ratcliff
 (1972) extended to bounds and soft rows (cyclic block coordinate descent on a smooth convex dual:
-it converges). Bits already proved (``fixed``) are taken out first, their rows' bounds shifted.
+it converges). A bagged forest's hundred blocks of soft rows are solved in the primal instead, by
+an interior-point method (:mod:`ppdm.maxent.solvers.bernoulli_interior`), whose multipliers warm-start
+the cycle should it stop short. Bits already proved (``fixed``) are taken out first, their rows'
+bounds shifted.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ from scipy.special import expit
 
 from ppdm.errors import check_options
 from ppdm.maxent.constraints.membership_rows import column_patterns
-from ppdm.maxent.solvers.bernoulli_newton import MembershipDual, largest_residual, newton_bernoulli
+from ppdm.maxent.solvers.bernoulli_interior import interior_bernoulli
+from ppdm.maxent.solvers.bernoulli_newton import MembershipDual, largest_residual
 from ppdm.maxent.solvers.newton import backtrack, cholesky_solve, damped_dense, mean_diagonal_ridge
 from ppdm.progress import report
 
@@ -51,18 +55,18 @@ NEWTON_STEPS = 60
 #: rows each need a block of their own, and cycling over hundreds of them converges slowly).
 DUAL_BLOCKS = 20
 
-#: ``method="auto"`` starts a model with soft rows (bagged trees) over more than this many blocks
-#: with Newton's method on the whole dual (:mod:`ppdm.maxent.solvers.bernoulli_newton`): cycling
-#: over a hundred bagged trees' blocks took hundreds of sweeps and stopped at its time limit.
-NEWTON_BLOCKS = 4
+#: ``method="auto"`` solves a model with soft rows (bagged trees) over more than this many blocks
+#: by the interior-point method on the primal (:mod:`ppdm.maxent.solvers.bernoulli_interior`):
+#: cycling over a hundred bagged trees' blocks took hundreds of sweeps and stopped at its time
+#: limit, Newton's method on the dual zigzagged across the soft rows' kinks.
+INTERIOR_BLOCKS = 4
 
-#: Newton steps on the whole dual before the blocks' exact solves take over from its multipliers
-#: (rows whose bound sits at their soft target, a bagged cell counting one draw, make the last steps
-#: zigzag across the kink; a handful of sweeps from there finish).
-NEWTON_WARM = 40
+#: Interior-point steps at most (21 on Adult and Nursery 5,000 rows, 100 bagged trees); short of
+#: its certificate after them, the blocks' exact solves finish from its multipliers.
+INTERIOR_STEPS = 100
 
-#: Newton's method on the dual stops after this many steps (it converges in a handful; more means
-#: bits pinned by the rows, whose multipliers run to the cap; ``auto`` then cycles over the blocks).
+#: Newton's method on an equality dual stops after this many steps (it converges in a handful;
+#: more means bits pinned by the rows, whose multipliers run to the cap; ``auto`` then cycles over the blocks).
 NEWTON_MAX = 100
 
 #: Halvings of a dense Newton step before the line search takes the last one anyway (``t`` = 2⁻³⁴ ≈ 6·10⁻¹¹).
@@ -81,7 +85,10 @@ class BernoulliOptions:
     #: ``"scaling"``: iterative scaling over the blocks (many rows, few blocks: trees);
     #: ``"dual"``: the whole dual at once, by Newton's method (equality rows, at most
     #: ``dense_rows``) or L-BFGS-B (few rows sharing bits across many blocks: rule sets);
-    #: ``"auto"``: the dual when there is no soft row and more than :data:`DUAL_BLOCKS` blocks,
+    #: ``"interior"``: the primal by an interior-point method, every kind of row (soft rows over
+    #: many blocks: bagged forests);
+    #: ``"auto"``: ``"interior"`` for soft rows over more than :data:`INTERIOR_BLOCKS` blocks; the
+    #: dual when there is no soft row and more than :data:`DUAL_BLOCKS` blocks,
     #: either of one or two rows each on average or all equalities within ``dense_rows`` rows
     #: (a rule set publishing exact supports: cycling over its blocks stalls, Newton's method
     #: converges in a few steps).
@@ -154,12 +161,12 @@ def solve_bernoulli(
             return BernoulliSolution(p, _violation(A, lo, hi, p), iterations, timed_out, time.perf_counter() - start, converged)
         # the rows pin bits the proofs left free (multipliers at the cap): cycle over the blocks instead
     start_lam, steps = None, 0
-    if method == "newton":
-        fast = newton_bernoulli(Af.tocsr(), lo - shift, hi - shift, target - shift, variance, options.tol, NEWTON_WARM, deadline)
+    if method == "interior":
+        fast = interior_bernoulli(Af.tocsr(), lo - shift, hi - shift, target - shift, variance, options.tol, INTERIOR_STEPS, deadline)
         if fast is not None and (fast.converged or fast.timed_out):
             p[free] = fast.q
             return BernoulliSolution(p, _violation(A, lo, hi, p), fast.steps, fast.timed_out, time.perf_counter() - start, fast.converged)
-        start_lam, steps = (None, 0) if fast is None else (fast.lam, fast.steps)  # near the optimum: the blocks' exact solves finish it
+        start_lam, steps = (None, 0) if fast is None else (fast.lam, fast.steps)  # the blocks' exact solves finish from its multipliers
     parts = _blocks(Af, lo - shift, hi - shift, target - shift, variance, np.asarray(blocks), start_lam)
     theta = np.zeros(int(free.sum())) if start_lam is None else Af.T @ start_lam
     sweeps, timed_out, converged = 0, False, not parts
@@ -187,8 +194,8 @@ def _method(options: BernoulliOptions, blocks: np.ndarray, target: np.ndarray, e
     whenever a row has a coefficient other than 0 or 1 (a boosting round's gradients or hessians:
     the blocks' exact solves take counting rows only)."""
     method = options.method
-    if method not in ("auto", "scaling", "dual", "newton"):
-        raise ValueError(f"method must be 'auto', 'scaling', 'dual' or 'newton', got {method!r}")
+    if method not in ("auto", "scaling", "dual", "interior"):
+        raise ValueError(f"method must be 'auto', 'scaling', 'dual' or 'interior', got {method!r}")
     if (method == "dual" or real) and not np.isnan(target).all():
         raise ValueError("method 'dual' takes hard rows only (a soft row needs 'scaling'; rows with real coefficients need 'dual')")
     if real and method == "scaling":
@@ -198,8 +205,8 @@ def _method(options: BernoulliOptions, blocks: np.ndarray, target: np.ndarray, e
     if real:
         return "dual"
     n_blocks = len(np.unique(blocks))
-    if not np.isnan(target).all() and n_blocks > NEWTON_BLOCKS:
-        return "newton"
+    if not np.isnan(target).all() and n_blocks > INTERIOR_BLOCKS:
+        return "interior"
     if n_blocks <= DUAL_BLOCKS or not np.isnan(target).all():
         return "scaling"
     overlapping = len(blocks) <= 2 * n_blocks  # a row or two per block: rows share bits

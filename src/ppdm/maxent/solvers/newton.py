@@ -14,10 +14,10 @@ Hessian is sparse or small. Three Newton loops do it, all on duals of this modul
   Hessian factorised or the systems solved by conjugate gradients, steps doubled along exact
   directions, types forced to 0 as the face is found
   (:class:`~ppdm.maxent.solvers.forest_solve.ForestDual`).
-* :func:`~ppdm.maxent.solvers.bernoulli_newton.newton_bernoulli` (and, on equality rows only,
-  :mod:`~ppdm.maxent.solvers.bernoulli`'s dense Newton method): the membership dual over
-  independent bits (:class:`~ppdm.maxent.solvers.bernoulli_newton.MembershipDual`; soft rows with
-  a kink at their bounds), semismooth steps.
+* :mod:`~ppdm.maxent.solvers.bernoulli`'s dense Newton method on equality rows: the membership
+  dual over independent bits (:class:`~ppdm.maxent.solvers.bernoulli_newton.MembershipDual`). A
+  bagged forest's soft rows, whose dual has kinks, are solved in the primal by an interior-point
+  method instead (:mod:`~ppdm.maxent.solvers.bernoulli_interior`), outside this family.
 
 All three read the dual through :class:`DualFunction` (the first two's conjugate gradients also
 through :class:`MatrixFreeDual`), measure the rows the same way (:func:`row_violation`, and
@@ -29,10 +29,8 @@ gradients (:func:`conjugate_gradients`) and search along a step by the same back
 
 What tells them apart stays with each driver, because merged, each would take other steps than it
 does: the general driver's active set and trust radius; the forest driver's choice between
-factorising and conjugate gradients, its step doubling and the face; the membership driver's step
-solved through the bits' patterns (a Schur complement on the equality rows, never a rows × rows
-matrix) and its damping of the kinked rows' curvature (``μ``: a gradient-proportional ridge in λ,
-:func:`newton_ridge`, would shorten every row's step, not the kinked ones'). The membership dual
+factorising and conjugate gradients, its step doubling and the face; the membership driver's
+dense factorisation of the patterns' rows. The membership dual
 needs no conjugate gradients (its systems are patterns × patterns, dense), and its blocks' exact
 solves (:mod:`ppdm.maxent.solvers.bernoulli`'s iterative scaling) are safeguarded one-dimensional
 Newton steps per row, bracketed, outside this family. :class:`NewtonOptions` holds the general
