@@ -148,12 +148,15 @@ def audited_model(model: Model, threat: ThreatModel) -> Model:
 
 
 def rules_attacker(estimate: AttackResult, model: Model, table: pd.DataFrame, threat: ThreatModel) -> AttackResult:
-    """The strongest of ``estimate`` and the likelihood rules, each restricted to the values the
-    estimate leaves possible (:func:`~ppdm.attacks.baselines.portfolio.strongest_attacker`), without
-    the estimates with less knowledge, the prior or a reference sample: what a defense search adds
-    to each candidate's evidence (:func:`ppdm.defend.audits.reported_attacker`); ``estimate`` itself
-    when the rules add nothing or do not apply."""
+    """The strongest of ``estimate``, the likelihood rules and the prior's majority guess, each
+    restricted to the values the estimate leaves possible
+    (:func:`~ppdm.attacks.baselines.portfolio.strongest_attacker`), without the estimates with less
+    knowledge or a reference sample: what a defense search adds to each candidate's evidence
+    (:func:`ppdm.defend.audits.reported_attacker`), so that no candidate is rated below the
+    attacker who ignores it (an approximate estimate of a boosted model may be); ``estimate``
+    itself when these add nothing or do not apply."""
     if estimate.true_codes is None:
         return estimate
-    rules = likelihood_attacks(model, table, threat, estimate.values)
-    return strongest_attacker(estimate, rules) if rules else estimate
+    prior = prior_rule(table, threat, estimate.values)
+    others = [*likelihood_attacks(model, table, threat, estimate.values), *([prior] if prior is not None else [])]
+    return strongest_attacker(estimate, others) if others else estimate
