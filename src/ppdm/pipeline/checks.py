@@ -72,6 +72,35 @@ def check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:
     check_varies(table, str(threat.sensitive), "sensitive", "there is nothing to infer, with or without the model")
 
 
+#: A known column "determines" the secret when its values' groups of at least two records hold
+#: this share of the records or more, each group a single sensitive value (an identifier, one
+#: record per value, determines everything in the table and nothing in the population).
+DETERMINING_SHARE = 0.9
+
+
+def determining_columns(table: pd.DataFrame, threat: ThreatModel) -> str | None:
+    """The sentence every output states when a known column alone gives the sensitive value in
+    the table (``education`` gives ``education-num``): whoever knows it knows the secret with or
+    without the model, a fact of the data the model's audit should not be read as disclosing
+    (habit 3); ``None`` when no known column does."""
+    sensitive = str(threat.sensitive)
+    if sensitive not in table.columns or len(table) < 2:
+        return None
+    found = []
+    for column in (c for c in threat.known or () if c != sensitive and c in table.columns):
+        pairs = table[[column, sensitive]].dropna()
+        values = pairs.groupby(column, observed=True, sort=False)[sensitive].agg(["nunique", "size"])
+        shared = values["size"] >= 2
+        if values["nunique"].max() <= 1 and values.loc[shared, "size"].sum() >= DETERMINING_SHARE * len(pairs):
+            found.append(f"{column!r} ({len(values):,} values)")
+    if not found:
+        return None
+    return (
+        f"in the table each value of the known column(s) {', '.join(found)} goes with one value of {sensitive!r}: whoever "
+        "knows it knows the secret with or without the model (the model-free attacker, reference=, measures it)"
+    )
+
+
 def check_finite(table: pd.DataFrame, model: Model) -> None:
     """Refuse an infinite number in a column the model splits on: it would silently go to one
     side of every threshold, and the counts it upsets would be all an error could name."""

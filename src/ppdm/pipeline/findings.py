@@ -43,8 +43,12 @@ class Findings:
     sources: dict[str, Any] = field(default_factory=dict)
 
 
-def annotate(results: list[AttackResult], counted: pd.DataFrame, resolved: ThreatModel, sampled: Any, subset: str | None, dropped: int) -> None:
-    """What each result read, in its details: the sensitive value's names, the sample, the trees and the rows dropped."""
+def annotate(
+    results: list[AttackResult], counted: pd.DataFrame, resolved: ThreatModel, sampled: Any, subset: str | None, dropped: int, data_alone: str | None = None,
+) -> None:
+    """What each result read, in its details: the sensitive value's names, the sample, the trees
+    and the rows dropped; and ``data_alone``, a known column that gives the secret in the table
+    (:func:`ppdm.pipeline.checks.determining_columns`)."""
     for r in results:
         if r.true_codes is not None and str(resolved.sensitive) in counted.columns:
             names = data_value_names(r.values, r.true_codes, counted[str(resolved.sensitive)])
@@ -54,6 +58,8 @@ def annotate(results: list[AttackResult], counted: pd.DataFrame, resolved: Threa
             r.details["sample"] = sampled
         if subset is not None:
             r.details["trees_audited"] = subset
+        if data_alone:
+            r.details["data_alone"] = data_alone
         if dropped:  # what was read, rows too: the result's scope (ppdm.attacks.core.scope)
             r.details["dropped_rows"] = dropped
 

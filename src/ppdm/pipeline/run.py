@@ -15,7 +15,7 @@ from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.counting import is_dask
 from ppdm.errors import DataError, PpdmError, advising
 from ppdm.pipeline.baselines import audited_model, baselines, coarser
-from ppdm.pipeline.checks import check_finite, check_options, check_sensitive_varies, check_split_columns, check_steps, check_training_size
+from ppdm.pipeline.checks import check_finite, check_options, check_sensitive_varies, check_split_columns, check_steps, check_training_size, determining_columns
 from ppdm.pipeline.estimate import estimate
 from ppdm.pipeline.findings import Findings, Model, annotate
 from ppdm.pipeline.membership import membership_audit, membership_truth
@@ -107,7 +107,7 @@ def attribute_audit(
             result = within_proof(result, proved)
     elif reference is not None or holdout is not None:
         raise PpdmError("reference= and holdout= measure the estimate on an in-memory table: give estimate=True, baselines=True and a pandas table")
-    annotate([r for r in (result, proved) if r is not None], counted, resolved, sampled, chosen, dropped)
+    annotate([r for r in (result, proved) if r is not None], counted, resolved, sampled, chosen, dropped, determining_columns(counted, resolved))
     if result is not None and not_run is not None:
         result.details["exact_not_run"] = not_run
     return Findings(published, resolved, counted, result, proved, weights, dropped, baseline)

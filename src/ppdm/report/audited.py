@@ -143,6 +143,9 @@ def threat_facts(attack: dict[str, Any]) -> list[dict[str, str]]:
     if outputs:
         sees += f"; and each person's predicted {outputs}"
     out.append({"label": "published", "text": sees})
+    alone = attack["summary"].get("data_alone")
+    if alone:
+        out.append({"label": "the data alone", "text": alone[0].upper() + alone[1:]})
     reference = attack["summary"].get("reference")
     if reference:
         out.append({"label": "reference", "text": f"a model-free attacker ({reference.get('model', 'imputation')}) fitted on a reference sample of the population, measured beside the model's"})

@@ -55,6 +55,7 @@ def baseline_lines(summary: Mapping[str, Any]) -> list[str]:
         "a wrong certain guess is not an exposure)",
         f"  people by the attacker's confidence in their true value: {levels}",
         f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}",
+        *([f"  note: {summary['data_alone']}"] if summary.get("data_alone") else []),
     ]
 
 
