@@ -133,3 +133,17 @@ def test_the_class_attribute_is_inferred_or_asked_for():
         tree_from_sklearn(est, X)
     with pytest.raises(ModelImportError, match=r"columns \['a', 'b'\] all hold them"):
         tree_from_sklearn(est, X.assign(a=y.to_numpy(), b=y.to_numpy()))
+
+
+def test_a_value_no_dummy_column_names_is_named_in_the_routing_error():
+    """A category the estimator never saw goes to every dummy's 'not this value' side; the error
+    the counts give names it, its column and row (not only the split it upsets)."""
+    rng = np.random.default_rng(0)
+    n = 400
+    df = pd.DataFrame({"w": rng.choice(["a", "b", "c"], n), "x": rng.integers(0, 5, n)})
+    y = pd.Series(np.where((df["w"] == "a") | (df["x"] > 2), "yes", "no"), name="y")
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(pd.get_dummies(df).astype(float), y)
+    bad = df.copy()
+    bad.loc[7, "w"] = "zzz"
+    with pytest.raises(ModelImportError, match=r"column 'w' holds 'zzz' \(row 7\), which none of the estimator's one-hot columns names"):
+        tree_from_sklearn(est, bad, y=y, verify=True)

@@ -161,8 +161,31 @@ def tree_from_sklearn(
     tree = traced_tree(estimator, traced, name, _numeric_values(data, features))
     labels = _labels(y, data, name)
     if verify or (verify is None and _training_rows(sk, tree, data, labels)):
-        _check_routing(tree, sk, data, labels, {f.attribute: f.kind for f in features}, ordinal_categories or {})
+        _check_routing(tree, sk, data, labels, {f.attribute: f.kind for f in features}, ordinal_categories or {}, _one_hot_values(features))
     return tree
+
+
+def _one_hot_values(features: Sequence[_Feature]) -> dict[str, set[Any]]:
+    """Per one-hot encoded column, the values its dummy columns name."""
+    out: dict[str, set[Any]] = {}
+    for f in features:
+        if f.kind == "onehot":
+            out.setdefault(f.attribute, set()).add(f.value)
+    return out
+
+
+def _unnamed_value(data: pd.DataFrame, column: str, named: set[Any]) -> str:
+    """A clause naming a value of ``column`` no dummy column names (the first row holding it), or ''."""
+    values = data[column]
+    unnamed = values.notna() & ~values.map(lambda v: _plain(v) in named).astype(bool)
+    if not unnamed.any():
+        return ""
+    at = int(np.argmax(unnamed.to_numpy()))
+    shown = ", ".join(repr(v) for v in sorted(map(str, named))[:5]) + (", …" if len(named) > 5 else "")
+    return (
+        f"; column {column!r} holds {_plain(values.iloc[at])!r} (row {_plain(data.index[at])!r}), which none of the estimator's "
+        f"one-hot columns names (they name {shown}): a value it never saw in training ({int(unnamed.sum()):,} such row(s))"
+    )
 
 
 def traced_tree(
@@ -281,7 +304,8 @@ def _unweighted(sk: Any) -> bool:
 
 
 def _check_routing(
-    tree: Tree, sk: Any, data: pd.DataFrame, labels: np.ndarray | None, kinds: Mapping[str, str], orders: Mapping[str, Sequence]
+    tree: Tree, sk: Any, data: pd.DataFrame, labels: np.ndarray | None, kinds: Mapping[str, str], orders: Mapping[str, Sequence],
+    one_hot: Mapping[str, set[Any]] | None = None,
 ) -> None:
     """Raise :class:`ModelImportError` unless ``data``'s rows reach every node of ``tree`` in the
     numbers (and, when their classes are known, with the class counts) scikit-learn recorded.
@@ -312,9 +336,10 @@ def _check_routing(
         hint = "if the data are not the estimator's training rows, pass verify=False"
     sent = int(sk.n_node_samples[node_id])
     classes = " with other classes" if sent == here else ""
+    unseen = _unnamed_value(data, column, one_hot[column]) if one_hot and column in one_hot else ""
     error = ModelImportError(
         f"column {column!r} (split of node {parent}): scikit-learn sent {sent} training row(s) to node {node_id}, "
-        f"the imported tree sends {here}{classes}; {hint}"
+        f"the imported tree sends {here}{classes}{unseen}; {hint}"
     )
     if kinds[column] != "ordinal":
         advising(error, hint, "verify", "give the estimator's training rows, in the order it was fitted on")
