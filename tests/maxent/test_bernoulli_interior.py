@@ -5,6 +5,7 @@ target, its multipliers give its logits, and ``auto`` takes it for soft rows ove
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
@@ -83,3 +84,47 @@ def test_auto_takes_interior_for_soft_rows_over_many_blocks():
     _, _, hi, blocks, target, _ = _bagged_like(2)
     assert _method(BernoulliOptions(method="auto"), blocks, target, np.zeros(len(hi), bool)) == "interior"
     assert _method(BernoulliOptions(method="auto"), blocks[blocks < 2], target[blocks < 2], np.zeros(int((blocks < 2).sum()), bool)) == "scaling"
+
+
+def test_a_broken_system_hands_over_to_the_blocks(monkeypatch):
+    """Rounding that breaks a step's factorisation stops the method unconverged, never the audit:
+    the blocks' cycle finishes from its multipliers."""
+    import ppdm.maxent.solvers.bernoulli_interior as interior
+
+    A, lo, hi, blocks, target, variance = _bagged_like(0)
+    calls = {"n": 0}
+
+    def breaking(K):
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise np.linalg.LinAlgError("not positive definite")
+        return real(K)
+
+    real = interior._cholesky
+    monkeypatch.setattr(interior, "_cholesky", breaking)
+    result = interior_bernoulli(A, lo, hi, target, variance, 1e-6, 100, None)
+    assert result is not None and not result.converged and result.steps == 4
+    free = np.full(A.shape[1], -1)
+    solved = solve_bernoulli(A, lo, hi, free, blocks, target, variance, BernoulliOptions(method="interior", time_limit=None, tol=1e-6))
+    assert solved.converged and solved.max_violation <= 1e-5
+
+
+def test_the_breast_cancer_forest_converges():
+    """SACRO-ML's example, 100 bagged trees over every candidate: the case whose complementarity
+    once fell to 10⁻¹⁵ before its rows were met, and whose next system broke."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.ensemble import RandomForestClassifier
+
+    from ppdm.attacks.membership.audit import membership_attack
+    from ppdm.tree import forest_from_sklearn
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.rename(columns=lambda c: c.replace(" ", "_"))
+    member = np.random.default_rng(0).random(len(y)) < 0.5
+    labels = y.astype(str).to_numpy()
+    est = RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1).fit(X[member], labels[member])
+    frame = X.assign(target=labels)
+    published = forest_from_sklearn(est, X[member].reset_index(drop=True), y=pd.Series(labels[member], name="target"))
+    result = membership_attack(published, frame, truth=member)
+    assert result.details["estimate_converged"] and result.details["max_violation"] <= 1e-4
+    assert result.summary()["wrong_proved_members"] == 0 and result.summary()["wrong_proved_non_members"] == 0
