@@ -9,6 +9,7 @@ and the exact audit's proved counts.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -227,6 +228,10 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
 #: The most accurate attackers the portfolio line names (the others are in the audit's JSON).
 PORTFOLIO_SHOWN = 4
 
+#: A simpler attacker's name ends with the estimate it was kept to (``… within the
+#: maximum-entropy estimate's possible values``): said once on the portfolio line, not per name.
+WITHIN = re.compile(r" within the [^,;]*'s possible values$")
+
 
 def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
     """The model-free attacker fitted on a reference sample, and the control on non-members, when measured."""
@@ -242,9 +247,13 @@ def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
     portfolio = details.get("portfolio")
     if portfolio:
         measured = sorted(((acc, name) for name, acc in portfolio.items() if acc is not None), key=lambda x: -x[0])
-        shown = ", ".join(f"{words.attacker_words(name)} {acc:.4f}" for acc, name in measured[:PORTFOLIO_SHOWN])
+        names = [words.attacker_words(name) for _, name in measured[:PORTFOLIO_SHOWN]]
+        kept = [WITHIN.sub("", n) for n in names]
+        shown = ", ".join(f"{n} {acc:.4f}" for n, (acc, _) in zip(kept, measured, strict=False))
         if len(measured) > PORTFOLIO_SHOWN:
             shown += f"; {len(measured) - PORTFOLIO_SHOWN:,} weaker {words.plural(len(measured) - PORTFOLIO_SHOWN, 'one')} in the JSON"
+        if kept != names:
+            shown += "; the simpler attackers kept to the values the estimate leaves possible"
         lines.append(f"  reported: the strongest attacker measured, {words.attacker_words(str(details.get('reported_attacker')))!r} (accuracy: {shown})")
     control = details.get("control")
     if control:
