@@ -253,3 +253,8 @@ class YamlSyntaxError(PpdmError):
 
 class UninformativeKnowledgeWarning(UserWarning):
     """The attacker's knowledge cannot move the maximum-entropy estimate off the uniform one."""
+
+
+class UnseenValueWarning(UserWarning):
+    """A table's column holds a category none of the model's one-hot inputs names: the model
+    routes it as if every dummy were 0, which its training rows cannot have asked of it."""

@@ -1,12 +1,14 @@
 """tree_from_sklearn agrees with scikit-learn on every Adult test row, and says so when it cannot."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.preprocessing import OrdinalEncoder
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from ppdm.errors import DataError, ModelImportError
+from ppdm.errors import DataError, ModelImportError, UnseenValueWarning
 from ppdm.tree import CategoricalSplit, ThresholdSplit, load_tree, save_tree, tree_from_sklearn
 
 
@@ -145,5 +147,17 @@ def test_a_value_no_dummy_column_names_is_named_in_the_routing_error():
     est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(pd.get_dummies(df).astype(float), y)
     bad = df.copy()
     bad.loc[7, "w"] = "zzz"
-    with pytest.raises(ModelImportError, match=r"column 'w' holds 'zzz' \(row 7\), which none of the estimator's one-hot columns names"):
-        tree_from_sklearn(est, bad, y=y, verify=True)
+    with pytest.raises(ModelImportError, match=r"column 'w' holds 'zzz' \(row 7\), which none of the model's one-hot inputs names"):
+        with pytest.warns(UnseenValueWarning, match="'zzz'"):
+            tree_from_sklearn(est, bad, y=y, verify=True)
+
+
+def test_no_warning_when_the_encoding_dropped_each_column_s_first_category():
+    rng = np.random.default_rng(1)
+    n = 300
+    df = pd.DataFrame({"w": rng.choice(["a", "b", "c"], n), "v": rng.choice(["p", "q"], n)})
+    y = pd.Series(np.where(df["w"] == "a", "yes", "no"), name="y")
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(pd.get_dummies(df, drop_first=True).astype(float), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnseenValueWarning)
+        tree_from_sklearn(est, df, y=y)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ppdm.errors import ModelImportError, advising
+from ppdm.errors import ModelImportError, UnseenValueWarning, advising
 from ppdm.tree.model import Attribute, Node, Tree
 from ppdm.tree.splits import CategoricalSplit, Split, ThresholdSplit
 
@@ -174,17 +175,35 @@ def _one_hot_values(features: Sequence[_Feature]) -> dict[str, set[Any]]:
     return out
 
 
+def _warn_unnamed(data: pd.DataFrame, one_hot: Mapping[str, set[Any]], domains: Mapping[str, tuple]) -> None:
+    """Warn of each one-hot column holding a category no dummy names (:class:`UnseenValueWarning`),
+    but for its first category alone (``drop_first``, ``OneHotEncoder(drop="first")``: the
+    baseline no dummy names)."""
+    for column, named in one_hot.items():
+        if column not in data.columns:
+            continue
+        values = set(data[column][_unnamed(data[column], named)].map(_plain))
+        first = domains.get(column, ())[:1]
+        if values and values != set(first):
+            warnings.warn(UnseenValueWarning(_unnamed_value(data, column, named | set(first)).removeprefix("; ")), stacklevel=3)
+
+
+def _unnamed(values: pd.Series, named: set[Any]) -> pd.Series:
+    """Where ``values`` holds a category no dummy column names (missing values aside)."""
+    return values.notna() & ~values.map(lambda v: _plain(v) in named).astype(bool)
+
+
 def _unnamed_value(data: pd.DataFrame, column: str, named: set[Any]) -> str:
     """A clause naming a value of ``column`` no dummy column names (the first row holding it), or ''."""
     values = data[column]
-    unnamed = values.notna() & ~values.map(lambda v: _plain(v) in named).astype(bool)
+    unnamed = _unnamed(values, named)
     if not unnamed.any():
         return ""
     at = int(np.argmax(unnamed.to_numpy()))
     shown = ", ".join(repr(v) for v in sorted(map(str, named))[:5]) + (", …" if len(named) > 5 else "")
     return (
-        f"; column {column!r} holds {_plain(values.iloc[at])!r} (row {_plain(data.index[at])!r}), which none of the estimator's "
-        f"one-hot columns names (they name {shown}): a value it never saw in training ({int(unnamed.sum()):,} such row(s))"
+        f"; column {column!r} holds {_plain(values.iloc[at])!r} (row {_plain(data.index[at])!r}), which none of the model's "
+        f"one-hot inputs names (they name {shown}): a value it never saw in training ({int(unnamed.sum()):,} such row(s))"
     )
 
 
@@ -231,6 +250,7 @@ def trace_features(
     for col, cats in (ordinal_categories or {}).items():
         domains[col] = tuple(_plain(c) for c in cats)
     features = [_resolve(str(f), data, domains, prefix_sep) for f in feature_names]
+    _warn_unnamed(data, _one_hot_values(features), domains)
     used = list(dict.fromkeys(f.attribute for f in features))
     attributes = [
         Attribute(a, "categorical", domains[a]) if a in domains else Attribute(a, "numeric") for a in used
