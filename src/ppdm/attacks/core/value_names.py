@@ -23,8 +23,10 @@ def data_value_names(values: Sequence[object], true_codes: np.ndarray, column: p
     """``{interval name: the data's values in it}`` for each of ``values`` (the attack's values,
     ``true_codes`` each record's index into them, ``column`` the records' sensitive values in the
     same order) that the audited records fill with values other than its own name: ``"1"``,
-    ``"2 or 3"``, ``"1, 2 or 3"``, or ``"18 to 64"`` past :data:`LISTED` values. Empty for a
-    categorical column (its values are their own names)."""
+    ``"2 or 3"``, ``"1, 2 or 3"``, or ``"18 to 64"`` past :data:`LISTED` values; an interval no
+    audited record falls in keeps its name and says so (``"2 < Family <= 2.5 (no audited row's
+    value)"``: two trees' thresholds that no whole number lies between). Empty for a categorical
+    column (its values are their own names)."""
     if not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column) or len(column) != len(true_codes):
         return {}
     numbers = column.to_numpy(dtype=float, na_value=np.nan)
@@ -34,8 +36,8 @@ def data_value_names(values: Sequence[object], true_codes: np.ndarray, column: p
     out = {}
     for j, name in enumerate(map(str, values)):
         held = pairs[1, cuts[j] : cuts[j + 1]]
-        text = _listed(held)
-        if text and text != name:
+        text = _listed(held) or f"{name} (no audited row's value)"
+        if text != name:
             out[name] = text
     return out
 
