@@ -30,6 +30,7 @@ __all__ = [
     "RulesError",
     "TreeFormatError",
     "UninformativeKnowledgeWarning",
+    "UnseenValueWarning",
     "YamlSyntaxError",
 ]
 
