@@ -117,7 +117,7 @@ def test_cli_audits_a_rule_sets_membership(run, files, tmp_path):
 
 def test_a_population_missing_training_records_is_declared_with_sample(run, files, tmp_path):
     """The refusal of a population without every training record names what declares it
-    (--sample on the command line, complete=False in Python), and --sample audits it with the
+    (--sample on the command line, sample=True to ppdm.audit), and --sample audits it with the
     counts as upper bounds (the line once said "declare it incomplete", which no option did)."""
     candidates = pd.read_csv(files / "candidates.csv")
     members = candidates.index[candidates["member"]]
@@ -126,7 +126,7 @@ def test_a_population_missing_training_records_is_declared_with_sample(run, file
     refused = run(*args)
     assert refused.exit_code == 2 and len(refused.output.strip().splitlines()) == 1
     assert "declare it incomplete (--sample)" in refused.output, refused.output
-    with pytest.raises(DataError, match="complete=False"):
+    with pytest.raises(DataError, match="sample=True"):
         ppdm.audit(str(files / "forest.json"), membership=str(tmp_path / "half.csv"))
     result = run(*args, "--sample", "--report", tmp_path / "half.html")
     assert result.exit_code == 0, result.output

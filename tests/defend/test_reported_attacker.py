@@ -39,3 +39,17 @@ def test_a_candidate_is_never_rated_below_the_prior():
     assert reported is not None
     prior = estimate.summary()["baseline"]["accuracy"]
     assert reported.summary()["attacker_accuracy"] >= prior - 1e-12
+
+
+def test_a_black_box_candidate_is_never_rated_below_the_prior():
+    """A candidate publishing its predicted labels or scores only is rated on the black-box rules and
+    the prior's majority guess beside them."""
+    from ppdm.defend.search import _black_box
+
+    tree, frame = _case()
+    threat = ThreatModel(known=("a", "u", "c"), sensitive="s")
+    for output in ("label", "score"):
+        results = _black_box(tree, frame, threat, output)
+        assert any(r.attack == "prior's majority guess" for r in results)
+        best = max(r.summary()["attacker_accuracy"] for r in results)
+        assert best >= results[0].summary()["baseline"]["accuracy"] - 1e-12

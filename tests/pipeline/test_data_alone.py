@@ -26,10 +26,12 @@ def test_a_column_giving_the_secret_is_named():
     assert line is not None and "'degree' (3 values)" in line and "'years'" in line and "sex" not in line
 
 
-def test_an_identifier_or_an_unrelated_column_is_not():
+def test_an_identifier_an_unrelated_or_a_mostly_missing_column_is_not():
     table = _table()
     assert determining_columns(table, ThreatModel(known=("id",), sensitive="years")) is None
     assert determining_columns(table, ThreatModel(known=("sex",), sensitive="years")) is None
+    sparse = table.assign(degree=table["degree"].where(np.arange(len(table)) < 30))  # known for 5 % of the people
+    assert determining_columns(sparse, ThreatModel(known=("degree",), sensitive="years")) is None
 
 
 def test_the_audit_says_it_in_its_summary_and_lines(tmp_path):
@@ -41,3 +43,23 @@ def test_the_audit_says_it_in_its_summary_and_lines(tmp_path):
     assert "goes with one value of 'years'" in str(audit)
     audit.report(tmp_path / "r.html")
     assert "the data alone" in (tmp_path / "r.html").read_text()
+
+
+def test_a_category_outside_the_model_s_domain_is_named_at_its_row(tmp_path):
+    """The table's own row label, not a position in the counted groups the audit routes later."""
+    import pytest
+
+    from ppdm.tree import tree_from_sklearn
+    from ppdm.tree.model_files import save_model
+
+    table = _table()
+    X = pd.get_dummies(table[["degree", "sex"]]).astype(float)
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, table["c"])
+    save_model(tree_from_sklearn(est, table[["degree", "sex"]], y=table["c"]), tmp_path / "t.json")
+    bad = table[["degree", "sex", "years", "c"]].copy()
+    bad.index = bad.index + 1000
+    bad.loc[1450, "degree"] = "phd"
+    from ppdm.errors import DataError
+
+    with pytest.raises(DataError, match=r"column 'degree': value 'phd' \(row 1450\)"):
+        ppdm.audit(ppdm.load_model(tmp_path / "t.json"), bad, ppdm.ThreatModel(known=("degree",), sensitive="sex"), sample=True)

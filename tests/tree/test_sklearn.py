@@ -142,7 +142,7 @@ def test_a_value_no_dummy_column_names_is_named_in_the_routing_error():
     the counts give names it, its column and row (not only the split it upsets)."""
     rng = np.random.default_rng(0)
     n = 400
-    df = pd.DataFrame({"w": rng.choice(["a", "b", "c"], n), "x": rng.integers(0, 5, n)})
+    df = pd.DataFrame({"w": rng.choice(["a", "b", "c"], n), "x": rng.integers(0, 5, n), "v": rng.choice(["p", "q"], n)})
     y = pd.Series(np.where((df["w"] == "a") | (df["x"] > 2), "yes", "no"), name="y")
     est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(pd.get_dummies(df).astype(float), y)
     bad = df.copy()
@@ -161,3 +161,9 @@ def test_no_warning_when_the_encoding_dropped_each_column_s_first_category():
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnseenValueWarning)
         tree_from_sklearn(est, df, y=y)
+    # three rows of a category the training rows never held, beside the dropped baseline: they are named
+    seen, labels = df[df["w"] != "c"].reset_index(drop=True), y[df["w"] != "c"].reset_index(drop=True)
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(pd.get_dummies(seen, drop_first=True).astype(float), labels)
+    table = pd.concat([seen, df[df["w"] == "c"].head(3)], ignore_index=True)
+    with pytest.warns(UnseenValueWarning, match=r"holds 'c' \(row \d+\).*\(3 such row\(s\)\)"):
+        tree_from_sklearn(est, table, y=pd.concat([labels, y[df["w"] == "c"].head(3)], ignore_index=True), verify=False)

@@ -784,13 +784,15 @@ def _evaluate(
 
 def _black_box(model: Model, data: pd.DataFrame, threat: ThreatModel, output: str) -> list[AttackResult]:
     """The attackers of a model answering queries with its ``output`` only, over the sensitive
-    column's values (:func:`~ppdm.attacks.baselines.likelihood.black_box_attacks`)."""
-    from ppdm.attacks.baselines.likelihood import black_box_attacks
+    column's values (:func:`~ppdm.attacks.baselines.likelihood.black_box_attacks`), and the
+    prior's majority guess beside them: no candidate is rated below the attacker who ignores it."""
+    from ppdm.attacks.baselines.likelihood import black_box_attacks, prior_rule
 
     resolved = threat.resolve(data, model.class_attribute, splits=model.split_attributes)
     column = data[str(resolved.sensitive)]
     values = tuple(column.cat.categories) if isinstance(column.dtype, pd.CategoricalDtype) else tuple(sorted(pd.unique(column.dropna()), key=lambda v: (str(type(v)), v)))
-    return black_box_attacks(model, data, resolved, values, output)
+    prior = prior_rule(data, resolved, values)
+    return [*black_box_attacks(model, data, resolved, values, output), *([prior] if prior is not None else [])]
 
 
 # -- the frontier -----------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from ppdm.data.roles import check_varies, plain_value
 from ppdm.errors import ArgumentTypeError, DataError, PpdmError, advising, check_flags, shown
 from ppdm.pipeline.findings import Model
 from ppdm.pipeline.options import AuditOptions
+from ppdm.tree.model import encode_categories
 
 
 def options_of(options: Any) -> AuditOptions:
@@ -73,8 +74,9 @@ def check_sensitive_varies(table: pd.DataFrame, threat: ThreatModel) -> None:
 
 
 #: A known column "determines" the secret when its values' groups of at least two records hold
-#: this share of the records or more, each group a single sensitive value (an identifier, one
-#: record per value, determines everything in the table and nothing in the population).
+#: this share of the table's records or more, each group a single sensitive value (an identifier,
+#: one record per value, determines everything in the table and nothing in the population; a
+#: column missing for most people says nothing of them).
 DETERMINING_SHARE = 0.9
 
 
@@ -91,7 +93,7 @@ def determining_columns(table: pd.DataFrame, threat: ThreatModel) -> str | None:
         pairs = table[[column, sensitive]].dropna()
         values = pairs.groupby(column, observed=True, sort=False)[sensitive].agg(["nunique", "size"])
         shared = values["size"] >= 2
-        if values["nunique"].max() <= 1 and values.loc[shared, "size"].sum() >= DETERMINING_SHARE * len(pairs):
+        if values["nunique"].max() <= 1 and values.loc[shared, "size"].sum() >= DETERMINING_SHARE * len(table):  # missing values count against it
             found.append(f"{column!r} ({len(values):,} values)")
     if not found:
         return None
@@ -114,6 +116,25 @@ def check_finite(table: pd.DataFrame, model: Model) -> None:
             raise DataError(
                 f"column {column!r} holds {float(values[at])!r} (row {plain_value(table.index[at])!r}), not a finite number: the model splits on it "
                 f"({int(infinite.sum()):,} such value(s))"
+            )
+
+
+def check_domains(table: pd.DataFrame, model: Model) -> None:
+    """Refuse a value of a categorical column the model splits on that is not in its domain,
+    naming the column, the value and the row of the table as given (the counted groups the
+    audit routes later have rows of their own)."""
+    attributes = getattr(model, "attributes", {}) or {}
+    for column in model.split_attributes:
+        attribute = attributes.get(column)
+        if attribute is None or not attribute.is_categorical or column not in table.columns:
+            continue
+        codes = encode_categories(table[column], attribute.categories)
+        bad = (codes < 0) & table[column].notna().to_numpy()
+        if bad.any():
+            at = int(np.argmax(bad))
+            raise DataError(
+                f"column {column!r}: value {plain_value(table[column].iloc[at])!r} (row {plain_value(table.index[at])!r}) is not in the "
+                f"model's domain for this attribute ({int(bad.sum()):,} such row(s))"
             )
 
 

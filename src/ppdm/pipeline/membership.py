@@ -114,9 +114,15 @@ def membership_audit(
     if estimate_seconds is not None:
         options = replace(options, solver=replace(options.solver, time_limit=float(estimate_seconds)))
     audited = table if isinstance(truth, str) else candidates  # a truth column is read by name; identifiers are not the attacker's
-    result = None if published is None else membership_attack(
-        published, audited, class_known=class_known, truth=truth, complete=not sample, options=options, non_members=population.non_members,
-    )
+    try:
+        result = None if published is None else membership_attack(
+            published, audited, class_known=class_known, truth=truth, complete=not sample, options=options, non_members=population.non_members,
+        )
+    except DataError as why:
+        if getattr(why, "argument", None) != "complete":
+            raise
+        # the audit's argument for an incomplete population is sample=, not the attack's complete=
+        raise advising(DataError(str(why).replace("complete=False", "sample=True")), "declare it incomplete: sample=True", "sample", why.advice) from None
     klass = class_attribute or getattr(published, "class_attribute", None)
     ref = as_table(reference) if reference is not None else None
     answering = published if isinstance(model, (str, Path)) and published is not None else model  # a model file: the model read from it answers

@@ -15,7 +15,16 @@ from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.counting import is_dask
 from ppdm.errors import DataError, PpdmError, advising
 from ppdm.pipeline.baselines import audited_model, baselines, coarser
-from ppdm.pipeline.checks import check_finite, check_options, check_sensitive_varies, check_split_columns, check_steps, check_training_size, determining_columns
+from ppdm.pipeline.checks import (
+    check_domains,
+    check_finite,
+    check_options,
+    check_sensitive_varies,
+    check_split_columns,
+    check_steps,
+    check_training_size,
+    determining_columns,
+)
 from ppdm.pipeline.estimate import estimate
 from ppdm.pipeline.findings import Findings, Model, annotate
 from ppdm.pipeline.membership import membership_audit, membership_truth
@@ -97,6 +106,7 @@ def attribute_audit(
     sampled = check_training_size(published, counted, weights, dropped, sample)
     check_sensitive_varies(counted, resolved)
     check_finite(counted, published)
+    check_domains(counted, published)
     result = estimate(published, counted, resolved, weights, how, hear.trees, hear.solver) if how.estimate else None
     proved, not_run = prove(published, counted, resolved, how, hear.exact, result) if how.exact else (None, None)
     baseline = None

@@ -175,17 +175,18 @@ def _one_hot_values(features: Sequence[_Feature]) -> dict[str, set[Any]]:
     return out
 
 
-def _warn_unnamed(data: pd.DataFrame, one_hot: Mapping[str, set[Any]], domains: Mapping[str, tuple]) -> None:
-    """Warn of each one-hot column holding a category no dummy names (:class:`UnseenValueWarning`),
-    but for its first category alone (``drop_first``, ``OneHotEncoder(drop="first")``: the
-    baseline no dummy names)."""
-    for column, named in one_hot.items():
-        if column not in data.columns:
-            continue
-        values = set(data[column][_unnamed(data[column], named)].map(_plain))
-        first = domains.get(column, ())[:1]
-        if values and values != set(first):
-            warnings.warn(UnseenValueWarning(_unnamed_value(data, column, named | set(first)).removeprefix("; ")), stacklevel=3)
+def _warn_unnamed(data: pd.DataFrame, one_hot: Mapping[str, set[Any]]) -> None:
+    """Warn of each one-hot column holding a category no dummy names (:class:`UnseenValueWarning`).
+    When every one-hot column holds one at least, the encoding dropped a baseline category of each
+    (``drop_first``, ``OneHotEncoder(drop="first")``): the most frequent of a column's unnamed
+    values is taken for its baseline, and only the others are warned of."""
+    present = {c: named for c, named in one_hot.items() if c in data.columns}
+    unnamed = {c: data[c][_unnamed(data[c], named)].astype(object).map(_plain).value_counts() for c, named in present.items()}  # object: no unused categories
+    dropped = bool(unnamed) and all(len(v) for v in unnamed.values())
+    for column, counts in unnamed.items():
+        baseline = {counts.index[0]} if dropped else set()
+        if len(counts) > len(baseline):
+            warnings.warn(UnseenValueWarning(_unnamed_value(data, column, present[column], baseline).removeprefix("; ")), stacklevel=3)
 
 
 def _unnamed(values: pd.Series, named: set[Any]) -> pd.Series:
@@ -193,10 +194,11 @@ def _unnamed(values: pd.Series, named: set[Any]) -> pd.Series:
     return values.notna() & ~values.map(lambda v: _plain(v) in named).astype(bool)
 
 
-def _unnamed_value(data: pd.DataFrame, column: str, named: set[Any]) -> str:
-    """A clause naming a value of ``column`` no dummy column names (the first row holding it), or ''."""
+def _unnamed_value(data: pd.DataFrame, column: str, named: set[Any], baseline: set[Any] | None = None) -> str:
+    """A clause naming a value of ``column`` no dummy column names, nor the encoding's dropped
+    ``baseline`` (the first row holding it), or ''."""
     values = data[column]
-    unnamed = _unnamed(values, named)
+    unnamed = _unnamed(values, named | (baseline or set()))
     if not unnamed.any():
         return ""
     at = int(np.argmax(unnamed.to_numpy()))
@@ -250,7 +252,7 @@ def trace_features(
     for col, cats in (ordinal_categories or {}).items():
         domains[col] = tuple(_plain(c) for c in cats)
     features = [_resolve(str(f), data, domains, prefix_sep) for f in feature_names]
-    _warn_unnamed(data, _one_hot_values(features), domains)
+    _warn_unnamed(data, _one_hot_values(features))
     used = list(dict.fromkeys(f.attribute for f in features))
     attributes = [
         Attribute(a, "categorical", domains[a]) if a in domains else Attribute(a, "numeric") for a in used
