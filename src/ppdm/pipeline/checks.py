@@ -134,7 +134,7 @@ def check_domains(table: pd.DataFrame, model: Model) -> None:
             at = int(np.argmax(bad))
             raise DataError(
                 f"column {column!r}: value {plain_value(table[column].iloc[at])!r} (row {plain_value(table.index[at])!r}) is not in the "
-                f"model's domain for this attribute ({int(bad.sum()):,} such row(s))"
+                f"{type(model).__name__.lower()}'s domain for this attribute ({int(bad.sum()):,} such row(s))"
             )
 
 
