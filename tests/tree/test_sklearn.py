@@ -167,3 +167,17 @@ def test_no_warning_when_the_encoding_dropped_each_column_s_first_category():
     table = pd.concat([seen, df[df["w"] == "c"].head(3)], ignore_index=True)
     with pytest.warns(UnseenValueWarning, match=r"holds 'c' \(row \d+\).*\(3 such row\(s\)\)"):
         tree_from_sklearn(est, table, y=pd.concat([labels, y[df["w"] == "c"].head(3)], ignore_index=True), verify=False)
+
+
+def test_the_routing_error_does_not_call_a_dropped_baseline_unseen():
+    """Under drop_first each column's baseline category has no dummy: a routing error over rows
+    that are not the training rows says so without claiming the baseline was never seen."""
+    rng = np.random.default_rng(2)
+    n = 300
+    df = pd.DataFrame({"w": rng.choice(["a", "b", "c"], n), "v": rng.choice(["p", "q"], n)})
+    y = pd.Series(np.where(df["w"] == "b", "yes", "no"), name="y")
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(pd.get_dummies(df, drop_first=True).astype(float), y)
+    other = df.sample(frac=1.0, replace=True, random_state=3).reset_index(drop=True)
+    with pytest.raises(ModelImportError) as caught:
+        tree_from_sklearn(est, other, y=y, verify=True)
+    assert "never saw" not in str(caught.value) and "column 'w'" in str(caught.value)

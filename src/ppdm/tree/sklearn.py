@@ -176,17 +176,24 @@ def _one_hot_values(features: Sequence[_Feature]) -> dict[str, set[Any]]:
 
 
 def _warn_unnamed(data: pd.DataFrame, one_hot: Mapping[str, set[Any]]) -> None:
-    """Warn of each one-hot column holding a category no dummy names (:class:`UnseenValueWarning`).
-    When every one-hot column holds one at least, the encoding dropped a baseline category of each
+    """Warn of each one-hot column holding a category neither a dummy nor the encoding's dropped
+    baseline names (:class:`UnseenValueWarning`, :func:`_baselines`)."""
+    baselines = _baselines(data, one_hot)
+    for column, baseline in baselines.items():
+        clause = _unnamed_value(data, column, one_hot[column], baseline)
+        if clause:
+            warnings.warn(UnseenValueWarning(clause.removeprefix("; ")), stacklevel=3)
+
+
+def _baselines(data: pd.DataFrame, one_hot: Mapping[str, set[Any]]) -> dict[str, set[Any]]:
+    """Per one-hot column of ``data``, the category its encoding dropped for a baseline, if any.
+    When every one-hot column holds a category no dummy names, the encoding dropped one of each
     (``drop_first``, ``OneHotEncoder(drop="first")``): the most frequent of a column's unnamed
-    values is taken for its baseline, and only the others are warned of."""
+    values is taken for its baseline; otherwise none was dropped."""
     present = {c: named for c, named in one_hot.items() if c in data.columns}
     unnamed = {c: data[c][_unnamed(data[c], named)].astype(object).map(_plain).value_counts() for c, named in present.items()}  # object: no unused categories
     dropped = bool(unnamed) and all(len(v) for v in unnamed.values())
-    for column, counts in unnamed.items():
-        baseline = {counts.index[0]} if dropped else set()
-        if len(counts) > len(baseline):
-            warnings.warn(UnseenValueWarning(_unnamed_value(data, column, present[column], baseline).removeprefix("; ")), stacklevel=3)
+    return {column: {counts.index[0]} if dropped else set() for column, counts in unnamed.items()}
 
 
 def _unnamed(values: pd.Series, named: set[Any]) -> pd.Series:
@@ -358,7 +365,7 @@ def _check_routing(
         hint = "if the data are not the estimator's training rows, pass verify=False"
     sent = int(sk.n_node_samples[node_id])
     classes = " with other classes" if sent == here else ""
-    unseen = _unnamed_value(data, column, one_hot[column]) if one_hot and column in one_hot else ""
+    unseen = _unnamed_value(data, column, one_hot[column], _baselines(data, one_hot).get(column)) if one_hot and column in one_hot else ""
     error = ModelImportError(
         f"column {column!r} (split of node {parent}): scikit-learn sent {sent} training row(s) to node {node_id}, "
         f"the imported tree sends {here}{classes}{unseen}; {hint}"
