@@ -70,3 +70,16 @@ def test_collapse_keeps_counts_consistent():
     assert tree.n_nodes == 3 and tree.n_leaves == 2
     assert np.array_equal(tree.nodes[2].counts, [2.0, 3.0]) and tree.nodes[2].is_leaf
     assert tree.predict(pd.DataFrame({"age": [40], "sex": ["M"]})).tolist() == ["B"]
+
+
+def test_a_value_outside_the_domain_is_named_at_its_row_label_with_its_count():
+    """The strict encoding (routing) and the pipeline's domain check say the same: the column,
+    the value, the row as the table labels it, and how many rows hold such values."""
+    import pytest
+
+    from ppdm.errors import DataError
+
+    tree = small_tree()
+    X = pd.DataFrame({"age": [20, 40, 41], "sex": ["M", "X", "X"]}, index=[100, 101, 102])
+    with pytest.raises(DataError, match=r"column 'sex': value 'X' \(row 101\) is not in the tree's domain for this attribute \(2 such row\(s\)\)"):
+        tree.encode(X, strict=True)

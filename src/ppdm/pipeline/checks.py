@@ -14,7 +14,7 @@ from ppdm.data.roles import check_varies, plain_value
 from ppdm.errors import ArgumentTypeError, DataError, PpdmError, advising, check_flags, shown
 from ppdm.pipeline.findings import Model
 from ppdm.pipeline.options import AuditOptions
-from ppdm.tree.model import encode_categories
+from ppdm.tree.model import check_in_domain, encode_categories
 
 
 def options_of(options: Any) -> AuditOptions:
@@ -128,14 +128,7 @@ def check_domains(table: pd.DataFrame, model: Model) -> None:
         attribute = attributes.get(column)
         if attribute is None or not attribute.is_categorical or column not in table.columns:
             continue
-        codes = encode_categories(table[column], attribute.categories)
-        bad = (codes < 0) & table[column].notna().to_numpy()
-        if bad.any():
-            at = int(np.argmax(bad))
-            raise DataError(
-                f"column {column!r}: value {plain_value(table[column].iloc[at])!r} (row {plain_value(table.index[at])!r}) is not in the "
-                f"{type(model).__name__.lower()}'s domain for this attribute ({int(bad.sum()):,} such row(s))"
-            )
+        check_in_domain(table[column], encode_categories(table[column], attribute.categories), column, type(model).__name__.lower())
 
 
 def check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray | None, dropped: int, sample: bool) -> str | None:

@@ -22,6 +22,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from ppdm.data.roles import plain_value
 from ppdm.errors import DataError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.levels import Stacked, flat_routing, route
@@ -382,7 +383,7 @@ def encode_columns(
         if attributes[name].is_categorical:
             out[name] = encode_categories(col, attributes[name].categories)
             if strict:
-                _check_known(col, out[name], name)
+                check_in_domain(col, out[name], name, model)
             continue
         try:
             out[name] = col.to_numpy(dtype=float)
@@ -411,12 +412,15 @@ def encode_categories(column: pd.Series, categories: Sequence[Scalar]) -> np.nda
     return codes.astype(np.intp)
 
 
-def _check_known(column: pd.Series, codes: np.ndarray, name: str) -> None:
-    bad = (codes < 0) & ~column.isna().to_numpy()
+def check_in_domain(column: pd.Series, codes: np.ndarray, name: str, model: str = "tree") -> None:
+    """Refuse a value of ``column`` outside its attribute's categories (``codes`` −1, the value
+    not missing), naming the column, the value, its row label and how many rows hold such values."""
+    bad = (codes < 0) & column.notna().to_numpy()
     if bad.any():
-        first = int(np.flatnonzero(bad)[0])
+        at = int(np.argmax(bad))
         raise DataError(
-            f"column {name!r}: value {column.iloc[first]!r} (row {first}) is not in the tree's domain for this attribute"
+            f"column {name!r}: value {plain_value(column.iloc[at])!r} (row {plain_value(column.index[at])!r}) is not in the "
+            f"{model}'s domain for this attribute ({int(bad.sum()):,} such row(s))"
         )
 
 
