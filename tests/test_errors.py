@@ -28,9 +28,10 @@ def test_error_and_warning_classes_are_defined_in_ppdm_errors():
 def test_every_error_is_a_ppdm_error_and_listed():
     defined = {name for name, cls in inspect.getmembers(errors, inspect.isclass) if cls.__module__ == "ppdm.errors"}
     assert defined == set(errors.__all__)
-    for name in defined - {"UninformativeKnowledgeWarning", "UnseenValueWarning"}:
+    warning_classes = {"UnheldValueWarning", "UninformativeKnowledgeWarning", "UnseenValueWarning"}
+    for name in defined - warning_classes:
         assert issubclass(getattr(errors, name), errors.PpdmError), name
-    assert issubclass(errors.UninformativeKnowledgeWarning, UserWarning) and issubclass(errors.UnseenValueWarning, UserWarning)
+    assert all(issubclass(getattr(errors, name), UserWarning) for name in warning_classes)
 
 
 def test_infeasible_error_carries_its_conflicting_rows():

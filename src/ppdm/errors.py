@@ -29,6 +29,7 @@ __all__ = [
     "RoutingLimitError",
     "RulesError",
     "TreeFormatError",
+    "UnheldValueWarning",
     "UninformativeKnowledgeWarning",
     "UnseenValueWarning",
     "YamlSyntaxError",
@@ -254,6 +255,12 @@ class YamlSyntaxError(PpdmError):
 
 class UninformativeKnowledgeWarning(UserWarning):
     """The attacker's knowledge cannot move the maximum-entropy estimate off the uniform one."""
+
+
+class UnheldValueWarning(UserWarning):
+    """A categorical column's domain declares values no training row holds (a pandas
+    ``Categorical``'s unused categories): the audit leaves them out of the domain, since the
+    attacker would otherwise give them belief the rows' values deserve (:mod:`ppdm.pipeline.domains`)."""
 
 
 class UnseenValueWarning(UserWarning):

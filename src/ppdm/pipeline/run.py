@@ -25,6 +25,7 @@ from ppdm.pipeline.checks import (
     check_training_size,
     determining_columns,
 )
+from ppdm.pipeline.domains import held_domains
 from ppdm.pipeline.estimate import estimate
 from ppdm.pipeline.findings import Findings, Model, annotate
 from ppdm.pipeline.membership import membership_audit, membership_truth
@@ -103,6 +104,7 @@ def attribute_audit(
     else:
         weights = None
         counted, dropped, resolved = with_missing(table, published, declared, how.missing)
+        published, counted = held_domains(published, table, counted, resolved, sample)
     sampled = check_training_size(published, counted, weights, dropped, sample)
     check_sensitive_varies(counted, resolved)
     check_finite(counted, published)

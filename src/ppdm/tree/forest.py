@@ -41,7 +41,7 @@ when unknown. The importers say in ``docs/ensembles.md`` which counts are exact 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -205,6 +205,16 @@ class Forest(TreeModel):
         trees = [t.published(level) if t.disclosure > level else t for t in self.trees]
         if all(a is b for a, b in zip(trees, self.trees)):
             return self
+        return self._like(trees)
+
+    def without_values(self, values: Mapping[str, Iterable[Any]]) -> Forest:
+        """The forest whose every tree leaves out ``values`` of its domains
+        (:meth:`Tree.without_values <ppdm.tree.model.Tree.without_values>`)."""
+        trees = [t.without_values(values) for t in self.trees]
+        return self._like(trees)
+
+    def _like(self, trees: Sequence[Tree]) -> Forest:
+        """A forest of ``trees`` (one per tree of this one) combined as this one's are."""
         extra: dict[str, Any] = {"link": self.link, "base_score": self.base_score, "outputs": self.outputs} if self.combine == "additive" else {}
         return Forest(trees, self.combine, multiplicities=self.multiplicities, algorithm=self.algorithm, params=self.params, **extra)
 

@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from ppdm.data.roles import plain_value
-from ppdm.errors import DataError
+from ppdm.errors import DataError, PpdmError
 from ppdm.tree.disclosure import Disclosure
 from ppdm.tree.levels import Stacked, flat_routing, route
-from ppdm.tree.splits import Prefix, Scalar, Split, ThresholdSplit
+from ppdm.tree.splits import CategoricalSplit, Prefix, Scalar, Split, ThresholdSplit
 
 
 class TreeModel:
@@ -337,6 +337,25 @@ class Tree(TreeModel):
             node.counts = None
             node._n_samples = n if level.reveals_rates else None
             node._n_errors = e if level.reveals_rates else None
+        return out
+
+    def without_values(self, values: Mapping[str, Iterable[Scalar]]) -> Tree:
+        """A copy whose categorical domains leave out ``values`` (attribute → values), in its
+        domains and in its splits' groups: the tree an audit reads once it knows no training row
+        holds them. Every row routes as before (a value no row holds sends none); removing a
+        value that alone makes up a branch raises :class:`~ppdm.errors.PpdmError`."""
+        out = self.published()
+        drop = {name: set(vs) for name, vs in values.items() if name in self.attributes and self.attributes[name].is_categorical}
+        for name, gone in drop.items():
+            attr = self.attributes[name]
+            out.attributes[name] = Attribute(name, "categorical", tuple(v for v in attr.categories if v not in gone))
+        for node in out.nodes:
+            split = node.split
+            if isinstance(split, CategoricalSplit) and split.attribute in drop:
+                groups = tuple(tuple(v for v in g if v not in drop[split.attribute]) for g in split.groups)
+                if not all(groups):
+                    raise PpdmError(f"node {node.id} splits {split.attribute!r} on values that would all be left out")
+                node.split = CategoricalSplit(split.attribute, groups, split.default)
         return out
 
     def _repr_html_(self) -> str:
