@@ -30,6 +30,7 @@ from ppdm.attacks.core.target import Target, default_target, parse_target
 from ppdm.attacks.core.threat import ThreatModel, load_threat
 from ppdm.attacks.membership.audit import MembershipResult
 from ppdm.defend.search import defend  # the function itself, so that help() and inspect.signature show it
+from ppdm.errors import ReportError
 from ppdm.files import ReadFiles, recording_reads, write_atomic
 from ppdm.pipeline.checks import options_of
 from ppdm.pipeline.findings import Findings
@@ -229,7 +230,9 @@ class Audit:
         return payload
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON, whole or not at all (never over a file the audit read)."""
+        """Write :meth:`to_dict` as JSON, whole or not at all (never over a file the audit read,
+        nor to a name ending ``.html``: :meth:`report` writes the page)."""
+        _check_json_path(path)
         write_atomic(path, result_json(self.to_dict()), inputs=self.read)
 
     def report(
@@ -321,7 +324,9 @@ class RegressionAudit:
         return dict(self.intervals.to_dict())
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_dict` as JSON, whole or not at all (never over a file the audit read)."""
+        """Write :meth:`to_dict` as JSON, whole or not at all (never over a file the audit read,
+        nor to a name ending ``.html``: :meth:`report` writes the page)."""
+        _check_json_path(path)
         write_atomic(path, result_json(self.to_dict()), inputs=self.read)
 
     def report(self, path: str | Path, *, json: str | Path | None = None, title: str | None = None) -> dict[str, Any]:
@@ -444,6 +449,12 @@ def audit(
     read.update(ReadFiles(v for v in (model, data, threat, membership, member_ids, reference, holdout, how.blackbox) if isinstance(v, (str, Path))))
     done.read = read
     return cite_policy(done, rules)
+
+
+def _check_json_path(path: str | Path) -> None:
+    """Refuse to save an audit's JSON under a page's name (``audit.html``: the report's)."""
+    if Path(path).suffix.lower() in (".html", ".htm"):
+        raise ReportError(f"{path}: the audit is saved as JSON and the page is the report's; name it .json (audit.report() writes the page)")
 
 
 def _viewed(found: Findings) -> Audit | RegressionAudit:

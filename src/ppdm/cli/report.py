@@ -28,12 +28,9 @@ def check_report_outputs(out: Path, json_out: Path | None, pdf: Path | None, *in
     """Refuse, before any work, a report path that is not HTML, cannot be written, or would
     overwrite an input or another output (the report's JSON goes beside the page by default;
     ``json_option``: the command has ``--json`` to put it elsewhere, and the message says so)."""
-    from ppdm.report.write import json_path_for
+    from ppdm.report.write import check_report_paths, json_path_for
 
-    if out.suffix.lower() not in (".html", ".htm"):
-        raise PpdmError(f"{out}: the report is an HTML page; name it .html")
-    if pdf is not None and pdf.suffix.lower() != ".pdf":
-        raise PpdmError(f"{pdf}: name the PDF .pdf")
+    check_report_paths(out, pdf)
     data = json_out if json_out is not None else json_path_for(out)
     for other in inputs:
         if other is not None and same_file(other, data):
@@ -142,6 +139,7 @@ def _regression(
     """``ppdm report REGRESSION.json --out NAME.html``: a regressor's interval page from its audit's
     JSON (or drawn again from its report's JSON); it stands alone."""
     from ppdm.report.intervals import redraw_interval_report
+    from ppdm.report.write import check_report_paths
 
     source = next(path for path, (kind, _) in zip(results, saved) if kind == "regression")
     if len(results) > 1:
@@ -149,8 +147,7 @@ def _regression(
     given = [name for name, v in (("--model", model_file), ("--threat", threat_file), ("--frontier", frontier_file), ("--target", target), ("--pdf", pdf)) if v is not None]
     if given:
         raise PpdmError(f"{source}: a regressor's report is drawn from its audit's JSON alone; leave out {given[0]}")
-    if out.suffix.lower() not in (".html", ".htm"):
-        raise PpdmError(f"{out}: the report is an HTML page; name it .html")
+    check_report_paths(out)
     for written in (out, json_out):
         if written is not None and same_file(written, source):
             raise PpdmError(f"{written}: would overwrite the JSON the report is drawn from; give another name")
@@ -167,7 +164,7 @@ def _redraw(
 ) -> None:
     """``ppdm report NAME.report.json --out NAME.html``: the saved report's page (and PDF) drawn
     again from its JSON alone; everything it shows is in that JSON, so nothing else is read."""
-    from ppdm.report.write import redraw_report
+    from ppdm.report.write import check_report_paths, redraw_report
 
     source = next(path for path, (kind, _) in zip(results, saved) if kind == "report")
     if len(results) > 1:
@@ -175,10 +172,7 @@ def _redraw(
     given = [name for name, path in (("--model", model_file), ("--threat", threat_file), ("--frontier", frontier_file)) if path is not None]
     if given:
         raise PpdmError(f"{source}: a report's JSON already holds its model, threat model and frontier; {given[0]} goes with audit results")
-    if out.suffix.lower() not in (".html", ".htm"):
-        raise PpdmError(f"{out}: the report is an HTML page; name it .html")
-    if pdf is not None and pdf.suffix.lower() != ".pdf":
-        raise PpdmError(f"{pdf}: name the PDF .pdf")
+    check_report_paths(out, pdf)
     for written in (out, json_out, pdf):
         if written is not None and same_file(written, source):
             raise PpdmError(f"{written}: would overwrite the report's JSON it is drawn from; give another name")

@@ -19,7 +19,7 @@ from ppdm.files import ReadFiles, refuse_overwriting_input, write_atomic
 from ppdm.report import words
 from ppdm.report.style import CSS
 from ppdm.report.summary import read_line
-from ppdm.report.write import json_path_for
+from ppdm.report.write import check_report_paths, json_path_for
 
 #: The ``format`` of a regressor's report JSON (the ``NAME.report.json`` beside its page).
 REPORT_FORMAT = "ppdm-regression-report"
@@ -130,11 +130,12 @@ def write_interval_report(
 ) -> dict[str, Any]:
     """Write the HTML report and its JSON (beside it by default), neither over one of ``inputs``
     (the files the audit read); return the report's data."""
-    report = interval_report(result, model, title)
     html = Path(html)
     data = Path(json_out) if json_out is not None else json_path_for(html)
     read = inputs if isinstance(inputs, ReadFiles) else ReadFiles(inputs)
     refuse_overwriting_input(html, read)
+    check_report_paths(html)
+    report = interval_report(result, model, title)
     write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n", inputs=read)
     write_atomic(html, render_interval_html(report), inputs=read)
     return report
@@ -145,6 +146,7 @@ def redraw_interval_report(saved: dict[str, Any], html: str | Path, json_out: st
     or drawn again from its report's JSON, written atomically; the report's JSON beside it (or at
     ``json_out``) when drawn from the audit. A file the page cannot be drawn from is refused in one
     line naming ``source`` before anything is written."""
+    check_report_paths(html)
     html = Path(html)
     if _is_report(saved):
         report = dict(saved, title=title or saved.get("title", ""))

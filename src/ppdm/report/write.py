@@ -14,6 +14,15 @@ if TYPE_CHECKING:
     from ppdm.report.html import HtmlOptions
 
 
+def check_report_paths(html: str | Path, pdf: str | Path | None = None) -> None:
+    """Refuse a page not named ``.html`` (or ``.htm``) and a PDF not named ``.pdf``: a report
+    written to ``audit.json`` would replace the audit's own JSON with a page."""
+    if Path(html).suffix.lower() not in (".html", ".htm"):
+        raise ReportError(f"{html}: the report is an HTML page; name it .html")
+    if pdf is not None and Path(pdf).suffix.lower() != ".pdf":
+        raise ReportError(f"{pdf}: name the PDF .pdf")
+
+
 def json_path_for(html: Path) -> Path:
     """Where the report's JSON goes by default: beside the page (``audit.html`` →
     ``audit.report.json``, a name that never collides with an audit's own ``audit.json``)."""
@@ -38,6 +47,7 @@ def write_report(
     for target in (data, html, pdf):
         if target is not None:
             refuse_overwriting_input(target, read)
+    check_report_paths(html, pdf)
     write_atomic(data, json.dumps(report, ensure_ascii=False, separators=(",", ":"), default=str) + "\n", inputs=read)
     write_atomic(html, render_html(report, page), inputs=read)
     if pdf is not None:
@@ -53,6 +63,7 @@ def redraw_report(report: dict[str, Any], html: str | Path, json_out: str | Path
     from ppdm.report.browser import print_pdf
     from ppdm.report.html import render_html
 
+    check_report_paths(html, pdf)
     try:
         page = render_html(report)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
