@@ -5,6 +5,7 @@ against their table and never resolve it again (:meth:`ThreatModel.is_resolved`)
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import ppdm
@@ -88,3 +89,30 @@ def test_each_command_resolves_its_threat_once(monkeypatch: pytest.MonkeyPatch, 
     result = CliRunner().invoke(main, [a.format(d=tree_files) for a in args], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert len(filled) == 1
+
+
+def test_known_individuals_are_the_tables_row_ids() -> None:
+    """``known_individuals`` name rows as ``people()`` does, by the table's index, and keep naming
+    the same people when ``missing="drop"`` leaves rows out before them."""
+    from ppdm.data.datasets import load_dataset
+    from ppdm.errors import DataError
+    from ppdm.learn.estimators import ID3Classifier
+
+    frame, _ = load_dataset("nursery")
+    table = frame.sample(600, random_state=4).reset_index(drop=True)[["parents", "has_nurs", "form", "health", "class"]]
+    tree = ID3Classifier(max_depth=3).fit(table[["parents", "has_nurs", "form"]], table["class"]).tree_
+    threat = lambda rows: ppdm.ThreatModel(sensitive="health", known=("parents", "class"), known_individuals=rows)  # noqa: E731
+    by_position = ppdm.audit(tree, table, threat((3, 7)), progress=False).people()
+    moved = table.set_axis(table.index + 1000)
+    by_id = ppdm.audit(tree, moved, threat((1003, 1007)), progress=False).people()
+    assert by_id["row"].tolist() == (by_position["row"] + 1000).tolist()
+    assert by_id.set_index("row").loc[[1003, 1007], "target"].tolist() == [False, False]
+    np.testing.assert_array_equal(by_id.filter(like="P(").to_numpy(), by_position.filter(like="P(").to_numpy())
+    with pytest.raises(DataError, match=r"known individual row 3 is not a row of the table \(its index runs over ids 1000 to 1599"):
+        ppdm.audit(tree, moved, threat((3,)), progress=False)
+    holed = moved.copy()
+    holed.loc[1005, "parents"] = None
+    kept = ppdm.audit(tree, holed, threat((1003, 1007)), missing="drop", progress=False).people().set_index("row")
+    assert 1005 not in kept.index and kept.loc[[1003, 1007], "target"].tolist() == [False, False] and kept["target"].sum() == 597
+    with pytest.raises(DataError, match="known individual row 1005 has a missing value"):
+        ppdm.audit(tree, holed, threat((1005,)), missing="drop", progress=False)

@@ -67,9 +67,9 @@ def test_load_dataset_names_what_it_does_not_know(raises):
 @pytest.mark.parametrize(
     "kwargs, needle",
     [({"known": "age"}, "known must be a list of column names, not the text 'age'"), ({"known": 5}, "known must be a list of column names, got 5"),
-     ({"known": [1]}, "known must be a list of column names"), ({"known_individuals": ["a"]}, "known_individuals: 'a' is not a row number"),
-     ({"known_individuals": 5}, "known_individuals must be a list of row numbers"), ({"known_individuals": [1.5]}, "1.5 is not a row number"),
-     ({"known_individuals": [True]}, "True is not a row number"), ({"known_individuals": [2, 2]}, "row 2 is listed twice"),
+     ({"known": [1]}, "known must be a list of column names"), ({"known_individuals": ["a"]}, "known_individuals: 'a' is not a row id"),
+     ({"known_individuals": 5}, "known_individuals must be a list of row ids"), ({"known_individuals": [1.5]}, "1.5 is not a row id"),
+     ({"known_individuals": [True]}, "True is not a row id"), ({"known_individuals": [2, 2]}, "row 2 is listed twice"),
      ({"sa_published": "yes"}, "sa_published must be True, False or None"), ({"publish": "everything"}, "unknown disclosure 'everything'"),
      ({"sensitive": ["a"]}, "sensitive must be one column name"), ({"preset": "god"}, "unknown threat preset 'god'"), ({"class_known": 1}, "class_known must be True or False")],
     ids=["known-text", "known-int", "known-ints", "individuals-text", "individuals-int", "individuals-float", "individuals-bool", "individuals-twice",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -10,7 +11,7 @@ import pandas as pd
 from ppdm.attacks.core.threat import ThreatModel
 from ppdm.data.counting import compress
 from ppdm.data.missing import handle_missing, handle_missing_counted
-from ppdm.errors import DataError, advising
+from ppdm.errors import DataError, advising, shown
 from ppdm.pipeline.findings import Model
 from ppdm.pipeline.options import Missing
 from ppdm.tree.forest import Forest
@@ -26,11 +27,22 @@ def with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy:
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
     resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
     kept, dropped = handle_missing(table, audit_columns(model, resolved), policy, model.split_attributes)
+    if dropped and resolved.known_individuals:
+        resolved = replace(resolved, known_individuals=_kept_positions(table, kept, resolved.known_individuals))
     if dropped and model.n_records == len(table):
         raise refused_drop(dropped, len(table), "the forest's trees count every one of them (per-row multiplicities)")
     if dropped and model.is_regressor and model.n_training_records == len(table):
         raise refused_drop(dropped, len(table), "each of the regressor's leaves sums the targets of every one of its rows")
     return kept, dropped, resolved
+
+
+def _kept_positions(table: pd.DataFrame, kept: pd.DataFrame, positions: tuple[int, ...]) -> tuple[int, ...]:
+    """The known individuals' positions in ``kept``, the rows of ``table`` missing values left."""
+    found = kept.index.get_indexer(table.index[list(positions)])
+    if (found < 0).any():
+        first = table.index[positions[int(np.flatnonzero(found < 0)[0])]]
+        raise DataError(f"known individual row {shown(first)} has a missing value, so missing='drop' leaves it out: fill it in or leave it out of known_individuals")
+    return tuple(int(p) for p in found)
 
 
 def refused_drop(dropped: int, rows: int, why: str) -> DataError:

@@ -15,7 +15,9 @@ every part is a choice:
   would understate the risk), no for the class (paper 000's default; published counts reveal it);
 * ``known_individuals``: rows whose full record the attacker already has (background knowledge of
   paper 003 §3.2): they are no longer targets, and what they contribute to the published counts is
-  subtracted from what the attacker has to explain.
+  subtracted from what the attacker has to explain. They are named by the table's row ids, its
+  index (the ``row`` of ``people()``; the row number, from 0, of a CSV file); a resolved threat
+  holds their positions in the table it was resolved against.
 * ``class_known``: the attacker also knows each record's class (the same as listing the class
   column in ``known``; with a ``preset`` it adds the class to the preset's columns).
 * ``outputs``: the attacker also sees, for each target, the model's answer about them (the
@@ -169,11 +171,11 @@ class ThreatModel:
             object.__setattr__(self, "known", known)
         individuals = self.known_individuals
         if isinstance(individuals, (str, bytes)) or not isinstance(individuals, Iterable):
-            raise PpdmError(f"known_individuals must be a list of row numbers (0 = the first data row), got {individuals!r:.80}")
+            raise PpdmError(f"known_individuals must be a list of row ids (the table's index; 0 = the first row of a CSV), got {individuals!r:.80}")
         rows = tuple(individuals)
         bad = [i for i in rows if isinstance(i, bool) or not isinstance(i, (int, np.integer))]
         if bad:
-            raise PpdmError(f"known_individuals: {bad[0]!r} is not a row number (0 = the first data row)")
+            raise PpdmError(f"known_individuals: {bad[0]!r} is not a row id (the table's index; 0 = the first row of a CSV)")
         twice = _twice(int(i) for i in rows)
         if twice is not None:
             raise PpdmError(f"known_individuals: row {twice} is listed twice")
@@ -216,10 +218,7 @@ class ThreatModel:
             raise DataError(f"known column(s) not in the data: {', '.join(map(repr, missing))}")
         if sensitive in known:
             raise DataError(f"the sensitive column {sensitive!r} cannot also be known to the attacker")
-        n = len(data)
-        bad = [i for i in self.known_individuals if not 0 <= i < n]
-        if bad:
-            raise DataError(f"known individual row {bad[0]} is outside the table's {n:,} rows")
+        individuals = _positions(data.index, self.known_individuals)
         if self.class_known:
             if sensitive == class_attribute:
                 raise DataError(f"class_known: the class {class_attribute!r} is the sensitive column")
@@ -228,7 +227,7 @@ class ThreatModel:
         sa = self.sa_published if self.sa_published is not None else sensitive != class_attribute
         return replace(
             self, sensitive=sensitive, known=known, sa_published=sa, class_known=class_attribute in known, _class=class_attribute,
-            left_out=left_out,
+            left_out=left_out, known_individuals=individuals,
         )
 
     def is_resolved(self, class_attribute: str) -> bool:
@@ -320,6 +319,22 @@ class ThreatModel:
             "known_individuals": list(self.known_individuals),
             "outputs": self.outputs,
         }
+
+
+def _positions(index: pd.Index, ids: tuple[int, ...]) -> tuple[int, ...]:
+    """The positions in a table of the rows whose ids (index labels) are ``ids``."""
+    if not ids:
+        return ids
+    found = index.get_indexer(pd.Index(ids)) if index.is_unique else np.full(len(ids), -2)
+    if (found == -2).any():
+        raise DataError("known_individuals name rows by the table's index, which repeats ids: pass data.reset_index(drop=True)")
+    if (found < 0).any():
+        first = ids[int(np.flatnonzero(found < 0)[0])]
+        if index.equals(pd.RangeIndex(len(index))):
+            raise DataError(f"known individual row {first} is outside the table's {len(index):,} rows")
+        span = f"ids {shown(index[0])} to {shown(index[-1])}" if len(index) else "no rows"
+        raise DataError(f"known individual row {first} is not a row of the table (its index runs over {span}; people() names rows by it)")
+    return tuple(int(p) for p in found)
 
 
 _KEYS = {"preset", "sensitive", "known", "publish", "sa_published", "known_individuals", "class_known", "outputs"}
