@@ -161,3 +161,11 @@ def test_a_value_the_pipelines_encoder_never_saw_is_named(nursery, encoder):
     odd.loc[10, "housing"] = "Convenient"
     with pytest.raises(DataError, match="column 'housing', row 10: 'Convenient' is not one of the categories the pipeline's encoder was fitted on"):
         ppdm.from_estimator(pipe, odd)
+
+
+@pytest.mark.parametrize("grouping", [{"min_frequency": 300}, {"max_categories": 2}])
+def test_an_encoder_grouping_infrequent_categories_is_named(nursery, grouping):
+    frame, X, y = nursery
+    pipe = make_pipeline(OneHotEncoder(**grouping), DecisionTreeClassifier(max_depth=4, random_state=0)).fit(X, y)
+    with pytest.raises(ModelImportError, match=r"pipeline step 'onehotencoder' \(OneHotEncoder\) groups the infrequent categories of column '\w+'"):
+        ppdm.from_estimator(pipe, frame)

@@ -181,3 +181,57 @@ def test_the_routing_error_does_not_call_a_dropped_baseline_unseen():
     with pytest.raises(ModelImportError) as caught:
         tree_from_sklearn(est, other, y=y, verify=True)
     assert "never saw" not in str(caught.value) and "column 'w'" in str(caught.value)
+
+
+def test_a_numeric_code_one_hot_encoded_by_get_dummies_is_read_as_categories():
+    """``pd.get_dummies(columns=["Family", "Education"])`` names ``Family_1`` ... on integer columns:
+    those columns are read as categories, the training rows route as scikit-learn sent them, and a
+    dummy for a value no row holds is named as such (not as a name of the wrong shape)."""
+    from loan_table import loan_table
+
+    table = loan_table(800, seed=3).drop(columns=["ID", "ZIP Code"])
+    X = pd.get_dummies(table.drop(columns="Personal Loan"), columns=["Family", "Education"])
+    est = DecisionTreeClassifier(min_samples_leaf=10, random_state=0).fit(X, table["Personal Loan"])
+    tree = tree_from_sklearn(est, table, verify=True)
+    assert tree.attributes["Family"].categories == (1, 2, 3, 4) and tree.attributes["Education"].categories == (1, 2, 3)
+    assert tree.attributes["Income"].kind == "numeric"
+    np.testing.assert_array_equal(tree.predict(table), est.predict(X))
+    with pytest.raises(ModelImportError, match=r"feature 'Family_4' names the value '4' of column 'Family', which no row of the data holds"):
+        tree_from_sklearn(est, table[table["Family"] != 4], verify=False)
+
+
+@pytest.fixture(scope="module")
+def nursery_rows():
+    from ppdm.data.datasets import load_nursery
+
+    frame, _ = load_nursery()
+    return frame.sample(1_200, random_state=5).reset_index(drop=True).astype({"class": object})
+
+
+def test_dummies_named_with_another_separator_are_traced(nursery_rows):
+    features = [c for c in nursery_rows.columns if c != "class"]
+    dummies = pd.get_dummies(nursery_rows[features], prefix_sep="=")
+    est = DecisionTreeClassifier(min_samples_leaf=5, random_state=0).fit(dummies, nursery_rows["class"])
+    tree = tree_from_sklearn(est, nursery_rows, verify=True)  # 'has_nurs=less_proper' is not 'has_nurs=less' + '_proper'
+    np.testing.assert_array_equal(tree.predict(nursery_rows), est.predict(dummies))
+
+
+def test_a_weighted_tree_is_refused_at_import(nursery_rows):
+    features = [c for c in nursery_rows.columns if c != "class"]
+    dummies = pd.get_dummies(nursery_rows[features])
+    for fit in ({"class_weight": "balanced"}, {}):
+        weights = None if fit else np.r_[2.0, np.ones(len(dummies) - 1)]
+        est = DecisionTreeClassifier(min_samples_leaf=5, random_state=0, **fit).fit(dummies, nursery_rows["class"], sample_weight=weights)
+        with pytest.raises(ModelImportError, match=r"fitted with sample_weight or class_weight \(its root holds [\d,.]+ weighted records and 1,200 rows\)"):
+            tree_from_sklearn(est, nursery_rows)
+
+
+def test_a_missing_value_is_named_in_the_routing_error(nursery_rows):
+    features = [c for c in nursery_rows.columns if c != "class"]
+    est = DecisionTreeClassifier(min_samples_leaf=5, random_state=0).fit(pd.get_dummies(nursery_rows[features]), nursery_rows["class"])
+    split = tree_from_sklearn(est, nursery_rows).root.split
+    column, hot = split.attribute, split.groups[1 - split.default]  # type: ignore[union-attr]
+    holed = nursery_rows.copy()
+    holed.loc[holed.index[holed[column].isin(hot)][:3], column] = None  # rows the dummy's 1 sent the other way
+    with pytest.raises(ModelImportError, match=rf"column '{column}' has 3 missing value\(s\), first at row \d+, which the model routes as holding no value"):
+        tree_from_sklearn(est, holed)

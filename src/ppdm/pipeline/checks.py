@@ -139,15 +139,10 @@ def check_training_size(model: Model, table: pd.DataFrame, weights: np.ndarray |
     if expected is None or abs(rows + dropped - expected) <= 1e-6 * max(expected, 1.0):
         return None
     left_out = f" (and {dropped:,} left out for missing values)" if dropped else ""
-    weighted = (
-        " (a scikit-learn model fitted with sample_weight or class_weight counts weighted records: its counts are sums of weights, "
-        "which no table of records matches; refit it without weights to audit it)"
-        if getattr(model, "algorithm", None) == "sklearn" else ""
-    )
     if not sample:
         raise advising(
             DataError(
-                f"the table has {rows:,.0f} record{'' if rows == 1 else 's'}{left_out} but the model was trained on {expected:,.0f}{weighted}: audit the rows the "
+                f"the table has {rows:,.0f} record{'' if rows == 1 else 's'}{left_out} but the model was trained on {expected:,.0f}: audit the rows the "
                 "model was fitted on, or declare the table a sample (sample=True)"
             ),
             "sample=True", "sample",

@@ -136,8 +136,24 @@ def _read_step(name: str, step: Any, out: PipelineSteps, first: bool) -> None:
             f"table's columns: the steps before the model may be {_SUPPORTED} (a ColumnTransformer of them)"
         )
     if kind in ENCODERS:
+        _refuse_infrequent(name, step)
         target = out.ordinal if kind == "OrdinalEncoder" else out.onehot
         _ordinal_orders(step, list(getattr(step, "feature_names_in_", [])), target)
+
+
+def _refuse_infrequent(name: str, encoder: Any) -> None:
+    """Refuse an encoder that groups infrequent categories (``min_frequency``, ``max_categories``):
+    its ``<column>_infrequent_sklearn`` input stands for several values, and the importers read
+    one value per dummy or code."""
+    grouped = [(column, list(values)) for column, values in zip(getattr(encoder, "feature_names_in_", []), getattr(encoder, "infrequent_categories_", None) or [])
+               if values is not None]  # fmt: skip
+    if grouped:
+        column, values = grouped[0]
+        raise ModelImportError(
+            f"pipeline step {name!r} ({type(encoder).__name__}) groups the infrequent categories of column {str(column)!r} "
+            f"({', '.join(map(repr, values[:4]))}{', ...' if len(values) > 4 else ''}) into one input: ppdm reads one value per input; "
+            "fit the encoder without min_frequency and max_categories"
+        )
 
 
 def _ordinal_orders(encoder: Any, columns: Any, ordinal: dict[str, list[Any]]) -> None:

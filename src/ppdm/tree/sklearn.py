@@ -85,9 +85,17 @@ def _resolve(name: str, data: pd.DataFrame, domains: Mapping[str, tuple], sep: s
                 return _Feature(col, "onehot", value)
     if "__" in name:
         return _resolve(name.split("__", 1)[1], data, domains, sep)
+    columns = sorted((str(c) for c in data.columns if name.startswith(f"{c}{sep}")), key=len)
+    if columns:
+        column, value = columns[-1], name[len(columns[-1]) + len(sep) :]
+        raise ModelImportError(
+            f"scikit-learn feature {name!r} names the value {value!r} of column {column!r}, which no row of the data holds: "
+            "pass the table the model was fitted on"
+        )
+    column = name.rsplit(sep, 1)[0] if sep in name else name
     raise ModelImportError(
-        f"cannot trace scikit-learn feature {name!r} to a column of the data "
-        f"(expected a column name or '<column>{sep}<value>' for a one-hot column)"
+        f"cannot trace scikit-learn feature {name!r} to a column of the data: it has no column {column!r} "
+        f"(the model's inputs are the table's columns, or '<column>{sep}<value>' for a one-hot column)"
     )
 
 
@@ -149,6 +157,7 @@ def tree_from_sklearn(
     raises :class:`ModelImportError` naming the first node and the column whose split differs.
     """
     sk = _fitted_tree(estimator)
+    _refuse_weighted(sk)
     if feature_names is None:
         if not hasattr(estimator, "feature_names_in_"):
             raise unnamed_features()
@@ -216,6 +225,19 @@ def _unnamed_value(data: pd.DataFrame, column: str, named: set[Any], baseline: s
     )
 
 
+def _missing_clause(data: pd.DataFrame, column: str) -> str:
+    """A clause naming ``column``'s missing values (the first row holding one), or '': a row the
+    model saw with a value there is routed as holding none."""
+    missing = data[column].isna().to_numpy()
+    if not missing.any():
+        return ""
+    at = _plain(data.index[int(np.argmax(missing))])
+    return (
+        f"; column {column!r} has {int(missing.sum()):,} missing value(s), first at row {at!r}, which the model routes as holding "
+        "no value: if the training rows held values there, fill them in"
+    )
+
+
 def traced_tree(
     estimator: Any, traced: tuple[list[_Feature], dict[str, tuple], list[Attribute]], class_attribute: str, numeric_values: dict[str, np.ndarray],
 ) -> Tree:
@@ -255,9 +277,10 @@ def trace_features(
 ) -> tuple[list[_Feature], dict[str, tuple], list[Attribute]]:
     """What each encoded input column means in ``data``'s attributes (see the module docstring):
     the features in order, the categorical domains, and the attributes the features use."""
-    domains = {c: _domain(data[c]) for c in data.columns if not _is_numeric(data[c])}
+    domains = {c: _domain(data[c]) for c in data.columns if not _is_numeric(data[c]) or _has_dummies(c, data[c], feature_names, prefix_sep)}
     for col, cats in (ordinal_categories or {}).items():
         domains[col] = tuple(_plain(c) for c in cats)
+    prefix_sep = _separator(data, feature_names, domains, prefix_sep)
     features = [_resolve(str(f), data, domains, prefix_sep) for f in feature_names]
     _warn_unnamed(data, _one_hot_values(features))
     used = list(dict.fromkeys(f.attribute for f in features))
@@ -265,6 +288,31 @@ def trace_features(
         Attribute(a, "categorical", domains[a]) if a in domains else Attribute(a, "numeric") for a in used
     ]
     return features, domains, attributes
+
+
+def _separator(data: pd.DataFrame, feature_names: Sequence[str], domains: Mapping[str, tuple], sep: str) -> str:
+    """The separator of the dummy columns' names: ``sep``, unless no input is named with it and
+    every input that is no column is ``<column><s><value>`` for one other ``s``
+    (``pd.get_dummies(prefix_sep="=")``)."""
+    names = [str(f).rsplit("__", 1)[-1] for f in feature_names]
+    dummies = [n for n in names if n not in data.columns]
+    if not dummies or any(n.startswith(f"{c}{sep}") for n in dummies for c in domains):
+        return sep
+    middles = {n[len(c) : len(n) - len(str(v))] for n in dummies[:1] for c, values in domains.items() if n.startswith(str(c))
+               for v in values if n.endswith(str(v)) and len(n) > len(str(c)) + len(str(v))}  # fmt: skip
+    fits = [m for m in middles if set(dummies) <= {f"{c}{m}{v}" for c, values in domains.items() for v in values}]
+    return fits[0] if len(fits) == 1 else sep
+
+
+def _has_dummies(column: str, values: pd.Series, feature_names: Sequence[str], sep: str) -> bool:
+    """Whether a numeric column was one-hot encoded (``pd.get_dummies(columns=["Family"])`` names
+    ``Family_1``, ``Family_2``, ...): it is no input itself and some input names one of its values."""
+    names = {str(f).rsplit("__", 1)[-1] for f in feature_names}
+    if column in names:
+        return False
+    prefix = f"{column}{sep}"
+    texts = {n[len(prefix):] for n in names if n.startswith(prefix)}
+    return bool(texts) and any(str(v) in texts for v in _domain(values))
 
 
 def _fitted_tree(estimator: Any) -> Any:
@@ -328,6 +376,17 @@ def _training_rows(sk: Any, tree: Tree, data: pd.DataFrame, labels: np.ndarray |
     return bool((codes >= 0).all() and root is not None and np.array_equal(np.bincount(codes, minlength=len(tree.classes)), root))
 
 
+def _refuse_weighted(sk: Any) -> None:
+    """Refuse a tree fitted with ``sample_weight`` or ``class_weight``: scikit-learn records its
+    class counts as sums of weights, which no table of records can be checked against."""
+    if not _unweighted(sk):
+        weighted, rows = float(sk.weighted_n_node_samples[0]), int(sk.n_node_samples[0])
+        raise ModelImportError(
+            f"the tree was fitted with sample_weight or class_weight (its root holds {weighted:,.6g} weighted records and {rows:,} rows): "
+            "its class counts are sums of weights, not counts of records; refit it without weights to audit it"
+        )
+
+
 def _unweighted(sk: Any) -> bool:
     return bool(np.allclose(sk.weighted_n_node_samples, sk.n_node_samples))
 
@@ -366,6 +425,7 @@ def _check_routing(
     sent = int(sk.n_node_samples[node_id])
     classes = " with other classes" if sent == here else ""
     unseen = _unnamed_value(data, column, one_hot[column], _baselines(data, one_hot).get(column)) if one_hot and column in one_hot else ""
+    unseen += _missing_clause(data, column)
     error = ModelImportError(
         f"column {column!r} (split of node {parent}): scikit-learn sent {sent} training row(s) to node {node_id}, "
         f"the imported tree sends {here}{classes}{unseen}; {hint}"
