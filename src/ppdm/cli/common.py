@@ -357,6 +357,24 @@ class CommandGroup(click.Group):
 @click.option("--debug", is_flag=True, help="Show the whole trace of an unexpected error (also PPDM_DEBUG=1).")
 def main(debug: bool) -> None:
     """ppdm: what does a published decision tree disclose, and how to publish one that discloses less."""
+    if not debug:
+        _one_line_warnings()
+
+
+def _one_line_warnings() -> None:
+    """Print ppdm's own warnings as one line on stderr (``warning: ...``), not with the library's
+    file and source line; other libraries' warnings as Python prints them."""
+    import warnings
+
+    default = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None) -> None:
+        if category.__module__ == "ppdm.errors":
+            click.echo(f"warning: {message}", err=True)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
 
 
 def _print_lines(lines: list[str]) -> None:
