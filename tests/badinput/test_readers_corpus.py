@@ -524,7 +524,7 @@ def test_a_tree_fitted_with_sample_weights_is_explained(frame, raises):
     X = pd.get_dummies(frame.drop(columns=["class"]), prefix_sep="_")
     weights = np.where(frame["class"] == frame["class"].iloc[0], 2.0, 1.0)
     model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, frame["class"], sample_weight=weights)
-    raises(lambda: ppdm.audit(model, frame), ModelImportError, "the tree was fitted with sample_weight or class_weight", f"{len(frame):,} rows", "sums of weights")
+    raises(lambda: ppdm.audit(model, frame), ModelImportError, "the tree was fitted with sample_weight or class_weight", "weighted records and", "sums of weights")
 
 
 @pytest.mark.parametrize("kind", ["LGBMClassifier", "LGBMRegressor"])

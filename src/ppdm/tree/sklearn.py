@@ -380,9 +380,10 @@ def _refuse_weighted(sk: Any) -> None:
     """Refuse a tree fitted with ``sample_weight`` or ``class_weight``: scikit-learn records its
     class counts as sums of weights, which no table of records can be checked against."""
     if not _unweighted(sk):
-        weighted, rows = float(sk.weighted_n_node_samples[0]), int(sk.n_node_samples[0])
+        node = int(np.flatnonzero(~np.isclose(sk.weighted_n_node_samples, sk.n_node_samples))[0])
+        weighted, rows = float(sk.weighted_n_node_samples[node]), int(sk.n_node_samples[node])
         raise ModelImportError(
-            f"the tree was fitted with sample_weight or class_weight (its root holds {weighted:,.6g} weighted records and {rows:,} rows): "
+            f"the tree was fitted with sample_weight or class_weight (node {node} holds {weighted:,.6g} weighted records and {rows:,} rows): "
             "its class counts are sums of weights, not counts of records; refit it without weights to audit it"
         )
 
