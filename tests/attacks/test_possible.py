@@ -148,6 +148,10 @@ def test_parse_trees():
     assert parse_trees(range(2), 5) == [0, 1]
     with pytest.raises(PpdmError, match="the forest has 5 trees"):
         parse_trees("7:9", 5)
+    with pytest.raises(PpdmError, match=r"trees '3,3': tree 3 is named twice"):
+        parse_trees("3,3", 5)
+    with pytest.raises(PpdmError, match=r"tree 1 is named twice"):
+        parse_trees([1, 2, 1], 5)
     table, X, D, y = tiny_table(0)
     forest = FAMILIES["random-forest"](X, D, y)
     with pytest.raises(PpdmError, match="tree 9 does not exist"):

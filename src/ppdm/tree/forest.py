@@ -422,7 +422,7 @@ def parse_trees(spec: str | Sequence[int] | range | slice, n_trees: int) -> list
     if isinstance(spec, (range, list, tuple)):
         chosen = [int(i) for i in spec]
         _within(min(chosen, default=0), max(chosen, default=-1) + 1, n_trees, spec)
-        return chosen
+        return _once(chosen, repr(spec))
     text = str(spec).strip()
     try:
         if ":" in text:
@@ -438,6 +438,16 @@ def parse_trees(spec: str | Sequence[int] | range | slice, n_trees: int) -> list
         raise PpdmError(f"--trees {text!r}: write a range such as 0:10 (trees 0 to 9) or a list such as 0,3,7") from None
     if not chosen:
         raise PpdmError(f"--trees {text!r} selects no tree of the forest's {n_trees}")
+    return _once(chosen, repr(text))
+
+
+def _once(chosen: list[int], shown: str) -> list[int]:
+    """Refuse a tree named twice: the audit would read its counts twice, as two trees."""
+    seen: set[int] = set()
+    for i in chosen:
+        if i in seen:
+            raise PpdmError(f"trees {shown}: tree {i} is named twice (each tree is read once)")
+        seen.add(i)
     return chosen
 
 
