@@ -21,3 +21,11 @@ def test_as_value_is_advised_only_for_a_categorical_column_the_model_does_not_sp
         assert ("as-value" in str(why.value)) is as_value and ("as-value" in why.value.for_command_line()) is as_value
         assert "missing='drop'" in str(why.value) and "--missing drop" in why.value.for_command_line()
         assert ("the model splits on it" in str(why.value)) is (column == "split")
+
+
+def test_as_value_is_not_advised_for_the_class_column():
+    for call in (lambda: handle_missing(TABLE, ["other"], "error", ["split"], "other"),
+                 lambda: handle_missing_counted(TABLE, np.ones(3), ["other"], "error", ["split"], "other")):  # fmt: skip
+        with pytest.raises(DataError, match=r"column 'other': 1 missing value\(s\)(, first at row\(s\) 2)? \(use missing='drop', or fill them in: the model's classes hold no such value\)") as why:
+            call()
+        assert "as-value" not in why.value.for_command_line()

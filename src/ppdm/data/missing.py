@@ -39,10 +39,11 @@ def _first_rows(mask: pd.Series, n: int = 5) -> str:
 
 
 def handle_missing(
-    frame: pd.DataFrame, columns: Sequence[str], policy: MissingPolicy = "error", splits: Collection[str] = (),
+    frame: pd.DataFrame, columns: Sequence[str], policy: MissingPolicy = "error", splits: Collection[str] = (), class_column: str | None = None,
 ) -> tuple[pd.DataFrame, int]:
     """``frame`` with the missing values of ``columns`` dealt with by ``policy``, and the rows
-    dropped. ``splits``: the columns the model splits on (the error does not advise ``"as-value"`` for them)."""
+    dropped. ``splits``: the columns the model splits on, ``class_column`` the one it predicts (the
+    error does not advise ``"as-value"`` for them)."""
     if policy not in POLICIES:
         raise DataError(f"unknown missing-value policy {policy!r} (choose one of: {', '.join(POLICIES)})")
     columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
@@ -58,7 +59,7 @@ def handle_missing(
         if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
             out[column] = _as_value(frame[column])
             continue
-        python, command = _hints(policy, frame[column], column in splits)
+        python, command = _hints(policy, frame[column], _fixed_by(column, splits, class_column))
         error = DataError(f"column {column!r}: {int(mask.sum()):,} missing value(s), first at row(s) {_first_rows(mask)} {python}")
         raise advising(error, python, "missing", command)
     return out, 0
@@ -66,6 +67,7 @@ def handle_missing(
 
 def handle_missing_counted(
     frame: pd.DataFrame, weights: np.ndarray, columns: Sequence[str], policy: MissingPolicy = "error", splits: Collection[str] = (),
+    class_column: str | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray, int]:
     """:func:`handle_missing` on a counted table (distinct rows standing for ``weights`` records
     each, :func:`ppdm.data.counting.compress`): the table, its weights and the records dropped.
@@ -85,20 +87,28 @@ def handle_missing_counted(
         if policy == "as-value" and not pd.api.types.is_numeric_dtype(frame[column]):
             out[column] = _as_value(frame[column])
             continue
-        python, command = _hints(policy, frame[column], column in splits)
+        python, command = _hints(policy, frame[column], _fixed_by(column, splits, class_column))
         raise advising(DataError(f"column {column!r}: {int(weights[mask].sum()):,} missing value(s) {python}"), python, "missing", command)
     return out, weights, 0
 
 
-def _hints(policy: str, column: pd.Series, split: bool) -> tuple[str, str]:
+def _fixed_by(column: str, splits: Collection[str], class_column: str | None) -> str | None:
+    """Why a value of its own cannot stand for ``column``'s missing entries, or ``None``."""
+    if column == class_column:
+        return "the model's classes hold no such value"
+    if column in splits:
+        return "the model splits on it, so a value of their own would reach no branch"
+    return None
+
+
+def _hints(policy: str, column: pd.Series, fixed: str | None) -> tuple[str, str]:
     """The other policies that can work for ``column``, as a Python caller spells them and as the
-    command line does: ``"as-value"`` only for a categorical column the model does not split on
-    (``split``: it does, and a value of its own would reach no branch)."""
-    if policy != "as-value" and not split and not pd.api.types.is_numeric_dtype(column):
+    command line does: ``"as-value"`` only for a categorical column the model neither splits on
+    nor predicts (``fixed``: why not, else ``None``)."""
+    if policy != "as-value" and fixed is None and not pd.api.types.is_numeric_dtype(column):
         return "(use missing='drop' or missing='as-value')", "(use --missing drop or --missing as-value)"
-    if split:
-        why = "the model splits on it, so a value of their own would reach no branch"
-        return f"(use missing='drop', or fill them in: {why})", f"(use --missing drop, or fill them in: {why})"
+    if fixed is not None:
+        return f"(use missing='drop', or fill them in: {fixed})", f"(use --missing drop, or fill them in: {fixed})"
     return "(use missing='drop', or fill them in)", "(use --missing drop, or fill them in)"
 
 

@@ -26,7 +26,7 @@ def audit_columns(model: Model, threat: ThreatModel) -> list[str]:
 def with_missing(table: pd.DataFrame, model: Model, threat: ThreatModel, policy: Missing) -> tuple[pd.DataFrame, int, ThreatModel]:
     """The table with the missing values of the columns the audit reads dealt with by ``policy``."""
     resolved = threat.resolve(table, model.class_attribute, splits=model.split_attributes)
-    kept, dropped = handle_missing(table, audit_columns(model, resolved), policy, model.split_attributes)
+    kept, dropped = handle_missing(table, audit_columns(model, resolved), policy, model.split_attributes, model.class_attribute)
     if dropped and resolved.known_individuals:
         resolved = replace(resolved, known_individuals=_kept_positions(table, kept, resolved.known_individuals))
     if dropped and model.n_records == len(table):
@@ -63,6 +63,6 @@ def counted_table(frame: Any, model: Model, threat: ThreatModel, policy: Missing
     assert found is not None  # no limit asked
     table, weights = found
     assert weights is not None
-    table, weights, dropped = handle_missing_counted(table, weights, columns, policy, model.split_attributes)
+    table, weights, dropped = handle_missing_counted(table, weights, columns, policy, model.split_attributes, model.class_attribute)
     return table, weights, dropped, resolved
 
