@@ -240,3 +240,16 @@ def test_an_incomplete_pool_is_settled_by_propagation_alone_as_the_brute_force_b
         assert result.details["proof_settled"], name
         np.testing.assert_array_equal(result.state == 1, feasible.min(axis=0) == 1, err_msg=name)
         np.testing.assert_array_equal(result.state == 0, feasible.max(axis=0) == 0, err_msg=name)
+
+
+def test_a_sample_pool_smaller_than_the_training_set_states_its_share_as_a_bound():
+    """Without the truth, a sample pool's member share is not known: the baseline says at most
+    min(1, published / candidates), never a share above 1 (12 members published, a pool of 8)."""
+    frame, member = _tiny(3, n=24)
+    _, tree = next(_tiny_models(frame, member))
+    pool = frame.iloc[:8].reset_index(drop=True)
+    result = membership_attack(tree, pool, complete=False, options=MembershipOptions(estimate=False))
+    assert result.summary()["baseline_member_share"] == 1.0 and (result.probability <= 1.0).all()
+    assert "baseline (no model): member share at most 1.000 (how many of the pool are members is not known), AUC 0.500, TPR = FPR" in result.lines()
+    complete = membership_attack(tree, frame)
+    assert f"baseline (no model): member share {12 / 24:.3f}, AUC 0.500, TPR = FPR" in complete.lines()

@@ -238,7 +238,7 @@ class MembershipResult:
             "proved_members": int((self.state == 1).sum()),
             "proved_non_members": int((self.state == 0).sum()),
             "undecided": int((self.state < 0).sum()),
-            "baseline_member_share": self.rows.n_members / max(self.n_candidates, 1),
+            "baseline_member_share": min(self.rows.n_members / max(self.n_candidates, 1), 1.0),
         }
         if self.truth is not None:
             m = self.judged()
@@ -263,7 +263,7 @@ class MembershipResult:
             f"proved members: {s['proved_members']:,}; proved non-members: {s['proved_non_members']:,}; undecided: {s['undecided']:,}"
             + ("" if s.get("proof_settled") else " (the proof's time budget ran out: some undecided may be decidable)")
             + (f"; known to the attacker as non-members: {s['known_non_members']:,} (left out of the rates)" if s.get("known_non_members") else ""),
-            f"baseline (no model): member share {s['baseline_member_share']:.3f}, AUC 0.500, TPR = FPR",
+            f"baseline (no model): member share {_share(s, self.details.get('complete', True))}, AUC 0.500, TPR = FPR",
         ]
         if "auc" in s:
             lines.append(_against_the_truth(s))
@@ -288,6 +288,14 @@ class MembershipResult:
             "membership": {k: (None if isinstance(v, float) and v != v else v) for k, v in self.summary().items()},
             "candidates": {c: people[c].tolist() for c in people.columns},
         }
+
+
+def _share(s: dict[str, Any], complete: bool) -> str:
+    """The member share the baseline line states: the truth's, the published members over a
+    complete population's candidates, or on a sample without the truth only a bound (the pool's
+    members are not known: ``min(1, published / candidates)``)."""
+    share = f"{s['baseline_member_share']:.3f}"
+    return share if complete or "auc" in s else f"at most {share} (how many of the pool are members is not known)"
 
 
 def _against_the_truth(s: dict[str, Any]) -> str:
@@ -415,7 +423,7 @@ def blackbox_only(blackbox: BlackboxResult, row_ids: np.ndarray, threat: str) ->
 
 def _estimate(rows: MembershipRows, proof: MembershipProof, options: MembershipOptions) -> BernoulliSolution:
     if not options.estimate:
-        prior = rows.n_members / max(rows.n_candidates, 1)
+        prior = min(rows.n_members / max(rows.n_candidates, 1), 1.0)
         p = np.where(proof.state >= 0, proof.state, prior).astype(float)
         return BernoulliSolution(p, float("nan"), 0, False, 0.0)
     # under method "auto" the solver takes the dual itself when a row is real-valued (a boosting round's)
