@@ -27,7 +27,8 @@ def test_rounds_left_out_are_counted_with_their_reason():
 def test_rows_of_how_many_and_those_left_out():
     view = {"training_rows": 5000.0}
     assert rows_words(view, {"records": 4990, "targets": 4990, **_read(records=4990, dropped_rows=10)}) == (
-        "4,990 rows audited, of the 5,000 the model was trained on; 10 more left out for missing values"
+        "4,990 rows audited, of the 5,000 the model was trained on; 10 more left out for missing values: the model's counts still count "
+        "them, so they are read as upper bounds and what the audit finds is a lower bound; fill the values in to audit every row"
     )
     assert rows_words({"training_rows": None}, {"records": 600, "targets": 590}).endswith("; 10 of them known individuals, not targets")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ppdm.attacks.core.scope import summary_scope
+from ppdm.attacks.core.scope import DROPPED_BOUND, summary_scope
 from ppdm.report import words
 from ppdm.report.threat_words import _PUBLISH
 
@@ -119,7 +119,7 @@ def rows_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
     else:
         text += " (the model does not publish how many rows it was trained on)"
     if dropped:
-        text += f"; {dropped:,} more left out for missing values"
+        text += f"; {dropped:,} more left out for missing values{DROPPED_BOUND}"
     targets = summary.get("targets", records)
     if targets != records:
         text += f"; {records - targets:,} of them known individuals, not targets"

@@ -27,6 +27,13 @@ UNREAD = "building their rows would have taken the time limit"
 READ_KEYS = ("trees_used", "trees_left_out", "trees_unread", "rounds", "trees_audited", "dropped_rows", "scope")
 
 
+#: What rows left out for missing values do to the audit: the model's counts still count them.
+DROPPED_BOUND = (
+    ": the model's counts still count them, so they are read as upper bounds and what the audit finds is a lower bound; "
+    "fill the values in to audit every row"
+)
+
+
 @dataclass(frozen=True)
 class Scope:
     """What the audit read: ``trees`` of the model audited (its ``unit``: ``"tree"``, or
@@ -121,7 +128,7 @@ class Scope:
         """The rows audited and those left out for missing values."""
         if self.records is None:
             return ""
-        dropped = f" ({self.dropped_rows:,} more left out for missing values)" if self.dropped_rows else ""
+        dropped = f" ({self.dropped_rows:,} more left out for missing values{DROPPED_BOUND})" if self.dropped_rows else ""
         return f"{self.records:,} rows audited{dropped}."
 
     def line(self) -> str:
