@@ -229,7 +229,8 @@ def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> l
 PORTFOLIO_SHOWN = 4
 
 #: A simpler attacker's name ends with the estimate it was kept to (``… within the
-#: maximum-entropy estimate's possible values``): said once on the portfolio line, not per name.
+#: maximum-entropy estimate's possible values``): shortened to "within the estimate" on the
+#: portfolio line (the same attacker unkept may stand beside it), and explained once.
 WITHIN = re.compile(r" within the [^,;]*'s possible values$")
 
 
@@ -248,12 +249,12 @@ def baseline_extra_lines(details: Mapping[str, Any]) -> list[str]:
     if portfolio:
         measured = sorted(((acc, name) for name, acc in portfolio.items() if acc is not None), key=lambda x: -x[0])
         names = [words.attacker_words(name) for _, name in measured[:PORTFOLIO_SHOWN]]
-        kept = [WITHIN.sub("", n) for n in names]
+        kept = [WITHIN.sub(" within the estimate", n) for n in names]
         shown = ", ".join(f"{n} {acc:.4f}" for n, (acc, _) in zip(kept, measured, strict=False))
         if len(measured) > PORTFOLIO_SHOWN:
             shown += f"; {len(measured) - PORTFOLIO_SHOWN:,} weaker {words.plural(len(measured) - PORTFOLIO_SHOWN, 'one')} in the JSON"
         if kept != names:
-            shown += "; the simpler attackers kept to the values the estimate leaves possible"
+            shown += "; 'within the estimate': a simpler attacker kept to the values the estimate leaves possible"
         lines.append(f"  reported: the strongest attacker measured, {words.attacker_words(str(details.get('reported_attacker')))!r} (accuracy: {shown})")
     control = details.get("control")
     if control:

@@ -1,0 +1,18 @@
+"""The portfolio line names each attacker so that two of the same name stay apart: one kept to the
+values the estimate leaves possible is marked 'within the estimate' (it once printed "the prior's
+majority guess 0.9980" beside "0.8960 for the prior alone")."""
+
+from __future__ import annotations
+
+from ppdm.report.summary import baseline_extra_lines
+
+
+def test_a_kept_attacker_is_marked_beside_the_same_attacker_unkept() -> None:
+    portfolio = {
+        "maxent": 0.9995, "the Bayes rule within the maxent's possible values": 0.998, "Bayes rule": 0.896,
+        "prior's majority guess within the maxent's possible values": 0.998,
+    }  # fmt: skip
+    (line,) = baseline_extra_lines({"portfolio": portfolio, "reported_attacker": "maxent"})
+    assert "Bayes rule within the estimate 0.9980" in line and "Bayes rule 0.8960" in line
+    assert "majority guess within the estimate 0.9980" in line
+    assert line.endswith("'within the estimate': a simpler attacker kept to the values the estimate leaves possible)")
