@@ -16,3 +16,14 @@ def test_a_kept_attacker_is_marked_beside_the_same_attacker_unkept() -> None:
     assert "Bayes rule within the estimate 0.9980" in line and "Bayes rule 0.8960" in line
     assert "majority guess within the estimate 0.9980" in line
     assert line.endswith("'within the estimate': a simpler attacker kept to the values the estimate leaves possible)")
+
+
+def test_a_joined_groups_provenance_says_which_attacker_each_part_is() -> None:
+    import numpy as np
+
+    from ppdm.attacks.baselines.portfolio import _joined_texts
+
+    ours, theirs = ["leaves 24, 27", "leaves 7, 9"], ["leaves 3, 5, 6", "leaves 7, 9"]
+    kept = _joined_texts(ours, theirs, np.array([0, 1]), np.array([0, 1]), pool=False)
+    assert kept == ["leaves 3, 5, 6, kept to leaves 24, 27", "leaves 7, 9"]  # the same leaves said once
+    assert _joined_texts(ours, theirs, np.array([0]), np.array([0]), pool=True) == ["leaves 3, 5, 6, pooled with leaves 24, 27"]

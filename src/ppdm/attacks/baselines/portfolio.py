@@ -69,7 +69,7 @@ def combined_attack(estimate: AttackResult, other: AttackResult, pool: bool = Tr
         values=estimate.values,
         groups=groups,
         posterior=posterior,
-        provenance=LazyTexts(lambda: _joined_texts(estimate.provenance, other.provenance, g_est[first], g_other[first]), len(first)),
+        provenance=LazyTexts(lambda: _joined_texts(estimate.provenance, other.provenance, g_est[first], g_other[first], pool), len(first)),
         targets=estimate.targets,
         exposed=estimate.exposed.copy(),
         true_codes=estimate.true_codes,
@@ -90,9 +90,14 @@ def _possible(posterior: np.ndarray, certain: np.ndarray) -> np.ndarray:
     return np.where(certain[:, None], guess, posterior > 0)
 
 
-def _joined_texts(ours: Sequence[str], theirs: Sequence[str], g_ours: np.ndarray, g_theirs: np.ndarray) -> list[str]:
-    """Each joined group's provenance: its two groups' texts."""
-    return [f"{ours[i]}; {theirs[j]}" for i, j in zip(g_ours.tolist(), g_theirs.tolist())]
+def _joined_texts(ours: Sequence[str], theirs: Sequence[str], g_ours: np.ndarray, g_theirs: np.ndarray, pool: bool) -> list[str]:
+    """Each joined group's provenance, its two groups' texts said apart: the other attacker's
+    ``kept to`` (or ``pooled with``) the estimate's; one text when both are the same."""
+    how = "pooled with" if pool else "kept to"
+    return [
+        theirs[j] if theirs[j] == ours[i] else f"{theirs[j]}, {how} {ours[i]}"
+        for i, j in zip(g_ours.tolist(), g_theirs.tolist())
+    ]
 
 
 def _pairs_of(pairs: LeafPairs, groups: np.ndarray) -> LeafPairs:
