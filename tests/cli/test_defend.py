@@ -139,3 +139,18 @@ def test_the_dp_candidates_no_audit_reads_are_explained_once(run, tmp_path):
     assert result.exit_code in (0, 1), result.output
     assert "no audit applies" not in result.output
     assert result.output.count("publishes counts with noise added") == 1 and "DP tree ε=" in result.output
+
+
+@pytest.mark.parametrize("flag", ["--progress", "--no-progress"])
+def test_progress_is_asked_for_or_left_out(run, files, flag, monkeypatch):
+    seen = {}
+
+    def spy(*args, **kwargs):  # the library's search, told how to show its progress
+        seen["progress"] = kwargs["progress"]
+        raise SystemExit(0)
+
+    import importlib
+
+    monkeypatch.setattr(importlib.import_module("ppdm.defend"), "defend", spy)
+    run("defend", "--data", files / "train.csv", "--class-attribute", "education", "--families", "retrain", "--quick", flag)
+    assert seen["progress"] is (flag == "--progress")

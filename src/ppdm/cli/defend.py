@@ -114,6 +114,10 @@ _EPILOG = (
 )
 @click.option("--frontier", "frontier_file", type=click.Path(path_type=Path), help="Write every candidate's label, accuracy, risk and meets_target as JSON.")
 @click.option("--top", type=click.IntRange(min=0), default=10, show_default=True, help="Candidates printed (the chosen one and the frontier first).")
+@click.option(
+    "--progress/--no-progress", default=None,
+    help="Show the candidates audited and the one under way on stderr (default: when stderr is a terminal; never under --quiet).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 @csv_options
 @handles_errors
@@ -150,6 +154,7 @@ def defend_command(
     train_out: Path | None,
     frontier_file: Path | None,
     top: int,
+    progress: bool | None,
     quiet: bool,
 ) -> None:
     """Search pruning, retraining, kADET, publishing less and an ε-DP baseline for the most accurate tree (or forest) meeting a privacy target."""
@@ -182,7 +187,7 @@ def defend_command(
         threat = _with_class_known(threat, model)
     result = defend(
         model, frame, threat, parsed, test=test, test_size=test_size, families=family_list, grids=Grids.small() if quick else Grids.full(),
-        hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else None,
+        hierarchies=_hierarchies(hierarchies, dataset), risk=risk, time_budget=time_budget, random_state=seed, progress=False if quiet else progress,
         membership=non_members, reference=_reference(reference, parsed), split=split,
     )
     if not quiet:
