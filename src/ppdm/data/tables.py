@@ -20,7 +20,7 @@ import pandas as pd
 from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
 from ppdm.data.roles import Roles
-from ppdm.errors import DataError
+from ppdm.errors import DataError, advising
 
 __all__ = ["load_csv"]
 
@@ -307,10 +307,9 @@ def read_header(path: Path, sep: str) -> list[str]:
         raise DataError(f"{path}, line 1: column {empty[0]} has no name in the header")
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
-        raise DataError(
-            f"{path}, line 1: duplicate column name(s) in the header: "
-            f"{', '.join(map(repr, repeated))}"
-        )
+        python = "if line 1 is a record, not a header, give the column names (names=[...])"
+        error = DataError(f"{path}, line 1: duplicate column name(s) in the header: {', '.join(map(repr, repeated))}; {python}")
+        raise advising(error, python, "names", "if line 1 is a record, not a header, give the column names (--names a,b,...)")
     return names
 
 

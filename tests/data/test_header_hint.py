@@ -1,0 +1,18 @@
+"""A header that repeats a name is often a first record (a CSV without a header, as Nursery's
+``nursery.data``): the error says how to give the names, in Python and on the command line."""
+
+from __future__ import annotations
+
+import pytest
+
+from ppdm.data.tables import load_csv
+from ppdm.errors import DataError
+
+
+def test_a_repeated_name_in_line_1_suggests_giving_the_names(tmp_path) -> None:
+    path = tmp_path / "records.csv"
+    path.write_text("usual,proper,convenient,convenient,not_recom\nusual,less_proper,convenient,convenient,priority\n", encoding="utf-8")
+    with pytest.raises(DataError, match=r"duplicate column name\(s\) in the header: 'convenient'; if line 1 is a record, not a header, give the column names \(names=\[\.\.\.\]\)") as why:
+        load_csv(path)
+    assert why.value.for_command_line().endswith("give the column names (--names a,b,...)")
+    assert list(load_csv(path, names=["parents", "has_nurs", "finance", "housing", "class"])[0].columns)[-1] == "class"
