@@ -69,4 +69,4 @@ def stand_in_learner(model: Tree | Forest, inputs: pd.DataFrame) -> tuple[Any, s
     categorical = [c for c in inputs.columns if model.attributes[c].is_categorical]
     # dense: histogram gradient boosting refuses sparse inputs, which an all-categorical table one-hot encodes to
     encode = ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore", sparse_output=False), categorical)], remainder="passthrough")
-    return make_pipeline(encode, estimator), f"{said}, fitted by scikit-learn on one-hot inputs (a stand-in: the model file does not say its learner)"
+    return make_pipeline(encode, estimator), f"{said}, fitted by scikit-learn on one-hot inputs (a stand-in: a model read as trees does not record its learner; give the fitted estimator itself to refit its own)"
