@@ -54,8 +54,13 @@ def test_bad_identifiers_are_refused_in_one_line(registry, tmp_path):
     twice = population.assign(ID=population["ID"].where(population.index != 3, population["ID"][2]))
     with pytest.raises(DataError, match="names two candidates"):
         ppdm.audit(model, membership=twice, member_ids=ids, id_column="ID")
-    with pytest.raises(PpdmError, match="two truths"):
+    with pytest.raises(PpdmError, match="two truths") as both:
         ppdm.audit(model, membership=population.assign(member=True), member_ids=ids, id_column="ID")
+    assert both.value.for_command_line({"member_ids": "--member-ids"}) == (
+        "two truths: the population's column 'member' and the training rows' identifiers (--member-ids); give one"
+    )
+    with pytest.raises(DataError, match="no identifier column 'pid'"):  # the wrong column first, not the two truths
+        ppdm.audit(model, membership=population.assign(member=True), member_ids=ids, id_column="pid")
     wrong = tmp_path / "wrong.csv"
     pd.DataFrame({"person": ids, "x": 1}).to_csv(wrong, index=False)
     with pytest.raises(DataError, match="needs the column 'ID'"):

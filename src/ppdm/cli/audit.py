@@ -343,7 +343,7 @@ def audit_command(
     quiet: bool,
 ) -> None:
     """What an attacker infers about everyone's sensitive value from a published tree or forest (maximum entropy)."""
-    command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column")
+    command_options(class_attribute="--class", sample="--sample", complete="--sample", id_column="--id-column", member_ids="--member-ids")
     read = (tree_file, model_file, xgboost_config, data, threat_file, reference, holdout, population, frontier_file, member_ids, scores)
     finish = _finishing(out, record_out, report_out, read, target, frontier_file, policy, bundle, model_file or tree_file)
     if membership or population is not None:

@@ -68,10 +68,13 @@ def _truth_of(table: pd.DataFrame, member_column: str | None, member_ids: Any, i
             PpdmError("member_ids= are matched against the population's identifier column: give id_column= (e.g. 'ID')"),
             "give id_column= (e.g. 'ID')", "id_column", "give the population's column of identifiers",
         )
-    if column is not None:
-        raise PpdmError(f"two truths: the population's column {column!r} and member_ids=; give one")
     ids = read_ids(member_ids, id_column) if isinstance(member_ids, (str, Path)) else member_ids
-    members, details = members_by_id(table, id_column, ids)
+    members, details = members_by_id(table, id_column, ids)  # a wrong id_column is named first
+    if column is not None:
+        raise advising(
+            PpdmError(f"two truths: the population's column {column!r} and member_ids=; give one"),
+            "member_ids=", "member_ids", "the training rows' identifiers",
+        )
     return Population(table, members, [id_column], details)
 
 
