@@ -193,7 +193,22 @@ def estimate_lines(result: AttackResult, top: int = 5) -> list[str]:
         lines.append(f"  note: {d['sample']} (its published counts are read as bounds)")
     if "note" in d:
         lines.append(f"  note: {d['note']}")
+    intervals = interval_note(result)
+    if intervals:
+        lines.append(f"  note: {intervals}")
     return lines + disclosure_lines(d, s) + baseline_extra_lines(d) + riskiest_lines(result, top)
+
+
+def interval_note(result: AttackResult) -> str:
+    """When the model cuts a numeric sensitive column into intervals holding several of the
+    table's values, what a guess is of (:mod:`ppdm.attacks.core.value_names`), or ''."""
+    names = [shown_value(result.details, v) for v in result.values]
+    if not any(" or " in n or " to " in n for n in names):
+        return ""
+    return (
+        f"{result.sensitive!r} is read in the intervals the model's thresholds cut ({' | '.join(names)}): a guess, "
+        "a certainty and the prior's accuracy are of an interval, not of one value"
+    )
 
 
 def exact_lines(proved: AttackResult, estimate: AttackResult | None = None) -> list[str]:

@@ -1,6 +1,8 @@
-"""The portfolio line names each attacker so that two of the same name stay apart: one kept to the
-values the estimate leaves possible is marked 'within the estimate' (it once printed "the prior's
-majority guess 0.9980" beside "0.8960 for the prior alone")."""
+"""The summary's lines say what each number is of: the portfolio line names each attacker so that
+two of the same name stay apart (one kept to the values the estimate leaves possible is marked
+'within the estimate'; it once printed "the prior's majority guess 0.9980" beside "0.8960 for the
+prior alone"), a joined group's leaves say whose they are, and a sensitive column read in the
+model's intervals says a guess is of an interval."""
 
 from __future__ import annotations
 
@@ -27,3 +29,18 @@ def test_a_joined_groups_provenance_says_which_attacker_each_part_is() -> None:
     kept = _joined_texts(ours, theirs, np.array([0, 1]), np.array([0, 1]), pool=False)
     assert kept == ["leaves 3, 5, 6, kept to leaves 24, 27", "leaves 7, 9"]  # the same leaves said once
     assert _joined_texts(ours, theirs, np.array([0]), np.array([0]), pool=True) == ["leaves 3, 5, 6, pooled with leaves 24, 27"]
+
+
+def test_a_sensitive_column_read_in_intervals_says_so() -> None:
+    from types import SimpleNamespace
+
+    from ppdm.report.summary import interval_note
+
+    cut = SimpleNamespace(sensitive="Education", values=("Education <= 1.5", "Education > 1.5"),
+                          details={"value_names": {"Education <= 1.5": "1", "Education > 1.5": "2 or 3"}})  # fmt: skip
+    assert interval_note(cut) == (  # type: ignore[arg-type]
+        "'Education' is read in the intervals the model's thresholds cut (1 | 2 or 3): a guess, a certainty and the prior's "
+        "accuracy are of an interval, not of one value"
+    )
+    each = SimpleNamespace(sensitive="Education", values=(1, 2, 3), details={})
+    assert interval_note(each) == ""  # type: ignore[arg-type]
