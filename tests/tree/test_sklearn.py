@@ -235,3 +235,11 @@ def test_a_missing_value_is_named_in_the_routing_error(nursery_rows):
     holed.loc[holed.index[holed[column].isin(hot)][:3], column] = None  # rows the dummy's 1 sent the other way
     with pytest.raises(ModelImportError, match=rf"column '{column}' has 3 missing value\(s\), first at row \d+, which the model routes as holding no value"):
         tree_from_sklearn(est, holed)
+
+
+def test_the_encoded_inputs_given_as_the_data_are_named(nursery_rows):
+    features = [c for c in nursery_rows.columns if c != "class"]
+    dummies = pd.get_dummies(nursery_rows[features])
+    est = DecisionTreeClassifier(max_depth=3, random_state=0).fit(dummies, nursery_rows["class"])
+    with pytest.raises(ModelImportError, match=r"no column of the data holds them \(the data are the model's inputs alone: give the training table with its class column"):
+        tree_from_sklearn(est, dummies)

@@ -339,6 +339,8 @@ def _class_attribute(given: str | None, y: Any, data: pd.DataFrame, classes: Seq
     if len(found) == 1:
         return found[0]
     where = f"columns {found} all hold them" if found else "no column of the data holds them"
+    if not found and set(map(str, data.columns)) <= set(features):
+        where += " (the data are the model's inputs alone: give the training table with its class column, before any encoding)"
     raise advising(
         ModelImportError(f"pass class_attribute (or y as a named Series): the estimator's classes are {classes!r} and {where}"),
         "pass class_attribute (or y as a named Series)", "class_attribute", "name the class column of the table",
