@@ -164,8 +164,26 @@ def test_a_value_the_pipelines_encoder_never_saw_is_named(nursery, encoder):
 
 
 @pytest.mark.parametrize("grouping", [{"min_frequency": 300}, {"max_categories": 2}])
-def test_an_encoder_grouping_infrequent_categories_is_named(nursery, grouping):
+def test_infrequent_categories_grouped_by_the_encoder_are_read_back_exactly(nursery, grouping):
+    """``column_infrequent_sklearn`` is ``column in {the encoder's infrequent categories}``: the
+    tree and the forest predict as the pipeline, over every category of the table, and the
+    training rows reach every node in the counts the model recorded."""
     frame, X, y = nursery
-    pipe = make_pipeline(OneHotEncoder(**grouping), DecisionTreeClassifier(max_depth=4, random_state=0)).fit(X, y)
-    with pytest.raises(ModelImportError, match=r"pipeline step 'onehotencoder' \(OneHotEncoder\) groups the infrequent categories of column '\w+'"):
+    for last, columns in ((DecisionTreeClassifier(min_samples_leaf=5, random_state=0), None), (RandomForestClassifier(4, max_depth=6, random_state=0), list(X.columns))):
+        step = OneHotEncoder(**grouping) if columns is None else ColumnTransformer([("enc", OneHotEncoder(**grouping), columns)])
+        pipe = make_pipeline(step, last).fit(X, y)
+        encoder = step if columns is None else step.named_transformers_["enc"]
+        grouped = [c for c, values in zip(X.columns, encoder.infrequent_categories_) if values is not None]
+        assert grouped  # the case under test: some column's categories are grouped
+        model = ppdm.from_estimator(pipe, frame)
+        np.testing.assert_array_equal(model.predict(frame), pipe.predict(X))
+        for column in grouped:
+            assert set(model.attributes[column].categories) == set(X[column].dropna().unique())
+        _feasible(model, frame)
+
+
+def test_an_ordinal_encoder_grouping_infrequent_categories_is_named(nursery):
+    frame, X, y = nursery
+    pipe = make_pipeline(OrdinalEncoder(min_frequency=300), DecisionTreeClassifier(max_depth=4, random_state=0)).fit(X, y)
+    with pytest.raises(ModelImportError, match=r"pipeline step 'ordinalencoder' \(OrdinalEncoder\) groups the infrequent categories of column '\w+'"):
         ppdm.from_estimator(pipe, frame)

@@ -26,7 +26,7 @@ from ppdm.data.roles import text_columns
 from ppdm.errors import ModelImportError
 from ppdm.tree.forest import Forest, as_forest, is_model
 from ppdm.tree.model import Tree
-from ppdm.tree.pipeline import PipelineSteps, read_steps, scaled_table, unscale
+from ppdm.tree.pipeline import PipelineSteps, merged_table, read_steps, scaled_table, ungroup, unscale
 from ppdm.tree.regression import SKLEARN_REGRESSORS, regressor_from_sklearn
 
 __all__ = ["from_estimator"]
@@ -67,10 +67,11 @@ def from_estimator(
         if isinstance(getattr(model, "tree_", None), Tree):  # a ppdm estimator reads the table's columns itself
             return model.tree_
         scaled = scaled_table(X, steps)
+        merged = merged_table(scaled, steps)
         categories = steps.categories(X)
         extra: dict[str, Any] = {"ordinal_categories": categories} if categories else {}
         try:
-            imported = unscale(_import(model, scaled, y, class_attribute, names, verify, extra), X, scaled, steps)
+            imported = unscale(ungroup(_import(model, merged, y, class_attribute, names, verify, extra), scaled, merged, steps), X, scaled, steps)
         except ModelImportError:
             steps.check_values(X)  # a value the encoders never saw says better why the counts differ
             raise

@@ -205,16 +205,17 @@ class Forest(TreeModel):
         trees = [t.published(level) if t.disclosure > level else t for t in self.trees]
         if all(a is b for a, b in zip(trees, self.trees)):
             return self
-        return self._like(trees)
+        return self.with_trees(trees)
 
     def without_values(self, values: Mapping[str, Iterable[Any]]) -> Forest:
         """The forest whose every tree leaves out ``values`` of its domains
         (:meth:`Tree.without_values <ppdm.tree.model.Tree.without_values>`)."""
         trees = [t.without_values(values) for t in self.trees]
-        return self._like(trees)
+        return self.with_trees(trees)
 
-    def _like(self, trees: Sequence[Tree]) -> Forest:
-        """A forest of ``trees`` (one per tree of this one) combined as this one's are."""
+    def with_trees(self, trees: Sequence[Tree]) -> Forest:
+        """A forest of ``trees`` (one per tree of this one, in order: a tree read otherwise, its
+        counts kept) combined as this one's are."""
         extra: dict[str, Any] = {"link": self.link, "base_score": self.base_score, "outputs": self.outputs} if self.combine == "additive" else {}
         return Forest(trees, self.combine, multiplicities=self.multiplicities, algorithm=self.algorithm, params=self.params, **extra)
 

@@ -6,7 +6,11 @@ where the trees' splits can be stated on the original columns without changing w
 goes:
 
 * ``OneHotEncoder``: a split on the dummy ``column_value`` is ``column == value`` against the
-  rest (:mod:`ppdm.tree.sklearn` traces the dummy's name);
+  rest (:mod:`ppdm.tree.sklearn` traces the dummy's name); with ``min_frequency`` or
+  ``max_categories``, the dummy ``column_infrequent_sklearn`` is ``column in {the encoder's
+  infrequent categories}``: the model is imported over the table with those categories merged
+  into one value (:func:`merged_table`), then each split on it reads the categories it stands
+  for (:func:`ungroup`);
 * ``OrdinalEncoder``: a split ``code <= t`` is the set of categories with a code up to ``t``,
   in the encoder's own category order (:attr:`PipelineSteps.ordinal`); a one-hot encoded column
   of numbers (a code) is read as categories too (:meth:`PipelineSteps.categories`);
@@ -36,13 +40,17 @@ import pandas as pd
 
 from ppdm.errors import DataError, ModelImportError
 from ppdm.tree.forest import Forest
-from ppdm.tree.model import Tree, encode_categories
-from ppdm.tree.splits import ThresholdSplit
+from ppdm.tree.model import Attribute, Tree, encode_categories
+from ppdm.tree.splits import CategoricalSplit, ThresholdSplit
 
-__all__ = ["ENCODERS", "SCALERS", "PipelineSteps", "read_steps", "scaled_table", "unscale"]
+__all__ = ["ENCODERS", "INFREQUENT", "SCALERS", "PipelineSteps", "merged_table", "read_steps", "scaled_table", "ungroup", "unscale"]
 
 #: Encoders whose splits are read back as category predicates.
 ENCODERS = ("OneHotEncoder", "OrdinalEncoder")
+
+#: The value an encoder's infrequent categories are merged into while the model is imported
+#: (scikit-learn names their one input ``<column>_infrequent_sklearn``).
+INFREQUENT = "infrequent_sklearn"
 
 #: Scalers that map each numeric column by an increasing affine function (order kept).
 SCALERS = ("StandardScaler", "MinMaxScaler", "MaxAbsScaler", "RobustScaler")
@@ -59,14 +67,27 @@ class PipelineSteps:
     ordinal: dict[str, list[Any]] = field(default_factory=dict)
     scalers: list[tuple[str, Any, list[str]]] = field(default_factory=list)
     onehot: dict[str, list[Any]] = field(default_factory=dict)
+    #: Per one-hot column, the infrequent categories its encoder gives one input (:data:`INFREQUENT`).
+    infrequent: dict[str, list[Any]] = field(default_factory=dict)
 
     def categories(self, data: pd.DataFrame) -> dict[str, list[Any]]:
         """The categories the importers read codes and dummies against: each ordinal encoder's, and
         a one-hot encoder's for a column of numbers (a code such as ``Family`` 1–4 one-hot
         encoded: the table alone would read it as a number, and its dummies ``Family_1`` as
         nothing)."""
-        numeric = {c: cats for c, cats in self.onehot.items() if c in data.columns and pd.api.types.is_numeric_dtype(data[c])}
+        numeric = {c: self.merged(c) for c in self.onehot if c in data.columns and pd.api.types.is_numeric_dtype(data[c])}
         return {**numeric, **self.ordinal}
+
+    def merged(self, column: str) -> list[Any]:
+        """A one-hot column's categories as its encoder's inputs name them: the infrequent ones
+        merged into :data:`INFREQUENT`, in the place of the first of them."""
+        grouped = set(self.infrequent.get(column, ()))
+        out: list[Any] = []
+        for c in self.onehot[column]:
+            value = INFREQUENT if c in grouped else c
+            if value not in out:
+                out.append(value)
+        return out
 
     def check_values(self, data: pd.DataFrame) -> None:
         """Refuse a training table holding a value its encoders never saw: they were fitted on the
@@ -118,6 +139,7 @@ def _read_step(name: str, step: Any, out: PipelineSteps, first: bool) -> None:
                 _ordinal_orders(transformer, columns, out.ordinal)
             if type(transformer).__name__ == "OneHotEncoder":
                 _ordinal_orders(transformer, columns, out.onehot)
+                _infrequent(transformer, columns, out.infrequent)
         return
     if kind in SCALERS:
         if not first:
@@ -136,23 +158,33 @@ def _read_step(name: str, step: Any, out: PipelineSteps, first: bool) -> None:
             f"table's columns: the steps before the model may be {_SUPPORTED} (a ColumnTransformer of them)"
         )
     if kind in ENCODERS:
-        _refuse_infrequent(name, step)
+        if kind == "OrdinalEncoder":
+            _refuse_infrequent(name, step)
         target = out.ordinal if kind == "OrdinalEncoder" else out.onehot
         _ordinal_orders(step, list(getattr(step, "feature_names_in_", [])), target)
+        if kind == "OneHotEncoder":
+            _infrequent(step, list(getattr(step, "feature_names_in_", [])), out.infrequent)
+
+
+def _infrequent(encoder: Any, columns: Any, out: dict[str, list[Any]]) -> None:
+    """The infrequent categories a one-hot encoder gives one input, per column that has them."""
+    names = list(columns) if not isinstance(columns, str) else [columns]
+    for column, values in zip(names, getattr(encoder, "infrequent_categories_", None) or []):
+        if values is not None and len(values):
+            out[str(column)] = [v.item() if isinstance(v, np.generic) else v for v in values]
 
 
 def _refuse_infrequent(name: str, encoder: Any) -> None:
-    """Refuse an encoder that groups infrequent categories (``min_frequency``, ``max_categories``):
-    its ``<column>_infrequent_sklearn`` input stands for several values, and the importers read
-    one value per dummy or code."""
+    """Refuse an ordinal encoder that groups infrequent categories (``min_frequency``,
+    ``max_categories``): its one code for several values is not read back."""
     grouped = [(column, list(values)) for column, values in zip(getattr(encoder, "feature_names_in_", []), getattr(encoder, "infrequent_categories_", None) or [])
                if values is not None]  # fmt: skip
     if grouped:
         column, values = grouped[0]
         raise ModelImportError(
             f"pipeline step {name!r} ({type(encoder).__name__}) groups the infrequent categories of column {str(column)!r} "
-            f"({', '.join(map(repr, values[:4]))}{', ...' if len(values) > 4 else ''}) into one input: ppdm reads one value per input; "
-            "fit the encoder without min_frequency and max_categories"
+            f"({', '.join(map(repr, values[:4]))}{', ...' if len(values) > 4 else ''}) into one code, which ppdm does not read back; "
+            "fit it without min_frequency and max_categories (a OneHotEncoder's grouping is read back)"
         )
 
 
@@ -160,6 +192,19 @@ def _ordinal_orders(encoder: Any, columns: Any, ordinal: dict[str, list[Any]]) -
     names = list(columns) if not isinstance(columns, str) else [columns]
     for column, categories in zip(names, encoder.categories_):
         ordinal[str(column)] = [c.item() if isinstance(c, np.generic) else c for c in categories]
+
+
+def merged_table(data: pd.DataFrame, steps: PipelineSteps) -> pd.DataFrame:
+    """``data`` with each one-hot column's infrequent categories merged into :data:`INFREQUENT`,
+    the one value their one input stands for (``data`` itself when no encoder merges any)."""
+    columns = [c for c in steps.infrequent if c in data.columns]
+    if not columns:
+        return data
+    out = data.copy()
+    for column in columns:
+        values = out[column].astype(object)
+        out[column] = values.where(~values.isin(steps.infrequent[column]), INFREQUENT)
+    return out
 
 
 def scaled_table(data: pd.DataFrame, steps: PipelineSteps) -> pd.DataFrame:
@@ -198,6 +243,39 @@ def unscale(model: Tree | Forest, data: pd.DataFrame, scaled: pd.DataFrame, step
                 node.split = replace(split, threshold=t0)
     _check_same_routes(model, data, before, list(inverse))
     return model
+
+
+def ungroup(model: Tree | Forest, data: pd.DataFrame, merged: pd.DataFrame, steps: PipelineSteps) -> Tree | Forest:
+    """``model``, imported over ``merged`` (:func:`merged_table`), with :data:`INFREQUENT` read as
+    the infrequent categories it stands for in every domain and split; every row of ``data``
+    reaches the leaves its merged row did (checked)."""
+    grouped = {c: v for c, v in steps.infrequent.items() if c in model.attributes and model.attributes[c].is_categorical}
+    if not grouped:
+        return model
+    before = _leaves(model, merged)
+    trees = [_ungrouped(tree, grouped) for tree in model.trees]
+    out = trees[0] if isinstance(model, Tree) else model.with_trees(trees)
+    after = _leaves(out, data)
+    rows, at = np.nonzero(after != before)
+    if len(rows):
+        raise ModelImportError(f"row {int(rows[0])} goes elsewhere in tree {int(at[0])} once the infrequent categories are read back")
+    return out
+
+
+def _ungrouped(tree: Tree, grouped: dict[str, list[Any]]) -> Tree:
+    """A copy of ``tree`` with :data:`INFREQUENT` replaced by its categories (``grouped``)."""
+    def spread(values: Sequence[Any], column: str) -> tuple[Any, ...]:
+        return tuple(x for v in values for x in (grouped[column] if v == INFREQUENT else (v,)))
+
+    out = tree.published()
+    for column in grouped:
+        if column in out.attributes:
+            out.attributes[column] = Attribute(column, "categorical", spread(out.attributes[column].categories, column))
+    for node in out.nodes:
+        split = node.split
+        if isinstance(split, CategoricalSplit) and split.attribute in grouped:
+            node.split = CategoricalSplit(split.attribute, tuple(spread(g, split.attribute) for g in split.groups), split.default)
+    return out
 
 
 def _value_pairs(original: pd.Series, image: pd.Series) -> tuple[np.ndarray, np.ndarray]:
