@@ -57,7 +57,20 @@ def baseline_lines(summary: Mapping[str, Any]) -> list[str]:
         f"  people by the attacker's confidence in their true value: {levels}",
         f"  of them, held there only thanks to the model (the prior alone holds them lower): {beyond}",
         *([f"  note: {summary['data_alone']}"] if summary.get("data_alone") else []),
+        *[f"  note: {clause}" for clause in _just_under_levels(summary)],
     ]
+
+
+def _just_under_levels(summary: Mapping[str, Any]) -> list[str]:
+    """The verdict's clause for each confidence level the prior alone sits just under
+    (:func:`ppdm.report.verdict.just_under`), at most one."""
+    from ppdm.report.verdict import just_under
+
+    for key in summary.get("beyond_prior", {}):
+        clause = just_under(dict(summary), float(key.removeprefix(">=")))
+        if clause:
+            return [clause]
+    return []
 
 
 def shown_value(details: Mapping[str, Any], value: object) -> str:

@@ -43,6 +43,29 @@ def threshold_of(target: Target) -> float:
     return target.confidences[0] if target.confidences else 0.9
 
 
+#: How far under a confidence level the prior may sit for :func:`just_under` to say so.
+NEAR = 0.05
+
+
+def just_under(summary: dict[str, Any], at: float) -> str:
+    """A sentence saying the prior alone sits just under the level ``at`` (within :data:`NEAR`):
+    it gives everyone of the majority value its share (the prior's accuracy), so a small lift
+    from the model counts them at ``at``; '' otherwise."""
+    base = summary.get("baseline") or {}
+    share = (base.get("prior") or {}).get(base.get("majority_guess"), base.get("accuracy"))
+    lifted = (summary.get("beyond_prior") or {}).get(key_of(at), 0)
+    if share is None or not lifted or not 0 < at - share <= NEAR:
+        return ""
+    return (
+        f"the prior alone gives everyone whose value is {base['majority_guess']!r} a confidence of {share:.3f}, just under "
+        f"{at:g}: a small lift from the model counts them there"
+    )
+
+
+def _in_brackets(text: str) -> str:
+    return f" ({text})" if text else ""
+
+
 def risk_share(summary: dict[str, Any], target: Target) -> float | None:
     """The share of targets held at the target's confidence or more (``None`` without the truth)."""
     held = summary.get("confidence_in_true_value", {}).get(key_of(threshold_of(target)))
@@ -186,7 +209,7 @@ def verdict(summary: dict[str, Any], target: Target | None = None) -> dict[str, 
     lines = [
         f"{words.people(held)} ({pct(share or 0)}) are held at confidence ≥ {at:g} in their true value; "
         f"the prior alone holds {alone:,} there"
-        + ("." if summary.get("reference") else f", so the model puts {summary['beyond_prior'].get(key, 0):,} there."),
+        + ("." if summary.get("reference") else f", so the model puts {summary['beyond_prior'].get(key, 0):,} there{_in_brackets(just_under(summary, at))}."),
         *_reference_lines(summary.get("reference"), key, held, at),
         _certain_line(proved, summary.get("certain_wrong", 0)),
         f"On average the attacker gives a person's true value {pct(summary['mean_confidence_in_true_value'])}; "
