@@ -87,6 +87,8 @@ def _value(m: RiskMeasure, summary: dict[str, Any]) -> float | None:
         found = summary.get("exposed_records", summary.get("certain_right")) if "baseline" in summary else summary.get("certain_records")
         return None if found is None else float(found)
     if isinstance(m, Confident):
+        if is_proof(summary):  # a proof's posterior is a point inside what it proves, not a belief
+            return None
         held = summary.get("confidence_in_true_value", {}).get(key_of(m.at))
         return None if held is None or not summary.get("targets") else held / summary["targets"]
     if isinstance(m, LiftOverReference):
@@ -168,7 +170,16 @@ def _part_only(summary: dict[str, Any]) -> str:
     return scope.part() if scope is not None else ""
 
 
+def is_proof(summary: dict[str, Any]) -> bool:
+    """Whether ``summary`` is the exact audit's: it proves who is certain; its posterior, the
+    midpoint of each value's proved counts (:func:`~ppdm.attacks.models.exact.exact_attack`), is
+    no attacker's belief, so it measures no confidence."""
+    return summary.get("attack") == "exact"
+
+
 def _why_not(measures: list[RiskMeasure], summary: dict[str, Any]) -> str:
+    if is_proof(summary) and any(isinstance(m, Confident) for m in measures):
+        return " (the exact audit proves who is certain; how confident an attacker is, the estimate measures: run it beside the proof)"
     if "baseline" not in summary and any(isinstance(m, Confident) for m in measures):
         return " (the true values were not given)"
     if any(isinstance(m, LiftOverReference) for m in measures) and not summary.get("reference"):
