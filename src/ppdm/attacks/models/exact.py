@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ppdm.attacks.core.result import AttackResult
+from ppdm.attacks.core.scope import Scope
 from ppdm.attacks.core.threat import ThreatModel, checked_threat
 from ppdm.attacks.models.explicit import rounds_details
 from ppdm.attacks.models.maxent import _threat, audit_problem
@@ -216,11 +217,28 @@ def _forest(
             f"the proof reads {len(types.rounds.real)} of the boosting rounds only where the known columns decide "
             "a leaf's records (there a leaf value is a whole class count; elsewhere it is a row with real coefficients)"
         )
+        details.update(_partly_read(details["scope"], types.rounds.real))
     result = _result("exact", str(threat.sensitive), tuple(types.domain.sensitive.cells), groups, bounds, counts, types.true_sensitive(), targets, details)
     result.leaf_pairs = types.leaf_pairs()
     if pd.api.types.is_integer_dtype(data.index):
         result.row_ids = data.index.to_numpy()
     return result
+
+
+#: Why the proof counts a boosting tree among those it left out when some of its rows are real.
+PARTLY_READ = "their rows with real coefficients (leaf values, covers) are read by the proof only where the known columns decide a leaf's records"
+
+
+def _partly_read(scope: Scope, real: Sequence[int]) -> dict[str, Any]:
+    """The proof's scope with the trees it read in part (``real``) left out: a proof over fewer
+    rows proves fewer certainties, so "nobody proved certain" there judges a part of the model
+    only (:func:`~ppdm.report.verdict.not_judged`), never the whole of it."""
+    out = {t for trees in scope.left_out.values() for t in trees}
+    partly = sorted(int(t) for t in real if int(t) not in out)
+    if not partly:
+        return {}
+    found = replace(scope, left_out={**scope.left_out, PARTLY_READ: partly})
+    return {"scope": found, "trees_used": found.read, "trees_left_out": found.left_out_trees}
 
 
 def _rules(
