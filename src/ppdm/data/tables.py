@@ -281,8 +281,17 @@ def _first_line(path: Path) -> str:
                         raise DataError(f"{path}, line 1: holds a NUL character: a binary file, not a CSV table")
                     return line
     except UnicodeDecodeError as error:
+        if _is_parquet(path):
+            python = "read it with pandas.read_parquet (or dask.dataframe.read_parquet) and pass the table"
+            raise advising(DataError(f"{path}: a Parquet file, not a CSV table: {python}"), python, None, "audit it with --backend dask") from None
         raise DataError(f"{path}: not UTF-8 text ({error})") from None
     raise DataError(f"{path} is empty: it has no data rows")
+
+
+def _is_parquet(path: Path) -> bool:
+    """Whether ``path`` begins with Parquet's magic bytes."""
+    with open(path, "rb") as handle:
+        return handle.read(4) == b"PAR1"
 
 
 def _csv_fields(path: Path, line: str, sep: str) -> list[str]:

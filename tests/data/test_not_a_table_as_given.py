@@ -1,5 +1,6 @@
-"""A header that repeats a name is often a first record (a CSV without a header, as Nursery's
-``nursery.data``): the error says how to give the names, in Python and on the command line."""
+"""What a file read as a CSV table is told when it is not one as given: a header repeating a
+name is often a first record (a CSV without a header, as Nursery's ``nursery.data``), and a
+Parquet file is named as one; each error says what to do, in Python and on the command line."""
 
 from __future__ import annotations
 
@@ -16,3 +17,11 @@ def test_a_repeated_name_in_line_1_suggests_giving_the_names(tmp_path) -> None:
         load_csv(path)
     assert why.value.for_command_line().endswith("give the column names (--names a,b,...)")
     assert list(load_csv(path, names=["parents", "has_nurs", "finance", "housing", "class"])[0].columns)[-1] == "class"
+
+
+def test_a_parquet_file_is_named_as_one(tmp_path) -> None:
+    path = tmp_path / "rows.parquet"
+    path.write_bytes(b"PAR1\x15\x04\x15\xa0\x01\xff\xfe" + bytes(range(128, 256)))
+    with pytest.raises(DataError, match=r"rows\.parquet: a Parquet file, not a CSV table: read it with pandas\.read_parquet") as why:
+        load_csv(path)
+    assert why.value.for_command_line().endswith("a Parquet file, not a CSV table: audit it with --backend dask")
