@@ -25,3 +25,19 @@ def test_rounds_read_in_part_leave_the_whole_unjudged() -> None:
     line = next(line for line in str(audit).splitlines() if "Target" in line)
     assert "met on the part audited only" in line or "not met" in line
     assert audit.release_record()["decision"] == "do not release"
+
+
+def test_a_boosted_models_trees_are_read_from_the_first_round_on() -> None:
+    """Each round's leaf values are fitted to the rounds before it: the trees 1, 2 alone made the
+    truth infeasible ("the table contradicts what the model publishes"); 0:2 is read."""
+    import pytest
+
+    from ppdm.errors import PpdmError
+
+    frame = small_nursery(4, rows=500)
+    model = HistGradientBoostingClassifier(max_iter=5, max_depth=3, random_state=0).fit(pd.get_dummies(frame[FEATURES]), (frame["class"] == "not_recom"))
+    table = frame.assign(label=frame["class"] == "not_recom").drop(columns="class")
+    threat = ppdm.ThreatModel(sensitive=FEATURES[0], known=tuple(FEATURES[1:3]), class_known=True)
+    with pytest.raises(PpdmError, match=r"trees 1,2: a boosted model is read from its first round on \(trees 0:K\)"):
+        ppdm.audit(model, table, threat, trees="1,2", class_attribute="label", progress=False)
+    assert ppdm.audit(model, table, threat, trees="0:2", class_attribute="label", progress=False).estimate is not None

@@ -89,6 +89,11 @@ def subset(model: Model, trees: str | Sequence[int] | range | slice) -> tuple[Mo
     if not isinstance(model, Forest):
         raise advising(PpdmError("trees= selects trees of a forest: this model is a single tree"), "trees=", None, "--trees")
     chosen = parse_trees(trees, model.n_trees)
+    if model.combine == "additive" and chosen != list(range(len(chosen))):
+        raise PpdmError(
+            f"trees {trees!s}: a boosted model is read from its first round on (trees 0:K): each round's leaf values are fitted "
+            "to the rounds before it, so a round is read only with every round before it"
+        )
     shown = f"{chosen[0]}:{chosen[-1] + 1}" if chosen == list(range(chosen[0], chosen[-1] + 1)) else ",".join(map(str, chosen))
     text = f"trees {shown} of {model.n_trees} (a lower bound on what the whole forest discloses: the other trees publish more)"
     return model.select(chosen), text
