@@ -72,6 +72,13 @@ def _message(forest: Forest, i: int, node_id: int, claimed: float, here: float, 
     where = "" if column is None else f"column {column!r} (split of node {parent}): "
     classes = " with other class counts" if abs(claimed - here) <= 1e-6 else ""
     odd = "" if column is None or data is None else _missing_value(data, column)
+    if parent is None and classes:  # every row reaches the root: its classes, not their order, differ
+        coded = ", ".join(f"{code} as {value!r}" for code, value in enumerate(forest.classes))
+        return (
+            f"tree {i}: the model records {claimed:g} training row(s) at its root, as the data hold, but other class counts: "
+            f"the import reads the model's class codes {coded} (the classes in sorted order): if it was fitted on other codes, "
+            f"refit it with these (scikit-learn's LabelEncoder codes them so); else these are not its training rows{VERIFY_ADVICE}"
+        )
     return (
         f"tree {i}, {where}the model records {claimed:g} training row(s) at node {node_id}, "
         f"the imported tree routes {here:g} there{classes}{odd}; pass the training rows in the order the "
