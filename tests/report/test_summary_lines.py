@@ -44,3 +44,18 @@ def test_a_sensitive_column_read_in_intervals_says_so() -> None:
     )
     each = SimpleNamespace(sensitive="Education", values=(1, 2, 3), details={})
     assert interval_note(each) == ""  # type: ignore[arg-type]
+
+
+def test_a_boosted_model_is_said_to_publish_its_rounds_leaf_values() -> None:
+    """A boosted model's later rounds publish leaf values, not class counts: the report's threat
+    sentences and "published" line say so (they said "each leaf's number of training rows of every class")."""
+    from ppdm.report.audited import threat_facts
+    from ppdm.report.threat_words import publish_words, threat_sentences
+
+    line = "threat model: attacker knows age; class known; wants 'education'; model publishes class-counts"
+    said = threat_sentences(line, boosted=True)["sentences"]
+    assert "The published model reveals each round's leaf values" in " ".join(said)  # type: ignore[arg-type]
+    assert threat_sentences(line)["sentences"][-1] == "The published model reveals each leaf's number of training rows of every class."  # type: ignore[index]
+    attack = {"threat": {"line": line, "spec": None}, "quasi_identifiers": ["age"], "values": ["a", "b"], "sensitive": "education", "summary": {}}
+    published = next(f["text"] for f in threat_facts(attack, {"combine": "additive"}) if f["label"] == "published")
+    assert published == publish_words("class-counts", boosted=True) and published.startswith("each round's leaf values")

@@ -15,7 +15,7 @@ from typing import Any
 
 from ppdm.attacks.core.scope import DROPPED_BOUND, summary_scope
 from ppdm.report import words
-from ppdm.report.threat_words import _PUBLISH
+from ppdm.report.threat_words import publish_words
 
 #: A library's model family in words (the model's ``algorithm``, by prefix).
 FAMILIES = {
@@ -49,7 +49,7 @@ def audited_facts(
         facts.append({"label": _trees_label(summary), "text": trees})
     if attacks:
         facts.append({"label": "rows", "text": rows_words(view, summary)})
-        facts.extend(threat_facts(attacks[0]))
+        facts.extend(threat_facts(attacks[0], view))
     if membership is not None:
         s = membership["summary"]
         among = f"{s['published_members']:,} of them" if s.get("complete", True) else f"some of the {s['published_members']:,}"
@@ -88,10 +88,15 @@ def model_words(view: dict[str, Any] | None) -> str:
     return f"{family} predicting {view['class_attribute']!r}: {size}; publishing {_published(view)}"
 
 
+def boosted(view: dict[str, Any] | None) -> bool:
+    """Whether the model ``view`` describes adds its trees' leaf values (boosting rounds)."""
+    return view is not None and view.get("combine") == "additive"
+
+
 def _published(view: dict[str, Any]) -> str:
     """What the model publishes: its disclosure level, or for boosted trees their leaf values, of
     which the first round's give class counts (later rounds' leaves hold values, not counts)."""
-    if view.get("combine") == "additive" and view["disclosure"] == "class-counts":
+    if boosted(view) and view["disclosure"] == "class-counts":
         return "leaf values (with covers or row counts where the library stores them; the first round's give class-counts)"
     return str(view["disclosure"])
 
@@ -128,8 +133,9 @@ def rows_words(view: dict[str, Any] | None, summary: dict[str, Any]) -> str:
     return text
 
 
-def threat_facts(attack: dict[str, Any]) -> list[dict[str, str]]:
-    """The attacker: what they know, what they want, what they see, the model-free attacker."""
+def threat_facts(attack: dict[str, Any], view: dict[str, Any] | None = None) -> list[dict[str, str]]:
+    """The attacker: what they know, what they want, what they see, the model-free attacker
+    (``view``: the model's, whose boosting rounds publish leaf values)."""
     spec = attack["threat"].get("spec") or {}
     line = str(attack["threat"]["line"])
     known = ", ".join(attack["quasi_identifiers"]) or "no column"
@@ -138,7 +144,7 @@ def threat_facts(attack: dict[str, Any]) -> list[dict[str, str]]:
     values = ", ".join(attack["values"])
     out.append({"label": "sensitive", "text": f"{attack['sensitive']!r} (values {values})"})
     publish = spec.get("publish") or _clause(line, "model publishes ")
-    sees = _PUBLISH.get(str(publish), str(publish)) if publish else "the published model"
+    sees = publish_words(str(publish), boosted(view)) if publish else "the published model"
     outputs = spec.get("outputs") or _clause(line, "sees each person's predicted ")
     if outputs:
         sees += f"; and each person's predicted {outputs}"

@@ -17,7 +17,7 @@ from ppdm.errors import ReportError
 from ppdm.files import finite_number
 from ppdm.metrics.baseline import at_least
 from ppdm.report.advice import advice
-from ppdm.report.audited import audited_facts
+from ppdm.report.audited import audited_facts, boosted
 from ppdm.report.exposure import exposure_table, leaf_sets, leaf_sources, text_sources
 from ppdm.report.model_view import model_view
 from ppdm.report.persons import Persons, leaf_pairs_of, persons_of
@@ -227,7 +227,7 @@ def _attack(result: dict[str, Any], view: dict[str, Any] | None, threat: ThreatM
         "sensitive": summary["sensitive"],
         "values": values,
         "quasi_identifiers": result["quasi_identifiers"],
-        "threat": {**threat_sentences(description, threat), "spec": threat.to_dict() if threat is not None else None},
+        "threat": {**threat_sentences(description, threat, boosted(view)), "spec": threat.to_dict() if threat is not None else None},
         "summary": summary,
         "verdict": verdict(summary, target),
         "exposure": exposure_table(persons, sources, values, view),

@@ -17,6 +17,20 @@ _PUBLISH = {
     "class-counts": "each leaf's number of training rows of every class",
 }
 
+#: What a boosted model publishes at ``class-counts``: its later rounds' leaves hold values, not counts.
+_BOOSTED_PUBLISH = (
+    "each round's leaf values (with covers or row counts where the library stores them); the first round's give each "
+    "leaf's number of training rows of every class"
+)
+
+
+def publish_words(level: str, boosted: bool = False) -> str:
+    """What a model publishing at ``level`` reveals, in words (a boosted model's own words at ``class-counts``)."""
+    if boosted and level == "class-counts":
+        return _BOOSTED_PUBLISH
+    return _PUBLISH.get(level, level)
+
+
 _CLAUSES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"^attacker knows no column$"), "The attacker knows none of the table's columns, only the published model."),
     (re.compile(r"^attacker knows (.+)$"), "The attacker knows, for every person in the training data, their {0}."),
@@ -29,14 +43,15 @@ _CLAUSES: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
-def threat_sentences(description: str, threat: ThreatModel | None = None) -> dict[str, object]:
+def threat_sentences(description: str, threat: ThreatModel | None = None, boosted: bool = False) -> dict[str, object]:
     """``{"line": the one-line description, "preset": its name, "story": the preset's story,
     "sentences": [...]}`` for a description such as ``"threat model 'census': attacker knows
-    age, sex; class unknown; wants 'marital-status'; model publishes error-rates"``."""
+    age, sex; class unknown; wants 'marital-status'; model publishes error-rates"``
+    (``boosted``: the model's trees are boosting rounds, :func:`publish_words`)."""
     head, _, body = description.partition(": ")
     preset_match = re.search(r"'([^']+)'", head)
     preset = preset_match.group(1) if preset_match else (threat.preset if threat is not None else None)
-    sentences = [_sentence(clause) for clause in body.split("; ") if clause]
+    sentences = [_sentence(clause, boosted) for clause in body.split("; ") if clause]
     return {
         "line": description,
         "preset": preset,
@@ -45,10 +60,10 @@ def threat_sentences(description: str, threat: ThreatModel | None = None) -> dic
     }
 
 
-def _sentence(clause: str) -> str:
+def _sentence(clause: str, boosted: bool = False) -> str:
     for pattern, text in _CLAUSES:
         m = pattern.match(clause)
         if m:
-            publish = _PUBLISH.get(m.group(1), m.group(1)) if "publish" in text else ""
+            publish = publish_words(m.group(1), boosted) if "publish" in text else ""
             return text.format(*m.groups(), publish=publish)
     return clause[0].upper() + clause[1:] + "."
