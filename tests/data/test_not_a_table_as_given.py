@@ -25,3 +25,15 @@ def test_a_parquet_file_is_named_as_one(tmp_path) -> None:
     with pytest.raises(DataError, match=r"rows\.parquet: a Parquet file, not a CSV table: read it with pandas\.read_parquet") as why:
         load_csv(path)
     assert why.value.for_command_line().endswith("a Parquet file, not a CSV table: audit it with --backend dask")
+
+
+def test_a_skops_file_given_to_the_report_says_where_it_is_read(tmp_path) -> None:
+    """``ppdm report --model x.skops``: a fitted estimator is read against its training table,
+    which a report does not have; the error says so and names the command that reads it."""
+    from ppdm.errors import TreeFormatError
+    from ppdm.report.load import load_model
+
+    path = tmp_path / "model.skops"
+    path.write_bytes(b"PK\x03\x04" + bytes(range(200)))
+    with pytest.raises(TreeFormatError, match=r"model\.skops: a skops file \(a fitted estimator\), read against its training table.*ppdm audit --model"):
+        load_model(path)
