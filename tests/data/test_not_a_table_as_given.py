@@ -37,3 +37,14 @@ def test_a_skops_file_given_to_the_report_says_where_it_is_read(tmp_path) -> Non
     path.write_bytes(b"PK\x03\x04" + bytes(range(200)))
     with pytest.raises(TreeFormatError, match=r"model\.skops: a skops file \(a fitted estimator\), read against its training table.*ppdm audit --model"):
         load_model(path)
+
+
+def test_a_model_read_against_the_table_is_refused_on_dask_saying_what_to_do(tmp_path) -> None:
+    from ppdm.errors import PpdmError
+    from ppdm.pipeline.read import check_lazy_model
+
+    path = tmp_path / "model.skops"
+    path.write_bytes(b"PK\x03\x04" + bytes(range(200)))
+    with pytest.raises(PpdmError, match=r"model\.skops: a skops model is read against the training table in memory, which a Dask table is not"):
+        check_lazy_model(path)
+    check_lazy_model(tmp_path / "absent.json")  # not a file: the reader names it later

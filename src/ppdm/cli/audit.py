@@ -653,7 +653,9 @@ def _model_and_table(
         raise PpdmError(f"{model_file}: is a directory, not a {what} file")
     if backend == "dask":
         from ppdm.data.lazy import read_lazy
+        from ppdm.pipeline.read import check_lazy_model
 
+        check_lazy_model(model_file)
         return load_model(model_file, config=config), read_lazy(data)
     table = read_csv(data)[0]
     with status(f"reading {model_file}", quiet):

@@ -18,7 +18,7 @@ from ppdm.pipeline.findings import Model
 from ppdm.rules.ruleset import RuleSet
 from ppdm.tree.estimator import from_estimator
 from ppdm.tree.forest import Forest, is_model, parse_trees
-from ppdm.tree.model_files import load_model
+from ppdm.tree.model_files import load_model, model_kind
 
 
 def as_table(data: Any) -> Any:
@@ -47,8 +47,22 @@ def as_model(model: Any, table: Any, class_attribute: str | None) -> Model:
         return model
     frame = table._meta if is_dask(table) else table
     if isinstance(model, (str, Path)):
+        if is_dask(table):
+            check_lazy_model(model)
         return load_model(model, None if is_dask(table) else frame, class_attribute=class_attribute)
     return from_estimator(model, frame, class_attribute=class_attribute)
+
+
+def check_lazy_model(model: str | Path) -> None:
+    """Refuse, naming what to do, a model file that is read against the training table in memory
+    (a fitted estimator's, XGBoost's, LightGBM's: their columns and categories come from it) when
+    the table is a Dask one; ppdm's own JSON files name their columns and domains themselves."""
+    kind = model_kind(model) if Path(model).is_file() else None
+    if kind is not None and kind not in ("ppdm-tree", "ppdm-forest"):
+        raise PpdmError(
+            f"{model}: a {kind} model is read against the training table in memory, which a Dask table is not: audit it on a "
+            "pandas table, or save its import as ppdm JSON (ppdm.tree.model_files.save_model(ppdm.load_model(MODEL, TABLE), PATH)) and audit that on Dask"
+        )
 
 
 def as_rules(model: Any) -> RuleSet | None:

@@ -13,6 +13,7 @@ from ppdm.tree.forest import Forest
 from ppdm.tree.forest_io import forest_from_dict
 from ppdm.tree.io import other_model_kind, read_model_file, tree_from_dict
 from ppdm.tree.model import Tree
+from ppdm.tree.model_files import is_skops
 
 
 def read_json(path: str | Path, what: str) -> Any:
@@ -293,7 +294,7 @@ def load_model(path: str | Path) -> Tree | Forest:
     """A ppdm tree or forest JSON file (``ppdm train --out``, the importers). A fitted estimator
     saved by skops is read against its training table, which a report does not have: it is named
     as such, with the command that reads it."""
-    if _is_zip(Path(path)):
+    if Path(path).is_file() and is_skops(path):
         raise TreeFormatError(
             f"{path}: a skops file (a fitted estimator), read against its training table, which the report does not have: "
             "make the report with the audit (ppdm audit --model ... --data ... --report REPORT.html)"
@@ -308,15 +309,6 @@ def load_model(path: str | Path) -> Tree | Forest:
         return tree_from_dict(data)
 
     return read_model_file(path, "model", parse)
-
-
-def _is_zip(path: Path) -> bool:
-    """Whether ``path`` is a zip archive (skops' format), by its first bytes."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(4) == b"PK\x03\x04"
-    except OSError:
-        return False
 
 
 def load_frontier(path: str | Path) -> list[Any] | dict[str, Any]:
