@@ -5,10 +5,10 @@ printed "release" for ``confident=2%@0.5`` where the estimate found 4.5 %)."""
 
 from __future__ import annotations
 
+from small_nursery import FEATURES, small_nursery, small_tree
+
 import ppdm
 from ppdm.pipeline.options import AuditOptions
-
-from small_nursery import FEATURES, small_nursery, small_tree
 
 
 def test_a_proof_alone_does_not_check_a_confidence_measure() -> None:
