@@ -210,8 +210,11 @@ class Forest(TreeModel):
     def without_values(self, values: Mapping[str, Iterable[Any]]) -> Forest:
         """The forest whose every tree leaves out ``values`` of its domains
         (:meth:`Tree.without_values <ppdm.tree.model.Tree.without_values>`)."""
-        trees = [t.without_values(values) for t in self.trees]
-        return self.with_trees(trees)
+        return self.with_trees([t.without_values(values) for t in self.trees])
+
+    def recoded(self, recode: Mapping[str, Mapping[Any, tuple[Any, ...]]]) -> Forest:
+        """The forest whose every tree is recoded so (:meth:`Tree.recoded <ppdm.tree.model.Tree.recoded>`)."""
+        return self.with_trees([t.recoded(recode) for t in self.trees])
 
     def with_trees(self, trees: Sequence[Tree]) -> Forest:
         """A forest of ``trees`` (one per tree of this one, in order: a tree read otherwise, its

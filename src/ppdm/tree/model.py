@@ -344,15 +344,25 @@ class Tree(TreeModel):
         domains and in its splits' groups: the tree an audit reads once it knows no training row
         holds them. Every row routes as before (a value no row holds sends none); removing a
         value that alone makes up a branch raises :class:`~ppdm.errors.PpdmError`."""
+        return self.recoded({name: dict.fromkeys(vs, ()) for name, vs in values.items()})
+
+    def recoded(self, recode: Mapping[str, Mapping[Scalar, tuple[Scalar, ...]]]) -> Tree:
+        """A copy where each listed value of a categorical attribute stands for the values
+        ``recode[attribute][value]`` gives (none: left out; several: a value read as the ones it
+        stood for), in its domain and in its splits' groups, in place; other values stay. A split
+        left with a branch of no value raises :class:`~ppdm.errors.PpdmError`."""
         out = self.published()
-        drop = {name: set(vs) for name, vs in values.items() if name in self.attributes and self.attributes[name].is_categorical}
-        for name, gone in drop.items():
-            attr = self.attributes[name]
-            out.attributes[name] = Attribute(name, "categorical", tuple(v for v in attr.categories if v not in gone))
+        recode = {name: r for name, r in recode.items() if name in self.attributes and self.attributes[name].is_categorical}
+
+        def spread(values: Iterable[Scalar], name: str) -> tuple[Scalar, ...]:
+            return tuple(x for v in values for x in recode[name].get(v, (v,)))
+
+        for name in recode:
+            out.attributes[name] = Attribute(name, "categorical", spread(self.attributes[name].categories, name))
         for node in out.nodes:
             split = node.split
-            if isinstance(split, CategoricalSplit) and split.attribute in drop:
-                groups = tuple(tuple(v for v in g if v not in drop[split.attribute]) for g in split.groups)
+            if isinstance(split, CategoricalSplit) and split.attribute in recode:
+                groups = tuple(spread(g, split.attribute) for g in split.groups)
                 if not all(groups):
                     raise PpdmError(f"node {node.id} splits {split.attribute!r} on values that would all be left out")
                 node.split = CategoricalSplit(split.attribute, groups, split.default)

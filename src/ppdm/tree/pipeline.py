@@ -40,8 +40,8 @@ import pandas as pd
 
 from ppdm.errors import DataError, ModelImportError
 from ppdm.tree.forest import Forest
-from ppdm.tree.model import Attribute, Tree, encode_categories
-from ppdm.tree.splits import CategoricalSplit, ThresholdSplit
+from ppdm.tree.model import Tree, encode_categories
+from ppdm.tree.splits import ThresholdSplit
 
 __all__ = ["ENCODERS", "INFREQUENT", "SCALERS", "PipelineSteps", "merged_table", "read_steps", "scaled_table", "ungroup", "unscale"]
 
@@ -177,10 +177,10 @@ def _infrequent(encoder: Any, columns: Any, out: dict[str, list[Any]]) -> None:
 def _refuse_infrequent(name: str, encoder: Any) -> None:
     """Refuse an ordinal encoder that groups infrequent categories (``min_frequency``,
     ``max_categories``): its one code for several values is not read back."""
-    grouped = [(column, list(values)) for column, values in zip(getattr(encoder, "feature_names_in_", []), getattr(encoder, "infrequent_categories_", None) or [])
-               if values is not None]  # fmt: skip
+    grouped: dict[str, list[Any]] = {}
+    _infrequent(encoder, list(getattr(encoder, "feature_names_in_", [])), grouped)
     if grouped:
-        column, values = grouped[0]
+        column, values = next(iter(grouped.items()))
         raise ModelImportError(
             f"pipeline step {name!r} ({type(encoder).__name__}) groups the infrequent categories of column {str(column)!r} "
             f"({', '.join(map(repr, values[:4]))}{', ...' if len(values) > 4 else ''}) into one code, which ppdm does not read back; "
@@ -253,28 +253,11 @@ def ungroup(model: Tree | Forest, data: pd.DataFrame, merged: pd.DataFrame, step
     if not grouped:
         return model
     before = _leaves(model, merged)
-    trees = [_ungrouped(tree, grouped) for tree in model.trees]
-    out = trees[0] if isinstance(model, Tree) else model.with_trees(trees)
+    out = model.recoded({c: {INFREQUENT: tuple(values)} for c, values in grouped.items()})
     after = _leaves(out, data)
     rows, at = np.nonzero(after != before)
     if len(rows):
         raise ModelImportError(f"row {int(rows[0])} goes elsewhere in tree {int(at[0])} once the infrequent categories are read back")
-    return out
-
-
-def _ungrouped(tree: Tree, grouped: dict[str, list[Any]]) -> Tree:
-    """A copy of ``tree`` with :data:`INFREQUENT` replaced by its categories (``grouped``)."""
-    def spread(values: Sequence[Any], column: str) -> tuple[Any, ...]:
-        return tuple(x for v in values for x in (grouped[column] if v == INFREQUENT else (v,)))
-
-    out = tree.published()
-    for column in grouped:
-        if column in out.attributes:
-            out.attributes[column] = Attribute(column, "categorical", spread(out.attributes[column].categories, column))
-    for node in out.nodes:
-        split = node.split
-        if isinstance(split, CategoricalSplit) and split.attribute in grouped:
-            node.split = CategoricalSplit(split.attribute, tuple(spread(g, split.attribute) for g in split.groups), split.default)
     return out
 
 
